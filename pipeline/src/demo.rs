@@ -1,0 +1,308 @@
+//! `jobsight demo`: what exists of the pipeline, run end to end on a simulated cluster.
+//!
+//! It simulates a day of finished jobs ([`crate::simulate`]), runs the real `jobsight-epilog`
+//! binary once per hook invocation with the exact environment Slurm would give it, claims the
+//! spool ([`crate::spool`]) and reports what it found, counting from the claimed records (not from
+//! the simulation), so the numbers prove the hook and the claim worked. Later stages extend it.
+//!
+//! Needs no services and no configuration; writes only under its directory.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::output::{self, Format};
+use crate::simulate::{self, ClusterSpec};
+use crate::spool::{Spool, SpoolError};
+
+#[derive(Debug, Clone)]
+pub struct DemoOptions {
+    /// Directory for the spool; a new temporary directory (kept afterwards) when `None`.
+    pub dir: Option<PathBuf>,
+    pub spec: ClusterSpec,
+    pub seed: u64,
+    /// The `jobsight-epilog` binary to run.
+    pub epilog_bin: PathBuf,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DemoError {
+    #[error(
+        "the hook binary {path} does not exist: build it with `cargo build --workspace` or pass --epilog-bin"
+    )]
+    EpilogMissing { path: PathBuf },
+    #[error("{path} already holds a spool: give the demo an empty or new directory")]
+    NotEmpty { path: PathBuf },
+    #[error("cannot create the demo directory: {0}")]
+    TempDir(io::Error),
+    #[error("cannot run {path} for job {job_id}: {source}")]
+    Spawn {
+        path: PathBuf,
+        job_id: u64,
+        source: io::Error,
+    },
+    #[error("{path} exited with {status} for job {job_id}: the hook must always exit 0")]
+    HookExit {
+        path: PathBuf,
+        job_id: u64,
+        status: std::process::ExitStatus,
+    },
+    #[error(transparent)]
+    Spool(#[from] SpoolError),
+    #[error("cannot write the report: {0}")]
+    Output(io::Error),
+}
+
+/// The default location of `jobsight-epilog`: beside the running `jobsight` binary, which is
+/// where `cargo build` and an installation put it.
+pub fn default_epilog_bin() -> PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join("jobsight-epilog")))
+        .unwrap_or_else(|| PathBuf::from("jobsight-epilog"))
+}
+
+/// Latency percentile (nearest rank) of a sorted list.
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1e3)
+}
+
+/// Runs the demo and writes its report to `out`.
+pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> {
+    if !options.epilog_bin.is_file() {
+        return Err(DemoError::EpilogMissing {
+            path: options.epilog_bin.clone(),
+        });
+    }
+    let dir = match &options.dir {
+        Some(dir) => dir.clone(),
+        None => tempfile::Builder::new()
+            .prefix("jobsight-demo-")
+            .tempdir()
+            .map_err(DemoError::TempDir)?
+            .keep(),
+    };
+    let spool_path = dir.join("spool");
+    if spool_path.exists() {
+        return Err(DemoError::NotEmpty { path: dir });
+    }
+    let spool = Spool::init(&spool_path, 0o755)?;
+    let w = |out: &mut dyn Write, text: String| {
+        out.write_all(text.as_bytes()).map_err(DemoError::Output)
+    };
+
+    let spec = &options.spec;
+    w(
+        out,
+        format!(
+            "jobsight demo: simulated cluster \"{}\" ({} nodes x {} CPUs), {} finished jobs, seed {}\nspool: {}\n\n",
+            spec.name,
+            spec.nodes,
+            spec.cpus_per_node,
+            spec.jobs,
+            options.seed,
+            spool_path.display()
+        ),
+    )?;
+
+    // 1. Every hook invocation Slurm would make, through the real binary.
+    let jobs = simulate::simulate_day(spec, options.seed);
+    let mut latencies = Vec::new();
+    let (mut ctld_runs, mut node_runs, mut complaints) = (0usize, 0usize, 0usize);
+    let started = Instant::now();
+    for job in &jobs {
+        for env in simulate::hook_environments(&spec.name, job) {
+            let is_ctld = env
+                .iter()
+                .any(|(k, v)| k == "SLURM_SCRIPT_CONTEXT" && v == b"epilog_slurmctld");
+            let t0 = Instant::now();
+            let result = hook_command(&options.epilog_bin, &spool_path, &env)
+                .output()
+                .map_err(|source| DemoError::Spawn {
+                    path: options.epilog_bin.clone(),
+                    job_id: job.job_id,
+                    source,
+                })?;
+            latencies.push(t0.elapsed());
+            if !result.status.success() {
+                return Err(DemoError::HookExit {
+                    path: options.epilog_bin.clone(),
+                    job_id: job.job_id,
+                    status: result.status,
+                });
+            }
+            complaints += usize::from(!result.stderr.is_empty());
+            if is_ctld {
+                ctld_runs += 1
+            } else {
+                node_runs += 1
+            }
+        }
+    }
+    let hook_time = started.elapsed();
+    latencies.sort_unstable();
+    w(
+        out,
+        format!(
+            "1. Slurm hooks: ran jobsight-epilog {} times ({} as EpilogSlurmctld, {} as Epilog on the job's nodes) in {:.2} s;\n   per run (fork + exec + enqueue): p50 {}, p99 {}, max {}; {} run(s) reported a problem on stderr\n",
+            ctld_runs + node_runs,
+            ctld_runs,
+            node_runs,
+            hook_time.as_secs_f64(),
+            ms(percentile(&latencies, 50.0)),
+            ms(percentile(&latencies, 99.0)),
+            ms(percentile(&latencies, 100.0)),
+            complaints
+        ),
+    )?;
+
+    // 2. The pipeline claims what the hooks enqueued.
+    let report = spool.claim(None)?;
+    w(
+        out,
+        format!("\n2. Claim: {}\n", output::claim_summary(&report)),
+    )?;
+    let mut by_exit: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_user: BTreeMap<String, usize> = BTreeMap::new();
+    for c in &report.claimed {
+        let exit = c
+            .record
+            .exit_code
+            .as_ref()
+            .and_then(|e| e.code.zip(e.signal))
+            .map_or("unknown".into(), |(code, sig)| format!("{code}:{sig}"));
+        *by_exit.entry(exit).or_default() += 1;
+        let user = c.record.user.as_ref().map_or("-".into(), |u| u.escaped());
+        *by_user.entry(user).or_default() += 1;
+    }
+    let join = |m: &BTreeMap<String, usize>| {
+        m.iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    w(
+        out,
+        format!(
+            "   by exit code:signal: {}\n   by user: {}\n",
+            join(&by_exit),
+            join(&by_user)
+        ),
+    )?;
+    let requeued = report
+        .duplicates
+        .iter()
+        .filter(|d| !d.path.to_string_lossy().contains("epilog_slurmd"))
+        .count();
+    w(
+        out,
+        format!(
+            "   duplicates: {} Epilog records of jobs already claimed from EpilogSlurmctld, {} later run(s) of requeued jobs\n     (Slurm 22.05 reports the same restart count for both runs of a requeued job; see README)\n",
+            report.duplicates.len() - requeued,
+            requeued
+        ),
+    )?;
+    let hostile: Vec<_> = report
+        .claimed
+        .iter()
+        .filter(|c| {
+            c.record
+                .job_name
+                .as_ref()
+                .is_some_and(|n| n.escaped() != n.as_str().unwrap_or(""))
+        })
+        .collect();
+    if let Some(example) = hostile.first() {
+        w(
+            out,
+            format!(
+                "   {} job name(s) with control characters or invalid UTF-8 were stored byte for byte and are shown escaped, e.g. job {}: \"{}\"\n",
+                hostile.len(),
+                example.record.job_id,
+                example
+                    .record
+                    .job_name
+                    .as_ref()
+                    .map(|n| n.escaped())
+                    .unwrap_or_default()
+            ),
+        )?;
+    }
+    w(
+        out,
+        format!(
+            "\n   first claimed records:\n{}",
+            indent(&first_lines(
+                &output::render_claimed(&report, Format::Table),
+                6
+            ))
+        ),
+    )?;
+
+    // 3. What the queue looks like now.
+    let status = spool.status(chrono::DateTime::from(std::time::SystemTime::now()))?;
+    w(
+        out,
+        format!("\n3. {}", output::render_status(&status, Format::Table)),
+    )?;
+    w(
+        out,
+        "\nNot built yet (later issues): telemetry ingest, features, classification, ML diagnosis, email digests.\n"
+            .to_string(),
+    )?;
+    w(
+        out,
+        format!(
+            "Everything above is in {} (remove it with `rm -r`).\n",
+            dir.display()
+        ),
+    )?;
+    Ok(())
+}
+
+/// The hook as Slurm runs it: a clean environment (no PATH, no HOME) with only the job's variables.
+fn hook_command(bin: &Path, spool: &Path, env: &simulate::HookEnv) -> Command {
+    use std::os::unix::ffi::OsStringExt;
+    let mut command = Command::new(bin);
+    command
+        .arg("--spool")
+        .arg(spool)
+        .env_clear()
+        .stdin(Stdio::null());
+    for (name, value) in env {
+        command.env(name, std::ffi::OsString::from_vec(value.clone()));
+    }
+    command
+}
+
+fn first_lines(text: &str, n: usize) -> String {
+    text.lines().take(n).map(|l| format!("{l}\n")).collect()
+}
+
+fn indent(text: &str) -> String {
+    text.lines().map(|l| format!("   {l}\n")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_use_nearest_rank() {
+        let v: Vec<Duration> = (1..=100).map(Duration::from_millis).collect();
+        assert_eq!(percentile(&v, 50.0), Duration::from_millis(50));
+        assert_eq!(percentile(&v, 99.0), Duration::from_millis(99));
+        assert_eq!(percentile(&v, 100.0), Duration::from_millis(100));
+        assert_eq!(percentile(&[], 50.0), Duration::ZERO);
+    }
+}

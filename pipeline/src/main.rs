@@ -1,0 +1,152 @@
+//! The `jobsight` command line: a thin layer that parses arguments, calls the library and turns
+//! its errors into messages and exit codes.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+use jobsight::demo::{self, DemoOptions};
+use jobsight::output::{self, Format};
+use jobsight::simulate::ClusterSpec;
+use jobsight::spool::Spool;
+
+/// jobsight: automatic performance analysis of every finished Slurm job.
+///
+/// The Slurm epilog hook (`jobsight-epilog`) enqueues each finished job into a spool directory;
+/// this program claims the jobs and analyses them. Run `jobsight demo` to see it work on a
+/// simulated cluster with no setup at all.
+#[derive(Debug, Parser)]
+#[command(name = "jobsight", version, about, long_about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Work with the spool directory that the epilog hook writes into.
+    Spool {
+        /// Spool directory.
+        #[arg(long, env = "JOBSIGHT_SPOOL", default_value = slurm_hooks::spool_dir::DEFAULT_SPOOL, global = true)]
+        spool: PathBuf,
+        #[command(subcommand)]
+        action: SpoolAction,
+    },
+    /// Simulate a small cluster's day of finished jobs through the real hook binary, claim them,
+    /// and report what happened. Needs no services and no configuration.
+    Demo {
+        /// Directory to work in (must not already hold a spool); default: a new temporary
+        /// directory, kept afterwards so you can look at it.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Number of finished jobs to simulate.
+        #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        jobs: u32,
+        /// Number of nodes of the simulated cluster.
+        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(4..=100_000))]
+        nodes: u32,
+        /// Seed of the simulation: the same seed gives the same jobs.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The hook binary to run; default: `jobsight-epilog` beside this program.
+        #[arg(long, env = "JOBSIGHT_EPILOG_BIN")]
+        epilog_bin: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum SpoolAction {
+    /// Create the spool directory and its subdirectories (tmp, new, cur, failed, duplicate, seen).
+    Init {
+        /// Permission bits of the directories, in octal. The hook's user (slurm for
+        /// EpilogSlurmctld, root for Epilog) and the pipeline's user must both be able to write.
+        #[arg(long, default_value = "2770", value_parser = parse_octal)]
+        mode: u32,
+    },
+    /// Claim waiting records (new/ -> cur/) and print them, oldest first. Malformed records go to
+    /// failed/ and further records of an already claimed job run to duplicate/, each with a
+    /// .reason file; nothing is deleted. Safe to run from several processes at once.
+    Claim {
+        /// Claim at most this many records.
+        #[arg(long)]
+        limit: Option<usize>,
+        /// `table` for people, `json` for one claimed record per line.
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
+    /// Show how many records are in each state and the oldest one waiting.
+    Status {
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
+}
+
+fn parse_octal(s: &str) -> Result<u32, String> {
+    u32::from_str_radix(s, 8)
+        .ok()
+        .filter(|m| *m <= 0o7777)
+        .ok_or_else(|| format!("{s:?} is not an octal mode such as 2770"))
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match cli.command {
+        Command::Spool { spool, action } => match action {
+            SpoolAction::Init { mode } => {
+                let spool = Spool::init(&spool, mode)?;
+                writeln!(stdout, "spool ready at {}", spool.root().display())?;
+            }
+            SpoolAction::Claim { limit, format } => {
+                let spool = Spool::open(&spool)?;
+                let report = spool.claim(limit)?;
+                stdout.write_all(output::render_claimed(&report, format).as_bytes())?;
+                let mut stderr = std::io::stderr().lock();
+                stderr.write_all(output::render_set_aside(&report).as_bytes())?;
+                writeln!(stderr, "{}", output::claim_summary(&report))?;
+            }
+            SpoolAction::Status { format } => {
+                let spool = Spool::open(&spool)?;
+                let status = spool.status(chrono::DateTime::from(std::time::SystemTime::now()))?;
+                stdout.write_all(output::render_status(&status, format).as_bytes())?;
+            }
+        },
+        Command::Demo {
+            dir,
+            jobs,
+            nodes,
+            seed,
+            epilog_bin,
+        } => {
+            let options = DemoOptions {
+                dir,
+                spec: ClusterSpec {
+                    jobs: jobs as usize,
+                    nodes: nodes as usize,
+                    ..ClusterSpec::default()
+                },
+                seed,
+                epilog_bin: epilog_bin.unwrap_or_else(demo::default_epilog_bin),
+            };
+            demo::run(&options, &mut stdout).context("demo failed")?;
+        }
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // A closed stdout (`jobsight spool claim | head`) is not an error worth a message.
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("jobsight: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! How commands show their results: a table for people, JSON for programs.
+//!
+//! Every value that came from a job (names, paths, users) is printed through
+//! [`slurm_hooks::Text`]'s escaped form, so a job name cannot add lines to a report or send escape
+//! sequences to an admin's terminal. JSON output is one document per line.
+
+use std::fmt::Write as _;
+
+use crate::spool::{ClaimReport, SpoolStatus};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+}
+
+/// `1h02m03s`-style durations for ages in reports.
+pub fn human_duration(seconds: i64) -> String {
+    let s = seconds.max(0);
+    match (s / 3600, (s % 3600) / 60, s % 60) {
+        (0, 0, sec) => format!("{sec}s"),
+        (0, min, sec) => format!("{min}m{sec:02}s"),
+        (h, min, sec) => format!("{h}h{min:02}m{sec:02}s"),
+    }
+}
+
+pub fn render_status(status: &SpoolStatus, format: Format) -> String {
+    match format {
+        Format::Json => {
+            serde_json::to_string(status).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+                + "\n"
+        }
+        Format::Table => {
+            let c = &status.counts;
+            let mut out = format!("spool {}\n", status.spool.display());
+            let _ = writeln!(out, "  {:<10} {:>8}  waiting to be claimed", "new", c.new);
+            let _ = writeln!(out, "  {:<10} {:>8}  claimed by the pipeline", "cur", c.cur);
+            let _ = writeln!(
+                out,
+                "  {:<10} {:>8}  unreadable, see the .reason files",
+                "failed", c.failed
+            );
+            let _ = writeln!(
+                out,
+                "  {:<10} {:>8}  further records of a claimed job",
+                "duplicate", c.duplicate
+            );
+            let _ = writeln!(
+                out,
+                "  {:<10} {:>8}  being written (old ones: an interrupted hook)",
+                "tmp", c.tmp
+            );
+            match &status.oldest_pending {
+                Some(o) => {
+                    let _ = writeln!(
+                        out,
+                        "oldest pending: {} (enqueued {}, {} ago)",
+                        o.file,
+                        o.enqueued_at
+                            .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                        human_duration(o.age_seconds)
+                    );
+                }
+                None => out.push_str("oldest pending: none\n"),
+            }
+            out
+        }
+    }
+}
+
+/// The claimed records on stdout; what was set aside is reported by [`render_set_aside`].
+pub fn render_claimed(report: &ClaimReport, format: Format) -> String {
+    let mut out = String::new();
+    match format {
+        Format::Json => {
+            for claimed in &report.claimed {
+                match serde_json::to_string(claimed) {
+                    Ok(line) => {
+                        out.push_str(&line);
+                        out.push('\n');
+                    }
+                    Err(e) => {
+                        let _ = writeln!(
+                            out,
+                            "{{\"error\":\"cannot serialise {}: {e}\"}}",
+                            claimed.path.display()
+                        );
+                    }
+                }
+            }
+        }
+        Format::Table => {
+            let _ = writeln!(
+                out,
+                "{:<10} {:<8} {:>3} {:<10} {:<9} {:<16} {:<7} {}",
+                "JOB", "CLUSTER", "RST", "USER", "PARTITION", "HOOK", "EXIT", "NAME"
+            );
+            for c in &report.claimed {
+                let r = &c.record;
+                let text = |t: &Option<slurm_hooks::Text>| {
+                    t.as_ref().map_or("-".to_string(), |t| t.escaped())
+                };
+                let job = match (r.array_job_id, r.array_task_id) {
+                    (Some(a), Some(t)) => format!("{a}_{t}"),
+                    _ => r.job_id.to_string(),
+                };
+                let exit = r
+                    .exit_code
+                    .as_ref()
+                    .and_then(|e| e.code.zip(e.signal))
+                    .map_or("-".into(), |(c, s)| format!("{c}:{s}"));
+                let _ = writeln!(
+                    out,
+                    "{:<10} {:<8} {:>3} {:<10} {:<9} {:<16} {:<7} {}",
+                    job,
+                    text(&r.cluster),
+                    r.restart_count.unwrap_or(0),
+                    text(&r.user),
+                    text(&r.partition),
+                    r.hook.as_str(),
+                    exit,
+                    text(&r.job_name)
+                );
+            }
+        }
+    }
+    out
+}
+
+/// One line per record set aside, for stderr.
+pub fn render_set_aside(report: &ClaimReport) -> String {
+    let mut out = String::new();
+    for f in &report.failed {
+        let _ = writeln!(out, "failed: {}: {}", f.path.display(), f.reason);
+    }
+    for d in &report.duplicates {
+        let _ = writeln!(out, "duplicate: {}: {}", d.path.display(), d.reason);
+    }
+    out
+}
+
+pub fn claim_summary(report: &ClaimReport) -> String {
+    format!(
+        "claimed {} record(s); set aside {} duplicate(s) and {} failed; {} taken by another claimer",
+        report.claimed.len(),
+        report.duplicates.len(),
+        report.failed.len(),
+        report.lost_races
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(human_duration(-5), "0s");
+        assert_eq!(human_duration(59), "59s");
+        assert_eq!(human_duration(61), "1m01s");
+        assert_eq!(human_duration(3723), "1h02m03s");
+    }
+}

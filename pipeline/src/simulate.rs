@@ -1,0 +1,305 @@
+//! A deterministic simulator of a small cluster's day of finished jobs.
+//!
+//! Given a seed, it produces the same jobs every time: users, partitions, node lists, CPU counts,
+//! exit statuses (successes, failures, cancellations, out-of-memory kills), array tasks and
+//! requeued runs, and a few job names with hostile bytes (newlines, terminal escapes, invalid
+//! UTF-8), as users really type them. For each job it gives the exact environment that Slurm
+//! would pass to `EpilogSlurmctld`, and to `Epilog` on each node when the simulated site runs both
+//! hooks, so the demo and the tests drive the real hook binary the way Slurm does.
+//!
+//! Later stages extend this module with telemetry for the same jobs.
+
+use slurm_hooks::hostlist;
+
+/// SplitMix64: tiny, fast, and stable forever (unlike a library RNG whose stream may change with
+/// a version bump), so a seed means the same day in every release.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (n > 0); the modulo bias is irrelevant at these sizes.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+}
+
+/// How a simulated job ended, with the values Slurm 22.05 puts in the epilog environment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Completed,
+    Failed { code: u32 },
+    Cancelled,
+    OutOfMemory,
+    Timeout,
+}
+
+impl Outcome {
+    /// (`SLURM_JOB_EXIT_CODE` raw wait status, `SLURM_JOB_EXIT_CODE2`), as observed on Slurm 22.05.8:
+    /// a cancelled or timed-out job looks like a success to the epilog; sacct tells them apart.
+    pub fn exit_env(self) -> (u32, String) {
+        match self {
+            Outcome::Completed | Outcome::Cancelled | Outcome::Timeout => (0, "0:0".into()),
+            Outcome::Failed { code } => (code << 8, format!("{code}:0")),
+            Outcome::OutOfMemory => (253, "0:125".into()),
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Outcome::Completed => "completed",
+            Outcome::Failed { .. } => "failed",
+            Outcome::Cancelled => "cancelled",
+            Outcome::OutOfMemory => "out_of_memory",
+            Outcome::Timeout => "timeout",
+        }
+    }
+}
+
+/// One simulated finished job run.
+#[derive(Debug, Clone)]
+pub struct SimJob {
+    pub job_id: u64,
+    pub array: Option<(u64, u64)>,
+    pub restart_count: u32,
+    pub user: String,
+    pub uid: u32,
+    pub account: String,
+    pub partition: String,
+    pub name: Vec<u8>,
+    pub work_dir: Vec<u8>,
+    pub nodes: Vec<String>,
+    pub cpus_per_node: u32,
+    pub outcome: Outcome,
+    /// Whether the simulated site also runs the node `Epilog` for this job.
+    pub node_epilogs: bool,
+}
+
+/// The shape of the simulated cluster.
+#[derive(Debug, Clone)]
+pub struct ClusterSpec {
+    pub name: String,
+    pub nodes: usize,
+    pub cpus_per_node: u32,
+    pub jobs: usize,
+    /// Share of jobs whose site also runs `Epilog` on every node (duplicates to deduplicate).
+    pub node_epilog_share: f64,
+}
+
+impl Default for ClusterSpec {
+    fn default() -> Self {
+        ClusterSpec {
+            name: "demo".into(),
+            nodes: 16,
+            cpus_per_node: 32,
+            jobs: 200,
+            node_epilog_share: 0.1,
+        }
+    }
+}
+
+const USERS: [(&str, u32, &str); 5] = [
+    ("alice", 2001, "chem"),
+    ("bob", 2002, "physics"),
+    ("carol", 2003, "physics"),
+    ("dave", 2004, "bio"),
+    ("erin", 2005, "ml"),
+];
+const PARTITIONS: [&str; 3] = ["cpu", "cpu", "bigmem"];
+const APPS: [&str; 6] = ["lammps", "gromacs", "train.py", "vasp", "wrf", "blast"];
+
+/// Names that users really submit and that must not trick anything downstream.
+const HOSTILE_NAMES: [&[u8]; 4] = [
+    b"run\nSubject: forged",
+    b"\x1b[2J\x1b[31mred",
+    b"caf\xe9-latin1",
+    b"x\",\"job_id\":1,\"y\":\"",
+];
+
+/// Generates the day's jobs for `spec` from `seed`.
+pub fn simulate_day(spec: &ClusterSpec, seed: u64) -> Vec<SimJob> {
+    let mut rng = Rng::new(seed);
+    let node_names: Vec<String> = (1..=spec.nodes).map(|i| format!("node{i:02}")).collect();
+    let mut jobs = Vec::with_capacity(spec.jobs);
+    let mut next_id = 1000u64;
+    while jobs.len() < spec.jobs {
+        let (user, uid, account) = *rng.pick(&USERS);
+        let partition = rng.pick(&PARTITIONS).to_string();
+        let width = 1 + rng.below(4.min(spec.nodes as u64)) as usize;
+        let first = rng.below((spec.nodes - width + 1) as u64) as usize;
+        let nodes = node_names[first..first + width].to_vec();
+        let cpus_per_node = 1 + rng.below(spec.cpus_per_node as u64) as u32;
+        let outcome = match rng.below(100) {
+            0..=74 => Outcome::Completed,
+            75..=84 => Outcome::Failed {
+                code: *rng.pick(&[1, 2, 3, 127]),
+            },
+            85..=89 => Outcome::Cancelled,
+            90..=94 => Outcome::Timeout,
+            _ => Outcome::OutOfMemory,
+        };
+        let app = *rng.pick(&APPS);
+        let name = if rng.chance(0.03) {
+            rng.pick(&HOSTILE_NAMES).to_vec()
+        } else {
+            format!("{app}-{}", rng.below(100)).into_bytes()
+        };
+        let work_dir = format!("/home/{user}/{app}").into_bytes();
+        let node_epilogs = rng.chance(spec.node_epilog_share);
+        let base = SimJob {
+            job_id: next_id,
+            array: None,
+            restart_count: 0,
+            user: user.into(),
+            uid,
+            account: account.into(),
+            partition,
+            name,
+            work_dir,
+            nodes,
+            cpus_per_node,
+            outcome,
+            node_epilogs,
+        };
+        if rng.chance(0.05) {
+            // An array job: tasks get consecutive job ids, the first id is the array's.
+            let tasks = 2 + rng.below(3);
+            for task in 0..tasks {
+                let mut job = base.clone();
+                job.job_id = next_id + task;
+                job.array = Some((next_id, task));
+                jobs.push(job);
+            }
+            next_id += tasks;
+        } else if rng.chance(0.02) {
+            // A requeued job: the interrupted run and the final run. Slurm 22.05 already reports the
+            // incremented restart count in the interrupted run's epilog, so both say 1.
+            let mut interrupted = base.clone();
+            interrupted.restart_count = 1;
+            interrupted.outcome = Outcome::Cancelled;
+            let mut last = base;
+            last.restart_count = 1;
+            jobs.push(interrupted);
+            jobs.push(last);
+            next_id += 1;
+        } else {
+            jobs.push(base);
+            next_id += 1;
+        }
+    }
+    jobs.truncate(spec.jobs);
+    jobs
+}
+
+/// An environment as (name, raw bytes) pairs.
+pub type HookEnv = Vec<(String, Vec<u8>)>;
+
+/// The environments Slurm gives the hooks for `job`: one for `EpilogSlurmctld`, then one per node
+/// for `Epilog` when the site runs it. Variable sets follow what Slurm 22.05.8 passes.
+pub fn hook_environments(cluster: &str, job: &SimJob) -> Vec<HookEnv> {
+    let (raw, text) = job.outcome.exit_env();
+    let nodelist = hostlist::compress(&job.nodes);
+    let common = |context: &str| -> HookEnv {
+        let mut env: HookEnv = vec![
+            ("SLURM_CLUSTER_NAME".into(), cluster.into()),
+            ("SLURM_JOB_ID".into(), job.job_id.to_string().into()),
+            ("SLURM_JOBID".into(), job.job_id.to_string().into()),
+            ("SLURM_JOB_USER".into(), job.user.clone().into()),
+            ("SLURM_JOB_UID".into(), job.uid.to_string().into()),
+            ("SLURM_JOB_GID".into(), job.uid.to_string().into()),
+            ("SLURM_JOB_ACCOUNT".into(), job.account.clone().into()),
+            ("SLURM_JOB_PARTITION".into(), job.partition.clone().into()),
+            (
+                "SLURM_JOB_NUM_NODES".into(),
+                job.nodes.len().to_string().into(),
+            ),
+            (
+                "SLURM_JOB_CPUS_PER_NODE".into(),
+                format!("{}(x{})", job.cpus_per_node, job.nodes.len()).into(),
+            ),
+            ("SLURM_JOB_EXIT_CODE".into(), raw.to_string().into()),
+            ("SLURM_JOB_EXIT_CODE2".into(), text.clone().into()),
+            ("SLURM_JOB_DERIVED_EC".into(), "0".into()),
+            (
+                "SLURM_JOB_RESTART_COUNT".into(),
+                job.restart_count.to_string().into(),
+            ),
+            ("SLURM_JOB_WORK_DIR".into(), job.work_dir.clone()),
+            ("SLURM_SCRIPT_CONTEXT".into(), context.into()),
+        ];
+        env.push(("PWD".into(), "/var/log/slurm".into()));
+        env
+    };
+    let mut ctld = common("epilog_slurmctld");
+    ctld.push(("SLURM_JOB_NAME".into(), job.name.clone()));
+    ctld.push(("SLURM_JOB_GROUP".into(), job.user.clone().into()));
+    ctld.push(("SLURM_JOB_NODELIST".into(), nodelist.clone().into()));
+    if let Some((array_id, task)) = job.array {
+        ctld.push(("SLURM_ARRAY_JOB_ID".into(), array_id.to_string().into()));
+        ctld.push(("SLURM_ARRAY_TASK_ID".into(), task.to_string().into()));
+    }
+    let mut envs = vec![ctld];
+    if job.node_epilogs {
+        for node in &job.nodes {
+            let mut env = common("epilog_slurmd");
+            env.push(("SLURM_NODELIST".into(), nodelist.clone().into()));
+            env.push(("SLURMD_NODENAME".into(), node.clone().into()));
+            env.push(("SLURM_CONF".into(), "/etc/slurm/slurm.conf".into()));
+            envs.push(env);
+        }
+    }
+    envs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_seed_is_a_day() {
+        let spec = ClusterSpec::default();
+        let a = simulate_day(&spec, 7);
+        let b = simulate_day(&spec, 7);
+        assert_eq!(a.len(), 200);
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        assert_ne!(format!("{a:?}"), format!("{:?}", simulate_day(&spec, 8)));
+    }
+
+    #[test]
+    fn environments_follow_slurm() {
+        let spec = ClusterSpec {
+            jobs: 400,
+            node_epilog_share: 1.0,
+            ..ClusterSpec::default()
+        };
+        let jobs = simulate_day(&spec, 1);
+        let job = jobs.iter().find(|j| j.nodes.len() == 3).unwrap();
+        let envs = hook_environments("demo", job);
+        assert_eq!(envs.len(), 4, "one controller epilog and one per node");
+        let has = |env: &HookEnv, var: &str| env.iter().any(|(k, _)| k == var);
+        assert!(has(&envs[0], "SLURM_JOB_NODELIST") && !has(&envs[0], "SLURMD_NODENAME"));
+        assert!(has(&envs[1], "SLURM_NODELIST") && !has(&envs[1], "SLURM_JOB_NAME"));
+        assert!(jobs.iter().any(|j| j.array.is_some()));
+        assert!(jobs.iter().any(|j| j.outcome == Outcome::OutOfMemory));
+    }
+}

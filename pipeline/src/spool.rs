@@ -1,0 +1,496 @@
+//! The pipeline's side of the spool: claim records that the epilog hook enqueued, and report the
+//! state of the queue.
+//!
+//! Input: `new/` in a spool directory written by `jobsight-epilog` (layout in
+//! [`slurm_hooks::spool_dir`]). Output: records moved to `cur/` and returned to the caller, one per
+//! job run. Claiming is a `rename(2)` from `new/` to `cur/`, which exactly one process can win, so
+//! concurrent claimers never get the same record. Then the record is parsed:
+//! - unreadable or malformed records move to `failed/` beside a `.reason` file saying why;
+//! - a second record of a job run that was already claimed (both hooks configured, one `Epilog`
+//!   record per node, a retried hook) moves to `duplicate/` beside a `.reason` naming the first.
+//!
+//! The job run is identified by (cluster, job id, restart count); the first record claimed for it
+//! creates a marker under `seen/` with `O_EXCL`, which again only one process can do. Nothing is
+//! ever deleted: every record ends in exactly one of `new/`, `cur/`, `failed/`, `duplicate/`.
+//!
+//! Failure: an I/O error on the spool itself (missing directory, permissions) stops the claim with
+//! an error naming the path; a bad record never does.
+
+use std::fs::{self, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use slurm_hooks::record::{JobKey, SpoolRecord};
+use slurm_hooks::spool_dir::{self, CUR, DUPLICATE, FAILED, NEW, RECORD_EXT, SEEN, SUBDIRS, TMP};
+
+/// Records larger than this are not records: the hook writes well under 10 KiB.
+pub const MAX_RECORD_BYTES: u64 = 1024 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SpoolError {
+    #[error(
+        "{path} is not a spool directory: {reason} (create one with `jobsight spool init {path}`)"
+    )]
+    NotASpool { path: PathBuf, reason: String },
+    #[error("cannot create {path}: {source}")]
+    Create { path: PathBuf, source: io::Error },
+    #[error("cannot list {path}: {source}")]
+    List { path: PathBuf, source: io::Error },
+    #[error("cannot move {from} to {to}: {source}")]
+    Move {
+        from: PathBuf,
+        to: PathBuf,
+        source: io::Error,
+    },
+    #[error("cannot write {path}: {source}")]
+    Write { path: PathBuf, source: io::Error },
+    #[error("cannot read {path}: {source}")]
+    Read { path: PathBuf, source: io::Error },
+}
+
+/// A spool directory that exists and has every subdirectory.
+#[derive(Debug, Clone)]
+pub struct Spool {
+    root: PathBuf,
+}
+
+/// A record this process claimed: it now lives at `path` in `cur/`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Claimed {
+    pub path: PathBuf,
+    pub record: SpoolRecord,
+}
+
+/// A record that was set aside, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct SetAside {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
+/// What one claim did.
+#[derive(Debug, Default, Serialize)]
+pub struct ClaimReport {
+    pub claimed: Vec<Claimed>,
+    pub duplicates: Vec<SetAside>,
+    pub failed: Vec<SetAside>,
+    /// Records another process claimed between our listing and our rename.
+    pub lost_races: usize,
+}
+
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct StateCounts {
+    pub tmp: usize,
+    pub new: usize,
+    pub cur: usize,
+    pub failed: usize,
+    pub duplicate: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct OldestPending {
+    pub file: String,
+    pub enqueued_at: DateTime<Utc>,
+    pub age_seconds: i64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SpoolStatus {
+    pub spool: PathBuf,
+    pub counts: StateCounts,
+    pub oldest_pending: Option<OldestPending>,
+}
+
+impl Spool {
+    /// Creates the spool and its subdirectories (existing ones are kept). Directories get
+    /// `mode` (e.g. 0o2770 with a group shared by slurm and the pipeline).
+    pub fn init(root: &Path, mode: u32) -> Result<Spool, SpoolError> {
+        let mut builder = fs::DirBuilder::new();
+        builder.recursive(true).mode(mode);
+        for dir in std::iter::once(root.to_path_buf()).chain(SUBDIRS.iter().map(|s| root.join(s))) {
+            builder.create(&dir).map_err(|source| SpoolError::Create {
+                path: dir.clone(),
+                source,
+            })?;
+        }
+        Spool::open(root)
+    }
+
+    /// Opens an existing spool, checking that every subdirectory is a real directory.
+    pub fn open(root: &Path) -> Result<Spool, SpoolError> {
+        for sub in SUBDIRS {
+            let dir = root.join(sub);
+            let problem = match fs::symlink_metadata(&dir) {
+                Ok(m) if m.file_type().is_symlink() => Some(format!("{sub}/ is a symlink")),
+                Ok(m) if m.is_dir() => None,
+                Ok(_) => Some(format!("{sub}/ is not a directory")),
+                Err(e) => Some(format!("{sub}/: {e}")),
+            };
+            if let Some(reason) = problem {
+                return Err(SpoolError::NotASpool {
+                    path: root.to_path_buf(),
+                    reason,
+                });
+            }
+        }
+        Ok(Spool {
+            root: root.to_path_buf(),
+        })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn dir(&self, sub: &str) -> PathBuf {
+        self.root.join(sub)
+    }
+
+    /// Names of the entries of `sub/` that are records or stray files (not `.reason` notes, not
+    /// hidden files), sorted: record names start with the enqueue time, so this is arrival order.
+    fn entries(&self, sub: &str) -> Result<Vec<String>, SpoolError> {
+        let dir = self.dir(sub);
+        let mut names = Vec::new();
+        for entry in fs::read_dir(&dir).map_err(|source| SpoolError::List {
+            path: dir.clone(),
+            source,
+        })? {
+            let entry = entry.map_err(|source| SpoolError::List {
+                path: dir.clone(),
+                source,
+            })?;
+            // Names that are not UTF-8 cannot come from the hook; claim them anyway (lossy name
+            // for the report) so that they are quarantined rather than left behind forever.
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') || name.ends_with(".reason") {
+                continue;
+            }
+            names.push(name);
+        }
+        names.sort_unstable();
+        Ok(names)
+    }
+
+    /// Claims up to `limit` records from `new/` (all when `None`), oldest first.
+    pub fn claim(&self, limit: Option<usize>) -> Result<ClaimReport, SpoolError> {
+        let mut report = ClaimReport::default();
+        let names = self.entries(NEW)?;
+        for name in names {
+            if limit.is_some_and(|l| report.claimed.len() >= l) {
+                break;
+            }
+            let from = self.dir(NEW).join(&name);
+            let path = self.dir(CUR).join(&name);
+            match fs::rename(&from, &path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    report.lost_races += 1;
+                    continue;
+                }
+                Err(source) => {
+                    return Err(SpoolError::Move {
+                        from,
+                        to: path,
+                        source,
+                    });
+                }
+            }
+            let record = match read_record(&path) {
+                Ok(record) => record,
+                Err(reason) => {
+                    let moved = self.set_aside(&name, FAILED, &reason)?;
+                    report.failed.push(SetAside {
+                        path: moved,
+                        reason,
+                    });
+                    continue;
+                }
+            };
+            match self.mark_seen(&record.key(), &name)? {
+                None => report.claimed.push(Claimed { path, record }),
+                Some(first) => {
+                    let key = record.key();
+                    let reason = format!(
+                        "job {} of cluster {} (restart {}) was already claimed from record {first}",
+                        key.job_id, key.cluster, key.restart_count
+                    );
+                    let moved = self.set_aside(&name, DUPLICATE, &reason)?;
+                    report.duplicates.push(SetAside {
+                        path: moved,
+                        reason,
+                    });
+                }
+            }
+        }
+        Ok(report)
+    }
+
+    /// Records that `name` is the record of the job run `key`. Returns `None` when it is (now or
+    /// from an earlier, interrupted claim of the same file) and `Some(first)` when another record
+    /// got there first.
+    fn mark_seen(&self, key: &JobKey, name: &str) -> Result<Option<String>, SpoolError> {
+        // Sharded by job id so no directory grows past 10,000 entries per cluster.
+        let dir = self
+            .dir(SEEN)
+            .join(spool_dir::file_name_part(&key.cluster, 64))
+            .join((key.job_id / 10_000).to_string());
+        fs::create_dir_all(&dir).map_err(|source| SpoolError::Create {
+            path: dir.clone(),
+            source,
+        })?;
+        let marker = dir.join(format!("{}.{}", key.job_id, key.restart_count));
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o640)
+            .open(&marker)
+        {
+            Ok(mut file) => {
+                file.write_all(name.as_bytes())
+                    .map_err(|source| SpoolError::Write {
+                        path: marker.clone(),
+                        source,
+                    })?;
+                Ok(None)
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                let first = fs::read_to_string(&marker).map_err(|source| SpoolError::Read {
+                    path: marker.clone(),
+                    source,
+                })?;
+                Ok(if first == name { None } else { Some(first) })
+            }
+            Err(source) => Err(SpoolError::Create {
+                path: marker,
+                source,
+            }),
+        }
+    }
+
+    /// Moves `cur/name` into `state/` and writes `state/name.reason`.
+    fn set_aside(&self, name: &str, state: &str, reason: &str) -> Result<PathBuf, SpoolError> {
+        let from = self.dir(CUR).join(name);
+        let to = self.dir(state).join(name);
+        fs::rename(&from, &to).map_err(|source| SpoolError::Move {
+            from,
+            to: to.clone(),
+            source,
+        })?;
+        let reason_path = self.dir(state).join(format!("{name}.reason"));
+        fs::write(&reason_path, format!("{reason}\n")).map_err(|source| SpoolError::Write {
+            path: reason_path,
+            source,
+        })?;
+        Ok(to)
+    }
+
+    /// Counts per state and the oldest record waiting in `new/`, as of `now`.
+    pub fn status(&self, now: DateTime<Utc>) -> Result<SpoolStatus, SpoolError> {
+        let new = self.entries(NEW)?;
+        let oldest_pending = new.first().map(|file| {
+            let enqueued_at = enqueue_time_from_name(file)
+                .or_else(|| {
+                    let modified = fs::metadata(self.dir(NEW).join(file))
+                        .and_then(|m| m.modified())
+                        .ok()?;
+                    Some(DateTime::<Utc>::from(modified))
+                })
+                .unwrap_or(now);
+            OldestPending {
+                file: file.clone(),
+                enqueued_at,
+                age_seconds: (now - enqueued_at).num_seconds(),
+            }
+        });
+        Ok(SpoolStatus {
+            spool: self.root.clone(),
+            counts: StateCounts {
+                tmp: self.entries(TMP)?.len(),
+                new: new.len(),
+                cur: self.entries(CUR)?.len(),
+                failed: self.entries(FAILED)?.len(),
+                duplicate: self.entries(DUPLICATE)?.len(),
+            },
+            oldest_pending,
+        })
+    }
+}
+
+/// The enqueue time encoded at the start of a record's name (nanoseconds since the epoch).
+fn enqueue_time_from_name(name: &str) -> Option<DateTime<Utc>> {
+    let nanos: i64 = name.split('.').next()?.parse().ok()?;
+    Some(DateTime::from_timestamp_nanos(nanos))
+}
+
+/// Reads and parses one record without following symlinks and without reading more than
+/// [`MAX_RECORD_BYTES`]. The error is the reason written beside a quarantined record.
+fn read_record(path: &Path) -> Result<SpoolRecord, String> {
+    if path.extension().and_then(|e| e.to_str()) != Some(RECORD_EXT) {
+        return Err(format!("not a .{RECORD_EXT} record file"));
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| format!("cannot open: {e} (symlinks are refused)"))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_RECORD_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    if bytes.len() as u64 > MAX_RECORD_BYTES {
+        return Err(format!("larger than {MAX_RECORD_BYTES} bytes"));
+    }
+    SpoolRecord::from_json(&bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use slurm_hooks::spool_dir::enqueue;
+
+    fn record(job: u64, restart: u32, hook: &str) -> SpoolRecord {
+        let json = format!(
+            r#"{{"schema_version":1,"cluster":"c","job_id":{job},"array_job_id":null,"array_task_id":null,
+            "restart_count":{restart},"user":"u","uid":1,"gid":1,"group":null,"account":null,"partition":"p",
+            "job_name":null,"nodes":null,"num_nodes":1,"cpus_per_node":null,"exit_code":null,
+            "derived_exit_code":null,"work_dir":null,"hook":"{hook}","host":"h",
+            "enqueued_at":"2026-11-22T04:00:00Z","warnings":[]}}"#
+        );
+        SpoolRecord::from_json(json.as_bytes()).unwrap()
+    }
+
+    fn spool() -> (tempfile::TempDir, Spool) {
+        let dir = tempfile::tempdir().unwrap();
+        let spool = Spool::init(&dir.path().join("spool"), 0o755).unwrap();
+        (dir, spool)
+    }
+
+    #[test]
+    fn claims_each_job_run_once_and_keeps_everything() {
+        let (_dir, spool) = spool();
+        enqueue(spool.root(), &record(1, 0, "epilog_slurmctld")).unwrap();
+        enqueue(spool.root(), &record(1, 0, "epilog_slurmd")).unwrap();
+        enqueue(spool.root(), &record(1, 1, "epilog_slurmctld")).unwrap(); // a requeued run
+        enqueue(spool.root(), &record(2, 0, "epilog_slurmd")).unwrap();
+        let report = spool.claim(None).unwrap();
+        let jobs: Vec<(u64, Option<u32>)> = report
+            .claimed
+            .iter()
+            .map(|c| (c.record.job_id, c.record.restart_count))
+            .collect();
+        assert_eq!(jobs, [(1, Some(0)), (1, Some(1)), (2, Some(0))]);
+        assert_eq!(report.duplicates.len(), 1);
+        assert!(
+            report.duplicates[0].reason.contains("already claimed"),
+            "{:?}",
+            report.duplicates
+        );
+
+        // A duplicate arriving after the first claim is caught too.
+        enqueue(spool.root(), &record(2, 0, "epilog_slurmctld")).unwrap();
+        let report = spool.claim(None).unwrap();
+        assert_eq!((report.claimed.len(), report.duplicates.len()), (0, 1));
+
+        let status = spool.status(Utc::now()).unwrap();
+        assert_eq!(
+            status.counts,
+            StateCounts {
+                tmp: 0,
+                new: 0,
+                cur: 3,
+                failed: 0,
+                duplicate: 2
+            }
+        );
+    }
+
+    #[test]
+    fn malformed_records_are_quarantined_with_a_reason() {
+        let (_dir, spool) = spool();
+        fs::write(
+            spool.root().join("new/00000000000000000001.x.json"),
+            b"{not json",
+        )
+        .unwrap();
+        fs::write(
+            spool.root().join("new/00000000000000000002.x.json"),
+            br#"{"schema_version":9}"#,
+        )
+        .unwrap();
+        fs::write(spool.root().join("new/stray.txt"), b"hello").unwrap();
+        std::os::unix::fs::symlink(
+            "/etc/passwd",
+            spool.root().join("new/00000000000000000003.l.json"),
+        )
+        .unwrap();
+        enqueue(spool.root(), &record(5, 0, "epilog_slurmctld")).unwrap();
+        let report = spool.claim(None).unwrap();
+        assert_eq!(report.claimed.len(), 1);
+        let reasons: Vec<&str> = report.failed.iter().map(|f| f.reason.as_str()).collect();
+        assert_eq!(reasons.len(), 4, "{reasons:?}");
+        assert!(reasons[0].starts_with("not a spool record"), "{reasons:?}");
+        assert!(
+            reasons[1].contains("unsupported schema_version 9"),
+            "{reasons:?}"
+        );
+        assert!(reasons[2].contains("symlinks are refused"), "{reasons:?}");
+        assert!(reasons[3].contains("not a .json record"), "{reasons:?}");
+        for f in &report.failed {
+            let note = fs::read_to_string(format!("{}.reason", f.path.display())).unwrap();
+            assert_eq!(note.trim_end(), f.reason);
+        }
+        assert_eq!(spool.status(Utc::now()).unwrap().counts.failed, 4);
+    }
+
+    #[test]
+    fn limit_and_oldest_pending() {
+        let (_dir, spool) = spool();
+        for job in 1..=5 {
+            enqueue(spool.root(), &record(job, 0, "epilog_slurmctld")).unwrap();
+        }
+        let status = spool.status(Utc::now()).unwrap();
+        let oldest = status.oldest_pending.unwrap();
+        assert!(oldest.file.contains(".c.1.0."), "{}", oldest.file);
+        let report = spool.claim(Some(2)).unwrap();
+        let jobs: Vec<u64> = report.claimed.iter().map(|c| c.record.job_id).collect();
+        assert_eq!(jobs, [1, 2]);
+        assert_eq!(spool.status(Utc::now()).unwrap().counts.new, 3);
+    }
+
+    #[test]
+    fn an_interrupted_claim_of_the_same_file_is_not_a_duplicate() {
+        let (_dir, spool) = spool();
+        let name = "00000000000000000001.c.1.0.json";
+        assert_eq!(
+            spool
+                .mark_seen(&record(1, 0, "epilog_slurmd").key(), name)
+                .unwrap(),
+            None
+        );
+        assert_eq!(
+            spool
+                .mark_seen(&record(1, 0, "epilog_slurmd").key(), name)
+                .unwrap(),
+            None
+        );
+        assert_eq!(
+            spool
+                .mark_seen(&record(1, 0, "epilog_slurmd").key(), "other")
+                .unwrap(),
+            Some(name.to_string())
+        );
+    }
+
+    #[test]
+    fn open_refuses_what_is_not_a_spool() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = Spool::open(dir.path()).unwrap_err();
+        assert!(
+            err.to_string().contains("is not a spool directory"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,354 @@
+//! Slurm host lists and per-node counts: `node[01-04,07],gpu[1-2]` and `2(x3),1`.
+//!
+//! Slurm hands the epilog compressed lists. [`expand`] turns a host list into node names exactly as
+//! `scontrol show hostnames` does (zero padding kept, several ranges per bracket, several brackets
+//! per name as a cartesian product, duplicates kept in order, empty items skipped); the integration
+//! test against a real Slurm compares the two. [`compress`] is the inverse used for display and
+//! by the property tests. [`expand_counts`] expands `SLURM_JOB_CPUS_PER_NODE`.
+//!
+//! The input comes from the environment of a hook, so it is not trusted: malformed lists are
+//! errors, never panics, and expansion is capped at [`MAX_HOSTS`] names.
+
+use std::fmt;
+
+/// Upper bound on the names one list may expand to; far above any real cluster, and low enough
+/// that `n[0-99999999999]` cannot exhaust the memory of the node running the hook.
+pub const MAX_HOSTS: usize = 1_000_000;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostListError {
+    pub list: String,
+    pub reason: String,
+}
+
+impl fmt::Display for HostListError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid host list {:?}: {}", self.list, self.reason)
+    }
+}
+
+impl std::error::Error for HostListError {}
+
+/// Expands a Slurm host list into node names, in Slurm's order.
+pub fn expand(list: &str) -> Result<Vec<String>, HostListError> {
+    let fail = |reason: String| HostListError {
+        list: list.to_string(),
+        reason,
+    };
+    let mut hosts = Vec::new();
+    for item in split_top_level(list).map_err(fail)? {
+        if item.is_empty() {
+            continue;
+        }
+        let pieces = parse_item(item).map_err(fail)?;
+        // Cartesian product of the bracket groups, leftmost varying slowest (as Slurm does).
+        let mut names = vec![String::new()];
+        for piece in &pieces {
+            let options: Vec<String> = match piece {
+                Piece::Literal(s) => vec![s.to_string()],
+                Piece::Ranges(ranges) => ranges.iter().flat_map(Range::names).collect(),
+            };
+            if names.len().saturating_mul(options.len()) > MAX_HOSTS {
+                return Err(fail(format!("expands to more than {MAX_HOSTS} names")));
+            }
+            names = names
+                .iter()
+                .flat_map(|prefix| options.iter().map(move |o| format!("{prefix}{o}")))
+                .collect();
+        }
+        hosts.extend(names);
+        if hosts.len() > MAX_HOSTS {
+            return Err(fail(format!("expands to more than {MAX_HOSTS} names")));
+        }
+    }
+    Ok(hosts)
+}
+
+/// Splits at commas that are outside brackets.
+fn split_top_level(list: &str) -> Result<Vec<&str>, String> {
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0u32, 0usize);
+    for (i, c) in list.char_indices() {
+        match c {
+            '[' if depth == 0 => depth = 1,
+            '[' => return Err("nested '['".into()),
+            ']' if depth == 1 => depth = 0,
+            ']' => return Err("']' without '['".into()),
+            ',' if depth == 0 => {
+                items.push(&list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if depth != 0 {
+        return Err("'[' without ']'".into());
+    }
+    items.push(&list[start..]);
+    Ok(items)
+}
+
+enum Piece<'a> {
+    Literal(&'a str),
+    Ranges(Vec<Range>),
+}
+
+struct Range {
+    lo: u64,
+    hi: u64,
+    width: usize,
+}
+
+impl Range {
+    fn names(&self) -> impl Iterator<Item = String> + '_ {
+        (self.lo..=self.hi).map(move |n| format!("{n:0width$}", width = self.width))
+    }
+}
+
+fn parse_item(item: &str) -> Result<Vec<Piece<'_>>, String> {
+    let mut pieces = Vec::new();
+    let mut rest = item;
+    while let Some(open) = rest.find('[') {
+        if open > 0 {
+            pieces.push(Piece::Literal(&rest[..open]));
+        }
+        let close = rest[open..].find(']').ok_or("'[' without ']'")? + open;
+        let ranges = rest[open + 1..close]
+            .split(',')
+            .map(parse_range)
+            .collect::<Result<Vec<_>, _>>()?;
+        pieces.push(Piece::Ranges(ranges));
+        rest = &rest[close + 1..];
+    }
+    if !rest.is_empty() {
+        pieces.push(Piece::Literal(rest));
+    }
+    Ok(pieces)
+}
+
+fn parse_range(text: &str) -> Result<Range, String> {
+    let (lo_text, hi_text) = text.split_once('-').unwrap_or((text, text));
+    let number = |s: &str| -> Result<u64, String> {
+        if s.is_empty() || s.len() > 18 || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!("invalid range {text:?}"));
+        }
+        s.parse::<u64>()
+            .map_err(|_| format!("invalid range {text:?}"))
+    };
+    let (lo, hi) = (number(lo_text)?, number(hi_text)?);
+    if lo > hi {
+        return Err(format!("descending range {text:?}"));
+    }
+    if hi - lo >= MAX_HOSTS as u64 {
+        return Err(format!("range {text:?} has more than {MAX_HOSTS} names"));
+    }
+    // Slurm pads every number to the width of the lower bound: [08-10] -> 08 09 10, [8-10] -> 8 9 10.
+    Ok(Range {
+        lo,
+        hi,
+        width: lo_text.len(),
+    })
+}
+
+/// Compresses node names into Slurm's notation, merging consecutive numbers with the same prefix
+/// and zero-padding width. Order is kept: only neighbours are merged, so `expand(compress(x)) == x`.
+pub fn compress(hosts: &[String]) -> String {
+    // (prefix, width, ranges) runs of names that end in a number; other names stand alone.
+    let mut items: Vec<String> = Vec::new();
+    let mut run: Option<(String, usize, Vec<(u64, u64)>)> = None;
+    let flush = |run: &mut Option<(String, usize, Vec<(u64, u64)>)>, items: &mut Vec<String>| {
+        if let Some((prefix, width, ranges)) = run.take() {
+            let body: Vec<String> = ranges
+                .iter()
+                .map(|&(lo, hi)| {
+                    if lo == hi {
+                        format!("{lo:0width$}")
+                    } else {
+                        format!("{lo:0width$}-{hi:0width$}")
+                    }
+                })
+                .collect();
+            if ranges.len() == 1 && ranges[0].0 == ranges[0].1 {
+                items.push(format!("{prefix}{}", body[0]));
+            } else {
+                items.push(format!("{prefix}[{}]", body.join(",")));
+            }
+        }
+    };
+    for host in hosts {
+        let Some((prefix, digits)) = split_numeric_suffix(host) else {
+            flush(&mut run, &mut items);
+            items.push(host.clone());
+            continue;
+        };
+        let Ok(n) = digits.parse::<u64>() else {
+            flush(&mut run, &mut items);
+            items.push(host.clone());
+            continue;
+        };
+        // Merge only when the run's zero-padding width spells this number exactly as given.
+        let same_run = match &run {
+            Some((p, w, _)) => p == prefix && format!("{n:0w$}", w = *w) == digits,
+            None => false,
+        };
+        if same_run {
+            if let Some((_, _, ranges)) = &mut run {
+                match ranges.last_mut() {
+                    Some(r) if r.1 + 1 == n => r.1 = n,
+                    _ => ranges.push((n, n)),
+                }
+            }
+        } else {
+            flush(&mut run, &mut items);
+            run = Some((prefix.to_string(), digits.len(), vec![(n, n)]));
+        }
+    }
+    flush(&mut run, &mut items);
+    items.join(",")
+}
+
+/// Splits `node007` into (`node`, `007`); `None` when the name does not end in a digit or
+/// contains characters that would change meaning inside a host list.
+fn split_numeric_suffix(host: &str) -> Option<(&str, &str)> {
+    if host.contains(['[', ']', ',']) {
+        return None;
+    }
+    let digits_start = host.len() - host.bytes().rev().take_while(u8::is_ascii_digit).count();
+    if digits_start == host.len() || host.len() - digits_start > 18 {
+        return None;
+    }
+    Some(host.split_at(digits_start))
+}
+
+/// Expands Slurm's per-node count notation (`SLURM_JOB_CPUS_PER_NODE`): `2(x3),1` -> [2, 2, 2, 1].
+pub fn expand_counts(text: &str) -> Result<Vec<u32>, HostListError> {
+    let fail = |reason: String| HostListError {
+        list: text.to_string(),
+        reason,
+    };
+    let mut counts = Vec::new();
+    for item in text.split(',') {
+        let (value, repeat) = match item.split_once("(x") {
+            Some((value, rest)) => {
+                let repeat = rest
+                    .strip_suffix(')')
+                    .and_then(|r| r.parse::<usize>().ok())
+                    .ok_or_else(|| fail(format!("invalid repeat in {item:?}")))?;
+                (value, repeat)
+            }
+            None => (item, 1),
+        };
+        let value: u32 = value
+            .parse()
+            .map_err(|_| fail(format!("invalid count {item:?}")))?;
+        if counts.len() + repeat > MAX_HOSTS {
+            return Err(fail(format!("more than {MAX_HOSTS} nodes")));
+        }
+        counts.extend(std::iter::repeat_n(value, repeat));
+    }
+    Ok(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn names(list: &str) -> Vec<String> {
+        expand(list).unwrap()
+    }
+
+    #[test]
+    fn expands_like_scontrol_show_hostnames() {
+        // Expected values are what `scontrol show hostnames` printed on Slurm 22.05.8.
+        assert_eq!(
+            names("node[01-04,07],gpu[1-2]"),
+            [
+                "node01", "node02", "node03", "node04", "node07", "gpu1", "gpu2"
+            ]
+        );
+        assert_eq!(names("n[8-10]"), ["n8", "n9", "n10"]);
+        assert_eq!(names("n[08-10]"), ["n08", "n09", "n10"]);
+        assert_eq!(names("n[001-3]"), ["n001", "n002", "n003"]);
+        assert_eq!(names("r[1-2]n[1-2]"), ["r1n1", "r1n2", "r2n1", "r2n2"]);
+        assert_eq!(names("a,b,a"), ["a", "b", "a"]);
+        assert_eq!(names("n[1,1]"), ["n1", "n1"]);
+        assert_eq!(names("[1-2]"), ["1", "2"]);
+        assert_eq!(names("n[1-2],"), ["n1", "n2"]);
+        assert_eq!(names(",n1"), ["n1"]);
+        assert_eq!(names("vm"), ["vm"]);
+        assert!(names("").is_empty());
+    }
+
+    #[test]
+    fn rejects_malformed_lists() {
+        for bad in [
+            "n[3-1]", "n[1-3", "x[]", "n]1", "n[[1]]", "n[a-b]", "n[1-]", "n[-1]", "n[1-2-3]",
+        ] {
+            assert!(expand(bad).is_err(), "{bad} should be rejected");
+        }
+    }
+
+    #[test]
+    fn caps_the_expansion() {
+        let err = expand("n[0-99999999999]").unwrap_err();
+        assert!(err.reason.contains("more than"), "{err}");
+        let err = expand("a[0-999]b[0-999]c[0-999]").unwrap_err();
+        assert!(err.reason.contains("more than"), "{err}");
+    }
+
+    #[test]
+    fn compresses_neighbours_only() {
+        let hosts: Vec<String> = ["n01", "n02", "n03", "n07", "gpu1", "gpu2", "login", "n04"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(compress(&hosts), "n[01-03,07],gpu[1-2],login,n04");
+        let hosts: Vec<String> = ["n8", "n9", "n10"].map(String::from).to_vec();
+        assert_eq!(compress(&hosts), "n[8-10]");
+    }
+
+    #[test]
+    fn expands_cpu_counts() {
+        assert_eq!(expand_counts("2(x3),1").unwrap(), [2, 2, 2, 1]);
+        assert_eq!(expand_counts("64").unwrap(), [64]);
+        for bad in ["", "2(x", "x", "2(x-1)", "2(3)", "1,,2"] {
+            assert!(expand_counts(bad).is_err(), "{bad} should be rejected");
+        }
+    }
+
+    fn host_name() -> impl Strategy<Value = String> {
+        // A prefix from a small alphabet (so neighbours often share it) and a number with or
+        // without zero padding, or a name with no number at all.
+        let numbered =
+            ("[a-c]{1,3}", 0u64..200, 0usize..4).prop_map(|(p, n, pad)| format!("{p}{n:0pad$}"));
+        prop_oneof![4 => numbered, 1 => "[a-z]{1,6}"]
+    }
+
+    proptest! {
+        #[test]
+        fn expand_inverts_compress(hosts in proptest::collection::vec(host_name(), 0..40)) {
+            let list = compress(&hosts);
+            prop_assert_eq!(expand(&list).unwrap(), hosts, "list {}", list);
+        }
+
+        #[test]
+        fn expansion_of_a_range_has_the_right_size(prefix in "[a-z]{1,4}", lo in 0u64..500, len in 0u64..300, pad in 1usize..5) {
+            let hi = lo + len;
+            let list = format!("{prefix}[{lo:0pad$}-{hi}]");
+            let hosts = expand(&list).unwrap();
+            prop_assert_eq!(hosts.len() as u64, len + 1);
+            let width = format!("{lo:0pad$}").len();
+            for (i, h) in hosts.iter().enumerate() {
+                let digits = &h[prefix.len()..];
+                prop_assert!(digits.len() >= width, "{} shorter than {}", h, width);
+                prop_assert_eq!(digits.parse::<u64>().unwrap(), lo + i as u64);
+            }
+        }
+
+        #[test]
+        fn garbage_never_panics(s in "[a-z0-9\\[\\],\\-x()]{0,30}") {
+            let _ = expand(&s);
+            let _ = expand_counts(&s);
+        }
+    }
+}

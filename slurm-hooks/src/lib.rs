@@ -1,0 +1,21 @@
+//! The boundary between Slurm and jobsight: what one finished job looks like when it enters the
+//! pipeline, and the code that puts it there.
+//!
+//! Slurm runs `jobsight-epilog` (see `src/bin/`) as `EpilogSlurmctld` or `Epilog` when a job ends.
+//! The hook reads the job's environment ([`hook_env`]), turns it into a [`record::SpoolRecord`]
+//! (expanding host lists with [`hostlist`]) and writes it atomically into a maildir-like spool
+//! directory ([`spool_dir`]). The pipeline (crate `jobsight`) claims records from the same spool
+//! and parses them with the same types, so the format has exactly one definition.
+//!
+//! Everything here is synchronous, allocation-light and free of network access: the hook runs once
+//! per job on every cluster node and must never slow a job down or fail it.
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+pub mod hook_env;
+pub mod hostlist;
+pub mod record;
+pub mod spool_dir;
+pub mod text;
+
+pub use record::{Hook, SpoolRecord};
+pub use text::Text;

@@ -1,0 +1,248 @@
+//! The spool record: one JSON document per finished job, written by the epilog hook and read by
+//! the pipeline.
+//!
+//! The format is versioned ([`SCHEMA_VERSION`]) and described by `schemas/spool-record.v1.json`,
+//! which a unit test regenerates from these types and compares with the committed file: changing a
+//! field here without bumping the schema fails the build. Readers reject versions they do not know
+//! and fields they do not expect, so a record is never half-understood.
+//!
+//! Values the hook could not interpret (a non-numeric uid, a malformed host list) are not guessed:
+//! the field stays empty, the raw value is kept where it is text, and `warnings` says what went
+//! wrong, so nothing is lost and nothing is silently wrong.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::text::Text;
+
+/// Version of the on-disk record format. Bump it (and add a schema file) for any change that an
+/// older reader would misread.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Which Slurm hook produced a record (Slurm's `SLURM_SCRIPT_CONTEXT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Hook {
+    /// `Epilog`: runs as root on every node of the job.
+    EpilogSlurmd,
+    /// `EpilogSlurmctld`: runs once per job as the slurm user on the controller.
+    EpilogSlurmctld,
+}
+
+impl Hook {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Hook::EpilogSlurmd => "epilog_slurmd",
+            Hook::EpilogSlurmctld => "epilog_slurmctld",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Hook> {
+        match s {
+            "epilog_slurmd" => Some(Hook::EpilogSlurmd),
+            "epilog_slurmctld" => Some(Hook::EpilogSlurmctld),
+            _ => None,
+        }
+    }
+}
+
+/// A job's exit status as Slurm reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ExitStatus {
+    /// Raw wait(2) status (`SLURM_JOB_EXIT_CODE`): 768 for `exit 3`.
+    pub wait_status: Option<u32>,
+    /// `code:signal` as Slurm prints it (`SLURM_JOB_EXIT_CODE2`), e.g. `3:0`, `0:15`.
+    pub code_signal: Option<String>,
+    /// Exit code of the batch script (from `code_signal`, else from `wait_status`).
+    pub code: Option<u32>,
+    /// Signal that ended it, 0 if none (from `code_signal`, else from `wait_status`).
+    pub signal: Option<u32>,
+}
+
+impl ExitStatus {
+    /// Builds the status from the raw wait status and Slurm's `code:signal` text, either of which
+    /// may be missing. The text wins where both exist: it is what `sacct` shows users.
+    pub fn new(wait_status: Option<u32>, code_signal: Option<String>) -> ExitStatus {
+        let from_text = code_signal.as_deref().and_then(parse_code_signal);
+        let from_raw = wait_status.map(|w| ((w >> 8) & 0xff, w & 0x7f));
+        let (code, signal) = match from_text.or(from_raw) {
+            Some((c, s)) => (Some(c), Some(s)),
+            None => (None, None),
+        };
+        ExitStatus {
+            wait_status,
+            code_signal,
+            code,
+            signal,
+        }
+    }
+}
+
+/// Parses `3:0` into (3, 0).
+pub fn parse_code_signal(text: &str) -> Option<(u32, u32)> {
+    let (code, signal) = text.split_once(':')?;
+    Some((code.parse().ok()?, signal.parse().ok()?))
+}
+
+/// The job's nodes: the list as Slurm gave it, and expanded into names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct NodeList {
+    /// As given, e.g. `node[01-04,07]`.
+    pub given: Text,
+    /// Expanded names, in Slurm's order; empty when `given` could not be expanded (see `warnings`).
+    pub expanded: Vec<String>,
+}
+
+/// CPUs allocated on each node.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct CpusPerNode {
+    /// As given (`SLURM_JOB_CPUS_PER_NODE`), e.g. `2(x3),1`.
+    pub given: Text,
+    /// One count per node, in node-list order; empty when `given` could not be parsed.
+    pub expanded: Vec<u32>,
+}
+
+/// One finished job, as one Slurm hook saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct SpoolRecord {
+    /// Always [`SCHEMA_VERSION`] for records this code writes.
+    pub schema_version: u32,
+    /// `SLURM_CLUSTER_NAME`.
+    pub cluster: Option<Text>,
+    /// `SLURM_JOB_ID`: for an array task, the task's own job id.
+    pub job_id: u64,
+    /// `SLURM_ARRAY_JOB_ID` (EpilogSlurmctld only).
+    pub array_job_id: Option<u64>,
+    /// `SLURM_ARRAY_TASK_ID` (EpilogSlurmctld only).
+    pub array_task_id: Option<u64>,
+    /// `SLURM_JOB_RESTART_COUNT`: how often the job was requeued before this run ended.
+    pub restart_count: Option<u32>,
+    pub user: Option<Text>,
+    pub uid: Option<u32>,
+    pub gid: Option<u32>,
+    /// `SLURM_JOB_GROUP` (EpilogSlurmctld only).
+    pub group: Option<Text>,
+    /// `SLURM_JOB_ACCOUNT`; Slurm's `(null)` is stored as absent.
+    pub account: Option<Text>,
+    pub partition: Option<Text>,
+    /// `SLURM_JOB_NAME` (EpilogSlurmctld only). Chosen by the user: any bytes.
+    pub job_name: Option<Text>,
+    /// `SLURM_JOB_NODELIST` (EpilogSlurmctld) or `SLURM_NODELIST` (Epilog).
+    pub nodes: Option<NodeList>,
+    pub num_nodes: Option<u32>,
+    pub cpus_per_node: Option<CpusPerNode>,
+    pub exit_code: Option<ExitStatus>,
+    /// `SLURM_JOB_DERIVED_EC`: the highest exit status of all the job's steps.
+    pub derived_exit_code: Option<ExitStatus>,
+    /// `SLURM_JOB_WORK_DIR`. Chosen by the user: any bytes.
+    pub work_dir: Option<Text>,
+    pub hook: Hook,
+    /// The host the hook ran on (`SLURMD_NODENAME`, else the kernel's host name).
+    pub host: Text,
+    pub enqueued_at: DateTime<Utc>,
+    /// What the hook could not interpret, one sentence each; empty for a clean record.
+    pub warnings: Vec<String>,
+}
+
+/// The identity of one run of one job: the same job enqueued twice (both hooks, one record per
+/// node from `Epilog`) has the same key; a requeued job's next run does not.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JobKey {
+    pub cluster: Text,
+    pub job_id: u64,
+    pub restart_count: u32,
+}
+
+impl SpoolRecord {
+    pub fn key(&self) -> JobKey {
+        JobKey {
+            cluster: self.cluster.clone().unwrap_or_default(),
+            job_id: self.job_id,
+            restart_count: self.restart_count.unwrap_or(0),
+        }
+    }
+
+    /// Parses a record, rejecting unknown versions and fields with a message that says which.
+    pub fn from_json(bytes: &[u8]) -> Result<SpoolRecord, String> {
+        #[derive(Deserialize)]
+        struct VersionOnly {
+            schema_version: u32,
+        }
+        let version: VersionOnly = serde_json::from_slice(bytes)
+            .map_err(|e| format!("not a spool record (no readable schema_version): {e}"))?;
+        if version.schema_version != SCHEMA_VERSION {
+            return Err(format!(
+                "unsupported schema_version {} (this build reads {SCHEMA_VERSION})",
+                version.schema_version
+            ));
+        }
+        serde_json::from_slice(bytes).map_err(|e| format!("invalid spool record: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The path of the committed schema, relative to this crate.
+    const SCHEMA_FILE: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../schemas/spool-record.v1.json"
+    );
+
+    fn generated_schema() -> String {
+        let mut schema = serde_json::to_value(schemars::schema_for!(SpoolRecord)).unwrap();
+        let object = schema.as_object_mut().unwrap();
+        object.insert(
+            "$id".into(),
+            "https://jobsight.example.org/schemas/spool-record.v1.json".into(),
+        );
+        object.insert("title".into(), "jobsight spool record, version 1".into());
+        serde_json::to_string_pretty(&schema).unwrap() + "\n"
+    }
+
+    /// The committed schema is exactly what the code accepts. Regenerate it after a deliberate
+    /// change with `JOBSIGHT_UPDATE_SCHEMAS=1 cargo test -p jobsight-slurm-hooks schema`.
+    #[test]
+    fn schema_file_matches_the_code() {
+        let generated = generated_schema();
+        if std::env::var_os("JOBSIGHT_UPDATE_SCHEMAS").is_some() {
+            std::fs::write(SCHEMA_FILE, &generated).unwrap();
+        }
+        let committed = std::fs::read_to_string(SCHEMA_FILE)
+            .unwrap_or_else(|e| panic!("cannot read {SCHEMA_FILE}: {e}"));
+        assert!(
+            committed == generated,
+            "{SCHEMA_FILE} differs from the record types: bump SCHEMA_VERSION if old readers would \
+             misread the change, then regenerate with JOBSIGHT_UPDATE_SCHEMAS=1.\n--- generated ---\n{generated}"
+        );
+    }
+
+    #[test]
+    fn exit_status_from_raw_and_text() {
+        let s = ExitStatus::new(Some(768), Some("3:0".into()));
+        assert_eq!((s.code, s.signal), (Some(3), Some(0)));
+        // OUT_OF_MEMORY as seen on Slurm 22.05: raw 253 = core flag 0x80 | 125.
+        let s = ExitStatus::new(Some(253), None);
+        assert_eq!((s.code, s.signal), (Some(0), Some(125)));
+        let s = ExitStatus::new(None, Some("garbage".into()));
+        assert_eq!((s.code, s.signal), (None, None));
+    }
+
+    #[test]
+    fn rejects_other_versions_and_unknown_fields() {
+        let err = SpoolRecord::from_json(br#"{"schema_version": 2}"#).unwrap_err();
+        assert!(err.contains("unsupported schema_version 2"), "{err}");
+        let err = SpoolRecord::from_json(b"[1,2]").unwrap_err();
+        assert!(err.contains("not a spool record"), "{err}");
+    }
+}

@@ -1,0 +1,235 @@
+//! The spool directory shared by the hook (writer) and the pipeline (reader), and atomic enqueue.
+//!
+//! Layout (maildir-like): `tmp/` holds records being written, `new/` records waiting to be claimed,
+//! `cur/` claimed records, `failed/` records that could not be read (each with a `.reason` file),
+//! `duplicate/` further records of a job already claimed (with a `.reason`), and `seen/` one marker
+//! per claimed job. The hook only ever touches `tmp/` and `new/`.
+//!
+//! [`enqueue`] writes the record under `tmp/` with `O_CREAT|O_EXCL` (which never follows a symlink
+//! and never reuses a name), fsyncs it, hard-links it into `new/` (which fails rather than replace
+//! an existing file), removes the `tmp/` name and fsyncs `new/`. A reader therefore sees a whole
+//! record or none, a crash leaves at worst a stray file in `tmp/`, and no record overwrites another.
+//! `tmp/` and `new/` must be real directories, not symlinks.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::record::SpoolRecord;
+use crate::text::Text;
+
+/// Where the hook writes when neither `--spool` nor `JOBSIGHT_SPOOL` says otherwise.
+pub const DEFAULT_SPOOL: &str = "/var/spool/jobsight";
+pub const TMP: &str = "tmp";
+pub const NEW: &str = "new";
+pub const CUR: &str = "cur";
+pub const FAILED: &str = "failed";
+pub const DUPLICATE: &str = "duplicate";
+pub const SEEN: &str = "seen";
+/// Every subdirectory, in the order a spool is created.
+pub const SUBDIRS: [&str; 6] = [TMP, NEW, CUR, FAILED, DUPLICATE, SEEN];
+/// File extension of a record.
+pub const RECORD_EXT: &str = "json";
+
+/// Why a record could not be enqueued. Each variant names the path involved.
+#[derive(Debug, thiserror::Error)]
+pub enum EnqueueError {
+    #[error(
+        "spool directory {path} is missing or not a directory (create it with `jobsight spool init`)"
+    )]
+    NotADirectory { path: PathBuf },
+    #[error("spool directory {path} is a symlink; refusing to follow it")]
+    Symlink { path: PathBuf },
+    #[error("cannot inspect {path}: {source}")]
+    Stat { path: PathBuf, source: io::Error },
+    #[error("cannot create {path}: {source}")]
+    Create { path: PathBuf, source: io::Error },
+    #[error("cannot write {path}: {source}")]
+    Write { path: PathBuf, source: io::Error },
+    #[error("cannot move {from} to {to}: {source}")]
+    Link {
+        from: PathBuf,
+        to: PathBuf,
+        source: io::Error,
+    },
+    #[error("cannot serialise the record of job {job_id}: {source}")]
+    Serialise {
+        job_id: u64,
+        source: serde_json::Error,
+    },
+}
+
+/// Checks that `dir` is a real directory (not a symlink) and returns its path.
+fn real_dir(dir: PathBuf) -> Result<PathBuf, EnqueueError> {
+    match fs::symlink_metadata(&dir) {
+        Ok(m) if m.file_type().is_symlink() => Err(EnqueueError::Symlink { path: dir }),
+        Ok(m) if m.is_dir() => Ok(dir),
+        Ok(_) => Err(EnqueueError::NotADirectory { path: dir }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            Err(EnqueueError::NotADirectory { path: dir })
+        }
+        Err(source) => Err(EnqueueError::Stat { path: dir, source }),
+    }
+}
+
+/// A file-name-safe, injective spelling of a value: ASCII letters, digits and `-` stay, every other
+/// byte becomes `_xx` (hex). At most `max` input bytes are used.
+pub fn file_name_part(text: &Text, max: usize) -> String {
+    let mut out = String::new();
+    for &b in text.as_bytes().iter().take(max) {
+        if b.is_ascii_alphanumeric() || b == b'-' {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("_{b:02x}"));
+        }
+    }
+    out
+}
+
+/// The name a record gets in the spool: enqueue time first, so that sorting names gives arrival
+/// order, then what identifies the job and the writer. Only sanitised values appear in it.
+pub fn record_file_name(record: &SpoolRecord, pid: u32, attempt: u32) -> String {
+    let nanos = record.enqueued_at.timestamp_nanos_opt().unwrap_or(0);
+    format!(
+        "{nanos:020}.{cluster}.{job}.{restart}.{hook}.{host}.{pid}.{attempt}.{RECORD_EXT}",
+        cluster = file_name_part(&record.cluster.clone().unwrap_or_default(), 32),
+        job = record.job_id,
+        restart = record.restart_count.unwrap_or(0),
+        hook = record.hook.as_str(),
+        host = file_name_part(&record.host, 64),
+    )
+}
+
+/// Writes `record` atomically into `spool/new/` and returns its path there.
+pub fn enqueue(spool: &Path, record: &SpoolRecord) -> Result<PathBuf, EnqueueError> {
+    let tmp_dir = real_dir(spool.join(TMP))?;
+    let new_dir = real_dir(spool.join(NEW))?;
+    let mut bytes = serde_json::to_vec(record).map_err(|source| EnqueueError::Serialise {
+        job_id: record.job_id,
+        source,
+    })?;
+    bytes.push(b'\n');
+
+    // Several processes of one host may enqueue in the same nanosecond; the pid and a per-process
+    // counter keep names apart, and O_EXCL catches anything else.
+    static ATTEMPT: AtomicU32 = AtomicU32::new(0);
+    let pid = std::process::id();
+    let (tmp_path, name) = loop {
+        let attempt = ATTEMPT.fetch_add(1, Ordering::Relaxed);
+        let name = record_file_name(record, pid, attempt);
+        let path = tmp_dir.join(&name);
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o640)
+            .open(&path);
+        match file {
+            Ok(mut file) => {
+                let written = file.write_all(&bytes).and_then(|()| file.sync_all());
+                if let Err(source) = written {
+                    // Do not leave a partial record behind; the error is what matters.
+                    let _ = fs::remove_file(&path);
+                    return Err(EnqueueError::Write { path, source });
+                }
+                break (path, name);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 1000 => continue,
+            Err(source) => return Err(EnqueueError::Create { path, source }),
+        }
+    };
+
+    let new_path = new_dir.join(&name);
+    if let Err(source) = fs::hard_link(&tmp_path, &new_path) {
+        let _ = fs::remove_file(&tmp_path);
+        return Err(EnqueueError::Link {
+            from: tmp_path,
+            to: new_path,
+            source,
+        });
+    }
+    // The record is in new/ now; a failure to tidy tmp/ or to sync the directory is not a loss.
+    let _ = fs::remove_file(&tmp_path);
+    if let Ok(dir) = File::open(&new_dir) {
+        let _ = dir.sync_all();
+    }
+    Ok(new_path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hook_env::record_from_env;
+    use std::ffi::OsString;
+
+    fn record(job: &str, host: &[u8]) -> SpoolRecord {
+        use std::os::unix::ffi::OsStringExt;
+        let vars = [
+            ("SLURM_JOB_ID", job.as_bytes().to_vec()),
+            ("SLURM_CLUSTER_NAME", b"c/../x".to_vec()),
+            ("SLURMD_NODENAME", host.to_vec()),
+            ("SLURM_SCRIPT_CONTEXT", b"epilog_slurmd".to_vec()),
+        ];
+        let vars = vars
+            .into_iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from_vec(v)));
+        record_from_env(
+            vars,
+            "h",
+            chrono::DateTime::from(std::time::SystemTime::now()),
+        )
+        .unwrap()
+    }
+
+    fn make_spool() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for sub in SUBDIRS {
+            fs::create_dir(dir.path().join(sub)).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn file_names_are_sanitised_and_injective() {
+        assert_eq!(file_name_part(&Text::from("a.b/c"), 32), "a_2eb_2fc");
+        assert_ne!(
+            file_name_part(&Text::from("a_2e"), 32),
+            file_name_part(&Text::from("a."), 32)
+        );
+        let name = record_file_name(&record("7", b"../../etc\n"), 1, 0);
+        assert!(!name.contains('/') && !name.contains('\n'), "{name}");
+    }
+
+    #[test]
+    fn enqueue_writes_one_readable_record_into_new() {
+        let spool = make_spool();
+        let r = record("42", b"node1");
+        let path = enqueue(spool.path(), &r).unwrap();
+        assert!(path.starts_with(spool.path().join(NEW)));
+        assert_eq!(
+            SpoolRecord::from_json(&fs::read(&path).unwrap()).unwrap(),
+            r
+        );
+        assert_eq!(fs::read_dir(spool.path().join(TMP)).unwrap().count(), 0);
+        // The same record again is a second file, never an overwrite.
+        let again = enqueue(spool.path(), &r).unwrap();
+        assert_ne!(again, path);
+        assert_eq!(fs::read_dir(spool.path().join(NEW)).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn refuses_missing_dirs_and_symlinks() {
+        let spool = tempfile::tempdir().unwrap();
+        let err = enqueue(spool.path(), &record("1", b"n")).unwrap_err();
+        assert!(matches!(err, EnqueueError::NotADirectory { .. }), "{err}");
+
+        let elsewhere = make_spool();
+        let spool = make_spool();
+        fs::remove_dir(spool.path().join(NEW)).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path().join(NEW), spool.path().join(NEW)).unwrap();
+        let err = enqueue(spool.path(), &record("1", b"n")).unwrap_err();
+        assert!(matches!(err, EnqueueError::Symlink { .. }), "{err}");
+        assert_eq!(fs::read_dir(elsewhere.path().join(NEW)).unwrap().count(), 0);
+    }
+}

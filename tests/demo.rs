@@ -1,1 +1,107 @@
+//! `jobsight demo` runs on its embedded defaults with nothing but the two binaries, drives the real
+//! hook binary, and reports numbers that match what is on disk and what the simulation implies.
+#![allow(clippy::unwrap_used)]
 
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use jobsight::simulate::{ClusterSpec, hook_environments, simulate_day};
+
+const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
+
+fn epilog_bin() -> PathBuf {
+    let bin = Path::new(JOBSIGHT).with_file_name("jobsight-epilog");
+    assert!(
+        bin.is_file(),
+        "{} is missing: build the workspace (`cargo build --workspace`) first",
+        bin.display()
+    );
+    bin
+}
+
+fn demo(dir: &Path, jobs: usize, seed: u64) -> String {
+    let out = Command::new(JOBSIGHT)
+        .args([
+            "demo",
+            "--jobs",
+            &jobs.to_string(),
+            "--seed",
+            &seed.to_string(),
+            "--dir",
+        ])
+        .arg(dir)
+        .env("JOBSIGHT_EPILOG_BIN", epilog_bin())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn demo_reports_what_is_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let (jobs, seed) = (300, 3);
+    let report = demo(dir.path(), jobs, seed);
+
+    // What the simulated Slurm must have produced.
+    let spec = ClusterSpec {
+        jobs,
+        ..ClusterSpec::default()
+    };
+    let day = simulate_day(&spec, seed);
+    let runs: usize = day.iter().map(|j| hook_environments("demo", j).len()).sum();
+    let keys: BTreeSet<(u64, u32)> = day.iter().map(|j| (j.job_id, j.restart_count)).collect();
+
+    assert!(
+        report.contains(&format!("ran jobsight-epilog {runs} times")),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!(
+            "claimed {} record(s); set aside {} duplicate(s) and 0 failed",
+            keys.len(),
+            runs - keys.len()
+        )),
+        "{report}"
+    );
+    let spool = dir.path().join("spool");
+    assert_eq!(
+        std::fs::read_dir(spool.join("cur")).unwrap().count(),
+        keys.len()
+    );
+    // Each duplicate has its record and its reason file.
+    assert_eq!(
+        std::fs::read_dir(spool.join("duplicate")).unwrap().count(),
+        2 * (runs - keys.len())
+    );
+    assert!(report.contains("0 run(s) reported a problem"), "{report}");
+    assert!(report.contains("shown escaped"), "{report}");
+    // Nothing from a job name reaches the terminal raw.
+    assert!(!report.contains('\u{1b}'), "{report}");
+}
+
+#[test]
+fn demo_refuses_a_used_directory_and_a_missing_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    demo(dir.path(), 5, 1);
+    let out = Command::new(JOBSIGHT)
+        .args(["demo", "--dir"])
+        .arg(dir.path())
+        .env("JOBSIGHT_EPILOG_BIN", epilog_bin())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already holds a spool"));
+
+    let out = Command::new(JOBSIGHT)
+        .args(["demo", "--epilog-bin", "/nonexistent/jobsight-epilog"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist: build it with"));
+}

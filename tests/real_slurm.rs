@@ -1,1 +1,414 @@
+//! Against a real Slurm: installs and starts a single-node Slurm 22.05 (munge, MariaDB, slurmdbd,
+//! slurmctld, slurmd) with `ops/slurm/start-slurm-single-node.sh`, configures `jobsight-epilog` as
+//! both `EpilogSlurmctld` and `Epilog` (each into its own spool, so one set of jobs tests both
+//! hooks), submits jobs that succeed, fail (`exit 3`), time out, are cancelled, run out of memory,
+//! an array job, a job with a hostile name and work directory, and a requeued job, and checks that
+//! every job appears in each spool exactly once per run with the fields Slurm and sacct report.
+//! Both spools merged into one then show each job run once, the rest set aside as duplicates.
+//! Also compares host-list expansion with `scontrol show hostnames`.
+//!
+//! Needs root and the package registry; takes about 2–3 minutes (the time-limit job dominates).
+#![allow(clippy::unwrap_used)]
 
+mod common;
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::run_ok;
+use slurm_hooks::{Hook, SpoolRecord, hostlist};
+
+const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
+const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+fn sh(script: &str) -> String {
+    run_ok(Command::new("bash").arg("-c").arg(script))
+}
+
+/// Stops Slurm when the test ends, whether it passed or not.
+struct SlurmGuard;
+impl Drop for SlurmGuard {
+    fn drop(&mut self) {
+        let _ = Command::new("bash")
+            .arg(format!("{REPO}/ops/slurm/stop-slurm-single-node.sh"))
+            .status();
+    }
+}
+
+fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < limit,
+            "timed out after {limit:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+fn job_state(job: u64) -> String {
+    sh(&format!("squeue -h -j {job} -o %T 2>/dev/null || true"))
+        .trim()
+        .to_string()
+}
+
+/// Submits a batch job as the unprivileged test user and returns its id.
+fn sbatch(name: &[u8], extra: &[&str], workdir: &str) -> u64 {
+    let mut command = Command::new("runuser");
+    command.args([
+        "-u",
+        "alice",
+        "--",
+        "sbatch",
+        "--parsable",
+        "-o",
+        "/dev/null",
+        "--chdir",
+        workdir,
+        "-J",
+    ]);
+    command
+        .arg(OsString::from_vec(name.to_vec()))
+        .args(extra)
+        .current_dir("/tmp");
+    let out = run_ok(&mut command);
+    out.trim().split(';').next().unwrap().parse().unwrap()
+}
+
+fn count_records(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "json")
+        })
+        .count()
+}
+
+fn claim(spool: &Path) -> (Vec<SpoolRecord>, String) {
+    let out = Command::new(JOBSIGHT)
+        .args(["spool", "claim", "--format", "json", "--spool"])
+        .arg(spool)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let records = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            serde_json::from_value(v["record"].clone()).unwrap()
+        })
+        .collect();
+    (records, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+#[ignore = "needs root: installs and starts a real Slurm (run by .ci/run with --include-ignored)"]
+fn epilog_hook_on_a_real_slurm() {
+    assert!(
+        common::is_root(),
+        "this test installs Slurm and must run as root"
+    );
+    let epilog = Path::new(JOBSIGHT).with_file_name("jobsight-epilog");
+    assert!(
+        epilog.is_file(),
+        "{} missing: run `cargo build --workspace` first",
+        epilog.display()
+    );
+
+    // An installation as a site would do it: the binary, a wrapper per hook, a spool per hook.
+    let base = PathBuf::from(format!("/tmp/jobsight-slurm-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(base.join("bin")).unwrap();
+    std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::copy(&epilog, base.join("bin/jobsight-epilog")).unwrap();
+    let spool_ctld = base.join("spool-slurmctld");
+    let spool_node = base.join("spool-slurmd");
+    for (spool, hook, owner) in [
+        (&spool_ctld, "epilog-slurmctld.sh", "slurm"),
+        (&spool_node, "epilog-slurmd.sh", "root"),
+    ] {
+        run_ok(
+            Command::new(JOBSIGHT)
+                .args(["spool", "init", "--mode", "755", "--spool"])
+                .arg(spool),
+        );
+        sh(&format!("chown -R {owner}: {}", spool.display()));
+        let wrapper = base.join("bin").join(hook);
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\nexec {}/bin/jobsight-epilog --spool {}\n",
+                base.display(),
+                spool.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    let _guard = SlurmGuard;
+    let started = Instant::now();
+    run_ok(
+        Command::new("bash")
+            .arg(format!("{REPO}/ops/slurm/start-slurm-single-node.sh"))
+            .env(
+                "SLURM_EPILOG_SLURMCTLD",
+                base.join("bin/epilog-slurmctld.sh"),
+            )
+            .env("SLURM_EPILOG", base.join("bin/epilog-slurmd.sh"))
+            .env("SLURM_SMOKE_TEST", "0"),
+    );
+    eprintln!("slurm up in {:.0?}", started.elapsed());
+    let cluster = sh("sed -n 's/^ClusterName=//p' /etc/slurm/slurm.conf")
+        .trim()
+        .to_string();
+    let host = sh("hostname -s").trim().to_string();
+    let (uid, gid) = (
+        sh("id -u alice").trim().parse::<u32>().unwrap(),
+        sh("id -g alice").trim().parse::<u32>().unwrap(),
+    );
+
+    // The host-list expansion agrees with Slurm's own.
+    for list in [
+        "node[01-04,07],gpu[1-2]",
+        "n[8-10]",
+        "n[08-10]",
+        "n[001-3]",
+        "r[1-2]n[1-2]",
+        "a,b,a",
+        "n[1,1]",
+        &host,
+    ] {
+        let slurm: Vec<String> = sh(&format!("scontrol show hostnames '{list}'"))
+            .lines()
+            .map(String::from)
+            .collect();
+        assert_eq!(hostlist::expand(list).unwrap(), slurm, "host list {list}");
+    }
+
+    let weird_dir = base.join("w\u{20ac}ird dir");
+    std::fs::create_dir(&weird_dir).unwrap();
+    std::fs::set_permissions(&weird_dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let hostile_name: &[u8] = b"evil\nname\xff\x1b[31m\"}";
+
+    // The time-limit job first: it takes longest. Then the cancelled one, once it runs.
+    let mut expected: BTreeMap<u64, (&str, Vec<u8>)> = BTreeMap::new(); // job -> (kind, name)
+    let timeout = sbatch(b"timeout", &["--time=1", "--wrap", "sleep 600"], "/tmp");
+    expected.insert(timeout, ("timeout", b"timeout".to_vec()));
+    let cancel = sbatch(b"cancel", &["--wrap", "sleep 600"], "/tmp");
+    expected.insert(cancel, ("cancel", b"cancel".to_vec()));
+    wait_until("the job to cancel to run", Duration::from_secs(60), || {
+        job_state(cancel) == "RUNNING"
+    });
+    sh(&format!("scancel {cancel}"));
+    for (kind, extra) in [
+        ("ok", vec!["--wrap", "true"]),
+        ("fail", vec!["--wrap", "exit 3"]),
+        ("oom", vec!["--mem=40M", "--wrap", "tail /dev/zero"]),
+    ] {
+        expected.insert(
+            sbatch(kind.as_bytes(), &extra, "/tmp"),
+            (kind, kind.as_bytes().to_vec()),
+        );
+    }
+    let array = sbatch(b"arr", &["--array=1-3", "--wrap", "true"], "/tmp");
+    let hostile = sbatch(
+        hostile_name,
+        &["--wrap", "true"],
+        weird_dir.to_str().unwrap(),
+    );
+    expected.insert(hostile, ("hostile", hostile_name.to_vec()));
+    // A requeued job: requeue it while it runs, then let the second run finish.
+    let requeued = sbatch(b"requeue", &["--requeue", "--wrap", "sleep 8"], "/tmp");
+    expected.insert(requeued, ("requeue", b"requeue".to_vec()));
+    wait_until("the job to requeue to run", Duration::from_secs(90), || {
+        job_state(requeued) == "RUNNING"
+    });
+    sh(&format!("scontrol requeue {requeued}"));
+    wait_until(
+        "the requeued job to be pending",
+        Duration::from_secs(60),
+        || job_state(requeued) == "PENDING",
+    );
+    sh(&format!("scontrol update jobid={requeued} starttime=now"));
+
+    // Every job leaves the queue and every hook has run: 9 jobs + 3 array tasks - the array id
+    // itself (a task) ... counted from what Slurm says below; first wait for the queue to drain.
+    wait_until("all jobs to finish", Duration::from_secs(300), || {
+        sh("squeue -h | wc -l").trim() == "0"
+    });
+    // One record per job end per hook: 8 plain jobs (the requeued one ends twice) + 3 array tasks.
+    let runs = expected.len() + 1 + 3;
+    wait_until("every epilog record", Duration::from_secs(60), || {
+        count_records(&spool_ctld.join("new")) >= runs
+            && count_records(&spool_node.join("new")) >= runs
+    });
+    std::thread::sleep(Duration::from_secs(2)); // any stray extra record would show up now
+    assert_eq!(
+        count_records(&spool_ctld.join("new")),
+        runs,
+        "EpilogSlurmctld records"
+    );
+    assert_eq!(
+        count_records(&spool_node.join("new")),
+        runs,
+        "Epilog records"
+    );
+
+    // Both spools merged: each job run once, every further record set aside as a duplicate.
+    let merged = base.join("spool-merged");
+    run_ok(
+        Command::new(JOBSIGHT)
+            .args(["spool", "init", "--spool"])
+            .arg(&merged),
+    );
+    for spool in [&spool_ctld, &spool_node] {
+        sh(&format!(
+            "cp -p {}/new/*.json {}/new/",
+            spool.display(),
+            merged.display()
+        ));
+    }
+    let (records, report) = claim(&merged);
+    let distinct = expected.len() + 3;
+    assert_eq!(records.len(), distinct, "{report}");
+    assert!(
+        report.contains(&format!(
+            "set aside {} duplicate(s) and 0 failed",
+            2 * runs - distinct
+        )),
+        "{report}"
+    );
+
+    // Slurm's own view of each job, to check that the records describe the right jobs.
+    let sacct_state = |job: u64| -> String {
+        let mut state = String::new();
+        wait_until("sacct to settle", Duration::from_secs(60), || {
+            state = sh(&format!(
+                "sacct -n -X -P -j {job} -o State 2>/dev/null | tail -1"
+            ))
+            .trim()
+            .to_string();
+            !state.is_empty()
+                && !["RUNNING", "PENDING", "COMPLETING", "REQUEUED"].contains(&state.as_str())
+        });
+        state
+    };
+
+    for (spool, hook) in [
+        (&spool_ctld, Hook::EpilogSlurmctld),
+        (&spool_node, Hook::EpilogSlurmd),
+    ] {
+        let (records, report) = claim(spool);
+        // The requeued job's second end has the same (cluster, job, restart count) as its first:
+        // Slurm 22.05 increments the count before the interrupted run's epilog.
+        assert_eq!(records.len(), distinct, "{hook:?}: {report}");
+        assert!(
+            report.contains("set aside 1 duplicate(s) and 0 failed"),
+            "{hook:?}: {report}"
+        );
+        let mut array_tasks = Vec::new();
+        for r in &records {
+            assert_eq!(r.hook, hook);
+            assert!(r.warnings.is_empty(), "job {}: {:?}", r.job_id, r.warnings);
+            assert_eq!(r.cluster.as_ref().unwrap().as_str(), Some(cluster.as_str()));
+            assert_eq!(r.user.as_ref().unwrap().as_str(), Some("alice"));
+            assert_eq!((r.uid, r.gid), (Some(uid), Some(gid)));
+            assert_eq!(r.partition.as_ref().unwrap().as_str(), Some("debug"));
+            assert_eq!(r.host.as_str(), Some(host.as_str()));
+            let nodes = r.nodes.as_ref().unwrap();
+            assert_eq!(
+                (nodes.given.as_str(), nodes.expanded.clone()),
+                (Some(host.as_str()), vec![host.clone()])
+            );
+            assert_eq!(r.num_nodes, Some(1));
+            assert_eq!(r.cpus_per_node.as_ref().unwrap().expanded.len(), 1);
+            let exit = r.exit_code.as_ref().unwrap();
+            let (kind, name) = match expected.get(&r.job_id) {
+                Some((kind, name)) => (*kind, name.clone()),
+                None => {
+                    array_tasks.push(r.clone());
+                    ("array", b"arr".to_vec())
+                }
+            };
+            // Exit statuses exactly as Slurm 22.05 hands them to epilogs: a time-out or
+            // cancellation looks like success there; sacct tells them apart (checked below).
+            let want = match kind {
+                "fail" => (768, "3:0"),
+                "oom" => (253, "0:125"),
+                _ => (0, "0:0"),
+            };
+            assert_eq!(
+                (exit.wait_status, exit.code_signal.as_deref()),
+                (Some(want.0), Some(want.1)),
+                "{kind} job {}",
+                r.job_id
+            );
+            assert_eq!(
+                r.restart_count,
+                Some(u32::from(kind == "requeue")),
+                "{kind}"
+            );
+            match hook {
+                Hook::EpilogSlurmctld => {
+                    assert_eq!(r.job_name.as_ref().unwrap().as_bytes(), &name[..], "{kind}");
+                    assert_eq!(r.group.as_ref().unwrap().as_str(), Some("alice"));
+                    assert_eq!(r.account.as_ref().unwrap().as_str(), Some("research"));
+                    let dir = if kind == "hostile" {
+                        weird_dir.to_str().unwrap()
+                    } else {
+                        "/tmp"
+                    };
+                    assert_eq!(r.work_dir.as_ref().unwrap().as_str(), Some(dir));
+                }
+                Hook::EpilogSlurmd => assert_eq!(r.job_name, None, "Epilog gets no job name"),
+            }
+            let want_state = match kind {
+                "ok" | "hostile" | "array" | "requeue" => "COMPLETED",
+                "fail" => "FAILED",
+                "timeout" => "TIMEOUT",
+                "cancel" => "CANCELLED",
+                "oom" => "OUT_OF_MEMORY",
+                _ => unreachable!(),
+            };
+            assert!(
+                sacct_state(r.job_id).starts_with(want_state),
+                "job {} ({kind}): sacct says {}",
+                r.job_id,
+                sacct_state(r.job_id)
+            );
+        }
+        // The array: three tasks of one array job.
+        assert_eq!(array_tasks.len(), 3);
+        if hook == Hook::EpilogSlurmctld {
+            let mut tasks: Vec<_> = array_tasks
+                .iter()
+                .map(|r| (r.array_job_id, r.array_task_id))
+                .collect();
+            tasks.sort();
+            assert_eq!(
+                tasks,
+                [
+                    (Some(array), Some(1)),
+                    (Some(array), Some(2)),
+                    (Some(array), Some(3))
+                ]
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}

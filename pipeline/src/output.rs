@@ -92,8 +92,8 @@ pub fn render_claimed(report: &ClaimReport, format: Format) -> String {
         Format::Table => {
             let _ = writeln!(
                 out,
-                "{:<10} {:<8} {:>3} {:<10} {:<9} {:<16} {:<7} {}",
-                "JOB", "CLUSTER", "RST", "USER", "PARTITION", "HOOK", "EXIT", "NAME"
+                "{:<10} {:<8} {:>3} {:<10} {:<9} {:<16} {:<7} NAME",
+                "JOB", "CLUSTER", "RST", "USER", "PARTITION", "HOOK", "EXIT"
             );
             for c in &report.claimed {
                 let r = &c.record;

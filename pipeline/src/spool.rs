@@ -394,7 +394,9 @@ mod tests {
         let report = spool.claim(None).unwrap();
         assert_eq!((report.claimed.len(), report.duplicates.len()), (0, 1));
 
-        let status = spool.status(Utc::now()).unwrap();
+        let status = spool
+            .status(DateTime::from(std::time::SystemTime::now()))
+            .unwrap();
         assert_eq!(
             status.counts,
             StateCounts {
@@ -442,7 +444,14 @@ mod tests {
             let note = fs::read_to_string(format!("{}.reason", f.path.display())).unwrap();
             assert_eq!(note.trim_end(), f.reason);
         }
-        assert_eq!(spool.status(Utc::now()).unwrap().counts.failed, 4);
+        assert_eq!(
+            spool
+                .status(DateTime::from(std::time::SystemTime::now()))
+                .unwrap()
+                .counts
+                .failed,
+            4
+        );
     }
 
     #[test]
@@ -451,13 +460,22 @@ mod tests {
         for job in 1..=5 {
             enqueue(spool.root(), &record(job, 0, "epilog_slurmctld")).unwrap();
         }
-        let status = spool.status(Utc::now()).unwrap();
+        let status = spool
+            .status(DateTime::from(std::time::SystemTime::now()))
+            .unwrap();
         let oldest = status.oldest_pending.unwrap();
         assert!(oldest.file.contains(".c.1.0."), "{}", oldest.file);
         let report = spool.claim(Some(2)).unwrap();
         let jobs: Vec<u64> = report.claimed.iter().map(|c| c.record.job_id).collect();
         assert_eq!(jobs, [1, 2]);
-        assert_eq!(spool.status(Utc::now()).unwrap().counts.new, 3);
+        assert_eq!(
+            spool
+                .status(DateTime::from(std::time::SystemTime::now()))
+                .unwrap()
+                .counts
+                .new,
+            3
+        );
     }
 
     #[test]

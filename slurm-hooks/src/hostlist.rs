@@ -150,60 +150,66 @@ fn parse_range(text: &str) -> Result<Range, String> {
     })
 }
 
+/// Consecutive names that share a prefix and a zero-padding width, as inclusive number ranges.
+struct Run {
+    prefix: String,
+    width: usize,
+    ranges: Vec<(u64, u64)>,
+}
+
+impl Run {
+    fn render(&self) -> String {
+        let width = self.width;
+        let body: Vec<String> = self
+            .ranges
+            .iter()
+            .map(|&(lo, hi)| {
+                if lo == hi {
+                    format!("{lo:0width$}")
+                } else {
+                    format!("{lo:0width$}-{hi:0width$}")
+                }
+            })
+            .collect();
+        match self.ranges.as_slice() {
+            [(lo, hi)] if lo == hi => format!("{}{}", self.prefix, body[0]),
+            _ => format!("{}[{}]", self.prefix, body.join(",")),
+        }
+    }
+}
+
 /// Compresses node names into Slurm's notation, merging consecutive numbers with the same prefix
 /// and zero-padding width. Order is kept: only neighbours are merged, so `expand(compress(x)) == x`.
 pub fn compress(hosts: &[String]) -> String {
-    // (prefix, width, ranges) runs of names that end in a number; other names stand alone.
     let mut items: Vec<String> = Vec::new();
-    let mut run: Option<(String, usize, Vec<(u64, u64)>)> = None;
-    let flush = |run: &mut Option<(String, usize, Vec<(u64, u64)>)>, items: &mut Vec<String>| {
-        if let Some((prefix, width, ranges)) = run.take() {
-            let body: Vec<String> = ranges
-                .iter()
-                .map(|&(lo, hi)| {
-                    if lo == hi {
-                        format!("{lo:0width$}")
-                    } else {
-                        format!("{lo:0width$}-{hi:0width$}")
-                    }
-                })
-                .collect();
-            if ranges.len() == 1 && ranges[0].0 == ranges[0].1 {
-                items.push(format!("{prefix}{}", body[0]));
-            } else {
-                items.push(format!("{prefix}[{}]", body.join(",")));
-            }
-        }
-    };
+    let mut run: Option<Run> = None;
     for host in hosts {
-        let Some((prefix, digits)) = split_numeric_suffix(host) else {
-            flush(&mut run, &mut items);
-            items.push(host.clone());
-            continue;
-        };
-        let Ok(n) = digits.parse::<u64>() else {
-            flush(&mut run, &mut items);
+        let numbered =
+            split_numeric_suffix(host).and_then(|(p, d)| Some((p, d, d.parse::<u64>().ok()?)));
+        let Some((prefix, digits, n)) = numbered else {
+            items.extend(run.take().map(|r| r.render()));
             items.push(host.clone());
             continue;
         };
         // Merge only when the run's zero-padding width spells this number exactly as given.
-        let same_run = match &run {
-            Some((p, w, _)) => p == prefix && format!("{n:0w$}", w = *w) == digits,
-            None => false,
-        };
-        if same_run {
-            if let Some((_, _, ranges)) = &mut run {
-                match ranges.last_mut() {
-                    Some(r) if r.1 + 1 == n => r.1 = n,
-                    _ => ranges.push((n, n)),
+        match &mut run {
+            Some(r) if r.prefix == prefix && format!("{n:0w$}", w = r.width) == digits => {
+                match r.ranges.last_mut() {
+                    Some(last) if last.1 + 1 == n => last.1 = n,
+                    _ => r.ranges.push((n, n)),
                 }
             }
-        } else {
-            flush(&mut run, &mut items);
-            run = Some((prefix.to_string(), digits.len(), vec![(n, n)]));
+            _ => {
+                items.extend(run.take().map(|r| r.render()));
+                run = Some(Run {
+                    prefix: prefix.to_string(),
+                    width: digits.len(),
+                    ranges: vec![(n, n)],
+                });
+            }
         }
     }
-    flush(&mut run, &mut items);
+    items.extend(run.take().map(|r| r.render()));
     items.join(",")
 }
 

@@ -1,0 +1,269 @@
+#!/usr/bin/env bash
+# jobsight's copy of the verified recipe (shared/scripts), used by tests/real_slurm.rs and .ci/run.
+# Single-node Slurm 22.05 cluster from Debian 12 packages, for tests/CI.
+# Verified on Debian 12 (bookworm), root, 2 cores, no systemd as PID 1, loopback only.
+#
+# Brings up: munged -> [mariadbd -> slurmdbd] -> slurmctld -> slurmd, all daemonized,
+# PIDs in /run/*.pid (stop with stop-slurm-single-node.sh, which kills those PIDs).
+#
+# Knobs (environment):
+#   SLURM_WITH_DBD=1         also install MariaDB + slurmdbd so sacct works (default 1; 0 = jobcomp/filetxt only)
+#   SLURM_CGROUP=auto        auto|v1|none. auto = cgroup v1 plugins if /sys/fs/cgroup/{memory,cpuset,freezer} exist
+#   SLURM_HOOK_DIR=/var/spool/slurm-hooks   where the demo prolog/epilog scripts dump their environment
+#   SLURM_PROLOG / SLURM_EPILOG / SLURM_PROLOG_SLURMCTLD / SLURM_EPILOG_SLURMCTLD
+#                            paths of your own hook scripts (default: demo scripts that dump `env`)
+#   SLURM_MAIL_SMTP=127.0.0.1:2525   if set, MailProg sends job mail there with swaks (installs swaks)
+#   SLURM_TEST_USER=alice    non-root user created for submitting jobs ("" to skip)
+#   SLURM_SMOKE_TEST=1       submit one job and check hooks + sacct (default 1)
+#   SKIP_APT_UPDATE=1        skip apt-get update
+set -euo pipefail
+
+SLURM_WITH_DBD=${SLURM_WITH_DBD:-1}
+SLURM_CGROUP=${SLURM_CGROUP:-auto}
+SLURM_HOOK_DIR=${SLURM_HOOK_DIR:-/var/spool/slurm-hooks}
+SLURM_TEST_USER=${SLURM_TEST_USER-alice}
+SLURM_SMOKE_TEST=${SLURM_SMOKE_TEST:-1}
+SLURM_MAIL_SMTP=${SLURM_MAIL_SMTP:-}
+CLUSTER=${SLURM_CLUSTER_NAME:-ci}
+DB_PASS=${SLURM_DB_PASS:-slurmpass}
+
+T0=$(date +%s.%N)
+log() { printf '[slurm-setup +%5.1fs] %s\n' "$(echo "$(date +%s.%N) - $T0" | bc)" "$*"; }
+wait_for() {  # wait_for <seconds> <description> <command...>
+  local secs=$1 what=$2; shift 2
+  local end=$(( $(date +%s) + secs ))
+  until "$@" >/dev/null 2>&1; do
+    if [ "$(date +%s)" -ge "$end" ]; then log "TIMEOUT waiting for $what"; return 1; fi
+    sleep 0.2
+  done
+}
+pid_alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+stop_pidfile() {  # stop a daemon this script started earlier (by its PID), wait until gone
+  local f=$1
+  if pid_alive "$f"; then
+    local p; p=$(cat "$f"); kill "$p"
+    for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+  fi
+  rm -f "$f"
+}
+
+[ "$(id -u)" = 0 ] || { echo "run as root" >&2; exit 1; }
+H=$(hostname -s)
+
+# ---------------------------------------------------------------- 1. packages
+PKGS="slurm-wlm slurmctld slurmd slurm-client munge bc"
+[ "$SLURM_WITH_DBD" = 1 ] && PKGS="$PKGS slurmdbd mariadb-server"
+[ -n "$SLURM_MAIL_SMTP" ] && PKGS="$PKGS swaks"
+missing=""
+for p in $PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+if [ -n "$missing" ]; then
+  # No systemd here: keep maintainer scripts from trying to start the daemons.
+  created_policy=0
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod 755 /usr/sbin/policy-rc.d; created_policy=1
+  fi
+  [ "${SKIP_APT_UPDATE:-0}" = 1 ] || apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  [ "$created_policy" = 1 ] && rm -f /usr/sbin/policy-rc.d
+  log "installed:$missing"
+fi
+log "slurm version: $(slurmctld -V)"
+
+# ------------------------------------------------- 2. stop leftovers from an earlier run
+for f in /run/slurmd.pid /run/slurmctld.pid /run/slurmdbd.pid /run/mysqld/mysqld.pid /run/munge/munged.pid; do
+  stop_pidfile "$f"
+done
+
+# ------------------------------------------------------------- 3. host, dirs, users
+getent hosts "$H" >/dev/null || echo "127.0.0.1 $H" >> /etc/hosts
+install -d -o munge -g munge -m 0755 /run/munge
+install -d -o munge -g munge -m 0700 /var/log/munge /etc/munge
+install -d -o munge -g munge -m 0711 /var/lib/munge
+install -d -o slurm -g slurm -m 0755 /var/lib/slurm /var/lib/slurm/slurmctld /var/lib/slurm/slurmd /var/log/slurm
+install -d -m 1777 "$SLURM_HOOK_DIR"
+if [ -n "$SLURM_TEST_USER" ] && ! id "$SLURM_TEST_USER" >/dev/null 2>&1; then
+  useradd -m -s /bin/bash "$SLURM_TEST_USER"
+fi
+
+# -------------------------------------------------------------------- 4. munge
+if [ ! -s /etc/munge/munge.key ]; then
+  mungekey --create --keyfile=/etc/munge/munge.key
+fi
+chown munge:munge /etc/munge/munge.key; chmod 0600 /etc/munge/munge.key
+runuser -u munge -- /usr/sbin/munged      # daemonizes, pid in /run/munge/munged.pid
+wait_for 10 munged sh -c 'munge -n | unmunge'
+log "munged up (pid $(cat /run/munge/munged.pid))"
+
+# ---------------------------------------------------------- 5. hook scripts (demo)
+write_hook() {  # write_hook <file> <label>
+  cat > "$1" <<EOF
+#!/bin/sh
+# $2: dumps its environment to $SLURM_HOOK_DIR/$2.<jobid>.env
+out="$SLURM_HOOK_DIR/$2.\${SLURM_JOB_ID}.env"
+env | sort > "\$out.tmp"; id >> "\$out.tmp"; mv "\$out.tmp" "\$out"
+exit 0
+EOF
+  chmod 755 "$1"
+}
+write_hook /etc/slurm/prolog.sh prolog
+write_hook /etc/slurm/epilog.sh epilog
+write_hook /etc/slurm/prolog_slurmctld.sh prolog_slurmctld
+write_hook /etc/slurm/epilog_slurmctld.sh epilog_slurmctld
+SLURM_PROLOG=${SLURM_PROLOG:-/etc/slurm/prolog.sh}
+SLURM_EPILOG=${SLURM_EPILOG:-/etc/slurm/epilog.sh}
+SLURM_PROLOG_SLURMCTLD=${SLURM_PROLOG_SLURMCTLD:-/etc/slurm/prolog_slurmctld.sh}
+SLURM_EPILOG_SLURMCTLD=${SLURM_EPILOG_SLURMCTLD:-/etc/slurm/epilog_slurmctld.sh}
+
+MAILPROG_LINE=""
+if [ -n "$SLURM_MAIL_SMTP" ]; then
+  cat > /etc/slurm/mailprog.sh <<EOF
+#!/bin/sh
+# slurmctld runs: MailProg -s "<subject>" <recipient>  (as SlurmUser; job info in SLURM_JOB_* env)
+exec /usr/bin/swaks --silent 2 --server $SLURM_MAIL_SMTP --from slurm@$H --to "\$3" --header "Subject: \$2" --body "\$2"
+EOF
+  chmod 755 /etc/slurm/mailprog.sh
+  MAILPROG_LINE="MailProg=/etc/slurm/mailprog.sh"
+fi
+
+# ------------------------------------------------------------------ 6. slurm.conf
+if [ "$SLURM_CGROUP" = auto ]; then
+  if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] && [ -d /sys/fs/cgroup/cpuset ] && [ -d /sys/fs/cgroup/freezer ]; then
+    SLURM_CGROUP=v1; else SLURM_CGROUP=none; fi
+fi
+if [ "$SLURM_CGROUP" = v1 ]; then
+  PROCTRACK=proctrack/cgroup; TASK=task/cgroup,task/affinity; GATHER=jobacct_gather/cgroup
+  cat > /etc/slurm/cgroup.conf <<'EOF'
+CgroupPlugin=cgroup/v1
+CgroupMountpoint=/sys/fs/cgroup
+ConstrainCores=yes
+ConstrainRAMSpace=yes
+EOF
+else
+  PROCTRACK=proctrack/linuxproc; TASK=task/none; GATHER=jobacct_gather/linux
+  rm -f /etc/slurm/cgroup.conf
+fi
+NCPU=$(nproc)
+MEM=$(slurmd -C | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p'); MEM=$(( MEM > 2048 ? MEM - 1024 : MEM ))
+if [ "$SLURM_WITH_DBD" = 1 ]; then
+  ACCT="AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=127.0.0.1
+AccountingStoragePort=6819"
+else
+  ACCT="AccountingStorageType=accounting_storage/none"
+fi
+cat > /etc/slurm/slurm.conf <<EOF
+ClusterName=$CLUSTER
+SlurmctldHost=$H(127.0.0.1)
+SlurmUser=slurm
+SlurmctldPort=6817
+SlurmdPort=6818
+AuthType=auth/munge
+CryptoType=crypto/munge
+StateSaveLocation=/var/lib/slurm/slurmctld
+SlurmdSpoolDir=/var/lib/slurm/slurmd
+SlurmctldPidFile=/run/slurmctld.pid
+SlurmdPidFile=/run/slurmd.pid
+SlurmctldLogFile=/var/log/slurm/slurmctld.log
+SlurmdLogFile=/var/log/slurm/slurmd.log
+SlurmctldDebug=info
+SlurmdDebug=info
+ProctrackType=$PROCTRACK
+TaskPlugin=$TASK
+MpiDefault=none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+DefMemPerCPU=1024
+ReturnToService=2
+JobAcctGatherType=$GATHER
+JobAcctGatherFrequency=5
+JobCompType=jobcomp/filetxt
+JobCompLoc=/var/log/slurm/jobcomp.log
+$ACCT
+Prolog=$SLURM_PROLOG
+Epilog=$SLURM_EPILOG
+PrologSlurmctld=$SLURM_PROLOG_SLURMCTLD
+EpilogSlurmctld=$SLURM_EPILOG_SLURMCTLD
+$MAILPROG_LINE
+NodeName=$H NodeAddr=127.0.0.1 CPUs=$NCPU RealMemory=$MEM State=UNKNOWN
+PartitionName=debug Nodes=$H Default=YES MaxTime=INFINITE State=UP
+EOF
+log "slurm.conf written (node $H, CPUs=$NCPU, RealMemory=$MEM, cgroup=$SLURM_CGROUP, dbd=$SLURM_WITH_DBD)"
+
+# ------------------------------------------------------ 7. MariaDB + slurmdbd (optional)
+if [ "$SLURM_WITH_DBD" = 1 ]; then
+  install -d -o mysql -g mysql -m 0755 /run/mysqld
+  if [ ! -d /var/lib/mysql/mysql ]; then
+    mariadb-install-db --user=mysql --datadir=/var/lib/mysql >/dev/null
+  fi
+  nohup /usr/sbin/mariadbd --user=mysql --bind-address=127.0.0.1 \
+        --pid-file=/run/mysqld/mysqld.pid > /var/log/slurm/mariadbd.log 2>&1 &
+  wait_for 60 mariadb mariadb-admin ping
+  wait_for 10 mariadb-pidfile test -s /run/mysqld/mysqld.pid
+  mariadb -u root <<EOF
+CREATE DATABASE IF NOT EXISTS slurm_acct_db;
+CREATE USER IF NOT EXISTS 'slurm'@'localhost' IDENTIFIED BY '$DB_PASS';
+GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost';
+FLUSH PRIVILEGES;
+EOF
+  log "mariadb up (pid $(cat /run/mysqld/mysqld.pid))"
+  cat > /etc/slurm/slurmdbd.conf <<EOF
+AuthType=auth/munge
+DbdHost=$H
+DbdAddr=127.0.0.1
+DbdPort=6819
+SlurmUser=slurm
+DebugLevel=info
+LogFile=/var/log/slurm/slurmdbd.log
+PidFile=/run/slurmdbd.pid
+StorageType=accounting_storage/mysql
+StorageHost=localhost
+StorageLoc=slurm_acct_db
+StorageUser=slurm
+StoragePass=$DB_PASS
+EOF
+  chown slurm:slurm /etc/slurm/slurmdbd.conf; chmod 600 /etc/slurm/slurmdbd.conf
+  /usr/sbin/slurmdbd                      # daemonizes, pid in /run/slurmdbd.pid
+  wait_for 60 slurmdbd sacctmgr -n show cluster
+  sacctmgr -i add cluster "$CLUSTER" >/dev/null 2>&1 || true
+  sacctmgr -i add account research cluster="$CLUSTER" Description=ci Organization=ci >/dev/null 2>&1 || true
+  sacctmgr -i add user root account=research >/dev/null 2>&1 || true
+  [ -n "$SLURM_TEST_USER" ] && { sacctmgr -i add user "$SLURM_TEST_USER" account=research >/dev/null 2>&1 || true; }
+  log "slurmdbd up (pid $(cat /run/slurmdbd.pid)); cluster '$CLUSTER', account 'research'"
+fi
+
+# ---------------------------------------------------------- 8. slurmctld + slurmd
+/usr/sbin/slurmctld                       # daemonizes, pid in /run/slurmctld.pid
+wait_for 60 slurmctld scontrol ping
+/usr/sbin/slurmd                          # daemonizes, pid in /run/slurmd.pid
+# node is up when its state is one of these without a '*' (= not responding) suffix
+node_up() { sinfo -h -n "$H" -o %T | grep -qxE 'idle|mixed|allocated|completing'; }
+wait_for 60 "node $H up" node_up
+log "slurmctld pid $(cat /run/slurmctld.pid), slurmd pid $(cat /run/slurmd.pid): $(sinfo -h -o '%P %a %D %T %N')"
+
+# ------------------------------------------------------------------ 9. smoke test
+if [ "$SLURM_SMOKE_TEST" = 1 ]; then
+  SUBMIT=(); [ -n "$SLURM_TEST_USER" ] && SUBMIT=(runuser -u "$SLURM_TEST_USER" --)
+  JOB=$(cd /tmp && "${SUBMIT[@]}" sbatch --parsable -J smoke -o /dev/null --wrap 'echo hi; exit 3')
+  job_gone() { [ -z "$(squeue -h -j "$JOB" 2>/dev/null)" ]; }
+  wait_for 60 "job $JOB to finish" job_gone
+  smoke_fail=0
+  if [ "$SLURM_EPILOG" = /etc/slurm/epilog.sh ] && [ "$SLURM_EPILOG_SLURMCTLD" = /etc/slurm/epilog_slurmctld.sh ]; then
+    # the epilogs run asynchronously after the job leaves squeue: poll for their output
+    wait_for 30 "epilog_slurmctld of $JOB" test -s "$SLURM_HOOK_DIR/epilog_slurmctld.$JOB.env" || true
+    wait_for 30 "epilog of $JOB" test -s "$SLURM_HOOK_DIR/epilog.$JOB.env" || true
+    for h in prolog epilog prolog_slurmctld epilog_slurmctld; do
+      if [ -s "$SLURM_HOOK_DIR/$h.$JOB.env" ]; then log "smoke: $h ran ($SLURM_HOOK_DIR/$h.$JOB.env)"
+      else log "smoke: $h did NOT run"; smoke_fail=1; fi
+    done
+  fi
+  if [ "$SLURM_WITH_DBD" = 1 ]; then
+    acct_done() { sacct -n -X -P -j "$JOB" -o State,ExitCode | grep -q '^FAILED|3:0$'; }
+    if wait_for 30 "sacct record of $JOB" acct_done; then
+      log "smoke: sacct -> $(sacct -n -X -P -j "$JOB" -o JobID,User,Account,State,ExitCode)"
+    else smoke_fail=1; fi
+  fi
+  [ "$smoke_fail" = 0 ] || { log "smoke test FAILED"; exit 1; }
+  log "smoke: scontrol -> $(scontrol show job -o "$JOB" | tr ' ' '\n' | grep -E '^(JobId|JobState|Reason|ExitCode)=' | tr '\n' ' ')"
+fi
+log "READY. Stop with: kill \$(cat /run/slurmd.pid /run/slurmctld.pid /run/slurmdbd.pid /run/mysqld/mysqld.pid /run/munge/munged.pid 2>/dev/null)  (or stop-slurm-single-node.sh)"

@@ -102,8 +102,17 @@ pub fn record_file_name(record: &SpoolRecord, pid: u32, attempt: u32) -> String 
     )
 }
 
-/// Writes `record` atomically into `spool/new/` and returns its path there.
-pub fn enqueue(spool: &Path, record: &SpoolRecord) -> Result<PathBuf, EnqueueError> {
+/// A record that is in `new/`.
+#[derive(Debug)]
+pub struct Enqueued {
+    pub path: PathBuf,
+    /// Set when the record's temporary name in `tmp/` could not be removed (say, `tmp/` became
+    /// read-only): the record is safely enqueued, `tmp/` keeps a second hard link to it.
+    pub stale_tmp: Option<(PathBuf, io::Error)>,
+}
+
+/// Writes `record` atomically into `spool/new/`.
+pub fn enqueue(spool: &Path, record: &SpoolRecord) -> Result<Enqueued, EnqueueError> {
     let tmp_dir = real_dir(spool.join(TMP))?;
     let new_dir = real_dir(spool.join(NEW))?;
     let mut bytes = serde_json::to_vec(record).map_err(|source| EnqueueError::Serialise {
@@ -150,11 +159,14 @@ pub fn enqueue(spool: &Path, record: &SpoolRecord) -> Result<PathBuf, EnqueueErr
         });
     }
     // The record is in new/ now; a failure to tidy tmp/ or to sync the directory is not a loss.
-    let _ = fs::remove_file(&tmp_path);
+    let stale_tmp = fs::remove_file(&tmp_path).err().map(|e| (tmp_path, e));
     if let Ok(dir) = File::open(&new_dir) {
         let _ = dir.sync_all();
     }
-    Ok(new_path)
+    Ok(Enqueued {
+        path: new_path,
+        stale_tmp,
+    })
 }
 
 #[cfg(test)]
@@ -205,7 +217,7 @@ mod tests {
     fn enqueue_writes_one_readable_record_into_new() {
         let spool = make_spool();
         let r = record("42", b"node1");
-        let path = enqueue(spool.path(), &r).unwrap();
+        let path = enqueue(spool.path(), &r).unwrap().path;
         assert!(path.starts_with(spool.path().join(NEW)));
         assert_eq!(
             SpoolRecord::from_json(&fs::read(&path).unwrap()).unwrap(),
@@ -213,7 +225,7 @@ mod tests {
         );
         assert_eq!(fs::read_dir(spool.path().join(TMP)).unwrap().count(), 0);
         // The same record again is a second file, never an overwrite.
-        let again = enqueue(spool.path(), &r).unwrap();
+        let again = enqueue(spool.path(), &r).unwrap().path;
         assert_ne!(again, path);
         assert_eq!(fs::read_dir(spool.path().join(NEW)).unwrap().count(), 2);
     }

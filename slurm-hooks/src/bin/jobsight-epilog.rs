@@ -107,8 +107,17 @@ fn run() {
     for warning in &record.warnings {
         report(&format!("job {}: {warning}", record.job_id));
     }
-    if let Err(e) = spool_dir::enqueue(&spool, &record) {
-        report(&format!("job {} NOT enqueued: {e}", record.job_id));
+    match spool_dir::enqueue(&spool, &record) {
+        Ok(spool_dir::Enqueued {
+            stale_tmp: Some((path, e)),
+            ..
+        }) => report(&format!(
+            "job {} enqueued, but its temporary name {} could not be removed: {e}",
+            record.job_id,
+            path.display()
+        )),
+        Ok(_) => {}
+        Err(e) => report(&format!("job {} NOT enqueued: {e}", record.job_id)),
     }
 }
 

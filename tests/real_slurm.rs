@@ -57,25 +57,14 @@ fn job_state(job: u64) -> String {
         .to_string()
 }
 
-/// Submits a batch job as the unprivileged test user and returns its id.
-fn sbatch(name: &[u8], extra: &[&str], workdir: &str) -> u64 {
+/// Submits `jobs/lifecycle/<script>.sbatch` as the unprivileged test user, with extra options
+/// (which override the script's #SBATCH lines), and returns the job id. The script goes in on
+/// stdin, so the test user need not be able to read the repository.
+fn sbatch(script: &str, extra: &[OsString]) -> u64 {
+    let path = format!("{REPO}/jobs/lifecycle/{script}.sbatch");
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut command = Command::new("runuser");
-    command.args([
-        "-u",
-        "alice",
-        "--",
-        "sbatch",
-        "--parsable",
-        "-o",
-        "/dev/null",
-        "--chdir",
-        workdir,
-        "-J",
-    ]);
-    command
-        .arg(OsString::from_vec(name.to_vec()))
-        .args(extra)
-        .current_dir("/tmp");
+    command.args(["-u", "alice", "--", "sbatch", "--parsable"]).args(extra).current_dir("/tmp").stdin(file);
     let out = run_ok(&mut command);
     out.trim().split(';').next().unwrap().parse().unwrap()
 }
@@ -129,48 +118,45 @@ fn epilog_hook_on_a_real_slurm() {
         epilog.display()
     );
 
-    // An installation as a site would do it: the binary, a wrapper per hook, a spool per hook.
+    // An installation as a site would do it (ops/install-epilog.sh), once per hook and spool,
+    // plus the wrapper a site needs for a spool other than the default.
     let base = PathBuf::from(format!("/tmp/jobsight-slurm-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
-    std::fs::create_dir_all(base.join("bin")).unwrap();
+    std::fs::create_dir_all(&base).unwrap();
     std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::copy(&epilog, base.join("bin/jobsight-epilog")).unwrap();
     let spool_ctld = base.join("spool-slurmctld");
     let spool_node = base.join("spool-slurmd");
-    for (spool, hook, owner) in [
-        (&spool_ctld, "epilog-slurmctld.sh", "slurm"),
-        (&spool_node, "epilog-slurmd.sh", "root"),
-    ] {
+    for (spool, hook, owner) in [(&spool_ctld, "epilog-slurmctld.sh", "slurm"), (&spool_node, "epilog-slurmd.sh", "root")] {
         run_ok(
-            Command::new(JOBSIGHT)
-                .args(["spool", "init", "--mode", "755", "--spool"])
-                .arg(spool),
+            Command::new("bash")
+                .arg(format!("{REPO}/ops/install-epilog.sh"))
+                .arg("--from")
+                .arg(epilog.parent().unwrap())
+                .arg("--prefix")
+                .arg(&base)
+                .arg("--spool")
+                .arg(spool)
+                .args(["--owner", owner]),
         );
-        sh(&format!("chown -R {owner}: {}", spool.display()));
-        let wrapper = base.join("bin").join(hook);
-        std::fs::write(
-            &wrapper,
-            format!(
-                "#!/bin/sh\nexec {}/bin/jobsight-epilog --spool {}\n",
-                base.display(),
-                spool.display()
-            ),
-        )
-        .unwrap();
+        let wrapper = base.join("sbin").join(hook);
+        std::fs::write(&wrapper, format!("#!/bin/sh\nexec {}/sbin/jobsight-epilog --spool {}\n", base.display(), spool.display())).unwrap();
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 
     let _guard = SlurmGuard;
     let started = Instant::now();
+    let since = sh("date +%Y-%m-%dT%H:%M:%S").trim().to_string();
     run_ok(
         Command::new("bash")
             .arg(format!("{REPO}/ops/slurm/start-slurm-single-node.sh"))
             .env(
                 "SLURM_EPILOG_SLURMCTLD",
-                base.join("bin/epilog-slurmctld.sh"),
+                base.join("sbin/epilog-slurmctld.sh"),
             )
-            .env("SLURM_EPILOG", base.join("bin/epilog-slurmd.sh"))
-            .env("SLURM_SMOKE_TEST", "0"),
+            .env("SLURM_EPILOG", base.join("sbin/epilog-slurmd.sh"))
+            .env("SLURM_SMOKE_TEST", "0")
+            // An aborted earlier run may have left queued jobs or a drained node behind.
+            .env("SLURM_CLEAN_STATE", "1"),
     );
     eprintln!("slurm up in {:.0?}", started.elapsed());
     let cluster = sh("sed -n 's/^ClusterName=//p' /etc/slurm/slurm.conf")
@@ -207,47 +193,30 @@ fn epilog_hook_on_a_real_slurm() {
 
     // The time-limit job first: it takes longest. Then the cancelled one, once it runs.
     let mut expected: BTreeMap<u64, (&str, Vec<u8>)> = BTreeMap::new(); // job -> (kind, name)
-    let timeout = sbatch(b"timeout", &["--time=1", "--wrap", "sleep 600"], "/tmp");
+    let timeout = sbatch("timeout", &[]);
     expected.insert(timeout, ("timeout", b"timeout".to_vec()));
-    let cancel = sbatch(b"cancel", &["--wrap", "sleep 600"], "/tmp");
+    let cancel = sbatch("cancel", &[]);
     expected.insert(cancel, ("cancel", b"cancel".to_vec()));
-    wait_until("the job to cancel to run", Duration::from_secs(60), || {
-        job_state(cancel) == "RUNNING"
-    });
+    wait_until("the job to cancel to run", Duration::from_secs(60), || job_state(cancel) == "RUNNING");
     sh(&format!("scancel {cancel}"));
-    for (kind, extra) in [
-        ("ok", vec!["--wrap", "true"]),
-        ("fail", vec!["--wrap", "exit 3"]),
-        ("oom", vec!["--mem=40M", "--wrap", "tail /dev/zero"]),
-    ] {
-        expected.insert(
-            sbatch(kind.as_bytes(), &extra, "/tmp"),
-            (kind, kind.as_bytes().to_vec()),
-        );
+    for kind in ["ok", "fail", "oom"] {
+        expected.insert(sbatch(kind, &[]), (kind, kind.as_bytes().to_vec()));
     }
-    let array = sbatch(b"arr", &["--array=1-3", "--wrap", "true"], "/tmp");
+    let array = sbatch("array", &[]);
     let hostile = sbatch(
-        hostile_name,
-        &["--wrap", "true"],
-        weird_dir.to_str().unwrap(),
+        "ok",
+        &["-J".into(), OsString::from_vec(hostile_name.to_vec()), "--chdir".into(), weird_dir.clone().into()],
     );
     expected.insert(hostile, ("hostile", hostile_name.to_vec()));
-    // A requeued job: requeue it while it runs, then let the second run finish.
-    let requeued = sbatch(b"requeue", &["--requeue", "--wrap", "sleep 8"], "/tmp");
+    // A requeued job: requeue it while it runs, then let the second run start at once.
+    let requeued = sbatch("requeue", &[]);
     expected.insert(requeued, ("requeue", b"requeue".to_vec()));
-    wait_until("the job to requeue to run", Duration::from_secs(90), || {
-        job_state(requeued) == "RUNNING"
-    });
+    wait_until("the job to requeue to run", Duration::from_secs(90), || job_state(requeued) == "RUNNING");
     sh(&format!("scontrol requeue {requeued}"));
-    wait_until(
-        "the requeued job to be pending",
-        Duration::from_secs(60),
-        || job_state(requeued) == "PENDING",
-    );
+    wait_until("the requeued job to be pending", Duration::from_secs(60), || job_state(requeued) == "PENDING");
     sh(&format!("scontrol update jobid={requeued} starttime=now"));
 
-    // Every job leaves the queue and every hook has run: 9 jobs + 3 array tasks - the array id
-    // itself (a task) ... counted from what Slurm says below; first wait for the queue to drain.
+    // Every job leaves the queue, then every hook has run.
     wait_until("all jobs to finish", Duration::from_secs(300), || {
         sh("squeue -h | wc -l").trim() == "0"
     });
@@ -298,8 +267,9 @@ fn epilog_hook_on_a_real_slurm() {
     let sacct_state = |job: u64| -> String {
         let mut state = String::new();
         wait_until("sacct to settle", Duration::from_secs(60), || {
+            // Job ids restart after a clean state: only jobs submitted since this run began count.
             state = sh(&format!(
-                "sacct -n -X -P -j {job} -o State 2>/dev/null | tail -1"
+                "sacct -n -X -P -S {since} -j {job} -o State 2>/dev/null | tail -1"
             ))
             .trim()
             .to_string();

@@ -16,6 +16,8 @@
 #   SLURM_TEST_USER=alice    non-root user created for submitting jobs ("" to skip)
 #   SLURM_SMOKE_TEST=1       submit one job and check hooks + sacct (default 1)
 #   SKIP_APT_UPDATE=1        skip apt-get update
+#   SLURM_CLEAN_STATE=1      forget saved jobs and node states (drained nodes, queued jobs) of an earlier
+#                            run before starting: for tests, which need an empty, idle cluster (jobsight)
 set -euo pipefail
 
 SLURM_WITH_DBD=${SLURM_WITH_DBD:-1}
@@ -73,6 +75,11 @@ log "slurm version: $(slurmctld -V)"
 for f in /run/slurmd.pid /run/slurmctld.pid /run/slurmdbd.pid /run/mysqld/mysqld.pid /run/munge/munged.pid; do
   stop_pidfile "$f"
 done
+if [ "${SLURM_CLEAN_STATE:-0}" = 1 ]; then
+  # Job ids start again at 1; sacct keeps older jobs with the same ids (select by submit time).
+  rm -rf /var/lib/slurm/slurmctld/* /var/lib/slurm/slurmd/*
+  log "cleaned saved slurmctld/slurmd state"
+fi
 
 # ------------------------------------------------------------- 3. host, dirs, users
 getent hosts "$H" >/dev/null || echo "127.0.0.1 $H" >> /etc/hosts

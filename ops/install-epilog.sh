@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs the jobsight binaries and creates the spool the epilog hook writes into.
+# Run as root: on the controller for EpilogSlurmctld (recommended), or on every node for Epilog
+# (then put the spool on a file system that the pipeline host also sees).
+#
+#   ops/install-epilog.sh [--from DIR] [--prefix /usr/local] [--spool /var/spool/jobsight]
+#                         [--owner slurm] [--group slurm]
+#
+#   --from    where the built binaries are (default: $CARGO_TARGET_DIR/release, else target/release)
+#   --prefix  installs PREFIX/sbin/jobsight-epilog and PREFIX/bin/jobsight
+#   --spool   spool directory to create (existing records are kept)
+#   --owner   the user the hook runs as: slurm for EpilogSlurmctld, root for Epilog
+#   --group   a group shared with the user that runs the pipeline (it claims from the spool)
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+from="${CARGO_TARGET_DIR:-$top/target}/release"
+prefix=/usr/local
+spool=/var/spool/jobsight
+owner=slurm
+group=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --from) from=$2; shift 2 ;;
+    --prefix) prefix=$2; shift 2 ;;
+    --spool) spool=$2; shift 2 ;;
+    --owner) owner=$2; shift 2 ;;
+    --group) group=$2; shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) echo "install-epilog: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+group=${group:-$(id -gn "$owner")}
+[ "$(id -u)" = 0 ] || { echo "install-epilog: run as root" >&2; exit 1; }
+for bin in jobsight-epilog jobsight; do
+  [ -x "$from/$bin" ] || { echo "install-epilog: $from/$bin not found: build with 'cargo build --release --workspace' or pass --from" >&2; exit 1; }
+done
+
+install -d -m 0755 "$prefix/sbin" "$prefix/bin"
+install -m 0755 "$from/jobsight-epilog" "$prefix/sbin/jobsight-epilog"
+install -m 0755 "$from/jobsight" "$prefix/bin/jobsight"
+# setgid directories: records inherit the shared group, so the pipeline can read and move them.
+"$prefix/bin/jobsight" spool init --spool "$spool" --mode 2770 >/dev/null
+chown -R "$owner:$group" "$spool"
+echo "installed $prefix/sbin/jobsight-epilog and $prefix/bin/jobsight; spool $spool ($owner:$group, 2770)"
+if [ "$spool" = /var/spool/jobsight ]; then
+  echo "add to slurm.conf:  EpilogSlurmctld=$prefix/sbin/jobsight-epilog   (see ops/slurm/slurm.conf.snippet)"
+else
+  echo "this spool is not the default: call the hook from a wrapper, see ops/slurm/slurm.conf.snippet"
+fi

@@ -45,7 +45,9 @@ fn slurm_env(job_id: u64) -> Vec<(&'static str, Vec<u8>)> {
 
 fn timed(command: &mut Command) -> Duration {
     let start = Instant::now();
-    let status = command.status().unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    let status = command
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
     let elapsed = start.elapsed();
     assert!(status.success(), "{command:?} exited with {status}");
     elapsed
@@ -59,9 +61,14 @@ struct Stats {
 
 fn stats(mut samples: Vec<Duration>) -> Stats {
     samples.sort_unstable();
-    let at = |p: f64| samples[((p * samples.len() as f64).ceil() as usize).clamp(1, samples.len()) - 1];
+    let at =
+        |p: f64| samples[((p * samples.len() as f64).ceil() as usize).clamp(1, samples.len()) - 1];
     let mean = samples.iter().sum::<Duration>() / samples.len() as u32;
-    Stats { p50: at(0.50), p99: at(0.99), mean }
+    Stats {
+        p50: at(0.50),
+        p99: at(0.99),
+        mean,
+    }
 }
 
 fn ms(d: Duration) -> f64 {
@@ -70,20 +77,36 @@ fn ms(d: Duration) -> f64 {
 
 fn main() {
     // `cargo bench` passes harness flags such as --bench; this benchmark takes none.
-    let iterations: u64 = std::env::var("BENCH_ITERATIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(3000);
-    let parent = std::env::var_os("BENCH_SPOOL_PARENT").map_or_else(std::env::temp_dir, PathBuf::from);
+    let iterations: u64 = std::env::var("BENCH_ITERATIONS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3000);
+    let parent =
+        std::env::var_os("BENCH_SPOOL_PARENT").map_or_else(std::env::temp_dir, PathBuf::from);
     let dir = tempfile::tempdir_in(&parent).expect("temporary spool directory");
     let spool = dir.path().join("spool");
     for sub in slurm_hooks::spool_dir::SUBDIRS {
         std::fs::create_dir_all(spool.join(sub)).expect("spool subdirectory");
     }
     let wrapper = dir.path().join("epilog-wrapper.sh");
-    std::fs::write(&wrapper, format!("#!/bin/sh\nexec {EPILOG} --spool {}\n", spool.display())).expect("wrapper");
-    std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    std::fs::write(
+        &wrapper,
+        format!("#!/bin/sh\nexec {EPILOG} --spool {}\n", spool.display()),
+    )
+    .expect("wrapper");
+    std::fs::set_permissions(
+        &wrapper,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
 
     let hook = |bin: &Path, job: u64, spool: Option<&Path>| {
         let mut command = Command::new(bin);
-        command.env_clear().stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+        command
+            .env_clear()
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
         for (k, v) in slurm_env(job) {
             command.env(k, OsString::from_vec(v));
         }
@@ -104,14 +127,35 @@ fn main() {
             t_wrapped.push(c);
         }
     }
-    let enqueued = std::fs::read_dir(spool.join("new")).expect("list new/").count() as u64;
-    assert_eq!(enqueued, 2 * (iterations + warmup), "every hook run must have enqueued its record");
+    let enqueued = std::fs::read_dir(spool.join("new"))
+        .expect("list new/")
+        .count() as u64;
+    assert_eq!(
+        enqueued,
+        2 * (iterations + warmup),
+        "every hook run must have enqueued its record"
+    );
 
     let (t, h, w) = (stats(t_true), stats(t_hook), stats(t_wrapped));
-    println!("epilog hook as a whole process, {iterations} runs each, interleaved; spool on {}", parent.display());
-    println!("{:<34} {:>9} {:>9} {:>9}", "command", "p50 ms", "p99 ms", "mean ms");
-    for (name, s) in [("/bin/true", &t), ("jobsight-epilog --spool DIR", &h), ("sh wrapper -> jobsight-epilog", &w)] {
-        println!("{name:<34} {:>9.3} {:>9.3} {:>9.3}", ms(s.p50), ms(s.p99), ms(s.mean));
+    println!(
+        "epilog hook as a whole process, {iterations} runs each, interleaved; spool on {}",
+        parent.display()
+    );
+    println!(
+        "{:<34} {:>9} {:>9} {:>9}",
+        "command", "p50 ms", "p99 ms", "mean ms"
+    );
+    for (name, s) in [
+        ("/bin/true", &t),
+        ("jobsight-epilog --spool DIR", &h),
+        ("sh wrapper -> jobsight-epilog", &w),
+    ] {
+        println!(
+            "{name:<34} {:>9.3} {:>9.3} {:>9.3}",
+            ms(s.p50),
+            ms(s.p99),
+            ms(s.mean)
+        );
     }
     println!(
         "ratio jobsight-epilog / /bin/true: p50 {:.2}x, p99 {:.2}x, mean {:.2}x; added per job: {:.3} ms (p50)",
@@ -122,6 +166,10 @@ fn main() {
     );
     println!(
         "target p99 < 5 ms: {}",
-        if h.p99 < Duration::from_millis(5) { "met" } else { "NOT met" }
+        if h.p99 < Duration::from_millis(5) {
+            "met"
+        } else {
+            "NOT met"
+        }
     );
 }

@@ -64,7 +64,11 @@ fn sbatch(script: &str, extra: &[OsString]) -> u64 {
     let path = format!("{REPO}/jobs/lifecycle/{script}.sbatch");
     let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut command = Command::new("runuser");
-    command.args(["-u", "alice", "--", "sbatch", "--parsable"]).args(extra).current_dir("/tmp").stdin(file);
+    command
+        .args(["-u", "alice", "--", "sbatch", "--parsable"])
+        .args(extra)
+        .current_dir("/tmp")
+        .stdin(file);
     let out = run_ok(&mut command);
     out.trim().split(';').next().unwrap().parse().unwrap()
 }
@@ -126,7 +130,10 @@ fn epilog_hook_on_a_real_slurm() {
     std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o755)).unwrap();
     let spool_ctld = base.join("spool-slurmctld");
     let spool_node = base.join("spool-slurmd");
-    for (spool, hook, owner) in [(&spool_ctld, "epilog-slurmctld.sh", "slurm"), (&spool_node, "epilog-slurmd.sh", "root")] {
+    for (spool, hook, owner) in [
+        (&spool_ctld, "epilog-slurmctld.sh", "slurm"),
+        (&spool_node, "epilog-slurmd.sh", "root"),
+    ] {
         run_ok(
             Command::new("bash")
                 .arg(format!("{REPO}/ops/install-epilog.sh"))
@@ -139,7 +146,15 @@ fn epilog_hook_on_a_real_slurm() {
                 .args(["--owner", owner]),
         );
         let wrapper = base.join("sbin").join(hook);
-        std::fs::write(&wrapper, format!("#!/bin/sh\nexec {}/sbin/jobsight-epilog --spool {}\n", base.display(), spool.display())).unwrap();
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\nexec {}/sbin/jobsight-epilog --spool {}\n",
+                base.display(),
+                spool.display()
+            ),
+        )
+        .unwrap();
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 
@@ -197,7 +212,9 @@ fn epilog_hook_on_a_real_slurm() {
     expected.insert(timeout, ("timeout", b"timeout".to_vec()));
     let cancel = sbatch("cancel", &[]);
     expected.insert(cancel, ("cancel", b"cancel".to_vec()));
-    wait_until("the job to cancel to run", Duration::from_secs(60), || job_state(cancel) == "RUNNING");
+    wait_until("the job to cancel to run", Duration::from_secs(60), || {
+        job_state(cancel) == "RUNNING"
+    });
     sh(&format!("scancel {cancel}"));
     for kind in ["ok", "fail", "oom"] {
         expected.insert(sbatch(kind, &[]), (kind, kind.as_bytes().to_vec()));
@@ -205,15 +222,26 @@ fn epilog_hook_on_a_real_slurm() {
     let array = sbatch("array", &[]);
     let hostile = sbatch(
         "ok",
-        &["-J".into(), OsString::from_vec(hostile_name.to_vec()), "--chdir".into(), weird_dir.clone().into()],
+        &[
+            "-J".into(),
+            OsString::from_vec(hostile_name.to_vec()),
+            "--chdir".into(),
+            weird_dir.clone().into(),
+        ],
     );
     expected.insert(hostile, ("hostile", hostile_name.to_vec()));
     // A requeued job: requeue it while it runs, then let the second run start at once.
     let requeued = sbatch("requeue", &[]);
     expected.insert(requeued, ("requeue", b"requeue".to_vec()));
-    wait_until("the job to requeue to run", Duration::from_secs(90), || job_state(requeued) == "RUNNING");
+    wait_until("the job to requeue to run", Duration::from_secs(90), || {
+        job_state(requeued) == "RUNNING"
+    });
     sh(&format!("scontrol requeue {requeued}"));
-    wait_until("the requeued job to be pending", Duration::from_secs(60), || job_state(requeued) == "PENDING");
+    wait_until(
+        "the requeued job to be pending",
+        Duration::from_secs(60),
+        || job_state(requeued) == "PENDING",
+    );
     sh(&format!("scontrol update jobid={requeued} starttime=now"));
 
     // Every job leaves the queue, then every hook has run.

@@ -16,9 +16,11 @@
 //! Failure: an I/O error on the spool itself (missing directory, permissions) stops the claim with
 //! an error naming the path; a bad record never does.
 
+use std::ffi::{OsStr, OsString};
 use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -105,15 +107,20 @@ pub struct SpoolStatus {
 }
 
 impl Spool {
-    /// Creates the spool and its subdirectories (existing ones are kept). Directories get
-    /// `mode` (e.g. 0o2770 with a group shared by slurm and the pipeline).
+    /// Creates the spool and its subdirectories (existing ones and their contents are kept) and
+    /// sets every one of them to `mode` (e.g. 0o2770 with a group shared by slurm and the
+    /// pipeline). The mode is set with chmod, so the umask does not reduce it and setgid sticks.
     pub fn init(root: &Path, mode: u32) -> Result<Spool, SpoolError> {
-        let mut builder = fs::DirBuilder::new();
-        builder.recursive(true).mode(mode);
         for dir in std::iter::once(root.to_path_buf()).chain(SUBDIRS.iter().map(|s| root.join(s))) {
-            builder.create(&dir).map_err(|source| SpoolError::Create {
+            fs::create_dir_all(&dir).map_err(|source| SpoolError::Create {
                 path: dir.clone(),
                 source,
+            })?;
+            fs::set_permissions(&dir, fs::Permissions::from_mode(mode)).map_err(|source| {
+                SpoolError::Create {
+                    path: dir.clone(),
+                    source,
+                }
             })?;
         }
         Spool::open(root)
@@ -151,7 +158,9 @@ impl Spool {
 
     /// Names of the entries of `sub/` that are records or stray files (not `.reason` notes, not
     /// hidden files), sorted: record names start with the enqueue time, so this is arrival order.
-    fn entries(&self, sub: &str) -> Result<Vec<String>, SpoolError> {
+    /// Names are kept as raw bytes: a stray file with a non-UTF-8 name is still claimed (and
+    /// quarantined), never left behind.
+    fn entries(&self, sub: &str) -> Result<Vec<OsString>, SpoolError> {
         let dir = self.dir(sub);
         let mut names = Vec::new();
         for entry in fs::read_dir(&dir).map_err(|source| SpoolError::List {
@@ -162,10 +171,8 @@ impl Spool {
                 path: dir.clone(),
                 source,
             })?;
-            // Names that are not UTF-8 cannot come from the hook; claim them anyway (lossy name
-            // for the report) so that they are quarantined rather than left behind forever.
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') || name.ends_with(".reason") {
+            let name = entry.file_name();
+            if name.as_bytes().starts_with(b".") || name.as_bytes().ends_with(b".reason") {
                 continue;
             }
             names.push(name);
@@ -184,6 +191,25 @@ impl Spool {
             }
             let from = self.dir(NEW).join(&name);
             let path = self.dir(CUR).join(&name);
+            // Only claimers write into cur/, always under the name a record had in new/, and names
+            // are unique by construction. A name already in cur/ therefore means someone put a
+            // record back into new/ by hand: quarantine it rather than let rename replace the other.
+            if fs::symlink_metadata(&path).is_ok() {
+                let reason = "a record with the same name is already in cur/".to_string();
+                match self.set_aside_from(&from, &name, FAILED, &reason) {
+                    Ok(moved) => report.failed.push(SetAside {
+                        path: moved,
+                        reason,
+                    }),
+                    Err(SpoolError::Move { source, .. })
+                        if source.kind() == io::ErrorKind::NotFound =>
+                    {
+                        report.lost_races += 1;
+                    }
+                    Err(e) => return Err(e),
+                }
+                continue;
+            }
             match fs::rename(&from, &path) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -214,8 +240,11 @@ impl Spool {
                 Some(first) => {
                     let key = record.key();
                     let reason = format!(
-                        "job {} of cluster {} (restart {}) was already claimed from record {first}",
-                        key.job_id, key.cluster, key.restart_count
+                        "job {} of cluster {} (restart {}) was already claimed from record {}",
+                        key.job_id,
+                        key.cluster,
+                        key.restart_count,
+                        first.to_string_lossy()
                     );
                     let moved = self.set_aside(&name, DUPLICATE, &reason)?;
                     report.duplicates.push(SetAside {
@@ -231,7 +260,7 @@ impl Spool {
     /// Records that `name` is the record of the job run `key`. Returns `None` when it is (now or
     /// from an earlier, interrupted claim of the same file) and `Some(first)` when another record
     /// got there first.
-    fn mark_seen(&self, key: &JobKey, name: &str) -> Result<Option<String>, SpoolError> {
+    fn mark_seen(&self, key: &JobKey, name: &OsStr) -> Result<Option<OsString>, SpoolError> {
         // Sharded by job id so no directory grows past 10,000 entries per cluster.
         let dir = self
             .dir(SEEN)
@@ -257,11 +286,15 @@ impl Spool {
                 Ok(None)
             }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                let first = fs::read_to_string(&marker).map_err(|source| SpoolError::Read {
+                let first = fs::read(&marker).map_err(|source| SpoolError::Read {
                     path: marker.clone(),
                     source,
                 })?;
-                Ok(if first == name { None } else { Some(first) })
+                Ok(if first == name.as_bytes() {
+                    None
+                } else {
+                    Some(OsString::from_vec(first))
+                })
             }
             Err(source) => Err(SpoolError::Create {
                 path: marker,
@@ -270,16 +303,36 @@ impl Spool {
         }
     }
 
-    /// Moves `cur/name` into `state/` and writes `state/name.reason`.
-    fn set_aside(&self, name: &str, state: &str, reason: &str) -> Result<PathBuf, SpoolError> {
-        let from = self.dir(CUR).join(name);
-        let to = self.dir(state).join(name);
-        fs::rename(&from, &to).map_err(|source| SpoolError::Move {
-            from,
+    /// Moves `cur/name` into `state/` and writes a `.reason` file beside it.
+    fn set_aside(&self, name: &OsStr, state: &str, reason: &str) -> Result<PathBuf, SpoolError> {
+        self.set_aside_from(&self.dir(CUR).join(name), name, state, reason)
+    }
+
+    /// Moves `from` into `state/` under `name` (with a numbered suffix if that name is taken, so
+    /// nothing already there is replaced) and writes `<new name>.reason`.
+    fn set_aside_from(
+        &self,
+        from: &Path,
+        name: &OsStr,
+        state: &str,
+        reason: &str,
+    ) -> Result<PathBuf, SpoolError> {
+        let mut target = name.to_os_string();
+        let mut n = 1;
+        while fs::symlink_metadata(self.dir(state).join(&target)).is_ok() {
+            target = name.to_os_string();
+            target.push(format!(".{n}"));
+            n += 1;
+        }
+        let to = self.dir(state).join(&target);
+        fs::rename(from, &to).map_err(|source| SpoolError::Move {
+            from: from.to_path_buf(),
             to: to.clone(),
             source,
         })?;
-        let reason_path = self.dir(state).join(format!("{name}.reason"));
+        let mut reason_name = target;
+        reason_name.push(".reason");
+        let reason_path = self.dir(state).join(reason_name);
         fs::write(&reason_path, format!("{reason}\n")).map_err(|source| SpoolError::Write {
             path: reason_path,
             source,
@@ -291,7 +344,7 @@ impl Spool {
     pub fn status(&self, now: DateTime<Utc>) -> Result<SpoolStatus, SpoolError> {
         let new = self.entries(NEW)?;
         let oldest_pending = new.first().map(|file| {
-            let enqueued_at = enqueue_time_from_name(file)
+            let enqueued_at = enqueue_time_from_name(&file.to_string_lossy())
                 .or_else(|| {
                     let modified = fs::metadata(self.dir(NEW).join(file))
                         .and_then(|m| m.modified())
@@ -300,7 +353,7 @@ impl Spool {
                 })
                 .unwrap_or(now);
             OldestPending {
-                file: file.clone(),
+                file: file.to_string_lossy().into_owned(),
                 enqueued_at,
                 age_seconds: (now - enqueued_at).num_seconds(),
             }
@@ -481,25 +534,71 @@ mod tests {
     #[test]
     fn an_interrupted_claim_of_the_same_file_is_not_a_duplicate() {
         let (_dir, spool) = spool();
-        let name = "00000000000000000001.c.1.0.json";
+        let name = OsStr::new("00000000000000000001.c.1.0.json");
+        let key = record(1, 0, "epilog_slurmd").key();
+        assert_eq!(spool.mark_seen(&key, name).unwrap(), None);
+        assert_eq!(spool.mark_seen(&key, name).unwrap(), None);
         assert_eq!(
-            spool
-                .mark_seen(&record(1, 0, "epilog_slurmd").key(), name)
-                .unwrap(),
-            None
+            spool.mark_seen(&key, OsStr::new("other")).unwrap(),
+            Some(name.to_os_string())
+        );
+    }
+
+    #[test]
+    fn odd_names_and_name_clashes_are_quarantined_not_lost() {
+        let (_dir, spool) = spool();
+        // A stray file whose name is not UTF-8.
+        let odd = OsString::from_vec(b"stray-\xff.json".to_vec());
+        fs::write(spool.root().join(NEW).join(&odd), b"x").unwrap();
+        // A record put back into new/ by hand while its twin is still in cur/.
+        let path = enqueue(spool.root(), &record(9, 0, "epilog_slurmctld"))
+            .unwrap()
+            .path;
+        let name = path.file_name().unwrap().to_os_string();
+        fs::copy(&path, spool.root().join(CUR).join(&name)).unwrap();
+        let report = spool.claim(None).unwrap();
+        assert_eq!(report.claimed.len(), 0);
+        assert_eq!(report.failed.len(), 2, "{:?}", report.failed);
+        assert!(
+            report
+                .failed
+                .iter()
+                .any(|f| f.reason.contains("same name is already in cur/"))
+        );
+        assert!(spool.root().join(FAILED).join(&odd).exists());
+        assert!(
+            spool.root().join(CUR).join(&name).exists(),
+            "the record in cur/ is untouched"
+        );
+        // Quarantining the same name again keeps both copies.
+        fs::write(spool.root().join(NEW).join(&odd), b"y").unwrap();
+        let report = spool.claim(None).unwrap();
+        assert!(
+            report.failed[0].path.to_string_lossy().ends_with(".json.1"),
+            "{:?}",
+            report.failed
         );
         assert_eq!(
             spool
-                .mark_seen(&record(1, 0, "epilog_slurmd").key(), name)
-                .unwrap(),
-            None
+                .status(DateTime::from(std::time::SystemTime::now()))
+                .unwrap()
+                .counts
+                .failed,
+            3
         );
-        assert_eq!(
-            spool
-                .mark_seen(&record(1, 0, "epilog_slurmd").key(), "other")
-                .unwrap(),
-            Some(name.to_string())
-        );
+    }
+
+    #[test]
+    fn init_sets_the_mode_despite_the_umask() {
+        let dir = tempfile::tempdir().unwrap();
+        let spool = Spool::init(&dir.path().join("s"), 0o2770).unwrap();
+        for sub in SUBDIRS {
+            let mode = fs::metadata(spool.root().join(sub))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o7777, 0o2770, "{sub}");
+        }
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! hook binary, and reports numbers that match what is on disk and what the simulation implies.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,25 +23,19 @@ fn epilog_bin() -> PathBuf {
 }
 
 fn demo(dir: &Path, jobs: usize, seed: u64) -> String {
-    let out = Command::new(JOBSIGHT)
-        .args([
-            "demo",
-            "--jobs",
-            &jobs.to_string(),
-            "--seed",
-            &seed.to_string(),
-            "--dir",
-        ])
-        .arg(dir)
-        .env("JOBSIGHT_EPILOG_BIN", epilog_bin())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    common::run_ok(
+        Command::new(JOBSIGHT)
+            .args([
+                "demo",
+                "--jobs",
+                &jobs.to_string(),
+                "--seed",
+                &seed.to_string(),
+                "--dir",
+            ])
+            .arg(dir)
+            .env("JOBSIGHT_EPILOG_BIN", epilog_bin()),
+    )
 }
 
 #[test]

@@ -87,25 +87,19 @@ fn count_records(dir: &Path) -> usize {
 }
 
 fn claim(spool: &Path) -> (Vec<SpoolRecord>, String) {
-    let out = Command::new(JOBSIGHT)
-        .args(["spool", "claim", "--format", "json", "--spool"])
-        .arg(spool)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (stdout, stderr) = common::run_ok_with_stderr(
+        Command::new(JOBSIGHT)
+            .args(["spool", "claim", "--format", "json", "--spool"])
+            .arg(spool),
     );
-    let records = String::from_utf8(out.stdout)
-        .unwrap()
+    let records = stdout
         .lines()
         .map(|line| {
             let v: serde_json::Value = serde_json::from_str(line).unwrap();
             serde_json::from_value(v["record"].clone()).unwrap()
         })
         .collect();
-    (records, String::from_utf8_lossy(&out.stderr).into_owned())
+    (records, stderr)
 }
 
 #[test]

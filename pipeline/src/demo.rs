@@ -250,7 +250,7 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
     )?;
 
     // 3. What the queue looks like now.
-    let status = spool.status(chrono::DateTime::from(std::time::SystemTime::now()))?;
+    let status = spool.status(crate::now())?;
     w(
         out,
         format!("\n3. {}", output::render_status(&status, Format::Table)),

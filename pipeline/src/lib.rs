@@ -6,7 +6,15 @@
 //! machine-learning diagnosis and notification arrive as later stages (see the README's status).
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+use chrono::{DateTime, Utc};
+
 pub mod demo;
 pub mod output;
 pub mod simulate;
 pub mod spool;
+
+/// The wall clock. Commands call this once and pass the time down; library functions take the
+/// time as a parameter so that tests choose it.
+pub fn now() -> DateTime<Utc> {
+    DateTime::from(std::time::SystemTime::now())
+}

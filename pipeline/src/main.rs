@@ -108,7 +108,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
             SpoolAction::Status { format } => {
                 let spool = Spool::open(&spool)?;
-                let status = spool.status(chrono::DateTime::from(std::time::SystemTime::now()))?;
+                let status = spool.status(jobsight::now())?;
                 stdout.write_all(output::render_status(&status, format).as_bytes())?;
             }
         },

@@ -415,6 +415,10 @@ mod tests {
         SpoolRecord::from_json(json.as_bytes()).unwrap()
     }
 
+    fn counts(spool: &Spool) -> StateCounts {
+        spool.status(crate::now()).unwrap().counts
+    }
+
     fn spool() -> (tempfile::TempDir, Spool) {
         let dir = tempfile::tempdir().unwrap();
         let spool = Spool::init(&dir.path().join("spool"), 0o755).unwrap();
@@ -447,9 +451,7 @@ mod tests {
         let report = spool.claim(None).unwrap();
         assert_eq!((report.claimed.len(), report.duplicates.len()), (0, 1));
 
-        let status = spool
-            .status(DateTime::from(std::time::SystemTime::now()))
-            .unwrap();
+        let status = spool.status(crate::now()).unwrap();
         assert_eq!(
             status.counts,
             StateCounts {
@@ -497,14 +499,7 @@ mod tests {
             let note = fs::read_to_string(format!("{}.reason", f.path.display())).unwrap();
             assert_eq!(note.trim_end(), f.reason);
         }
-        assert_eq!(
-            spool
-                .status(DateTime::from(std::time::SystemTime::now()))
-                .unwrap()
-                .counts
-                .failed,
-            4
-        );
+        assert_eq!(counts(&spool).failed, 4);
     }
 
     #[test]
@@ -513,22 +508,13 @@ mod tests {
         for job in 1..=5 {
             enqueue(spool.root(), &record(job, 0, "epilog_slurmctld")).unwrap();
         }
-        let status = spool
-            .status(DateTime::from(std::time::SystemTime::now()))
-            .unwrap();
+        let status = spool.status(crate::now()).unwrap();
         let oldest = status.oldest_pending.unwrap();
         assert!(oldest.file.contains(".c.1.0."), "{}", oldest.file);
         let report = spool.claim(Some(2)).unwrap();
         let jobs: Vec<u64> = report.claimed.iter().map(|c| c.record.job_id).collect();
         assert_eq!(jobs, [1, 2]);
-        assert_eq!(
-            spool
-                .status(DateTime::from(std::time::SystemTime::now()))
-                .unwrap()
-                .counts
-                .new,
-            3
-        );
+        assert_eq!(counts(&spool).new, 3);
     }
 
     #[test]
@@ -578,14 +564,7 @@ mod tests {
             "{:?}",
             report.failed
         );
-        assert_eq!(
-            spool
-                .status(DateTime::from(std::time::SystemTime::now()))
-                .unwrap()
-                .counts
-                .failed,
-            3
-        );
+        assert_eq!(counts(&spool).failed, 3);
     }
 
     #[test]

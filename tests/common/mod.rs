@@ -95,17 +95,24 @@ pub fn is_root() -> bool {
         .unwrap_or(false)
 }
 
-/// Runs a command and returns its stdout, panicking with everything it printed if it fails.
-pub fn run_ok(command: &mut Command) -> String {
+/// Runs a command and returns its stdout and stderr, panicking with both if it fails.
+pub fn run_ok_with_stderr(command: &mut Command) -> (String, String) {
     let out = command
         .output()
         .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
     assert!(
         out.status.success(),
-        "{command:?} failed with {}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+        "{command:?} failed with {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        out.status
     );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    (stdout, stderr)
+}
+
+/// Runs a command and returns its stdout, panicking with everything it printed if it fails.
+pub fn run_ok(command: &mut Command) -> String {
+    run_ok_with_stderr(command).0
 }

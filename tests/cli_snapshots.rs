@@ -1,0 +1,91 @@
+//! What users see, pinned: `jobsight --help`, `jobsight spool claim` and `jobsight spool status`
+//! on a fixed spool. A change in these snapshots is a change in the user interface: review it
+//! (`cargo insta review`, or accept with INSTA_UPDATE=always) rather than edit the files by hand.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use chrono::DateTime;
+use jobsight::output::{self, Format};
+use jobsight::spool::Spool;
+use slurm_hooks::hook_env::record_from_env;
+use slurm_hooks::spool_dir::enqueue;
+
+const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
+
+/// A spool with three jobs enqueued at fixed times, one of them twice and one with a hostile name.
+fn fixed_spool(root: &Path) -> Spool {
+    let spool = Spool::init(root, 0o755).unwrap();
+    let jobs: [(u64, &[u8], i64); 4] = [
+        (101, b"lammps-prod", 1_795_000_000),
+        (102, b"evil\nname\xff\x1b[31m", 1_795_000_060),
+        (103, b"train.py", 1_795_000_120),
+        (102, b"evil\nname\xff\x1b[31m", 1_795_000_121),
+    ];
+    for (job, name, at) in jobs {
+        let mut env = common::slurmctld_env(job);
+        env.retain(|(k, _)| k != "SLURM_JOB_NAME");
+        env.push(("SLURM_JOB_NAME".into(), name.to_vec()));
+        let env = env.into_iter().map(|(k, v)| {
+            use std::os::unix::ffi::OsStringExt;
+            (k.into(), std::ffi::OsString::from_vec(v))
+        });
+        let record = record_from_env(env, "ctl", DateTime::from_timestamp(at, 0).unwrap()).unwrap();
+        enqueue(root, &record).unwrap();
+    }
+    spool
+}
+
+/// Replaces what differs between runs: the temporary directory, and the pid in record names
+/// (records are enqueued by this process; only this test enqueues, so attempt numbers are fixed).
+fn redact(text: &str, root: &Path) -> String {
+    text.replace(&root.display().to_string(), "[SPOOL]")
+        .replace(&format!(".{}.", std::process::id()), ".[PID].")
+}
+
+#[test]
+fn status_and_claim_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("spool");
+    let spool = fixed_spool(&root);
+    let now = DateTime::from_timestamp(1_795_003_723, 0).unwrap();
+    let before = output::render_status(&spool.status(now).unwrap(), Format::Table);
+    insta::assert_snapshot!("status_before_claim", redact(&before, &root));
+
+    let report = spool.claim(None).unwrap();
+    let claimed = output::render_claimed(&report, Format::Table);
+    let set_aside = output::render_set_aside(&report);
+    insta::assert_snapshot!(
+        "claim_table",
+        redact(
+            &format!(
+                "{claimed}--- stderr ---\n{set_aside}{}\n",
+                output::claim_summary(&report)
+            ),
+            &root
+        )
+    );
+    let after = output::render_status(&spool.status(now).unwrap(), Format::Table);
+    insta::assert_snapshot!("status_after_claim", redact(&after, &root));
+}
+
+#[test]
+fn help_texts() {
+    for args in [
+        &["--help"][..],
+        &["spool", "--help"],
+        &["spool", "claim", "--help"],
+        &["demo", "--help"],
+    ] {
+        let out = common::run_ok(
+            Command::new(JOBSIGHT)
+                .args(args)
+                .env_remove("JOBSIGHT_SPOOL")
+                .env("COLUMNS", "100"),
+        );
+        insta::assert_snapshot!(format!("help_{}", args.join("_").replace("--", "")), out);
+    }
+}

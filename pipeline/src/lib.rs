@@ -1,15 +1,20 @@
 //! jobsight's pipeline: everything that happens to a finished Slurm job after the epilog hook has
 //! enqueued it.
 //!
-//! One module per stage. So far: [`spool`] claims enqueued jobs and reports the queue, and [`demo`]
-//! runs what exists of the pipeline on a simulated cluster. Telemetry ingest, features, rules,
-//! machine-learning diagnosis and notification arrive as later stages (see the README's status).
+//! One module per stage. So far: [`spool`] claims enqueued jobs and reports the queue; [`catalog`]
+//! owns the warehouse's tables; [`ingest`] turns SWF job logs and LDMS CSV runs into those tables;
+//! [`query`] runs SQL over them; [`demo`] runs what exists of the pipeline on a simulated cluster.
+//! Prometheus and sacct ingest, features, rules, machine-learning diagnosis and notification arrive
+//! as later stages (see the README's status).
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 use chrono::{DateTime, Utc};
 
+pub mod catalog;
 pub mod demo;
+pub mod ingest;
 pub mod output;
+pub mod query;
 pub mod simulate;
 pub mod spool;
 

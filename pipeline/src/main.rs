@@ -8,7 +8,9 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use jobsight::demo::{self, DemoOptions};
+use jobsight::ingest::{ldms, swf};
 use jobsight::output::{self, Format};
+use jobsight::query::{self, SqlFormat};
 use jobsight::simulate::ClusterSpec;
 use jobsight::spool::Spool;
 
@@ -20,6 +22,14 @@ use jobsight::spool::Spool;
 #[derive(Debug, Parser)]
 #[command(name = "jobsight", version, about, long_about)]
 struct Cli {
+    /// Warehouse directory: hive-partitioned Parquet, one folder per table.
+    #[arg(
+        long,
+        env = "JOBSIGHT_DATA",
+        default_value = "./jobsight-data",
+        global = true
+    )]
+    data: PathBuf,
     #[command(subcommand)]
     command: Command,
 }
@@ -53,6 +63,42 @@ enum Command {
         /// The hook binary to run; default: `jobsight-epilog` beside this program.
         #[arg(long, env = "JOBSIGHT_EPILOG_BIN")]
         epilog_bin: Option<PathBuf>,
+    },
+    /// Run a SQL query (DataFusion dialect) over every table of the warehouse: jobs, telemetry,
+    /// labels. Each table has the partition column `day` ('YYYY-MM-DD', the job's end day).
+    Sql {
+        /// The query, e.g. "SELECT count(*) FROM jobs".
+        query: String,
+        #[arg(long, value_enum, default_value = "table")]
+        format: SqlFormat,
+    },
+    /// Load historical or external data into the warehouse.
+    Import {
+        #[command(subcommand)]
+        source: ImportSource,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ImportSource {
+    /// A job log in the Standard Workload Format (Parallel Workloads Archive) into `jobs`.
+    /// Re-importing the same file replaces what it imported before.
+    Swf {
+        file: PathBuf,
+        /// Cluster name to record for these jobs.
+        #[arg(long)]
+        cluster: String,
+    },
+    /// A directory of LDMS CSV store runs (each directory with a data/ folder is one job on its
+    /// producer node) into `telemetry` and `jobs`, with ground truth into `labels`.
+    LdmsRuns {
+        dir: PathBuf,
+        /// Labels file: job_id,run_dir,app,mode,anomaly,start_s,end_s,params.
+        #[arg(long)]
+        labels: Option<PathBuf>,
+        /// Cluster name to record for these jobs.
+        #[arg(long, default_value = "ldms")]
+        cluster: String,
     },
 }
 
@@ -131,8 +177,79 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             };
             demo::run(&options, &mut stdout).context("demo failed")?;
         }
+        Command::Sql { query, format } => {
+            let runtime =
+                tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+            let batches = runtime.block_on(query::run(&cli.data, &query))?;
+            stdout.write_all(query::render(&batches, format)?.as_bytes())?;
+        }
+        Command::Import { source } => match source {
+            ImportSource::Swf { file, cluster } => {
+                let done = swf::import(&cli.data, &file, &cluster)?;
+                report_skipped(
+                    done.log
+                        .skipped
+                        .iter()
+                        .map(|s| format!("{}:{}: {}", file.display(), s.line, s.reason)),
+                );
+                writeln!(
+                    stdout,
+                    "imported {} jobs of cluster {cluster} from {} into {} day partitions of {}; skipped {} line(s)",
+                    done.log.jobs.len(),
+                    file.display(),
+                    done.days,
+                    cli.data.join("jobs").display(),
+                    done.log.skipped.len()
+                )?;
+            }
+            ImportSource::LdmsRuns {
+                dir,
+                labels,
+                cluster,
+            } => {
+                let done = ldms::import_runs(
+                    &cli.data,
+                    &dir,
+                    labels.as_deref(),
+                    &cluster,
+                    |i, n, job| {
+                        eprint!("\rimporting run {i}/{n}: {job:<70.70}");
+                    },
+                )?;
+                eprintln!();
+                report_skipped(
+                    done.skipped
+                        .iter()
+                        .map(|s| format!("{}:{}: {}", s.file.display(), s.line, s.reason)),
+                );
+                writeln!(
+                    stdout,
+                    "imported {} runs: {} samples -> {} telemetry rows, {} labels, into {}; skipped {} row(s)",
+                    done.runs,
+                    done.samples,
+                    done.telemetry_rows,
+                    done.labels,
+                    cli.data.display(),
+                    done.skipped.len()
+                )?;
+            }
+        },
     }
     Ok(())
+}
+
+/// Lists skipped input on stderr: the first 20 in full, then a count.
+fn report_skipped(lines: impl Iterator<Item = String>) {
+    let mut count = 0;
+    for line in lines {
+        count += 1;
+        if count <= 20 {
+            eprintln!("skipped: {line}");
+        }
+    }
+    if count > 20 {
+        eprintln!("skipped: ... and {} more", count - 20);
+    }
 }
 
 fn main() -> ExitCode {

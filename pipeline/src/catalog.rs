@@ -1,0 +1,273 @@
+//! The warehouse catalogue: the one place that knows every table's name, location, Arrow schema and
+//! partitioning, and how a partition file is written.
+//!
+//! Layout: `<data>/<table>/day=YYYY-MM-DD/part-<name>.parquet`, where the day is that of the job's
+//! end (UTC). Files are zstd-compressed Parquet with dictionary pages for repeated values and row
+//! groups of [`ROW_GROUP_ROWS`] rows, readable by DataFusion, DuckDB, Spark and pandas.
+//!
+//! Writes are atomic and idempotent: a part is written under a hidden temporary name in its
+//! partition directory, fsynced and renamed over `part-<name>.parquet`. Each ingest unit (one SWF
+//! file, one LDMS run, one job) always writes the same part names, so re-running it replaces its
+//! own files instead of adding rows, and a crash leaves either the old file or the new one.
+//!
+//! Each table's schema is also committed as `schemas/<table>.schema.json`; a test regenerates it
+//! from [`Table::schema`] and fails on any difference, because a changed on-disk schema breaks
+//! every reader of the warehouse.
+
+use std::fs::{self, File};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use chrono::NaiveDate;
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::parquet::arrow::ArrowWriter;
+use datafusion::parquet::basic::{Compression, ZstdLevel};
+use datafusion::parquet::file::properties::WriterProperties;
+use slurm_hooks::Text;
+
+/// Rows per Parquet row group: large enough for fast scans, small enough to stream.
+pub const ROW_GROUP_ROWS: usize = 1 << 20;
+/// Name of the hive partition column.
+pub const PARTITION_COLUMN: &str = "day";
+
+/// Every table of the warehouse. Later stages add theirs here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Table {
+    /// One row per job run: identity, request, timing, outcome.
+    Jobs,
+    /// Long-format node telemetry attributed to jobs: one row per job, node, metric and sample.
+    Telemetry,
+    /// Ground truth where a data set has it: which anomaly ran in which job and when.
+    Labels,
+}
+
+impl Table {
+    pub const ALL: [Table; 3] = [Table::Jobs, Table::Telemetry, Table::Labels];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Jobs => "jobs",
+            Table::Telemetry => "telemetry",
+            Table::Labels => "labels",
+        }
+    }
+
+    /// The table's directory under the data directory.
+    pub fn dir(self, data: &Path) -> PathBuf {
+        data.join(self.name())
+    }
+
+    /// The Arrow schema of the table's files (without the `day` partition column, which lives in
+    /// the directory names).
+    pub fn schema(self) -> SchemaRef {
+        let text = || DataType::Utf8;
+        let dict = || DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+        let time = || DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()));
+        let fields = match self {
+            Table::Jobs => vec![
+                Field::new("cluster", text(), false),
+                Field::new("job_id", text(), false),
+                Field::new("array_job_id", text(), true),
+                Field::new("array_task_id", DataType::UInt32, true),
+                Field::new("restart_count", DataType::UInt32, false),
+                Field::new("user", text(), true),
+                Field::new("account", text(), true),
+                Field::new("partition", text(), true),
+                Field::new("qos", text(), true),
+                Field::new("num_nodes", DataType::UInt32, true),
+                Field::new("nodes", text(), true),
+                Field::new("cpus", DataType::UInt32, true),
+                Field::new("gpus", DataType::UInt32, true),
+                Field::new("req_mem_mb", DataType::UInt64, true),
+                Field::new("time_limit_s", DataType::UInt64, true),
+                Field::new("submit", time(), true),
+                Field::new("start", time(), true),
+                Field::new("end", time(), false),
+                Field::new("state", text(), true),
+                Field::new("exit_code", DataType::Int32, true),
+                Field::new("exit_signal", DataType::Int32, true),
+                Field::new("name", text(), true),
+                Field::new("source", text(), false),
+            ],
+            Table::Telemetry => vec![
+                Field::new("job_id", dict(), false),
+                Field::new("node", dict(), false),
+                Field::new("metric", dict(), false),
+                Field::new("ts", time(), false),
+                Field::new("value", DataType::Float64, false),
+            ],
+            Table::Labels => vec![
+                Field::new("job_id", text(), false),
+                Field::new("anomaly", text(), false),
+                Field::new("start", time(), true),
+                Field::new("end", time(), true),
+                Field::new("params", text(), true),
+                Field::new("source", text(), false),
+            ],
+        };
+        Arc::new(Schema::new(fields))
+    }
+
+    /// The schema as committed in `schemas/<table>.schema.json`: one entry per column, in order.
+    pub fn schema_json(self) -> String {
+        let columns: Vec<serde_json::Value> = self
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| serde_json::json!({"name": f.name(), "type": f.data_type().to_string(), "nullable": f.is_nullable()}))
+            .collect();
+        let doc = serde_json::json!({
+            "table": self.name(),
+            "layout": format!("<data>/{}/{PARTITION_COLUMN}=YYYY-MM-DD/part-*.parquet", self.name()),
+            "partition_column": {"name": PARTITION_COLUMN, "type": "Utf8", "meaning": "UTC day of the job's end"},
+            "columns": columns,
+        });
+        serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    #[error("cannot create {path}: {source}")]
+    Create { path: PathBuf, source: io::Error },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: datafusion::parquet::errors::ParquetError,
+    },
+    #[error("cannot sync or rename {path}: {source}")]
+    Commit { path: PathBuf, source: io::Error },
+    #[error("batch for table {table} does not match its schema: {reason}")]
+    Schema { table: &'static str, reason: String },
+}
+
+/// The directory of one day's partition of a table.
+pub fn partition_dir(data: &Path, table: Table, day: NaiveDate) -> PathBuf {
+    table
+        .dir(data)
+        .join(format!("{PARTITION_COLUMN}={}", day.format("%Y-%m-%d")))
+}
+
+fn writer_properties() -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).unwrap_or_default()))
+        .set_dictionary_enabled(true)
+        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .build()
+}
+
+/// Atomically writes `batches` as `part-<name>.parquet` into the table's partition for `day`,
+/// replacing an earlier file of the same name. `name` identifies the ingest unit (sanitised here).
+pub fn write_part(
+    data: &Path,
+    table: Table,
+    day: NaiveDate,
+    name: &str,
+    batches: &[RecordBatch],
+) -> Result<PathBuf, CatalogError> {
+    let schema = table.schema();
+    for batch in batches {
+        if batch.schema().fields() != schema.fields() {
+            return Err(CatalogError::Schema {
+                table: table.name(),
+                reason: format!(
+                    "got {:?}",
+                    batch
+                        .schema()
+                        .fields()
+                        .iter()
+                        .map(|f| f.name())
+                        .collect::<Vec<_>>()
+                ),
+            });
+        }
+    }
+    let dir = partition_dir(data, table, day);
+    fs::create_dir_all(&dir).map_err(|source| CatalogError::Create {
+        path: dir.clone(),
+        source,
+    })?;
+    let file_name = format!(
+        "part-{}.parquet",
+        slurm_hooks::spool_dir::file_name_part(&Text::from(name), 128)
+    );
+    let final_path = dir.join(&file_name);
+    // Hidden and without the .parquet extension: readers never list a half-written file.
+    let tmp_path = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let file = File::create(&tmp_path).map_err(|source| CatalogError::Create {
+            path: tmp_path.clone(),
+            source,
+        })?;
+        let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(writer_properties()))
+            .map_err(|source| CatalogError::Write {
+                path: tmp_path.clone(),
+                source,
+            })?;
+        for batch in batches {
+            writer.write(batch).map_err(|source| CatalogError::Write {
+                path: tmp_path.clone(),
+                source,
+            })?;
+        }
+        let file = writer.into_inner().map_err(|source| CatalogError::Write {
+            path: tmp_path.clone(),
+            source,
+        })?;
+        file.sync_all().map_err(|source| CatalogError::Commit {
+            path: tmp_path.clone(),
+            source,
+        })?;
+        fs::rename(&tmp_path, &final_path).map_err(|source| CatalogError::Commit {
+            path: final_path.clone(),
+            source,
+        })?;
+        if let Ok(dir) = File::open(&dir) {
+            let _ = dir.sync_all();
+        }
+        Ok(final_path.clone())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp_path);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The committed schema files are exactly what the code writes. Regenerate after a deliberate
+    /// change with `JOBSIGHT_UPDATE_SCHEMAS=1 cargo test -p jobsight schema`.
+    #[test]
+    fn schema_files_match_the_code() {
+        for table in Table::ALL {
+            let path = format!(
+                "{}/../schemas/{}.schema.json",
+                env!("CARGO_MANIFEST_DIR"),
+                table.name()
+            );
+            let generated = table.schema_json();
+            if std::env::var_os("JOBSIGHT_UPDATE_SCHEMAS").is_some() {
+                fs::write(&path, &generated).unwrap();
+            }
+            let committed =
+                fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+            assert!(
+                committed == generated,
+                "{path} differs from Table::{table:?}.schema():\n{generated}"
+            );
+        }
+    }
+
+    #[test]
+    fn partition_paths() {
+        let day = NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
+        assert_eq!(
+            partition_dir(Path::new("/d"), Table::Telemetry, day),
+            Path::new("/d/telemetry/day=2026-11-22")
+        );
+    }
+}

@@ -1,0 +1,594 @@
+//! LDMS CSV store files into `telemetry`, and `jobsight import ldms-runs DIR [--labels FILE]`.
+//!
+//! The LDMS CSV store writes one file per sampler (`meminfo`, `vmstat`, `procstat`, ...) with the
+//! header `#Time,Time_usec,ProducerName,component_id,job_id,app_id,<metric columns...>` and one row
+//! per sample. Each metric becomes the long-format series `<sampler>.<column>` of its producer node.
+//! Gauges (memory sizes, running processes) are stored as sampled. Cumulative counters (CPU
+//! jiffies in `procstat`, event counts in `vmstat`) are stored as per-second rates under
+//! `<sampler>.<column>_per_s`, computed between consecutive samples; a counter that goes down was
+//! reset, and the new value counts as the increase since the reset, as Prometheus's `rate()` does.
+//!
+//! `ldms-runs` imports a directory of runs in which each run directory (any directory holding a
+//! `data/` folder) is one job on its producer node, as in the HPAS ExaMiniMD data set. The job id
+//! is the label file's id for the run whose path ends with the label's `run_dir`, else the run's
+//! path below the imported directory (and below `dataset/`) with `/` written as `__` (the label
+//! file's own convention). Labels give each anomaly's start and end in
+//! seconds after the run's first sample.
+//!
+//! Malformed rows (wrong field count, a value that is not a number) are skipped and reported with
+//! file and line; the rest of the file is imported. A final line without a newline is skipped too:
+//! it was cut off mid-write (every file of the HPAS archive ends so), and a number cut short would
+//! otherwise be stored as a wrong value. Re-importing a run
+//! replaces its parts.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+
+use super::{JobRow, LabelRow, TelemetryBuilder, jobs_batch, labels_batch};
+use crate::catalog::{self, CatalogError, Table};
+
+/// The columns every LDMS CSV store file starts with.
+const FIXED_COLUMNS: [&str; 6] = [
+    "#Time",
+    "Time_usec",
+    "ProducerName",
+    "component_id",
+    "job_id",
+    "app_id",
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum LdmsError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: not an LDMS CSV store file: {reason}")]
+    Format { path: PathBuf, reason: String },
+    #[error("{path} line {line}: {reason}")]
+    Labels {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
+    #[error("{dir}: no run directories (directories with a data/ folder) found")]
+    NoRuns { dir: PathBuf },
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    #[error("job {job_id}: cannot build a batch: {reason}")]
+    Batch { job_id: String, reason: String },
+}
+
+/// A skipped row, with where and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skipped {
+    pub file: PathBuf,
+    pub line: usize,
+    pub reason: String,
+}
+
+/// Whether a column of a sampler is a cumulative counter (stored as a rate) or a gauge.
+pub fn is_counter(sampler: &str, column: &str) -> bool {
+    match sampler {
+        "procstat" => {
+            !matches!(
+                column,
+                "cores_up" | "cpu_enabled" | "procs_running" | "procs_blocked"
+            ) && !column.starts_with("per_core_cpu_enabled")
+        }
+        "vmstat" => !(column.starts_with("nr_") || column == "workingset_nodes"),
+        _ => false,
+    }
+}
+
+/// One parsed sample row: time in microseconds, producer node, metric values in header order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    pub ts_micros: i64,
+    pub node: String,
+    pub values: Vec<f64>,
+}
+
+/// A parsed CSV store file.
+#[derive(Debug, Default)]
+pub struct SamplerFile {
+    pub sampler: String,
+    /// Metric columns (after the six fixed ones).
+    pub columns: Vec<String>,
+    pub samples: Vec<Sample>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// `1746588097.002099` and `2099` -> microseconds since the epoch, without going through f64.
+fn parse_time(time: &str, usec: &str) -> Option<i64> {
+    let secs: i64 = time.split('.').next()?.parse().ok()?;
+    let usec: i64 = usec.trim().parse().ok()?;
+    (0..1_000_000)
+        .contains(&usec)
+        .then(|| secs * 1_000_000 + usec)
+}
+
+/// Parses one LDMS CSV store file. `sampler` is the series prefix (the file's name).
+///
+/// A final line without its newline is treated as incomplete and skipped: the store writes whole
+/// lines, so such a line was cut off mid-write, and a number cut short would still parse.
+pub fn parse_file(
+    mut reader: impl BufRead,
+    path: &Path,
+    sampler: &str,
+) -> Result<SamplerFile, LdmsError> {
+    let read_error = |source| LdmsError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut line = Vec::new();
+    if reader.read_until(b'\n', &mut line).map_err(read_error)? == 0 {
+        return Err(LdmsError::Format {
+            path: path.to_path_buf(),
+            reason: "empty file".into(),
+        });
+    }
+    let header = String::from_utf8_lossy(&line).trim_end().to_string();
+    let names: Vec<&str> = header.split(',').collect();
+    if names.len() <= FIXED_COLUMNS.len() || names[..FIXED_COLUMNS.len()] != FIXED_COLUMNS {
+        return Err(LdmsError::Format {
+            path: path.to_path_buf(),
+            reason: format!("the header must start with {}", FIXED_COLUMNS.join(",")),
+        });
+    }
+    let mut file = SamplerFile {
+        sampler: sampler.to_string(),
+        columns: names[FIXED_COLUMNS.len()..]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        ..SamplerFile::default()
+    };
+    let mut number = 1;
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).map_err(read_error)? == 0 {
+            break;
+        }
+        number += 1;
+        let terminated = line.last() == Some(&b'\n');
+        let mut skip = |reason: String| {
+            file.skipped.push(Skipped {
+                file: path.to_path_buf(),
+                line: number,
+                reason,
+            })
+        };
+        let Ok(text) = std::str::from_utf8(&line) else {
+            skip("not UTF-8".into());
+            continue;
+        };
+        let text = text.trim_end();
+        if text.is_empty() || text.starts_with('#') {
+            continue;
+        }
+        if !terminated {
+            skip("last line has no newline: cut off mid-write".into());
+            continue;
+        }
+        let fields: Vec<&str> = text.split(',').collect();
+        if fields.len() != names.len() {
+            skip(format!(
+                "expected {} fields, found {} (truncated or malformed line)",
+                names.len(),
+                fields.len()
+            ));
+            continue;
+        }
+        let Some(ts_micros) = parse_time(fields[0], fields[1]) else {
+            skip(format!("invalid time {:?},{:?}", fields[0], fields[1]));
+            continue;
+        };
+        let values: Result<Vec<f64>, String> = fields[FIXED_COLUMNS.len()..]
+            .iter()
+            .zip(&file.columns)
+            .map(|(f, name)| {
+                f.trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .ok_or_else(|| format!("{name} is not a number: {f:?}"))
+            })
+            .collect();
+        match values {
+            Ok(values) => file.samples.push(Sample {
+                ts_micros,
+                node: fields[2].to_string(),
+                values,
+            }),
+            Err(reason) => skip(reason),
+        }
+    }
+    Ok(file)
+}
+
+/// Appends a file's samples for one job to `out`: gauges as sampled, counters as per-second rates.
+/// Samples must be of one node and in time order (as the store writes them); a sample whose time
+/// does not advance gives no rate.
+pub fn push_series(file: &SamplerFile, job_id: &str, out: &mut TelemetryBuilder) {
+    for (column_index, column) in file.columns.iter().enumerate() {
+        let counter = is_counter(&file.sampler, column);
+        let metric = if counter {
+            format!("{}.{column}_per_s", file.sampler)
+        } else {
+            format!("{}.{column}", file.sampler)
+        };
+        let mut previous: Option<(i64, f64)> = None;
+        for sample in &file.samples {
+            let value = sample.values[column_index];
+            if !counter {
+                out.push(job_id, &sample.node, &metric, sample.ts_micros, value);
+                continue;
+            }
+            if let Some((t0, v0)) = previous
+                && sample.ts_micros > t0
+            {
+                let increase = if value >= v0 { value - v0 } else { value };
+                let seconds = (sample.ts_micros - t0) as f64 / 1e6;
+                out.push(
+                    job_id,
+                    &sample.node,
+                    &metric,
+                    sample.ts_micros,
+                    increase / seconds,
+                );
+            }
+            if previous.is_none_or(|(t0, _)| sample.ts_micros > t0) {
+                previous = Some((sample.ts_micros, value));
+            }
+        }
+    }
+}
+
+/// One labelled anomaly of a run, from the labels file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunLabel {
+    pub job_id: String,
+    pub run_dir: String,
+    pub app: String,
+    pub anomaly: String,
+    pub start_s: Option<f64>,
+    pub end_s: Option<f64>,
+    pub params: Option<String>,
+}
+
+/// Reads `job_id,run_dir,app,mode,anomaly,start_s,end_s,params` (the HPAS labels format).
+pub fn read_labels(path: &Path) -> Result<Vec<RunLabel>, LdmsError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LdmsError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut labels = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let fail = |reason: String| LdmsError::Labels {
+            path: path.to_path_buf(),
+            line: index + 1,
+            reason,
+        };
+        let fields: Vec<&str> = line.split(',').collect();
+        if index == 0 {
+            if fields.len() < 7
+                || fields[0] != "job_id"
+                || fields[1] != "run_dir"
+                || fields[4] != "anomaly"
+            {
+                return Err(fail(
+                    "expected the header job_id,run_dir,app,mode,anomaly,start_s,end_s,params"
+                        .into(),
+                ));
+            }
+            continue;
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        if fields.len() < 7 {
+            return Err(fail(format!(
+                "expected at least 7 fields, found {}",
+                fields.len()
+            )));
+        }
+        let seconds = |s: &str| -> Result<Option<f64>, LdmsError> {
+            if s.is_empty() {
+                return Ok(None);
+            }
+            s.parse::<f64>()
+                .map(Some)
+                .map_err(|_| fail(format!("not a number of seconds: {s:?}")))
+        };
+        labels.push(RunLabel {
+            job_id: fields[0].to_string(),
+            run_dir: fields[1].trim_end_matches('/').to_string(),
+            app: fields[2].to_string(),
+            anomaly: fields[4].to_string(),
+            start_s: seconds(fields[5])?,
+            end_s: seconds(fields[6])?,
+            params: fields
+                .get(7)
+                .filter(|p| !p.is_empty())
+                .map(|p| p.to_string()),
+        });
+    }
+    Ok(labels)
+}
+
+/// Every run directory below `dir` (a directory with a `data/` folder), sorted.
+pub fn find_runs(dir: &Path) -> Vec<PathBuf> {
+    let mut runs = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        if d.join("data").is_dir() {
+            runs.push(d.clone());
+            continue;
+        }
+        for entry in entries.flatten() {
+            let path = entry.path();
+            // Never follow symlinks out of the tree being imported.
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(path);
+            }
+        }
+    }
+    runs.sort();
+    runs
+}
+
+/// The run's path below `root`, without a leading `dataset/`, with `/` separators.
+fn relative_run(root: &Path, run: &Path) -> String {
+    let rel = run
+        .strip_prefix(root)
+        .unwrap_or(run)
+        .to_string_lossy()
+        .replace('\\', "/");
+    rel.strip_prefix("dataset/")
+        .map(str::to_string)
+        .unwrap_or(rel)
+}
+
+/// What importing a directory of runs did.
+#[derive(Debug, Default)]
+pub struct LdmsImport {
+    pub runs: usize,
+    pub samples: usize,
+    pub telemetry_rows: usize,
+    pub labels: usize,
+    pub skipped: Vec<Skipped>,
+}
+
+/// Imports every run below `dir` as one job each, with labels when given.
+pub fn import_runs(
+    data: &Path,
+    dir: &Path,
+    labels_file: Option<&Path>,
+    cluster: &str,
+    mut progress: impl FnMut(usize, usize, &str),
+) -> Result<LdmsImport, LdmsError> {
+    let labels = match labels_file {
+        Some(path) => read_labels(path)?,
+        None => Vec::new(),
+    };
+    let runs = find_runs(dir);
+    if runs.is_empty() {
+        return Err(LdmsError::NoRuns {
+            dir: dir.to_path_buf(),
+        });
+    }
+    let mut summary = LdmsImport::default();
+    for (index, run) in runs.iter().enumerate() {
+        let rel = relative_run(dir, run);
+        // A label belongs to the run whose path ends with the label's run_dir (without its
+        // leading `dataset/`), whichever directory the import was started from.
+        let run_labels: Vec<&RunLabel> = labels
+            .iter()
+            .filter(|l| run.ends_with(l.run_dir.strip_prefix("dataset/").unwrap_or(&l.run_dir)))
+            .collect();
+        let job_id = run_labels
+            .first()
+            .map_or_else(|| rel.replace('/', "__"), |l| l.job_id.clone());
+        progress(index + 1, runs.len(), &job_id);
+        let mut files = Vec::new();
+        for sampler_path in sampler_files(&run.join("data")) {
+            let sampler = sampler_path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            let reader = std::fs::File::open(&sampler_path).map_err(|source| LdmsError::Read {
+                path: sampler_path.clone(),
+                source,
+            })?;
+            files.push(parse_file(
+                std::io::BufReader::new(reader),
+                &sampler_path,
+                &sampler,
+            )?);
+        }
+        let all = || files.iter().flat_map(|f| f.samples.iter());
+        let (Some(first), Some(last)) = (
+            all().map(|s| s.ts_micros).min(),
+            all().map(|s| s.ts_micros).max(),
+        ) else {
+            summary.skipped.push(Skipped {
+                file: run.clone(),
+                line: 0,
+                reason: "no samples: run not imported".into(),
+            });
+            continue;
+        };
+        let mut telemetry = TelemetryBuilder::default();
+        for file in &files {
+            push_series(file, &job_id, &mut telemetry);
+            summary.samples += file.samples.len();
+            summary.skipped.extend(file.skipped.iter().cloned());
+        }
+        summary.telemetry_rows += telemetry.len();
+        let at = |micros: i64| DateTime::<Utc>::from_timestamp_micros(micros).unwrap_or_default();
+        let end = at(last);
+        let mut nodes: Vec<&str> = all().map(|s| s.node.as_str()).collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        let job = JobRow {
+            cluster: cluster.to_string(),
+            job_id: job_id.clone(),
+            num_nodes: Some(nodes.len() as u32),
+            nodes: Some(nodes.join(",")),
+            start: Some(at(first)),
+            end,
+            name: Some(run_labels.first().map_or_else(
+                || rel.split('/').next().unwrap_or("").to_string(),
+                |l| l.app.clone(),
+            )),
+            source: format!("ldms:{rel}"),
+            ..JobRow::default()
+        };
+        let label_rows: Vec<LabelRow> = run_labels
+            .iter()
+            .map(|l| {
+                let offset = |s: Option<f64>| s.map(|s| at(first + (s * 1e6).round() as i64));
+                LabelRow {
+                    job_id: job_id.clone(),
+                    anomaly: l.anomaly.clone(),
+                    start: offset(l.start_s),
+                    end: offset(l.end_s),
+                    params: l.params.clone(),
+                    source: format!(
+                        "labels:{}",
+                        labels_file.map_or(String::new(), |p| p.display().to_string())
+                    ),
+                }
+            })
+            .collect();
+        let batch_error = |e: datafusion::arrow::error::ArrowError| LdmsError::Batch {
+            job_id: job_id.clone(),
+            reason: e.to_string(),
+        };
+        let part = format!("ldms-{job_id}");
+        let day = job.day();
+        catalog::write_part(
+            data,
+            Table::Telemetry,
+            day,
+            &part,
+            &[telemetry.finish().map_err(batch_error)?],
+        )?;
+        catalog::write_part(
+            data,
+            Table::Jobs,
+            day,
+            &part,
+            &[jobs_batch(&[job]).map_err(batch_error)?],
+        )?;
+        if !label_rows.is_empty() {
+            summary.labels += label_rows.len();
+            catalog::write_part(
+                data,
+                Table::Labels,
+                day,
+                &part,
+                &[labels_batch(&label_rows).map_err(batch_error)?],
+            )?;
+        }
+        summary.runs += 1;
+    }
+    Ok(summary)
+}
+
+/// Every regular file below a run's `data/` folder (the sampler files), sorted.
+fn sampler_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(entry.path()),
+                Ok(t) if t.is_file() => files.push(entry.path()),
+                _ => {}
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CSV: &str = "#Time,Time_usec,ProducerName,component_id,job_id,app_id,user,procs_running\n\
+        100.000001,1,n1,3,0,0,1000,2\n\
+        101.000001,1,n1,3,0,0,1100,3\n\
+        102.500001,500001,n1,3,0,0,50,3\n\
+        103.000001,1,n1,3,0,0,abc,3\n\
+        104.000001,1,n1,3\n\
+        105.000001,1,n1,3,0,0,1200,3";
+
+    #[test]
+    fn parses_and_reports_malformed_rows() {
+        let file = parse_file(CSV.as_bytes(), Path::new("procstat"), "procstat").unwrap();
+        assert_eq!(file.columns, ["user", "procs_running"]);
+        assert_eq!(file.samples.len(), 3);
+        assert_eq!(file.samples[0].ts_micros, 100_000_001);
+        let reasons: Vec<(usize, &str)> = file
+            .skipped
+            .iter()
+            .map(|s| (s.line, s.reason.as_str()))
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                (5, "user is not a number: \"abc\""),
+                (
+                    6,
+                    "expected 8 fields, found 4 (truncated or malformed line)"
+                ),
+                (7, "last line has no newline: cut off mid-write")
+            ]
+        );
+    }
+
+    #[test]
+    fn counters_become_rates_with_resets_and_gauges_stay() {
+        let file = parse_file(CSV.as_bytes(), Path::new("procstat"), "procstat").unwrap();
+        let mut out = TelemetryBuilder::default();
+        push_series(&file, "j", &mut out);
+        let batch = out.finish().unwrap();
+        let values = batch
+            .column(4)
+            .as_any()
+            .downcast_ref::<datafusion::arrow::array::Float64Array>()
+            .unwrap();
+        // Two rates for `user` (100 per 1 s; a reset to 50 over 1.5 s), three gauge samples.
+        assert_eq!(
+            values.values().to_vec(),
+            vec![100.0, 50.0 / 1.5, 2.0, 3.0, 3.0]
+        );
+    }
+
+    #[test]
+    fn rejects_files_that_are_not_ldms() {
+        let err = parse_file("a,b,c\n1,2,3\n".as_bytes(), Path::new("x"), "x").unwrap_err();
+        assert!(
+            err.to_string().contains("not an LDMS CSV store file"),
+            "{err}"
+        );
+        assert!(parse_file("".as_bytes(), Path::new("x"), "x").is_err());
+    }
+
+    #[test]
+    fn counter_rules() {
+        assert!(is_counter("procstat", "per_core_user7"));
+        assert!(!is_counter("procstat", "per_core_cpu_enabled7"));
+        assert!(is_counter("vmstat", "pgfault"));
+        assert!(!is_counter("vmstat", "nr_free_pages"));
+        assert!(!is_counter("meminfo", "AnonPages"));
+    }
+}

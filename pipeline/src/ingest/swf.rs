@@ -1,0 +1,279 @@
+//! `jobsight import swf FILE --cluster NAME`: a historical job flow in the Standard Workload Format
+//! of the Parallel Workloads Archive into the `jobs` table.
+//!
+//! SWF: `;` header lines (`; UnixStartTime: 843480031` is the epoch of time 0), then one job per
+//! line with 18 whitespace-separated numbers: job, submit, wait, run, allocated processors, average
+//! CPU time, used memory, requested processors, requested time, requested memory (KB per
+//! processor), status (1 completed, 0 failed, 5 cancelled), user, group, application, queue,
+//! partition, preceding job, think time; -1 means unknown.
+//!
+//! Mapping: times become absolute UTC; `cpus` is the allocated processors (else requested);
+//! `req_mem_mb` is requested memory × processors; `account` holds the group number, `qos` the queue
+//! number, `name` the application number. A line that cannot be used (wrong field count, not a
+//! number, no known end time) is skipped and reported with its line number; the rest is imported.
+//! Jobs are partitioned by the day of their end; re-importing the same file replaces its parts.
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, NaiveDate, Utc};
+
+use super::{JobRow, jobs_batch};
+use crate::catalog::{self, CatalogError, Table};
+
+#[derive(Debug, thiserror::Error)]
+pub enum SwfError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: no usable job line ({skipped} skipped)")]
+    Empty { path: PathBuf, skipped: usize },
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    #[error("{path}: cannot build the jobs batch: {reason}")]
+    Batch { path: PathBuf, reason: String },
+}
+
+/// A line that was not imported, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skipped {
+    pub line: usize,
+    pub reason: String,
+}
+
+/// What a parse found: jobs, header facts, and skipped lines.
+#[derive(Debug, Default)]
+pub struct SwfLog {
+    pub jobs: Vec<JobRow>,
+    pub header: BTreeMap<String, String>,
+    pub skipped: Vec<Skipped>,
+}
+
+fn state_of(status: i64) -> &'static str {
+    match status {
+        1 => "COMPLETED",
+        0 => "FAILED",
+        5 => "CANCELLED",
+        2..=4 => "PARTIAL",
+        _ => "UNKNOWN",
+    }
+}
+
+/// Parses an SWF log. `source` names it in the rows (e.g. `swf:KTH-SP2.swf`).
+pub fn parse(reader: impl BufRead, cluster: &str, source: &str) -> Result<SwfLog, std::io::Error> {
+    let mut log = SwfLog::default();
+    let mut epoch: Option<i64> = None;
+    for (index, line) in reader.split(b'\n').enumerate() {
+        let number = index + 1;
+        let raw = line?;
+        let Ok(line) = std::str::from_utf8(&raw) else {
+            log.skipped.push(Skipped {
+                line: number,
+                reason: "not UTF-8".into(),
+            });
+            continue;
+        };
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(header) = line.strip_prefix(';') {
+            if let Some((key, value)) = header.split_once(':') {
+                let (key, value) = (key.trim().to_string(), value.trim().to_string());
+                if key == "UnixStartTime" {
+                    epoch = value.parse().ok();
+                }
+                log.header.entry(key).or_insert(value);
+            }
+            continue;
+        }
+        match job_from_fields(line, epoch.unwrap_or(0), cluster, source) {
+            Ok(job) => log.jobs.push(job),
+            Err(reason) => log.skipped.push(Skipped {
+                line: number,
+                reason,
+            }),
+        }
+    }
+    if epoch.is_none() && !log.jobs.is_empty() {
+        log.skipped.push(Skipped {
+            line: 0,
+            reason: "no UnixStartTime header: times are relative to 1970".into(),
+        });
+    }
+    Ok(log)
+}
+
+fn job_from_fields(line: &str, epoch: i64, cluster: &str, source: &str) -> Result<JobRow, String> {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    if fields.len() != 18 {
+        return Err(format!("expected 18 fields, found {}", fields.len()));
+    }
+    let mut n = [0i64; 18];
+    for (i, f) in fields.iter().enumerate() {
+        // Some archive logs write whole numbers as "12.00".
+        n[i] = f
+            .parse::<i64>()
+            .or_else(|_| f.parse::<f64>().map(|v| v as i64))
+            .map_err(|_| format!("field {} is not a number: {f:?}", i + 1))?;
+    }
+    let known = |v: i64| (v >= 0).then_some(v);
+    let [
+        job,
+        submit,
+        wait,
+        run,
+        alloc,
+        _avg_cpu,
+        _used_mem,
+        req_procs,
+        req_time,
+        req_mem,
+        status,
+        user,
+        group,
+        app,
+        queue,
+        partition,
+        _,
+        _,
+    ] = n;
+    let time = |offset: i64| DateTime::<Utc>::from_timestamp(epoch + offset, 0);
+    let submit_at = known(submit).and_then(time);
+    let start_at = known(submit)
+        .zip(known(wait))
+        .and_then(|(s, w)| time(s + w));
+    let end_at = known(submit)
+        .zip(known(wait))
+        .zip(known(run))
+        .and_then(|((s, w), r)| time(s + w + r))
+        .ok_or("no end time (submit, wait or run time unknown)")?;
+    let cpus = known(alloc).or(known(req_procs)).map(|c| c as u32);
+    Ok(JobRow {
+        cluster: cluster.to_string(),
+        job_id: job.to_string(),
+        user: known(user).map(|u| u.to_string()),
+        account: known(group).map(|g| g.to_string()),
+        partition: known(partition).map(|p| p.to_string()),
+        qos: known(queue).map(|q| q.to_string()),
+        cpus,
+        req_mem_mb: known(req_mem)
+            .zip(cpus)
+            .map(|(kb, c)| (kb as u64 * c as u64) / 1024),
+        time_limit_s: known(req_time).map(|t| t as u64),
+        submit: submit_at,
+        start: start_at,
+        end: end_at,
+        state: Some(state_of(status).to_string()),
+        name: known(app).map(|a| a.to_string()),
+        source: source.to_string(),
+        ..JobRow::default()
+    })
+}
+
+/// What an import wrote.
+#[derive(Debug)]
+pub struct SwfImport {
+    pub log: SwfLog,
+    pub days: usize,
+    pub files: Vec<PathBuf>,
+}
+
+/// Imports `path` into the warehouse at `data`.
+pub fn import(data: &Path, path: &Path, cluster: &str) -> Result<SwfImport, SwfError> {
+    let file = std::fs::File::open(path).map_err(|source| SwfError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let file_name = path
+        .file_name()
+        .map_or_else(|| "swf".into(), |n| n.to_string_lossy().into_owned());
+    let source = format!("swf:{file_name}");
+    let log = parse(std::io::BufReader::new(file), cluster, &source).map_err(|source| {
+        SwfError::Read {
+            path: path.to_path_buf(),
+            source,
+        }
+    })?;
+    if log.jobs.is_empty() {
+        return Err(SwfError::Empty {
+            path: path.to_path_buf(),
+            skipped: log.skipped.len(),
+        });
+    }
+    let mut by_day: BTreeMap<NaiveDate, Vec<JobRow>> = BTreeMap::new();
+    for job in &log.jobs {
+        by_day.entry(job.day()).or_default().push(job.clone());
+    }
+    let part = format!("swf-{cluster}-{file_name}");
+    let mut files = Vec::new();
+    for (day, rows) in &by_day {
+        let batch = jobs_batch(rows).map_err(|e| SwfError::Batch {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        files.push(catalog::write_part(
+            data,
+            Table::Jobs,
+            *day,
+            &part,
+            &[batch],
+        )?);
+    }
+    Ok(SwfImport {
+        days: by_day.len(),
+        files,
+        log,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "; UnixStartTime: 1000\n; MaxJobs: 3\n\
+        1 0 10 100 4 -1 -1 4 200 1024 1 7 3 -1 1 1 -1 -1\n\
+        2 5 -1 100 4 -1 -1 4 200 -1 0 8 3 -1 1 1 -1 -1\n\
+        3 7 0 50 -1 -1 -1 2 60 -1 5 7 3 9 1 1 -1 -1\n\
+        garbage line\n\
+        4 1 2 3\n";
+
+    #[test]
+    fn parses_jobs_and_reports_bad_lines() {
+        let log = parse(SAMPLE.as_bytes(), "kth", "swf:test").unwrap();
+        assert_eq!(log.header["MaxJobs"], "3");
+        assert_eq!(log.jobs.len(), 2);
+        let j = &log.jobs[0];
+        assert_eq!(j.job_id, "1");
+        assert_eq!(j.submit.unwrap().timestamp(), 1000);
+        assert_eq!(j.start.unwrap().timestamp(), 1010);
+        assert_eq!(j.end.timestamp(), 1110);
+        assert_eq!(
+            (j.cpus, j.req_mem_mb, j.time_limit_s),
+            (Some(4), Some(4), Some(200))
+        );
+        assert_eq!(j.state.as_deref(), Some("COMPLETED"));
+        assert_eq!(
+            log.jobs[1].cpus,
+            Some(2),
+            "requested processors when allocation is unknown"
+        );
+        assert_eq!(log.jobs[1].state.as_deref(), Some("CANCELLED"));
+        let reasons: Vec<(usize, &str)> = log
+            .skipped
+            .iter()
+            .map(|s| (s.line, s.reason.as_str()))
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                (4, "no end time (submit, wait or run time unknown)"),
+                (6, "expected 18 fields, found 2"),
+                (7, "expected 18 fields, found 4")
+            ]
+        );
+    }
+}

@@ -1,0 +1,347 @@
+//! Ingest of the real public data sets in `../shared/data/`, checked through `jobsight sql` as a
+//! user would: the KTH SP2 job log (SWF, 28,489 jobs) and the 56 HPAS ExaMiniMD runs sampled by real
+//! LDMS (with injected anomalies and their labels). Row counts match the source files, values
+//! round-trip exactly, counters become the rates an independent computation gives, the memleak
+//! runs show memory growing inside the labelled windows, and re-imports add no rows.
+//!
+//! The data sets live beside the project (not in it). When they are missing the tests fail with a
+//! message saying so, unless JOBSIGHT_SKIP_SHARED_DATA=1 says to skip them.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
+
+fn shared_data(file: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/data")
+        .join(file);
+    if path.exists() {
+        return Some(path);
+    }
+    if std::env::var_os("JOBSIGHT_SKIP_SHARED_DATA").is_some() {
+        eprintln!(
+            "SKIPPED: {} is not present (JOBSIGHT_SKIP_SHARED_DATA is set)",
+            path.display()
+        );
+        return None;
+    }
+    panic!(
+        "{} is missing: these tests need the shared data sets beside the project (set JOBSIGHT_SKIP_SHARED_DATA=1 to skip them)",
+        path.display()
+    );
+}
+
+fn jobsight(data: &Path) -> Command {
+    let mut command = Command::new(JOBSIGHT);
+    command.arg("--data").arg(data);
+    command
+}
+
+/// Runs a query and returns its rows as JSON objects.
+fn sql(data: &Path, query: &str) -> Vec<serde_json::Map<String, serde_json::Value>> {
+    let out = common::run_ok(jobsight(data).args(["sql", "--format", "json", query]));
+    out.lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l)
+                .unwrap()
+                .as_object()
+                .unwrap()
+                .clone()
+        })
+        .collect()
+}
+
+fn number(row: &serde_json::Map<String, serde_json::Value>, key: &str) -> f64 {
+    row[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key} is not a number in {row:?}"))
+}
+
+#[test]
+fn swf_kth_log() {
+    let Some(file) = shared_data("swf/KTH-SP2-1996-2.1-cln.swf") else {
+        return;
+    };
+    let data = tempfile::tempdir().unwrap();
+    let out = common::run_ok(
+        jobsight(data.path())
+            .args(["import", "swf", "--cluster", "kth"])
+            .arg(&file),
+    );
+    assert!(out.contains("imported 28489 jobs of cluster kth"), "{out}");
+    let facts = "SELECT count(*) AS jobs, count(DISTINCT \"user\") AS users, \
+                 CAST(min(submit) AS VARCHAR) AS first_submit, CAST(max(\"end\") AS VARCHAR) AS last_end, \
+                 sum(CASE WHEN state = 'COMPLETED' THEN 1 ELSE 0 END) AS completed FROM jobs";
+    let row = &sql(data.path(), facts)[0];
+    assert_eq!(number(row, "jobs"), 28489.0);
+    assert_eq!(number(row, "users"), 214.0, "the archive's 214 users");
+    // The header: UnixStartTime 843480031 = Mon Sep 23 14:00:31 CEST 1996 is the first submission.
+    assert_eq!(row["first_submit"], "1996-09-23T12:00:31Z");
+    assert!(
+        row["last_end"].as_str().unwrap().starts_with("1997-08-"),
+        "{row:?}"
+    );
+    assert_eq!(
+        number(row, "completed"),
+        20541.0,
+        "status 1 lines in the log"
+    );
+    // Partition pruning works on the day column, and a re-import replaces rather than adds.
+    common::run_ok(
+        jobsight(data.path())
+            .args(["import", "swf", "--cluster", "kth"])
+            .arg(&file),
+    );
+    assert_eq!(
+        number(&sql(data.path(), "SELECT count(*) AS n FROM jobs")[0], "n"),
+        28489.0
+    );
+    let one_day = sql(
+        data.path(),
+        "SELECT count(*) AS n FROM jobs WHERE day = '1996-10-01'",
+    );
+    assert!(number(&one_day[0], "n") > 0.0);
+}
+
+/// Independent reading of one LDMS CSV file: header names, the complete rows as raw fields, and
+/// how many lines are incomplete. A line is complete when it ends with a newline and has a number
+/// in every metric field. The real files end with an unterminated line (the store was stopped
+/// mid-write); any other incomplete line must also be the last one.
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>, usize) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut pieces: Vec<&str> = text.split('\n').collect();
+    let unterminated = pieces.pop().filter(|last| !last.is_empty());
+    let header: Vec<String> = pieces[0].split(',').map(String::from).collect();
+    let complete = |fields: &Vec<String>| {
+        fields.len() == header.len() && fields[6..].iter().all(|f| f.parse::<f64>().is_ok())
+    };
+    let lines: Vec<Vec<String>> = pieces[1..]
+        .iter()
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect();
+    let bad: Vec<usize> = (0..lines.len()).filter(|&i| !complete(&lines[i])).collect();
+    assert!(
+        bad.is_empty() || (bad == [lines.len() - 1] && unterminated.is_none()),
+        "{}: malformed line inside the file",
+        path.display()
+    );
+    let rows: Vec<Vec<String>> = lines.into_iter().filter(|r| complete(r)).collect();
+    (
+        header,
+        rows,
+        bad.len() + usize::from(unterminated.is_some()),
+    )
+}
+
+#[test]
+fn ldms_examinimd_runs() {
+    let (Some(archive), Some(labels)) = (
+        shared_data("hpas-ldms-examinimd.tar.xz"),
+        shared_data("hpas-ldms-examinimd.labels.csv"),
+    ) else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    common::run_ok(
+        Command::new("tar")
+            .arg("xJf")
+            .arg(&archive)
+            .arg("-C")
+            .arg(work.path()),
+    );
+    let data = work.path().join("warehouse");
+    let out = common::run_ok(
+        jobsight(&data)
+            .args(["import", "ldms-runs", "--labels"])
+            .arg(&labels)
+            .arg(work.path()),
+    );
+    assert!(out.contains("imported 56 runs"), "{out}");
+
+    // Expected rows, computed from the CSV files independently of the importer.
+    let mut expected: BTreeMap<String, u64> = BTreeMap::new(); // sampler -> rows
+    let counters = |sampler: &str, column: &str| match sampler {
+        "procstat" => {
+            !["cores_up", "cpu_enabled", "procs_running", "procs_blocked"].contains(&column)
+                && !column.starts_with("per_core_cpu_enabled")
+        }
+        "vmstat" => !column.starts_with("nr_") && column != "workingset_nodes",
+        _ => false,
+    };
+    let dataset = work.path().join("dataset");
+    let mut run_files = Vec::new();
+    for entry in walk(&dataset) {
+        if entry
+            .parent()
+            .and_then(|p| p.parent())
+            .is_some_and(|p| p.ends_with("data"))
+        {
+            run_files.push(entry);
+        }
+    }
+    assert_eq!(run_files.len(), 56 * 3);
+    let mut truncated = 0;
+    for file in &run_files {
+        let sampler = file.file_name().unwrap().to_str().unwrap().to_string();
+        let (header, rows, incomplete) = read_csv(file);
+        truncated += incomplete;
+        let n = rows.len() as u64;
+        let per_file: u64 = header[6..]
+            .iter()
+            .map(|c| if counters(&sampler, c) { n - 1 } else { n })
+            .sum();
+        *expected.entry(sampler).or_default() += per_file;
+    }
+    assert!(
+        out.contains(&format!("skipped {truncated} row(s)")),
+        "the truncated last lines, and only those: {out}"
+    );
+    let stored = sql(
+        &data,
+        "SELECT split_part(CAST(metric AS VARCHAR), '.', 1) AS sampler, count(*) AS n FROM telemetry GROUP BY 1 ORDER BY 1",
+    );
+    let stored: BTreeMap<String, u64> = stored
+        .iter()
+        .map(|r| {
+            (
+                r["sampler"].as_str().unwrap().to_string(),
+                number(r, "n") as u64,
+            )
+        })
+        .collect();
+    assert_eq!(stored, expected, "telemetry rows per sampler");
+
+    // Exact round trip of gauges: every meminfo value of one run, and a counter's rates.
+    let run = dataset.join("ExaMiniMD_ML");
+    let run_dir = walk(&run)
+        .into_iter()
+        .find(|p| p.ends_with("memory_metrics/meminfo"))
+        .unwrap();
+    let job_id = {
+        let rel = run_dir
+            .parent()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .strip_prefix(&dataset)
+            .unwrap();
+        rel.to_string_lossy().replace('/', "__")
+    };
+    let (header, rows, _) = read_csv(&run_dir);
+    let stored = sql(
+        &data,
+        &format!(
+            "SELECT CAST(metric AS VARCHAR) AS metric, CAST(ts AS BIGINT) AS ts, value FROM telemetry \
+             WHERE job_id = '{job_id}' AND metric LIKE 'meminfo.%'"
+        ),
+    );
+    assert_eq!(
+        stored.len(),
+        rows.len() * (header.len() - 6),
+        "meminfo rows of {job_id}"
+    );
+    let lookup: BTreeMap<(String, i64), f64> = stored
+        .iter()
+        .map(|r| {
+            (
+                (
+                    r["metric"].as_str().unwrap().to_string(),
+                    r["ts"].as_i64().unwrap(),
+                ),
+                number(r, "value"),
+            )
+        })
+        .collect();
+    for row in &rows {
+        let ts = row[0].split('.').next().unwrap().parse::<i64>().unwrap() * 1_000_000
+            + row[1].parse::<i64>().unwrap();
+        for (name, raw) in header[6..].iter().zip(&row[6..]) {
+            let want: f64 = raw.parse().unwrap();
+            assert_eq!(
+                lookup[&(format!("meminfo.{name}"), ts)],
+                want,
+                "{job_id} {name} at {ts}"
+            );
+        }
+    }
+
+    // Memory leaks: AnonPages grows inside every labelled memleak window (about 11.6 GB to 31 GB).
+    let leaks = sql(
+        &data,
+        "SELECT l.job_id, regr_slope(t.value, CAST(t.ts AS BIGINT) / 1e6) AS kb_per_s, \
+                max(t.value) - min(t.value) AS growth_kb, count(*) AS samples \
+         FROM labels l JOIN telemetry t ON t.job_id = l.job_id \
+         WHERE l.anomaly = 'memleak' AND t.metric = 'meminfo.AnonPages' AND t.ts BETWEEN l.start AND l.\"end\" \
+         GROUP BY l.job_id, l.start",
+    );
+    let leak_labels = std::fs::read_to_string(&labels)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(",memleak,"))
+        .count();
+    assert_eq!(leaks.len(), leak_labels);
+    for leak in &leaks {
+        assert!(number(leak, "samples") > 30.0, "{leak:?}");
+        assert!(
+            number(leak, "kb_per_s") > 10_000.0,
+            "memory should grow by > 10 MB/s: {leak:?}"
+        );
+        assert!(
+            number(leak, "growth_kb") > 5_000_000.0,
+            "memory should grow by > 5 GB: {leak:?}"
+        );
+    }
+
+    // Jobs and labels: one job per run, every label row kept; a re-import adds nothing.
+    let counts = |data: &Path| {
+        let r = &sql(
+            data,
+            "SELECT (SELECT count(*) FROM jobs) AS jobs, (SELECT count(*) FROM labels) AS labels, (SELECT count(*) FROM telemetry) AS rows",
+        )[0];
+        (number(r, "jobs"), number(r, "labels"), number(r, "rows"))
+    };
+    let before = counts(&data);
+    assert_eq!(
+        (before.0, before.1),
+        (
+            56.0,
+            (std::fs::read_to_string(&labels).unwrap().lines().count() - 1) as f64
+        )
+    );
+    common::run_ok(
+        jobsight(&data)
+            .args(["import", "ldms-runs", "--labels"])
+            .arg(&labels)
+            .arg(dataset.join("ExaMiniMD_ML")),
+    );
+    assert_eq!(
+        counts(&data),
+        before,
+        "re-importing runs replaces their rows"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p)
+            } else {
+                out.push(p)
+            }
+        }
+    }
+    out.sort();
+    out
+}

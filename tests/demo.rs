@@ -76,6 +76,13 @@ fn demo_reports_what_is_on_disk() {
         2 * (runs - keys.len())
     );
     assert!(report.contains("0 run(s) reported a problem"), "{report}");
+    // Every claimed job run reached the warehouse, with its telemetry and its ground truth.
+    assert!(
+        report.contains(&format!("4. Ingest (simulator): {} jobs, ", keys.len())),
+        "{report}"
+    );
+    assert!(report.contains("| COMPLETED"), "{report}");
+    assert!(report.contains("| memleak"), "{report}");
     assert!(report.contains("shown escaped"), "{report}");
     // Nothing from a job name reaches the terminal raw.
     assert!(!report.contains('\u{1b}'), "{report}");

@@ -3,7 +3,10 @@
 //! It simulates a day of finished jobs ([`crate::simulate`]), runs the real `jobsight-epilog`
 //! binary once per hook invocation with the exact environment Slurm would give it, claims the
 //! spool ([`crate::spool`]) and reports what it found, counting from the claimed records (not from
-//! the simulation), so the numbers prove the hook and the claim worked. Later stages extend it.
+//! the simulation), so the numbers prove the hook and the claim worked. Then it ingests the
+//! claimed jobs' accounting and telemetry from the simulator into the warehouse
+//! ([`crate::ingest::simulator`]) and shows what landed there with SQL ([`crate::query`]).
+//! Later stages extend it.
 //!
 //! Needs no services and no configuration; writes only under its directory.
 
@@ -13,9 +16,37 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::catalog::CatalogError;
+use crate::ingest::simulator;
 use crate::output::{self, Format};
+use crate::query::{self, QueryError, SqlFormat};
 use crate::simulate::{self, ClusterSpec};
 use crate::spool::{Spool, SpoolError};
+
+/// The simulated day, sampling step and metric count of the demo: coarse enough to run in
+/// seconds, fine enough to show each anomaly's signature.
+const DEMO_DAY: chrono::NaiveDate = match chrono::NaiveDate::from_ymd_opt(2026, 11, 20) {
+    Some(day) => day,
+    None => panic!("valid date"),
+};
+const DEMO_STEP_S: u64 = 30;
+const DEMO_METRICS: usize = 16;
+
+/// What the demo asks the warehouse, as an admin would.
+const DEMO_QUERIES: [(&str, &str); 3] = [
+    (
+        "jobs by final state:",
+        "SELECT state, count(*) AS jobs, round(sum(cpus * (CAST(\"end\" AS BIGINT) - CAST(start AS BIGINT)) / 3.6e9), 1) AS core_hours FROM jobs GROUP BY state ORDER BY jobs DESC",
+    ),
+    (
+        "ground truth the simulator recorded (labels):",
+        "SELECT anomaly, count(*) AS jobs FROM labels GROUP BY anomaly ORDER BY jobs DESC, anomaly",
+    ),
+    (
+        "the memory leaks, seen in the telemetry of the leaking node inside the labelled window:",
+        "SELECT l.job_id, t.node, round((max(t.value) - min(t.value)) / 1e9, 1) AS mem_growth_gb FROM labels l JOIN telemetry t ON t.job_id = l.job_id AND t.node = split_part(l.params, '=', 2) AND t.ts BETWEEN l.start AND l.\"end\" WHERE l.anomaly = 'memleak' AND t.metric = 'mem_used_bytes' GROUP BY l.job_id, t.node ORDER BY l.job_id",
+    ),
+];
 
 #[derive(Debug, Clone)]
 pub struct DemoOptions {
@@ -51,6 +82,12 @@ pub enum DemoError {
     },
     #[error(transparent)]
     Spool(#[from] SpoolError),
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error("cannot start the query runtime: {0}")]
+    Runtime(io::Error),
     #[error("cannot write the report: {0}")]
     Output(io::Error),
 }
@@ -255,9 +292,62 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
         out,
         format!("\n3. {}", output::render_status(&status, Format::Table)),
     )?;
+
+    // 4. Ingest: each claimed job run's accounting and telemetry, from the simulator standing in
+    // for sacct and the node exporters, through the same warehouse code as the real sources.
+    let warehouse = dir.join("warehouse");
+    let mut by_run: std::collections::HashMap<(u64, u32), &simulate::SimJob> = Default::default();
+    for job in &jobs {
+        by_run.entry((job.job_id, job.restart_count)).or_insert(job);
+    }
+    let claimed: Vec<&simulate::SimJob> = report
+        .claimed
+        .iter()
+        .filter_map(|c| {
+            by_run
+                .get(&(c.record.job_id, c.record.restart_count.unwrap_or(0)))
+                .copied()
+        })
+        .collect();
+    let started = Instant::now();
+    let written = simulator::write_jobs(
+        &warehouse,
+        &claimed,
+        spec,
+        DEMO_DAY,
+        DEMO_STEP_S,
+        DEMO_METRICS,
+        options.seed,
+        "demo",
+        |_, _| {},
+    )?;
     w(
         out,
-        "\nNot built yet (later issues): telemetry ingest, features, classification, ML diagnosis, email digests.\n"
+        format!(
+            "\n4. Ingest (simulator): {} jobs, {} telemetry rows ({} metrics per node every {} s), {} Parquet files in {:.1} s\n   warehouse: {}\n",
+            written.jobs,
+            written.telemetry_rows,
+            DEMO_METRICS,
+            DEMO_STEP_S,
+            written.files,
+            started.elapsed().as_secs_f64(),
+            warehouse.display()
+        ),
+    )?;
+    let runtime = tokio::runtime::Runtime::new().map_err(DemoError::Runtime)?;
+    for (title, sql) in DEMO_QUERIES {
+        let batches = runtime.block_on(query::run(&warehouse, sql))?;
+        w(
+            out,
+            format!(
+                "\n   {title}\n   $ jobsight sql \"{sql}\"\n{}",
+                indent(&query::render(&batches, SqlFormat::Table)?)
+            ),
+        )?;
+    }
+    w(
+        out,
+        "\nNot built yet (later issues): Prometheus and sacct ingest, features, classification, ML diagnosis, email digests.\n"
             .to_string(),
     )?;
     w(

@@ -23,3 +23,12 @@ pub mod spool;
 pub fn now() -> DateTime<Utc> {
     DateTime::from(std::time::SystemTime::now())
 }
+
+/// This process's peak resident memory so far, in MiB (Linux `VmHWM`), for progress reports and
+/// benchmarks; `None` where /proc is not available.
+pub fn peak_memory_mib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024)
+}

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use jobsight::demo::{self, DemoOptions};
-use jobsight::ingest::{ldms, swf};
+use jobsight::ingest::{ldms, simulator, swf};
 use jobsight::output::{self, Format};
 use jobsight::query::{self, SqlFormat};
 use jobsight::simulate::ClusterSpec;
@@ -63,6 +63,30 @@ enum Command {
         /// The hook binary to run; default: `jobsight-epilog` beside this program.
         #[arg(long, env = "JOBSIGHT_EPILOG_BIN")]
         epilog_bin: Option<PathBuf>,
+    },
+    /// Write a simulated day of a cluster into the warehouse: jobs, telemetry with the signatures
+    /// of HPAS anomalies and of common inefficiencies, and the ground truth in `labels`. The same
+    /// options give the same data; running it again replaces what it wrote.
+    Simulate {
+        /// Cluster name.
+        #[arg(long, default_value = "sim")]
+        cluster: String,
+        #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(4..=100_000))]
+        nodes: u32,
+        /// Finished jobs in the day; default: four per node.
+        #[arg(long)]
+        jobs: Option<u32>,
+        /// Metrics per node: 16 node-level series, then per-core utilisation (GPU series extra).
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(16..=1000))]
+        metrics: u32,
+        /// Seconds between samples.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+        step: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The simulated day (UTC).
+        #[arg(long, default_value = "2026-11-20")]
+        day: chrono::NaiveDate,
     },
     /// Run a SQL query (DataFusion dialect) over every table of the warehouse: jobs, telemetry,
     /// labels. Each table has the partition column `day` ('YYYY-MM-DD', the job's end day).
@@ -177,6 +201,59 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             };
             demo::run(&options, &mut stdout).context("demo failed")?;
         }
+        Command::Simulate {
+            cluster,
+            nodes,
+            jobs,
+            metrics,
+            step,
+            seed,
+            day,
+        } => {
+            let spec = ClusterSpec {
+                name: cluster.clone(),
+                nodes: nodes as usize,
+                jobs: jobs.map_or(4 * nodes as usize, |j| j as usize),
+                node_epilog_share: 0.0,
+                ..ClusterSpec::default()
+            };
+            let started = std::time::Instant::now();
+            let day_jobs = jobsight::simulate::simulate_day(&spec, seed);
+            let refs: Vec<_> = day_jobs.iter().collect();
+            let part = format!(
+                "sim-{cluster}-s{seed}-n{nodes}-j{}-m{metrics}-t{step}",
+                spec.jobs
+            );
+            let mut shown = 0;
+            let written = simulator::write_jobs(
+                &cli.data,
+                &refs,
+                &spec,
+                day,
+                step,
+                metrics as usize,
+                seed,
+                &part,
+                |i, n| {
+                    if i * 100 / n > shown {
+                        shown = i * 100 / n;
+                        eprint!("\rsimulating: {shown:3}% of {n} jobs ");
+                    }
+                },
+            )?;
+            eprintln!();
+            let seconds = started.elapsed().as_secs_f64();
+            writeln!(
+                stdout,
+                "wrote {} jobs and {} telemetry rows ({} files) of cluster {cluster} into {} in {seconds:.1} s ({:.2} M rows/s); peak memory {} MiB",
+                written.jobs,
+                written.telemetry_rows,
+                written.files,
+                cli.data.display(),
+                written.telemetry_rows as f64 / seconds / 1e6,
+                jobsight::peak_memory_mib().map_or("?".into(), |m| m.to_string())
+            )?;
+        }
         Command::Sql { query, format } => {
             let runtime =
                 tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
@@ -224,13 +301,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 );
                 writeln!(
                     stdout,
-                    "imported {} runs: {} samples -> {} telemetry rows, {} labels, into {}; skipped {} row(s)",
+                    "imported {} runs: {} samples -> {} telemetry rows, {} labels, into {}; skipped {} row(s); peak memory {} MiB",
                     done.runs,
                     done.samples,
                     done.telemetry_rows,
                     done.labels,
                     cli.data.display(),
-                    done.skipped.len()
+                    done.skipped.len(),
+                    jobsight::peak_memory_mib().map_or("?".into(), |m| m.to_string())
                 )?;
             }
         },

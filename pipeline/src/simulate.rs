@@ -93,6 +93,108 @@ pub struct SimJob {
     pub outcome: Outcome,
     /// Whether the simulated site also runs the node `Epilog` for this job.
     pub node_epilogs: bool,
+    /// Seconds after the simulated day's midnight (UTC).
+    pub submit_s: u64,
+    pub start_s: u64,
+    pub end_s: u64,
+    pub time_limit_s: u64,
+    pub req_mem_mb: u64,
+    pub gpus: u32,
+    /// What the job's telemetry shows: the ground truth recorded in `labels`.
+    pub behaviour: Behaviour,
+}
+
+/// A job's simulated behaviour. Anomalies follow the HPAS generators' signatures on one node
+/// during a window; inefficiencies are the patterns the rules look for, over the whole job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Behaviour {
+    Healthy,
+    /// An HPAS anomaly on node `node` (index into the job's nodes) from `from_s` to `to_s`
+    /// seconds after the job's start.
+    Anomaly {
+        kind: Anomaly,
+        node: usize,
+        from_s: u64,
+        to_s: u64,
+    },
+    Inefficiency(Inefficiency),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Anomaly {
+    MemLeak,
+    MemEater,
+    CpuOccupy,
+    CacheCopy,
+    MemBw,
+    IoBandwidth,
+    IoMetadata,
+    NetOccupy,
+}
+
+impl Anomaly {
+    pub const ALL: [Anomaly; 8] = [
+        Anomaly::MemLeak,
+        Anomaly::MemEater,
+        Anomaly::CpuOccupy,
+        Anomaly::CacheCopy,
+        Anomaly::MemBw,
+        Anomaly::IoBandwidth,
+        Anomaly::IoMetadata,
+        Anomaly::NetOccupy,
+    ];
+
+    /// The HPAS name, as in the labels of real data sets.
+    pub fn name(self) -> &'static str {
+        match self {
+            Anomaly::MemLeak => "memleak",
+            Anomaly::MemEater => "memeater",
+            Anomaly::CpuOccupy => "cpuoccupy",
+            Anomaly::CacheCopy => "cachecopy",
+            Anomaly::MemBw => "membw",
+            Anomaly::IoBandwidth => "iobandwidth",
+            Anomaly::IoMetadata => "iometadata",
+            Anomaly::NetOccupy => "netoccupy",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inefficiency {
+    /// No activity at all: the job is certainly not working.
+    Hung,
+    /// One allocated node does nothing.
+    IdleNode,
+    /// One core busy per node, whatever was allocated.
+    Serial,
+    /// The first node works far harder than the others.
+    Imbalance,
+    /// Uses a small share of the memory it asked for.
+    MemOverRequest,
+    /// GPUs allocated and never used.
+    IdleGpu,
+}
+
+impl Inefficiency {
+    pub const ALL: [Inefficiency; 6] = [
+        Inefficiency::Hung,
+        Inefficiency::IdleNode,
+        Inefficiency::Serial,
+        Inefficiency::Imbalance,
+        Inefficiency::MemOverRequest,
+        Inefficiency::IdleGpu,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Inefficiency::Hung => "hung",
+            Inefficiency::IdleNode => "idle_node",
+            Inefficiency::Serial => "serial",
+            Inefficiency::Imbalance => "imbalance",
+            Inefficiency::MemOverRequest => "mem_overrequest",
+            Inefficiency::IdleGpu => "idle_gpu",
+        }
+    }
 }
 
 /// The shape of the simulated cluster.
@@ -125,7 +227,7 @@ const USERS: [(&str, u32, &str); 5] = [
     ("dave", 2004, "bio"),
     ("erin", 2005, "ml"),
 ];
-const PARTITIONS: [&str; 3] = ["cpu", "cpu", "bigmem"];
+const PARTITIONS: [&str; 4] = ["cpu", "cpu", "bigmem", "gpu"];
 const APPS: [&str; 6] = ["lammps", "gromacs", "train.py", "vasp", "wrf", "blast"];
 
 /// Names that users really submit and that must not trick anything downstream.
@@ -180,6 +282,13 @@ pub fn simulate_day(spec: &ClusterSpec, seed: u64) -> Vec<SimJob> {
             cpus_per_node,
             outcome,
             node_epilogs,
+            submit_s: 0,
+            start_s: 0,
+            end_s: 0,
+            time_limit_s: 0,
+            req_mem_mb: 0,
+            gpus: 0,
+            behaviour: Behaviour::Healthy,
         };
         if rng.chance(0.05) {
             // An array job: tasks get consecutive job ids, the first id is the array's.
@@ -208,7 +317,54 @@ pub fn simulate_day(spec: &ClusterSpec, seed: u64) -> Vec<SimJob> {
         }
     }
     jobs.truncate(spec.jobs);
+    assign_time_and_behaviour(&mut jobs, seed);
     jobs
+}
+
+/// Timing, requests and behaviour, from a second random stream so that adding them did not change
+/// the jobs' identities for a given seed.
+fn assign_time_and_behaviour(jobs: &mut [SimJob], seed: u64) {
+    let mut rng = Rng::new(seed ^ 0x5eed_7e1e_0000_0001);
+    for job in jobs.iter_mut() {
+        job.submit_s = rng.below(22 * 3600);
+        job.start_s = job.submit_s + rng.below(3600);
+        // Durations from minutes to hours, most of them short (a log-uniform draw).
+        let minutes =
+            (2.0f64 * (1.0 + rng.below(1000) as f64 / 1000.0 * 5.5).exp()).min(600.0) as u64;
+        let requested = minutes * 60 * (1 + rng.below(4));
+        job.time_limit_s = (requested / 600 + 1) * 600;
+        let duration = match job.outcome {
+            Outcome::Timeout => job.time_limit_s,
+            _ => (minutes * 60).max(120),
+        };
+        job.end_s = job.start_s + duration;
+        job.req_mem_mb = 4096 * (1 + rng.below(16)) * job.nodes.len() as u64;
+        job.gpus = if job.partition == "gpu" { 4 } else { 0 };
+        job.behaviour = match rng.below(100) {
+            0..=69 => Behaviour::Healthy,
+            70..=84 => {
+                let kind = *rng.pick(&Anomaly::ALL);
+                let from_s = duration / 5 + rng.below((duration / 5).max(1));
+                let to_s = (from_s + duration / 3).min(duration);
+                Behaviour::Anomaly {
+                    kind,
+                    node: rng.below(job.nodes.len() as u64) as usize,
+                    from_s,
+                    to_s,
+                }
+            }
+            _ => {
+                let mut kind = *rng.pick(&Inefficiency::ALL);
+                if (kind == Inefficiency::IdleGpu && job.gpus == 0)
+                    || (matches!(kind, Inefficiency::IdleNode | Inefficiency::Imbalance)
+                        && job.nodes.len() < 2)
+                {
+                    kind = Inefficiency::Serial;
+                }
+                Behaviour::Inefficiency(kind)
+            }
+        };
+    }
 }
 
 /// An environment as (name, raw bytes) pairs.

@@ -7,8 +7,11 @@
 //! silently.
 
 pub mod ldms;
+pub mod simulator;
 pub mod swf;
 
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
@@ -20,7 +23,7 @@ use datafusion::arrow::datatypes::Int32Type;
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
 
-use crate::catalog::Table;
+use crate::catalog::{self, CatalogError, Table};
 
 /// One row of the `jobs` table.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -218,5 +221,84 @@ impl TelemetryBuilder {
             Arc::new(self.value.finish()),
         ];
         RecordBatch::try_new(Table::Telemetry.schema(), columns)
+    }
+}
+
+/// Streams telemetry rows into day partitions, writing a part whenever a day's buffer reaches
+/// `max_rows`. Memory stays bounded by the buffers however large the input is. Part names are
+/// `<prefix>-<day's chunk number>`, so the same input in the same order replaces its own parts.
+#[derive(Debug)]
+pub struct TelemetrySink {
+    data: PathBuf,
+    prefix: String,
+    max_rows: usize,
+    open: BTreeMap<NaiveDate, (TelemetryBuilder, usize)>,
+    pub files: Vec<PathBuf>,
+    pub rows: u64,
+}
+
+impl TelemetrySink {
+    pub fn new(data: &Path, prefix: &str, max_rows: usize) -> TelemetrySink {
+        TelemetrySink {
+            data: data.to_path_buf(),
+            prefix: prefix.to_string(),
+            max_rows: max_rows.max(1),
+            open: BTreeMap::new(),
+            files: Vec::new(),
+            rows: 0,
+        }
+    }
+
+    pub fn push(
+        &mut self,
+        day: NaiveDate,
+        job_id: &str,
+        node: &str,
+        metric: &str,
+        ts_micros: i64,
+        value: f64,
+    ) -> Result<(), CatalogError> {
+        let (builder, _) = self
+            .open
+            .entry(day)
+            .or_insert_with(|| (TelemetryBuilder::default(), 0));
+        builder.push(job_id, node, metric, ts_micros, value);
+        self.rows += 1;
+        if builder.len() >= self.max_rows {
+            self.flush(day)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, day: NaiveDate) -> Result<(), CatalogError> {
+        let Some((builder, chunk)) = self.open.get_mut(&day) else {
+            return Ok(());
+        };
+        if builder.is_empty() {
+            return Ok(());
+        }
+        let batch = builder.finish().map_err(|e| CatalogError::Schema {
+            table: "telemetry",
+            reason: e.to_string(),
+        })?;
+        let name = format!("{}-{:05}", self.prefix, chunk);
+        *chunk += 1;
+        self.files.push(catalog::write_part(
+            &self.data,
+            Table::Telemetry,
+            day,
+            &name,
+            &[batch],
+        )?);
+        Ok(())
+    }
+
+    /// Writes what is still buffered and returns the files written.
+    pub fn finish(mut self) -> Result<(Vec<PathBuf>, u64), CatalogError> {
+        let days: Vec<NaiveDate> = self.open.keys().copied().collect();
+        for day in days {
+            self.flush(day)?;
+        }
+        Ok((self.files, self.rows))
     }
 }

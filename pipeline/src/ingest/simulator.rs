@@ -1,0 +1,470 @@
+//! The simulator as a telemetry source: a simulated day's jobs ([`crate::simulate`]) turned into
+//! `jobs`, `telemetry` and `labels` rows through the same builders, sink and atomic part writes as
+//! the real sources.
+//!
+//! Each job gets one series per node and metric at a fixed step (default 10 s) over its run time.
+//! Healthy jobs use their allocation steadily. Anomalies follow the HPAS generators on one node
+//! during a window: memleak (memory grows linearly), memeater (a large jump), cpuoccupy (extra CPU
+//! and load), cachecopy (IPC halves, memory bandwidth up), membw (bandwidth triples, IPC down),
+//! iobandwidth (writes and iowait), iometadata (metadata operations), netoccupy (traffic). The
+//! inefficiencies cover the whole job: hung (no activity), an idle node, serial code (one core per
+//! node), imbalance, memory over-requested, idle GPUs. Every job's truth goes to `labels` (`none`
+//! for healthy jobs), with the window and node of an anomaly.
+//!
+//! `jobsight simulate` writes a whole day; `jobsight demo` writes the jobs it claimed from the spool.
+
+use std::path::Path;
+
+use chrono::{DateTime, NaiveDate, Utc};
+
+use super::{JobRow, LabelRow, TelemetrySink, jobs_batch, labels_batch};
+use crate::catalog::{self, CatalogError, Table};
+use crate::simulate::{Anomaly, Behaviour, ClusterSpec, Inefficiency, Outcome, Rng, SimJob};
+
+/// Memory of a simulated node.
+const NODE_MEM_BYTES: f64 = 256.0 * (1u64 << 30) as f64;
+/// Memory bandwidth a simulated node can sustain.
+const NODE_PEAK_MEM_BW: f64 = 100e9;
+
+/// The metrics the simulator emits: sixteen node-level series like node_exporter's and the
+/// counters the rules need, then per-core utilisation up to `count` in all, then GPU series for
+/// jobs with GPUs.
+pub fn metric_names(count: usize) -> Vec<String> {
+    let mut names: Vec<String> = [
+        "cpu_user",
+        "cpu_system",
+        "cpu_iowait",
+        "cpu_idle",
+        "load1",
+        "mem_used_bytes",
+        "mem_available_bytes",
+        "net_rx_bytes_per_s",
+        "net_tx_bytes_per_s",
+        "net_rx_packets_per_s",
+        "net_tx_packets_per_s",
+        "disk_read_bytes_per_s",
+        "disk_write_bytes_per_s",
+        "ipc",
+        "mem_bw_bytes_per_s",
+        "fs_metadata_ops_per_s",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let cores = count.saturating_sub(names.len());
+    names.extend((0..cores).map(|i| format!("cpu_core{i}_util")));
+    names
+}
+
+/// Start of the simulated day, as microseconds since the epoch.
+fn day_start_micros(day: NaiveDate) -> i64 {
+    day.and_hms_opt(0, 0, 0)
+        .map_or(0, |t| t.and_utc().timestamp_micros())
+}
+
+fn at(day: NaiveDate, seconds: u64) -> DateTime<Utc> {
+    DateTime::from_timestamp_micros(day_start_micros(day) + seconds as i64 * 1_000_000)
+        .unwrap_or_default()
+}
+
+fn state(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Completed => "COMPLETED",
+        Outcome::Failed { .. } => "FAILED",
+        Outcome::Cancelled => "CANCELLED",
+        Outcome::OutOfMemory => "OUT_OF_MEMORY",
+        Outcome::Timeout => "TIMEOUT",
+    }
+}
+
+/// The `jobs` row of a simulated job (what sacct would say about it).
+pub fn job_row(job: &SimJob, cluster: &str, day: NaiveDate) -> JobRow {
+    let (raw, _) = job.outcome.exit_env();
+    JobRow {
+        cluster: cluster.to_string(),
+        job_id: job.job_id.to_string(),
+        array_job_id: job.array.map(|(a, _)| a.to_string()),
+        array_task_id: job.array.map(|(_, t)| t as u32),
+        restart_count: job.restart_count,
+        user: Some(job.user.clone()),
+        account: Some(job.account.clone()),
+        partition: Some(job.partition.clone()),
+        qos: Some("normal".into()),
+        num_nodes: Some(job.nodes.len() as u32),
+        nodes: Some(slurm_hooks::hostlist::compress(&job.nodes)),
+        cpus: Some(job.cpus_per_node * job.nodes.len() as u32),
+        gpus: Some(job.gpus),
+        req_mem_mb: Some(job.req_mem_mb),
+        time_limit_s: Some(job.time_limit_s),
+        submit: Some(at(day, job.submit_s)),
+        start: Some(at(day, job.start_s)),
+        end: at(day, job.end_s),
+        state: Some(state(job.outcome).into()),
+        exit_code: Some(((raw >> 8) & 0xff) as i32),
+        exit_signal: Some((raw & 0x7f) as i32),
+        name: Some(String::from_utf8_lossy(&job.name).into_owned()),
+        source: "simulator".into(),
+    }
+}
+
+/// The ground truth of a simulated job.
+pub fn label_row(job: &SimJob, day: NaiveDate) -> LabelRow {
+    let (anomaly, start, end, params) = match job.behaviour {
+        Behaviour::Healthy => ("none".to_string(), job.start_s, job.end_s, None),
+        Behaviour::Anomaly {
+            kind,
+            node,
+            from_s,
+            to_s,
+        } => (
+            kind.name().to_string(),
+            job.start_s + from_s,
+            job.start_s + to_s,
+            Some(format!("node={}", job.nodes[node])),
+        ),
+        Behaviour::Inefficiency(kind) => (kind.name().to_string(), job.start_s, job.end_s, None),
+    };
+    LabelRow {
+        job_id: job.job_id.to_string(),
+        anomaly,
+        start: Some(at(day, start)),
+        end: Some(at(day, end)),
+        params,
+        source: "simulator".into(),
+    }
+}
+
+/// Generates one job's telemetry and hands each sample to `emit(node, metric, ts_micros, value)`.
+pub fn job_telemetry(
+    job: &SimJob,
+    spec: &ClusterSpec,
+    day: NaiveDate,
+    step_s: u64,
+    metrics: &[String],
+    seed: u64,
+    mut emit: impl FnMut(&str, &str, i64, f64) -> Result<(), CatalogError>,
+) -> Result<(), CatalogError> {
+    let node_cores = spec.cpus_per_node as f64;
+    let share = (job.cpus_per_node as f64 / node_cores).min(1.0);
+    let mem_per_node = job.req_mem_mb as f64 * 1048576.0 / job.nodes.len() as f64;
+    let duration = job.end_s.saturating_sub(job.start_s);
+    let start_micros = day_start_micros(day) + job.start_s as i64 * 1_000_000;
+    let multi = job.nodes.len() > 1;
+    let ineff = match job.behaviour {
+        Behaviour::Inefficiency(k) => Some(k),
+        _ => None,
+    };
+    let gpu_metrics = ["gpu_util", "gpu_mem_used_bytes"];
+    for (n, node) in job.nodes.iter().enumerate() {
+        let mut rng = Rng::new(seed ^ job.job_id.wrapping_mul(0x9e37_79b9) ^ (n as u64) << 48);
+        // How hard this node works, before anomalies.
+        let effort = match ineff {
+            Some(Inefficiency::Hung) => 0.001,
+            Some(Inefficiency::IdleNode) if n == job.nodes.len() - 1 => 0.001,
+            Some(Inefficiency::Serial) => 1.0 / job.cpus_per_node.max(1) as f64,
+            Some(Inefficiency::Imbalance) if n > 0 => 0.2,
+            _ => 0.9,
+        };
+        let mem_fraction = match ineff {
+            Some(Inefficiency::MemOverRequest) => 0.05,
+            _ => 0.6,
+        };
+        let mut t = 0;
+        while t <= duration {
+            let ts = start_micros + t as i64 * 1_000_000;
+            let noise = |rng: &mut Rng, scale: f64| (rng.below(2001) as f64 / 1000.0 - 1.0) * scale;
+            let mut user = (effort * share + noise(&mut rng, 0.02 * share)).clamp(0.0, 1.0);
+            let mut system = 0.02 * share * effort.min(0.9) / 0.9;
+            let mut iowait = 0.002;
+            let mut load = effort * job.cpus_per_node as f64 + noise(&mut rng, 0.3);
+            let mut mem = mem_per_node * mem_fraction * (1.0 + noise(&mut rng, 0.01));
+            let busy = effort.min(0.9) / 0.9;
+            let mut net = if multi { 50e6 * busy } else { 2e3 } * (1.0 + noise(&mut rng, 0.1));
+            let mut disk_write = 1e6 * busy * (1.0 + noise(&mut rng, 0.2));
+            let disk_read = 0.5e6 * busy * (1.0 + noise(&mut rng, 0.2));
+            let mut ipc = 1.8 + noise(&mut rng, 0.1);
+            let mut mem_bw = 20e9 * share * busy;
+            let mut metadata = 5.0 * busy;
+            let mut extra_cores = 0.0;
+            if let Behaviour::Anomaly {
+                kind,
+                node: k,
+                from_s,
+                to_s,
+            } = job.behaviour
+                && k == n
+                && (from_s..=to_s).contains(&t)
+            {
+                match kind {
+                    // Leaks up to 50 MB/s, at most half the node over the window: growth, not a cap.
+                    Anomaly::MemLeak => {
+                        let rate = (0.5 * NODE_MEM_BYTES / (to_s - from_s).max(1) as f64).min(50e6);
+                        mem += rate * (t - from_s) as f64;
+                    }
+                    Anomaly::MemEater => mem += 0.5 * NODE_MEM_BYTES,
+                    Anomaly::CpuOccupy => {
+                        extra_cores = 0.3 * node_cores;
+                        user = (user + 0.3).min(1.0);
+                        load += extra_cores;
+                    }
+                    Anomaly::CacheCopy => {
+                        ipc *= 0.5;
+                        mem_bw *= 1.5;
+                    }
+                    Anomaly::MemBw => {
+                        mem_bw = (mem_bw * 3.0).min(NODE_PEAK_MEM_BW);
+                        ipc *= 0.7;
+                    }
+                    Anomaly::IoBandwidth => {
+                        disk_write += 500e6;
+                        iowait += 0.1;
+                    }
+                    Anomaly::IoMetadata => {
+                        metadata += 5000.0;
+                        system += 0.1;
+                    }
+                    Anomaly::NetOccupy => net += 1e9,
+                }
+            }
+            mem = mem.min(NODE_MEM_BYTES);
+            let idle = (1.0 - user - system - iowait).max(0.0);
+            for metric in metrics {
+                let value = match metric.as_str() {
+                    "cpu_user" => user,
+                    "cpu_system" => system,
+                    "cpu_iowait" => iowait,
+                    "cpu_idle" => idle,
+                    "load1" => load.max(0.0),
+                    "mem_used_bytes" => mem,
+                    "mem_available_bytes" => NODE_MEM_BYTES - mem,
+                    "net_rx_bytes_per_s" | "net_tx_bytes_per_s" => net.max(0.0),
+                    "net_rx_packets_per_s" | "net_tx_packets_per_s" => net.max(0.0) / 4000.0,
+                    "disk_read_bytes_per_s" => disk_read.max(0.0),
+                    "disk_write_bytes_per_s" => disk_write.max(0.0),
+                    "ipc" => ipc,
+                    "mem_bw_bytes_per_s" => mem_bw,
+                    "fs_metadata_ops_per_s" => metadata,
+                    core => {
+                        // cpu_core<i>_util: the job's cores carry its work, the rest idle, unless a
+                        // cpuoccupy anomaly takes them.
+                        let i: f64 = core
+                            .trim_start_matches("cpu_core")
+                            .trim_end_matches("_util")
+                            .parse()
+                            .unwrap_or(0.0);
+                        let serial = ineff == Some(Inefficiency::Serial);
+                        let allocated = job.cpus_per_node as f64;
+                        if i < allocated {
+                            // Serial code keeps core 0 busy and leaves the other allocated cores idle.
+                            let busy = if serial {
+                                if i < 1.0 { 0.98 } else { 0.01 }
+                            } else {
+                                effort.min(1.0)
+                            };
+                            (busy + noise(&mut rng, 0.01)).clamp(0.0, 1.0)
+                        } else if i < allocated + extra_cores {
+                            0.95
+                        } else {
+                            0.01
+                        }
+                    }
+                };
+                emit(node, metric, ts, value)?;
+            }
+            if job.gpus > 0 {
+                let gpu = if ineff == Some(Inefficiency::IdleGpu) {
+                    0.0
+                } else {
+                    0.8 * busy
+                };
+                emit(node, gpu_metrics[0], ts, gpu)?;
+                emit(node, gpu_metrics[1], ts, gpu * 40e9)?;
+            }
+            t += step_s.max(1);
+        }
+    }
+    Ok(())
+}
+
+/// What writing simulated jobs did.
+#[derive(Debug, Default)]
+pub struct Written {
+    pub jobs: usize,
+    pub telemetry_rows: u64,
+    pub files: usize,
+}
+
+/// Writes `jobs` (jobs, telemetry, labels) into the warehouse at `data`. `part` names this batch
+/// of jobs: writing the same jobs with the same name again replaces them.
+#[allow(clippy::too_many_arguments)]
+pub fn write_jobs(
+    data: &Path,
+    jobs: &[&SimJob],
+    spec: &ClusterSpec,
+    day: NaiveDate,
+    step_s: u64,
+    metrics: usize,
+    seed: u64,
+    part: &str,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<Written, CatalogError> {
+    let names = metric_names(metrics);
+    let mut sink = TelemetrySink::new(data, part, 4 * catalog::ROW_GROUP_ROWS);
+    let mut job_rows: std::collections::BTreeMap<NaiveDate, Vec<JobRow>> = Default::default();
+    let mut label_rows: std::collections::BTreeMap<NaiveDate, Vec<LabelRow>> = Default::default();
+    for (i, job) in jobs.iter().enumerate() {
+        let row = job_row(job, &spec.name, day);
+        let job_day = row.day();
+        let id = row.job_id.clone();
+        job_telemetry(
+            job,
+            spec,
+            day,
+            step_s,
+            &names,
+            seed,
+            |node, metric, ts, value| sink.push(job_day, &id, node, metric, ts, value),
+        )?;
+        job_rows.entry(job_day).or_default().push(row);
+        label_rows
+            .entry(job_day)
+            .or_default()
+            .push(label_row(job, day));
+        progress(i + 1, jobs.len());
+    }
+    let (files, telemetry_rows) = sink.finish()?;
+    let mut written = Written {
+        jobs: jobs.len(),
+        telemetry_rows,
+        files: files.len(),
+    };
+    let schema_error = |table: &'static str| {
+        move |e: datafusion::arrow::error::ArrowError| CatalogError::Schema {
+            table,
+            reason: e.to_string(),
+        }
+    };
+    for (d, rows) in &job_rows {
+        catalog::write_part(
+            data,
+            Table::Jobs,
+            *d,
+            part,
+            &[jobs_batch(rows).map_err(schema_error("jobs"))?],
+        )?;
+        written.files += 1;
+    }
+    for (d, rows) in &label_rows {
+        catalog::write_part(
+            data,
+            Table::Labels,
+            *d,
+            part,
+            &[labels_batch(rows).map_err(schema_error("labels"))?],
+        )?;
+        written.files += 1;
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simulate::simulate_day;
+
+    fn series(job: &SimJob, spec: &ClusterSpec, metric: &str, node: usize) -> Vec<f64> {
+        let day = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
+        let names = metric_names(20);
+        let mut out = Vec::new();
+        job_telemetry(job, spec, day, 10, &names, 1, |n, m, _, v| {
+            if m == metric && n == job.nodes[node] {
+                out.push(v);
+            }
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    fn find(jobs: &[SimJob], want: impl Fn(&SimJob) -> bool) -> &SimJob {
+        jobs.iter()
+            .find(|j| want(j))
+            .expect("the simulated day has such a job")
+    }
+
+    #[test]
+    fn signatures_show_in_the_series() {
+        let spec = ClusterSpec {
+            jobs: 2000,
+            ..ClusterSpec::default()
+        };
+        let jobs = simulate_day(&spec, 4);
+        // A memory leak grows memory on its node inside its window.
+        let leaks: Vec<&SimJob> = jobs
+            .iter()
+            .filter(|j| {
+                matches!(
+                    j.behaviour,
+                    Behaviour::Anomaly {
+                        kind: Anomaly::MemLeak,
+                        ..
+                    }
+                ) && j.end_s - j.start_s > 1200
+            })
+            .collect();
+        assert!(leaks.len() >= 3);
+        for leak in leaks {
+            let Behaviour::Anomaly {
+                node, from_s, to_s, ..
+            } = leak.behaviour
+            else {
+                unreachable!()
+            };
+            let mem = series(leak, &spec, "mem_used_bytes", node);
+            let (a, b) = ((from_s / 10) as usize + 1, (to_s / 10) as usize);
+            let before = &mem[..a.saturating_sub(1)];
+            let flat = before.iter().cloned().fold(f64::MIN, f64::max)
+                - before.iter().cloned().fold(f64::MAX, f64::min);
+            assert!(
+                mem[b] - mem[a] > 10e9,
+                "job {}: grows by > 10 GB in the window",
+                leak.job_id
+            );
+            assert!(
+                flat < 0.05 * mem[a],
+                "job {}: steady before the window",
+                leak.job_id
+            );
+        }
+        // A hung job does nothing.
+        let hung = find(&jobs, |j| {
+            j.behaviour == Behaviour::Inefficiency(Inefficiency::Hung)
+        });
+        assert!(series(hung, &spec, "cpu_user", 0).iter().all(|&u| u < 0.01));
+        // Serial code keeps one core busy.
+        let serial = find(&jobs, |j| {
+            j.behaviour == Behaviour::Inefficiency(Inefficiency::Serial) && j.cpus_per_node >= 8
+        });
+        let core0 = series(serial, &spec, "cpu_core0_util", 0);
+        let core1 = series(serial, &spec, "cpu_core1_util", 0);
+        assert!(core0.iter().all(|&u| u > 0.9) && core1.iter().all(|&u| u < 0.05));
+        // Healthy jobs use their allocation.
+        let healthy = find(&jobs, |j| j.behaviour == Behaviour::Healthy);
+        let user = series(healthy, &spec, "cpu_user", 0);
+        let share = healthy.cpus_per_node as f64 / spec.cpus_per_node as f64;
+        let mean = user.iter().sum::<f64>() / user.len() as f64;
+        assert!(
+            (mean - 0.9 * share).abs() < 0.02 * share + 1e-9,
+            "{mean} vs {share}"
+        );
+    }
+
+    #[test]
+    fn every_sample_on_the_step_over_the_run() {
+        let spec = ClusterSpec::default();
+        let jobs = simulate_day(&spec, 2);
+        let job = &jobs[0];
+        let n = series(job, &spec, "cpu_user", 0).len() as u64;
+        assert_eq!(n, (job.end_s - job.start_s) / 10 + 1);
+    }
+}

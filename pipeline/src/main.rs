@@ -45,7 +45,8 @@ enum Command {
         action: SpoolAction,
     },
     /// Simulate a small cluster's day of finished jobs through the real hook binary, claim them,
-    /// and report what happened. Needs no services and no configuration.
+    /// ingest their accounting and telemetry into a warehouse, and show what landed there with SQL.
+    /// Needs no services and no configuration.
     Demo {
         /// Directory to work in (must not already hold a spool); default: a new temporary
         /// directory, kept afterwards so you can look at it.
@@ -263,12 +264,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Import { source } => match source {
             ImportSource::Swf { file, cluster } => {
                 let done = swf::import(&cli.data, &file, &cluster)?;
-                report_skipped(
-                    done.log
-                        .skipped
-                        .iter()
-                        .map(|s| format!("{}:{}: {}", file.display(), s.line, s.reason)),
-                );
+                report_skipped(&done.log.skipped);
                 writeln!(
                     stdout,
                     "imported {} jobs of cluster {cluster} from {} into {} day partitions of {}; skipped {} line(s)",
@@ -294,11 +290,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     },
                 )?;
                 eprintln!();
-                report_skipped(
-                    done.skipped
-                        .iter()
-                        .map(|s| format!("{}:{}: {}", s.file.display(), s.line, s.reason)),
-                );
+                report_skipped(&done.skipped);
                 writeln!(
                     stdout,
                     "imported {} runs: {} samples -> {} telemetry rows, {} labels, into {}; skipped {} row(s); peak memory {} MiB",
@@ -317,16 +309,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 /// Lists skipped input on stderr: the first 20 in full, then a count.
-fn report_skipped(lines: impl Iterator<Item = String>) {
-    let mut count = 0;
-    for line in lines {
-        count += 1;
-        if count <= 20 {
-            eprintln!("skipped: {line}");
-        }
+fn report_skipped(skipped: &[jobsight::ingest::Skipped]) {
+    for s in skipped.iter().take(20) {
+        eprintln!("skipped: {s}");
     }
-    if count > 20 {
-        eprintln!("skipped: ... and {} more", count - 20);
+    if skipped.len() > 20 {
+        eprintln!("skipped: ... and {} more", skipped.len() - 20);
     }
 }
 

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
-use super::{JobRow, LabelRow, TelemetryBuilder, jobs_batch, labels_batch};
+use super::{JobRow, LabelRow, Skipped, TelemetryBuilder, jobs_batch, labels_batch};
 use crate::catalog::{self, CatalogError, Table};
 
 /// The columns every LDMS CSV store file starts with.
@@ -60,14 +60,6 @@ pub enum LdmsError {
     Catalog(#[from] CatalogError),
     #[error("job {job_id}: cannot build a batch: {reason}")]
     Batch { job_id: String, reason: String },
-}
-
-/// A skipped row, with where and why.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Skipped {
-    pub file: PathBuf,
-    pub line: usize,
-    pub reason: String,
 }
 
 /// Whether a column of a sampler is a cumulative counter (stored as a rate) or a gauge.

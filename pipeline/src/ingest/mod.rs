@@ -25,6 +25,22 @@ use datafusion::arrow::record_batch::RecordBatch;
 
 use crate::catalog::{self, CatalogError, Table};
 
+/// Input that was not imported, with where and why: every source reports these instead of
+/// dropping anything silently.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skipped {
+    pub file: PathBuf,
+    /// 1-based line number; 0 when the problem concerns the whole file or run.
+    pub line: usize,
+    pub reason: String,
+}
+
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: {}", self.file.display(), self.line, self.reason)
+    }
+}
+
 /// One row of the `jobs` table.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JobRow {

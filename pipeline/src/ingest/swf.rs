@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use super::{JobRow, jobs_batch};
+use super::{JobRow, Skipped, jobs_batch};
 use crate::catalog::{self, CatalogError, Table};
 
 #[derive(Debug, thiserror::Error)]
@@ -35,13 +35,6 @@ pub enum SwfError {
     Catalog(#[from] CatalogError),
     #[error("{path}: cannot build the jobs batch: {reason}")]
     Batch { path: PathBuf, reason: String },
-}
-
-/// A line that was not imported, and why.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Skipped {
-    pub line: usize,
-    pub reason: String,
 }
 
 /// What a parse found: jobs, header facts, and skipped lines.
@@ -62,18 +55,25 @@ fn state_of(status: i64) -> &'static str {
     }
 }
 
-/// Parses an SWF log. `source` names it in the rows (e.g. `swf:KTH-SP2.swf`).
-pub fn parse(reader: impl BufRead, cluster: &str, source: &str) -> Result<SwfLog, std::io::Error> {
+/// Parses an SWF log read from `path`. `source` names it in the rows (e.g. `swf:KTH-SP2.swf`).
+pub fn parse(
+    reader: impl BufRead,
+    path: &Path,
+    cluster: &str,
+    source: &str,
+) -> Result<SwfLog, std::io::Error> {
+    let skipped = |line: usize, reason: String| Skipped {
+        file: path.to_path_buf(),
+        line,
+        reason,
+    };
     let mut log = SwfLog::default();
     let mut epoch: Option<i64> = None;
     for (index, line) in reader.split(b'\n').enumerate() {
         let number = index + 1;
         let raw = line?;
         let Ok(line) = std::str::from_utf8(&raw) else {
-            log.skipped.push(Skipped {
-                line: number,
-                reason: "not UTF-8".into(),
-            });
+            log.skipped.push(skipped(number, "not UTF-8".into()));
             continue;
         };
         let line = line.trim();
@@ -92,17 +92,14 @@ pub fn parse(reader: impl BufRead, cluster: &str, source: &str) -> Result<SwfLog
         }
         match job_from_fields(line, epoch.unwrap_or(0), cluster, source) {
             Ok(job) => log.jobs.push(job),
-            Err(reason) => log.skipped.push(Skipped {
-                line: number,
-                reason,
-            }),
+            Err(reason) => log.skipped.push(skipped(number, reason)),
         }
     }
     if epoch.is_none() && !log.jobs.is_empty() {
-        log.skipped.push(Skipped {
-            line: 0,
-            reason: "no UnixStartTime header: times are relative to 1970".into(),
-        });
+        log.skipped.push(skipped(
+            0,
+            "no UnixStartTime header: times are relative to 1970".into(),
+        ));
     }
     Ok(log)
 }
@@ -192,7 +189,7 @@ pub fn import(data: &Path, path: &Path, cluster: &str) -> Result<SwfImport, SwfE
         .file_name()
         .map_or_else(|| "swf".into(), |n| n.to_string_lossy().into_owned());
     let source = format!("swf:{file_name}");
-    let log = parse(std::io::BufReader::new(file), cluster, &source).map_err(|source| {
+    let log = parse(std::io::BufReader::new(file), path, cluster, &source).map_err(|source| {
         SwfError::Read {
             path: path.to_path_buf(),
             source,
@@ -243,7 +240,7 @@ mod tests {
 
     #[test]
     fn parses_jobs_and_reports_bad_lines() {
-        let log = parse(SAMPLE.as_bytes(), "kth", "swf:test").unwrap();
+        let log = parse(SAMPLE.as_bytes(), Path::new("t.swf"), "kth", "swf:test").unwrap();
         assert_eq!(log.header["MaxJobs"], "3");
         assert_eq!(log.jobs.len(), 2);
         let j = &log.jobs[0];

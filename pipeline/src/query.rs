@@ -38,18 +38,16 @@ pub enum QueryError {
     Render(String),
 }
 
-/// Whether a directory holds at least one Parquet file anywhere below it.
+/// Whether a directory holds at least one Parquet file anywhere below it (symlinks not followed,
+/// so a link loop cannot recurse forever).
 fn has_parquet(dir: &Path) -> bool {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return false;
     };
-    entries.flatten().any(|e| {
-        let path = e.path();
-        if path.is_dir() {
-            has_parquet(&path)
-        } else {
-            path.extension().is_some_and(|x| x == "parquet")
-        }
+    entries.flatten().any(|e| match e.file_type() {
+        Ok(t) if t.is_dir() => has_parquet(&e.path()),
+        Ok(t) if t.is_file() => e.path().extension().is_some_and(|x| x == "parquet"),
+        _ => false,
     })
 }
 

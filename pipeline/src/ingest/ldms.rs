@@ -296,6 +296,9 @@ pub fn read_labels(path: &Path) -> Result<Vec<RunLabel>, LdmsError> {
                 .map(Some)
                 .map_err(|_| fail(format!("not a number of seconds: {s:?}")))
         };
+        if fields[0].is_empty() || fields[1].trim_end_matches('/').is_empty() {
+            return Err(fail("job_id and run_dir must not be empty".into()));
+        }
         labels.push(RunLabel {
             job_id: fields[0].to_string(),
             run_dir: fields[1].trim_end_matches('/').to_string(),
@@ -573,6 +576,36 @@ mod tests {
             "{err}"
         );
         assert!(parse_file("".as_bytes(), Path::new("x"), "x").is_err());
+    }
+
+    #[test]
+    fn labels_are_validated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("labels.csv");
+        std::fs::write(
+            &path,
+            "job_id,run_dir,app,mode,anomaly,start_s,end_s,params\nj,,a,single,memleak,1,2,\n",
+        )
+        .unwrap();
+        let err = read_labels(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("line 2") && err.contains("must not be empty"),
+            "{err}"
+        );
+        std::fs::write(
+            &path,
+            "job_id,run_dir,app,mode,anomaly,start_s,end_s,params\nj,d/r,a,single,memleak,x,2,\n",
+        )
+        .unwrap();
+        let err = read_labels(&path).unwrap_err().to_string();
+        assert!(err.contains("not a number of seconds"), "{err}");
+        std::fs::write(&path, "a,b\n").unwrap();
+        assert!(
+            read_labels(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("expected the header")
+        );
     }
 
     #[test]

@@ -21,6 +21,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::run_ok;
+use jobsight::ingest::sacct;
 use slurm_hooks::{Hook, SpoolRecord, hostlist};
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
@@ -383,6 +384,45 @@ fn epilog_hook_on_a_real_slurm() {
                 r.job_id,
                 sacct_state(r.job_id)
             );
+            // The enrichment library finds this record's run in the accounting database (job ids
+            // repeat there after earlier test runs) and builds its jobs row.
+            if hook == Hook::EpilogSlurmctld {
+                let (accounting, exits) =
+                    sacct::query(Path::new("/usr/bin/sacct"), r.job_id, Some(&cluster)).unwrap();
+                let sacct::Selection::Settled(acct) =
+                    sacct::select(&accounting, r.job_id, Some(&cluster), r.enqueued_at)
+                else {
+                    panic!("job {} ({kind}) not settled: {accounting:?}", r.job_id)
+                };
+                assert!(
+                    acct.state.as_deref().unwrap_or("").starts_with(want_state),
+                    "{kind}: {acct:?}"
+                );
+                let want_exit = match kind {
+                    "fail" => Some((3, 0)),
+                    "oom" => Some((0, 125)),
+                    "ok" | "hostile" | "array" | "requeue" => Some((0, 0)),
+                    _ => None, // cancel and timeout: the signal Slurm records varies
+                };
+                if want_exit.is_some() {
+                    assert_eq!(sacct::exit_of(acct, &exits), want_exit, "{kind}: {exits:?}");
+                }
+                let row = sacct::job_row(r, acct, sacct::exit_of(acct, &exits)).unwrap();
+                assert_eq!(
+                    (row.job_id.as_str(), row.user.as_deref()),
+                    (r.job_id.to_string().as_str(), Some("alice"))
+                );
+                assert!(row.start.unwrap() <= row.end, "{kind}: {row:?}");
+                if kind == "requeue" {
+                    // The claimed record is the interrupted run's; the row is the final run's.
+                    assert!(
+                        row.end > r.enqueued_at && row.state.as_deref() == Some("COMPLETED"),
+                        "{row:?}"
+                    );
+                } else {
+                    assert!(row.end <= r.enqueued_at, "{kind}: {row:?}");
+                }
+            }
         }
         // The array: three tasks of one array job.
         assert_eq!(array_tasks.len(), 3);

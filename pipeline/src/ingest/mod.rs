@@ -7,6 +7,7 @@
 //! silently.
 
 pub mod ldms;
+pub mod sacct;
 pub mod simulator;
 pub mod swf;
 

@@ -1,0 +1,560 @@
+//! Slurm accounting: what `sacct` knows about a finished job, turned into a `jobs` row.
+//!
+//! Pure core: [`parse_json`] reads `sacct --json` (the fields jobsight uses, with their units on
+//! Slurm 22.05: epoch seconds, `time.limit` in minutes, memory in MB), [`parse_exit_codes`] reads
+//! the text exit codes (the JSON one says SUCCESS for failed jobs in 22.05), and [`select`] picks
+//! the record that belongs to a spool record. Job ids are not unique in the accounting database: after
+//! a controller state reset, or with several clusters on one slurmdbd, `sacct -j 2` returns every
+//! job 2 and also the tasks of array 2. [`select`] keeps the records whose raw id and cluster match
+//! and that were submitted before the spool record was enqueued, takes the latest, and says whether
+//! it has settled (a final state and an end time) or must be asked again later.
+//!
+//! Shell: [`query`] runs `sacct` for one job. The per-job ingest step that polls it, retries and
+//! quarantines is not built yet (see the README).
+
+use std::path::Path;
+use std::process::Command;
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use slurm_hooks::SpoolRecord;
+
+use super::JobRow;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SacctError {
+    #[error("cannot run {program} for job {job_id}: {source}")]
+    Run {
+        program: String,
+        job_id: u64,
+        source: std::io::Error,
+    },
+    #[error("{program} failed for job {job_id} ({status}): {stderr}")]
+    Failed {
+        program: String,
+        job_id: u64,
+        status: String,
+        stderr: String,
+    },
+    #[error("sacct --json output not understood: {0}")]
+    Json(String),
+}
+
+/// One job run as the accounting database records it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Accounting {
+    pub job_id: u64,
+    pub cluster: Option<String>,
+    pub name: Option<String>,
+    pub user: Option<String>,
+    pub group: Option<String>,
+    pub account: Option<String>,
+    pub partition: Option<String>,
+    pub qos: Option<String>,
+    pub state: Option<String>,
+    pub nodes: Option<String>,
+    pub num_nodes: Option<u32>,
+    pub cpus: Option<u32>,
+    pub gpus: Option<u32>,
+    pub req_mem_mb: Option<u64>,
+    pub time_limit_s: Option<u64>,
+    pub submit: Option<DateTime<Utc>>,
+    pub start: Option<DateTime<Utc>>,
+    pub end: Option<DateTime<Utc>>,
+    pub array_job_id: Option<u64>,
+    pub array_task_id: Option<u32>,
+}
+
+#[derive(Deserialize)]
+struct Output {
+    /// Absent when sacct could not answer; `errors` then says why.
+    jobs: Option<Vec<Job>>,
+    #[serde(default)]
+    errors: Vec<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct Job {
+    job_id: u64,
+    name: Option<String>,
+    cluster: Option<String>,
+    user: Option<String>,
+    group: Option<String>,
+    account: Option<String>,
+    partition: Option<String>,
+    qos: Option<String>,
+    state: Option<State>,
+    time: Option<Time>,
+    required: Option<Required>,
+    tres: Option<Tres>,
+    nodes: Option<String>,
+    array: Option<Array>,
+}
+
+#[derive(Deserialize)]
+struct State {
+    current: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Time {
+    submission: Option<i64>,
+    start: Option<i64>,
+    end: Option<i64>,
+    /// Minutes.
+    limit: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct Required {
+    #[serde(rename = "CPUs")]
+    cpus: Option<u32>,
+    /// MB.
+    memory: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct Tres {
+    #[serde(default)]
+    allocated: Vec<TresItem>,
+}
+
+#[derive(Deserialize)]
+struct TresItem {
+    #[serde(rename = "type")]
+    kind: String,
+    name: Option<String>,
+    count: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct Array {
+    job_id: Option<u64>,
+    task_id: Option<u32>,
+}
+
+/// Epoch seconds to a time; Slurm writes 0 for "not yet".
+fn epoch(seconds: Option<i64>) -> Option<DateTime<Utc>> {
+    seconds
+        .filter(|&s| s > 0)
+        .and_then(|s| DateTime::from_timestamp(s, 0))
+}
+
+/// Parses `sacct --json` output.
+pub fn parse_json(bytes: &[u8]) -> Result<Vec<Accounting>, SacctError> {
+    let output: Output =
+        serde_json::from_slice(bytes).map_err(|e| SacctError::Json(e.to_string()))?;
+    let Some(jobs) = output.jobs else {
+        return Err(SacctError::Json(format!(
+            "no jobs, errors: {}",
+            serde_json::Value::from(output.errors)
+        )));
+    };
+    Ok(jobs
+        .into_iter()
+        .map(|j| {
+            let allocated = |kind: &str, name: Option<&str>| {
+                j.tres.as_ref().and_then(|t| {
+                    t.allocated
+                        .iter()
+                        .find(|i| i.kind == kind && (name.is_none() || i.name.as_deref() == name))
+                        .and_then(|i| i.count)
+                        .and_then(|c| u64::try_from(c).ok())
+                })
+            };
+            let time = j.time.as_ref();
+            Accounting {
+                job_id: j.job_id,
+                cluster: j.cluster,
+                name: j.name,
+                user: j.user,
+                group: j.group,
+                account: j.account,
+                partition: j.partition,
+                qos: j.qos,
+                state: j.state.and_then(|s| s.current),
+                nodes: j.nodes,
+                num_nodes: allocated("node", None).map(|n| n as u32),
+                cpus: allocated("cpu", None)
+                    .map(|n| n as u32)
+                    .or(j.required.as_ref().and_then(|r| r.cpus)),
+                gpus: allocated("gres", Some("gpu")).map(|n| n as u32),
+                // The allocated memory is the job's total; `required.memory` may be per CPU.
+                req_mem_mb: allocated("mem", None).or(j.required.as_ref().and_then(|r| r.memory)),
+                time_limit_s: time.and_then(|t| t.limit).map(|minutes| minutes * 60),
+                submit: epoch(time.and_then(|t| t.submission)),
+                start: epoch(time.and_then(|t| t.start)),
+                end: epoch(time.and_then(|t| t.end)),
+                array_job_id: j
+                    .array
+                    .as_ref()
+                    .and_then(|a| a.job_id)
+                    .filter(|&id| id != 0),
+                array_task_id: j.array.as_ref().and_then(|a| a.task_id),
+            }
+        })
+        .collect())
+}
+
+/// One line of `TZ=UTC sacct -n -X -P -D -o JobIDRaw,Submit,ExitCode` (submit in epoch seconds).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExitLine {
+    pub job_id: u64,
+    pub submit: i64,
+    pub code: i32,
+    pub signal: i32,
+}
+
+/// Parses the text exit codes; lines that do not fit are ignored (sacct prints nothing else here).
+pub fn parse_exit_codes(text: &str) -> Vec<ExitLine> {
+    text.lines()
+        .filter_map(|line| {
+            let mut f = line.trim().split('|');
+            let job_id = f.next()?.parse().ok()?;
+            let submit = f.next()?;
+            // `2026-11-22T05:20:24` in UTC (the query sets TZ=UTC), or epoch seconds.
+            let submit = submit.parse::<i64>().ok().or_else(|| {
+                chrono::NaiveDateTime::parse_from_str(submit, "%Y-%m-%dT%H:%M:%S")
+                    .ok()
+                    .map(|t| t.and_utc().timestamp())
+            })?;
+            let (code, signal) = f.next()?.split_once(':')?;
+            Some(ExitLine {
+                job_id,
+                submit,
+                code: code.parse().ok()?,
+                signal: signal.parse().ok()?,
+            })
+        })
+        .collect()
+}
+
+/// Which accounting record a spool record refers to.
+#[derive(Debug, PartialEq)]
+pub enum Selection<'a> {
+    /// Final: write the job.
+    Settled(&'a Accounting),
+    /// Known but not final yet (still running, completing, requeued): ask again later.
+    Pending { reason: String },
+    /// Not (yet) in the database: ask again later, give up after a while.
+    Missing,
+}
+
+/// States after which nothing about the job changes any more.
+fn is_final(state: &str) -> bool {
+    !matches!(
+        state,
+        "PENDING"
+            | "RUNNING"
+            | "COMPLETING"
+            | "REQUEUED"
+            | "REQUEUE_HOLD"
+            | "REQUEUE_FED"
+            | "SUSPENDED"
+            | "CONFIGURING"
+            | "RESIZING"
+            | "SIGNALING"
+            | "STAGE_OUT"
+    )
+}
+
+/// Picks the record of job `job_id` on `cluster` that a spool record enqueued at `enqueued_at` refers
+/// to: raw id and cluster equal, submitted before the enqueue, the latest of those. When that run
+/// was requeued, the job continues in its next run (same id, submitted later), so the chain is
+/// followed to the run that ended it: Slurm 22.05 gives the interrupted run's epilog the same
+/// restart count as the final run's, and the spool keeps only the first record of the two.
+pub fn select<'a>(
+    candidates: &'a [Accounting],
+    job_id: u64,
+    cluster: Option<&str>,
+    enqueued_at: DateTime<Utc>,
+) -> Selection<'a> {
+    let runs: Vec<&Accounting> = candidates
+        .iter()
+        .filter(|a| a.job_id == job_id)
+        .filter(|a| match (cluster, a.cluster.as_deref()) {
+            (Some(want), Some(have)) => want == have,
+            _ => true,
+        })
+        .collect();
+    let Some(mut run) = runs
+        .iter()
+        .copied()
+        .filter(|a| a.submit.is_none_or(|s| s <= enqueued_at))
+        .max_by_key(|a| a.submit)
+    else {
+        return Selection::Missing;
+    };
+    while run
+        .state
+        .as_deref()
+        .is_some_and(|s| s.starts_with("REQUEUE"))
+    {
+        let next = runs
+            .iter()
+            .copied()
+            .filter(|a| a.submit > run.submit)
+            .min_by_key(|a| a.submit);
+        match next {
+            Some(next) => run = next,
+            None => {
+                return Selection::Pending {
+                    reason: format!("job {job_id} was requeued; its next run is not in sacct yet"),
+                };
+            }
+        }
+    }
+    match (&run.state, run.end) {
+        (Some(state), Some(_)) if is_final(state) => Selection::Settled(run),
+        (state, _) => Selection::Pending {
+            reason: format!(
+                "sacct says {} for job {job_id}",
+                state.as_deref().unwrap_or("no state")
+            ),
+        },
+    }
+}
+
+/// The exit code and signal of `acct` from the text output, matched by job id and submit time.
+pub fn exit_of(acct: &Accounting, lines: &[ExitLine]) -> Option<(i32, i32)> {
+    let submit = acct.submit?.timestamp();
+    lines
+        .iter()
+        .find(|l| l.job_id == acct.job_id && l.submit == submit)
+        .map(|l| (l.code, l.signal))
+}
+
+/// The `jobs` row of a claimed job: identity from the spool record, everything else from sacct.
+pub fn job_row(
+    record: &SpoolRecord,
+    acct: &Accounting,
+    exit: Option<(i32, i32)>,
+) -> Option<JobRow> {
+    let text = |t: &Option<slurm_hooks::Text>| {
+        t.as_ref()
+            .map(|t| String::from_utf8_lossy(t.as_bytes()).into_owned())
+    };
+    let from_record = record
+        .exit_code
+        .as_ref()
+        .and_then(|e| e.code.zip(e.signal))
+        .map(|(c, s)| (c as i32, s as i32));
+    let (exit_code, exit_signal) = exit.or(from_record).unzip();
+    Some(JobRow {
+        cluster: acct
+            .cluster
+            .clone()
+            .or(text(&record.cluster))
+            .unwrap_or_default(),
+        job_id: record.job_id.to_string(),
+        array_job_id: acct
+            .array_job_id
+            .or(record.array_job_id)
+            .map(|a| a.to_string()),
+        array_task_id: acct
+            .array_task_id
+            .or(record.array_task_id.map(|t| t as u32)),
+        restart_count: record.restart_count.unwrap_or(0),
+        user: acct.user.clone().or(text(&record.user)),
+        account: acct.account.clone().or(text(&record.account)),
+        partition: acct.partition.clone().or(text(&record.partition)),
+        qos: acct.qos.clone(),
+        num_nodes: acct.num_nodes.or(record.num_nodes),
+        nodes: acct.nodes.clone().or(record
+            .nodes
+            .as_ref()
+            .and_then(|n| n.given.as_str().map(String::from))),
+        cpus: acct.cpus,
+        gpus: acct.gpus,
+        req_mem_mb: acct.req_mem_mb,
+        time_limit_s: acct.time_limit_s,
+        submit: acct.submit,
+        start: acct.start,
+        end: acct.end?,
+        state: acct.state.clone(),
+        exit_code,
+        exit_signal,
+        name: acct.name.clone().or(text(&record.job_name)),
+        source: "sacct".into(),
+    })
+}
+
+/// Runs `sacct` (JSON and text exit codes) for one job of `cluster`.
+///
+/// Facts from Slurm 22.05.8 behind the flags: `SLURM_TIME_FORMAT=%s` breaks `--json` ("Unable
+/// to parse time format"), so the text query asks for UTC with `TZ` instead; without `-D` the text
+/// output shows only the latest of several jobs with the same id, while `--json` lists them all.
+pub fn query(
+    sacct: &Path,
+    job_id: u64,
+    cluster: Option<&str>,
+) -> Result<(Vec<Accounting>, Vec<ExitLine>), SacctError> {
+    let run = |args: &[&str]| -> Result<Vec<u8>, SacctError> {
+        let mut command = Command::new(sacct);
+        command
+            .args(args)
+            .arg("-j")
+            .arg(job_id.to_string())
+            .env("TZ", "UTC");
+        if let Some(cluster) = cluster {
+            command.arg("-M").arg(cluster);
+        }
+        let program = sacct.display().to_string();
+        let out = command.output().map_err(|source| SacctError::Run {
+            program: program.clone(),
+            job_id,
+            source,
+        })?;
+        if !out.status.success() {
+            return Err(SacctError::Failed {
+                program,
+                job_id,
+                status: out.status.to_string(),
+                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            });
+        }
+        Ok(out.stdout)
+    };
+    let json = run(&["--json"])?;
+    let text = run(&["-n", "-X", "-P", "-D", "-o", "JobIDRaw,Submit,ExitCode"])?;
+    Ok((
+        parse_json(&json)?,
+        parse_exit_codes(&String::from_utf8_lossy(&text)),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIXTURE: &str = include_str!("../../../tests/fixtures/sacct-22.05.8.json");
+
+    fn at(s: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(s, 0).unwrap()
+    }
+
+    #[test]
+    fn parses_real_sacct_json() {
+        let jobs = parse_json(FIXTURE.as_bytes()).unwrap();
+        assert_eq!(jobs.len(), 9);
+        let fail = jobs
+            .iter()
+            .find(|j| j.name.as_deref() == Some("fail"))
+            .unwrap();
+        assert_eq!(fail.job_id, 1);
+        assert_eq!(fail.state.as_deref(), Some("FAILED"));
+        assert_eq!(
+            (fail.cpus, fail.num_nodes, fail.req_mem_mb),
+            (Some(1), Some(1), Some(1024))
+        );
+        assert_eq!(fail.time_limit_s, Some(120), "2 minutes");
+        assert_eq!(fail.submit, Some(at(1_795_324_824)));
+        let task = jobs.iter().find(|j| j.job_id == 4).unwrap();
+        assert_eq!((task.array_job_id, task.array_task_id), (Some(2), Some(1)));
+        let named = jobs
+            .iter()
+            .find(|j| j.name.as_deref() == Some("x,y|z"))
+            .unwrap();
+        assert_eq!(named.req_mem_mb, Some(100));
+        assert!(parse_json(b"{\"jobs\": 3}").is_err());
+        // What sacct 22.05 prints when it cannot answer (e.g. SLURM_TIME_FORMAT=%s with --json).
+        let err = parse_json(
+            br#"{"meta": {}, "errors": [{"description": "Unable to parse time format"}]}"#,
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("Unable to parse time format"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn selects_the_run_a_spool_record_means_among_repeated_ids() {
+        let jobs = parse_json(FIXTURE.as_bytes()).unwrap();
+        // Job 2 exists four times (an array task of an old run, two old cancels, the new job).
+        let enqueued = at(1_795_324_830);
+        let Selection::Settled(chosen) = select(&jobs, 2, Some("ci"), enqueued) else {
+            panic!()
+        };
+        assert_eq!(chosen.name.as_deref(), Some("x,y|z"));
+        // A record enqueued earlier means an earlier job 2.
+        let Selection::Settled(old) = select(&jobs, 2, Some("ci"), at(1_795_322_330)) else {
+            panic!()
+        };
+        assert_eq!(
+            (old.name.as_deref(), old.submit),
+            (Some("cancel"), Some(at(1_795_322_321)))
+        );
+        // Array task 4 is not job 2, another cluster is not this one, nothing before the first job.
+        assert_eq!(
+            select(&jobs, 2, Some("other"), enqueued),
+            Selection::Missing
+        );
+        assert_eq!(
+            select(&jobs, 2, Some("ci"), at(1_795_000_000)),
+            Selection::Missing
+        );
+        assert_eq!(select(&jobs, 99, None, enqueued), Selection::Missing);
+    }
+
+    #[test]
+    fn a_requeued_run_leads_to_the_run_that_ended_the_job() {
+        // As sacct 22.05 recorded a job requeued while running: the interrupted run (REQUEUED) and
+        // the final run, submitted again at the requeue.
+        let run = |state: &str, submit: i64, end: i64| Accounting {
+            job_id: 8,
+            cluster: Some("ci".into()),
+            state: Some(state.into()),
+            submit: Some(at(submit)),
+            end: Some(at(end)),
+            ..Accounting::default()
+        };
+        let older = run("COMPLETED", 100, 200);
+        let requeued = run("REQUEUED", 1000, 1006);
+        let last = run("COMPLETED", 1008, 1017);
+        let enqueued = at(1006); // the interrupted run's epilog
+        let jobs = vec![older.clone(), requeued.clone(), last.clone()];
+        assert_eq!(
+            select(&jobs, 8, Some("ci"), enqueued),
+            Selection::Settled(&jobs[2])
+        );
+        // The next run not in the database yet, or still running: ask again later.
+        let jobs = vec![older.clone(), requeued.clone()];
+        assert!(matches!(
+            select(&jobs, 8, Some("ci"), enqueued),
+            Selection::Pending { .. }
+        ));
+        let jobs = vec![older, requeued, run("RUNNING", 1008, 0)];
+        assert!(matches!(
+            select(&jobs, 8, Some("ci"), enqueued),
+            Selection::Pending { .. }
+        ));
+    }
+
+    #[test]
+    fn a_running_job_is_pending() {
+        let mut jobs = parse_json(FIXTURE.as_bytes()).unwrap();
+        jobs.iter_mut()
+            .for_each(|j| j.state = Some("COMPLETING".into()));
+        let selection = select(&jobs, 1, None, at(1_795_324_830));
+        assert_eq!(
+            selection,
+            Selection::Pending {
+                reason: "sacct says COMPLETING for job 1".into()
+            }
+        );
+    }
+
+    #[test]
+    fn exit_codes_come_from_the_text_output() {
+        let lines =
+            parse_exit_codes("1|2026-11-22T05:20:24|3:0\n2|1795324824|0:0\ngarbage\n4|x|0:0\n");
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].submit, 1_795_324_824);
+        let jobs = parse_json(FIXTURE.as_bytes()).unwrap();
+        let Selection::Settled(fail) = select(&jobs, 1, Some("ci"), at(1_795_324_830)) else {
+            panic!()
+        };
+        assert_eq!(exit_of(fail, &lines), Some((3, 0)));
+    }
+}

@@ -56,6 +56,56 @@ pub fn metric_names(count: usize) -> Vec<String> {
     names
 }
 
+/// A metric name resolved once per job, so the per-sample loop matches on an enum, not a string.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Series {
+    CpuUser,
+    CpuSystem,
+    CpuIowait,
+    CpuIdle,
+    Load1,
+    MemUsed,
+    MemAvailable,
+    NetBytes,
+    NetPackets,
+    DiskRead,
+    DiskWrite,
+    Ipc,
+    MemBw,
+    FsMetadata,
+    /// `cpu_core<i>_util`.
+    Core(f64),
+}
+
+impl Series {
+    /// The series a metric name stands for; `None` for a name the simulator does not produce.
+    fn of(name: &str) -> Option<Series> {
+        Some(match name {
+            "cpu_user" => Series::CpuUser,
+            "cpu_system" => Series::CpuSystem,
+            "cpu_iowait" => Series::CpuIowait,
+            "cpu_idle" => Series::CpuIdle,
+            "load1" => Series::Load1,
+            "mem_used_bytes" => Series::MemUsed,
+            "mem_available_bytes" => Series::MemAvailable,
+            "net_rx_bytes_per_s" | "net_tx_bytes_per_s" => Series::NetBytes,
+            "net_rx_packets_per_s" | "net_tx_packets_per_s" => Series::NetPackets,
+            "disk_read_bytes_per_s" => Series::DiskRead,
+            "disk_write_bytes_per_s" => Series::DiskWrite,
+            "ipc" => Series::Ipc,
+            "mem_bw_bytes_per_s" => Series::MemBw,
+            "fs_metadata_ops_per_s" => Series::FsMetadata,
+            other => Series::Core(
+                other
+                    .strip_prefix("cpu_core")?
+                    .strip_suffix("_util")?
+                    .parse::<u32>()
+                    .ok()? as f64,
+            ),
+        })
+    }
+}
+
 /// Start of the simulated day, as microseconds since the epoch.
 fn day_start_micros(day: NaiveDate) -> i64 {
     day.and_hms_opt(0, 0, 0)
@@ -135,6 +185,7 @@ pub fn label_row(job: &SimJob, day: NaiveDate) -> LabelRow {
 }
 
 /// Generates one job's telemetry and hands each sample to `emit(node, metric, ts_micros, value)`.
+/// Names in `metrics` that [`metric_names`] would not produce are skipped.
 pub fn job_telemetry(
     job: &SimJob,
     spec: &ClusterSpec,
@@ -155,6 +206,10 @@ pub fn job_telemetry(
         _ => None,
     };
     let gpu_metrics = ["gpu_util", "gpu_mem_used_bytes"];
+    let series: Vec<(&str, Series)> = metrics
+        .iter()
+        .filter_map(|m| Series::of(m).map(|s| (m.as_str(), s)))
+        .collect();
     for (n, node) in job.nodes.iter().enumerate() {
         let mut rng = Rng::new(seed ^ job.job_id.wrapping_mul(0x9e37_79b9) ^ (n as u64) << 48);
         // How hard this node works, before anomalies.
@@ -228,30 +283,25 @@ pub fn job_telemetry(
             }
             mem = mem.min(NODE_MEM_BYTES);
             let idle = (1.0 - user - system - iowait).max(0.0);
-            for metric in metrics {
-                let value = match metric.as_str() {
-                    "cpu_user" => user,
-                    "cpu_system" => system,
-                    "cpu_iowait" => iowait,
-                    "cpu_idle" => idle,
-                    "load1" => load.max(0.0),
-                    "mem_used_bytes" => mem,
-                    "mem_available_bytes" => NODE_MEM_BYTES - mem,
-                    "net_rx_bytes_per_s" | "net_tx_bytes_per_s" => net.max(0.0),
-                    "net_rx_packets_per_s" | "net_tx_packets_per_s" => net.max(0.0) / 4000.0,
-                    "disk_read_bytes_per_s" => disk_read.max(0.0),
-                    "disk_write_bytes_per_s" => disk_write.max(0.0),
-                    "ipc" => ipc,
-                    "mem_bw_bytes_per_s" => mem_bw,
-                    "fs_metadata_ops_per_s" => metadata,
-                    core => {
-                        // cpu_core<i>_util: the job's cores carry its work, the rest idle, unless a
-                        // cpuoccupy anomaly takes them.
-                        let i: f64 = core
-                            .trim_start_matches("cpu_core")
-                            .trim_end_matches("_util")
-                            .parse()
-                            .unwrap_or(0.0);
+            for &(metric, kind) in &series {
+                let value = match kind {
+                    Series::CpuUser => user,
+                    Series::CpuSystem => system,
+                    Series::CpuIowait => iowait,
+                    Series::CpuIdle => idle,
+                    Series::Load1 => load.max(0.0),
+                    Series::MemUsed => mem,
+                    Series::MemAvailable => NODE_MEM_BYTES - mem,
+                    Series::NetBytes => net.max(0.0),
+                    Series::NetPackets => net.max(0.0) / 4000.0,
+                    Series::DiskRead => disk_read.max(0.0),
+                    Series::DiskWrite => disk_write.max(0.0),
+                    Series::Ipc => ipc,
+                    Series::MemBw => mem_bw,
+                    Series::FsMetadata => metadata,
+                    // The job's cores carry its work, the rest idle, unless a cpuoccupy anomaly
+                    // takes them.
+                    Series::Core(i) => {
                         let serial = ineff == Some(Inefficiency::Serial);
                         let allocated = job.cpus_per_node as f64;
                         if i < allocated {
@@ -457,6 +507,16 @@ mod tests {
             (mean - 0.9 * share).abs() < 0.02 * share + 1e-9,
             "{mean} vs {share}"
         );
+    }
+
+    #[test]
+    fn every_generated_name_is_a_known_series() {
+        let names = metric_names(50);
+        assert_eq!(names.len(), 50);
+        assert!(names.iter().all(|n| Series::of(n).is_some()), "{names:?}");
+        assert_eq!(Series::of("cpu_core33_util"), Some(Series::Core(33.0)));
+        assert_eq!(Series::of("cpu_coreX_util"), None);
+        assert_eq!(Series::of("bogus"), None);
     }
 
     #[test]

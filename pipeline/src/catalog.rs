@@ -158,6 +158,45 @@ fn writer_properties() -> WriterProperties {
         .build()
 }
 
+/// Removes the parts `part-<prefix>-<digits>.parquet` of one day's partition (what a
+/// [`crate::ingest::TelemetrySink`] with that prefix wrote), so that a unit re-ingested with fewer
+/// chunks leaves no stale rows behind. Returns what it removed.
+pub fn remove_parts(
+    data: &Path,
+    table: Table,
+    day: NaiveDate,
+    prefix: &str,
+) -> Result<Vec<PathBuf>, CatalogError> {
+    let dir = partition_dir(data, table, day);
+    let start = format!(
+        "part-{}-",
+        slurm_hooks::spool_dir::file_name_part(&Text::from(prefix), 128)
+    );
+    let entries = match fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => return Err(CatalogError::Create { path: dir, source }),
+    };
+    let mut removed = Vec::new();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let is_chunk = name.strip_prefix(&start).is_some_and(|rest| {
+            rest.strip_suffix(".parquet")
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        });
+        if is_chunk {
+            let path = entry.path();
+            fs::remove_file(&path).map_err(|source| CatalogError::Commit {
+                path: path.clone(),
+                source,
+            })?;
+            removed.push(path);
+        }
+    }
+    Ok(removed)
+}
+
 /// Atomically writes `batches` as `part-<name>.parquet` into the table's partition for `day`,
 /// replacing an earlier file of the same name. `name` identifies the ingest unit (sanitised here).
 pub fn write_part(

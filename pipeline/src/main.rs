@@ -8,7 +8,9 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use jobsight::demo::{self, DemoOptions};
-use jobsight::ingest::{ldms, simulator, swf};
+use jobsight::config::{Options, TelemetryKind};
+use jobsight::ingest::prometheus::Prometheus;
+use jobsight::ingest::{ldms, per_job, simulator, swf};
 use jobsight::output::{self, Format};
 use jobsight::query::{self, SqlFormat};
 use jobsight::simulate::ClusterSpec;
@@ -22,14 +24,14 @@ use jobsight::spool::Spool;
 #[derive(Debug, Parser)]
 #[command(name = "jobsight", version, about, long_about)]
 struct Cli {
-    /// Warehouse directory: hive-partitioned Parquet, one folder per table.
-    #[arg(
-        long,
-        env = "JOBSIGHT_DATA",
-        default_value = "./jobsight-data",
-        global = true
-    )]
-    data: PathBuf,
+    /// Warehouse directory: hive-partitioned Parquet, one folder per table [default: the
+    /// config file's `data`, else ./jobsight-data].
+    #[arg(long, env = "JOBSIGHT_DATA", global = true)]
+    data: Option<PathBuf>,
+    /// Configuration file (TOML; every key optional, see ops/jobsight.example.toml). Flags and
+    /// their environment variables override it.
+    #[arg(long, env = "JOBSIGHT_CONFIG", global = true)]
+    config: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -38,9 +40,9 @@ struct Cli {
 enum Command {
     /// Work with the spool directory that the epilog hook writes into.
     Spool {
-        /// Spool directory.
-        #[arg(long, env = "JOBSIGHT_SPOOL", default_value = slurm_hooks::spool_dir::DEFAULT_SPOOL, global = true)]
-        spool: PathBuf,
+        /// Spool directory [default: the config file's `spool`, else /var/spool/jobsight].
+        #[arg(long, env = "JOBSIGHT_SPOOL", global = true)]
+        spool: Option<PathBuf>,
         #[command(subcommand)]
         action: SpoolAction,
     },
@@ -88,6 +90,34 @@ enum Command {
         /// The simulated day (UTC).
         #[arg(long, default_value = "2026-11-20")]
         day: chrono::NaiveDate,
+    },
+    /// The per-job ingest step: claim what the epilog hook enqueued, then for every claimed job
+    /// get its final record from sacct and its nodes' telemetry over its run time from Prometheus,
+    /// and write both into the warehouse. A job that is not ready (accounting not settled, last
+    /// samples not scraped yet) or whose fetch fails (Prometheus down, slow, errors, garbage)
+    /// stays claimed with a `.pending` note and is retried with backoff on later runs; after
+    /// `ingest.give_up_after_s` (default a day) it goes to failed/ with its reason. Run it every
+    /// few minutes; one run at a time per spool.
+    Ingest {
+        /// Spool directory [default: the config file's `spool`, else /var/spool/jobsight].
+        #[arg(long, env = "JOBSIGHT_SPOOL")]
+        spool: Option<PathBuf>,
+        /// Telemetry source [default: the config file's `ingest.telemetry`, else prometheus].
+        #[arg(long, value_enum)]
+        telemetry: Option<TelemetryKind>,
+        /// Prometheus base URL [default: the config file's `prometheus.url`, else
+        /// http://127.0.0.1:9090].
+        #[arg(long, env = "JOBSIGHT_PROMETHEUS_URL")]
+        prometheus_url: Option<String>,
+        /// The sacct program [default: the config file's `ingest.sacct`, else sacct on PATH].
+        #[arg(long)]
+        sacct: Option<PathBuf>,
+        /// Try at most this many jobs in this run (the rest wait for the next run).
+        #[arg(long)]
+        limit: Option<usize>,
+        /// `table` for people, `json` for scripts.
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
     },
     /// Run a SQL query (DataFusion dialect) over every table of the warehouse: jobs, telemetry,
     /// labels. Each table has the partition column `day` ('YYYY-MM-DD', the job's end day).
@@ -163,8 +193,31 @@ fn parse_octal(s: &str) -> Result<u32, String> {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
+    let (mut options, config_path) = Options::load(cli.config.as_deref())?;
+    if let Some(data) = &cli.data {
+        options.data = Some(data.clone());
+    }
+    if let Command::Ingest {
+        spool,
+        telemetry,
+        prometheus_url,
+        sacct,
+        ..
+    } = &cli.command
+    {
+        options.spool = spool.clone().or(options.spool);
+        let ingest = options.ingest.get_or_insert_with(Default::default);
+        ingest.telemetry = telemetry.or(ingest.telemetry);
+        ingest.sacct = sacct.clone().or(ingest.sacct.take());
+        let prometheus = options.prometheus.get_or_insert_with(Default::default);
+        prometheus.url = prometheus_url.clone().or(prometheus.url.take());
+    }
+    let settings = options.resolve(&config_path)?;
+    let data = settings.data.clone();
     match cli.command {
-        Command::Spool { spool, action } => match action {
+        Command::Spool { spool, action } => {
+            let spool = spool.unwrap_or_else(|| settings.spool.clone());
+            match action {
             SpoolAction::Init { mode } => {
                 let spool = Spool::init(&spool, mode)?;
                 writeln!(stdout, "spool ready at {}", spool.root().display())?;
@@ -182,7 +235,32 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 let status = spool.status(jobsight::now())?;
                 stdout.write_all(output::render_status(&status, format).as_bytes())?;
             }
-        },
+            }
+        }
+        Command::Ingest { limit, format, .. } => {
+            let spool = Spool::open(&settings.spool)?;
+            let prometheus = match settings.ingest.telemetry {
+                TelemetryKind::Prometheus => Some(Prometheus::new(settings.prometheus.clone())),
+                TelemetryKind::None => None,
+            };
+            let source = prometheus
+                .as_ref()
+                .map(|p| p as &dyn per_job::TelemetrySource);
+            let report = per_job::run(
+                &spool,
+                &data,
+                &settings.ingest,
+                source,
+                limit,
+                jobsight::now(),
+                |i, n| eprint!("\ringesting: record {i} of {n} "),
+            )?;
+            eprint!("\r");
+            stdout.write_all(output::render_ingest(&report, format).as_bytes())?;
+            let mut stderr = std::io::stderr().lock();
+            stderr.write_all(output::render_set_aside(&report.claim).as_bytes())?;
+            writeln!(stderr, "{}", output::ingest_summary(&report, &data))?;
+        }
         Command::Demo {
             dir,
             jobs,
@@ -227,7 +305,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             );
             let mut shown = 0;
             let written = simulator::write_jobs(
-                &cli.data,
+                &data,
                 &refs,
                 &spec,
                 day,
@@ -250,7 +328,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 written.jobs,
                 written.telemetry_rows,
                 written.files,
-                cli.data.display(),
+                data.display(),
                 written.telemetry_rows as f64 / seconds / 1e6,
                 jobsight::peak_memory_mib().map_or("?".into(), |m| m.to_string())
             )?;
@@ -258,12 +336,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Sql { query, format } => {
             let runtime =
                 tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
-            let batches = runtime.block_on(query::run(&cli.data, &query))?;
+            let batches = runtime.block_on(query::run(&data, &query))?;
             stdout.write_all(query::render(&batches, format)?.as_bytes())?;
         }
         Command::Import { source } => match source {
             ImportSource::Swf { file, cluster } => {
-                let done = swf::import(&cli.data, &file, &cluster)?;
+                let done = swf::import(&data, &file, &cluster)?;
                 report_skipped(&done.log.skipped);
                 writeln!(
                     stdout,
@@ -271,7 +349,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     done.log.jobs.len(),
                     file.display(),
                     done.days,
-                    cli.data.join("jobs").display(),
+                    data.join("jobs").display(),
                     done.log.skipped.len()
                 )?;
             }
@@ -281,7 +359,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 cluster,
             } => {
                 let done = ldms::import_runs(
-                    &cli.data,
+                    &data,
                     &dir,
                     labels.as_deref(),
                     &cluster,
@@ -298,7 +376,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     done.samples,
                     done.telemetry_rows,
                     done.labels,
-                    cli.data.display(),
+                    data.display(),
                     done.skipped.len(),
                     jobsight::peak_memory_mib().map_or("?".into(), |m| m.to_string())
                 )?;

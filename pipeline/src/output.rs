@@ -6,7 +6,23 @@
 
 use std::fmt::Write as _;
 
+use chrono::{DateTime, Utc};
+
+use crate::ingest::per_job::{IngestReport, Outcome};
 use crate::spool::{ClaimReport, SpoolStatus};
+
+/// `text` with control characters escaped, for reasons that quote other programs' output.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -34,10 +50,15 @@ pub fn render_status(status: &SpoolStatus, format: Format) -> String {
             let c = &status.counts;
             let mut out = format!("spool {}\n", status.spool.display());
             let _ = writeln!(out, "  {:<10} {:>8}  waiting to be claimed", "new", c.new);
-            let _ = writeln!(out, "  {:<10} {:>8}  claimed by the pipeline", "cur", c.cur);
+            let _ = writeln!(out, "  {:<10} {:>8}  claimed, not yet ingested", "cur", c.cur);
             let _ = writeln!(
                 out,
-                "  {:<10} {:>8}  unreadable, see the .reason files",
+                "  {:<10} {:>8}  ingested into the warehouse",
+                "done", c.done
+            );
+            let _ = writeln!(
+                out,
+                "  {:<10} {:>8}  unreadable or given up, see the .reason files",
                 "failed", c.failed
             );
             let _ = writeln!(
@@ -146,6 +167,70 @@ pub fn claim_summary(report: &ClaimReport) -> String {
         report.duplicates.len(),
         report.failed.len(),
         report.lost_races
+    )
+}
+
+/// The per-job ingest step's outcome per record: a table for people, one JSON document for
+/// scripts.
+pub fn render_ingest(report: &IngestReport, format: Format) -> String {
+    match format {
+        Format::Json => {
+            serde_json::to_string(&report.records)
+                .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+                + "\n"
+        }
+        Format::Table => {
+            let mut out = String::new();
+            let time = |t: &DateTime<Utc>| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+            for r in &report.records {
+                let job = r.job.as_deref().unwrap_or("?");
+                let line = match &r.outcome {
+                    Outcome::Done {
+                        day,
+                        state,
+                        telemetry_rows,
+                        note,
+                    } => format!(
+                        "done         {job:<20} {} day={day}, {telemetry_rows} telemetry rows{}",
+                        state.as_deref().unwrap_or("?"),
+                        note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default()
+                    ),
+                    Outcome::Pending {
+                        attempts,
+                        next_attempt,
+                        reason,
+                    } => format!(
+                        "pending      {job:<20} attempt {attempts}, next at {}: {reason}",
+                        time(next_attempt)
+                    ),
+                    Outcome::Waiting {
+                        next_attempt,
+                        reason,
+                    } => format!(
+                        "waiting      {job:<20} until {}: {reason}",
+                        time(next_attempt)
+                    ),
+                    Outcome::Quarantined { reason } => {
+                        format!("quarantined  {job:<20} {}: {reason}", r.file)
+                    }
+                };
+                out.push_str(&printable(&line));
+                out.push('\n');
+            }
+            out
+        }
+    }
+}
+
+pub fn ingest_summary(report: &IngestReport, data: &std::path::Path) -> String {
+    format!(
+        "{}; jobs: {} done into {}, {} pending, {} waiting, {} quarantined",
+        claim_summary(&report.claim),
+        report.count("done"),
+        data.display(),
+        report.count("pending"),
+        report.count("waiting"),
+        report.count("quarantined"),
     )
 }
 

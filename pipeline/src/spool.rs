@@ -31,6 +31,23 @@ use slurm_hooks::spool_dir::{self, CUR, DUPLICATE, FAILED, NEW, RECORD_EXT, SEEN
 /// Records larger than this are not records: the hook writes well under 10 KiB.
 pub const MAX_RECORD_BYTES: u64 = 1024 * 1024;
 
+/// Where the ingest step puts a record once its job is in the warehouse. Created on first use, so
+/// spools made before it existed keep working.
+pub const DONE: &str = "done";
+
+/// Suffix of the note beside a record in `cur/` that is waiting for a retry.
+pub const PENDING_NOTE_EXT: &str = ".pending";
+
+/// Why a claimed record is still in `cur/`, and when to try again.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct PendingNote {
+    pub attempts: u32,
+    pub first_attempt: DateTime<Utc>,
+    pub last_attempt: DateTime<Utc>,
+    pub next_attempt: DateTime<Utc>,
+    pub reason: String,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum SpoolError {
     #[error(
@@ -90,6 +107,7 @@ pub struct StateCounts {
     pub cur: usize,
     pub failed: usize,
     pub duplicate: usize,
+    pub done: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -172,7 +190,10 @@ impl Spool {
                 source,
             })?;
             let name = entry.file_name();
-            if name.as_bytes().starts_with(b".") || name.as_bytes().ends_with(b".reason") {
+            if name.as_bytes().starts_with(b".")
+                || name.as_bytes().ends_with(b".reason")
+                || name.as_bytes().ends_with(PENDING_NOTE_EXT.as_bytes())
+            {
                 continue;
             }
             names.push(name);
@@ -340,6 +361,86 @@ impl Spool {
         Ok(to)
     }
 
+    /// Names of the records in `cur/` (claimed, not finished), oldest first.
+    pub fn claimed_names(&self) -> Result<Vec<OsString>, SpoolError> {
+        self.entries(CUR)
+    }
+
+    /// Reads the record `cur/name` (no symlinks, bounded size); the error is a reason to
+    /// quarantine it.
+    pub fn read_claimed(&self, name: &OsStr) -> Result<SpoolRecord, String> {
+        read_record(&self.dir(CUR).join(name))
+    }
+
+    fn note_path(&self, name: &OsStr) -> PathBuf {
+        let mut note = name.to_os_string();
+        note.push(PENDING_NOTE_EXT);
+        self.dir(CUR).join(note)
+    }
+
+    /// The pending note of `cur/name`, if any. A note that cannot be read or parsed counts as
+    /// none: the record is simply tried again.
+    pub fn pending_note(&self, name: &OsStr) -> Option<PendingNote> {
+        let bytes = fs::read(self.note_path(name)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// Writes (atomically replaces) the pending note of `cur/name`.
+    pub fn write_pending_note(&self, name: &OsStr, note: &PendingNote) -> Result<(), SpoolError> {
+        let path = self.note_path(name);
+        let mut tmp_name = OsString::from(".");
+        tmp_name.push(path.file_name().unwrap_or_default());
+        tmp_name.push(format!(".tmp-{}", std::process::id()));
+        let tmp = self.dir(CUR).join(tmp_name);
+        let json = serde_json::to_vec_pretty(note).unwrap_or_default();
+        fs::write(&tmp, json)
+            .and_then(|()| fs::rename(&tmp, &path))
+            .map_err(|source| SpoolError::Write { path, source })
+    }
+
+    fn remove_pending_note(&self, name: &OsStr) -> Result<(), SpoolError> {
+        let path = self.note_path(name);
+        match fs::remove_file(&path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                Err(SpoolError::Write { path, source: e })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Moves `cur/name` to `done/` (the job is in the warehouse) and drops its pending note.
+    pub fn finish(&self, name: &OsStr) -> Result<PathBuf, SpoolError> {
+        let done = self.dir(DONE);
+        fs::create_dir_all(&done).map_err(|source| SpoolError::Create {
+            path: done.clone(),
+            source,
+        })?;
+        let from = self.dir(CUR).join(name);
+        let to = done.join(name);
+        // Names are unique, but never replace: a clash means a record was put back by hand.
+        if fs::symlink_metadata(&to).is_ok() {
+            return self.quarantine(
+                name,
+                "its job is already in the warehouse from a record of the same name in done/",
+            );
+        }
+        fs::rename(&from, &to).map_err(|source| SpoolError::Move {
+            from,
+            to: to.clone(),
+            source,
+        })?;
+        self.remove_pending_note(name)?;
+        Ok(to)
+    }
+
+    /// Moves `cur/name` to `failed/` with its reason and drops its pending note. To retry it, an
+    /// admin moves it back into `new/`.
+    pub fn quarantine(&self, name: &OsStr, reason: &str) -> Result<PathBuf, SpoolError> {
+        let moved = self.set_aside(name, FAILED, reason)?;
+        self.remove_pending_note(name)?;
+        Ok(moved)
+    }
+
     /// Counts per state and the oldest record waiting in `new/`, as of `now`.
     pub fn status(&self, now: DateTime<Utc>) -> Result<SpoolStatus, SpoolError> {
         let new = self.entries(NEW)?;
@@ -366,6 +467,10 @@ impl Spool {
                 cur: self.entries(CUR)?.len(),
                 failed: self.entries(FAILED)?.len(),
                 duplicate: self.entries(DUPLICATE)?.len(),
+                done: match fs::symlink_metadata(self.dir(DONE)) {
+                    Ok(_) => self.entries(DONE)?.len(),
+                    Err(_) => 0,
+                },
             },
             oldest_pending,
         })
@@ -459,7 +564,8 @@ mod tests {
                 new: 0,
                 cur: 3,
                 failed: 0,
-                duplicate: 2
+                duplicate: 2,
+                done: 0
             }
         );
     }

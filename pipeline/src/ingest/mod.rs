@@ -7,6 +7,8 @@
 //! silently.
 
 pub mod ldms;
+pub mod per_job;
+pub mod prometheus;
 pub mod sacct;
 pub mod simulator;
 pub mod swf;

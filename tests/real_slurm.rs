@@ -16,63 +16,16 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::run_ok;
+use common::services::{install_hook, job_state, sbatch, sh, start_slurm, test_base, wait_until};
 use jobsight::ingest::sacct;
 use slurm_hooks::{Hook, SpoolRecord, hostlist};
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
-const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
-
-fn sh(script: &str) -> String {
-    run_ok(Command::new("bash").arg("-c").arg(script))
-}
-
-/// Stops Slurm when the test ends, whether it passed or not.
-struct SlurmGuard;
-impl Drop for SlurmGuard {
-    fn drop(&mut self) {
-        let _ = Command::new("bash")
-            .arg(format!("{REPO}/ops/slurm/stop-slurm-single-node.sh"))
-            .status();
-    }
-}
-
-fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(
-            start.elapsed() < limit,
-            "timed out after {limit:?} waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(300));
-    }
-}
-
-fn job_state(job: u64) -> String {
-    sh(&format!("squeue -h -j {job} -o %T 2>/dev/null || true"))
-        .trim()
-        .to_string()
-}
-
-/// Submits `jobs/lifecycle/<script>.sbatch` as the unprivileged test user, with extra options
-/// (which override the script's #SBATCH lines), and returns the job id. The script goes in on
-/// stdin, so the test user need not be able to read the repository.
-fn sbatch(script: &str, extra: &[OsString]) -> u64 {
-    let path = format!("{REPO}/jobs/lifecycle/{script}.sbatch");
-    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let mut command = Command::new("runuser");
-    command
-        .args(["-u", "alice", "--", "sbatch", "--parsable"])
-        .args(extra)
-        .current_dir("/tmp")
-        .stdin(file);
-    let out = run_ok(&mut command);
-    out.trim().split(';').next().unwrap().parse().unwrap()
-}
 
 fn count_records(dir: &Path) -> usize {
     std::fs::read_dir(dir)
@@ -119,56 +72,15 @@ fn epilog_hook_on_a_real_slurm() {
 
     // An installation as a site would do it (ops/install-epilog.sh), once per hook and spool,
     // plus the wrapper a site needs for a spool other than the default.
-    let base = PathBuf::from(format!("/tmp/jobsight-slurm-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    std::fs::create_dir_all(&base).unwrap();
-    std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let base = test_base("slurm-test");
     let spool_ctld = base.join("spool-slurmctld");
     let spool_node = base.join("spool-slurmd");
-    for (spool, hook, owner) in [
-        (&spool_ctld, "epilog-slurmctld.sh", "slurm"),
-        (&spool_node, "epilog-slurmd.sh", "root"),
-    ] {
-        run_ok(
-            Command::new("bash")
-                .arg(format!("{REPO}/ops/install-epilog.sh"))
-                .arg("--from")
-                .arg(epilog.parent().unwrap())
-                .arg("--prefix")
-                .arg(&base)
-                .arg("--spool")
-                .arg(spool)
-                .args(["--owner", owner]),
-        );
-        let wrapper = base.join("sbin").join(hook);
-        std::fs::write(
-            &wrapper,
-            format!(
-                "#!/bin/sh\nexec {}/sbin/jobsight-epilog --spool {}\n",
-                base.display(),
-                spool.display()
-            ),
-        )
-        .unwrap();
-        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    let bin_dir = epilog.parent().unwrap();
+    let ctld_hook = install_hook(&base, bin_dir, &spool_ctld, "epilog-slurmctld.sh", "slurm");
+    let node_hook = install_hook(&base, bin_dir, &spool_node, "epilog-slurmd.sh", "root");
 
-    let _guard = SlurmGuard;
-    let started = Instant::now();
     let since = sh("date +%Y-%m-%dT%H:%M:%S").trim().to_string();
-    run_ok(
-        Command::new("bash")
-            .arg(format!("{REPO}/ops/slurm/start-slurm-single-node.sh"))
-            .env(
-                "SLURM_EPILOG_SLURMCTLD",
-                base.join("sbin/epilog-slurmctld.sh"),
-            )
-            .env("SLURM_EPILOG", base.join("sbin/epilog-slurmd.sh"))
-            .env("SLURM_SMOKE_TEST", "0")
-            // An aborted earlier run may have left queued jobs or a drained node behind.
-            .env("SLURM_CLEAN_STATE", "1"),
-    );
-    eprintln!("slurm up in {:.0?}", started.elapsed());
+    let _slurm = start_slurm(&ctld_hook, Some(&node_hook));
     let cluster = sh("sed -n 's/^ClusterName=//p' /etc/slurm/slurm.conf")
         .trim()
         .to_string();
@@ -203,20 +115,23 @@ fn epilog_hook_on_a_real_slurm() {
 
     // The time-limit job first: it takes longest. Then the cancelled one, once it runs.
     let mut expected: BTreeMap<u64, (&str, Vec<u8>)> = BTreeMap::new(); // job -> (kind, name)
-    let timeout = sbatch("timeout", &[]);
+    let timeout = sbatch("lifecycle/timeout", &[]);
     expected.insert(timeout, ("timeout", b"timeout".to_vec()));
-    let cancel = sbatch("cancel", &[]);
+    let cancel = sbatch("lifecycle/cancel", &[]);
     expected.insert(cancel, ("cancel", b"cancel".to_vec()));
     wait_until("the job to cancel to run", Duration::from_secs(60), || {
         job_state(cancel) == "RUNNING"
     });
     sh(&format!("scancel {cancel}"));
     for kind in ["ok", "fail", "oom"] {
-        expected.insert(sbatch(kind, &[]), (kind, kind.as_bytes().to_vec()));
+        expected.insert(
+            sbatch(&format!("lifecycle/{kind}"), &[]),
+            (kind, kind.as_bytes().to_vec()),
+        );
     }
-    let array = sbatch("array", &[]);
+    let array = sbatch("lifecycle/array", &[]);
     let hostile = sbatch(
-        "ok",
+        "lifecycle/ok",
         &[
             "-J".into(),
             OsString::from_vec(hostile_name.to_vec()),
@@ -226,7 +141,7 @@ fn epilog_hook_on_a_real_slurm() {
     );
     expected.insert(hostile, ("hostile", hostile_name.to_vec()));
     // A requeued job: requeue it while it runs, then let the second run start at once.
-    let requeued = sbatch("requeue", &[]);
+    let requeued = sbatch("lifecycle/requeue", &[]);
     expected.insert(requeued, ("requeue", b"requeue".to_vec()));
     wait_until("the job to requeue to run", Duration::from_secs(90), || {
         job_state(requeued) == "RUNNING"

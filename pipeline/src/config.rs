@@ -404,10 +404,20 @@ mod tests {
 
     #[test]
     fn typos_and_bad_values_name_the_key() {
-        let e = resolve("[prometheus]\nstep = 10\n").unwrap_err().to_string();
-        assert!(e.contains("t.toml") && e.contains("unknown field `step`"), "{e}");
-        let e = resolve("[prometheus]\nstep_s = 0\n").unwrap_err().to_string();
-        assert!(e.contains("prometheus.step_s: must be greater than 0"), "{e}");
+        let e = resolve("[prometheus]\nstep = 10\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("t.toml") && e.contains("unknown field `step`"),
+            "{e}"
+        );
+        let e = resolve("[prometheus]\nstep_s = 0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("prometheus.step_s: must be greater than 0"),
+            "{e}"
+        );
         let e = resolve("[prometheus]\nurl = \"localhost:9090\"\n")
             .unwrap_err()
             .to_string();

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
-use jobsight::demo::{self, DemoOptions};
 use jobsight::config::{Options, TelemetryKind};
+use jobsight::demo::{self, DemoOptions};
 use jobsight::ingest::prometheus::Prometheus;
 use jobsight::ingest::{ldms, per_job, simulator, swf};
 use jobsight::output::{self, Format};
@@ -218,23 +218,23 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Spool { spool, action } => {
             let spool = spool.unwrap_or_else(|| settings.spool.clone());
             match action {
-            SpoolAction::Init { mode } => {
-                let spool = Spool::init(&spool, mode)?;
-                writeln!(stdout, "spool ready at {}", spool.root().display())?;
-            }
-            SpoolAction::Claim { limit, format } => {
-                let spool = Spool::open(&spool)?;
-                let report = spool.claim(limit)?;
-                stdout.write_all(output::render_claimed(&report, format).as_bytes())?;
-                let mut stderr = std::io::stderr().lock();
-                stderr.write_all(output::render_set_aside(&report).as_bytes())?;
-                writeln!(stderr, "{}", output::claim_summary(&report))?;
-            }
-            SpoolAction::Status { format } => {
-                let spool = Spool::open(&spool)?;
-                let status = spool.status(jobsight::now())?;
-                stdout.write_all(output::render_status(&status, format).as_bytes())?;
-            }
+                SpoolAction::Init { mode } => {
+                    let spool = Spool::init(&spool, mode)?;
+                    writeln!(stdout, "spool ready at {}", spool.root().display())?;
+                }
+                SpoolAction::Claim { limit, format } => {
+                    let spool = Spool::open(&spool)?;
+                    let report = spool.claim(limit)?;
+                    stdout.write_all(output::render_claimed(&report, format).as_bytes())?;
+                    let mut stderr = std::io::stderr().lock();
+                    stderr.write_all(output::render_set_aside(&report).as_bytes())?;
+                    writeln!(stderr, "{}", output::claim_summary(&report))?;
+                }
+                SpoolAction::Status { format } => {
+                    let spool = Spool::open(&spool)?;
+                    let status = spool.status(jobsight::now())?;
+                    stdout.write_all(output::render_status(&status, format).as_bytes())?;
+                }
             }
         }
         Command::Ingest { limit, format, .. } => {
@@ -255,7 +255,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 jobsight::now(),
                 |i, n| eprint!("\ringesting: record {i} of {n} "),
             )?;
-            eprint!("\r");
+            // Clear the progress line.
+            eprint!("\r{:40}\r", "");
             stdout.write_all(output::render_ingest(&report, format).as_bytes())?;
             let mut stderr = std::io::stderr().lock();
             stderr.write_all(output::render_set_aside(&report.claim).as_bytes())?;
@@ -358,15 +359,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 labels,
                 cluster,
             } => {
-                let done = ldms::import_runs(
-                    &data,
-                    &dir,
-                    labels.as_deref(),
-                    &cluster,
-                    |i, n, job| {
+                let done =
+                    ldms::import_runs(&data, &dir, labels.as_deref(), &cluster, |i, n, job| {
                         eprint!("\rimporting run {i}/{n}: {job:<70.70}");
-                    },
-                )?;
+                    })?;
                 eprintln!();
                 report_skipped(&done.skipped);
                 writeln!(

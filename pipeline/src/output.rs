@@ -50,7 +50,11 @@ pub fn render_status(status: &SpoolStatus, format: Format) -> String {
             let c = &status.counts;
             let mut out = format!("spool {}\n", status.spool.display());
             let _ = writeln!(out, "  {:<10} {:>8}  waiting to be claimed", "new", c.new);
-            let _ = writeln!(out, "  {:<10} {:>8}  claimed, not yet ingested", "cur", c.cur);
+            let _ = writeln!(
+                out,
+                "  {:<10} {:>8}  claimed, not yet ingested",
+                "cur", c.cur
+            );
             let _ = writeln!(
                 out,
                 "  {:<10} {:>8}  ingested into the warehouse",
@@ -200,7 +204,12 @@ pub fn render_ingest(report: &IngestReport, format: Format) -> String {
                         next_attempt,
                         reason,
                     } => format!(
-                        "pending      {job:<20} attempt {attempts}, next at {}: {reason}",
+                        "pending      {job:<20} {}next at {}: {reason}",
+                        if *attempts > 0 {
+                            format!("attempt {attempts}, ")
+                        } else {
+                            String::new()
+                        },
                         time(next_attempt)
                     ),
                     Outcome::Waiting {

@@ -10,6 +10,8 @@ use std::process::{Command, Stdio};
 use slurm_hooks::SpoolRecord;
 use slurm_hooks::spool_dir::SUBDIRS;
 
+pub mod services;
+
 /// Creates every spool subdirectory under `root`.
 pub fn make_spool(root: &Path) {
     for sub in SUBDIRS {

@@ -42,7 +42,9 @@ pub enum IngestError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("another `jobsight ingest` is working on this spool (it holds {path}); try again later")]
+    #[error(
+        "another `jobsight ingest` is working on this spool (it holds {path}); try again later"
+    )]
     Busy { path: PathBuf },
 }
 
@@ -277,9 +279,11 @@ fn postpone(
     reason: String,
     retry_at: Option<DateTime<Utc>>,
 ) -> Result<Outcome, IngestError> {
-    let attempts = note.as_ref().map_or(0, |n| n.attempts) + 1;
+    // A wait with a known end (telemetry not complete yet) is not a failed attempt.
+    let attempts = note.as_ref().map_or(0, |n| n.attempts) + u32::from(retry_at.is_none());
     let waited = now - record.enqueued_at;
-    let give_up = chrono::Duration::from_std(settings.give_up_after).unwrap_or(chrono::TimeDelta::MAX);
+    let give_up =
+        chrono::Duration::from_std(settings.give_up_after).unwrap_or(chrono::TimeDelta::MAX);
     if waited >= give_up {
         let reason = format!(
             "gave up after {attempts} attempts over {}: {reason}",
@@ -290,7 +294,7 @@ fn postpone(
     }
     // Known waits end when they end; failures back off exponentially up to the maximum.
     let next_attempt = retry_at.unwrap_or_else(|| {
-        let factor = 1u32 << (attempts - 1).min(20);
+        let factor = 1u32 << attempts.saturating_sub(1).min(20);
         let delay = settings
             .retry_after
             .saturating_mul(factor)
@@ -337,8 +341,12 @@ fn ingest_one(
         .and_then(|c| c.as_str().map(String::from));
     let (accounting, exits) = sacct::query(&sacct.program, record.job_id, cluster.as_deref())
         .map_err(|e| not_yet(e.to_string()))?;
-    let acct = match sacct::select(&accounting, record.job_id, cluster.as_deref(), record.enqueued_at)
-    {
+    let acct = match sacct::select(
+        &accounting,
+        record.job_id,
+        cluster.as_deref(),
+        record.enqueued_at,
+    ) {
         sacct::Selection::Settled(acct) => acct,
         sacct::Selection::Pending { reason } => return Err(not_yet(reason)),
         sacct::Selection::Missing => {
@@ -348,9 +356,8 @@ fn ingest_one(
             )));
         }
     };
-    let row = sacct::job_row(record, acct, sacct::exit_of(acct, &exits)).ok_or_else(|| {
-        not_yet(format!("sacct has no end time for job {}", record.job_id))
-    })?;
+    let row = sacct::job_row(record, acct, sacct::exit_of(acct, &exits))
+        .ok_or_else(|| not_yet(format!("sacct has no end time for job {}", record.job_id)))?;
     let day = row.day();
     let name = part_name(&row);
     let write_err = |e: CatalogError| not_yet(format!("job {}: {e}", row.job_id));

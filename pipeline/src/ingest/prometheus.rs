@@ -203,7 +203,10 @@ pub enum AnswerError {
 /// as strings (Prometheus writes `NaN`, `+Inf` and `-Inf` as such).
 pub fn parse_answer(body: &[u8]) -> Result<Vec<Series>, AnswerError> {
     let answer: Answer = serde_json::from_slice(body).map_err(|e| {
-        AnswerError::Garbage(format!("{e} in {}", excerpt(&String::from_utf8_lossy(body))))
+        AnswerError::Garbage(format!(
+            "{e} in {}",
+            excerpt(&String::from_utf8_lossy(body))
+        ))
     })?;
     if answer.status != "success" {
         return Err(AnswerError::Query {
@@ -236,7 +239,9 @@ pub fn parse_answer(body: &[u8]) -> Result<Vec<Series>, AnswerError> {
                         AnswerError::Garbage(format!("value {:?} is not a number", excerpt(&v)))
                     })?;
                     if !ts.is_finite() {
-                        return Err(AnswerError::Garbage(format!("timestamp {ts} is not finite")));
+                        return Err(AnswerError::Garbage(format!(
+                            "timestamp {ts} is not finite"
+                        )));
                     }
                     Ok((ts, value))
                 })
@@ -367,7 +372,9 @@ impl Prometheus {
                         ))
                     })?;
                     let node = node_of(value, &node_set).ok_or_else(|| {
-                        series_err(format!("a series is for {value:?}, not one of the job's nodes"))
+                        series_err(format!(
+                            "a series is for {value:?}, not one of the job's nodes"
+                        ))
                     })?;
                     if !seen.insert(node.clone()) {
                         return Err(series_err(format!(
@@ -535,8 +542,14 @@ mod tests {
         assert_eq!(s[0].values[2].1, f64::INFINITY);
 
         let e = parse_answer(b"<html>502 Bad Gateway</html>").unwrap_err();
-        assert!(matches!(e, AnswerError::Garbage(ref r) if r.contains("502 Bad Gateway")), "{e:?}");
-        let e = parse_answer(br#"{"status":"error","errorType":"bad_data","error":"parse error at char 3"}"#).unwrap_err();
+        assert!(
+            matches!(e, AnswerError::Garbage(ref r) if r.contains("502 Bad Gateway")),
+            "{e:?}"
+        );
+        let e = parse_answer(
+            br#"{"status":"error","errorType":"bad_data","error":"parse error at char 3"}"#,
+        )
+        .unwrap_err();
         assert_eq!(
             e,
             AnswerError::Query {
@@ -546,7 +559,8 @@ mod tests {
         );
         let e = parse_answer(br#"{"status":"success","warnings":["remote read failed"],"data":{"resultType":"matrix","result":[]}}"#).unwrap_err();
         assert_eq!(e, AnswerError::Partial("remote read failed".into()));
-        let e = parse_answer(br#"{"status":"success","data":{"resultType":"vector","result":[]}}"#).unwrap_err();
+        let e = parse_answer(br#"{"status":"success","data":{"resultType":"vector","result":[]}}"#)
+            .unwrap_err();
         assert!(matches!(e, AnswerError::Garbage(ref r) if r.contains("vector")));
         let e = parse_answer(br#"{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,"fast"]]}]}}"#).unwrap_err();
         assert!(matches!(e, AnswerError::Garbage(ref r) if r.contains("fast")));

@@ -1,0 +1,156 @@
+//! Helpers for the tests that run real services: a single-node Slurm (ops/slurm/) with
+//! `jobsight-epilog` installed as a site would install it, and Prometheus with a node exporter
+//! (ops/prometheus/). Each service is stopped by a guard when the test ends, passed or not.
+
+use std::ffi::OsString;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use super::run_ok;
+
+pub const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+pub fn sh(script: &str) -> String {
+    run_ok(Command::new("bash").arg("-c").arg(script))
+}
+
+pub fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < limit,
+            "timed out after {limit:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+/// Installs `jobsight-epilog` from `bin_dir` under `base` with ops/install-epilog.sh, creates
+/// `spool` for `owner`, and writes the wrapper `base/sbin/<hook>` that a site needs for a spool
+/// other than the default. Returns the wrapper, which goes into slurm.conf.
+pub fn install_hook(base: &Path, bin_dir: &Path, spool: &Path, hook: &str, owner: &str) -> PathBuf {
+    run_ok(
+        Command::new("bash")
+            .arg(format!("{REPO}/ops/install-epilog.sh"))
+            .arg("--from")
+            .arg(bin_dir)
+            .arg("--prefix")
+            .arg(base)
+            .arg("--spool")
+            .arg(spool)
+            .args(["--owner", owner]),
+    );
+    let wrapper = base.join("sbin").join(hook);
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nexec {}/sbin/jobsight-epilog --spool {}\n",
+            base.display(),
+            spool.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    wrapper
+}
+
+/// A fresh directory for a test's installation, readable by the slurm user.
+pub fn test_base(name: &str) -> PathBuf {
+    let base = PathBuf::from(format!("/tmp/jobsight-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o755)).unwrap();
+    base
+}
+
+/// Stops Slurm when dropped.
+pub struct SlurmGuard;
+impl Drop for SlurmGuard {
+    fn drop(&mut self) {
+        let _ = Command::new("bash")
+            .arg(format!("{REPO}/ops/slurm/stop-slurm-single-node.sh"))
+            .status();
+    }
+}
+
+/// Installs (if needed) and starts Slurm with slurmdbd, with the given hooks, from a clean state
+/// (an aborted earlier run may have left queued jobs or a drained node behind).
+#[must_use]
+pub fn start_slurm(epilog_slurmctld: &Path, epilog: Option<&Path>) -> SlurmGuard {
+    let guard = SlurmGuard;
+    let started = Instant::now();
+    let mut command = Command::new("bash");
+    command
+        .arg(format!("{REPO}/ops/slurm/start-slurm-single-node.sh"))
+        .env("SLURM_EPILOG_SLURMCTLD", epilog_slurmctld)
+        .env("SLURM_SMOKE_TEST", "0")
+        .env("SLURM_CLEAN_STATE", "1");
+    if let Some(epilog) = epilog {
+        command.env("SLURM_EPILOG", epilog);
+    }
+    run_ok(&mut command);
+    eprintln!("slurm up in {:.0?}", started.elapsed());
+    guard
+}
+
+pub fn job_state(job: u64) -> String {
+    sh(&format!("squeue -h -j {job} -o %T 2>/dev/null || true"))
+        .trim()
+        .to_string()
+}
+
+/// Submits the job script `jobs/<script>.sbatch` as the unprivileged test user `alice` (created
+/// by the Slurm start script), with extra options (which override the script's #SBATCH lines),
+/// and returns the job id. The script goes in on stdin, so the test user need not be able to read
+/// the repository.
+pub fn sbatch(script: &str, extra: &[OsString]) -> u64 {
+    let path = format!("{REPO}/jobs/{script}.sbatch");
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut command = Command::new("runuser");
+    command
+        .args(["-u", "alice", "--", "sbatch", "--parsable"])
+        .args(extra)
+        .current_dir("/tmp")
+        .stdin(file);
+    let out = run_ok(&mut command);
+    out.trim().split(';').next().unwrap().parse().unwrap()
+}
+
+/// Stops Prometheus and its node exporter when dropped.
+pub struct PrometheusGuard {
+    pub dir: PathBuf,
+}
+impl Drop for PrometheusGuard {
+    fn drop(&mut self) {
+        let _ = Command::new("sh")
+            .arg(self.dir.join("stop-prometheus.sh"))
+            .status();
+    }
+}
+
+/// Installs (if needed) and starts Prometheus scraping a node exporter every `scrape`, both on
+/// loopback on the given ports, working in `dir`.
+#[must_use]
+pub fn start_prometheus(
+    dir: &Path,
+    port: u16,
+    exporter_port: u16,
+    scrape: &str,
+) -> PrometheusGuard {
+    let guard = PrometheusGuard {
+        dir: dir.to_path_buf(),
+    };
+    let started = Instant::now();
+    run_ok(
+        Command::new("bash")
+            .arg(format!("{REPO}/ops/prometheus/start-prometheus.sh"))
+            .env("PROM_DIR", dir)
+            .env("PROM_PORT", port.to_string())
+            .env("NODE_EXPORTER_PORT", exporter_port.to_string())
+            .env("SCRAPE_INTERVAL", scrape),
+    );
+    eprintln!("prometheus up in {:.0?}", started.elapsed());
+    guard
+}

@@ -1,0 +1,549 @@
+//! The per-job ingest step's failure cases: sacct missing, and Prometheus down, slow, answering
+//! HTTP 500, garbage, a cut-off answer, a partial answer or series for a foreign node. In every case
+//! the job stays pending in `cur/` with a reason that names it, is retried with backoff, goes to
+//! `failed/` with its reason only after the deadline, and nothing already in the warehouse changes.
+//!
+//! Accounting comes from a stand-in `sacct` that prints real `sacct --json` output of Slurm 22.05
+//! (tests/fixtures); Prometheus's faults come from a small HTTP server in this process, because a
+//! real Prometheus cannot be made to produce them on demand. The success path against a real
+//! Prometheus and Slurm is `tests/real_prometheus.rs`.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use chrono::{DateTime, TimeZone, Utc};
+use jobsight::config::{Options, Settings};
+use jobsight::ingest::per_job::{self, Outcome};
+use jobsight::ingest::prometheus::Prometheus;
+use jobsight::spool::Spool;
+use slurm_hooks::SpoolRecord;
+
+const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../tests/fixtures/sacct-22.05.8.json"
+);
+
+/// Job 1 of cluster `ci` in the fixture: the TIMEOUT run submitted at 1795322321 on node `vm`,
+/// enqueued by its epilog four seconds after its end.
+const JOB1_ENQUEUED: i64 = 1_795_322_415;
+/// Job 2's last run, COMPLETED at 1795324829.
+const JOB2_ENQUEUED: i64 = 1_795_324_832;
+
+fn at(secs: i64) -> DateTime<Utc> {
+    Utc.timestamp_opt(secs, 0).unwrap()
+}
+
+fn record(job: u64, enqueued: i64) -> SpoolRecord {
+    let json = format!(
+        r#"{{"schema_version":1,"cluster":"ci","job_id":{job},"array_job_id":null,"array_task_id":null,
+        "restart_count":0,"user":"alice","uid":1001,"gid":1001,"group":null,"account":null,"partition":"debug",
+        "job_name":null,"nodes":{{"given":"vm","expanded":["vm"]}},"num_nodes":1,"cpus_per_node":null,"exit_code":null,
+        "derived_exit_code":null,"work_dir":null,"hook":"epilog_slurmctld","host":"vm",
+        "enqueued_at":"{}","warnings":[]}}"#,
+        at(enqueued).to_rfc3339()
+    );
+    SpoolRecord::from_json(json.as_bytes()).unwrap()
+}
+
+/// A stand-in `sacct`: the fixture for `--json`, the matching text exit codes otherwise.
+fn fake_sacct(dir: &Path) -> PathBuf {
+    let path = dir.join("sacct");
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\ncase \"$*\" in\n  *--json*) cat '{FIXTURE}' ;;\n  *) printf '1|1795322321|0:0\\n2|1795324824|0:0\\n' ;;\nesac\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+fn settings(sacct: &Path, prometheus_url: &str, extra: &str) -> Settings {
+    let text = format!(
+        "[ingest]\nsacct = \"{}\"\nretry_after_s = 60\nretry_max_s = 600\ngive_up_after_s = 86400\n[prometheus]\nurl = \"{prometheus_url}\"\ntimeout_s = 1\nlag_s = 60\n{extra}",
+        sacct.display()
+    );
+    Options::parse(&text, Path::new("test.toml"))
+        .unwrap()
+        .resolve(Path::new("test.toml"))
+        .unwrap()
+}
+
+/// Every file under `dir` with its bytes: to prove that nothing stored changed.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries {
+            let path = e.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap();
+                out.push((path, bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// How a fake Prometheus misbehaves.
+#[derive(Debug, Clone, Copy)]
+enum Fault {
+    Http500,
+    Garbage,
+    Slow,
+    CutOff,
+    Partial,
+    ForeignNode,
+    TwoSeriesPerNode,
+}
+
+/// Serves `fault` to every request on a free loopback port until the test process ends.
+fn fake_prometheus(fault: Fault) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            // Read the request head and its form body, so that the client sees our answer and not
+            // a reset.
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            let body_len = loop {
+                let Ok(n) = stream.read(&mut buf) else {
+                    break 0;
+                };
+                if n == 0 {
+                    break 0;
+                }
+                request.extend_from_slice(&buf[..n]);
+                let text = String::from_utf8_lossy(&request).to_string();
+                if let Some(head_end) = text.find("\r\n\r\n") {
+                    let len: usize = text[..head_end]
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse().unwrap_or(0))
+                        })
+                        .unwrap_or(0);
+                    break head_end + 4 + len;
+                }
+            };
+            while request.len() < body_len {
+                let Ok(n) = stream.read(&mut buf) else { break };
+                if n == 0 {
+                    break;
+                }
+                request.extend_from_slice(&buf[..n]);
+            }
+            let series = |instance: &str| {
+                format!(r#"{{"metric":{{"instance":"{instance}"}},"values":[[1795322340,"0.5"]]}}"#)
+            };
+            let ok = |result: String| {
+                format!(
+                    r#"{{"status":"success","data":{{"resultType":"matrix","result":[{result}]}}}}"#
+                )
+            };
+            let (status, body, declared_len) = match fault {
+                Fault::Http500 => ("500 Internal Server Error", "internal error: out of memory".to_string(), None),
+                Fault::Garbage => ("200 OK", "<html><body>Welcome to nginx!</body></html>".to_string(), None),
+                Fault::Slow => {
+                    std::thread::sleep(Duration::from_secs(3));
+                    ("200 OK", ok(series("vm:9100")), None)
+                }
+                Fault::CutOff => {
+                    let body = ok(series("vm:9100"));
+                    ("200 OK", body[..40].to_string(), Some(body.len()))
+                }
+                Fault::Partial => (
+                    "200 OK",
+                    r#"{"status":"success","warnings":["remote read from store-2 failed"],"data":{"resultType":"matrix","result":[]}}"#.to_string(),
+                    None,
+                ),
+                Fault::ForeignNode => ("200 OK", ok(series("login1:9100")), None),
+                Fault::TwoSeriesPerNode => (
+                    "200 OK",
+                    ok(format!("{},{}", series("vm:9100"), series("vm"))),
+                    None,
+                ),
+            };
+            let head = format!(
+                "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                declared_len.unwrap_or(body.len())
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(body.as_bytes());
+            // Dropping the stream closes it: a cut-off answer ends here, short of its length.
+        }
+    });
+    url
+}
+
+/// A spool holding job 1's record, and a warehouse that already holds job 2.
+struct Setup {
+    _tmp: tempfile::TempDir,
+    spool: Spool,
+    data: PathBuf,
+    sacct: PathBuf,
+}
+
+fn setup() -> Setup {
+    let tmp = tempfile::tempdir().unwrap();
+    let spool = Spool::init(&tmp.path().join("spool"), 0o700).unwrap();
+    let data = tmp.path().join("data");
+    let sacct = fake_sacct(tmp.path());
+    // Job 2, job record only: what an earlier run stored.
+    slurm_hooks::spool_dir::enqueue(spool.root(), &record(2, JOB2_ENQUEUED)).unwrap();
+    let mut s = settings(&sacct, "http://127.0.0.1:9", "");
+    s.ingest.telemetry = jobsight::config::TelemetryKind::None;
+    let report = per_job::run(
+        &spool,
+        &data,
+        &s.ingest,
+        None,
+        None,
+        at(JOB2_ENQUEUED + 60),
+        |_, _| {},
+    )
+    .unwrap();
+    assert_eq!(report.count("done"), 1, "{report:?}");
+    slurm_hooks::spool_dir::enqueue(spool.root(), &record(1, JOB1_ENQUEUED)).unwrap();
+    Setup {
+        _tmp: tmp,
+        spool,
+        data,
+        sacct,
+    }
+}
+
+fn only_outcome(report: &per_job::IngestReport) -> &Outcome {
+    let outcomes: Vec<&Outcome> = report
+        .records
+        .iter()
+        .filter(|r| r.job.as_deref() == Some("ci:1"))
+        .map(|r| &r.outcome)
+        .collect();
+    assert_eq!(outcomes.len(), 1, "{report:?}");
+    outcomes[0]
+}
+
+#[test]
+fn prometheus_faults_leave_the_job_pending_and_the_warehouse_untouched() {
+    // Prometheus down: a port that was just free.
+    let down = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", l.local_addr().unwrap())
+    };
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("down", down, "cannot reach prometheus"),
+        (
+            "http 500",
+            fake_prometheus(Fault::Http500),
+            "HTTP 500: internal error: out of memory",
+        ),
+        (
+            "garbage",
+            fake_prometheus(Fault::Garbage),
+            "prometheus answer not understood",
+        ),
+        ("slow", fake_prometheus(Fault::Slow), "no answer within 1s"),
+        (
+            "cut off",
+            fake_prometheus(Fault::CutOff),
+            "cannot reach prometheus",
+        ),
+        (
+            "partial",
+            fake_prometheus(Fault::Partial),
+            "partial answer, prometheus warns: remote read from store-2 failed",
+        ),
+        (
+            "foreign node",
+            fake_prometheus(Fault::ForeignNode),
+            "\"login1:9100\", not one of the job's nodes",
+        ),
+        (
+            "two series",
+            fake_prometheus(Fault::TwoSeriesPerNode),
+            "more than one series for node vm",
+        ),
+    ];
+    for (case, url, expected) in cases {
+        let s = setup();
+        let before = snapshot(&s.data);
+        let settings = settings(&s.sacct, &url, "");
+        let prometheus = Prometheus::new(settings.prometheus.clone());
+        let now = at(JOB1_ENQUEUED + 120);
+        let report = per_job::run(
+            &s.spool,
+            &s.data,
+            &settings.ingest,
+            Some(&prometheus),
+            None,
+            now,
+            |_, _| {},
+        )
+        .unwrap();
+        match only_outcome(&report) {
+            Outcome::Pending {
+                attempts,
+                next_attempt,
+                reason,
+            } => {
+                assert_eq!(*attempts, 1, "{case}");
+                assert_eq!(*next_attempt, now + chrono::Duration::seconds(60), "{case}");
+                assert!(
+                    reason.contains("job 1, metric cpu_user"),
+                    "{case}: {reason}"
+                );
+                assert!(reason.contains(expected), "{case}: {reason}");
+            }
+            other => panic!("{case}: {other:?}"),
+        }
+        assert_eq!(snapshot(&s.data), before, "{case}: the warehouse changed");
+        let cur = s.spool.root().join("cur");
+        let notes: Vec<String> = std::fs::read_dir(&cur)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(notes.len(), 2, "{case}: record and its note: {notes:?}");
+        assert!(notes.iter().any(|n| n.ends_with(".pending")), "{case}");
+    }
+}
+
+#[test]
+fn pending_jobs_back_off_then_go_to_failed_with_their_reason() {
+    let s = setup();
+    let settings = settings(&s.sacct, &fake_prometheus(Fault::Http500), "");
+    let prometheus = Prometheus::new(settings.prometheus.clone());
+    let run = |now: DateTime<Utc>| {
+        per_job::run(
+            &s.spool,
+            &s.data,
+            &settings.ingest,
+            Some(&prometheus),
+            None,
+            now,
+            |_, _| {},
+        )
+        .unwrap()
+    };
+    // Before the lag has passed the job waits for its last samples, without counting an attempt.
+    let t0 = at(JOB1_ENQUEUED + 10);
+    match only_outcome(&run(t0)) {
+        Outcome::Pending {
+            attempts: 0,
+            next_attempt,
+            reason,
+        } => {
+            assert_eq!(*next_attempt, at(1_795_322_411 + 60));
+            assert!(
+                reason.contains("for prometheus to have the job's last samples"),
+                "{reason}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // Not due yet: not tried.
+    assert!(matches!(
+        only_outcome(&run(t0 + chrono::Duration::seconds(5))),
+        Outcome::Waiting { .. }
+    ));
+    // Failures back off: 60 s, then 120 s, then 240 s, up to the maximum of 600 s.
+    let mut now = at(1_795_322_411 + 60);
+    for (attempt, delay) in [(1, 60), (2, 120), (3, 240), (4, 480), (5, 600), (6, 600)] {
+        match only_outcome(&run(now)) {
+            Outcome::Pending {
+                attempts,
+                next_attempt,
+                ..
+            } => {
+                assert_eq!(*attempts, attempt);
+                assert_eq!(
+                    *next_attempt,
+                    now + chrono::Duration::seconds(delay),
+                    "attempt {attempt}"
+                );
+                now = *next_attempt;
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    // A day after its enqueue it is given up, with the last reason.
+    let late = at(JOB1_ENQUEUED + 86_400);
+    match only_outcome(&run(late)) {
+        Outcome::Quarantined { reason } => {
+            assert!(
+                reason.starts_with("gave up after 7 attempts over 24h00m00s: "),
+                "{reason}"
+            );
+            assert!(reason.contains("HTTP 500"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let failed = s.spool.root().join("failed");
+    let names: Vec<String> = std::fs::read_dir(&failed)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "record and .reason: {names:?}");
+    let reason_file = names.iter().find(|n| n.ends_with(".reason")).unwrap();
+    assert!(
+        std::fs::read_to_string(failed.join(reason_file))
+            .unwrap()
+            .contains("HTTP 500")
+    );
+    assert_eq!(
+        std::fs::read_dir(s.spool.root().join("cur"))
+            .unwrap()
+            .count(),
+        0,
+        "no note left behind"
+    );
+}
+
+#[test]
+fn one_step_at_a_time_per_spool() {
+    let s = setup();
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(s.spool.root().join(".ingest.lock"))
+        .unwrap();
+    lock.lock().unwrap();
+    let settings = settings(&s.sacct, "http://127.0.0.1:9", "");
+    let e = per_job::run(
+        &s.spool,
+        &s.data,
+        &settings.ingest,
+        None,
+        None,
+        at(JOB1_ENQUEUED),
+        |_, _| {},
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("another `jobsight ingest` is working on this spool"),
+        "{e}"
+    );
+}
+
+#[test]
+fn sacct_missing_keeps_the_job_pending_with_a_clear_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spool = tmp.path().join("spool");
+    common::make_spool(&spool);
+    slurm_hooks::spool_dir::enqueue(&spool, &record(1, JOB1_ENQUEUED)).unwrap();
+    let config = tmp.path().join("jobsight.toml");
+    // Give up only after ten years, so that the real clock of this test never reaches it.
+    std::fs::write(&config, "[ingest]\ngive_up_after_s = 315360000\n").unwrap();
+    let ingest = || {
+        let out = Command::new(JOBSIGHT)
+            .args([
+                "ingest",
+                "--telemetry",
+                "none",
+                "--sacct",
+                "/nonexistent/bin/sacct",
+                "--spool",
+            ])
+            .arg(&spool)
+            .arg("--data")
+            .arg(tmp.path().join("data"))
+            .arg("--config")
+            .arg(&config)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (stdout, stderr) = ingest();
+    assert!(
+        stdout.contains("pending      ci:1")
+            && stdout
+                .contains("cannot run /nonexistent/bin/sacct for job 1: No such file or directory"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("claimed 1 record(s)") && stderr.contains("1 pending"),
+        "{stderr}"
+    );
+    // The next run does not hammer sacct: the job waits for its backoff.
+    let (stdout, stderr) = ingest();
+    assert!(stdout.starts_with("waiting      ci:1"), "{stdout}");
+    assert!(stderr.contains("1 waiting"), "{stderr}");
+    assert_eq!(
+        common::count_files(&spool.join("cur")),
+        2,
+        "record and note"
+    );
+    assert!(
+        !tmp.path().join("data").join("jobs").exists(),
+        "nothing written"
+    );
+}
+
+#[test]
+fn a_settled_job_without_telemetry_is_written_once() {
+    let s = setup();
+    let settings = settings(&s.sacct, "http://127.0.0.1:9", "");
+    let run = || {
+        per_job::run(
+            &s.spool,
+            &s.data,
+            &settings.ingest,
+            None,
+            None,
+            at(JOB1_ENQUEUED + 60),
+            |_, _| {},
+        )
+        .unwrap()
+    };
+    match only_outcome(&run()) {
+        Outcome::Done {
+            day,
+            state,
+            telemetry_rows: 0,
+            note,
+        } => {
+            assert_eq!(day.to_string(), "2026-11-22");
+            assert_eq!(state.as_deref(), Some("TIMEOUT"));
+            assert_eq!(note.as_deref(), Some("no telemetry source configured"));
+        }
+        other => panic!("{other:?}"),
+    }
+    // Running the job again (its record put back by hand) replaces its part: still one row.
+    let done = s.spool.root().join("done");
+    for e in std::fs::read_dir(&done).unwrap() {
+        let e = e.unwrap();
+        std::fs::rename(e.path(), s.spool.root().join("cur").join(e.file_name())).unwrap();
+    }
+    let before = snapshot(&s.data).len();
+    let report = run();
+    assert_eq!(report.count("done"), 2, "{report:?}");
+    assert_eq!(snapshot(&s.data).len(), before);
+}

@@ -1,0 +1,183 @@
+//! Against a real Slurm and a real Prometheus with a node exporter: two real jobs run one after the
+//! other on the single node, one keeping a CPU busy (`jobs/telemetry/burn-cpu.sbatch`), one
+//! sleeping (`jobs/telemetry/sleep.sbatch`). `jobsight-epilog` enqueues them, `jobsight ingest`
+//! (the per-job path: claim, sacct, Prometheus `query_range`) stores them, and the stored CPU
+//! utilisation must tell them apart the way physics says it must: the burner used about one CPU of
+//! the node's, the sleeper next to nothing. The points limit is set so low that every job is
+//! fetched in several chunks, and the chunks must join without a gap or an overlap.
+//!
+//! Needs root and the package registry; takes about 2 minutes (the jobs run 30 s each).
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use common::run_ok;
+use common::services::{
+    install_hook, job_state, sbatch, sh, start_prometheus, start_slurm, test_base, wait_until,
+};
+
+const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
+/// Ports away from the defaults, so a Prometheus a developer runs is left alone.
+const PROM_PORT: u16 = 19090;
+const EXPORTER_PORT: u16 = 19100;
+const STEP_S: i64 = 2;
+const JOB_SECONDS: u64 = 30;
+
+fn sql(data: &Path, query: &str) -> Vec<serde_json::Value> {
+    let out = run_ok(
+        Command::new(JOBSIGHT)
+            .arg("--data")
+            .arg(data)
+            .args(["sql", "--format", "json", query]),
+    );
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+#[ignore = "needs root: installs and starts a real Slurm and Prometheus (run by .ci/run with --include-ignored)"]
+fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
+    assert!(
+        common::is_root(),
+        "this test installs services and must run as root"
+    );
+    let epilog = Path::new(JOBSIGHT).with_file_name("jobsight-epilog");
+    assert!(
+        epilog.is_file(),
+        "{} missing: run `cargo build --workspace` first",
+        epilog.display()
+    );
+
+    let base = test_base("prometheus-test");
+    let spool = base.join("spool");
+    let hook = install_hook(
+        &base,
+        epilog.parent().unwrap(),
+        &spool,
+        "epilog-slurmctld.sh",
+        "slurm",
+    );
+    let _slurm = start_slurm(&hook, None);
+    let _prometheus = start_prometheus(&base.join("prom"), PROM_PORT, EXPORTER_PORT, "1s");
+    let cpus: f64 = sh("nproc").trim().parse().unwrap();
+
+    // One after the other: node-level metrics cannot separate two jobs on one node.
+    let mut jobs = Vec::new();
+    for (script, env) in [
+        ("telemetry/burn-cpu", "BURN_SECONDS"),
+        ("telemetry/sleep", "SLEEP_SECONDS"),
+    ] {
+        let job = sbatch(
+            script,
+            &[format!("--export=ALL,{env}={JOB_SECONDS}").into()],
+        );
+        wait_until(
+            &format!("job {job} ({script}) to end"),
+            Duration::from_secs(120),
+            || job_state(job).is_empty(),
+        );
+        jobs.push(job);
+    }
+    let (burner, sleeper) = (jobs[0], jobs[1]);
+
+    // Scrape every second, evaluate every 2 s over 5 s rate windows; at most 6 points per series
+    // per request, so a 30 s job takes 3 chunks.
+    let config = base.join("jobsight.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[ingest]\nretry_after_s = 1\nretry_max_s = 2\n[prometheus]\nurl = \"http://127.0.0.1:{PROM_PORT}\"\nstep_s = {STEP_S}\nrate_window_s = 5\nlag_s = 3\nmax_points_per_series = 6\ntimeout_s = 10\n"
+        ),
+    )
+    .unwrap();
+    let data = base.join("data");
+    let mut last = String::new();
+    wait_until("both jobs to be ingested", Duration::from_secs(90), || {
+        let (stdout, stderr) = common::run_ok_with_stderr(
+            Command::new(JOBSIGHT)
+                .arg("--config")
+                .arg(&config)
+                .arg("--data")
+                .arg(&data)
+                .arg("ingest")
+                .arg("--spool")
+                .arg(&spool),
+        );
+        last = format!("{stdout}{stderr}");
+        eprint!("{last}");
+        std::fs::read_dir(spool.join("done")).map_or(0, |d| d.count()) == 2
+    });
+    assert!(last.contains("2 done") || last.contains("1 done"), "{last}");
+
+    // The job rows come from sacct.
+    let rows = sql(
+        &data,
+        "SELECT job_id, name, state, \"user\", nodes, cpus FROM jobs ORDER BY job_id",
+    );
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let host = sh("hostname -s").trim().to_string();
+    for (row, (id, name)) in rows.iter().zip([(burner, "burn-cpu"), (sleeper, "sleep")]) {
+        assert_eq!(row["job_id"], id.to_string());
+        assert_eq!(row["name"], name);
+        assert_eq!(row["state"], "COMPLETED");
+        assert_eq!(row["user"], "alice");
+        assert_eq!(row["nodes"], host.as_str());
+    }
+
+    // Every metric, every grid point of the run once: the chunks join without gap or overlap.
+    let coverage = sql(
+        &data,
+        &format!(
+            "SELECT t.job_id, t.metric, count(*) AS n, count(DISTINCT t.ts) AS distinct_ts,
+                    (CAST(max(t.ts) AS BIGINT) - CAST(min(t.ts) AS BIGINT)) / 1000000 AS span_s,
+                    min(t.value) AS min_value
+             FROM telemetry t GROUP BY t.job_id, t.metric ORDER BY t.job_id, t.metric"
+        ),
+    );
+    assert_eq!(
+        coverage.len(),
+        2 * 13,
+        "13 default metrics per job: {coverage:?}"
+    );
+    for c in &coverage {
+        let n = c["n"].as_i64().unwrap();
+        assert_eq!(n, c["distinct_ts"].as_i64().unwrap(), "{c}");
+        assert_eq!(
+            c["span_s"].as_i64().unwrap(),
+            (n - 1) * STEP_S,
+            "no gap: {c}"
+        );
+        assert!(n >= (JOB_SECONDS as i64 / STEP_S) - 2, "{c}");
+        // Rates of counters are never negative.
+        assert!(c["min_value"].as_f64().unwrap() >= 0.0, "{c}");
+    }
+
+    // The physics: busy CPU share (user + system) in the steady part of each job, past the
+    // start-up and the rate window.
+    let busy = sql(
+        &data,
+        "SELECT t.job_id, avg(t.value) * 2 AS busy FROM telemetry t JOIN jobs j ON j.job_id = t.job_id
+         WHERE t.metric IN ('cpu_user', 'cpu_system')
+           AND t.ts >= j.start + INTERVAL '8 seconds' AND t.ts <= j.\"end\" - INTERVAL '2 seconds'
+         GROUP BY t.job_id ORDER BY t.job_id",
+    );
+    let share = |job: u64| {
+        busy.iter()
+            .find(|r| r["job_id"] == job.to_string())
+            .and_then(|r| r["busy"].as_f64())
+            .unwrap_or_else(|| panic!("no cpu rows for job {job}: {busy:?}"))
+    };
+    let (burn, sleep) = (share(burner), share(sleeper));
+    eprintln!("busy share of the node's {cpus} CPUs: burner {burn:.3}, sleeper {sleep:.3}");
+    // One of `cpus` CPUs busy, give or take the test's own work; the sleeper leaves them idle.
+    assert!(
+        burn >= 0.8 / cpus && burn <= 1.6 / cpus,
+        "burner {burn:.3} of {cpus} CPUs"
+    );
+    assert!(sleep <= 0.35 / cpus, "sleeper {sleep:.3} of {cpus} CPUs");
+}

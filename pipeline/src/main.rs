@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 use jobsight::config::{Options, TelemetryKind};
 use jobsight::demo::{self, DemoOptions};
 use jobsight::ingest::prometheus::Prometheus;
-use jobsight::ingest::{ldms, per_job, simulator, swf};
+use jobsight::ingest::{ldms, ldms_store, per_job, simulator, swf};
 use jobsight::output::{self, Format};
 use jobsight::query::{self, SqlFormat};
 use jobsight::simulate::ClusterSpec;
@@ -154,6 +154,18 @@ enum ImportSource {
         /// Cluster name to record for these jobs.
         #[arg(long, default_value = "ldms")]
         cluster: String,
+    },
+    /// A production LDMS CSV store (node-level streams, one file per sampler, rows of all nodes
+    /// in time order) into `telemetry`: each sample goes to every job of the warehouse's `jobs`
+    /// table that ran on its node at its time (a sorted merge per node). Import the jobs first
+    /// (`jobsight ingest`, or `import swf`). Importing a file again replaces what it imported.
+    LdmsStore {
+        /// Store files, or directories to import every file below.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Only jobs of this cluster.
+        #[arg(long)]
+        cluster: Option<String>,
     },
 }
 
@@ -373,6 +385,41 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     done.telemetry_rows,
                     done.labels,
                     data.display(),
+                    done.skipped.len(),
+                    jobsight::peak_memory_mib().map_or("?".into(), |m| m.to_string())
+                )?;
+            }
+            ImportSource::LdmsStore { paths, cluster } => {
+                let runtime =
+                    tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+                let (windows, problems) =
+                    runtime.block_on(ldms_store::job_windows(&data, cluster.as_deref()))?;
+                for p in &problems {
+                    eprintln!("jobs: {p}");
+                }
+                anyhow::ensure!(
+                    !windows.is_empty(),
+                    "no jobs with nodes and run times in {}: import the jobs first (jobsight ingest, or jobsight import swf)",
+                    data.join("jobs").display()
+                );
+                let files = ldms_store::store_files(&paths);
+                anyhow::ensure!(!files.is_empty(), "no store files found in {paths:?}");
+                let done = ldms_store::import_store(&data, &files, &windows, |i, n, path| {
+                    eprint!(
+                        "\rimporting store file {i}/{n}: {:<60.60}",
+                        path.display().to_string()
+                    );
+                })?;
+                eprintln!();
+                report_skipped(&done.skipped);
+                writeln!(
+                    stdout,
+                    "imported {} store file(s): {} samples -> {} telemetry rows for {} job-node windows; {} samples of no known job; skipped {} row(s); peak memory {} MiB",
+                    done.files,
+                    done.samples,
+                    done.rows,
+                    windows.len(),
+                    done.samples_without_job,
                     done.skipped.len(),
                     jobsight::peak_memory_mib().map_or("?".into(), |m| m.to_string())
                 )?;

@@ -103,15 +103,35 @@ fn parse_time(time: &str, usec: &str) -> Option<i64> {
         .then(|| secs * 1_000_000 + usec)
 }
 
-/// Parses one LDMS CSV store file. `sampler` is the series prefix (the file's name).
+/// Parses one LDMS CSV store file into memory. `sampler` is the series prefix (the file's name).
 ///
 /// A final line without its newline is treated as incomplete and skipped: the store writes whole
 /// lines, so such a line was cut off mid-write, and a number cut short would still parse.
 pub fn parse_file(
-    mut reader: impl BufRead,
+    reader: impl BufRead,
     path: &Path,
     sampler: &str,
 ) -> Result<SamplerFile, LdmsError> {
+    let mut samples = Vec::new();
+    let mut skipped = Vec::new();
+    let columns = stream_file(reader, path, |_, s| samples.push(s), |s| skipped.push(s))?;
+    Ok(SamplerFile {
+        sampler: sampler.to_string(),
+        columns,
+        samples,
+        skipped,
+    })
+}
+
+/// Streams one LDMS CSV store file: checks the header, then hands each good row to
+/// `on_sample(columns, sample)` and each bad one to `on_skip`, in file order, holding one line in
+/// memory. `columns` are the metric columns (after the six fixed ones), which it also returns.
+pub fn stream_file(
+    mut reader: impl BufRead,
+    path: &Path,
+    mut on_sample: impl FnMut(&[String], Sample),
+    mut on_skip: impl FnMut(Skipped),
+) -> Result<Vec<String>, LdmsError> {
     let read_error = |source| LdmsError::Read {
         path: path.to_path_buf(),
         source,
@@ -131,14 +151,10 @@ pub fn parse_file(
             reason: format!("the header must start with {}", FIXED_COLUMNS.join(",")),
         });
     }
-    let mut file = SamplerFile {
-        sampler: sampler.to_string(),
-        columns: names[FIXED_COLUMNS.len()..]
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-        ..SamplerFile::default()
-    };
+    let columns: Vec<String> = names[FIXED_COLUMNS.len()..]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let mut number = 1;
     loop {
         line.clear();
@@ -148,7 +164,7 @@ pub fn parse_file(
         number += 1;
         let terminated = line.last() == Some(&b'\n');
         let mut skip = |reason: String| {
-            file.skipped.push(Skipped {
+            on_skip(Skipped {
                 file: path.to_path_buf(),
                 line: number,
                 reason,
@@ -181,7 +197,7 @@ pub fn parse_file(
         };
         let values: Result<Vec<f64>, String> = fields[FIXED_COLUMNS.len()..]
             .iter()
-            .zip(&file.columns)
+            .zip(&columns)
             .map(|(f, name)| {
                 f.trim()
                     .parse::<f64>()
@@ -191,15 +207,39 @@ pub fn parse_file(
             })
             .collect();
         match values {
-            Ok(values) => file.samples.push(Sample {
-                ts_micros,
-                node: fields[2].to_string(),
-                values,
-            }),
+            Ok(values) => on_sample(
+                &columns,
+                Sample {
+                    ts_micros,
+                    node: fields[2].to_string(),
+                    values,
+                },
+            ),
             Err(reason) => skip(reason),
         }
     }
-    Ok(file)
+    Ok(columns)
+}
+
+/// The stored name of a sampler's column: `<sampler>.<column>`, or `<sampler>.<column>_per_s`
+/// for a counter stored as a rate.
+pub fn metric_name(sampler: &str, column: &str) -> String {
+    if is_counter(sampler, column) {
+        format!("{sampler}.{column}_per_s")
+    } else {
+        format!("{sampler}.{column}")
+    }
+}
+
+/// The per-second rate of a counter between two samples; a counter that went down was reset and
+/// its new value is the increase since the reset (as Prometheus's `rate()` counts it). `None`
+/// when time does not advance.
+pub fn counter_rate(previous: (i64, f64), current: (i64, f64)) -> Option<f64> {
+    let ((t0, v0), (t1, v1)) = (previous, current);
+    (t1 > t0).then(|| {
+        let increase = if v1 >= v0 { v1 - v0 } else { v1 };
+        increase / ((t1 - t0) as f64 / 1e6)
+    })
 }
 
 /// Appends a file's samples for one job to `out`: gauges as sampled, counters as per-second rates.
@@ -208,11 +248,7 @@ pub fn parse_file(
 pub fn push_series(file: &SamplerFile, job_id: &str, out: &mut TelemetryBuilder) {
     for (column_index, column) in file.columns.iter().enumerate() {
         let counter = is_counter(&file.sampler, column);
-        let metric = if counter {
-            format!("{}.{column}_per_s", file.sampler)
-        } else {
-            format!("{}.{column}", file.sampler)
-        };
+        let metric = metric_name(&file.sampler, column);
         let mut previous: Option<(i64, f64)> = None;
         for sample in &file.samples {
             let value = sample.values[column_index];
@@ -220,18 +256,8 @@ pub fn push_series(file: &SamplerFile, job_id: &str, out: &mut TelemetryBuilder)
                 out.push(job_id, &sample.node, &metric, sample.ts_micros, value);
                 continue;
             }
-            if let Some((t0, v0)) = previous
-                && sample.ts_micros > t0
-            {
-                let increase = if value >= v0 { value - v0 } else { value };
-                let seconds = (sample.ts_micros - t0) as f64 / 1e6;
-                out.push(
-                    job_id,
-                    &sample.node,
-                    &metric,
-                    sample.ts_micros,
-                    increase / seconds,
-                );
+            if let Some(rate) = previous.and_then(|p| counter_rate(p, (sample.ts_micros, value))) {
+                out.push(job_id, &sample.node, &metric, sample.ts_micros, rate);
             }
             if previous.is_none_or(|(t0, _)| sample.ts_micros > t0) {
                 previous = Some((sample.ts_micros, value));

@@ -7,6 +7,7 @@
 //! silently.
 
 pub mod ldms;
+pub mod ldms_store;
 pub mod per_job;
 pub mod prometheus;
 pub mod sacct;

@@ -3,7 +3,11 @@
 //!   `../shared/data` is present);
 //! - the simulator path: `jobsight simulate` for a 1,000-node cluster with 50 metrics at 10 s, at a
 //!   quarter, half and the whole day's jobs, to show that peak memory stays flat as the day grows
-//!   (telemetry streams through bounded per-day buffers into Parquet parts).
+//!   (telemetry streams through bounded per-day buffers into Parquet parts);
+//! - the LDMS store path: `jobsight import ldms-store` on a generated store file (BENCH_STORE_NODES
+//!   nodes, default 200, every 10 s for a day, 10 metrics) against a simulated day's jobs on those
+//!   nodes, and in the same run DuckDB doing the same attribution with SQL (unpivot, interval
+//!   join) into zstd Parquet; both must produce the same number of rows.
 //!
 //! Each run is a separate process so its peak memory (VmHWM, printed by the command) is its own.
 //! Run: `cargo bench -p jobsight --bench ingest` (BENCH_NODES, default 1000, scales the simulator).
@@ -13,6 +17,23 @@ use std::process::Command;
 use std::time::Instant;
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
+
+/// Bytes of the files below `dir` whose name contains `needle`.
+fn bytes_matching(dir: &Path, needle: &str) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if e.file_name().to_string_lossy().contains(needle) {
+                total += e.metadata().map_or(0, |m| m.len());
+            }
+        }
+    }
+    total
+}
 
 fn dir_bytes(dir: &Path) -> u64 {
     let mut total = 0;
@@ -28,6 +49,177 @@ fn dir_bytes(dir: &Path) -> u64 {
         }
     }
     total
+}
+
+/// A Python with DuckDB: the virtual environment JOBSIGHT_BENCH_VENV (default
+/// /var/tmp/jobsight-bench-venv), created and filled from benches/requirements.txt if needed.
+fn bench_python() -> Option<std::path::PathBuf> {
+    let venv = std::path::PathBuf::from(
+        std::env::var("JOBSIGHT_BENCH_VENV")
+            .unwrap_or_else(|_| "/var/tmp/jobsight-bench-venv".to_string()),
+    );
+    let python = venv.join("bin/python");
+    let has_duckdb = |p: &Path| {
+        Command::new(p)
+            .args(["-c", "import duckdb"])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !has_duckdb(&python) {
+        let requirements =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../benches/requirements.txt");
+        let made = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status()
+            .is_ok_and(|s| s.success())
+            && Command::new(venv.join("bin/pip"))
+                .args(["install", "-q", "-r"])
+                .arg(&requirements)
+                .status()
+                .is_ok_and(|s| s.success());
+        if !made {
+            return None;
+        }
+    }
+    has_duckdb(&python).then_some(python)
+}
+
+/// `jobsight import ldms-store` against DuckDB on the same generated store and jobs.
+fn ldms_store(nodes: u32) {
+    use std::io::Write as _;
+    let work = tempfile::tempdir().expect("temporary directory");
+    let data = work.path().join("warehouse");
+    let args = [
+        "simulate",
+        "--nodes",
+        &nodes.to_string(),
+        "--metrics",
+        "16",
+        "--step",
+        "3600",
+    ];
+    run(&args, &data);
+    let (_, jobs) = run(
+        &[
+            "sql",
+            "--format",
+            "csv",
+            "SELECT job_id, nodes, CAST(start AS BIGINT) AS s, CAST(\"end\" AS BIGINT) AS e FROM jobs WHERE start IS NOT NULL",
+        ],
+        &data,
+    );
+    // The job windows, for DuckDB (jobsight reads them from its own jobs table).
+    let windows_path = work.path().join("windows.csv");
+    let mut windows =
+        std::io::BufWriter::new(std::fs::File::create(&windows_path).expect("create"));
+    writeln!(windows, "job_id,node,start_us,end_us").expect("write");
+    let mut node_names = std::collections::BTreeSet::new();
+    let mut reader = jobs.lines();
+    reader.next();
+    for line in reader {
+        // job_id,"nodes",s,e; the node list may be quoted because it holds commas.
+        let (id, rest) = line.split_once(',').expect("job_id");
+        let (list, times) = rest
+            .rsplit_once(',')
+            .and_then(|(head, e)| head.rsplit_once(',').map(|(list, s)| (list, (s, e))))
+            .expect("times");
+        for node in slurm_hooks::hostlist::expand(list.trim_matches('"')).expect("host list") {
+            writeln!(windows, "{id},{node},{},{}", times.0, times.1).expect("write");
+            node_names.insert(node);
+        }
+    }
+    windows.flush().expect("flush");
+    drop(windows);
+
+    // The store: every node every 10 s over the simulated day, rows interleaved in time order.
+    let store = work.path().join("store");
+    std::fs::create_dir(&store).expect("mkdir");
+    let store_file = store.join("meminfo");
+    let mut csv = std::io::BufWriter::new(std::fs::File::create(&store_file).expect("create"));
+    let columns: Vec<String> = (0..10).map(|c| format!("c{c}")).collect();
+    writeln!(
+        csv,
+        "#Time,Time_usec,ProducerName,component_id,job_id,app_id,{}",
+        columns.join(",")
+    )
+    .expect("write");
+    let day_start = 1_795_132_800i64; // 2026-11-20, the simulator's default day
+    let mut samples = 0u64;
+    for step in 0..8640i64 {
+        let t = day_start + step * 10;
+        for (k, node) in node_names.iter().enumerate() {
+            write!(csv, "{t}.002099,2099,{node},{k},0,0").expect("write");
+            for c in 0..10i64 {
+                write!(csv, ",{}", (step * 31 + c * 7 + k as i64) % 100_000).expect("write");
+            }
+            csv.write_all(b"\n").expect("write");
+            samples += 1;
+        }
+    }
+    csv.flush().expect("flush");
+    drop(csv);
+    let csv_mb = std::fs::metadata(&store_file).map_or(0, |m| m.len()) as f64 / 1e6;
+
+    let (seconds, out) = run(
+        &["import", "ldms-store", store.to_str().unwrap_or_default()],
+        &data,
+    );
+    let rows = number_before(&out, "telemetry rows");
+    let peak = peak_mib(&out);
+    row(
+        &format!(
+            "ldms-store: {} nodes x 10 metrics @10 s, 1 day",
+            node_names.len()
+        ),
+        rows,
+        seconds,
+        bytes_matching(&data, "ldms-store"),
+        peak,
+    );
+    println!(
+        "  = {:.2} M CSV lines/s ({samples} lines, {csv_mb:.0} MB), {} job-node windows",
+        samples as f64 / seconds / 1e6,
+        node_names.len()
+    );
+    let Some(python) = bench_python() else {
+        println!("  duckdb: SKIPPED, could not create a Python environment with duckdb");
+        return;
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../benches/ldms_store_duckdb.py");
+    let started = Instant::now();
+    let out = Command::new(python)
+        .arg(script)
+        .arg(&store_file)
+        .arg(&windows_path)
+        .arg(work.path().join("duckdb.parquet"))
+        .output()
+        .expect("run duckdb");
+    let duck_seconds = started.elapsed().as_secs_f64();
+    assert!(
+        out.status.success(),
+        "duckdb failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: serde_json::Value = serde_json::from_slice(&out.stdout).expect("duckdb json");
+    let duck_rows = result["rows"].as_f64().unwrap_or(f64::NAN);
+    let duck_peak = result["peak_mib"].as_f64().unwrap_or(f64::NAN);
+    row(
+        "ldms-store, same data: DuckDB unpivot + interval join",
+        duck_rows,
+        duck_seconds,
+        bytes_matching(work.path(), "duckdb.parquet"),
+        duck_peak,
+    );
+    assert_eq!(
+        duck_rows, rows,
+        "jobsight and DuckDB must produce the same rows"
+    );
+    println!(
+        "  = jobsight takes {:.2}x DuckDB's time and {:.2}x its peak memory (below 1 = jobsight better)",
+        seconds / duck_seconds,
+        peak / duck_peak
+    );
 }
 
 /// Runs a jobsight command and returns (seconds, its stdout).
@@ -126,6 +318,12 @@ fn main() {
     } else {
         println!("ldms-runs: SKIPPED, {} not present", shared.display());
     }
+
+    let store_nodes: u32 = std::env::var("BENCH_STORE_NODES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(200);
+    ldms_store(store_nodes);
 
     for (label, share) in [("1/4", 1), ("1/2", 2), ("full", 4)] {
         let jobs = nodes * share;

@@ -79,6 +79,7 @@ fn help_texts() {
         &["spool", "--help"],
         &["spool", "claim", "--help"],
         &["demo", "--help"],
+        &["ingest", "--help"],
     ] {
         let out = common::run_ok(
             Command::new(JOBSIGHT)

@@ -132,12 +132,10 @@ fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
     // Every metric, every grid point of the run once: the chunks join without gap or overlap.
     let coverage = sql(
         &data,
-        &format!(
-            "SELECT t.job_id, t.metric, count(*) AS n, count(DISTINCT t.ts) AS distinct_ts,
-                    (CAST(max(t.ts) AS BIGINT) - CAST(min(t.ts) AS BIGINT)) / 1000000 AS span_s,
-                    min(t.value) AS min_value
-             FROM telemetry t GROUP BY t.job_id, t.metric ORDER BY t.job_id, t.metric"
-        ),
+        "SELECT t.job_id, t.metric, count(*) AS n, count(DISTINCT t.ts) AS distinct_ts,
+                (CAST(max(t.ts) AS BIGINT) - CAST(min(t.ts) AS BIGINT)) / 1000000 AS span_s,
+                min(t.value) AS min_value
+         FROM telemetry t GROUP BY t.job_id, t.metric ORDER BY t.job_id, t.metric",
     );
     assert_eq!(
         coverage.len(),
@@ -168,7 +166,7 @@ fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
     );
     let share = |job: u64| {
         busy.iter()
-            .find(|r| r["job_id"] == job.to_string())
+            .find(|r| r["job_id"].as_str() == Some(job.to_string().as_str()))
             .and_then(|r| r["busy"].as_f64())
             .unwrap_or_else(|| panic!("no cpu rows for job {job}: {busy:?}"))
     };

@@ -399,7 +399,7 @@ fn ingest_one(
             };
             if let Some(reason) = failure {
                 // What this attempt already wrote would be an incomplete job: take it back.
-                for file in &sink.files {
+                for file in sink.abort() {
                     let _ = std::fs::remove_file(file);
                 }
                 return Err(not_yet(reason));

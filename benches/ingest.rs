@@ -18,6 +18,14 @@ use std::time::Instant;
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 
+/// The pipeline crate's directory, read when the benchmark runs (cargo sets it), not when it was
+/// compiled: the target directory may be shared with another checkout.
+fn manifest_dir() -> std::path::PathBuf {
+    std::path::PathBuf::from(
+        std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into()),
+    )
+}
+
 /// Bytes of the files below `dir` whose name contains `needle`.
 fn bytes_matching(dir: &Path, needle: &str) -> u64 {
     let mut total = 0;
@@ -36,19 +44,7 @@ fn bytes_matching(dir: &Path, needle: &str) -> u64 {
 }
 
 fn dir_bytes(dir: &Path) -> u64 {
-    let mut total = 0;
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                total += e.metadata().map_or(0, |m| m.len());
-            }
-        }
-    }
-    total
+    bytes_matching(dir, "")
 }
 
 /// A Python with DuckDB: the virtual environment JOBSIGHT_BENCH_VENV (default
@@ -66,8 +62,7 @@ fn bench_python() -> Option<std::path::PathBuf> {
             .is_ok_and(|s| s.success())
     };
     if !has_duckdb(&python) {
-        let requirements =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../benches/requirements.txt");
+        let requirements = manifest_dir().join("../benches/requirements.txt");
         let made = Command::new("python3")
             .args(["-m", "venv"])
             .arg(&venv)
@@ -115,6 +110,7 @@ fn ldms_store(nodes: u32) {
         std::io::BufWriter::new(std::fs::File::create(&windows_path).expect("create"));
     writeln!(windows, "job_id,node,start_us,end_us").expect("write");
     let mut node_names = std::collections::BTreeSet::new();
+    let mut window_count = 0;
     let mut reader = jobs.lines();
     reader.next();
     for line in reader {
@@ -127,6 +123,7 @@ fn ldms_store(nodes: u32) {
         for node in slurm_hooks::hostlist::expand(list.trim_matches('"')).expect("host list") {
             writeln!(windows, "{id},{node},{},{}", times.0, times.1).expect("write");
             node_names.insert(node);
+            window_count += 1;
         }
     }
     windows.flush().expect("flush");
@@ -180,13 +177,13 @@ fn ldms_store(nodes: u32) {
     println!(
         "  = {:.2} M CSV lines/s ({samples} lines, {csv_mb:.0} MB), {} job-node windows",
         samples as f64 / seconds / 1e6,
-        node_names.len()
+        window_count
     );
     let Some(python) = bench_python() else {
         println!("  duckdb: SKIPPED, could not create a Python environment with duckdb");
         return;
     };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../benches/ldms_store_duckdb.py");
+    let script = manifest_dir().join("../benches/ldms_store_duckdb.py");
     let started = Instant::now();
     let out = Command::new(python)
         .arg(script)
@@ -280,7 +277,7 @@ fn main() {
         "ingest", "rows", "seconds", "M rows/s", "bytes/M rows", "peak MiB"
     );
 
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
+    let shared = manifest_dir().join("../../shared/data");
     if shared.join("hpas-ldms-examinimd.tar.xz").exists() {
         let work = tempfile::tempdir().expect("temporary directory");
         let status = Command::new("tar")

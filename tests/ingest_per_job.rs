@@ -26,10 +26,6 @@ use jobsight::spool::Spool;
 use slurm_hooks::SpoolRecord;
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
-const FIXTURE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../tests/fixtures/sacct-22.05.8.json"
-);
 
 /// Job 1 of cluster `ci` in the fixture: the TIMEOUT run submitted at 1795322321 on node `vm`,
 /// enqueued by its epilog four seconds after its end.
@@ -55,11 +51,13 @@ fn record(job: u64, enqueued: i64) -> SpoolRecord {
 
 /// A stand-in `sacct`: the fixture for `--json`, the matching text exit codes otherwise.
 fn fake_sacct(dir: &Path) -> PathBuf {
+    let fixture = common::repo().join("tests/fixtures/sacct-22.05.8.json");
+    let fixture = fixture.display();
     let path = dir.join("sacct");
     std::fs::write(
         &path,
         format!(
-            "#!/bin/sh\ncase \"$*\" in\n  *--json*) cat '{FIXTURE}' ;;\n  *) printf '1|1795322321|0:0\\n2|1795324824|0:0\\n' ;;\nesac\n"
+            "#!/bin/sh\ncase \"$*\" in\n  *--json*) cat '{fixture}' ;;\n  *) printf '1|1795322321|0:0\\n2|1795324824|0:0\\n' ;;\nesac\n"
         ),
     )
     .unwrap();

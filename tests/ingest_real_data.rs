@@ -17,9 +17,7 @@ use std::process::Command;
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 
 fn shared_data(file: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/data")
-        .join(file);
+    let path = common::repo().join("../shared/data").join(file);
     if path.exists() {
         return Some(path);
     }

@@ -357,5 +357,65 @@ fn epilog_hook_on_a_real_slurm() {
             );
         }
     }
+
+    // The per-job step through the CLI, on the merged spool (its records are claimed, in cur/):
+    // every job run lands in the warehouse once, with its final state from sacct. Job records only
+    // here; telemetry is tests/real_prometheus.rs.
+    let config = base.join("jobsight.toml");
+    std::fs::write(&config, "[ingest]\nretry_after_s = 1\nretry_max_s = 2\n").unwrap();
+    let data = base.join("data");
+    let jobsight = || {
+        let mut command = Command::new(JOBSIGHT);
+        command
+            .arg("--config")
+            .arg(&config)
+            .arg("--data")
+            .arg(&data);
+        command
+    };
+    let mut last = String::new();
+    wait_until("every job run ingested", Duration::from_secs(90), || {
+        let (stdout, stderr) = common::run_ok_with_stderr(
+            jobsight()
+                .args(["ingest", "--telemetry", "none", "--spool"])
+                .arg(&merged),
+        );
+        last = format!("{stdout}{stderr}");
+        std::fs::read_dir(merged.join("done")).map_or(0, |d| d.count()) == distinct
+    });
+    assert!(!last.contains("quarantined  "), "{last}");
+    let rows: BTreeMap<String, (String, Option<i64>)> = run_ok(jobsight().args([
+        "sql",
+        "--format",
+        "json",
+        "SELECT job_id, state, exit_code FROM jobs",
+    ]))
+    .lines()
+    .map(|l| {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        (
+            v["job_id"].as_str().unwrap().to_string(),
+            (
+                v["state"].as_str().unwrap().to_string(),
+                v["exit_code"].as_i64(),
+            ),
+        )
+    })
+    .collect();
+    assert_eq!(rows.len(), distinct, "{rows:?}");
+    for (job, (kind, _)) in &expected {
+        let (state, exit) = &rows[&job.to_string()];
+        let want = match *kind {
+            "fail" => ("FAILED", Some(3)),
+            "timeout" => ("TIMEOUT", None),
+            "cancel" => ("CANCELLED", None),
+            "oom" => ("OUT_OF_MEMORY", Some(0)),
+            _ => ("COMPLETED", Some(0)),
+        };
+        assert!(state.starts_with(want.0), "job {job} ({kind}): {state}");
+        if want.1.is_some() {
+            assert_eq!(*exit, want.1, "job {job} ({kind})");
+        }
+    }
     let _ = std::fs::remove_dir_all(&base);
 }

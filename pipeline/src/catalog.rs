@@ -285,7 +285,7 @@ mod tests {
         for table in Table::ALL {
             let path = format!(
                 "{}/../schemas/{}.schema.json",
-                env!("CARGO_MANIFEST_DIR"),
+                crate::tests_support::manifest_dir(),
                 table.name()
             );
             let generated = table.schema_json();

@@ -246,7 +246,10 @@ impl Options {
     /// Reads `path`; `None` gives the defaults.
     pub fn load(path: Option<&Path>) -> Result<(Options, PathBuf), ConfigError> {
         let Some(path) = path else {
-            return Ok((Options::default(), PathBuf::from("(defaults)")));
+            return Ok((
+                Options::default(),
+                PathBuf::from("(no file: defaults and flags)"),
+            ));
         };
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.to_path_buf(),
@@ -454,11 +457,11 @@ mod tests {
 
     #[test]
     fn the_example_file_parses_and_matches_the_defaults() {
-        let path = Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../ops/jobsight.example.toml"
-        ));
-        let (options, path) = Options::load(Some(path)).unwrap();
+        let path = format!(
+            "{}/../ops/jobsight.example.toml",
+            crate::tests_support::manifest_dir()
+        );
+        let (options, path) = Options::load(Some(Path::new(&path))).unwrap();
         let s = options.resolve(&path).unwrap();
         let d = resolve("").unwrap();
         assert_eq!(s.prometheus.metrics, d.prometheus.metrics);

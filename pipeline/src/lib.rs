@@ -33,3 +33,13 @@ pub fn peak_memory_mib() -> Option<u64> {
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib / 1024)
 }
+
+/// Helpers for unit tests.
+#[cfg(test)]
+pub(crate) mod tests_support {
+    /// This crate's directory, read when the test runs (cargo sets it), not when it was compiled:
+    /// test binaries in a shared target directory may have been built from another checkout.
+    pub fn manifest_dir() -> String {
+        std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into())
+    }
+}

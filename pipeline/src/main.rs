@@ -449,7 +449,15 @@ fn main() -> ExitCode {
             {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("jobsight: {e:#}");
+            // The chain of causes, each once: our messages often quote their cause already.
+            let mut message = e.to_string();
+            for cause in e.chain().skip(1) {
+                let cause = cause.to_string();
+                if !message.contains(&cause) {
+                    message = format!("{message}: {cause}");
+                }
+            }
+            eprintln!("jobsight: {message}");
             ExitCode::FAILURE
         }
     }

@@ -193,11 +193,14 @@ impl SpoolRecord {
 mod tests {
     use super::*;
 
-    /// The path of the committed schema, relative to this crate.
-    const SCHEMA_FILE: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../schemas/spool-record.v1.json"
-    );
+    /// The path of the committed schema. The crate's directory is read when the test runs (cargo
+    /// sets it), not when it was compiled: test binaries in a shared target directory may have
+    /// been built from another checkout.
+    fn schema_file() -> String {
+        let dir = std::env::var("CARGO_MANIFEST_DIR")
+            .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into());
+        format!("{dir}/../schemas/spool-record.v1.json")
+    }
 
     fn generated_schema() -> String {
         let mut schema = serde_json::to_value(schemars::schema_for!(SpoolRecord)).unwrap();
@@ -215,14 +218,15 @@ mod tests {
     #[test]
     fn schema_file_matches_the_code() {
         let generated = generated_schema();
+        let file = schema_file();
         if std::env::var_os("JOBSIGHT_UPDATE_SCHEMAS").is_some() {
-            std::fs::write(SCHEMA_FILE, &generated).unwrap();
+            std::fs::write(&file, &generated).unwrap();
         }
-        let committed = std::fs::read_to_string(SCHEMA_FILE)
-            .unwrap_or_else(|e| panic!("cannot read {SCHEMA_FILE}: {e}"));
+        let committed =
+            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("cannot read {file}: {e}"));
         assert!(
             committed == generated,
-            "{SCHEMA_FILE} differs from the record types: bump SCHEMA_VERSION if old readers would \
+            "{file} differs from the record types: bump SCHEMA_VERSION if old readers would \
              misread the change, then regenerate with JOBSIGHT_UPDATE_SCHEMAS=1.\n--- generated ---\n{generated}"
         );
     }

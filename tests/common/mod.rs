@@ -12,6 +12,15 @@ use slurm_hooks::spool_dir::SUBDIRS;
 
 pub mod services;
 
+/// The repository's top directory, read when the test runs (cargo sets CARGO_MANIFEST_DIR then),
+/// not when it was compiled: test binaries in a shared target directory may have been built from
+/// another checkout of the same sources.
+pub fn repo() -> PathBuf {
+    let manifest =
+        std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into());
+    PathBuf::from(manifest).join("..")
+}
+
 /// Creates every spool subdirectory under `root`.
 pub fn make_spool(root: &Path) {
     for sub in SUBDIRS {

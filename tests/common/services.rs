@@ -10,7 +10,10 @@ use std::time::{Duration, Instant};
 
 use super::run_ok;
 
-pub const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+/// The repository, read when the test runs (see [`super::repo`]).
+fn repo() -> String {
+    super::repo().display().to_string()
+}
 
 pub fn sh(script: &str) -> String {
     run_ok(Command::new("bash").arg("-c").arg(script))
@@ -33,7 +36,7 @@ pub fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
 pub fn install_hook(base: &Path, bin_dir: &Path, spool: &Path, hook: &str, owner: &str) -> PathBuf {
     run_ok(
         Command::new("bash")
-            .arg(format!("{REPO}/ops/install-epilog.sh"))
+            .arg(format!("{}/ops/install-epilog.sh", repo()))
             .arg("--from")
             .arg(bin_dir)
             .arg("--prefix")
@@ -70,7 +73,7 @@ pub struct SlurmGuard;
 impl Drop for SlurmGuard {
     fn drop(&mut self) {
         let _ = Command::new("bash")
-            .arg(format!("{REPO}/ops/slurm/stop-slurm-single-node.sh"))
+            .arg(format!("{}/ops/slurm/stop-slurm-single-node.sh", repo()))
             .status();
     }
 }
@@ -83,7 +86,7 @@ pub fn start_slurm(epilog_slurmctld: &Path, epilog: Option<&Path>) -> SlurmGuard
     let started = Instant::now();
     let mut command = Command::new("bash");
     command
-        .arg(format!("{REPO}/ops/slurm/start-slurm-single-node.sh"))
+        .arg(format!("{}/ops/slurm/start-slurm-single-node.sh", repo()))
         .env("SLURM_EPILOG_SLURMCTLD", epilog_slurmctld)
         .env("SLURM_SMOKE_TEST", "0")
         .env("SLURM_CLEAN_STATE", "1");
@@ -106,7 +109,7 @@ pub fn job_state(job: u64) -> String {
 /// and returns the job id. The script goes in on stdin, so the test user need not be able to read
 /// the repository.
 pub fn sbatch(script: &str, extra: &[OsString]) -> u64 {
-    let path = format!("{REPO}/jobs/{script}.sbatch");
+    let path = format!("{}/jobs/{script}.sbatch", repo());
     let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut command = Command::new("runuser");
     command
@@ -145,7 +148,7 @@ pub fn start_prometheus(
     let started = Instant::now();
     run_ok(
         Command::new("bash")
-            .arg(format!("{REPO}/ops/prometheus/start-prometheus.sh"))
+            .arg(format!("{}/ops/prometheus/start-prometheus.sh", repo()))
             .env("PROM_DIR", dir)
             .env("PROM_PORT", port.to_string())
             .env("NODE_EXPORTER_PORT", exporter_port.to_string())

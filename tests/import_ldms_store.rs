@@ -18,15 +18,7 @@ use common::{run_ok, run_ok_with_stderr};
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 
 fn sql(data: &Path, query: &str) -> Vec<serde_json::Value> {
-    run_ok(
-        Command::new(JOBSIGHT)
-            .arg("--data")
-            .arg(data)
-            .args(["sql", "--format", "json", query]),
-    )
-    .lines()
-    .map(|l| serde_json::from_str(l).unwrap())
-    .collect()
+    common::sql_json(JOBSIGHT, data, query)
 }
 
 #[test]

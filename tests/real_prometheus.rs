@@ -15,7 +15,6 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use common::run_ok;
 use common::services::{
     install_hook, job_state, sbatch, sh, start_prometheus, start_slurm, test_base, wait_until,
 };
@@ -28,30 +27,13 @@ const STEP_S: i64 = 2;
 const JOB_SECONDS: u64 = 30;
 
 fn sql(data: &Path, query: &str) -> Vec<serde_json::Value> {
-    let out = run_ok(
-        Command::new(JOBSIGHT)
-            .arg("--data")
-            .arg(data)
-            .args(["sql", "--format", "json", query]),
-    );
-    out.lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    common::sql_json(JOBSIGHT, data, query)
 }
 
 #[test]
 #[ignore = "needs root: installs and starts a real Slurm and Prometheus (run by .ci/run with --include-ignored)"]
 fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
-    assert!(
-        common::is_root(),
-        "this test installs services and must run as root"
-    );
-    let epilog = Path::new(JOBSIGHT).with_file_name("jobsight-epilog");
-    assert!(
-        epilog.is_file(),
-        "{} missing: run `cargo build --workspace` first",
-        epilog.display()
-    );
+    let epilog = common::services::root_and_epilog(JOBSIGHT, "Slurm and Prometheus");
 
     let base = test_base("prometheus-test");
     let spool = base.join("spool");

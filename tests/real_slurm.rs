@@ -59,16 +59,7 @@ fn claim(spool: &Path) -> (Vec<SpoolRecord>, String) {
 #[test]
 #[ignore = "needs root: installs and starts a real Slurm (run by .ci/run with --include-ignored)"]
 fn epilog_hook_on_a_real_slurm() {
-    assert!(
-        common::is_root(),
-        "this test installs Slurm and must run as root"
-    );
-    let epilog = Path::new(JOBSIGHT).with_file_name("jobsight-epilog");
-    assert!(
-        epilog.is_file(),
-        "{} missing: run `cargo build --workspace` first",
-        epilog.display()
-    );
+    let epilog = common::services::root_and_epilog(JOBSIGHT, "Slurm");
 
     // An installation as a site would do it (ops/install-epilog.sh), once per hook and spool,
     // plus the wrapper a site needs for a spool other than the default.

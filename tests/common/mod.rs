@@ -127,3 +127,17 @@ pub fn run_ok_with_stderr(command: &mut Command) -> (String, String) {
 pub fn run_ok(command: &mut Command) -> String {
     run_ok_with_stderr(command).0
 }
+
+/// Runs `jobsight --data DATA sql --format json QUERY` with the binary `jobsight` and returns the
+/// rows.
+pub fn sql_json(jobsight: &str, data: &Path, query: &str) -> Vec<serde_json::Value> {
+    run_ok(
+        Command::new(jobsight)
+            .arg("--data")
+            .arg(data)
+            .args(["sql", "--format", "json", query]),
+    )
+    .lines()
+    .map(|l| serde_json::from_str(l).unwrap())
+    .collect()
+}

@@ -157,3 +157,19 @@ pub fn start_prometheus(
     eprintln!("prometheus up in {:.0?}", started.elapsed());
     guard
 }
+
+/// For a test that installs services: checks that it runs as root and returns the
+/// `jobsight-epilog` binary built beside `jobsight`.
+pub fn root_and_epilog(jobsight: &str, what: &str) -> PathBuf {
+    assert!(
+        super::is_root(),
+        "this test installs {what} and must run as root"
+    );
+    let epilog = Path::new(jobsight).with_file_name("jobsight-epilog");
+    assert!(
+        epilog.is_file(),
+        "{} missing: run `cargo build --workspace` first",
+        epilog.display()
+    );
+    epilog
+}

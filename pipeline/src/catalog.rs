@@ -41,16 +41,24 @@ pub enum Table {
     Telemetry,
     /// Ground truth where a data set has it: which anomaly ran in which job and when.
     Labels,
+    /// Statistics of each job's telemetry per node and metric (see [`crate::features`]).
+    Features,
 }
 
 impl Table {
-    pub const ALL: [Table; 3] = [Table::Jobs, Table::Telemetry, Table::Labels];
+    pub const ALL: [Table; 4] = [
+        Table::Jobs,
+        Table::Telemetry,
+        Table::Labels,
+        Table::Features,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Table::Jobs => "jobs",
             Table::Telemetry => "telemetry",
             Table::Labels => "labels",
+            Table::Features => "features",
         }
     }
 
@@ -106,6 +114,24 @@ impl Table {
                 Field::new("params", text(), true),
                 Field::new("source", text(), false),
             ],
+            Table::Features => {
+                let mut fields = vec![
+                    Field::new("job_id", text(), false),
+                    Field::new("node", text(), false),
+                    Field::new("metric", text(), false),
+                    Field::new("n", DataType::UInt64, false),
+                    Field::new("n_nonfinite", DataType::UInt64, false),
+                    Field::new("trimmed", DataType::Boolean, false),
+                ];
+                fields.extend(
+                    [
+                        "min", "max", "mean", "std", "cv", "skewness", "kurtosis", "p05", "p25",
+                        "p50", "p75", "p95",
+                    ]
+                    .map(|name| Field::new(name, DataType::Float64, true)),
+                );
+                fields
+            }
         };
         Arc::new(Schema::new(fields))
     }

@@ -13,6 +13,7 @@ use chrono::{DateTime, Utc};
 pub mod catalog;
 pub mod config;
 pub mod demo;
+pub mod features;
 pub mod ingest;
 pub mod output;
 pub mod query;

@@ -119,6 +119,19 @@ enum Command {
         #[arg(long, value_enum, default_value = "table")]
         format: Format,
     },
+    /// Compute per job × node × metric statistics of the stored telemetry (count, min, max, mean,
+    /// std, cv, skewness, kurtosis, 5/25/50/75/95th percentiles, after trimming each end of the
+    /// job) into the `features` table, one day partition at a time. Running it again replaces a
+    /// day's features.
+    Features {
+        /// Only this day (UTC, the jobs' end day); default: every day that has jobs.
+        #[arg(long)]
+        day: Option<chrono::NaiveDate>,
+        /// Seconds left out at each end of a job (start-up, tear-down); jobs shorter than twice
+        /// this keep all their samples.
+        #[arg(long, default_value_t = jobsight::features::DEFAULT_TRIM_S)]
+        trim_s: u64,
+    },
     /// Run a SQL query (DataFusion dialect) over every table of the warehouse: jobs, telemetry,
     /// labels. Each table has the partition column `day` ('YYYY-MM-DD', the job's end day).
     Sql {
@@ -344,6 +357,23 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 data.display(),
                 written.telemetry_rows as f64 / seconds / 1e6,
                 jobsight::peak_memory_mib().map_or("?".into(), |m| m.to_string())
+            )?;
+        }
+        Command::Features { day, trim_s } => {
+            let runtime =
+                tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+            let started = std::time::Instant::now();
+            let done = runtime.block_on(jobsight::features::compute(&data, day, trim_s, |d| {
+                eprint!("\rfeatures of {d} ");
+            }))?;
+            eprint!("\r{:40}\r", "");
+            writeln!(
+                stdout,
+                "wrote {} feature rows (job x node x metric) for {} day(s) into {} in {:.1} s",
+                done.rows,
+                done.days,
+                data.join("features").display(),
+                started.elapsed().as_secs_f64()
             )?;
         }
         Command::Sql { query, format } => {

@@ -132,8 +132,9 @@ enum Command {
         #[arg(long, default_value_t = jobsight::features::DEFAULT_TRIM_S)]
         trim_s: u64,
     },
-    /// Run a SQL query (DataFusion dialect) over every table of the warehouse: jobs, telemetry, features,
-    /// labels. Each table has the partition column `day` ('YYYY-MM-DD', the job's end day).
+    /// Run a SQL query (DataFusion dialect) over every table of the warehouse: jobs, telemetry,
+    /// features, labels. Each table has the partition column `day` ('YYYY-MM-DD', the job's end
+    /// day).
     Sql {
         /// The query, e.g. "SELECT count(*) FROM jobs".
         query: String,

@@ -31,7 +31,7 @@ fn job(id: &str, start: i64, end: i64) -> JobRow {
 
 fn warehouse(data: &Path) {
     let day = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
-    let jobs = [job("a", 0, 1000), job("b", 0, 100)];
+    let jobs = [job("a", 0, 1000), job("b", 0, 100), job("c", 0, 1000)];
     catalog::write_part(data, Table::Jobs, day, "t", &[jobs_batch(&jobs).unwrap()]).unwrap();
     let mut t = TelemetryBuilder::default();
     let mut push =
@@ -51,6 +51,13 @@ fn warehouse(data: &Path) {
     // Job b is shorter than two minutes: nothing is trimmed.
     push("b", "x", 0, 2.0);
     push("b", "x", 50, 4.0);
+    // Job c on two nodes: n1 works at 1.0, n2 at 0.5, sampled a few seconds apart (as LDMS nodes
+    // are); before the trimmed end n2 also reports a NaN.
+    for s in (120..=900).step_by(60) {
+        t.push("c", "n1", "cpu", s * 1_000_000, 1.0);
+        t.push("c", "n2", "cpu", (s + 3) * 1_000_000, 0.5);
+    }
+    t.push("c", "n2", "cpu", 930 * 1_000_000, f64::NAN);
     catalog::write_part(data, Table::Telemetry, day, "t", &[t.finish().unwrap()]).unwrap();
 }
 
@@ -72,7 +79,9 @@ fn statistics_match_the_hand_computed_values() {
             .arg("features"),
     );
     assert!(
-        out.contains("wrote 4 feature rows") && out.contains("1 day(s)"),
+        out.contains("wrote 6 feature rows")
+            && out.contains("and 4 across nodes")
+            && out.contains("1 day(s)"),
         "{out}"
     );
     let rows = common::sql_json(
@@ -154,13 +163,57 @@ fn statistics_match_the_hand_computed_values() {
         "{short}"
     );
 
-    // Again: the day's part is replaced, not added to.
+    // Across nodes: node means 1.0 and 0.5; n2 is half behind n1 in every minute.
+    let jobs = common::sql_json(
+        JOBSIGHT,
+        &data,
+        "SELECT * FROM features_job ORDER BY job_id, metric",
+    );
+    let c = jobs
+        .iter()
+        .find(|r| r["job_id"] == "c")
+        .unwrap_or_else(|| panic!("{jobs:?}"));
+    assert_eq!(c["nodes"].as_u64(), Some(2), "{c}");
+    for (column, expected) in [
+        ("mean", 0.75),
+        ("min", 0.5),
+        ("max", 1.0),
+        ("node_mean_min", 0.5),
+        ("node_mean_max", 1.0),
+        ("node_cv", 0.25 / 0.75),
+        ("imbalance", 0.5),
+    ] {
+        assert!(
+            close(&c[column], expected),
+            "{column}: {} vs {expected}",
+            c[column]
+        );
+    }
+    // One node: no imbalance; an all-NaN series has no node with data, so no row.
+    let ax = jobs
+        .iter()
+        .find(|r| r["job_id"] == "a" && r["metric"] == "x")
+        .unwrap();
+    assert!(
+        close(&ax["imbalance"], 0.0) && close(&ax["node_cv"], 0.0),
+        "{ax}"
+    );
+    assert!(!jobs.iter().any(|r| r["metric"] == "allnan"), "{jobs:?}");
+
+    // Again: the day's parts are replaced, not added to.
     common::run_ok(
         Command::new(JOBSIGHT)
             .arg("--data")
             .arg(&data)
             .arg("features"),
     );
-    let count = common::sql_json(JOBSIGHT, &data, "SELECT count(*) AS n FROM features");
-    assert_eq!(count[0]["n"].as_i64(), Some(4));
+    let count = common::sql_json(
+        JOBSIGHT,
+        &data,
+        "SELECT (SELECT count(*) FROM features) AS n, (SELECT count(*) FROM features_job) AS j",
+    );
+    assert_eq!(
+        (count[0]["n"].as_i64(), count[0]["j"].as_i64()),
+        (Some(6), Some(4))
+    );
 }

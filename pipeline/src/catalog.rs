@@ -43,14 +43,17 @@ pub enum Table {
     Labels,
     /// Statistics of each job's telemetry per node and metric (see [`crate::features`]).
     Features,
+    /// Figures of each job's telemetry per metric across its nodes (see [`crate::features`]).
+    FeaturesJob,
 }
 
 impl Table {
-    pub const ALL: [Table; 4] = [
+    pub const ALL: [Table; 5] = [
         Table::Jobs,
         Table::Telemetry,
         Table::Labels,
         Table::Features,
+        Table::FeaturesJob,
     ];
 
     pub fn name(self) -> &'static str {
@@ -59,6 +62,7 @@ impl Table {
             Table::Telemetry => "telemetry",
             Table::Labels => "labels",
             Table::Features => "features",
+            Table::FeaturesJob => "features_job",
         }
     }
 
@@ -127,6 +131,26 @@ impl Table {
                     [
                         "min", "max", "mean", "std", "cv", "skewness", "kurtosis", "p05", "p25",
                         "p50", "p75", "p95",
+                    ]
+                    .map(|name| Field::new(name, DataType::Float64, true)),
+                );
+                fields
+            }
+            Table::FeaturesJob => {
+                let mut fields = vec![
+                    Field::new("job_id", text(), false),
+                    Field::new("metric", text(), false),
+                    Field::new("nodes", DataType::UInt64, false),
+                ];
+                fields.extend(
+                    [
+                        "mean",
+                        "min",
+                        "max",
+                        "node_mean_min",
+                        "node_mean_max",
+                        "node_cv",
+                        "imbalance",
                     ]
                     .map(|name| Field::new(name, DataType::Float64, true)),
                 );

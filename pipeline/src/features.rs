@@ -1,11 +1,13 @@
-//! Features: per job × node × metric statistics of the stored telemetry, the input of every rule,
-//! class and model. (First part of the features stage: the reference definition in SQL. The
-//! across-node, temporal, coverage, windowed and efficiency features, and the fast single pass that
-//! tests compare against this reference, are still to come; see the README's status.)
+//! Features: statistics of the stored telemetry per job × node × metric (`features`) and per job ×
+//! metric across the job's nodes (`features_job`), the input of every rule, class and model.
+//! (First part of the features stage: the reference definitions in SQL. The temporal, coverage,
+//! windowed and efficiency features, and the fast single pass that tests compare against this
+//! reference, are still to come; see the README's status.)
 //!
 //! Input: `jobs` (start and end of each job) and `telemetry`, one day partition at a time (a job's
 //! telemetry lives in the day of its end, as the job does). Output: `features`, one row per job,
-//! node and metric, in the same day partition; running it again replaces the day's part.
+//! node and metric, then `features_job`, one row per job and metric, in the same day partition;
+//! running it again replaces the day's parts.
 //!
 //! Definitions, after trimming `trim_s` (default 60 s) from each end of the job so that start-up
 //! and tear-down do not count; a job shorter than twice that keeps all its samples and says so
@@ -22,8 +24,12 @@
 //!   multiple of 1e-6, so the result can be up to 1e-6 × (upper − lower) below the exact value and
 //!   is never above it (tested: p95 of 1, 2, 3, 4, 10 is 8.799994, not 8.8).
 //!
-//! Everything is one SQL statement ([`node_metric_sql`]), readable by an admin and runnable by hand
-//! with `jobsight sql`.
+//! Across nodes ([`across_nodes_sql`]): `nodes`, `mean` of the node means, `min` and `max` over all
+//! samples, the lowest and highest node mean, `node_cv` = population std / mean of the node means,
+//! and tacc_stats' node `imbalance` (0 for a single node, 1 when some node did nothing while
+//! another worked).
+//!
+//! Each is one SQL statement, readable by an admin and runnable by hand with `jobsight sql`.
 
 use std::path::Path;
 
@@ -43,13 +49,17 @@ pub enum FeaturesError {
     Query(#[from] QueryError),
     #[error(transparent)]
     Catalog(#[from] CatalogError),
-    #[error("features of day {day}: result does not fit the features schema: {reason}")]
-    Schema { day: NaiveDate, reason: String },
+    #[error("{table} of day {day}: result does not fit the table's schema: {reason}")]
+    Schema {
+        day: NaiveDate,
+        table: &'static str,
+        reason: String,
+    },
 }
 
-/// The reference SQL for one day's per job × node × metric statistics, columns in the order of
-/// the `features` schema.
-pub fn node_metric_sql(day: NaiveDate, trim_s: u64) -> String {
+/// The common start of both statements: `j` the day's jobs, `s` their samples after trimming
+/// (with `finite` telling NaN and infinities apart), `f` the finite ones.
+fn trimmed_samples(day: NaiveDate, trim_s: u64) -> String {
     let day = day.format("%Y-%m-%d");
     format!(
         r#"WITH j AS (
@@ -60,14 +70,23 @@ pub fn node_metric_sql(day: NaiveDate, trim_s: u64) -> String {
 ),
 s AS (
   SELECT CAST(t.job_id AS VARCHAR) AS job_id, CAST(t.node AS VARCHAR) AS node,
-         CAST(t.metric AS VARCHAR) AS metric, t.value, j.trimmed,
+         CAST(t.metric AS VARCHAR) AS metric, t.ts, t.value, j.trimmed,
          NOT isnan(t.value) AND abs(t.value) <> CAST('Infinity' AS DOUBLE) AS finite
   FROM telemetry t JOIN j ON CAST(t.job_id AS VARCHAR) = j.job_id
   WHERE t.day = '{day}'
     AND (NOT j.trimmed
          OR (t.ts >= j.start + INTERVAL '{trim_s} seconds' AND t.ts <= j."end" - INTERVAL '{trim_s} seconds'))
 ),
-f AS (SELECT * FROM s WHERE finite),
+f AS (SELECT * FROM s WHERE finite)"#,
+        twice_trim_us = 2 * trim_s * 1_000_000,
+    )
+}
+
+/// The reference SQL for one day's per job × node × metric statistics, columns in the order of
+/// the `features` schema.
+pub fn node_metric_sql(day: NaiveDate, trim_s: u64) -> String {
+    format!(
+        r#"{samples},
 m AS (
   SELECT job_id, node, metric, avg(value) AS mean FROM f GROUP BY job_id, node, metric
 ),
@@ -101,7 +120,49 @@ SELECT coalesce(st.job_id, b.job_id) AS job_id, coalesce(st.node, b.node) AS nod
 FROM stats st FULL OUTER JOIN bad b
   ON st.job_id = b.job_id AND st.node = b.node AND st.metric = b.metric
 ORDER BY job_id, node, metric"#,
-        twice_trim_us = 2 * trim_s * 1_000_000,
+        samples = trimmed_samples(day, trim_s),
+    )
+}
+
+/// The reference SQL for one day's per job × metric figures across the job's nodes, from the
+/// day's `features` (which must be written first) and the trimmed samples, columns in the order
+/// of the `features_job` schema. Node imbalance follows tacc_stats: samples are averaged per node
+/// in bins of `bin_s` seconds (so that nodes sampled at slightly different times line up), and
+/// imbalance = max over nodes of the mean over bins of (max over nodes − node) / max over nodes.
+/// Bins whose maximum is not positive say nothing about imbalance and are left out.
+pub fn across_nodes_sql(day: NaiveDate, trim_s: u64, bin_s: u64) -> String {
+    format!(
+        r#"{samples},
+binned AS (
+  SELECT job_id, metric, node, date_bin(INTERVAL '{bin_s} seconds', ts) AS bin, avg(value) AS v
+  FROM f GROUP BY job_id, metric, node, date_bin(INTERVAL '{bin_s} seconds', ts)
+),
+peak AS (
+  SELECT job_id, metric, bin, max(v) AS top FROM binned GROUP BY job_id, metric, bin
+),
+behind AS (
+  SELECT b.job_id, b.metric, b.node, avg((p.top - b.v) / p.top) AS behind
+  FROM binned b JOIN peak p ON b.job_id = p.job_id AND b.metric = p.metric AND b.bin = p.bin
+  WHERE p.top > 0
+  GROUP BY b.job_id, b.metric, b.node
+),
+imbalance AS (
+  SELECT job_id, metric, max(behind) AS imbalance FROM behind GROUP BY job_id, metric
+),
+nodes AS (
+  SELECT job_id, metric, CAST(count(*) AS BIGINT UNSIGNED) AS nodes,
+         avg(mean) AS mean, min(min) AS min, max(max) AS max,
+         min(mean) AS node_mean_min, max(mean) AS node_mean_max,
+         CASE WHEN avg(mean) <> 0 THEN stddev_pop(mean) / avg(mean) END AS node_cv
+  FROM features WHERE day = '{day}' AND n > 0
+  GROUP BY job_id, metric
+)
+SELECT n.job_id, n.metric, n.nodes, n.mean, n.min, n.max, n.node_mean_min, n.node_mean_max,
+       n.node_cv, i.imbalance
+FROM nodes n LEFT JOIN imbalance i ON n.job_id = i.job_id AND n.metric = i.metric
+ORDER BY n.job_id, n.metric"#,
+        samples = trimmed_samples(day, trim_s),
+        day = day.format("%Y-%m-%d"),
     )
 }
 
@@ -109,7 +170,46 @@ ORDER BY job_id, node, metric"#,
 #[derive(Debug, Default)]
 pub struct Computed {
     pub days: usize,
+    /// Rows of `features` (job × node × metric).
     pub rows: usize,
+    /// Rows of `features_job` (job × metric).
+    pub job_rows: usize,
+}
+
+/// Bin width for aligning nodes in the imbalance figure, by default.
+pub const DEFAULT_BIN_S: u64 = 60;
+
+/// Runs `sql` and writes its result, cast to `table`'s schema, as the day's part of `table`
+/// (replacing the earlier one). Returns the rows written.
+async fn write_query(
+    data: &Path,
+    day: NaiveDate,
+    table: Table,
+    sql: &str,
+) -> Result<usize, FeaturesError> {
+    let schema = table.schema();
+    let batches = query::run(data, sql).await?;
+    let mut fitted = Vec::with_capacity(batches.len());
+    let mut rows = 0;
+    for batch in &batches {
+        let columns: Result<Vec<ArrayRef>, _> = schema
+            .fields()
+            .iter()
+            .zip(batch.columns())
+            .map(|(field, column)| cast(column, field.data_type()))
+            .collect();
+        let fitted_batch = columns
+            .and_then(|c| RecordBatch::try_new(schema.clone(), c))
+            .map_err(|e| FeaturesError::Schema {
+                day,
+                table: table.name(),
+                reason: e.to_string(),
+            })?;
+        rows += fitted_batch.num_rows();
+        fitted.push(fitted_batch);
+    }
+    catalog::write_part(data, table, day, "features", &fitted)?;
+    Ok(rows)
 }
 
 /// Computes the features of every day that has jobs (or of `only` that day) and writes them.
@@ -117,6 +217,7 @@ pub async fn compute(
     data: &Path,
     only: Option<NaiveDate>,
     trim_s: u64,
+    bin_s: u64,
     mut progress: impl FnMut(NaiveDate),
 ) -> Result<Computed, FeaturesError> {
     let days: Vec<NaiveDate> = match only {
@@ -141,29 +242,14 @@ pub async fn compute(
             days
         }
     };
-    let schema = Table::Features.schema();
     let mut computed = Computed::default();
     for day in days {
         progress(day);
-        let batches = query::run(data, &node_metric_sql(day, trim_s)).await?;
-        let mut fitted = Vec::with_capacity(batches.len());
-        for batch in &batches {
-            let columns: Result<Vec<ArrayRef>, _> = schema
-                .fields()
-                .iter()
-                .zip(batch.columns())
-                .map(|(field, column)| cast(column, field.data_type()))
-                .collect();
-            let fitted_batch = columns
-                .and_then(|c| RecordBatch::try_new(schema.clone(), c))
-                .map_err(|e| FeaturesError::Schema {
-                    day,
-                    reason: e.to_string(),
-                })?;
-            computed.rows += fitted_batch.num_rows();
-            fitted.push(fitted_batch);
-        }
-        catalog::write_part(data, Table::Features, day, "features-node-metric", &fitted)?;
+        let sql = node_metric_sql(day, trim_s);
+        computed.rows += write_query(data, day, Table::Features, &sql).await?;
+        // Reads the day's features just written.
+        let sql = across_nodes_sql(day, trim_s, bin_s);
+        computed.job_rows += write_query(data, day, Table::FeaturesJob, &sql).await?;
         computed.days += 1;
     }
     Ok(computed)

@@ -121,8 +121,9 @@ enum Command {
     },
     /// Compute per job × node × metric statistics of the stored telemetry (count, min, max, mean,
     /// std, cv, skewness, kurtosis, 5/25/50/75/95th percentiles, after trimming each end of the
-    /// job) into the `features` table, one day partition at a time. Running it again replaces a
-    /// day's features.
+    /// job) into `features`, and per job × metric figures across the job's nodes (mean, min, max,
+    /// node cv, tacc_stats node imbalance) into `features_job`, one day partition at a time.
+    /// Running it again replaces a day's features.
     Features {
         /// Only this day (UTC, the jobs' end day); default: every day that has jobs.
         #[arg(long)]
@@ -131,9 +132,12 @@ enum Command {
         /// this keep all their samples.
         #[arg(long, default_value_t = jobsight::features::DEFAULT_TRIM_S)]
         trim_s: u64,
+        /// Bin width in seconds that lines the nodes' samples up for the node imbalance figure.
+        #[arg(long, default_value_t = jobsight::features::DEFAULT_BIN_S, value_parser = clap::value_parser!(u64).range(1..))]
+        bin_s: u64,
     },
     /// Run a SQL query (DataFusion dialect) over every table of the warehouse: jobs, telemetry,
-    /// features, labels. Each table has the partition column `day` ('YYYY-MM-DD', the job's end
+    /// labels, features, features_job. Each table has the partition column `day` ('YYYY-MM-DD', the job's end
     /// day).
     Sql {
         /// The query, e.g. "SELECT count(*) FROM jobs".
@@ -360,18 +364,25 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 jobsight::peak_memory_mib().map_or("?".into(), |m| m.to_string())
             )?;
         }
-        Command::Features { day, trim_s } => {
+        Command::Features { day, trim_s, bin_s } => {
             let runtime =
                 tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
             let started = std::time::Instant::now();
-            let done = runtime.block_on(jobsight::features::compute(&data, day, trim_s, |d| {
-                eprint!("\rfeatures of {d} ");
-            }))?;
+            let done = runtime.block_on(jobsight::features::compute(
+                &data,
+                day,
+                trim_s,
+                bin_s,
+                |d| {
+                    eprint!("\rfeatures of {d} ");
+                },
+            ))?;
             eprint!("\r{:40}\r", "");
             writeln!(
                 stdout,
-                "wrote {} feature rows (job x node x metric) for {} day(s) into {} in {:.1} s",
+                "wrote {} feature rows (job x node x metric) and {} across nodes (job x metric) for {} day(s) into {} in {:.1} s",
                 done.rows,
+                done.job_rows,
                 done.days,
                 data.join("features").display(),
                 started.elapsed().as_secs_f64()

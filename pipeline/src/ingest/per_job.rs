@@ -82,9 +82,7 @@ impl TelemetrySource for Prometheus {
         end: DateTime<Utc>,
         emit: &mut dyn FnMut(&str, &str, i64, f64),
     ) -> Result<u64, String> {
-        Prometheus::fetch(self, job_id, nodes, start, end, emit)
-            .map(|f| f.samples)
-            .map_err(|e| e.to_string())
+        Prometheus::fetch(self, job_id, nodes, start, end, emit).map_err(|e| e.to_string())
     }
 }
 
@@ -147,12 +145,6 @@ impl IngestReport {
     }
 }
 
-/// Where the accounting comes from: the `sacct` program (a path or a name on `PATH`).
-#[derive(Debug, Clone)]
-pub struct Sacct {
-    pub program: PathBuf,
-}
-
 /// Runs the step once: claim, then work through `cur/` (at most `limit` records tried), as of
 /// `now`. `progress(done, total)` is called after each record.
 pub fn run(
@@ -193,9 +185,6 @@ pub fn run(
     };
     let names = spool.claimed_names()?;
     let total = names.len();
-    let sacct = Sacct {
-        program: settings.sacct.clone(),
-    };
     let mut tried = 0;
     for (i, name) in names.iter().enumerate() {
         let file = name.to_string_lossy().into_owned();
@@ -236,7 +225,7 @@ pub fn run(
             continue;
         }
         tried += 1;
-        let outcome = match ingest_one(&record, data, &sacct, telemetry, now) {
+        let outcome = match ingest_one(&record, data, &settings.sacct, telemetry, now) {
             Ok(done) => {
                 spool.finish(name)?;
                 done
@@ -331,7 +320,7 @@ pub fn part_name(row: &JobRow) -> String {
 fn ingest_one(
     record: &SpoolRecord,
     data: &Path,
-    sacct: &Sacct,
+    sacct_program: &Path,
     telemetry: Option<&dyn TelemetrySource>,
     now: DateTime<Utc>,
 ) -> Result<Outcome, NotYet> {
@@ -339,7 +328,7 @@ fn ingest_one(
         .cluster
         .as_ref()
         .and_then(|c| c.as_str().map(String::from));
-    let (accounting, exits) = sacct::query(&sacct.program, record.job_id, cluster.as_deref())
+    let (accounting, exits) = sacct::query(sacct_program, record.job_id, cluster.as_deref())
         .map_err(|e| not_yet(e.to_string()))?;
     let acct = match sacct::select(
         &accounting,

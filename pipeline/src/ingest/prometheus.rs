@@ -285,13 +285,6 @@ fn node_of<'a>(value: &str, nodes: &'a BTreeSet<String>) -> Option<&'a String> {
     })
 }
 
-/// What one job's fetch brought.
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct Fetched {
-    pub samples: u64,
-    pub requests: usize,
-}
-
 /// A Prometheus server and the metrics to ask it for.
 #[derive(Debug)]
 pub struct Prometheus {
@@ -325,7 +318,7 @@ impl Prometheus {
 
     /// Fetches every metric of job `job_id` on `nodes` over `[start, end]` and hands each sample to
     /// `emit(node, metric, ts_micros, value)`. On error, samples already emitted must be discarded
-    /// by the caller.
+    /// by the caller. Returns the number of samples.
     pub fn fetch(
         &self,
         job_id: &str,
@@ -333,7 +326,7 @@ impl Prometheus {
         start: DateTime<Utc>,
         end: DateTime<Utc>,
         emit: &mut dyn FnMut(&str, &str, i64, f64),
-    ) -> Result<Fetched, PromError> {
+    ) -> Result<u64, PromError> {
         let job_err = |reason: String| PromError::Job {
             job_id: job_id.to_string(),
             reason,
@@ -346,7 +339,7 @@ impl Prometheus {
         let per_series = (MAX_POINTS_PER_REQUEST / nodes.len().max(1) as i64)
             .clamp(2, self.settings.max_points_per_series as i64);
         let ranges = chunks(start.timestamp(), end.timestamp(), step, per_series);
-        let mut fetched = Fetched::default();
+        let mut samples = 0;
         for template in &self.settings.metrics {
             let label = template
                 .node_label
@@ -357,7 +350,6 @@ impl Prometheus {
             // One series per node across all chunks; a node seen twice in one chunk is ambiguous.
             for &(from, to) in &ranges {
                 let series = self.query_range(job_id, template, &query, from, to)?;
-                fetched.requests += 1;
                 let mut seen = BTreeSet::new();
                 for s in series {
                     let series_err = |reason: String| PromError::Series {
@@ -391,12 +383,12 @@ impl Prometheus {
                             )));
                         }
                         emit(node, &template.name, micros, v);
-                        fetched.samples += 1;
+                        samples += 1;
                     }
                 }
             }
         }
-        Ok(fetched)
+        Ok(samples)
     }
 
     fn query_range(

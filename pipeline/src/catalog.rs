@@ -45,15 +45,19 @@ pub enum Table {
     Features,
     /// Figures of each job's telemetry per metric across its nodes (see [`crate::features`]).
     FeaturesJob,
+    /// One row per job: telemetry coverage, whether it can be judged, efficiency figures (see
+    /// [`crate::features`]).
+    JobSummary,
 }
 
 impl Table {
-    pub const ALL: [Table; 5] = [
+    pub const ALL: [Table; 6] = [
         Table::Jobs,
         Table::Telemetry,
         Table::Labels,
         Table::Features,
         Table::FeaturesJob,
+        Table::JobSummary,
     ];
 
     pub fn name(self) -> &'static str {
@@ -63,6 +67,7 @@ impl Table {
             Table::Labels => "labels",
             Table::Features => "features",
             Table::FeaturesJob => "features_job",
+            Table::JobSummary => "job_summary",
         }
     }
 
@@ -129,8 +134,23 @@ impl Table {
                 ];
                 fields.extend(
                     [
-                        "min", "max", "mean", "std", "cv", "skewness", "kurtosis", "p05", "p25",
-                        "p50", "p75", "p95",
+                        "min",
+                        "max",
+                        "mean",
+                        "std",
+                        "cv",
+                        "skewness",
+                        "kurtosis",
+                        "p05",
+                        "p25",
+                        "p50",
+                        "p75",
+                        "p95",
+                        "interval_s",
+                        "coverage",
+                        "slope_per_h",
+                        "catastrophe",
+                        "idle_share",
                     ]
                     .map(|name| Field::new(name, DataType::Float64, true)),
                 );
@@ -155,6 +175,32 @@ impl Table {
                     .map(|name| Field::new(name, DataType::Float64, true)),
                 );
                 fields
+            }
+            Table::JobSummary => {
+                let float = |name| Field::new(name, DataType::Float64, true);
+                vec![
+                    Field::new("job_id", text(), false),
+                    Field::new("elapsed_s", DataType::Float64, false),
+                    Field::new("trimmed", DataType::Boolean, false),
+                    Field::new("nodes_expected", DataType::UInt64, true),
+                    Field::new("nodes_seen", DataType::UInt64, false),
+                    Field::new("nodes_missing", text(), true),
+                    Field::new("metrics", DataType::UInt64, false),
+                    Field::new("samples", DataType::UInt64, false),
+                    float("coverage_min"),
+                    float("coverage_mean"),
+                    Field::new("judgeable", DataType::Boolean, false),
+                    Field::new("not_judgeable_reason", text(), true),
+                    Field::new("duty_cycle", text(), true),
+                    float("cpu_used_cores"),
+                    float("cpu_eff"),
+                    float("mem_used_max_mb"),
+                    float("mem_eff"),
+                    float("time_eff"),
+                    float("gpu_util"),
+                    float("core_hours"),
+                    float("wasted_core_hours"),
+                ]
             }
         };
         Arc::new(Schema::new(fields))

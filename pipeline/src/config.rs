@@ -38,6 +38,18 @@ pub struct Options {
     pub spool: Option<PathBuf>,
     pub ingest: Option<IngestOptions>,
     pub prometheus: Option<PrometheusOptions>,
+    pub features: Option<FeaturesOptions>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FeaturesOptions {
+    pub trim_s: Option<u64>,
+    pub bin_s: Option<u64>,
+    pub min_coverage: Option<f64>,
+    pub cores_per_node: Option<u32>,
+    /// Replaces the default idle thresholds when given.
+    pub idle_below: Option<std::collections::BTreeMap<String, f64>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -98,6 +110,7 @@ pub struct Settings {
     pub spool: PathBuf,
     pub ingest: IngestSettings,
     pub prometheus: PrometheusSettings,
+    pub features: crate::features::Settings,
 }
 
 #[derive(Debug, Clone)]
@@ -377,7 +390,40 @@ impl Options {
             node_label: prom.node_label.unwrap_or_else(|| "instance".to_string()),
             metrics,
         };
+        let feat = self.features.unwrap_or_default();
+        let min_coverage = feat
+            .min_coverage
+            .unwrap_or(crate::features::DEFAULT_MIN_COVERAGE);
+        if !(0.0..=1.0).contains(&min_coverage) {
+            return Err(invalid(
+                "features.min_coverage",
+                format!("{min_coverage} is not a share between 0 and 1"),
+            ));
+        }
+        if feat.cores_per_node == Some(0) {
+            return Err(invalid(
+                "features.cores_per_node",
+                "must be greater than 0".into(),
+            ));
+        }
+        let idle_below = feat
+            .idle_below
+            .unwrap_or_else(crate::features::default_idle_below);
+        if let Some((metric, limit)) = idle_below.iter().find(|(_, l)| !l.is_finite()) {
+            return Err(invalid(
+                "features.idle_below",
+                format!("{metric} = {limit} is not a number"),
+            ));
+        }
+        let features = crate::features::Settings {
+            trim_s: feat.trim_s.unwrap_or(crate::features::DEFAULT_TRIM_S),
+            bin_s: positive("features.bin_s", feat.bin_s, crate::features::DEFAULT_BIN_S)?,
+            min_coverage,
+            cores_per_node: feat.cores_per_node,
+            idle_below,
+        };
         Ok(Settings {
+            features,
             data: self.data.unwrap_or_else(|| PathBuf::from(DEFAULT_DATA)),
             spool: self
                 .spool
@@ -467,5 +513,6 @@ mod tests {
         assert_eq!(s.prometheus.metrics, d.prometheus.metrics);
         assert_eq!(s.prometheus.step, d.prometheus.step);
         assert_eq!(s.ingest.give_up_after, d.ingest.give_up_after);
+        assert_eq!(s.features, d.features);
     }
 }

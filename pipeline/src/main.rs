@@ -119,25 +119,32 @@ enum Command {
         #[arg(long, value_enum, default_value = "table")]
         format: Format,
     },
-    /// Compute per job × node × metric statistics of the stored telemetry (count, min, max, mean,
-    /// std, cv, skewness, kurtosis, 5/25/50/75/95th percentiles, after trimming each end of the
-    /// job) into `features`, and per job × metric figures across the job's nodes (mean, min, max,
-    /// node cv, tacc_stats node imbalance) into `features_job`, one day partition at a time.
-    /// Running it again replaces a day's features.
+    /// Compute the features of the stored telemetry, one day partition at a time: per job × node
+    /// × metric statistics after trimming each end of the job (count, min, max, mean, std, cv,
+    /// skewness, kurtosis, 5/25/50/75/95th percentiles, sampling interval, coverage, growth slope,
+    /// catastrophe, idle share) into `features`; per job × metric figures across nodes (node cv,
+    /// tacc_stats node imbalance) into `features_job`; per job coverage, whether it can be judged,
+    /// CPU duty-cycle category and efficiency figures into `job_summary`. Running it again
+    /// replaces a day's features.
     Features {
         /// Only this day (UTC, the jobs' end day); default: every day that has jobs.
         #[arg(long)]
         day: Option<chrono::NaiveDate>,
         /// Seconds left out at each end of a job (start-up, tear-down); jobs shorter than twice
-        /// this keep all their samples.
-        #[arg(long, default_value_t = jobsight::features::DEFAULT_TRIM_S)]
-        trim_s: u64,
+        /// this keep all their samples. Default: features.trim_s of the configuration (60).
+        #[arg(long)]
+        trim_s: Option<u64>,
         /// Bin width in seconds that lines the nodes' samples up for the node imbalance figure.
-        #[arg(long, default_value_t = jobsight::features::DEFAULT_BIN_S, value_parser = clap::value_parser!(u64).range(1..))]
-        bin_s: u64,
+        /// Default: features.bin_s (60).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        bin_s: Option<u64>,
+        /// CPUs per node, for CPU efficiency. Default: features.cores_per_node (unset: no CPU
+        /// efficiency).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        cores_per_node: Option<u32>,
     },
     /// Run a SQL query (DataFusion dialect) over every table of the warehouse: jobs, telemetry,
-    /// labels, features, features_job. Each table has the partition column `day` ('YYYY-MM-DD', the job's end
+    /// labels, features, features_job, job_summary. Each table has the partition column `day` ('YYYY-MM-DD', the job's end
     /// day).
     Sql {
         /// The query, e.g. "SELECT count(*) FROM jobs".
@@ -364,27 +371,45 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 jobsight::peak_memory_mib().map_or("?".into(), |m| m.to_string())
             )?;
         }
-        Command::Features { day, trim_s, bin_s } => {
-            let runtime =
-                tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+        Command::Features {
+            day,
+            trim_s,
+            bin_s,
+            cores_per_node,
+        } => {
+            let mut features = settings.features.clone();
+            features.trim_s = trim_s.unwrap_or(features.trim_s);
+            features.bin_s = bin_s.unwrap_or(features.bin_s);
+            features.cores_per_node = cores_per_node.or(features.cores_per_node);
+            let days = match day {
+                Some(day) => vec![day],
+                None => jobsight::features::days_with_jobs(&data),
+            };
             let started = std::time::Instant::now();
-            let done = runtime.block_on(jobsight::features::compute(
-                &data,
-                day,
-                trim_s,
-                bin_s,
-                |d| {
-                    eprint!("\rfeatures of {d} ");
-                },
-            ))?;
-            eprint!("\r{:40}\r", "");
+            let mut total = jobsight::features::Computed::default();
+            for day in days {
+                let done = jobsight::features::compute_day(&data, day, &features, |done, all| {
+                    eprint!("\rfeatures of {day}: row group {done}/{all} ");
+                })
+                .with_context(|| format!("computing the features of {day}"))?;
+                total.days += 1;
+                total.jobs += done.jobs;
+                total.rows += done.rows;
+                total.job_rows += done.job_rows;
+                total.not_judgeable += done.not_judgeable;
+                total.unattributed += done.unattributed;
+            }
+            eprint!("\r{:60}\r", "");
             writeln!(
                 stdout,
-                "wrote {} feature rows (job x node x metric) and {} across nodes (job x metric) for {} day(s) into {} in {:.1} s",
-                done.rows,
-                done.job_rows,
-                done.days,
-                data.join("features").display(),
+                "features of {} job(s) on {} day(s): {} rows (job x node x metric), {} across nodes (job x metric); {} job(s) cannot be judged for lack of telemetry (see job_summary); {} sample(s) of jobs not in `jobs` left out; into {} in {:.1} s",
+                total.jobs,
+                total.days,
+                total.rows,
+                total.job_rows,
+                total.not_judgeable,
+                total.unattributed,
+                data.display(),
                 started.elapsed().as_secs_f64()
             )?;
         }

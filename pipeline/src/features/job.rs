@@ -1,0 +1,414 @@
+//! Everything computed from one job's trimmed samples once they are all read: the `features` rows
+//! (per node and metric), the `features_job` rows (per metric across nodes) and the job's
+//! `job_summary` row (coverage and whether the job can be judged, CPU duty-cycle category,
+//! efficiency figures). A pure function of the job's metadata and samples.
+//!
+//! Coverage: a series is expected to hold one sample per sampling interval over the job's kept
+//! window (`floor(window / interval) + 1`); its interval is its own median spacing, or the job's
+//! median interval when it has fewer than two samples. A node's coverage is the median over the
+//! job's metrics of received / expected (a metric the node never sent counts 0), and a node of the
+//! allocation with no samples at all is missing. A job can be judged when it has telemetry, no
+//! node is missing and every node's coverage reaches `min_coverage`; otherwise the reason is
+//! recorded, and later stages refuse to judge it.
+//!
+//! Efficiency figures use the metric names of the shipped Prometheus templates and the simulator
+//! (`cpu_user` and `cpu_system` as shares of the node's CPUs, `mem_used_bytes`, `gpu_util`); a
+//! figure whose inputs are missing is left empty, never guessed.
+//! - `cpu_used_cores`: sum over nodes of mean(cpu_user + cpu_system) × cores per node;
+//!   `cpu_eff` = used cores / allocated CPUs. Node-level data: on a node shared with other jobs
+//!   this counts their work too;
+//! - `mem_used_max_mb`: sum over nodes of the largest `mem_used_bytes`; `mem_eff` = that / the
+//!   requested memory;
+//! - `time_eff` = elapsed / time limit; `core_hours` = allocated CPUs × elapsed;
+//!   `wasted_core_hours` = core_hours × (1 − min(cpu_eff, 1));
+//! - `duty_cycle` (SUPReMM): per-core series `cpu_core<N>_util` (utilisation 0–1); a core's duty
+//!   cycle is the share of its samples above 0.5. GOOD when no core is below 0.5, LOW when none
+//!   reaches 0.1, otherwise PINNED when the cores at or above 0.1 lie within 0.1 of each other (or
+//!   a single such core is at or above 0.5), else UNPINNED. Needs at least 5 samples per core.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use super::Settings;
+use super::scan::{JobMeta, NamedSeries};
+use super::series::{SeriesStats, describe};
+
+/// One `features` row.
+#[derive(Debug, Clone)]
+pub struct SeriesRow {
+    pub node: Arc<str>,
+    pub metric: Arc<str>,
+    pub stats: SeriesStats,
+    pub coverage: Option<f64>,
+}
+
+/// One `features_job` row.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AcrossRow {
+    pub metric: Arc<str>,
+    pub nodes: u64,
+    pub mean: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub node_mean_min: Option<f64>,
+    pub node_mean_max: Option<f64>,
+    pub node_cv: Option<f64>,
+    pub imbalance: Option<f64>,
+}
+
+/// The `job_summary` row.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    pub elapsed_s: f64,
+    pub nodes_expected: Option<u64>,
+    pub nodes_seen: u64,
+    pub nodes_missing: Option<String>,
+    pub metrics: u64,
+    pub samples: u64,
+    pub coverage_min: Option<f64>,
+    pub coverage_mean: Option<f64>,
+    pub judgeable: bool,
+    pub not_judgeable_reason: Option<String>,
+    pub duty_cycle: Option<&'static str>,
+    pub cpu_used_cores: Option<f64>,
+    pub cpu_eff: Option<f64>,
+    pub mem_used_max_mb: Option<f64>,
+    pub mem_eff: Option<f64>,
+    pub time_eff: Option<f64>,
+    pub gpu_util: Option<f64>,
+    pub core_hours: Option<f64>,
+    pub wasted_core_hours: Option<f64>,
+}
+
+/// Everything computed for one job.
+#[derive(Debug, Clone)]
+pub struct JobFeatures {
+    pub job_id: String,
+    pub trimmed: bool,
+    /// Sorted by node, then metric.
+    pub series: Vec<SeriesRow>,
+    /// Sorted by metric.
+    pub across: Vec<AcrossRow>,
+    pub summary: Summary,
+}
+
+fn median(values: &mut [f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    Some(if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    })
+}
+
+/// Averages of the finite samples in bins of `bin_us` (aligned to the epoch, as DataFusion's
+/// `date_bin`), by bin start.
+fn binned(samples: &[(i64, f64)], bin_us: i64) -> BTreeMap<i64, f64> {
+    let mut sums: BTreeMap<i64, (f64, u32)> = BTreeMap::new();
+    for &(t, v) in samples.iter().filter(|s| s.1.is_finite()) {
+        let sum = sums.entry(t - t.rem_euclid(bin_us)).or_default();
+        sum.0 += v;
+        sum.1 += 1;
+    }
+    sums.into_iter()
+        .map(|(bin, (sum, n))| (bin, sum / n as f64))
+        .collect()
+}
+
+/// tacc_stats' node imbalance of one metric from each node's binned averages: the largest over
+/// nodes of the mean over bins (whose top is positive) of (top − node) / top.
+fn imbalance(nodes: &[BTreeMap<i64, f64>]) -> Option<f64> {
+    let mut top: BTreeMap<i64, f64> = BTreeMap::new();
+    for node in nodes {
+        for (&bin, &v) in node {
+            let t = top.entry(bin).or_insert(v);
+            *t = t.max(v);
+        }
+    }
+    nodes
+        .iter()
+        .filter_map(|node| {
+            let behind: Vec<f64> = node
+                .iter()
+                .filter_map(|(bin, &v)| {
+                    let t = top[bin];
+                    (t > 0.0).then(|| (t - v) / t)
+                })
+                .collect();
+            (!behind.is_empty()).then(|| behind.iter().sum::<f64>() / behind.len() as f64)
+        })
+        .fold(None, |a: Option<f64>, b| Some(a.map_or(b, |a| a.max(b))))
+}
+
+/// The SUPReMM category of the per-core duty cycles (see the module doc).
+fn duty_category(duty: &[f64]) -> &'static str {
+    if duty.iter().all(|&d| d >= 0.5) {
+        return "GOOD";
+    }
+    let mut high: Vec<f64> = duty.iter().copied().filter(|&d| d >= 0.1).collect();
+    if high.is_empty() {
+        return "LOW";
+    }
+    high.sort_by(f64::total_cmp);
+    let pinned = if high.len() > 1 {
+        high[high.len() - 1] - high[0] < 0.1
+    } else {
+        high[0] >= 0.5
+    };
+    if pinned { "PINNED" } else { "UNPINNED" }
+}
+
+/// The core number of a per-core utilisation metric `cpu_core<N>_util`.
+fn core_of(metric: &str) -> Option<u32> {
+    metric
+        .strip_prefix("cpu_core")?
+        .strip_suffix("_util")?
+        .parse()
+        .ok()
+}
+
+/// Computes a job's features from its samples per (node, metric).
+pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) -> JobFeatures {
+    let bin_us = settings.bin_s.max(1) as i64 * 1_000_000;
+    let elapsed_us = (job.end_us - job.start_us).max(0);
+    let window_us = if job.trimmed {
+        job.keep_to_us - job.keep_from_us
+    } else {
+        elapsed_us
+    };
+    let mut series: Vec<SeriesRow> = Vec::with_capacity(samples.len());
+    let mut bins: BTreeMap<Arc<str>, Vec<BTreeMap<i64, f64>>> = BTreeMap::new();
+    let mut core_duty: Vec<f64> = Vec::new();
+    let mut core_samples_ok = true;
+    let mut samples = samples;
+    samples.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    for (node, metric, mut points) in samples {
+        let idle_below = settings.idle_below.get(&*metric).copied();
+        let stats = describe(&mut points, idle_below);
+        bins.entry(metric.clone())
+            .or_default()
+            .push(binned(&points, bin_us));
+        if core_of(&metric).is_some() {
+            let finite: Vec<f64> = points
+                .iter()
+                .map(|p| p.1)
+                .filter(|v| v.is_finite())
+                .collect();
+            core_samples_ok &= finite.len() >= 5;
+            if !finite.is_empty() {
+                core_duty
+                    .push(finite.iter().filter(|&&v| v > 0.5).count() as f64 / finite.len() as f64);
+            }
+        }
+        series.push(SeriesRow {
+            node,
+            metric,
+            stats,
+            coverage: None,
+        });
+    }
+
+    // Coverage per series, then per node (median over the job's metrics, absent ones count 0).
+    let job_interval = median(
+        &mut series
+            .iter()
+            .filter_map(|s| s.stats.interval_s)
+            .collect::<Vec<_>>(),
+    );
+    for row in &mut series {
+        let interval = row.stats.interval_s.or(job_interval);
+        row.coverage = interval.filter(|&i| i > 0.0).map(|interval| {
+            let expected = (window_us as f64 / 1e6 / interval).floor() + 1.0;
+            (row.stats.n + row.stats.n_nonfinite) as f64 / expected
+        });
+    }
+    let metrics: BTreeSet<&Arc<str>> = series.iter().map(|s| &s.metric).collect();
+    let mut per_node: BTreeMap<&Arc<str>, HashMap<&Arc<str>, f64>> = BTreeMap::new();
+    for row in &series {
+        per_node
+            .entry(&row.node)
+            .or_default()
+            .insert(&row.metric, row.coverage.unwrap_or(0.0));
+    }
+    let node_coverage: BTreeMap<&Arc<str>, f64> = per_node
+        .iter()
+        .filter_map(|(node, covered)| {
+            let mut values: Vec<f64> = metrics
+                .iter()
+                .map(|m| covered.get(*m).copied().unwrap_or(0.0))
+                .collect();
+            median(&mut values).map(|m| (*node, m))
+        })
+        .collect();
+    let allocated: Option<Vec<String>> = job
+        .nodes
+        .as_deref()
+        .and_then(|list| slurm_hooks::hostlist::expand(list).ok());
+    let missing: Option<Vec<String>> = allocated.as_ref().map(|all| {
+        all.iter()
+            .filter(|n| !per_node.keys().any(|seen| ***seen == ***n))
+            .cloned()
+            .collect()
+    });
+    let nodes_expected = allocated
+        .as_ref()
+        .map(|a| a.len() as u64)
+        .or(job.num_nodes.map(u64::from));
+    let nodes_seen = per_node.len() as u64;
+    let samples_received: u64 = series.iter().map(|s| s.stats.n + s.stats.n_nonfinite).sum();
+    let coverage_min = node_coverage.values().copied().reduce(f64::min);
+    let coverage_mean = (!node_coverage.is_empty())
+        .then(|| node_coverage.values().sum::<f64>() / node_coverage.len() as f64);
+    let missing_count = match (&missing, nodes_expected) {
+        (Some(m), _) => m.len() as u64,
+        (None, Some(expected)) => expected.saturating_sub(nodes_seen),
+        (None, None) => 0,
+    };
+    let worst_node = node_coverage
+        .iter()
+        .min_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(n, c)| (n.to_string(), *c));
+    let reason = if samples_received == 0 {
+        Some("no telemetry at all".to_string())
+    } else if missing_count > 0 {
+        let names = missing
+            .as_ref()
+            .map(|m| format!(": {}", m.join(",")))
+            .unwrap_or_default();
+        Some(format!(
+            "no telemetry from {missing_count} of {} nodes{names}",
+            nodes_expected.unwrap_or(nodes_seen)
+        ))
+    } else {
+        match worst_node {
+            Some((node, c)) if c < settings.min_coverage => Some(format!(
+                "coverage {c:.2} on node {node} is below {:.2}",
+                settings.min_coverage
+            )),
+            _ => None,
+        }
+    };
+
+    // Across nodes, per metric.
+    let mut across = Vec::new();
+    for (metric, node_bins) in &bins {
+        let rows: Vec<&SeriesRow> = series
+            .iter()
+            .filter(|s| &s.metric == metric && s.stats.n > 0)
+            .collect();
+        if rows.is_empty() {
+            continue;
+        }
+        let means: Vec<f64> = rows.iter().filter_map(|r| r.stats.mean).collect();
+        let k = means.len() as f64;
+        let mean = means.iter().sum::<f64>() / k;
+        let spread = (means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / k).sqrt();
+        across.push(AcrossRow {
+            metric: metric.clone(),
+            nodes: rows.len() as u64,
+            mean: Some(mean),
+            min: rows.iter().filter_map(|r| r.stats.min).reduce(f64::min),
+            max: rows.iter().filter_map(|r| r.stats.max).reduce(f64::max),
+            node_mean_min: means.iter().copied().reduce(f64::min),
+            node_mean_max: means.iter().copied().reduce(f64::max),
+            node_cv: (mean != 0.0).then(|| spread / mean),
+            imbalance: imbalance(node_bins),
+        });
+    }
+
+    // Efficiency.
+    let mean_of = |metric: &str| -> HashMap<&Arc<str>, f64> {
+        series
+            .iter()
+            .filter(|s| &*s.metric == metric)
+            .filter_map(|s| s.stats.mean.map(|m| (&s.node, m)))
+            .collect()
+    };
+    let (user, system) = (mean_of("cpu_user"), mean_of("cpu_system"));
+    let elapsed_h = elapsed_us as f64 / 3.6e9;
+    let cores_per_node = settings.cores_per_node.map(f64::from);
+    let cpu_used_cores = match cores_per_node {
+        Some(cores) if !user.is_empty() => Some(
+            user.iter()
+                .map(|(node, u)| (u + system.get(node).copied().unwrap_or(0.0)) * cores)
+                .sum::<f64>(),
+        ),
+        _ => None,
+    };
+    let cpu_eff = cpu_used_cores
+        .zip(job.cpus.filter(|&c| c > 0))
+        .map(|(used, cpus)| used / f64::from(cpus));
+    let mem_used_max_mb = {
+        let maxima: Vec<f64> = series
+            .iter()
+            .filter(|s| &*s.metric == "mem_used_bytes")
+            .filter_map(|s| s.stats.max)
+            .collect();
+        (!maxima.is_empty()).then(|| maxima.iter().sum::<f64>() / 1048576.0)
+    };
+    let gpu = mean_of("gpu_util");
+    let core_hours = job.cpus.map(|c| f64::from(c) * elapsed_h);
+    let summary = Summary {
+        elapsed_s: elapsed_us as f64 / 1e6,
+        nodes_expected,
+        nodes_seen,
+        nodes_missing: missing.filter(|m| !m.is_empty()).map(|m| m.join(",")),
+        metrics: metrics.len() as u64,
+        samples: samples_received,
+        coverage_min,
+        coverage_mean,
+        judgeable: reason.is_none(),
+        not_judgeable_reason: reason,
+        duty_cycle: (!core_duty.is_empty() && core_samples_ok).then(|| duty_category(&core_duty)),
+        cpu_used_cores,
+        cpu_eff,
+        mem_used_max_mb,
+        mem_eff: mem_used_max_mb
+            .zip(job.req_mem_mb.filter(|&m| m > 0))
+            .map(|(used, asked)| used / asked as f64),
+        time_eff: job
+            .time_limit_s
+            .filter(|&l| l > 0)
+            .map(|limit| elapsed_us as f64 / 1e6 / limit as f64),
+        gpu_util: (!gpu.is_empty()).then(|| gpu.values().sum::<f64>() / gpu.len() as f64),
+        core_hours,
+        wasted_core_hours: core_hours
+            .zip(cpu_eff)
+            .map(|(hours, eff)| hours * (1.0 - eff.min(1.0))),
+    };
+    JobFeatures {
+        job_id: job.job_id.clone(),
+        trimmed: job.trimmed,
+        series,
+        across,
+        summary,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn duty_cycle_categories_follow_supremm() {
+        assert_eq!(duty_category(&[0.9, 0.6, 0.5]), "GOOD");
+        assert_eq!(duty_category(&[0.05, 0.0]), "LOW");
+        assert_eq!(duty_category(&[0.95, 0.0, 0.0]), "PINNED");
+        assert_eq!(duty_category(&[0.3, 0.0]), "UNPINNED");
+        assert_eq!(duty_category(&[0.42, 0.45, 0.0]), "PINNED");
+        assert_eq!(duty_category(&[0.2, 0.45, 0.0]), "UNPINNED");
+    }
+
+    #[test]
+    fn imbalance_is_zero_for_equal_nodes_and_one_for_an_idle_node() {
+        let node = |v: f64| BTreeMap::from([(0, v), (60, v)]);
+        assert_eq!(imbalance(&[node(2.0), node(2.0)]), Some(0.0));
+        assert_eq!(imbalance(&[node(2.0), node(0.0)]), Some(1.0));
+        assert_eq!(imbalance(&[node(0.0)]), None);
+    }
+}

@@ -205,11 +205,7 @@ fn statistics_match_the_hand_computed_values() {
     // Job summaries: job a's node has the median coverage of x (7/9), const (3/9) and allnan
     // (1/9, at the job's interval of 100 s), so it is not judged, and says why; job b (100 s,
     // samples at 0 and 50 s: 3 expected, 2 received) neither; job c is covered.
-    let summary = common::sql_json(
-        JOBSIGHT,
-        &data,
-        "SELECT * FROM job_summary ORDER BY job_id",
-    );
+    let summary = common::sql_json(JOBSIGHT, &data, "SELECT * FROM job_summary ORDER BY job_id");
     assert_eq!(summary.len(), 3, "{summary:?}");
     let (a, b, c) = (&summary[0], &summary[1], &summary[2]);
     assert_eq!(a["judgeable"], false);
@@ -218,7 +214,10 @@ fn statistics_match_the_hand_computed_values() {
         "{a}"
     );
     assert!(close(&a["coverage_min"], 3.0 / 9.0), "{a}");
-    assert_eq!((a["metrics"].as_u64(), a["samples"].as_u64()), (Some(3), Some(11)));
+    assert_eq!(
+        (a["metrics"].as_u64(), a["samples"].as_u64()),
+        (Some(3), Some(11))
+    );
     assert_eq!(b["judgeable"], false, "{b}");
     assert!(close(&b["coverage_min"], 2.0 / 3.0), "{b}");
     assert_eq!(c["judgeable"], true, "{c}");
@@ -243,123 +242,28 @@ fn statistics_match_the_hand_computed_values() {
     );
 }
 
-/// Runs the reference SQL of `day` through `jobsight sql` and the single pass's rows from the
-/// tables, and compares every statistic: counts exactly; moments to 1e-9 relative (skewness and
-/// kurtosis 1e-6: they divide small central moments); percentiles to DataFusion's truncation
-/// bound, 1e-6 × (max − min). Returns the number of rows compared.
-fn agree_with_reference(data: &Path, day: NaiveDate, trim_s: u64) -> usize {
-    use jobsight::features::reference;
-    let key = |r: &serde_json::Value| {
-        format!(
-            "{}/{}/{}",
-            r["job_id"].as_str().unwrap(),
-            r["node"].as_str().unwrap_or(""),
-            r["metric"].as_str().unwrap()
-        )
-    };
-    let day_s = day.format("%Y-%m-%d");
-    let fast = common::sql_json(
-        JOBSIGHT,
-        data,
-        &format!("SELECT * FROM features WHERE day = '{day_s}'"),
-    );
-    let slow = common::sql_json(JOBSIGHT, data, &reference::node_metric_sql(day, trim_s));
-    assert_eq!(fast.len(), slow.len(), "row counts differ");
-    let fast: std::collections::HashMap<String, &serde_json::Value> =
-        fast.iter().map(|r| (key(r), r)).collect();
-    let near = |a: &serde_json::Value, b: &serde_json::Value, tolerance: f64| match (
-        a.as_f64(),
-        b.as_f64(),
-    ) {
-        (None, None) => a.is_null() && b.is_null(),
-        (Some(a), Some(b)) => (a - b).abs() <= tolerance * a.abs().max(b.abs()).max(1.0),
-        _ => false,
-    };
-    for r in &slow {
-        let f = fast
-            .get(&key(r))
-            .unwrap_or_else(|| panic!("{} only in the reference", key(r)));
-        for column in ["n", "n_nonfinite", "trimmed"] {
-            assert_eq!(f[column], r[column], "{column} of {}", key(r));
-        }
-        for (column, tolerance) in [
-            ("min", 1e-12),
-            ("max", 1e-12),
-            ("mean", 1e-9),
-            ("std", 1e-9),
-            ("cv", 1e-9),
-            ("skewness", 1e-6),
-            ("kurtosis", 1e-6),
-        ] {
-            assert!(
-                near(&f[column], &r[column], tolerance),
-                "{column} of {}: single pass {} vs reference {}",
-                key(r),
-                f[column],
-                r[column]
-            );
-        }
-        let range = r["max"].as_f64().unwrap_or(0.0) - r["min"].as_f64().unwrap_or(0.0);
-        for column in ["p05", "p25", "p50", "p75", "p95"] {
-            let ok = match (f[column].as_f64(), r[column].as_f64()) {
-                (Some(a), Some(b)) => (a - b).abs() <= 1e-6 * range + 1e-9 * a.abs().max(1.0),
-                (None, None) => true,
-                _ => false,
-            };
-            assert!(ok, "{column} of {}: {} vs {}", key(r), f[column], r[column]);
-        }
-    }
-    let fast_job = common::sql_json(
-        JOBSIGHT,
-        data,
-        &format!("SELECT * FROM features_job WHERE day = '{day_s}'"),
-    );
-    let slow_job = common::sql_json(
-        JOBSIGHT,
-        data,
-        &reference::across_nodes_sql(day, trim_s, 60),
-    );
-    assert_eq!(fast_job.len(), slow_job.len(), "features_job row counts differ");
-    let fast_job: std::collections::HashMap<String, &serde_json::Value> =
-        fast_job.iter().map(|r| (key(r), r)).collect();
-    for r in &slow_job {
-        let f = fast_job.get(&key(r)).unwrap();
-        assert_eq!(f["nodes"], r["nodes"], "{}", key(r));
-        for column in [
-            "mean",
-            "min",
-            "max",
-            "node_mean_min",
-            "node_mean_max",
-            "node_cv",
-            "imbalance",
-        ] {
-            assert!(
-                near(&f[column], &r[column], 1e-9),
-                "{column} of {}: {} vs {}",
-                key(r),
-                f[column],
-                r[column]
-            );
-        }
-    }
-    slow.len()
-}
-
 #[test]
 fn the_single_pass_agrees_with_the_reference_sql() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     warehouse(&data);
-    common::run_ok(Command::new(JOBSIGHT).arg("--data").arg(&data).arg("features"));
+    common::run_ok(
+        Command::new(JOBSIGHT)
+            .arg("--data")
+            .arg(&data)
+            .arg("features"),
+    );
     let day = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
-    assert_eq!(agree_with_reference(&data, day, 60), 6);
+    assert_eq!(
+        common::features::agree_with_reference(&data, day, 60, &[]),
+        6
+    );
     // The reference's percentiles carry DataFusion 55's truncation of the interpolation weight
     // to a multiple of 1e-6 (p95 of 1, 2, 3, 4, 10 is 8.799994, not 8.8): the bound used above.
     let slow = common::sql_json(
         JOBSIGHT,
         &data,
-        &jobsight::features::reference::node_metric_sql(day, 60),
+        &jobsight::features::reference::node_metric_sql(day, 60, &[]),
     );
     let p95 = slow
         .iter()
@@ -377,18 +281,17 @@ fn the_single_pass_agrees_with_the_reference_sql() {
             .arg(&sim)
             .args(["simulate", "--nodes", "16", "--jobs", "40", "--step", "30"]),
     );
-    let out = common::run_ok(
-        Command::new(JOBSIGHT)
-            .arg("--data")
-            .arg(&sim)
-            .args(["features", "--cores-per-node", "32"]),
-    );
+    let out = common::run_ok(Command::new(JOBSIGHT).arg("--data").arg(&sim).args([
+        "features",
+        "--cores-per-node",
+        "32",
+    ]));
     assert!(out.contains("0 job(s) cannot be judged"), "{out}");
     let days = common::sql_json(JOBSIGHT, &sim, "SELECT DISTINCT day FROM jobs");
     let mut rows = 0;
     for day in &days {
         let day = NaiveDate::parse_from_str(day["day"].as_str().unwrap(), "%Y-%m-%d").unwrap();
-        rows += agree_with_reference(&sim, day, 60);
+        rows += common::features::agree_with_reference(&sim, day, 60, &[]);
     }
     assert!(rows > 1000, "{rows}");
 }

@@ -213,6 +213,7 @@ fn setup() -> Setup {
         &spool,
         &data,
         &s.ingest,
+        &s.features,
         None,
         None,
         at(JOB2_ENQUEUED + 60),
@@ -291,6 +292,7 @@ fn prometheus_faults_leave_the_job_pending_and_the_warehouse_untouched() {
             &s.spool,
             &s.data,
             &settings.ingest,
+            &settings.features,
             Some(&prometheus),
             None,
             now,
@@ -334,6 +336,7 @@ fn pending_jobs_back_off_then_go_to_failed_with_their_reason() {
             &s.spool,
             &s.data,
             &settings.ingest,
+            &settings.features,
             Some(&prometheus),
             None,
             now,
@@ -430,6 +433,7 @@ fn one_step_at_a_time_per_spool() {
         &s.spool,
         &s.data,
         &settings.ingest,
+        &settings.features,
         None,
         None,
         at(JOB1_ENQUEUED),
@@ -514,6 +518,7 @@ fn a_settled_job_without_telemetry_is_written_once() {
             &s.spool,
             &s.data,
             &settings.ingest,
+            &settings.features,
             None,
             None,
             at(JOB1_ENQUEUED + 60),
@@ -527,10 +532,14 @@ fn a_settled_job_without_telemetry_is_written_once() {
             state,
             telemetry_rows: 0,
             note,
+            features,
+            ..
         } => {
             assert_eq!(day.to_string(), "2026-11-22");
             assert_eq!(state.as_deref(), Some("TIMEOUT"));
             assert_eq!(note.as_deref(), Some("no telemetry source configured"));
+            // No telemetry is recorded as a refusal to judge, not silently skipped.
+            assert_eq!(features, "not judgeable: no telemetry at all");
         }
         other => panic!("{other:?}"),
     }

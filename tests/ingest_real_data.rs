@@ -325,6 +325,42 @@ fn ldms_examinimd_runs() {
         before,
         "re-importing runs replaces their rows"
     );
+
+    // Features of the real runs: the single pass agrees with the reference SQL on every node
+    // and metric of one run per anomaly type and day (the reference over all 56 runs takes
+    // minutes in a debug build), and every run has coverage figures.
+    let out = common::run_ok(jobsight(&data).arg("features"));
+    assert!(out.contains("features of 56 job(s)"), "{out}");
+    let picked = sql(
+        &data,
+        "SELECT min(l.job_id) AS job_id, j.day FROM labels l JOIN jobs j ON j.job_id = l.job_id
+         GROUP BY l.anomaly, j.day ORDER BY j.day",
+    );
+    let mut by_day: BTreeMap<String, Vec<String>> = Default::default();
+    for row in &picked {
+        by_day
+            .entry(row["day"].as_str().unwrap().to_string())
+            .or_default()
+            .push(row["job_id"].as_str().unwrap().to_string());
+    }
+    let mut compared = 0;
+    for (day, jobs) in &by_day {
+        let day = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").unwrap();
+        compared += common::features::agree_with_reference(&data, day, 60, jobs);
+    }
+    eprintln!(
+        "single pass and reference agree on {compared} rows of {} runs",
+        picked.len()
+    );
+    assert!(
+        picked.len() >= 4 && compared > picked.len() * 100,
+        "{compared}"
+    );
+    let covered = &sql(
+        &data,
+        "SELECT count(*) AS n FROM job_summary WHERE coverage_min IS NOT NULL",
+    )[0];
+    assert_eq!(number(covered, "n"), 56.0);
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {

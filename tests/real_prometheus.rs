@@ -73,12 +73,13 @@ fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
     std::fs::write(
         &config,
         format!(
-            "[ingest]\nretry_after_s = 1\nretry_max_s = 2\n[prometheus]\nurl = \"http://127.0.0.1:{PROM_PORT}\"\nstep_s = {STEP_S}\nrate_window_s = 5\nlag_s = 3\nmax_points_per_series = 6\ntimeout_s = 10\n"
+            "[ingest]\nretry_after_s = 1\nretry_max_s = 2\n[prometheus]\nurl = \"http://127.0.0.1:{PROM_PORT}\"\nstep_s = {STEP_S}\nrate_window_s = 5\nlag_s = 3\nmax_points_per_series = 6\ntimeout_s = 10\n[features]\ncores_per_node = {cpus}\n"
         ),
     )
     .unwrap();
     let data = base.join("data");
     let mut last = String::new();
+    let mut every_run = String::new();
     wait_until("both jobs to be ingested", Duration::from_secs(90), || {
         let (stdout, stderr) = common::run_ok_with_stderr(
             Command::new(JOBSIGHT)
@@ -92,9 +93,25 @@ fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
         );
         last = format!("{stdout}{stderr}");
         eprint!("{last}");
+        every_run.push_str(&last);
         std::fs::read_dir(spool.join("done")).map_or(0, |d| d.count()) == 2
     });
     assert!(last.contains("2 done") || last.contains("1 done"), "{last}");
+    // Each job's features were computed right after its telemetry was stored, well under a
+    // second each (even in a debug build), and both jobs have enough telemetry to be judged.
+    let feature_times: Vec<u64> = every_run
+        .lines()
+        .filter_map(|l| l.split("features in ").nth(1))
+        .map(|rest| {
+            assert!(rest.ends_with("ms: judgeable"), "{rest}");
+            rest.split(' ').next().unwrap().parse().unwrap()
+        })
+        .collect();
+    assert_eq!(feature_times.len(), 2, "{every_run}");
+    assert!(
+        feature_times.iter().all(|&ms| ms < 1000),
+        "{feature_times:?}"
+    );
 
     // The job rows come from sacct.
     let rows = sql(
@@ -160,4 +177,16 @@ fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
         "burner {burn:.3} of {cpus} CPUs"
     );
     assert!(sleep <= 0.35 / cpus, "sleeper {sleep:.3} of {cpus} CPUs");
+
+    // The per-job features say the same: the burner used about one core, the sleeper none.
+    let used = sql(
+        &data,
+        "SELECT job_id, cpu_used_cores, judgeable FROM job_summary ORDER BY job_id",
+    );
+    assert_eq!(used.len(), 2, "{used:?}");
+    let burner_cores = used[0]["cpu_used_cores"].as_f64().unwrap();
+    let sleeper_cores = used[1]["cpu_used_cores"].as_f64().unwrap();
+    eprintln!("cores used: burner {burner_cores:.2}, sleeper {sleeper_cores:.2}");
+    assert!((0.6..=1.6).contains(&burner_cores), "{used:?}");
+    assert!(sleeper_cores <= 0.35, "{used:?}");
 }

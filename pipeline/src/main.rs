@@ -287,6 +287,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 &spool,
                 &data,
                 &settings.ingest,
+                &settings.features,
                 source,
                 limit,
                 jobsight::now(),

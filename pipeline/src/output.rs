@@ -194,8 +194,10 @@ pub fn render_ingest(report: &IngestReport, format: Format) -> String {
                         state,
                         telemetry_rows,
                         note,
+                        features,
+                        features_ms,
                     } => format!(
-                        "done         {job:<20} {} day={day}, {telemetry_rows} telemetry rows{}",
+                        "done         {job:<20} {} day={day}, {telemetry_rows} telemetry rows{}; features in {features_ms} ms: {features}",
                         state.as_deref().unwrap_or("?"),
                         note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default()
                     ),

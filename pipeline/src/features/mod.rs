@@ -328,8 +328,8 @@ fn remove_job_parts(data: &Path, table: Table, day: NaiveDate) -> Result<(), Fea
 }
 
 /// The per-job path: computes one job of `day` from its own telemetry `files` and writes it as
-/// part `job-<part>` (e.g. right after `jobsight ingest` stored the job). The next day run
-/// replaces it.
+/// part `job-<part>` (`part` itself when it starts with `job-`, as the ingest step's names do),
+/// e.g. right after `jobsight ingest` stored the job. The next day run replaces it.
 pub fn compute_job(
     data: &Path,
     day: NaiveDate,
@@ -349,7 +349,12 @@ pub fn compute_job(
         });
     }
     let (computed, _) = compute_jobs(files, &jobs, settings, |_, _| {})?;
-    write(data, day, &format!("job-{part}"), &computed)?;
+    let part = if part.starts_with("job-") {
+        part.to_string()
+    } else {
+        format!("job-{part}")
+    };
+    write(data, day, &part, &computed)?;
     computed
         .into_iter()
         .next()

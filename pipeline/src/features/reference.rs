@@ -31,14 +31,24 @@ use chrono::NaiveDate;
 
 /// The common start of both statements: `j` the day's jobs, `s` their samples after trimming
 /// (with `finite` telling NaN and infinities apart), `f` the finite ones.
-fn trimmed_samples(day: NaiveDate, trim_s: u64) -> String {
+fn trimmed_samples(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String {
     let day = day.format("%Y-%m-%d");
+    // Job ids are quoted as SQL strings (quotes doubled), never spliced in raw.
+    let only = if only_jobs.is_empty() {
+        String::new()
+    } else {
+        let ids: Vec<String> = only_jobs
+            .iter()
+            .map(|id| format!("'{}'", id.replace('\'', "''")))
+            .collect();
+        format!(" AND job_id IN ({})", ids.join(", "))
+    };
     format!(
         r#"WITH j AS (
   SELECT job_id, start, "end",
          CAST("end" AS BIGINT) - CAST(start AS BIGINT) > {twice_trim_us} AS trimmed
   FROM (SELECT job_id, min(start) AS start, max("end") AS "end" FROM jobs
-        WHERE day = '{day}' AND start IS NOT NULL GROUP BY job_id)
+        WHERE day = '{day}' AND start IS NOT NULL{only} GROUP BY job_id)
 ),
 s AS (
   SELECT CAST(t.job_id AS VARCHAR) AS job_id, CAST(t.node AS VARCHAR) AS node,
@@ -54,9 +64,9 @@ f AS (SELECT * FROM s WHERE finite)"#,
     )
 }
 
-/// The reference SQL for one day's per job × node × metric statistics, columns in the order of
-/// the `features` schema.
-pub fn node_metric_sql(day: NaiveDate, trim_s: u64) -> String {
+/// The reference SQL for one day's per job × node × metric statistics (of `only_jobs`, or of
+/// every job when empty): the statistics columns of `features`, in its order.
+pub fn node_metric_sql(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String {
     format!(
         r#"{samples},
 m AS (
@@ -92,7 +102,7 @@ SELECT coalesce(st.job_id, b.job_id) AS job_id, coalesce(st.node, b.node) AS nod
 FROM stats st FULL OUTER JOIN bad b
   ON st.job_id = b.job_id AND st.node = b.node AND st.metric = b.metric
 ORDER BY job_id, node, metric"#,
-        samples = trimmed_samples(day, trim_s),
+        samples = trimmed_samples(day, trim_s, only_jobs),
     )
 }
 
@@ -101,7 +111,7 @@ ORDER BY job_id, node, metric"#,
 /// in bins of `bin_s` seconds (so that nodes sampled at slightly different times line up), and
 /// imbalance = max over nodes of the mean over bins of (max over nodes − node) / max over nodes.
 /// Bins whose maximum is not positive say nothing about imbalance and are left out.
-pub fn across_nodes_sql(day: NaiveDate, trim_s: u64, bin_s: u64) -> String {
+pub fn across_nodes_sql(day: NaiveDate, trim_s: u64, bin_s: u64, only_jobs: &[String]) -> String {
     format!(
         r#"{samples},
 binned AS (
@@ -136,6 +146,6 @@ SELECT n.job_id, n.metric, n.nodes, n.mean, n.min, n.max, n.node_mean_min, n.nod
        n.node_cv, i.imbalance
 FROM nodes n LEFT JOIN imbalance i ON n.job_id = i.job_id AND n.metric = i.metric
 ORDER BY n.job_id, n.metric"#,
-        samples = trimmed_samples(day, trim_s),
+        samples = trimmed_samples(day, trim_s, only_jobs),
     )
 }

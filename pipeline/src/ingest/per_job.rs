@@ -97,6 +97,11 @@ pub enum Outcome {
         telemetry_rows: u64,
         /// Why there is no telemetry, when there is none by design (the job never ran, no source).
         note: Option<String>,
+        /// What the per-job features say: "judgeable", "not judgeable: <reason>", or why they
+        /// could not be computed (the nightly `jobsight features` computes them again anyway).
+        features: String,
+        /// Time taken by the job's features, in milliseconds.
+        features_ms: u64,
     },
     /// Tried and not finished: stays in `cur/`.
     Pending {
@@ -147,10 +152,12 @@ impl IngestReport {
 
 /// Runs the step once: claim, then work through `cur/` (at most `limit` records tried), as of
 /// `now`. `progress(done, total)` is called after each record.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     spool: &Spool,
     data: &Path,
     settings: &IngestSettings,
+    features: &crate::features::Settings,
     telemetry: Option<&dyn TelemetrySource>,
     limit: Option<usize>,
     now: DateTime<Utc>,
@@ -225,7 +232,7 @@ pub fn run(
             continue;
         }
         tried += 1;
-        let outcome = match ingest_one(&record, data, &settings.sacct, telemetry, now) {
+        let outcome = match ingest_one(&record, data, &settings.sacct, features, telemetry, now) {
             Ok(done) => {
                 spool.finish(name)?;
                 done
@@ -321,6 +328,7 @@ fn ingest_one(
     record: &SpoolRecord,
     data: &Path,
     sacct_program: &Path,
+    features: &crate::features::Settings,
     telemetry: Option<&dyn TelemetrySource>,
     now: DateTime<Utc>,
 ) -> Result<Outcome, NotYet> {
@@ -352,6 +360,7 @@ fn ingest_one(
     let write_err = |e: CatalogError| not_yet(format!("job {}: {e}", row.job_id));
 
     let mut telemetry_rows = 0;
+    let mut telemetry_files = Vec::new();
     let mut note = None;
     let nodes = job_nodes(&row);
     match (telemetry, row.start, nodes) {
@@ -393,8 +402,9 @@ fn ingest_one(
                 }
                 return Err(not_yet(reason));
             }
-            let (_, rows) = sink.finish().map_err(write_err)?;
+            let (files, rows) = sink.finish().map_err(write_err)?;
             telemetry_rows = rows;
+            telemetry_files = files;
             if rows == 0 {
                 note = Some(format!("{} has no samples for the job", source.name()));
             }
@@ -403,11 +413,31 @@ fn ingest_one(
     let batch = jobs_batch(std::slice::from_ref(&row))
         .map_err(|e| not_yet(format!("job {}: {e}", row.job_id)))?;
     catalog::write_part(data, Table::Jobs, day, &name, &[batch]).map_err(write_err)?;
+    // The job's features from its own telemetry, so that it is judged the same day. A failure
+    // here loses nothing (the telemetry is stored and the nightly run computes the day again),
+    // so it is reported rather than keeping the job pending.
+    let started = std::time::Instant::now();
+    let features = match crate::features::compute_job(
+        data,
+        day,
+        &row.job_id,
+        &telemetry_files,
+        &name,
+        features,
+    ) {
+        Ok(computed) => match computed.summary.not_judgeable_reason {
+            None => "judgeable".to_string(),
+            Some(reason) => format!("not judgeable: {reason}"),
+        },
+        Err(e) => format!("not computed: {e}"),
+    };
     Ok(Outcome::Done {
         day,
         state: row.state.clone(),
         telemetry_rows,
         note,
+        features,
+        features_ms: started.elapsed().as_millis() as u64,
     })
 }
 

@@ -84,6 +84,14 @@ fn demo_reports_what_is_on_disk() {
     assert!(report.contains("| COMPLETED"), "{report}");
     assert!(report.contains("| memleak"), "{report}");
     assert!(report.contains("shown escaped"), "{report}");
+    // Features: every ingested job has a summary, and the simulator's serial and hung jobs show
+    // their SUPReMM duty-cycle category among the largest wastes.
+    assert!(
+        report.contains(&format!("5. Features: {} jobs, ", keys.len())),
+        "{report}"
+    );
+    assert!(report.contains("| serial    | PINNED"), "{report}");
+    assert!(report.contains("| memleak"), "{report}");
     // Nothing from a job name reaches the terminal raw.
     assert!(!report.contains('\u{1b}'), "{report}");
 }

@@ -150,6 +150,7 @@ impl Table {
                         "coverage",
                         "slope_per_h",
                         "catastrophe",
+                        "max_rise",
                         "idle_share",
                     ]
                     .map(|name| Field::new(name, DataType::Float64, true)),

@@ -17,6 +17,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::catalog::CatalogError;
+use crate::features::{self, FeaturesError};
 use crate::ingest::simulator;
 use crate::output::{self, Format};
 use crate::query::{self, QueryError, SqlFormat};
@@ -30,7 +31,7 @@ const DEMO_DAY: chrono::NaiveDate = match chrono::NaiveDate::from_ymd_opt(2026, 
     None => panic!("valid date"),
 };
 const DEMO_STEP_S: u64 = 30;
-const DEMO_METRICS: usize = 16;
+const DEMO_METRICS: usize = 24;
 
 /// What the demo asks the warehouse, as an admin would.
 const DEMO_QUERIES: [(&str, &str); 3] = [
@@ -45,6 +46,18 @@ const DEMO_QUERIES: [(&str, &str); 3] = [
     (
         "the memory leaks, seen in the telemetry of the leaking node inside the labelled window:",
         "SELECT l.job_id, t.node, round((max(t.value) - min(t.value)) / 1e9, 1) AS mem_growth_gb FROM labels l JOIN telemetry t ON t.job_id = l.job_id AND t.node = split_part(l.params, '=', 2) AND t.ts BETWEEN l.start AND l.\"end\" WHERE l.anomaly = 'memleak' AND t.metric = 'mem_used_bytes' GROUP BY l.job_id, t.node ORDER BY l.job_id",
+    ),
+];
+
+/// What the demo shows of the features.
+const FEATURE_QUERIES: [(&str, &str); 2] = [
+    (
+        "the largest wastes of allocated CPU, with the simulator's truth beside them (job_summary):",
+        "SELECT s.job_id, l.anomaly AS truth, s.duty_cycle, round(s.cpu_eff, 2) AS cpu_eff, round(s.mem_eff, 2) AS mem_eff, round(s.time_eff, 2) AS time_eff, round(s.wasted_core_hours, 1) AS wasted_core_h FROM job_summary s JOIN labels l ON l.job_id = s.job_id ORDER BY s.wasted_core_hours DESC NULLS LAST LIMIT 8",
+    ),
+    (
+        "the largest memory growth per node (features.max_rise of mem_used_bytes; slope over the whole job beside it):",
+        "SELECT f.job_id, f.node, l.anomaly AS truth, round(f.max_rise / 1e9, 1) AS rise_gb, round(f.slope_per_h / 1e9, 2) AS slope_gb_per_h FROM features f JOIN labels l ON l.job_id = f.job_id WHERE f.metric = 'mem_used_bytes' ORDER BY f.max_rise DESC NULLS LAST LIMIT 5",
     ),
 ];
 
@@ -86,6 +99,8 @@ pub enum DemoError {
     Catalog(#[from] CatalogError),
     #[error(transparent)]
     Query(#[from] QueryError),
+    #[error(transparent)]
+    Features(#[from] FeaturesError),
     #[error("cannot start the query runtime: {0}")]
     Runtime(io::Error),
     #[error("cannot write the report: {0}")]
@@ -345,9 +360,46 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
             ),
         )?;
     }
+
+    // 5. Features of every day the jobs ended on, by the same single pass as the nightly run.
+    let started = Instant::now();
+    let settings = features::Settings {
+        cores_per_node: Some(spec.cpus_per_node),
+        ..features::Settings::default()
+    };
+    let mut computed = features::Computed::default();
+    for day in features::days_with_jobs(&warehouse) {
+        let done = features::compute_day(&warehouse, day, &settings, |_, _| {})?;
+        computed.jobs += done.jobs;
+        computed.rows += done.rows;
+        computed.job_rows += done.job_rows;
+        computed.not_judgeable += done.not_judgeable;
+    }
     w(
         out,
-        "\nNot built yet (later issues): Prometheus and sacct ingest, features, classification, ML diagnosis, email digests.\n"
+        format!(
+            "\n5. Features: {} jobs, {} rows per job x node x metric, {} per job x metric across nodes, {} job summaries ({} cannot be judged for lack of telemetry) in {:.1} s\n",
+            computed.jobs,
+            computed.rows,
+            computed.job_rows,
+            computed.jobs,
+            computed.not_judgeable,
+            started.elapsed().as_secs_f64()
+        ),
+    )?;
+    for (title, sql) in FEATURE_QUERIES {
+        let batches = runtime.block_on(query::run(&warehouse, sql))?;
+        w(
+            out,
+            format!(
+                "\n   {title}\n   $ jobsight sql \"{sql}\"\n{}",
+                indent(&query::render(&batches, SqlFormat::Table)?)
+            ),
+        )?;
+    }
+    w(
+        out,
+        "\nNot built yet (later issues): classification (rules and classes), ML diagnosis, email digests.\n"
             .to_string(),
     )?;
     w(

@@ -122,7 +122,7 @@ enum Command {
     /// Compute the features of the stored telemetry, one day partition at a time: per job × node
     /// × metric statistics after trimming each end of the job (count, min, max, mean, std, cv,
     /// skewness, kurtosis, 5/25/50/75/95th percentiles, sampling interval, coverage, growth slope,
-    /// catastrophe, idle share) into `features`; per job × metric figures across nodes (node cv,
+    /// catastrophe, largest rise, idle share) into `features`; per job × metric figures across nodes (node cv,
     /// tacc_stats node imbalance) into `features_job`; per job coverage, whether it can be judged,
     /// CPU duty-cycle category and efficiency figures into `job_summary`. Running it again
     /// replaces a day's features.

@@ -1,7 +1,8 @@
 //! Features: what every rule, class and model reads. From a day's `jobs` and `telemetry` it writes
 //! - `features`: one row per job × node × metric, after trimming start-up and tear-down: count,
 //!   min, max, mean, std, cv, skewness, kurtosis, the 5/25/50/75/95th percentiles, the sampling
-//!   interval and coverage, the growth slope, tacc_stats' catastrophe figure and the idle share
+//!   interval and coverage, the growth slope and largest rise, tacc_stats' catastrophe figure and
+//!   the idle share
 //!   ([`series`] defines each);
 //! - `features_job`: one row per job × metric across the job's nodes: mean, min, max, lowest and
 //!   highest node mean, cv of the node means, tacc_stats' node imbalance ([`reference`]);
@@ -188,6 +189,7 @@ pub fn batches(
         stat(|s| s.coverage),
         stat(|s| s.stats.slope_per_h),
         stat(|s| s.stats.catastrophe),
+        stat(|s| s.stats.max_rise),
         stat(|s| s.stats.idle_share),
     ]);
     let features = RecordBatch::try_new(Table::Features.schema(), columns)?;

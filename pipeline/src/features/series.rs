@@ -17,6 +17,9 @@
 //!   each side keeps at least a tenth of the samples and at least two, so that one odd sample at
 //!   either end cannot decide it; near 0 when work fell off a cliff and did not come back, about 1
 //!   for steady work, none when no split has a positive mean before it;
+//! - `max_rise`: the largest increase from an earlier sample to a later one (max over t of
+//!   v(t) − min over s ≤ t of v(s)): the growth of a leak that stopped before the job ended,
+//!   which the whole-job slope misses;
 //! - `idle_share`: for metrics with an idle threshold (utilisations), the share of samples below it.
 
 /// One sample: time (microseconds since the epoch) and value.
@@ -43,6 +46,7 @@ pub struct SeriesStats {
     pub interval_s: Option<f64>,
     pub slope_per_h: Option<f64>,
     pub catastrophe: Option<f64>,
+    pub max_rise: Option<f64>,
     pub idle_share: Option<f64>,
 }
 
@@ -130,6 +134,18 @@ pub fn catastrophe(values: &[f64]) -> Option<f64> {
     lowest
 }
 
+/// The largest rise of `values` (in time order) from an earlier sample to a later one; 0 for a
+/// series that never rises.
+pub fn max_rise(values: &[f64]) -> Option<f64> {
+    let mut lowest = *values.first()?;
+    let mut rise: f64 = 0.0;
+    for &v in values {
+        lowest = lowest.min(v);
+        rise = rise.max(v - lowest);
+    }
+    Some(rise)
+}
+
 /// Least-squares slope of `values` on `ts` (microseconds), per hour.
 fn slope_per_h(ts: &[i64], values: &[f64]) -> Option<f64> {
     let n = values.len();
@@ -195,6 +211,7 @@ pub fn describe(samples: &mut [Sample], idle_below: Option<f64>) -> SeriesStats 
     stats.kurtosis = varies.then(|| m4 / (m2 * m2) - 3.0);
     stats.slope_per_h = slope_per_h(&ts, &values);
     stats.catastrophe = catastrophe(&values);
+    stats.max_rise = max_rise(&values);
     stats.idle_share =
         idle_below.map(|limit| values.iter().filter(|&&v| v < limit).count() as f64 / n);
     let mut sorted = values;
@@ -236,6 +253,15 @@ mod tests {
         // Five samples cannot be split with two on each side and a tenth: splits at 2 and 3.
         // After 2: mean(3,4,10)/mean(1,2) = 5.667/1.5; after 3: mean(4,10)/mean(1,2,3) = 7/2.
         assert!((d.catastrophe.unwrap() - 3.5).abs() < 1e-12);
+        assert_eq!(d.max_rise, Some(9.0));
+    }
+
+    #[test]
+    fn a_leak_that_stopped_still_rises() {
+        // Grows by 5, then falls back below the start: the slope is about 0, the rise is 5.
+        assert_eq!(max_rise(&[3.0, 4.0, 8.0, 2.0, 2.5]), Some(5.0));
+        assert_eq!(max_rise(&[5.0, 4.0, 3.0]), Some(0.0));
+        assert_eq!(max_rise(&[]), None);
     }
 
     #[test]

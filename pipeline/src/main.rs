@@ -403,7 +403,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             eprint!("\r{:60}\r", "");
             writeln!(
                 stdout,
-                "features of {} job(s) on {} day(s): {} rows (job x node x metric), {} across nodes (job x metric); {} job(s) cannot be judged for lack of telemetry (see job_summary); {} sample(s) of jobs not in `jobs` left out; into {} in {:.1} s",
+                "features of {} job(s) on {} day(s): {} rows (job x node x metric), {} across nodes (job x metric); {} job(s) cannot be judged for lack of telemetry (see job_summary); {} sample(s) of jobs not in `jobs` left out; into {} in {:.1} s; peak memory {} MiB",
                 total.jobs,
                 total.days,
                 total.rows,
@@ -411,7 +411,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 total.not_judgeable,
                 total.unattributed,
                 data.display(),
-                started.elapsed().as_secs_f64()
+                started.elapsed().as_secs_f64(),
+                jobsight::peak_memory_mib().map_or("?".into(), |m| m.to_string())
             )?;
         }
         Command::Sql { query, format } => {

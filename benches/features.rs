@@ -1,0 +1,266 @@
+//! Features throughput and peak memory, side by side with the tools a user would otherwise pick,
+//! in the same run on the same Parquet warehouse:
+//! - `jobsight features` (the single pass) and jobsight's reference SQL run by DataFusion
+//!   (`jobsight sql`, one statement per day);
+//! - DuckDB running the same reference SQL, polars (lazy, streaming engine) and pandas (group-by),
+//!   all computing the same per job × node × metric statistics (benches/features_peers.py);
+//! - reading every column of the telemetry files with pyarrow and nothing else: the floor.
+//!
+//! Data: `jobsight simulate` with 50 metrics every 10 s.
+//! 1. Side by side: a whole day of a BENCH_PEER_NODES-node cluster (default 64, about 45 M rows),
+//!    small enough that every peer fits in this machine's memory (pandas and polars hold the
+//!    table, DuckDB and DataFusion hold every group's values for the percentiles). Every peer's
+//!    result is compared with jobsight's `features` (rows matched, largest difference per column).
+//! 2. As the day grows: a BENCH_NODES-node cluster (default 1,000) at a quarter, half and the
+//!    whole day's jobs, jobsight and the read-only floor, to show that jobsight's peak memory
+//!    stays bounded.
+//!
+//! Each engine runs as a separate process; its peak memory is the child's maximum resident set
+//! (getrusage RUSAGE_CHILDREN, measured by the Python helper's `measure` mode for jobsight).
+//! Run: `cargo bench -p jobsight --bench features`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(
+        std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into()),
+    )
+}
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The benchmark's Python (a virtual environment with benches/requirements.txt installed).
+fn bench_python() -> PathBuf {
+    let venv = PathBuf::from(
+        std::env::var("JOBSIGHT_BENCH_VENV")
+            .unwrap_or_else(|_| "/var/tmp/jobsight-bench-venv".to_string()),
+    );
+    let python = venv.join("bin/python");
+    let ready = |p: &Path| {
+        Command::new(p)
+            .args(["-c", "import duckdb, polars, pandas, pyarrow"])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !ready(&python) {
+        let made = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status()
+            .is_ok_and(|s| s.success())
+            && Command::new(venv.join("bin/pip"))
+                .args(["install", "-q", "-r"])
+                .arg(manifest_dir().join("../benches/requirements.txt"))
+                .status()
+                .is_ok_and(|s| s.success());
+        assert!(
+            made && ready(&python),
+            "cannot create the benchmark's Python environment in {}",
+            venv.display()
+        );
+    }
+    python
+}
+
+/// One measured run: wall time, peak memory, and what it printed.
+struct Measured {
+    seconds: f64,
+    peak_mib: f64,
+    stdout: String,
+}
+
+/// Runs `command` under the helper's `measure` mode (its own peak memory, not the bench's).
+fn measure(python: &Path, command: &[&str]) -> Measured {
+    let script = manifest_dir().join("../benches/features_peers.py");
+    let out = Command::new(python)
+        .arg(&script)
+        .arg("measure")
+        .arg("--")
+        .args(command)
+        .output()
+        .expect("run the measuring helper");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (first, rest) = text.split_once('\n').unwrap_or((&text, ""));
+    let head: serde_json::Value = serde_json::from_str(first).expect("measure json");
+    assert_eq!(head["status"], 0, "{command:?} failed: {rest}");
+    Measured {
+        seconds: head["seconds"].as_f64().unwrap_or(f64::NAN),
+        peak_mib: head["peak_mib"].as_f64().unwrap_or(f64::NAN),
+        stdout: rest.to_string(),
+    }
+}
+
+fn days(python: &Path, data: &Path) -> Vec<chrono::NaiveDate> {
+    let m = measure(
+        python,
+        &[
+            JOBSIGHT,
+            "--data",
+            data.to_str().unwrap_or_default(),
+            "sql",
+            "--format",
+            "csv",
+            "SELECT DISTINCT day FROM jobs ORDER BY day",
+        ],
+    );
+    m.stdout
+        .lines()
+        .skip(1)
+        .filter_map(|d| chrono::NaiveDate::parse_from_str(d.trim(), "%Y-%m-%d").ok())
+        .collect()
+}
+
+fn print_row(name: &str, m: &Measured, baseline: &Measured) {
+    println!(
+        "  {name:<36} {:>9.1} {:>10.0} {:>12.2} {:>12.2}",
+        m.seconds,
+        m.peak_mib,
+        m.seconds / baseline.seconds,
+        m.peak_mib / baseline.peak_mib
+    );
+}
+
+/// Simulates a day's share of jobs into `data`; returns the telemetry rows.
+fn simulate(python: &Path, data: &Path, nodes: u64, jobs: u64) -> f64 {
+    let sim = measure(
+        python,
+        &[
+            JOBSIGHT,
+            "--data",
+            data.to_str().unwrap_or_default(),
+            "simulate",
+            "--nodes",
+            &nodes.to_string(),
+            "--jobs",
+            &jobs.to_string(),
+            "--metrics",
+            "50",
+            "--step",
+            "10",
+        ],
+    );
+    sim.stdout
+        .split(" telemetry rows")
+        .next()
+        .and_then(|head| head.split_whitespace().last())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(f64::NAN)
+}
+
+fn header() {
+    println!(
+        "  {:<36} {:>9} {:>10} {:>12} {:>12}",
+        "engine", "seconds", "peak MiB", "time ratio", "memory ratio"
+    );
+}
+
+fn main() {
+    let nodes = env_number("BENCH_NODES", 1000);
+    let peer_nodes = env_number("BENCH_PEER_NODES", 64);
+    let python = bench_python();
+    let script = manifest_dir().join("../benches/features_peers.py");
+    let script = script.to_str().unwrap_or_default();
+    let python_s = python.to_str().unwrap_or_default().to_string();
+
+    // 1. Side by side, on a warehouse every peer can hold in memory.
+    let work = tempfile::tempdir_in("/var/tmp").expect("temporary directory");
+    let data = work.path().join("warehouse");
+    let data_s = data.to_str().unwrap_or_default();
+    let rows = simulate(&python, &data, peer_nodes, 4 * peer_nodes);
+    println!(
+        "side by side: {peer_nodes} nodes, 50 metrics @10 s, a whole day ({} jobs), {:.1} M telemetry rows; ratios to jobsight (below 1 = faster or smaller than jobsight)",
+        4 * peer_nodes,
+        rows / 1e6
+    );
+    header();
+    let ours = measure(
+        &python,
+        &[
+            JOBSIGHT,
+            "--data",
+            data_s,
+            "features",
+            "--cores-per-node",
+            "32",
+        ],
+    );
+    print_row("jobsight features (single pass)", &ours, &ours);
+    let read = measure(&python, &[&python_s, script, "read", data_s, "-"]);
+    print_row("read every column only (pyarrow)", &read, &ours);
+    let mut sql_files = Vec::new();
+    let mut reference = Measured {
+        seconds: 0.0,
+        peak_mib: 0.0,
+        stdout: String::new(),
+    };
+    for day in days(&python, &data) {
+        let sql = jobsight::features::reference::node_metric_sql(day, 60, &[]);
+        let path = work.path().join(format!("features-{day}.sql"));
+        std::fs::write(&path, &sql).expect("write sql");
+        sql_files.push(path.to_string_lossy().into_owned());
+        let m = measure(
+            &python,
+            &[JOBSIGHT, "--data", data_s, "sql", "--format", "csv", &sql],
+        );
+        reference.seconds += m.seconds;
+        reference.peak_mib = reference.peak_mib.max(m.peak_mib);
+    }
+    print_row("jobsight reference SQL (DataFusion)", &reference, &ours);
+    for engine in ["duckdb", "polars", "pandas"] {
+        let out = work.path().join(format!("{engine}.parquet"));
+        let out_s = out.to_str().unwrap_or_default();
+        let mut command = vec![python_s.as_str(), script, engine, data_s, out_s];
+        if engine == "duckdb" {
+            command.extend(sql_files.iter().map(String::as_str));
+        }
+        let m = measure(&python, &command);
+        print_row(engine, &m, &ours);
+        let check = measure(&python, &[&python_s, script, "compare", data_s, out_s]);
+        println!("    agreement with jobsight: {}", check.stdout.trim());
+    }
+    drop(work);
+
+    // 2. Peak memory as the day grows, at full size.
+    println!(
+        "\nas the day grows: {nodes} nodes, 50 metrics @10 s; ratios to jobsight at the same size"
+    );
+    for (label, share) in [("1/4", 1), ("1/2", 2), ("full", 4)] {
+        let work = tempfile::tempdir_in("/var/tmp").expect("temporary directory");
+        let data = work.path().join("warehouse");
+        let data_s = data.to_str().unwrap_or_default();
+        let rows = simulate(&python, &data, nodes, nodes * share);
+        println!(
+            "{label} day: {} jobs, {:.1} M telemetry rows",
+            nodes * share,
+            rows / 1e6
+        );
+        header();
+        let ours = measure(
+            &python,
+            &[
+                JOBSIGHT,
+                "--data",
+                data_s,
+                "features",
+                "--cores-per-node",
+                "32",
+            ],
+        );
+        print_row("jobsight features (single pass)", &ours, &ours);
+        println!(
+            "    = {:.1} M rows/s; {}",
+            rows / ours.seconds / 1e6,
+            ours.stdout.trim()
+        );
+        let read = measure(&python, &[&python_s, script, "read", data_s, "-"]);
+        print_row("read every column only (pyarrow)", &read, &ours);
+    }
+}

@@ -224,6 +224,25 @@ fn statistics_match_the_hand_computed_values() {
     assert!(close(&c["coverage_min"], 14.0 / 15.0), "{c}");
     assert_eq!(c["nodes_seen"].as_u64(), Some(2));
 
+    // Sliding windows for the models: 120 s every 60 s over job a's kept span 60..940 s give
+    // windows starting at 60, 120, ..., 780 s; the 11 that hold samples of x are rows, e.g. the
+    // one from 300 s holds 3 and 4.
+    common::run_ok(Command::new(JOBSIGHT).arg("--data").arg(&data).args([
+        "features",
+        "--windows",
+        "120:60",
+    ]));
+    let windows = common::sql_json(
+        JOBSIGHT,
+        &data,
+        "SELECT CAST(window_start AS BIGINT) / 1000000 AS s, n, n_nonfinite, mean FROM windows WHERE job_id = 'a' AND metric = 'x' ORDER BY window_start",
+    );
+    assert_eq!(windows.len(), 11, "{windows:?}");
+    let at_300 = windows.iter().find(|w| w["s"] == 300).unwrap();
+    assert_eq!(at_300["n"].as_u64(), Some(2));
+    assert!(close(&at_300["mean"], 3.5), "{at_300}");
+    assert_eq!(windows[0]["s"], 60);
+
     // Again: the day's parts are replaced, not added to.
     common::run_ok(
         Command::new(JOBSIGHT)

@@ -48,16 +48,20 @@ pub enum Table {
     /// One row per job: telemetry coverage, whether it can be judged, efficiency figures (see
     /// [`crate::features`]).
     JobSummary,
+    /// Statistics per job × node × metric over sliding windows, for the models (see
+    /// [`crate::features`]).
+    Windows,
 }
 
 impl Table {
-    pub const ALL: [Table; 6] = [
+    pub const ALL: [Table; 7] = [
         Table::Jobs,
         Table::Telemetry,
         Table::Labels,
         Table::Features,
         Table::FeaturesJob,
         Table::JobSummary,
+        Table::Windows,
     ];
 
     pub fn name(self) -> &'static str {
@@ -68,6 +72,7 @@ impl Table {
             Table::Features => "features",
             Table::FeaturesJob => "features_job",
             Table::JobSummary => "job_summary",
+            Table::Windows => "windows",
         }
     }
 
@@ -172,6 +177,34 @@ impl Table {
                         "node_mean_max",
                         "node_cv",
                         "imbalance",
+                    ]
+                    .map(|name| Field::new(name, DataType::Float64, true)),
+                );
+                fields
+            }
+            Table::Windows => {
+                let mut fields = vec![
+                    Field::new("job_id", text(), false),
+                    Field::new("node", text(), false),
+                    Field::new("metric", text(), false),
+                    Field::new("window_start", time(), false),
+                    Field::new("n", DataType::UInt64, false),
+                    Field::new("n_nonfinite", DataType::UInt64, false),
+                ];
+                fields.extend(
+                    [
+                        "min",
+                        "max",
+                        "mean",
+                        "std",
+                        "skewness",
+                        "kurtosis",
+                        "p05",
+                        "p25",
+                        "p50",
+                        "p75",
+                        "p95",
+                        "slope_per_h",
                     ]
                     .map(|name| Field::new(name, DataType::Float64, true)),
                 );

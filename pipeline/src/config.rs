@@ -50,6 +50,8 @@ pub struct FeaturesOptions {
     pub cores_per_node: Option<u32>,
     /// Replaces the default idle thresholds when given.
     pub idle_below: Option<std::collections::BTreeMap<String, f64>>,
+    /// Sliding windows for the models, `WIDTH:STRIDE` in seconds; none by default.
+    pub windows: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -421,6 +423,11 @@ impl Options {
             min_coverage,
             cores_per_node: feat.cores_per_node,
             idle_below,
+            windows: feat
+                .windows
+                .map(|w| w.parse())
+                .transpose()
+                .map_err(|reason| invalid("features.windows", reason))?,
         };
         Ok(Settings {
             features,

@@ -124,8 +124,8 @@ enum Command {
     /// skewness, kurtosis, 5/25/50/75/95th percentiles, sampling interval, coverage, growth slope,
     /// catastrophe, largest rise, idle share) into `features`; per job × metric figures across nodes (node cv,
     /// tacc_stats node imbalance) into `features_job`; per job coverage, whether it can be judged,
-    /// CPU duty-cycle category and efficiency figures into `job_summary`. Running it again
-    /// replaces a day's features.
+    /// CPU duty-cycle category and efficiency figures into `job_summary`; with `--windows`, the
+    /// statistics over sliding windows into `windows`. Running it again replaces a day's features.
     Features {
         /// Only this day (UTC, the jobs' end day); default: every day that has jobs.
         #[arg(long)]
@@ -142,9 +142,13 @@ enum Command {
         /// efficiency).
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         cores_per_node: Option<u32>,
+        /// Also write the `windows` table for the models: the statistics over sliding windows,
+        /// WIDTH or WIDTH:STRIDE in seconds (e.g. 60:15). Default: features.windows (none).
+        #[arg(long)]
+        windows: Option<jobsight::features::WindowSpec>,
     },
     /// Run a SQL query (DataFusion dialect) over every table of the warehouse: jobs, telemetry,
-    /// labels, features, features_job, job_summary. Each table has the partition column `day` ('YYYY-MM-DD', the job's end
+    /// labels, features, features_job, job_summary, windows. Each table has the partition column `day` ('YYYY-MM-DD', the job's end
     /// day).
     Sql {
         /// The query, e.g. "SELECT count(*) FROM jobs".
@@ -377,8 +381,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             trim_s,
             bin_s,
             cores_per_node,
+            windows,
         } => {
             let mut features = settings.features.clone();
+            features.windows = windows.or(features.windows);
             features.trim_s = trim_s.unwrap_or(features.trim_s);
             features.bin_s = bin_s.unwrap_or(features.bin_s);
             features.cores_per_node = cores_per_node.or(features.cores_per_node);

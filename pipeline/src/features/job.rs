@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 use super::Settings;
 use super::scan::{JobMeta, NamedSeries};
-use super::series::{SeriesStats, describe};
+use super::series::{Sample, SeriesStats, describe};
 
 /// One `features` row.
 #[derive(Debug, Clone)]
@@ -80,6 +80,16 @@ pub struct Summary {
     pub wasted_core_hours: Option<f64>,
 }
 
+/// One `windows` row: the statistics of one series over one sliding window.
+#[derive(Debug, Clone)]
+pub struct WindowRow {
+    pub node: Arc<str>,
+    pub metric: Arc<str>,
+    /// Start of the window, microseconds since the epoch; it covers `[start, start + window)`.
+    pub start_us: i64,
+    pub stats: SeriesStats,
+}
+
 /// Everything computed for one job.
 #[derive(Debug, Clone)]
 pub struct JobFeatures {
@@ -87,6 +97,8 @@ pub struct JobFeatures {
     pub trimmed: bool,
     /// Sorted by node, then metric.
     pub series: Vec<SeriesRow>,
+    /// Sliding windows, when asked for: by node, metric, then start.
+    pub windows: Vec<WindowRow>,
     /// Sorted by metric.
     pub across: Vec<AcrossRow>,
     pub summary: Summary,
@@ -162,6 +174,36 @@ fn duty_category(duty: &[f64]) -> &'static str {
     if pinned { "PINNED" } else { "UNPINNED" }
 }
 
+/// The windows of `spec` that lie wholly inside `[origin, end]`, starting at `origin` and every
+/// stride after it, each with its samples (`points` sorted by time). Windows without samples are
+/// left out.
+fn sliding(
+    points: &[Sample],
+    origin: i64,
+    end: i64,
+    spec: super::WindowSpec,
+) -> Vec<(i64, Vec<Sample>)> {
+    let (width, stride) = (
+        spec.window_s as i64 * 1_000_000,
+        spec.stride_s as i64 * 1_000_000,
+    );
+    let mut out = Vec::new();
+    let mut first = 0;
+    let mut start = origin;
+    while start + width <= end.saturating_add(1) {
+        // Samples move forward with the window: advance the first index, then take the span.
+        while first < points.len() && points[first].0 < start {
+            first += 1;
+        }
+        let last = first + points[first..].partition_point(|p| p.0 < start + width);
+        if last > first {
+            out.push((start, points[first..last].to_vec()));
+        }
+        start += stride;
+    }
+    out
+}
+
 /// The core number of a per-core utilisation metric `cpu_core<N>_util`.
 fn core_of(metric: &str) -> Option<u32> {
     metric
@@ -186,9 +228,31 @@ pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) ->
     let mut core_samples_ok = true;
     let mut samples = samples;
     samples.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    let mut windows = Vec::new();
     for (node, metric, mut points) in samples {
         let idle_below = settings.idle_below.get(&*metric).copied();
         let stats = describe(&mut points, idle_below);
+        if let Some(spec) = settings.windows {
+            // The kept window's start, or the first sample's for a job kept whole.
+            let origin = if job.trimmed {
+                job.keep_from_us
+            } else {
+                job.start_us
+            };
+            let end = if job.trimmed {
+                job.keep_to_us
+            } else {
+                job.end_us
+            };
+            for (start_us, mut slice) in sliding(&points, origin, end, spec) {
+                windows.push(WindowRow {
+                    node: node.clone(),
+                    metric: metric.clone(),
+                    start_us,
+                    stats: describe(&mut slice, idle_below),
+                });
+            }
+        }
         bins.entry(metric.clone())
             .or_default()
             .push(binned(&points, bin_us));
@@ -384,6 +448,7 @@ pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) ->
         job_id: job.job_id.clone(),
         trimmed: job.trimmed,
         series,
+        windows,
         across,
         summary,
     }
@@ -402,6 +467,26 @@ mod tests {
         assert_eq!(duty_category(&[0.3, 0.0]), "UNPINNED");
         assert_eq!(duty_category(&[0.42, 0.45, 0.0]), "PINNED");
         assert_eq!(duty_category(&[0.2, 0.45, 0.0]), "UNPINNED");
+    }
+
+    #[test]
+    fn windows_slide_inside_the_kept_span() {
+        let spec = super::super::WindowSpec {
+            window_s: 60,
+            stride_s: 15,
+        };
+        // Samples every 10 s from 0 to 120 s: windows start at 0, 15, 30, 45, 60 (the last
+        // ends at 120 s); a window holds the samples in [start, start + 60 s).
+        let points: Vec<Sample> = (0..=12).map(|i| (i * 10_000_000, i as f64)).collect();
+        let windows = sliding(&points, 0, 120_000_000, spec);
+        let starts: Vec<i64> = windows.iter().map(|w| w.0 / 1_000_000).collect();
+        assert_eq!(starts, [0, 15, 30, 45, 60]);
+        let values: Vec<f64> = windows[1].1.iter().map(|p| p.1).collect();
+        assert_eq!(values, [2.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
+        assert_eq!(windows[4].1.len(), 6);
+        // A gap leaves no empty window; a span shorter than a window has none.
+        assert_eq!(sliding(&points[..2], 0, 120_000_000, spec).len(), 1);
+        assert!(sliding(&points, 0, 30_000_000, spec).is_empty());
     }
 
     #[test]

@@ -9,7 +9,9 @@
 //! - `job_summary`: one row per job: telemetry coverage and whether the job can be judged (with
 //!   the reason when not), SUPReMM's CPU duty-cycle category, and efficiency figures: CPU
 //!   efficiency, memory and wall time used against the request, GPU use, core-hours and wasted
-//!   core-hours ([`job`]).
+//!   core-hours ([`job`]);
+//! - `windows`, when asked for (`--windows 60:15`): the same statistics per job × node × metric
+//!   over sliding windows of the kept span, one row per window, for the models.
 //!
 //! Two implementations compute the statistics. The reference is readable SQL run by DataFusion
 //! ([`reference`]); an admin can run it by hand with `jobsight sql`. The pipeline uses a single
@@ -63,6 +65,36 @@ pub struct Settings {
     pub cores_per_node: Option<u32>,
     /// Metrics that get an idle share, with the value below which a sample counts as idle.
     pub idle_below: BTreeMap<String, f64>,
+    /// Sliding windows for the models (table `windows`); none by default, because a window row
+    /// per few samples multiplies the day's rows.
+    pub windows: Option<WindowSpec>,
+}
+
+/// Sliding windows: width and stride in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowSpec {
+    pub window_s: u64,
+    pub stride_s: u64,
+}
+
+impl std::str::FromStr for WindowSpec {
+    type Err = String;
+
+    /// `WIDTH` or `WIDTH:STRIDE` in seconds (stride defaults to the width).
+    fn from_str(text: &str) -> Result<WindowSpec, String> {
+        let (width, stride) = text.split_once(':').unwrap_or((text, text));
+        let number = |s: &str| {
+            s.trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("{s:?} is not a positive number of seconds"))
+        };
+        Ok(WindowSpec {
+            window_s: number(width)?,
+            stride_s: number(stride)?,
+        })
+    }
 }
 
 impl Default for Settings {
@@ -73,6 +105,7 @@ impl Default for Settings {
             min_coverage: DEFAULT_MIN_COVERAGE,
             cores_per_node: None,
             idle_below: default_idle_below(),
+            windows: None,
         }
     }
 }
@@ -250,6 +283,59 @@ pub fn batches(
     Ok((features, features_job, summary))
 }
 
+/// The `windows` batch of `jobs`.
+pub fn windows_batch(jobs: &[JobFeatures]) -> Result<RecordBatch, ArrowError> {
+    use datafusion::arrow::array::TimestampMicrosecondBuilder;
+    let rows: Vec<(&JobFeatures, &job::WindowRow)> = jobs
+        .iter()
+        .flat_map(|j| j.windows.iter().map(move |w| (j, w)))
+        .collect();
+    let mut texts = [
+        StringBuilder::new(),
+        StringBuilder::new(),
+        StringBuilder::new(),
+    ];
+    let mut start = TimestampMicrosecondBuilder::new().with_timezone("UTC");
+    let mut n = UInt64Builder::new();
+    let mut n_nonfinite = UInt64Builder::new();
+    let mut floats: Vec<Float64Builder> = (0..12).map(|_| Float64Builder::new()).collect();
+    for (job, w) in &rows {
+        texts[0].append_value(&job.job_id);
+        texts[1].append_value(&*w.node);
+        texts[2].append_value(&*w.metric);
+        start.append_value(w.start_us);
+        n.append_value(w.stats.n);
+        n_nonfinite.append_value(w.stats.n_nonfinite);
+        let s = &w.stats;
+        let values = [
+            s.min,
+            s.max,
+            s.mean,
+            s.std,
+            s.skewness,
+            s.kurtosis,
+            s.percentiles[0],
+            s.percentiles[1],
+            s.percentiles[2],
+            s.percentiles[3],
+            s.percentiles[4],
+            s.slope_per_h,
+        ];
+        for (builder, value) in floats.iter_mut().zip(values) {
+            builder.append_option(value);
+        }
+    }
+    let mut columns: Vec<ArrayRef> = texts
+        .iter_mut()
+        .map(|b| Arc::new(b.finish()) as ArrayRef)
+        .collect();
+    columns.push(Arc::new(start.finish()));
+    columns.push(Arc::new(n.finish()));
+    columns.push(Arc::new(n_nonfinite.finish()));
+    columns.extend(floats.iter_mut().map(|b| Arc::new(b.finish()) as ArrayRef));
+    RecordBatch::try_new(Table::Windows.schema(), columns)
+}
+
 /// Computes the features of `jobs` from the telemetry `files` (all of a day, or one job's).
 fn compute_jobs(
     files: &[PathBuf],
@@ -283,6 +369,14 @@ fn write(
     catalog::write_part(data, Table::Features, day, part, &[features])?;
     catalog::write_part(data, Table::FeaturesJob, day, part, &[features_job])?;
     catalog::write_part(data, Table::JobSummary, day, part, &[summary])?;
+    if computed.iter().any(|j| !j.windows.is_empty()) {
+        let windows = windows_batch(computed).map_err(|e| FeaturesError::Build {
+            day,
+            table: Table::Windows.name(),
+            reason: e.to_string(),
+        })?;
+        catalog::write_part(data, Table::Windows, day, part, &[windows])?;
+    }
     Ok(())
 }
 

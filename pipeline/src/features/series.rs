@@ -186,17 +186,27 @@ pub fn describe(samples: &mut [Sample], idle_below: Option<f64>) -> SeriesStats 
     let ts: Vec<i64> = finite.iter().map(|s| s.0).collect();
     let values: Vec<f64> = finite.iter().map(|s| s.1).collect();
     let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    let (mut m2, mut m3, mut m4) = (0.0, 0.0, 0.0);
     let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+    for &v in &values {
+        min = min.min(v);
+        max = max.max(v);
+    }
+    // The plain sum's rounding is corrected by one pass over the deviations, and a constant
+    // series gets its value exactly: 0.002 summed 3,617 times must not come out as
+    // 0.0019999999999998, with a residue of a std (the peers in the benchmark give exactly 0).
+    let mean = if min == max {
+        min
+    } else {
+        let rough = values.iter().sum::<f64>() / n;
+        rough + values.iter().map(|v| v - rough).sum::<f64>() / n
+    };
+    let (mut m2, mut m3, mut m4) = (0.0, 0.0, 0.0);
     for &v in &values {
         let d = v - mean;
         let d2 = d * d;
         m2 += d2;
         m3 += d2 * d;
         m4 += d2 * d2;
-        min = min.min(v);
-        max = max.max(v);
     }
     let (m2, m3, m4) = (m2 / n, m3 / n, m4 / n);
     let std = m2.sqrt();
@@ -303,6 +313,9 @@ mod tests {
             (d.interval_s, d.min, d.max),
             (Some(10.0), Some(1.0), Some(3.0))
         );
+        // A constant series: its value as the mean and a std of exactly 0, however it sums.
+        let d = describe(&mut vec![(0, 0.002); 3617], None);
+        assert_eq!((d.mean, d.std, d.skewness), (Some(0.002), Some(0.0), None));
         // Zero mean: no cv.
         let d = describe(&mut series(&[-1.0, 1.0]), None);
         assert_eq!(d.cv, None);

@@ -5,6 +5,8 @@
 //! reference SQL ([`jobsight::features::reference`]) on the same warehouse and on a simulated day.
 #![allow(clippy::unwrap_used)]
 
+#[path = "common/features.rs"]
+mod agreement;
 mod common;
 
 use std::path::Path;
@@ -273,10 +275,7 @@ fn the_single_pass_agrees_with_the_reference_sql() {
             .arg("features"),
     );
     let day = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
-    assert_eq!(
-        common::features::agree_with_reference(&data, day, 60, &[]),
-        6
-    );
+    assert_eq!(agreement::agree_with_reference(&data, day, 60, &[]), 6);
     // The reference's percentiles carry DataFusion 55's truncation of the interpolation weight
     // to a multiple of 1e-6 (p95 of 1, 2, 3, 4, 10 is 8.799994, not 8.8): the bound used above.
     let slow = common::sql_json(
@@ -310,7 +309,7 @@ fn the_single_pass_agrees_with_the_reference_sql() {
     let mut rows = 0;
     for day in &days {
         let day = NaiveDate::parse_from_str(day["day"].as_str().unwrap(), "%Y-%m-%d").unwrap();
-        rows += common::features::agree_with_reference(&sim, day, 60, &[]);
+        rows += agreement::agree_with_reference(&sim, day, 60, &[]);
     }
     assert!(rows > 1000, "{rows}");
 }

@@ -8,6 +8,8 @@
 //! message saying so, unless JOBSIGHT_SKIP_SHARED_DATA=1 says to skip them.
 #![allow(clippy::unwrap_used)]
 
+#[path = "common/features.rs"]
+mod agreement;
 mod common;
 
 use std::collections::BTreeMap;
@@ -346,7 +348,7 @@ fn ldms_examinimd_runs() {
     let mut compared = 0;
     for (day, jobs) in &by_day {
         let day = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").unwrap();
-        compared += common::features::agree_with_reference(&data, day, 60, jobs);
+        compared += agreement::agree_with_reference(&data, day, 60, jobs);
     }
     eprintln!(
         "single pass and reference agree on {compared} rows of {} runs",

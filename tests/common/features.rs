@@ -1,5 +1,7 @@
 //! The check that the features' single pass agrees with the reference SQL, shared by the features
-//! test (hand-made and simulated data) and the real-data test (the HPAS LDMS runs).
+//! test (hand-made and simulated data) and the real-data test (the HPAS LDMS runs). Included with
+//! `#[path]` by those two only: `common` itself is also compiled into the hook crate's tests, which
+//! do not link the pipeline.
 
 use std::path::Path;
 
@@ -37,7 +39,7 @@ pub fn agree_with_reference(
         )
     };
     let day_s = day.format("%Y-%m-%d");
-    let fast = super::sql_json(
+    let fast = crate::common::sql_json(
         JOBSIGHT,
         data,
         &format!(
@@ -45,7 +47,7 @@ pub fn agree_with_reference(
             only(only_jobs)
         ),
     );
-    let slow = super::sql_json(
+    let slow = crate::common::sql_json(
         JOBSIGHT,
         data,
         &reference::node_metric_sql(day, trim_s, only_jobs),
@@ -109,7 +111,7 @@ pub fn agree_with_reference(
             assert!(ok, "{column} of {}: {} vs {}", key(r), f[column], r[column]);
         }
     }
-    let fast_job = super::sql_json(
+    let fast_job = crate::common::sql_json(
         JOBSIGHT,
         data,
         &format!(
@@ -117,7 +119,7 @@ pub fn agree_with_reference(
             only(only_jobs)
         ),
     );
-    let slow_job = super::sql_json(
+    let slow_job = crate::common::sql_json(
         JOBSIGHT,
         data,
         &reference::across_nodes_sql(day, trim_s, 60, only_jobs),

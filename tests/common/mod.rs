@@ -10,7 +10,6 @@ use std::process::{Command, Stdio};
 use slurm_hooks::SpoolRecord;
 use slurm_hooks::spool_dir::SUBDIRS;
 
-pub mod features;
 pub mod services;
 
 /// The repository's top directory, read when the test runs (cargo sets CARGO_MANIFEST_DIR then),

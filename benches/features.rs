@@ -19,16 +19,14 @@
 //! (getrusage RUSAGE_CHILDREN, measured by the Python helper's `measure` mode for jobsight).
 //! Run: `cargo bench -p jobsight --bench features`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
+#[path = "bench_support.rs"]
+mod support;
+use support::{bench_python, manifest_dir};
 
-fn manifest_dir() -> PathBuf {
-    PathBuf::from(
-        std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into()),
-    )
-}
+const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -37,37 +35,24 @@ fn env_number(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-/// The benchmark's Python (a virtual environment with benches/requirements.txt installed).
-fn bench_python() -> PathBuf {
-    let venv = PathBuf::from(
-        std::env::var("JOBSIGHT_BENCH_VENV")
-            .unwrap_or_else(|_| "/var/tmp/jobsight-bench-venv".to_string()),
+/// `jobsight features` and the read-only floor on `data`, printed; returns jobsight's run.
+fn ours_and_floor(python: &Path, script: &str, data: &str) -> Measured {
+    let ours = measure(
+        python,
+        &[
+            JOBSIGHT,
+            "--data",
+            data,
+            "features",
+            "--cores-per-node",
+            "32",
+        ],
     );
-    let python = venv.join("bin/python");
-    let ready = |p: &Path| {
-        Command::new(p)
-            .args(["-c", "import duckdb, polars, pandas, pyarrow"])
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if !ready(&python) {
-        let made = Command::new("python3")
-            .args(["-m", "venv"])
-            .arg(&venv)
-            .status()
-            .is_ok_and(|s| s.success())
-            && Command::new(venv.join("bin/pip"))
-                .args(["install", "-q", "-r"])
-                .arg(manifest_dir().join("../benches/requirements.txt"))
-                .status()
-                .is_ok_and(|s| s.success());
-        assert!(
-            made && ready(&python),
-            "cannot create the benchmark's Python environment in {}",
-            venv.display()
-        );
-    }
-    python
+    print_row("jobsight features (single pass)", &ours, &ours);
+    let python_s = python.to_str().unwrap_or_default();
+    let read = measure(python, &[python_s, script, "read", data, "-"]);
+    print_row("read every column only (pyarrow)", &read, &ours);
+    ours
 }
 
 /// One measured run: wall time, peak memory, and what it printed.
@@ -165,7 +150,8 @@ fn header() {
 fn main() {
     let nodes = env_number("BENCH_NODES", 1000);
     let peer_nodes = env_number("BENCH_PEER_NODES", 64);
-    let python = bench_python();
+    let python = bench_python("duckdb, polars, pandas, pyarrow")
+        .expect("a Python environment with benches/requirements.txt (see JOBSIGHT_BENCH_VENV)");
     let script = manifest_dir().join("../benches/features_peers.py");
     let script = script.to_str().unwrap_or_default();
     let python_s = python.to_str().unwrap_or_default().to_string();
@@ -181,20 +167,7 @@ fn main() {
         rows / 1e6
     );
     header();
-    let ours = measure(
-        &python,
-        &[
-            JOBSIGHT,
-            "--data",
-            data_s,
-            "features",
-            "--cores-per-node",
-            "32",
-        ],
-    );
-    print_row("jobsight features (single pass)", &ours, &ours);
-    let read = measure(&python, &[&python_s, script, "read", data_s, "-"]);
-    print_row("read every column only (pyarrow)", &read, &ours);
+    let ours = ours_and_floor(&python, script, data_s);
     let mut sql_files = Vec::new();
     let mut reference = Measured {
         seconds: 0.0,
@@ -243,24 +216,11 @@ fn main() {
             rows / 1e6
         );
         header();
-        let ours = measure(
-            &python,
-            &[
-                JOBSIGHT,
-                "--data",
-                data_s,
-                "features",
-                "--cores-per-node",
-                "32",
-            ],
-        );
-        print_row("jobsight features (single pass)", &ours, &ours);
+        let ours = ours_and_floor(&python, script, data_s);
         println!(
             "    = {:.1} M rows/s; {}",
             rows / ours.seconds / 1e6,
             ours.stdout.trim()
         );
-        let read = measure(&python, &[&python_s, script, "read", data_s, "-"]);
-        print_row("read every column only (pyarrow)", &read, &ours);
     }
 }

@@ -16,15 +16,11 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
+#[path = "bench_support.rs"]
+mod support;
+use support::{bench_python, manifest_dir};
 
-/// The pipeline crate's directory, read when the benchmark runs (cargo sets it), not when it was
-/// compiled: the target directory may be shared with another checkout.
-fn manifest_dir() -> std::path::PathBuf {
-    std::path::PathBuf::from(
-        std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into()),
-    )
-}
+const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 
 /// Bytes of the files below `dir` whose name contains `needle`.
 fn bytes_matching(dir: &Path, needle: &str) -> u64 {
@@ -47,40 +43,6 @@ fn dir_bytes(dir: &Path) -> u64 {
     bytes_matching(dir, "")
 }
 
-/// A Python with DuckDB: the virtual environment JOBSIGHT_BENCH_VENV (default
-/// /var/tmp/jobsight-bench-venv), created and filled from benches/requirements.txt if needed.
-fn bench_python() -> Option<std::path::PathBuf> {
-    let venv = std::path::PathBuf::from(
-        std::env::var("JOBSIGHT_BENCH_VENV")
-            .unwrap_or_else(|_| "/var/tmp/jobsight-bench-venv".to_string()),
-    );
-    let python = venv.join("bin/python");
-    let has_duckdb = |p: &Path| {
-        Command::new(p)
-            .args(["-c", "import duckdb"])
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if !has_duckdb(&python) {
-        let requirements = manifest_dir().join("../benches/requirements.txt");
-        let made = Command::new("python3")
-            .args(["-m", "venv"])
-            .arg(&venv)
-            .status()
-            .is_ok_and(|s| s.success())
-            && Command::new(venv.join("bin/pip"))
-                .args(["install", "-q", "-r"])
-                .arg(&requirements)
-                .status()
-                .is_ok_and(|s| s.success());
-        if !made {
-            return None;
-        }
-    }
-    has_duckdb(&python).then_some(python)
-}
-
-/// `jobsight import ldms-store` against DuckDB on the same generated store and jobs.
 fn ldms_store(nodes: u32) {
     use std::io::Write as _;
     let work = tempfile::tempdir().expect("temporary directory");
@@ -179,7 +141,7 @@ fn ldms_store(nodes: u32) {
         samples as f64 / seconds / 1e6,
         window_count
     );
-    let Some(python) = bench_python() else {
+    let Some(python) = bench_python("duckdb") else {
         println!("  duckdb: SKIPPED, could not create a Python environment with duckdb");
         return;
     };

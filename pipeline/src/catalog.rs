@@ -160,6 +160,9 @@ impl Table {
                     ]
                     .map(|name| Field::new(name, DataType::Float64, true)),
                 );
+                fields.extend(
+                    ["rise_from", "rise_to", "cliff_at"].map(|name| Field::new(name, time(), true)),
+                );
                 fields
             }
             Table::FeaturesJob => {

@@ -17,6 +17,7 @@ pub mod features;
 pub mod ingest;
 pub mod output;
 pub mod query;
+pub mod rules;
 pub mod simulate;
 pub mod spool;
 

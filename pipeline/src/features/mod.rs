@@ -36,7 +36,7 @@ use std::sync::Arc;
 
 use chrono::NaiveDate;
 use datafusion::arrow::array::{
-    ArrayRef, BooleanBuilder, Float64Builder, RecordBatch, StringBuilder, UInt64Builder,
+    ArrayRef, BooleanBuilder, Float64Builder, RecordBatch, StringBuilder, TimestampMicrosecondBuilder, UInt64Builder,
 };
 use datafusion::arrow::error::ArrowError;
 
@@ -225,6 +225,18 @@ pub fn batches(
         stat(|s| s.stats.max_rise),
         stat(|s| s.stats.idle_share),
     ]);
+    let times = |get: fn(&job::SeriesRow) -> Option<i64>| -> ArrayRef {
+        let mut b = TimestampMicrosecondBuilder::new().with_timezone("UTC");
+        for r in &rows {
+            b.append_option(get(r.1));
+        }
+        Arc::new(b.finish())
+    };
+    columns.extend([
+        times(|s| s.stats.rise_from),
+        times(|s| s.stats.rise_to),
+        times(|s| s.stats.cliff_at),
+    ]);
     let features = RecordBatch::try_new(Table::Features.schema(), columns)?;
 
     let across: Vec<(&JobFeatures, &job::AcrossRow)> = jobs
@@ -285,7 +297,6 @@ pub fn batches(
 
 /// The `windows` batch of `jobs`.
 pub fn windows_batch(jobs: &[JobFeatures]) -> Result<RecordBatch, ArrowError> {
-    use datafusion::arrow::array::TimestampMicrosecondBuilder;
     let rows: Vec<(&JobFeatures, &job::WindowRow)> = jobs
         .iter()
         .flat_map(|j| j.windows.iter().map(move |w| (j, w)))

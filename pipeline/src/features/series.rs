@@ -20,6 +20,11 @@
 //! - `max_rise`: the largest increase from an earlier sample to a later one (max over t of
 //!   v(t) − min over s ≤ t of v(s)): the growth of a leak that stopped before the job ended,
 //!   which the whole-job slope misses;
+//! - `rise_from`, `rise_to`: where the largest rise happened, as the time it last stood within a
+//!   tenth of the rise above its low point and the time it first reached nine tenths of the rise:
+//!   for a steady leak the middle 80 % of its growth, for a jump one sampling interval (so a rule
+//!   can tell the two apart and name the time window);
+//! - `cliff_at`: the time of the split that gave `catastrophe`;
 //! - `idle_share`: for metrics with an idle threshold (utilisations), the share of samples below it.
 
 /// One sample: time (microseconds since the epoch) and value.
@@ -47,6 +52,10 @@ pub struct SeriesStats {
     pub slope_per_h: Option<f64>,
     pub catastrophe: Option<f64>,
     pub max_rise: Option<f64>,
+    /// Microseconds since the epoch; see the module doc.
+    pub rise_from: Option<i64>,
+    pub rise_to: Option<i64>,
+    pub cliff_at: Option<i64>,
     pub idle_share: Option<f64>,
 }
 
@@ -111,6 +120,11 @@ pub fn median_interval_s(ts: &[i64]) -> Option<f64> {
 
 /// tacc_stats' catastrophe figure over `values` in time order (see the module doc).
 pub fn catastrophe(values: &[f64]) -> Option<f64> {
+    catastrophe_split(values).map(|(ratio, _)| ratio)
+}
+
+/// The catastrophe figure and the index of the first sample after the split that gave it.
+fn catastrophe_split(values: &[f64]) -> Option<(f64, usize)> {
     let n = values.len();
     let side = (n / 10).max(2);
     if n < 2 * side {
@@ -118,7 +132,7 @@ pub fn catastrophe(values: &[f64]) -> Option<f64> {
     }
     let total: f64 = values.iter().sum();
     let mut before = 0.0;
-    let mut lowest: Option<f64> = None;
+    let mut lowest: Option<(f64, usize)> = None;
     for (k, v) in values.iter().enumerate().take(n - side) {
         before += v;
         let split = k + 1;
@@ -128,7 +142,9 @@ pub fn catastrophe(values: &[f64]) -> Option<f64> {
         let mean_before = before / split as f64;
         if mean_before > 0.0 {
             let ratio = ((total - before) / (n - split) as f64) / mean_before;
-            lowest = Some(lowest.map_or(ratio, |l: f64| l.min(ratio)));
+            if lowest.is_none_or(|(l, _)| ratio < l) {
+                lowest = Some((ratio, split));
+            }
         }
     }
     lowest
@@ -144,6 +160,28 @@ pub fn max_rise(values: &[f64]) -> Option<f64> {
         rise = rise.max(v - lowest);
     }
     Some(rise)
+}
+
+/// Where the largest rise of `values` (times `ts`) happened: `(from, to)` as in the module doc;
+/// `None` when the series never rises.
+pub fn rise_span(ts: &[i64], values: &[f64]) -> Option<(i64, i64)> {
+    let (mut lowest_at, mut low, mut high) = (0, 0, 0);
+    let mut rise: f64 = 0.0;
+    for (k, &v) in values.iter().enumerate() {
+        if v < values[lowest_at] {
+            lowest_at = k;
+        }
+        if v - values[lowest_at] > rise {
+            (rise, low, high) = (v - values[lowest_at], lowest_at, k);
+        }
+    }
+    if rise <= 0.0 {
+        return None;
+    }
+    let base = values[low];
+    let reached = (low..=high).find(|&k| values[k] >= base + 0.9 * rise)?;
+    let left = (low..=reached).rev().find(|&k| values[k] <= base + 0.1 * rise)?;
+    Some((ts[left], ts[reached]))
 }
 
 /// Least-squares slope of `values` on `ts` (microseconds), per hour.
@@ -220,8 +258,11 @@ pub fn describe(samples: &mut [Sample], idle_below: Option<f64>) -> SeriesStats 
     stats.skewness = varies.then(|| m3 / m2.powf(1.5));
     stats.kurtosis = varies.then(|| m4 / (m2 * m2) - 3.0);
     stats.slope_per_h = slope_per_h(&ts, &values);
-    stats.catastrophe = catastrophe(&values);
+    let cliff = catastrophe_split(&values);
+    stats.catastrophe = cliff.map(|(ratio, _)| ratio);
+    stats.cliff_at = cliff.map(|(_, split)| ts[split]);
     stats.max_rise = max_rise(&values);
+    (stats.rise_from, stats.rise_to) = rise_span(&ts, &values).unzip();
     stats.idle_share =
         idle_below.map(|limit| values.iter().filter(|&&v| v < limit).count() as f64 / n);
     let mut sorted = values;
@@ -272,6 +313,32 @@ mod tests {
         assert_eq!(max_rise(&[3.0, 4.0, 8.0, 2.0, 2.5]), Some(5.0));
         assert_eq!(max_rise(&[5.0, 4.0, 3.0]), Some(0.0));
         assert_eq!(max_rise(&[]), None);
+    }
+
+    #[test]
+    fn the_span_of_a_rise_is_its_middle_for_a_ramp_and_one_step_for_a_jump() {
+        let ts: Vec<i64> = (0..20).map(|k| k * 10).collect();
+        // Flat at 5 with a dip to 4 early on, a ramp of 1 per sample from index 8 to 17, then freed.
+        let mut ramp = vec![5.0; 20];
+        ramp[2] = 4.0;
+        for (k, v) in ramp.iter_mut().enumerate().take(18).skip(8) {
+            *v = 5.0 + (k - 7) as f64;
+        }
+        ramp[18] = 5.0;
+        ramp[19] = 5.0;
+        // Rise 11 from the dip (4) to 15 at index 17: 10 % = 5.1 (last at index 7), 90 % = 13.9
+        // (first at index 16).
+        assert_eq!(rise_span(&ts, &ramp), Some((70, 160)));
+        let mut jump = vec![1.0; 20];
+        jump[12..].fill(9.0);
+        assert_eq!(rise_span(&ts, &jump), Some((110, 120)));
+        assert_eq!(rise_span(&ts, &[3.0, 2.0, 1.0]), None);
+        let mut cliff = vec![(0i64, 1.0); 10];
+        cliff.extend(vec![(0i64, 0.0); 10]);
+        for (k, s) in cliff.iter_mut().enumerate() {
+            s.0 = k as i64 * 10;
+        }
+        assert_eq!(describe(&mut cliff, None).cliff_at, Some(100));
     }
 
     #[test]

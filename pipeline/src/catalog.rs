@@ -51,10 +51,18 @@ pub enum Table {
     /// Statistics per job × node × metric over sliding windows, for the models (see
     /// [`crate::features`]).
     Windows,
+    /// One row per triggered rule: job, rule, group, severity, node and time window, evidence and
+    /// the rendered texts (see [`crate::classify`]).
+    Findings,
+    /// One row per job and class it belongs to (see [`crate::classify`]).
+    Classes,
+    /// The thresholds block: one row per job and main characteristic, marked low / average / high
+    /// (see [`crate::classify`]).
+    Thresholds,
 }
 
 impl Table {
-    pub const ALL: [Table; 7] = [
+    pub const ALL: [Table; 10] = [
         Table::Jobs,
         Table::Telemetry,
         Table::Labels,
@@ -62,6 +70,9 @@ impl Table {
         Table::FeaturesJob,
         Table::JobSummary,
         Table::Windows,
+        Table::Findings,
+        Table::Classes,
+        Table::Thresholds,
     ];
 
     pub fn name(self) -> &'static str {
@@ -73,6 +84,9 @@ impl Table {
             Table::FeaturesJob => "features_job",
             Table::JobSummary => "job_summary",
             Table::Windows => "windows",
+            Table::Findings => "findings",
+            Table::Classes => "classes",
+            Table::Thresholds => "thresholds",
         }
     }
 
@@ -213,6 +227,39 @@ impl Table {
                 );
                 fields
             }
+            Table::Findings => vec![
+                Field::new("job_id", text(), false),
+                Field::new("rule", text(), false),
+                Field::new("title", text(), false),
+                Field::new("group", text(), false),
+                Field::new("method_group", DataType::UInt8, true),
+                Field::new("severity", text(), false),
+                Field::new("node", text(), true),
+                Field::new("window_start", time(), true),
+                Field::new("window_end", time(), true),
+                Field::new("message", DataType::Utf8, false),
+                Field::new("fix", DataType::Utf8, false),
+                Field::new("why", DataType::Utf8, false),
+                Field::new("tools", DataType::Utf8, false),
+                Field::new("evidence", DataType::Utf8, false),
+                Field::new("rules_version", text(), false),
+            ],
+            Table::Classes => vec![
+                Field::new("job_id", text(), false),
+                Field::new("class", text(), false),
+                Field::new("name", text(), false),
+                Field::new("rules_version", text(), false),
+            ],
+            Table::Thresholds => vec![
+                Field::new("job_id", text(), false),
+                Field::new("characteristic", text(), false),
+                Field::new("title", text(), false),
+                Field::new("limits", text(), false),
+                Field::new("value", DataType::Float64, true),
+                Field::new("level", text(), false),
+                Field::new("low_below", DataType::Float64, true),
+                Field::new("high_from", DataType::Float64, true),
+            ],
             Table::JobSummary => {
                 let float = |name| Field::new(name, DataType::Float64, true);
                 vec![
@@ -325,6 +372,30 @@ pub fn remove_parts(
                 source,
             })?;
             removed.push(path);
+        }
+    }
+    Ok(removed)
+}
+
+/// Removes the per-job parts (`part-job-*.parquet`) of a table's day partition: what the per-job
+/// path wrote before a whole-day run replaced it. Returns how many it removed.
+pub fn remove_job_parts(data: &Path, table: Table, day: NaiveDate) -> Result<usize, CatalogError> {
+    let dir = partition_dir(data, table, day);
+    let entries = match fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+        Err(source) => return Err(CatalogError::Create { path: dir, source }),
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let is_job_part = name
+            .to_str()
+            .is_some_and(|n| n.starts_with("part-job-") && n.ends_with(".parquet"));
+        if is_job_part {
+            let path = entry.path();
+            fs::remove_file(&path).map_err(|source| CatalogError::Commit { path, source })?;
+            removed += 1;
         }
     }
     Ok(removed)

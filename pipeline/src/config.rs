@@ -39,6 +39,15 @@ pub struct Options {
     pub ingest: Option<IngestOptions>,
     pub prometheus: Option<PrometheusOptions>,
     pub features: Option<FeaturesOptions>,
+    pub rules: Option<RulesOptions>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulesOptions {
+    /// Site rule files layered over the built-in ones.
+    pub dir: Option<PathBuf>,
+    pub min_run_s: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -113,6 +122,7 @@ pub struct Settings {
     pub ingest: IngestSettings,
     pub prometheus: PrometheusSettings,
     pub features: crate::features::Settings,
+    pub rules: crate::rules::Settings,
 }
 
 #[derive(Debug, Clone)]
@@ -429,7 +439,16 @@ impl Options {
                 .transpose()
                 .map_err(|reason| invalid("features.windows", reason))?,
         };
+        let rules_options = self.rules.unwrap_or_default();
+        let rules = crate::rules::Settings {
+            dir: rules_options.dir,
+            min_run_s: rules_options
+                .min_run_s
+                .unwrap_or(crate::rules::DEFAULT_MIN_RUN_S),
+            cores_per_node: features.cores_per_node,
+        };
         Ok(Settings {
+            rules,
             features,
             data: self.data.unwrap_or_else(|| PathBuf::from(DEFAULT_DATA)),
             spool: self
@@ -521,5 +540,6 @@ mod tests {
         assert_eq!(s.prometheus.step, d.prometheus.step);
         assert_eq!(s.ingest.give_up_after, d.ingest.give_up_after);
         assert_eq!(s.features, d.features);
+        assert_eq!(s.rules, d.rules);
     }
 }

@@ -11,6 +11,7 @@
 use chrono::{DateTime, Utc};
 
 pub mod catalog;
+pub mod classify;
 pub mod config;
 pub mod demo;
 pub mod features;

@@ -7,12 +7,14 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
+use jobsight::classify;
 use jobsight::config::{Options, TelemetryKind};
 use jobsight::demo::{self, DemoOptions};
 use jobsight::ingest::prometheus::Prometheus;
 use jobsight::ingest::{ldms, ldms_store, per_job, simulator, swf};
 use jobsight::output::{self, Format};
 use jobsight::query::{self, SqlFormat};
+use jobsight::rules::{self, RuleBook};
 use jobsight::simulate::ClusterSpec;
 use jobsight::spool::Spool;
 
@@ -147,8 +149,31 @@ enum Command {
         #[arg(long)]
         windows: Option<jobsight::features::WindowSpec>,
     },
+    /// Apply the rule book to the stored jobs, one day partition at a time: the thresholds block
+    /// (each main characteristic low / average / high) into `thresholds`, the job classes into
+    /// `classes`, and one row per triggered rule into `findings` (group, severity, node and time
+    /// window where it has one, evidence, and what to do). Jobs without enough telemetry get only
+    /// the rules that need none. Running it again replaces a day's rows. Needs `jobsight features`
+    /// first for the telemetry rules.
+    Classify {
+        /// Only this day (UTC, the jobs' end day); default: every day that has jobs.
+        #[arg(long)]
+        day: Option<chrono::NaiveDate>,
+        /// Site rule directory layered over the built-in rules. Default: rules.dir.
+        #[arg(long, env = "JOBSIGHT_RULES_DIR")]
+        rules_dir: Option<PathBuf>,
+        /// CPUs per node, for `job.cores_per_node` and whether a job holds whole nodes. Default:
+        /// features.cores_per_node.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+        cores_per_node: Option<u32>,
+    },
+    /// Inspect, validate and backtest the rule book (rules, classes, thresholds).
+    Rules {
+        #[command(subcommand)]
+        action: RulesAction,
+    },
     /// Run a SQL query (DataFusion dialect) over every table of the warehouse: jobs, telemetry,
-    /// labels, features, features_job, job_summary, windows. Each table has the partition column `day` ('YYYY-MM-DD', the job's end
+    /// labels, features, features_job, job_summary, windows, findings, classes, thresholds. Each table has the partition column `day` ('YYYY-MM-DD', the job's end
     /// day).
     Sql {
         /// The query, e.g. "SELECT count(*) FROM jobs".
@@ -160,6 +185,47 @@ enum Command {
     Import {
         #[command(subcommand)]
         source: ImportSource,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum RulesAction {
+    /// List the rules, classes and thresholds block in effect (built-in plus the site directory).
+    List {
+        /// Site rule directory. Default: rules.dir.
+        #[arg(long, env = "JOBSIGHT_RULES_DIR")]
+        rules_dir: Option<PathBuf>,
+        /// `table` for people, `json` for scripts (every field, with the conditions and texts).
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
+    /// Check a directory of rule files layered over the built-in ones: TOML syntax, unknown keys,
+    /// conditions, templates and every variable name. Errors name the file and line.
+    Check {
+        /// The directory of *.toml rule files.
+        dir: PathBuf,
+    },
+    /// Run the current rule book and a candidate over stored history, and show which jobs and
+    /// users the candidate would flag that the current one does not, and the reverse. Writes
+    /// nothing.
+    Backtest {
+        /// The candidate's site directory (layered over the built-in rules).
+        #[arg(long)]
+        candidate: PathBuf,
+        /// First day (UTC, the jobs' end day) to replay.
+        #[arg(long)]
+        since: chrono::NaiveDate,
+        /// Last day to replay; default: the newest.
+        #[arg(long)]
+        until: Option<chrono::NaiveDate>,
+        /// The current site directory. Default: rules.dir.
+        #[arg(long, env = "JOBSIGHT_RULES_DIR")]
+        rules_dir: Option<PathBuf>,
+        /// Changed findings listed per side in `table` format.
+        #[arg(long, default_value_t = 20)]
+        show: usize,
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
     },
 }
 
@@ -280,6 +346,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Ingest { limit, format, .. } => {
             let spool = Spool::open(&settings.spool)?;
+            let classifier = classify::Classifier::load(&settings.rules)?;
             let prometheus = match settings.ingest.telemetry {
                 TelemetryKind::Prometheus => Some(Prometheus::new(settings.prometheus.clone())),
                 TelemetryKind::None => None,
@@ -292,6 +359,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 &data,
                 &settings.ingest,
                 &settings.features,
+                Some(&classifier),
                 source,
                 limit,
                 jobsight::now(),
@@ -421,6 +489,114 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 jobsight::peak_memory_mib().map_or("?".into(), |m| m.to_string())
             )?;
         }
+        Command::Classify {
+            day,
+            rules_dir,
+            cores_per_node,
+        } => {
+            let mut rules_settings = settings.rules.clone();
+            rules_settings.dir = rules_dir.or(rules_settings.dir);
+            rules_settings.cores_per_node = cores_per_node.or(rules_settings.cores_per_node);
+            let book = RuleBook::load(rules_settings.dir.as_deref())?;
+            let days = match day {
+                Some(day) => vec![day],
+                None => jobsight::features::days_with_jobs(&data),
+            };
+            let started = std::time::Instant::now();
+            let mut total = classify::Classified::default();
+            let n = days.len();
+            for (i, day) in days.into_iter().enumerate() {
+                eprint!("\rclassifying {day} ({}/{n}) ", i + 1);
+                let verdicts = classify::classify_day(&data, day, &book, &rules_settings)
+                    .with_context(|| format!("classifying the jobs of {day}"))?;
+                total.days += 1;
+                total.add(&verdicts);
+            }
+            eprint!("\r{:60}\r", "");
+            writeln!(
+                stdout,
+                "classified {} job(s) on {} day(s) with rule set {} ({} rules, {} classes): {} finding(s) ({} critical, {} warning, {} info), {} class membership(s); {} job(s) without enough telemetry got only the rules that need none; into {} in {:.1} s",
+                total.jobs,
+                total.days,
+                book.version,
+                book.rules.len(),
+                book.classes.len(),
+                total.findings,
+                total.critical,
+                total.warning,
+                total.info,
+                total.classes,
+                total.not_judgeable,
+                data.display(),
+                started.elapsed().as_secs_f64(),
+            )?;
+        }
+        Command::Rules { action } => match action {
+            RulesAction::List { rules_dir, format } => {
+                let book = RuleBook::load(rules_dir.or(settings.rules.dir.clone()).as_deref())?;
+                let text = match format {
+                    Format::Table => rules::listing::text(&book),
+                    Format::Json => {
+                        serde_json::to_string_pretty(&rules::listing::json(&book))? + "\n"
+                    }
+                };
+                stdout.write_all(text.as_bytes())?;
+            }
+            RulesAction::Check { dir } => {
+                anyhow::ensure!(dir.is_dir(), "{} is not a directory", dir.display());
+                let book = RuleBook::load(Some(&dir))?;
+                writeln!(
+                    stdout,
+                    "{}: ok; with the built-in files: {} rules, {} classes, {} characteristics, {} metrics (rule set {})",
+                    dir.display(),
+                    book.rules.len(),
+                    book.classes.len(),
+                    book.characteristics.len(),
+                    book.metrics.len(),
+                    book.version
+                )?;
+            }
+            RulesAction::Backtest {
+                candidate,
+                since,
+                until,
+                rules_dir,
+                show,
+                format,
+            } => {
+                anyhow::ensure!(
+                    candidate.is_dir(),
+                    "{} is not a directory",
+                    candidate.display()
+                );
+                let current = RuleBook::load(rules_dir.or(settings.rules.dir.clone()).as_deref())?;
+                let candidate_book = RuleBook::load(Some(&candidate))
+                    .with_context(|| format!("the candidate {}", candidate.display()))?;
+                let days: Vec<chrono::NaiveDate> = jobsight::features::days_with_jobs(&data)
+                    .into_iter()
+                    .filter(|d| *d >= since && until.is_none_or(|u| *d <= u))
+                    .collect();
+                anyhow::ensure!(
+                    !days.is_empty(),
+                    "no days with jobs from {since} in {}",
+                    data.display()
+                );
+                let result = classify::backtest::run(
+                    &data,
+                    &days,
+                    &current,
+                    &candidate_book,
+                    &settings.rules,
+                    |day, i, n| eprint!("\rbacktest: {day} ({i}/{n}) "),
+                )?;
+                eprint!("\r{:60}\r", "");
+                let text = match format {
+                    Format::Table => classify::backtest::render_text(&result, show),
+                    Format::Json => serde_json::to_string_pretty(&result)? + "\n",
+                };
+                stdout.write_all(text.as_bytes())?;
+            }
+        },
         Command::Sql { query, format } => {
             let runtime =
                 tokio::runtime::Runtime::new().context("cannot start the query runtime")?;

@@ -196,10 +196,15 @@ pub fn render_ingest(report: &IngestReport, format: Format) -> String {
                         note,
                         features,
                         features_ms,
+                        findings,
                     } => format!(
-                        "done         {job:<20} {} day={day}, {telemetry_rows} telemetry rows{}; features in {features_ms} ms: {features}",
+                        "done         {job:<20} {} day={day}, {telemetry_rows} telemetry rows{}; features in {features_ms} ms: {features}{}",
                         state.as_deref().unwrap_or("?"),
-                        note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default()
+                        note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default(),
+                        findings
+                            .as_ref()
+                            .map(|f| format!("; findings: {f}"))
+                            .unwrap_or_default()
                     ),
                     Outcome::Pending {
                         attempts,

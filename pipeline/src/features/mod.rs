@@ -407,7 +407,7 @@ pub fn compute_day(
     let (computed, counts) = compute_jobs(&files, &jobs, settings, progress)?;
     write(data, day, "features", &computed)?;
     for table in TABLES {
-        remove_job_parts(data, table, day)?;
+        catalog::remove_job_parts(data, table, day)?;
     }
     Ok(Computed {
         days: 1,
@@ -418,20 +418,6 @@ pub fn compute_day(
         unattributed: counts.unattributed,
         trimmed_away: counts.trimmed_away,
     })
-}
-
-/// Removes the per-job parts (`part-job-*.parquet`) of a table's day partition.
-fn remove_job_parts(data: &Path, table: Table, day: NaiveDate) -> Result<(), FeaturesError> {
-    for path in scan::parts(data, table, day)? {
-        let is_job_part = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("part-job-"));
-        if is_job_part {
-            std::fs::remove_file(&path).map_err(|e| FeaturesError::read(&path, e))?;
-        }
-    }
-    Ok(())
 }
 
 /// The per-job path: computes one job of `day` from its own telemetry `files` and writes it as

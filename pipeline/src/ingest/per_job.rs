@@ -102,6 +102,9 @@ pub enum Outcome {
         features: String,
         /// Time taken by the job's features, in milliseconds.
         features_ms: u64,
+        /// The rules' verdict: the ids of the findings (most severe first), "no findings", or
+        /// why it could not be classified; none when classification is off.
+        findings: Option<String>,
     },
     /// Tried and not finished: stays in `cur/`.
     Pending {
@@ -158,6 +161,7 @@ pub fn run(
     data: &Path,
     settings: &IngestSettings,
     features: &crate::features::Settings,
+    classifier: Option<&crate::classify::Classifier>,
     telemetry: Option<&dyn TelemetrySource>,
     limit: Option<usize>,
     now: DateTime<Utc>,
@@ -232,7 +236,15 @@ pub fn run(
             continue;
         }
         tried += 1;
-        let outcome = match ingest_one(&record, data, &settings.sacct, features, telemetry, now) {
+        let outcome = match ingest_one(
+            &record,
+            data,
+            &settings.sacct,
+            features,
+            classifier,
+            telemetry,
+            now,
+        ) {
             Ok(done) => {
                 spool.finish(name)?;
                 done
@@ -329,6 +341,7 @@ fn ingest_one(
     data: &Path,
     sacct_program: &Path,
     features: &crate::features::Settings,
+    classifier: Option<&crate::classify::Classifier>,
     telemetry: Option<&dyn TelemetrySource>,
     now: DateTime<Utc>,
 ) -> Result<Outcome, NotYet> {
@@ -431,13 +444,29 @@ fn ingest_one(
         },
         Err(e) => format!("not computed: {e}"),
     };
+    let features_ms = started.elapsed().as_millis() as u64;
+    // Then its classes and findings; like the features, a failure is reported and the nightly
+    // `jobsight classify` does the day again.
+    let findings = classifier.map(|c| {
+        match crate::classify::classify_job(data, day, &row.job_id, &name, &c.book, &c.settings) {
+            Ok(verdict) if verdict.findings.is_empty() => "no findings".to_string(),
+            Ok(verdict) => verdict
+                .findings
+                .iter()
+                .map(|f| format!("{} ({})", f.rule, f.severity.name()))
+                .collect::<Vec<_>>()
+                .join(", "),
+            Err(e) => format!("not classified: {e}"),
+        }
+    });
     Ok(Outcome::Done {
         day,
         state: row.state.clone(),
         telemetry_rows,
         note,
         features,
-        features_ms: started.elapsed().as_millis() as u64,
+        features_ms,
+        findings,
     })
 }
 

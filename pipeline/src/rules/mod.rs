@@ -18,6 +18,7 @@
 
 pub mod book;
 pub mod lang;
+pub mod listing;
 pub mod reload;
 
 use std::collections::BTreeMap;

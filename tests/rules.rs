@@ -1,0 +1,688 @@
+//! One fixture and one snapshot per built-in rule and class: each case starts from a healthy job of
+//! a given shape (one node, four nodes, a GPU node), changes what the problem changes, and checks
+//! that the rule (or class) fires there and stays silent on the healthy job of the same shape. The
+//! snapshot holds what a user would read: the rendered finding, node, window and evidence.
+//!
+//! A test also fails when a built-in rule or class has no case, so a new rule ships with its
+//! fixture.
+
+use std::collections::BTreeMap;
+
+use jobsight::rules::lang::Value;
+use jobsight::rules::{self, JobData, NodeSeries, RuleBook, Settings, Verdict};
+
+const CORES: u32 = 32;
+const START: f64 = 1_763_600_000.0;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Shape {
+    /// One exclusive 32-core node, 64 GB requested, one hour of a two-hour limit.
+    Single,
+    /// Four exclusive nodes.
+    Multi,
+    /// One node with 4 GPUs.
+    Gpu,
+}
+
+/// The healthy level of each metric on a node.
+fn healthy_means(shape: Shape) -> Vec<(&'static str, f64)> {
+    let multi = shape == Shape::Multi;
+    let mut m = vec![
+        ("cpu_user", 0.85),
+        ("cpu_system", 0.03),
+        ("cpu_iowait", 0.002),
+        ("load1", 30.0),
+        ("mem_used_bytes", 40e9),
+        ("mem_available_bytes", 200e9),
+        ("net_rx_bytes_per_s", if multi { 15e6 } else { 2e3 }),
+        ("net_tx_bytes_per_s", if multi { 15e6 } else { 2e3 }),
+        ("net_rx_packets_per_s", if multi { 3750.0 } else { 1.0 }),
+        ("net_tx_packets_per_s", if multi { 3750.0 } else { 1.0 }),
+        ("disk_read_bytes_per_s", 0.5e6),
+        ("disk_write_bytes_per_s", 1e6),
+        ("fs_metadata_ops_per_s", 5.0),
+        ("ipc", 1.8),
+        ("mem_bw_bytes_per_s", 20e9),
+    ];
+    if shape == Shape::Gpu {
+        m.push(("gpu_util", 0.8));
+        m.push(("gpu_mem_used_bytes", 30e9));
+    }
+    m
+}
+
+/// A steady series around `mean`, as `features` would describe it.
+fn steady(mean: f64) -> NodeSeries {
+    let s = 0.02 * mean.abs();
+    let stats: BTreeMap<String, f64> = [
+        ("n", 360.0),
+        ("min", mean - s),
+        ("max", mean + s),
+        ("mean", mean),
+        ("std", s / 2.0),
+        ("cv", if mean != 0.0 { 0.01 } else { 0.0 }),
+        ("p05", mean - 0.8 * s),
+        ("p25", mean - 0.3 * s),
+        ("p50", mean),
+        ("p75", mean + 0.3 * s),
+        ("p95", mean + 0.8 * s),
+        ("interval_s", 10.0),
+        ("coverage", 1.0),
+        ("slope_per_h", 0.0),
+        ("catastrophe", 0.95),
+        ("max_rise", 2.0 * s),
+        ("idle_share", 0.0),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    NodeSeries {
+        stats,
+        rise_from: Some(((START + 1000.0) * 1e6) as i64),
+        rise_to: Some(((START + 1010.0) * 1e6) as i64),
+        cliff_at: Some(((START + 1800.0) * 1e6) as i64),
+    }
+}
+
+/// A job under construction: node series first, then the figures derived from them, then
+/// overrides of job and summary fields.
+struct Fixture {
+    shape: Shape,
+    nodes: BTreeMap<String, BTreeMap<String, NodeSeries>>,
+    job: BTreeMap<String, Value>,
+    summary_overrides: Vec<(String, Value)>,
+}
+
+impl Fixture {
+    fn healthy(shape: Shape) -> Fixture {
+        let node_count = if shape == Shape::Multi { 4 } else { 1 };
+        let nodes = (1..=node_count)
+            .map(|i| {
+                let series = healthy_means(shape)
+                    .into_iter()
+                    .map(|(m, v)| (m.to_string(), steady(v)))
+                    .collect();
+                (format!("c{i:02}"), series)
+            })
+            .collect();
+        let job: BTreeMap<String, Value> = [
+            ("cluster", Value::Str("test".into())),
+            ("job_id", Value::Str("4242".into())),
+            ("user", Value::Str("alice".into())),
+            ("account", Value::Str("chem".into())),
+            (
+                "partition",
+                Value::Str(if shape == Shape::Gpu { "gpu" } else { "batch" }.into()),
+            ),
+            ("num_nodes", Value::Num(node_count as f64)),
+            (
+                "nodes",
+                Value::Str(if node_count == 1 { "c01".into() } else { "c[01-04]".into() }),
+            ),
+            ("cpus", Value::Num((CORES * node_count) as f64)),
+            ("gpus", Value::Num(if shape == Shape::Gpu { 4.0 } else { 0.0 })),
+            ("req_mem_mb", Value::Num(65536.0 * node_count as f64)),
+            ("time_limit_s", Value::Num(7200.0)),
+            ("submit", Value::Num(START - 600.0)),
+            ("start", Value::Num(START)),
+            ("end", Value::Num(START + 3600.0)),
+            ("state", Value::Str("COMPLETED".into())),
+            ("exit_code", Value::Num(0.0)),
+            ("name", Value::Str("md-run".into())),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        Fixture {
+            shape,
+            nodes,
+            job,
+            summary_overrides: Vec::new(),
+        }
+    }
+
+    /// Sets a statistic of a metric on every node.
+    fn all(&mut self, metric: &str, stat: &str, value: f64) -> &mut Fixture {
+        for series in self.nodes.values_mut() {
+            series
+                .entry(metric.to_string())
+                .or_insert_with(|| steady(value))
+                .stats
+                .insert(stat.to_string(), value);
+        }
+        self
+    }
+
+    /// A metric at a steady level on every node.
+    fn level(&mut self, metric: &str, mean: f64) -> &mut Fixture {
+        for series in self.nodes.values_mut() {
+            series.insert(metric.to_string(), steady(mean));
+        }
+        self
+    }
+
+    fn node(&mut self, node: &str, metric: &str, stat: &str, value: f64) -> &mut Fixture {
+        self.nodes
+            .get_mut(node)
+            .expect("fixture node")
+            .entry(metric.to_string())
+            .or_insert_with(|| steady(value))
+            .stats
+            .insert(stat.to_string(), value);
+        self
+    }
+
+    fn node_series(&mut self, node: &str, metric: &str, series: NodeSeries) -> &mut Fixture {
+        self.nodes
+            .get_mut(node)
+            .expect("fixture node")
+            .insert(metric.to_string(), series);
+        self
+    }
+
+    fn job(&mut self, field: &str, value: Value) -> &mut Fixture {
+        self.job.insert(field.to_string(), value);
+        self
+    }
+
+    fn summary(&mut self, field: &str, value: Value) -> &mut Fixture {
+        self.summary_overrides.push((field.to_string(), value));
+        self
+    }
+
+    /// The job as the classify stage would read it from the warehouse.
+    fn build(&self) -> JobData {
+        let mut across: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
+        let metrics: Vec<String> = self
+            .nodes
+            .values()
+            .flat_map(|m| m.keys().cloned())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        for metric in &metrics {
+            let stat = |s: &str| -> Vec<f64> {
+                self.nodes
+                    .values()
+                    .filter_map(|m| m.get(metric)?.stats.get(s).copied())
+                    .collect()
+            };
+            let means = stat("mean");
+            let mean = means.iter().sum::<f64>() / means.len() as f64;
+            let (lo, hi) = means
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+            let sd = (means.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / means.len() as f64)
+                .sqrt();
+            let figures = [
+                ("nodes", means.len() as f64),
+                ("mean", mean),
+                ("min", stat("min").into_iter().fold(f64::INFINITY, f64::min)),
+                ("max", stat("max").into_iter().fold(f64::NEG_INFINITY, f64::max)),
+                ("node_mean_min", lo),
+                ("node_mean_max", hi),
+                ("node_cv", if mean != 0.0 { sd / mean } else { 0.0 }),
+                ("imbalance", if hi > 0.0 { (hi - lo) / hi } else { 0.0 }),
+            ];
+            across.insert(
+                metric.clone(),
+                figures.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            );
+        }
+        let num_nodes = self.nodes.len() as f64;
+        let cpus = match self.job.get("cpus") {
+            Some(Value::Num(c)) => *c,
+            _ => 1.0,
+        };
+        let node_mean = |m: &str| across.get(m).and_then(|a| a.get("mean")).copied();
+        let busy = node_mean("cpu_user").unwrap_or(0.0) + node_mean("cpu_system").unwrap_or(0.0);
+        let used_cores = busy * CORES as f64 * num_nodes;
+        let mem_max_mb: f64 = self
+            .nodes
+            .values()
+            .filter_map(|m| m.get("mem_used_bytes")?.stats.get("max").copied())
+            .sum::<f64>()
+            / 1048576.0;
+        let num = |k: &str| match self.job.get(k) {
+            Some(Value::Num(v)) => *v,
+            _ => f64::NAN,
+        };
+        let elapsed = num("end") - num("start");
+        let mut summary: BTreeMap<String, Value> = [
+            ("elapsed_s", Value::Num(elapsed)),
+            ("judgeable", Value::Bool(true)),
+            ("nodes_seen", Value::Num(num_nodes)),
+            ("coverage_min", Value::Num(1.0)),
+            ("duty_cycle", Value::Str("GOOD".into())),
+            ("cpu_used_cores", Value::Num(used_cores)),
+            ("cpu_eff", Value::Num(used_cores / cpus)),
+            ("mem_used_max_mb", Value::Num(mem_max_mb)),
+            ("mem_eff", Value::Num(mem_max_mb / num("req_mem_mb"))),
+            ("time_eff", Value::Num(elapsed / num("time_limit_s"))),
+            ("core_hours", Value::Num(cpus * elapsed / 3600.0)),
+            (
+                "wasted_core_hours",
+                Value::Num(cpus * elapsed / 3600.0 * (1.0 - (used_cores / cpus).min(1.0))),
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        if let Some(g) = node_mean("gpu_util") {
+            summary.insert("gpu_util".into(), Value::Num(g));
+        }
+        for (k, v) in &self.summary_overrides {
+            summary.insert(k.clone(), v.clone());
+        }
+        JobData {
+            job_id: "4242".into(),
+            job: self.job.clone(),
+            summary,
+            across,
+            nodes: self.nodes.clone(),
+        }
+    }
+}
+
+fn settings() -> Settings {
+    Settings {
+        cores_per_node: Some(CORES),
+        ..Settings::default()
+    }
+}
+
+fn verdict(book: &RuleBook, fixture: &Fixture) -> Verdict {
+    let mut data = fixture.build();
+    rules::prepare(&mut data, &settings());
+    rules::evaluate(book, &data, &settings())
+}
+
+type Case = (&'static str, Shape, fn(&mut Fixture));
+
+/// A leak: memory rising by 30 GB over the middle of the run.
+fn leaking(f: &mut Fixture) {
+    let mut s = steady(40e9);
+    s.stats.insert("max".into(), 70e9);
+    s.stats.insert("max_rise".into(), 30e9);
+    s.stats.insert("slope_per_h".into(), 30e9);
+    s.rise_from = Some(((START + 600.0) * 1e6) as i64);
+    s.rise_to = Some(((START + 3000.0) * 1e6) as i64);
+    f.node_series("c01", "mem_used_bytes", s);
+}
+
+fn hung(f: &mut Fixture) {
+    f.level("cpu_user", 0.001).level("cpu_system", 0.0005).level("load1", 0.05);
+}
+
+/// The fixture of each built-in rule.
+fn rule_cases() -> Vec<Case> {
+    vec![
+        ("hung-job", Shape::Single, hung),
+        ("node-imbalance", Shape::Multi, |f| {
+            for n in ["c02", "c03", "c04"] {
+                f.node(n, "cpu_user", "mean", 0.2);
+            }
+        }),
+        ("core-imbalance", Shape::Single, |f| {
+            f.summary("duty_cycle", Value::Str("UNPINNED".into()));
+        }),
+        ("memory-imbalance", Shape::Multi, |f| {
+            f.node("c01", "mem_used_bytes", "mean", 180e9);
+        }),
+        ("gpu-idle", Shape::Gpu, |f| {
+            f.level("gpu_util", 0.02);
+        }),
+        ("gpu-underused", Shape::Gpu, |f| {
+            f.level("gpu_util", 0.2);
+        }),
+        ("gpu-and-host-idle", Shape::Gpu, |f| {
+            f.level("gpu_util", 0.2).level("cpu_user", 0.2);
+        }),
+        ("too-many-cores-per-gpu", Shape::Gpu, |f| {
+            f.job("gpus", Value::Num(1.0)).level("cpu_user", 0.2);
+        }),
+        ("high-iowait", Shape::Single, |f| {
+            f.level("cpu_iowait", 0.3);
+        }),
+        ("oversubscribed", Shape::Single, |f| {
+            f.level("load1", 64.0);
+        }),
+        ("high-system-time", Shape::Single, |f| {
+            f.level("cpu_user", 0.5).level("cpu_system", 0.4);
+        }),
+        ("metadata-storm", Shape::Single, |f| {
+            f.level("fs_metadata_ops_per_s", 5000.0);
+        }),
+        ("memory-nearly-full", Shape::Single, |f| {
+            f.all("mem_available_bytes", "min", 2e9).all("mem_used_bytes", "max", 250e9);
+        }),
+        ("mpi-heavy-low-cpu", Shape::Multi, |f| {
+            f.level("cpu_user", 0.3)
+                .level("net_rx_bytes_per_s", 2e9)
+                .level("net_tx_bytes_per_s", 2e9);
+        }),
+        ("no-communication", Shape::Multi, |f| {
+            f.level("net_rx_bytes_per_s", 1e3)
+                .level("net_tx_bytes_per_s", 1e3)
+                .level("net_rx_packets_per_s", 1.0)
+                .level("net_tx_packets_per_s", 1.0);
+        }),
+        ("small-packets", Shape::Multi, |f| {
+            f.level("net_rx_packets_per_s", 150000.0)
+                .level("net_tx_packets_per_s", 150000.0);
+        }),
+        ("serial-on-many-cores", Shape::Single, |f| {
+            f.level("cpu_user", 1.0 / CORES as f64).level("cpu_system", 0.0);
+        }),
+        ("single-core-job", Shape::Single, |f| {
+            f.job("cpus", Value::Num(1.0));
+        }),
+        ("low-cpu-load", Shape::Single, |f| {
+            f.level("cpu_user", 0.3);
+        }),
+        ("busy-but-unproductive", Shape::Single, |f| {
+            f.level("ipc", 0.2).level("mem_bw_bytes_per_s", 1e9);
+        }),
+        ("wrong-partition-gpu", Shape::Gpu, |f| {
+            f.job("gpus", Value::Num(0.0)).level("gpu_util", 0.0);
+        }),
+        ("wrong-partition-largemem", Shape::Single, |f| {
+            f.job("partition", Value::Str("largemem".into()))
+                .all("mem_used_bytes", "max", 20e9);
+        }),
+        ("memory-overrequest", Shape::Single, |f| {
+            f.job("req_mem_mb", Value::Num(256.0 * 1024.0));
+        }),
+        ("time-overrequest", Shape::Single, |f| {
+            f.job("time_limit_s", Value::Num(48.0 * 3600.0));
+        }),
+        ("idle-node", Shape::Multi, |f| {
+            f.node("c04", "cpu_user", "mean", 0.001);
+        }),
+        ("out-of-memory", Shape::Single, |f| {
+            f.job("state", Value::Str("OUT_OF_MEMORY".into()));
+        }),
+        ("timeout", Shape::Single, |f| {
+            f.job("state", Value::Str("TIMEOUT".into()));
+        }),
+        ("node-fail", Shape::Single, |f| {
+            f.job("state", Value::Str("NODE_FAIL".into()));
+        }),
+        ("memory-leak", Shape::Single, leaking),
+        ("work-cliff", Shape::Single, |f| {
+            f.all("cpu_user", "catastrophe", 0.02);
+        }),
+        ("insufficient-telemetry", Shape::Single, |f| {
+            f.summary("judgeable", Value::Bool(false)).summary(
+                "not_judgeable_reason",
+                Value::Str("node c01 has 12 % of the expected samples of cpu_user".into()),
+            );
+        }),
+    ]
+}
+
+/// The fixture of each built-in class (the class must not hold for the healthy job of the shape).
+fn class_cases() -> Vec<Case> {
+    vec![
+        ("single-node", Shape::Multi, |f| {
+            f.nodes.retain(|n, _| n == "c01");
+            f.job("num_nodes", Value::Num(1.0)).job("cpus", Value::Num(32.0));
+        }),
+        ("multi-node", Shape::Single, |f| {
+            f.job("num_nodes", Value::Num(2.0));
+        }),
+        ("large-scale", Shape::Multi, |f| {
+            f.job("num_nodes", Value::Num(64.0));
+        }),
+        ("single-core", Shape::Single, |f| {
+            f.job("cpus", Value::Num(1.0));
+        }),
+        ("serial", Shape::Single, |f| {
+            f.level("cpu_user", 1.0 / CORES as f64).level("cpu_system", 0.0);
+        }),
+        ("gpu-job", Shape::Single, |f| {
+            f.job("gpus", Value::Num(2.0));
+        }),
+        ("gpu-intensive", Shape::Gpu, |f| {
+            f.level("gpu_util", 0.2);
+        }),
+        ("short", Shape::Single, |f| {
+            f.job("end", Value::Num(START + 300.0));
+        }),
+        ("long", Shape::Single, |f| {
+            f.job("end", Value::Num(START + 2.0 * 86400.0))
+                .job("time_limit_s", Value::Num(3.0 * 86400.0));
+        }),
+        ("highly-communicative", Shape::Multi, |f| {
+            f.level("net_rx_bytes_per_s", 40e6).level("net_tx_bytes_per_s", 40e6);
+        }),
+        ("compute-intensive", Shape::Single, |f| {
+            f.level("cpu_user", 0.6);
+        }),
+        ("memory-intensive", Shape::Single, |f| {
+            f.level("mem_bw_bytes_per_s", 60e9);
+        }),
+        ("high-memory-locality", Shape::Single, |f| {
+            f.level("ipc", 1.0);
+        }),
+        ("low-memory-locality", Shape::Single, |f| {
+            f.level("ipc", 0.5);
+        }),
+        ("large-memory", Shape::Single, |f| {
+            f.all("mem_used_bytes", "max", 200e9);
+        }),
+        ("io-intensive", Shape::Single, |f| {
+            f.level("disk_write_bytes_per_s", 500e6);
+        }),
+        ("low-activity", Shape::Single, |f| {
+            f.level("cpu_user", 0.2);
+        }),
+        ("suitable-for-supercomputer", Shape::Single, |f| {
+            f.level("cpu_user", 0.1);
+        }),
+        ("exclusive-nodes", Shape::Single, |f| {
+            f.job("cpus", Value::Num(8.0));
+        }),
+        ("shared-nodes", Shape::Single, |f| {
+            f.job("cpus", Value::Num(8.0)).level("cpu_user", 0.22);
+        }),
+        ("array-task", Shape::Single, |f| {
+            f.job("array_task_id", Value::Num(3.0));
+        }),
+        ("requeued", Shape::Single, |f| {
+            f.job("restart_count", Value::Num(1.0));
+        }),
+        ("failed", Shape::Single, |f| {
+            f.job("state", Value::Str("FAILED".into()));
+        }),
+        ("right-sized-memory", Shape::Single, |f| {
+            f.job("req_mem_mb", Value::Num(48.0 * 1024.0));
+        }),
+    ]
+}
+
+/// Classes that the healthy job of the shape belongs to: their fixture is the job that does not,
+/// and the case checks the reverse.
+const INVERTED_CLASSES: [&str; 5] = [
+    "compute-intensive",
+    "suitable-for-supercomputer",
+    "exclusive-nodes",
+    "high-memory-locality",
+    "gpu-intensive",
+];
+
+fn class_is_inverted(id: &str) -> bool {
+    INVERTED_CLASSES.contains(&id)
+}
+
+fn render(verdict: &Verdict, rule: &str) -> String {
+    let mut out = String::new();
+    for f in verdict.findings.iter().filter(|f| f.rule == rule) {
+        out += &format!(
+            "[{}] {} ({}, group {}{})\nnode: {}\nwindow: {}\nwhat: {}\nwhy: {}\nfix: {}\ntools: {}\nevidence: {}\n",
+            f.severity.name(),
+            f.title,
+            f.rule,
+            f.group.name(),
+            f.group.method_number().map(|n| format!(" = method group {n}")).unwrap_or_default(),
+            f.node.as_deref().unwrap_or("-"),
+            f.window
+                .map(|(a, b)| format!("{} s to {} s after the start", (a as f64 / 1e6 - START).round(), (b as f64 / 1e6 - START).round()))
+                .unwrap_or_else(|| "-".into()),
+            f.message,
+            f.why.join("; "),
+            f.fix,
+            f.tools.join(", "),
+            f.evidence_json(),
+        );
+    }
+    out
+}
+
+#[test]
+fn every_rule_fires_on_its_fixture_and_not_on_the_healthy_twin() {
+    let book = RuleBook::load(None).expect("built-in rules");
+    let cases = rule_cases();
+    for rule in &book.rules {
+        assert!(
+            cases.iter().any(|c| c.0 == rule.id),
+            "rule {} has no fixture in tests/rules.rs",
+            rule.id
+        );
+    }
+    for (id, shape, change) in cases {
+        assert!(book.rules.iter().any(|r| r.id == id), "no rule {id}");
+        let healthy = Fixture::healthy(shape);
+        let quiet = verdict(&book, &healthy);
+        assert!(
+            quiet.findings.is_empty(),
+            "the healthy {shape:?} job has findings: {:?}",
+            quiet.findings.iter().map(|f| &f.rule).collect::<Vec<_>>()
+        );
+        let mut fixture = Fixture::healthy(shape);
+        change(&mut fixture);
+        let v = verdict(&book, &fixture);
+        let text = render(&v, id);
+        assert!(
+            !text.is_empty(),
+            "rule {id} did not fire on its fixture; it found {:?}",
+            v.findings.iter().map(|f| &f.rule).collect::<Vec<_>>()
+        );
+        insta::assert_snapshot!(format!("rule-{id}"), text);
+    }
+}
+
+#[test]
+fn every_class_holds_on_its_fixture_and_not_on_the_healthy_twin() {
+    let book = RuleBook::load(None).expect("built-in rules");
+    let cases = class_cases();
+    for class in &book.classes {
+        assert!(
+            cases.iter().any(|c| c.0 == class.id),
+            "class {} has no fixture in tests/rules.rs",
+            class.id
+        );
+    }
+    for (id, shape, change) in cases {
+        let class_of = |f: &Fixture| {
+            verdict(&book, f)
+                .classes
+                .iter()
+                .any(|(c, _)| c == id)
+        };
+        let healthy = Fixture::healthy(shape);
+        let mut fixture = Fixture::healthy(shape);
+        change(&mut fixture);
+        let (in_healthy, in_fixture) = (class_of(&healthy), class_of(&fixture));
+        if class_is_inverted(id) {
+            assert!(in_healthy && !in_fixture, "class {id}: healthy {in_healthy}, fixture {in_fixture}");
+        } else {
+            assert!(!in_healthy && in_fixture, "class {id}: healthy {in_healthy}, fixture {in_fixture}");
+        }
+        let class = book.classes.iter().find(|c| c.id == id).expect("class");
+        let member = if in_fixture { &fixture } else { &healthy };
+        let v = verdict(&book, member);
+        insta::assert_snapshot!(
+            format!("class-{id}"),
+            format!(
+                "{} ({}): {}\nwhen: {}\nclasses of the member: {}\nthresholds: {}\n",
+                class.name,
+                class.id,
+                class.description,
+                class.when_text,
+                v.classes.iter().map(|c| c.0.as_str()).collect::<Vec<_>>().join(", "),
+                v.thresholds
+                    .iter()
+                    .map(|t| format!("{}={}", t.characteristic, t.level))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        );
+    }
+}
+
+#[test]
+fn a_job_without_enough_telemetry_gets_only_the_rules_that_need_none() {
+    let book = RuleBook::load(None).expect("built-in rules");
+    let mut f = Fixture::healthy(Shape::Single);
+    hung(&mut f);
+    f.job("state", Value::Str("TIMEOUT".into()))
+        .summary("judgeable", Value::Bool(false))
+        .summary("not_judgeable_reason", Value::Str("no telemetry".into()));
+    let v = verdict(&book, &f);
+    let rules: Vec<&str> = v.findings.iter().map(|f| f.rule.as_str()).collect();
+    assert_eq!(rules, ["timeout", "insufficient-telemetry"]);
+    assert!(v.thresholds.iter().all(|t| t.level == "not judged"));
+}
+
+#[test]
+fn short_jobs_get_no_telemetry_rules_but_do_get_their_outcome() {
+    let book = RuleBook::load(None).expect("built-in rules");
+    let mut f = Fixture::healthy(Shape::Single);
+    hung(&mut f);
+    f.job("end", Value::Num(START + 120.0))
+        .job("state", Value::Str("OUT_OF_MEMORY".into()));
+    let v = verdict(&book, &f);
+    let rules: Vec<&str> = v.findings.iter().map(|f| f.rule.as_str()).collect();
+    assert_eq!(rules, ["out-of-memory"]);
+}
+
+#[test]
+fn the_memory_leak_finding_names_its_node_and_window() {
+    let book = RuleBook::load(None).expect("built-in rules");
+    let mut f = Fixture::healthy(Shape::Single);
+    leaking(&mut f);
+    let v = verdict(&book, &f);
+    let leak = v.findings.iter().find(|f| f.rule == "memory-leak").expect("leak found");
+    assert_eq!(leak.node.as_deref(), Some("c01"));
+    let (from, to) = leak.window.expect("window");
+    assert_eq!((from / 1_000_000 - START as i64, to / 1_000_000 - START as i64), (600, 3000));
+    // A jump of the same size within one sampling interval is not a leak.
+    let mut jump = Fixture::healthy(Shape::Single);
+    leaking(&mut jump);
+    jump.node("c01", "mem_used_bytes", "rise_s", 10.0);
+    let mut s = jump.nodes["c01"]["mem_used_bytes"].clone();
+    s.rise_to = s.rise_from.map(|t| t + 10_000_000);
+    jump.node_series("c01", "mem_used_bytes", s);
+    assert!(!verdict(&book, &jump).findings.iter().any(|f| f.rule == "memory-leak"));
+}
+
+#[test]
+fn limits_per_partition_change_the_verdict() {
+    // The same GPU job is underused on the default limits and fine where the site lowered them.
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(
+        dir.path().join("site.toml"),
+        "[partition.gpu.limits.gpu_util]\nalert = 0.05\ncaution = 0.1\n",
+    )
+    .expect("write");
+    let site = RuleBook::load(Some(dir.path())).expect("site rules");
+    let built_in = RuleBook::load(None).expect("built-in rules");
+    let mut f = Fixture::healthy(Shape::Gpu);
+    f.level("gpu_util", 0.2);
+    let rules = |book: &RuleBook| -> Vec<String> {
+        verdict(book, &f).findings.into_iter().map(|f| f.rule).collect()
+    };
+    assert_eq!(rules(&built_in), ["gpu-underused"]);
+    assert!(rules(&site).is_empty());
+}

@@ -363,6 +363,29 @@ fn ldms_examinimd_runs() {
         "SELECT count(*) AS n FROM job_summary WHERE coverage_min IS NOT NULL",
     )[0];
     assert_eq!(number(covered, "n"), 56.0);
+
+    // The rules on the real runs: the memory-leak rule flags every run with an injected leak,
+    // inside one of its labelled windows, and no other run (the baseline included).
+    let out = common::run_ok(jobsight(&data).arg("classify"));
+    assert!(out.contains("classified 56 job(s)"), "{out}");
+    let leak = &sql(
+        &data,
+        "WITH leak AS (SELECT DISTINCT job_id FROM labels WHERE anomaly = 'memleak')
+         SELECT (SELECT count(*) FROM leak) AS leak_runs,
+                (SELECT count(DISTINCT f.job_id) FROM findings f JOIN labels l
+                   ON f.job_id = l.job_id AND l.anomaly = 'memleak'
+                 WHERE f.rule = 'memory-leak'
+                   AND f.window_start >= l.start AND f.window_end <= l.\"end\") AS inside,
+                (SELECT count(*) FROM findings WHERE rule = 'memory-leak'
+                   AND job_id NOT IN (SELECT job_id FROM leak)) AS elsewhere,
+                (SELECT count(*) FROM findings f JOIN labels l ON f.job_id = l.job_id
+                 WHERE l.anomaly = 'none' AND f.rule = 'memory-leak') AS on_baseline",
+    )[0];
+    eprintln!("memory-leak rule on the real runs: {leak:?}");
+    assert_eq!(number(leak, "leak_runs"), 19.0);
+    assert_eq!(number(leak, "inside"), 19.0);
+    assert_eq!(number(leak, "elsewhere"), 0.0);
+    assert_eq!(number(leak, "on_baseline"), 0.0);
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {

@@ -92,6 +92,31 @@ fn demo_reports_what_is_on_disk() {
     );
     assert!(report.contains("| serial    | PINNED"), "{report}");
     assert!(report.contains("| memleak"), "{report}");
+    // Classification: every job classified, the leaks found by the memory-leak rule with the
+    // simulator's truth beside them, and what the report counts is what the findings table holds.
+    assert!(
+        report.contains("6. Classification with the built-in rule book"),
+        "{report}"
+    );
+    assert!(
+        report.contains(&format!(" on {} jobs, ", keys.len())),
+        "{report}"
+    );
+    let leak_line = report
+        .lines()
+        .find(|l| l.contains("| memory-leak "))
+        .unwrap_or_else(|| panic!("no memory-leak row: {report}"));
+    assert!(leak_line.contains("memleak"), "{leak_line}");
+    let reported: usize = report
+        .split("): ")
+        .find_map(|rest| rest.split(" findings (").next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no findings count: {report}"));
+    let stored = common::sql_json(
+        JOBSIGHT,
+        &dir.path().join("warehouse"),
+        "SELECT count(*) AS n FROM findings",
+    );
+    assert_eq!(stored[0]["n"].as_u64(), Some(reported as u64), "{stored:?}");
     // Nothing from a job name reaches the terminal raw.
     assert!(!report.contains('\u{1b}'), "{report}");
 }

@@ -334,18 +334,27 @@ fn pending_jobs_back_off_then_go_to_failed_with_their_reason() {
     let settings = settings(&s.sacct, &fake_prometheus(Fault::Http500), "");
     let prometheus = Prometheus::new(settings.prometheus.clone());
     let run = |now: DateTime<Utc>| {
-        per_job::run(
-            &s.spool,
-            &s.data,
-            &settings.ingest,
-            &settings.features,
-            None,
-            Some(&prometheus),
-            None,
-            now,
-            |_, _| {},
-        )
-        .unwrap()
+        // Another test thread that forks a stand-in sacct can hold a copy of this spool's lock
+        // descriptor for the instant between fork and exec; a run that meets it is retried.
+        for _ in 0..100 {
+            match per_job::run(
+                &s.spool,
+                &s.data,
+                &settings.ingest,
+                &settings.features,
+                None,
+                Some(&prometheus),
+                None,
+                now,
+                |_, _| {},
+            ) {
+                Err(per_job::IngestError::Busy { .. }) => {
+                    std::thread::sleep(std::time::Duration::from_millis(20))
+                }
+                other => return other.unwrap(),
+            }
+        }
+        panic!("the spool stayed locked");
     };
     // Before the lag has passed the job waits for its last samples, without counting an attempt.
     let t0 = at(JOB1_ENQUEUED + 10);

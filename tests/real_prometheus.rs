@@ -12,11 +12,11 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use common::services::{
-    install_hook, job_state, sbatch, sh, start_prometheus, start_slurm, test_base, wait_until,
+    ingest_until_done, install_hook, job_state, prometheus_config, sbatch, sh, start_prometheus,
+    start_slurm, test_base, wait_until,
 };
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
@@ -69,33 +69,15 @@ fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
 
     // Scrape every second, evaluate every 2 s over 5 s rate windows; at most 6 points per series
     // per request, so a 30 s job takes 3 chunks.
-    let config = base.join("jobsight.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[ingest]\nretry_after_s = 1\nretry_max_s = 2\n[prometheus]\nurl = \"http://127.0.0.1:{PROM_PORT}\"\nstep_s = {STEP_S}\nrate_window_s = 5\nlag_s = 3\nmax_points_per_series = 6\ntimeout_s = 10\n[features]\ncores_per_node = {cpus}\n"
-        ),
-    )
-    .unwrap();
+    let config = prometheus_config(
+        &base,
+        PROM_PORT,
+        STEP_S,
+        &format!("max_points_per_series = 6\n[features]\ncores_per_node = {cpus}\n"),
+    );
     let data = base.join("data");
-    let mut last = String::new();
-    let mut every_run = String::new();
-    wait_until("both jobs to be ingested", Duration::from_secs(90), || {
-        let (stdout, stderr) = common::run_ok_with_stderr(
-            Command::new(JOBSIGHT)
-                .arg("--config")
-                .arg(&config)
-                .arg("--data")
-                .arg(&data)
-                .arg("ingest")
-                .arg("--spool")
-                .arg(&spool),
-        );
-        last = format!("{stdout}{stderr}");
-        eprint!("{last}");
-        every_run.push_str(&last);
-        std::fs::read_dir(spool.join("done")).map_or(0, |d| d.count()) == 2
-    });
+    let (last, every_run) =
+        ingest_until_done(JOBSIGHT, &config, &data, &spool, 2, Duration::from_secs(90));
     assert!(last.contains("2 done") || last.contains("1 done"), "{last}");
     // Each job's features were computed right after its telemetry was stored, well under a
     // second each (even in a debug build), and both jobs have enough telemetry to be judged.

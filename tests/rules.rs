@@ -87,7 +87,6 @@ fn steady(mean: f64) -> NodeSeries {
 /// A job under construction: node series first, then the figures derived from them, then
 /// overrides of job and summary fields.
 struct Fixture {
-    shape: Shape,
     nodes: BTreeMap<String, BTreeMap<String, NodeSeries>>,
     job: BTreeMap<String, Value>,
     summary_overrides: Vec<(String, Value)>,
@@ -117,10 +116,17 @@ impl Fixture {
             ("num_nodes", Value::Num(node_count as f64)),
             (
                 "nodes",
-                Value::Str(if node_count == 1 { "c01".into() } else { "c[01-04]".into() }),
+                Value::Str(if node_count == 1 {
+                    "c01".into()
+                } else {
+                    "c[01-04]".into()
+                }),
             ),
             ("cpus", Value::Num((CORES * node_count) as f64)),
-            ("gpus", Value::Num(if shape == Shape::Gpu { 4.0 } else { 0.0 })),
+            (
+                "gpus",
+                Value::Num(if shape == Shape::Gpu { 4.0 } else { 0.0 }),
+            ),
             ("req_mem_mb", Value::Num(65536.0 * node_count as f64)),
             ("time_limit_s", Value::Num(7200.0)),
             ("submit", Value::Num(START - 600.0)),
@@ -134,7 +140,6 @@ impl Fixture {
         .map(|(k, v)| (k.to_string(), v))
         .collect();
         Fixture {
-            shape,
             nodes,
             job,
             summary_overrides: Vec::new(),
@@ -211,14 +216,19 @@ impl Fixture {
             let mean = means.iter().sum::<f64>() / means.len() as f64;
             let (lo, hi) = means
                 .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
-            let sd = (means.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / means.len() as f64)
-                .sqrt();
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                    (a.min(v), b.max(v))
+                });
+            let sd =
+                (means.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / means.len() as f64).sqrt();
             let figures = [
                 ("nodes", means.len() as f64),
                 ("mean", mean),
                 ("min", stat("min").into_iter().fold(f64::INFINITY, f64::min)),
-                ("max", stat("max").into_iter().fold(f64::NEG_INFINITY, f64::max)),
+                (
+                    "max",
+                    stat("max").into_iter().fold(f64::NEG_INFINITY, f64::max),
+                ),
                 ("node_mean_min", lo),
                 ("node_mean_max", hi),
                 ("node_cv", if mean != 0.0 { sd / mean } else { 0.0 }),
@@ -311,7 +321,9 @@ fn leaking(f: &mut Fixture) {
 }
 
 fn hung(f: &mut Fixture) {
-    f.level("cpu_user", 0.001).level("cpu_system", 0.0005).level("load1", 0.05);
+    f.level("cpu_user", 0.001)
+        .level("cpu_system", 0.0005)
+        .level("load1", 0.05);
 }
 
 /// The fixture of each built-in rule.
@@ -354,7 +366,8 @@ fn rule_cases() -> Vec<Case> {
             f.level("fs_metadata_ops_per_s", 5000.0);
         }),
         ("memory-nearly-full", Shape::Single, |f| {
-            f.all("mem_available_bytes", "min", 2e9).all("mem_used_bytes", "max", 250e9);
+            f.all("mem_available_bytes", "min", 2e9)
+                .all("mem_used_bytes", "max", 250e9);
         }),
         ("mpi-heavy-low-cpu", Shape::Multi, |f| {
             f.level("cpu_user", 0.3)
@@ -372,7 +385,8 @@ fn rule_cases() -> Vec<Case> {
                 .level("net_tx_packets_per_s", 150000.0);
         }),
         ("serial-on-many-cores", Shape::Single, |f| {
-            f.level("cpu_user", 1.0 / CORES as f64).level("cpu_system", 0.0);
+            f.level("cpu_user", 1.0 / CORES as f64)
+                .level("cpu_system", 0.0);
         }),
         ("single-core-job", Shape::Single, |f| {
             f.job("cpus", Value::Num(1.0));
@@ -426,7 +440,8 @@ fn class_cases() -> Vec<Case> {
     vec![
         ("single-node", Shape::Multi, |f| {
             f.nodes.retain(|n, _| n == "c01");
-            f.job("num_nodes", Value::Num(1.0)).job("cpus", Value::Num(32.0));
+            f.job("num_nodes", Value::Num(1.0))
+                .job("cpus", Value::Num(32.0));
         }),
         ("multi-node", Shape::Single, |f| {
             f.job("num_nodes", Value::Num(2.0));
@@ -438,7 +453,8 @@ fn class_cases() -> Vec<Case> {
             f.job("cpus", Value::Num(1.0));
         }),
         ("serial", Shape::Single, |f| {
-            f.level("cpu_user", 1.0 / CORES as f64).level("cpu_system", 0.0);
+            f.level("cpu_user", 1.0 / CORES as f64)
+                .level("cpu_system", 0.0);
         }),
         ("gpu-job", Shape::Single, |f| {
             f.job("gpus", Value::Num(2.0));
@@ -454,7 +470,8 @@ fn class_cases() -> Vec<Case> {
                 .job("time_limit_s", Value::Num(3.0 * 86400.0));
         }),
         ("highly-communicative", Shape::Multi, |f| {
-            f.level("net_rx_bytes_per_s", 40e6).level("net_tx_bytes_per_s", 40e6);
+            f.level("net_rx_bytes_per_s", 40e6)
+                .level("net_tx_bytes_per_s", 40e6);
         }),
         ("compute-intensive", Shape::Single, |f| {
             f.level("cpu_user", 0.6);
@@ -524,10 +541,17 @@ fn render(verdict: &Verdict, rule: &str) -> String {
             f.title,
             f.rule,
             f.group.name(),
-            f.group.method_number().map(|n| format!(" = method group {n}")).unwrap_or_default(),
+            f.group
+                .method_number()
+                .map(|n| format!(" = method group {n}"))
+                .unwrap_or_default(),
             f.node.as_deref().unwrap_or("-"),
             f.window
-                .map(|(a, b)| format!("{} s to {} s after the start", (a as f64 / 1e6 - START).round(), (b as f64 / 1e6 - START).round()))
+                .map(|(a, b)| format!(
+                    "{} s to {} s after the start",
+                    (a as f64 / 1e6 - START).round(),
+                    (b as f64 / 1e6 - START).round()
+                ))
                 .unwrap_or_else(|| "-".into()),
             f.message,
             f.why.join("; "),
@@ -584,20 +608,21 @@ fn every_class_holds_on_its_fixture_and_not_on_the_healthy_twin() {
         );
     }
     for (id, shape, change) in cases {
-        let class_of = |f: &Fixture| {
-            verdict(&book, f)
-                .classes
-                .iter()
-                .any(|(c, _)| c == id)
-        };
+        let class_of = |f: &Fixture| verdict(&book, f).classes.iter().any(|(c, _)| c == id);
         let healthy = Fixture::healthy(shape);
         let mut fixture = Fixture::healthy(shape);
         change(&mut fixture);
         let (in_healthy, in_fixture) = (class_of(&healthy), class_of(&fixture));
         if class_is_inverted(id) {
-            assert!(in_healthy && !in_fixture, "class {id}: healthy {in_healthy}, fixture {in_fixture}");
+            assert!(
+                in_healthy && !in_fixture,
+                "class {id}: healthy {in_healthy}, fixture {in_fixture}"
+            );
         } else {
-            assert!(!in_healthy && in_fixture, "class {id}: healthy {in_healthy}, fixture {in_fixture}");
+            assert!(
+                !in_healthy && in_fixture,
+                "class {id}: healthy {in_healthy}, fixture {in_fixture}"
+            );
         }
         let class = book.classes.iter().find(|c| c.id == id).expect("class");
         let member = if in_fixture { &fixture } else { &healthy };
@@ -610,7 +635,11 @@ fn every_class_holds_on_its_fixture_and_not_on_the_healthy_twin() {
                 class.id,
                 class.description,
                 class.when_text,
-                v.classes.iter().map(|c| c.0.as_str()).collect::<Vec<_>>().join(", "),
+                v.classes
+                    .iter()
+                    .map(|c| c.0.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 v.thresholds
                     .iter()
                     .map(|t| format!("{}={}", t.characteristic, t.level))
@@ -653,10 +682,20 @@ fn the_memory_leak_finding_names_its_node_and_window() {
     let mut f = Fixture::healthy(Shape::Single);
     leaking(&mut f);
     let v = verdict(&book, &f);
-    let leak = v.findings.iter().find(|f| f.rule == "memory-leak").expect("leak found");
+    let leak = v
+        .findings
+        .iter()
+        .find(|f| f.rule == "memory-leak")
+        .expect("leak found");
     assert_eq!(leak.node.as_deref(), Some("c01"));
     let (from, to) = leak.window.expect("window");
-    assert_eq!((from / 1_000_000 - START as i64, to / 1_000_000 - START as i64), (600, 3000));
+    assert_eq!(
+        (
+            from / 1_000_000 - START as i64,
+            to / 1_000_000 - START as i64
+        ),
+        (600, 3000)
+    );
     // A jump of the same size within one sampling interval is not a leak.
     let mut jump = Fixture::healthy(Shape::Single);
     leaking(&mut jump);
@@ -664,7 +703,12 @@ fn the_memory_leak_finding_names_its_node_and_window() {
     let mut s = jump.nodes["c01"]["mem_used_bytes"].clone();
     s.rise_to = s.rise_from.map(|t| t + 10_000_000);
     jump.node_series("c01", "mem_used_bytes", s);
-    assert!(!verdict(&book, &jump).findings.iter().any(|f| f.rule == "memory-leak"));
+    assert!(
+        !verdict(&book, &jump)
+            .findings
+            .iter()
+            .any(|f| f.rule == "memory-leak")
+    );
 }
 
 #[test]
@@ -681,7 +725,11 @@ fn limits_per_partition_change_the_verdict() {
     let mut f = Fixture::healthy(Shape::Gpu);
     f.level("gpu_util", 0.2);
     let rules = |book: &RuleBook| -> Vec<String> {
-        verdict(book, &f).findings.into_iter().map(|f| f.rule).collect()
+        verdict(book, &f)
+            .findings
+            .into_iter()
+            .map(|f| f.rule)
+            .collect()
     };
     assert_eq!(rules(&built_in), ["gpu-underused"]);
     assert!(rules(&site).is_empty());

@@ -17,10 +17,12 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::catalog::CatalogError;
+use crate::classify::{self, ClassifyError};
 use crate::features::{self, FeaturesError};
 use crate::ingest::simulator;
 use crate::output::{self, Format};
 use crate::query::{self, QueryError, SqlFormat};
+use crate::rules::{self, RulesError};
 use crate::simulate::{self, ClusterSpec};
 use crate::spool::{Spool, SpoolError};
 
@@ -58,6 +60,26 @@ const FEATURE_QUERIES: [(&str, &str); 2] = [
     (
         "the largest memory growth per node (features.max_rise of mem_used_bytes; slope over the whole job beside it):",
         "SELECT f.job_id, f.node, l.anomaly AS truth, round(f.max_rise / 1e9, 1) AS rise_gb, round(f.slope_per_h / 1e9, 2) AS slope_gb_per_h FROM features f JOIN labels l ON l.job_id = f.job_id WHERE f.metric = 'mem_used_bytes' ORDER BY f.max_rise DESC NULLS LAST LIMIT 5",
+    ),
+];
+
+/// What the demo shows of the classification.
+const CLASSIFY_QUERIES: [(&str, &str); 4] = [
+    (
+        "findings per rule, with the simulator's truth of the flagged jobs (findings, labels):",
+        "SELECT f.rule, f.severity, f.\"group\", count(DISTINCT f.job_id) AS jobs, string_agg(DISTINCT l.anomaly, ' ') AS truth FROM findings f JOIN labels l ON l.job_id = f.job_id GROUP BY f.rule, f.severity, f.\"group\" ORDER BY jobs DESC, f.rule",
+    ),
+    (
+        "what the owners of three flagged jobs will read (message and fix, rendered with the job's own numbers):",
+        "SELECT job_id, rule, node, message, fix FROM (SELECT *, row_number() OVER (PARTITION BY rule ORDER BY job_id) AS k FROM findings WHERE rule IN ('memory-leak', 'serial-on-many-cores', 'memory-overrequest')) WHERE k = 1 ORDER BY rule",
+    ),
+    (
+        "job classes (classes):",
+        "SELECT class, name, count(*) AS jobs FROM classes GROUP BY class, name ORDER BY jobs DESC, class LIMIT 12",
+    ),
+    (
+        "the thresholds block of one job (thresholds):",
+        "SELECT characteristic, round(value, 3) AS value, level, low_below, high_from FROM thresholds WHERE job_id = (SELECT min(job_id) FROM findings WHERE rule = 'memory-leak') ORDER BY characteristic",
     ),
 ];
 
@@ -101,6 +123,10 @@ pub enum DemoError {
     Query(#[from] QueryError),
     #[error(transparent)]
     Features(#[from] FeaturesError),
+    #[error(transparent)]
+    Classify(#[from] ClassifyError),
+    #[error(transparent)]
+    Rules(#[from] RulesError),
     #[error("cannot start the query runtime: {0}")]
     Runtime(io::Error),
     #[error("cannot write the report: {0}")]
@@ -350,16 +376,7 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
         ),
     )?;
     let runtime = tokio::runtime::Runtime::new().map_err(DemoError::Runtime)?;
-    for (title, sql) in DEMO_QUERIES {
-        let batches = runtime.block_on(query::run(&warehouse, sql))?;
-        w(
-            out,
-            format!(
-                "\n   {title}\n   $ jobsight sql \"{sql}\"\n{}",
-                indent(&query::render(&batches, SqlFormat::Table)?)
-            ),
-        )?;
-    }
+    show_queries(out, &runtime, &warehouse, &DEMO_QUERIES)?;
 
     // 5. Features of every day the jobs ended on, by the same single pass as the nightly run.
     let started = Instant::now();
@@ -387,20 +404,45 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
             started.elapsed().as_secs_f64()
         ),
     )?;
-    for (title, sql) in FEATURE_QUERIES {
-        let batches = runtime.block_on(query::run(&warehouse, sql))?;
-        w(
-            out,
-            format!(
-                "\n   {title}\n   $ jobsight sql \"{sql}\"\n{}",
-                indent(&query::render(&batches, SqlFormat::Table)?)
-            ),
-        )?;
+    show_queries(out, &runtime, &warehouse, &FEATURE_QUERIES)?;
+
+    // 6. Classes, the thresholds block and the rules' findings, with the built-in rule book.
+    let started = Instant::now();
+    let rules_settings = rules::Settings {
+        cores_per_node: Some(spec.cpus_per_node),
+        ..rules::Settings::default()
+    };
+    let book = rules::RuleBook::load(None)?;
+    let mut classified = classify::Classified::default();
+    for day in features::days_with_jobs(&warehouse) {
+        let verdicts = classify::classify_day(&warehouse, day, &book, &rules_settings)?;
+        classified.add(&verdicts);
     }
     w(
         out,
-        "\nNot built yet (later issues): classification (rules and classes), ML diagnosis, email digests.\n"
-            .to_string(),
+        format!(
+            "\n6. Classification with the built-in rule book ({} rules in {} groups, {} classes, {} characteristics; `jobsight rules list`): {} findings ({} critical, {} warning, {} info) on {} jobs, {} class memberships, in {:.1} s\n",
+            book.rules.len(),
+            book.rules
+                .iter()
+                .map(|r| r.group)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
+            book.classes.len(),
+            book.characteristics.len(),
+            classified.findings,
+            classified.critical,
+            classified.warning,
+            classified.info,
+            classified.jobs,
+            classified.classes,
+            started.elapsed().as_secs_f64()
+        ),
+    )?;
+    show_queries(out, &runtime, &warehouse, &CLASSIFY_QUERIES)?;
+    w(
+        out,
+        "\nNot built yet (later issues): ML diagnosis, email digests.\n".to_string(),
     )?;
     w(
         out,
@@ -425,6 +467,25 @@ fn hook_command(bin: &Path, spool: &Path, env: &simulate::HookEnv) -> Command {
         command.env(name, std::ffi::OsString::from_vec(value.clone()));
     }
     command
+}
+
+/// Runs each query on the warehouse and writes its title, the command an admin would type, and
+/// the result table.
+fn show_queries(
+    out: &mut dyn Write,
+    runtime: &tokio::runtime::Runtime,
+    warehouse: &Path,
+    queries: &[(&str, &str)],
+) -> Result<(), DemoError> {
+    for (title, sql) in queries {
+        let batches = runtime.block_on(query::run(warehouse, sql))?;
+        let text = format!(
+            "\n   {title}\n   $ jobsight sql \"{sql}\"\n{}",
+            indent(&query::render(&batches, SqlFormat::Table)?)
+        );
+        out.write_all(text.as_bytes()).map_err(DemoError::Output)?;
+    }
+    Ok(())
 }
 
 fn first_lines(text: &str, n: usize) -> String {

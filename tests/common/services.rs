@@ -173,3 +173,47 @@ pub fn root_and_epilog(jobsight: &str, what: &str) -> PathBuf {
     );
     epilog
 }
+
+/// Writes `base/jobsight.toml` for a real Prometheus on loopback `port`: retries after 1 s, series
+/// at `step_s`, 5 s rate windows, 3 s lag, then `extra` (more TOML). Returns its path.
+pub fn prometheus_config(base: &Path, port: u16, step_s: i64, extra: &str) -> PathBuf {
+    let config = base.join("jobsight.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[ingest]\nretry_after_s = 1\nretry_max_s = 2\n[prometheus]\nurl = \"http://127.0.0.1:{port}\"\nstep_s = {step_s}\nrate_window_s = 5\nlag_s = 3\ntimeout_s = 10\n{extra}"
+        ),
+    )
+    .unwrap();
+    config
+}
+
+/// Runs `jobsight ingest` with `config` until `count` records are in the spool's done/ (within
+/// `limit`); returns the last run's output and every run's, each echoed to stderr.
+pub fn ingest_until_done(
+    jobsight: &str,
+    config: &Path,
+    data: &Path,
+    spool: &Path,
+    count: usize,
+    limit: Duration,
+) -> (String, String) {
+    let (mut last, mut every_run) = (String::new(), String::new());
+    wait_until(&format!("{count} jobs to be ingested"), limit, || {
+        let (stdout, stderr) = super::run_ok_with_stderr(
+            Command::new(jobsight)
+                .arg("--config")
+                .arg(config)
+                .arg("--data")
+                .arg(data)
+                .arg("ingest")
+                .arg("--spool")
+                .arg(spool),
+        );
+        last = format!("{stdout}{stderr}");
+        eprint!("{last}");
+        every_run.push_str(&last);
+        std::fs::read_dir(spool.join("done")).map_or(0, |d| d.count()) == count
+    });
+    (last, every_run)
+}

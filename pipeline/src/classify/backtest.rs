@@ -132,7 +132,11 @@ pub fn render_text(b: &Backtest, show: usize) -> String {
             &b.only_candidate,
             &b.users_only_candidate,
         ),
-        ("flagged only by the current set", &b.only_current, &b.users_only_current),
+        (
+            "flagged only by the current set",
+            &b.only_current,
+            &b.users_only_current,
+        ),
     ] {
         out += &format!(
             "\n{} finding(s) {title}, {} user(s): {}\n",
@@ -147,7 +151,10 @@ pub fn render_text(b: &Backtest, show: usize) -> String {
                 c.job_id,
                 c.user,
                 c.rule,
-                c.node.as_ref().map(|n| format!(" node {n}")).unwrap_or_default()
+                c.node
+                    .as_ref()
+                    .map(|n| format!(" node {n}"))
+                    .unwrap_or_default()
             );
         }
         if changes.len() > show {

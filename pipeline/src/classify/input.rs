@@ -36,9 +36,10 @@ impl Column {
     fn of(array: &ArrayRef, path: &Path, name: &str) -> Result<Column, ClassifyError> {
         let fail = |e| ClassifyError::read(path, format!("column {name}: {e}"));
         Ok(match array.data_type() {
-            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Dictionary(..) => {
-                Column::Text(cast(array, &DataType::Utf8).map_err(fail)?)
-            }
+            DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Dictionary(..) => Column::Text(cast(array, &DataType::Utf8).map_err(fail)?),
             DataType::Boolean => Column::Bool(array.clone()),
             DataType::Timestamp(..) => Column::Time(
                 cast(
@@ -100,7 +101,10 @@ fn each_row(
             let batch: RecordBatch = batch.map_err(|e| ClassifyError::read(&path, e))?;
             let mut columns = BTreeMap::new();
             for (field, array) in batch.schema().fields().iter().zip(batch.columns()) {
-                columns.insert(field.name().clone(), Column::of(array, &path, field.name())?);
+                columns.insert(
+                    field.name().clone(),
+                    Column::of(array, &path, field.name())?,
+                );
             }
             let ids = columns
                 .get("job_id")

@@ -19,8 +19,7 @@ use std::sync::Arc;
 
 use chrono::NaiveDate;
 use datafusion::arrow::array::{
-    ArrayRef, Float64Builder, RecordBatch, StringBuilder, TimestampMicrosecondBuilder,
-    UInt8Builder,
+    ArrayRef, Float64Builder, RecordBatch, StringBuilder, TimestampMicrosecondBuilder, UInt8Builder,
 };
 use datafusion::arrow::error::ArrowError;
 
@@ -159,7 +158,13 @@ pub fn classify_job(
     } else {
         format!("job-{part}")
     };
-    write(data, day, &part, std::slice::from_ref(&verdict), &book.version)?;
+    write(
+        data,
+        day,
+        &part,
+        std::slice::from_ref(&verdict),
+        &book.version,
+    )?;
     Ok(verdict)
 }
 
@@ -188,10 +193,7 @@ fn times(values: impl Iterator<Item = Option<i64>>) -> ArrayRef {
 }
 
 /// The three tables' batches of `verdicts`.
-pub fn batches(
-    verdicts: &[Verdict],
-    version: &str,
-) -> Result<[RecordBatch; 3], ClassifyError> {
+pub fn batches(verdicts: &[Verdict], version: &str) -> Result<[RecordBatch; 3], ClassifyError> {
     let batch = |table: Table, columns: Vec<ArrayRef>| {
         RecordBatch::try_new(table.schema(), columns).map_err(|source| ClassifyError::Batch {
             table: table.name(),

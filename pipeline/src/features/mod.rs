@@ -36,7 +36,8 @@ use std::sync::Arc;
 
 use chrono::NaiveDate;
 use datafusion::arrow::array::{
-    ArrayRef, BooleanBuilder, Float64Builder, RecordBatch, StringBuilder, TimestampMicrosecondBuilder, UInt64Builder,
+    ArrayRef, BooleanBuilder, Float64Builder, RecordBatch, StringBuilder,
+    TimestampMicrosecondBuilder, UInt64Builder,
 };
 use datafusion::arrow::error::ArrowError;
 

@@ -180,7 +180,9 @@ pub fn rise_span(ts: &[i64], values: &[f64]) -> Option<(i64, i64)> {
     }
     let base = values[low];
     let reached = (low..=high).find(|&k| values[k] >= base + 0.9 * rise)?;
-    let left = (low..=reached).rev().find(|&k| values[k] <= base + 0.1 * rise)?;
+    let left = (low..=reached)
+        .rev()
+        .find(|&k| values[k] <= base + 0.1 * rise)?;
     Some((ts[left], ts[reached]))
 }
 

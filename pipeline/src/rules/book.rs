@@ -32,10 +32,16 @@ use super::lang::{self, Expr, Template};
 /// The rule files shipped with jobsight: (file name, text).
 pub const BUILT_IN: [(&str, &str); 5] = [
     ("metrics.toml", include_str!("../../rules/metrics.toml")),
-    ("thresholds.toml", include_str!("../../rules/thresholds.toml")),
+    (
+        "thresholds.toml",
+        include_str!("../../rules/thresholds.toml"),
+    ),
     ("classes.toml", include_str!("../../rules/classes.toml")),
     ("method.toml", include_str!("../../rules/method.toml")),
-    ("production.toml", include_str!("../../rules/production.toml")),
+    (
+        "production.toml",
+        include_str!("../../rules/production.toml"),
+    ),
 ];
 
 /// Fields of `jobs` that conditions read as `job.<field>`, with those the engine derives.
@@ -628,7 +634,11 @@ impl RuleBook {
                     Metric {
                         name: m.name.clone(),
                         description: m.description.clone(),
-                        sources: m.sources.iter().map(|s| (s.metric.clone(), s.scale)).collect(),
+                        sources: m
+                            .sources
+                            .iter()
+                            .map(|s| (s.metric.clone(), s.scale))
+                            .collect(),
                     },
                 );
                 let _ = at;
@@ -678,7 +688,10 @@ impl RuleBook {
                     ));
                 }
                 if metric.sources.is_empty()
-                    || metric.sources.iter().any(|s| !s.scale.is_finite() || s.scale == 0.0)
+                    || metric
+                        .sources
+                        .iter()
+                        .any(|s| !s.scale.is_finite() || s.scale == 0.0)
                 {
                     return Err(fail(
                         m.span().start,
@@ -740,10 +753,20 @@ impl RuleBook {
                     line: line_of(&source.text, at),
                 };
                 if !is_id(&c.id) {
-                    return Err(fail(at, format!("class id `{}`: use a-z, 0-9 and `-`", c.id)));
+                    return Err(fail(
+                        at,
+                        format!("class id `{}`: use a-z, 0-9 and `-`", c.id),
+                    ));
                 }
-                if book.classes.iter().any(|k| k.id == c.id && k.origin.file == origin.file) {
-                    return Err(fail(at, format!("class {} is defined twice in this file", c.id)));
+                if book
+                    .classes
+                    .iter()
+                    .any(|k| k.id == c.id && k.origin.file == origin.file)
+                {
+                    return Err(fail(
+                        at,
+                        format!("class {} is defined twice in this file", c.id),
+                    ));
                 }
                 let scope = Scope::class(&book);
                 let when = checked_expr(&c.when, &scope, &source.text)
@@ -753,7 +776,9 @@ impl RuleBook {
                     id: c.id.clone(),
                     name: c.name.clone(),
                     description: c.description.clone(),
-                    needs_telemetry: c.needs_telemetry.unwrap_or_else(|| reads_telemetry(&[&when])),
+                    needs_telemetry: c
+                        .needs_telemetry
+                        .unwrap_or_else(|| reads_telemetry(&[&when])),
                     when_text: c.when.get_ref().clone(),
                     when,
                     reads,
@@ -800,7 +825,11 @@ impl RuleBook {
         if let Some(l) = self.cluster_limits.get(cluster).and_then(|m| m.get(metric)) {
             limits = limits.overlaid(l);
         }
-        if let Some(l) = self.partition_limits.get(partition).and_then(|m| m.get(metric)) {
+        if let Some(l) = self
+            .partition_limits
+            .get(partition)
+            .and_then(|m| m.get(metric))
+        {
             limits = limits.overlaid(l);
         }
         limits
@@ -826,8 +855,7 @@ fn is_name(s: &str) -> bool {
 
 fn is_id(s: &str) -> bool {
     !s.is_empty()
-        && s
-            .bytes()
+        && s.bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
@@ -868,7 +896,12 @@ impl<'a> Scope<'a> {
             if !self.book.metrics.contains_key(m) {
                 return Some(format!(
                     "unknown variable `{name}`: `{m}` is no metric of the rule book (known: {})",
-                    self.book.metrics.keys().cloned().collect::<Vec<_>>().join(", ")
+                    self.book
+                        .metrics
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
             (!stats.contains(&stat)).then(|| {
@@ -1034,7 +1067,9 @@ fn check_rule(
     while !pending.is_empty() {
         let ready = pending.iter().position(|(_, _, expr)| {
             expr.variables().iter().all(|v| {
-                v.contains('.') || !let_names.iter().any(|l| l == v) || lets.iter().any(|(l, _)| l == v)
+                v.contains('.')
+                    || !let_names.iter().any(|l| l == v)
+                    || lets.iter().any(|(l, _)| l == v)
             })
         });
         let Some(i) = ready else {
@@ -1055,8 +1090,7 @@ fn check_rule(
     }
     let when = checked_expr(&r.when, &scope, &source.text)
         .map_err(|(offset, m)| fail(offset, format!("when: {m}")))?;
-    let what =
-        checked_template(&r.what, &scope).map_err(|(o, m)| fail(o, format!("what: {m}")))?;
+    let what = checked_template(&r.what, &scope).map_err(|(o, m)| fail(o, format!("what: {m}")))?;
     let fix = checked_template(&r.fix, &scope).map_err(|(o, m)| fail(o, format!("fix: {m}")))?;
     let window = match &r.window {
         None => None,
@@ -1074,7 +1108,10 @@ fn check_rule(
                 )
             })?;
             if !book.metrics.contains_key(metric) {
-                return Err(fail(text.span().start, format!("window: unknown metric `{metric}`")));
+                return Err(fail(
+                    text.span().start,
+                    format!("window: unknown metric `{metric}`"),
+                ));
             }
             Some(match kind {
                 "rise" => WindowOf::Rise(metric.to_string()),
@@ -1174,7 +1211,9 @@ fix = "f"
         assert!(book.classes.len() >= 20, "{} classes", book.classes.len());
         for n in 1..=9 {
             assert!(
-                book.rules.iter().any(|r| r.group.method_number() == Some(n)),
+                book.rules
+                    .iter()
+                    .any(|r| r.group.method_number() == Some(n)),
                 "no rule in group {n}"
             );
         }
@@ -1184,7 +1223,10 @@ fix = "f"
     fn an_unknown_variable_names_file_line_and_name() {
         let text = RULE.replace("cpu_user.mean", "summry.cpu_eff");
         let e = with_built_in(&text).unwrap_err().to_string();
-        assert!(e.starts_with("site/extra.toml line 7: rule x: when:"), "{e}");
+        assert!(
+            e.starts_with("site/extra.toml line 7: rule x: when:"),
+            "{e}"
+        );
         assert!(e.contains("`summry.cpu_eff`"), "{e}");
         let e = with_built_in(&RULE.replace("cpu_user.mean", "cpu_usr.mean"))
             .unwrap_err()
@@ -1201,14 +1243,21 @@ fix = "f"
         let e = with_built_in(&RULE.replace("what = \"w\"", "what = \"{jobb.cpus}\""))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("line 8: rule x: what:") && e.contains("jobb.cpus"), "{e}");
-        let e = with_built_in(&RULE.replace("< 0.1", "<< 0.1")).unwrap_err().to_string();
+        assert!(
+            e.contains("line 8: rule x: what:") && e.contains("jobb.cpus"),
+            "{e}"
+        );
+        let e = with_built_in(&RULE.replace("< 0.1", "<< 0.1"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("line 7") && e.contains("column"), "{e}");
         let e = with_built_in(&RULE.replace("group = \"hung\"", "group = \"hanging\""))
             .unwrap_err()
             .to_string();
         assert!(e.contains("line 5") && e.contains("hanging"), "{e}");
-        let e = with_built_in(&(RULE.to_string() + "colour = 1\n")).unwrap_err().to_string();
+        let e = with_built_in(&(RULE.to_string() + "colour = 1\n"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("colour"), "{e}");
     }
 
@@ -1229,7 +1278,12 @@ fix = "f"
             "when = \"cpu_user.mean < 0.1\"",
             "when = \"b > 1\"\nlet.b = \"a * 2\"\nlet.a = \"b\"",
         );
-        assert!(with_built_in(&cycle).unwrap_err().to_string().contains("cycle"));
+        assert!(
+            with_built_in(&cycle)
+                .unwrap_err()
+                .to_string()
+                .contains("cycle")
+        );
     }
 
     #[test]
@@ -1286,7 +1340,9 @@ disabled = true
             book.limit("cpu_load", "peak", "big", "debug"),
             book.limit("cpu_load", "peak", "x", "y")
         );
-        let e = with_built_in("[limits.\"no pe\"]\nalert = 1\n").unwrap_err().to_string();
+        let e = with_built_in("[limits.\"no pe\"]\nalert = 1\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("limits `no pe`"), "{e}");
     }
 }

@@ -444,7 +444,10 @@ impl Parser {
                     if args.len() < least || args.len() > most {
                         return Err(syntax(
                             offset,
-                            format!("`{word}` takes {least} to {most} arguments, got {}", args.len()),
+                            format!(
+                                "`{word}` takes {least} to {most} arguments, got {}",
+                                args.len()
+                            ),
                         ));
                     }
                     Ok(Expr::Call(func, args))
@@ -532,13 +535,11 @@ impl Expr {
                 Value::Num(v) => Value::num(-v),
                 _ => Value::Missing,
             },
-            Expr::Binary(BinOp::And, a, b) => {
-                match (a.eval(lookup), b.eval(lookup)) {
-                    (Value::Bool(false), _) | (_, Value::Bool(false)) => Value::Bool(false),
-                    (Value::Bool(true), Value::Bool(true)) => Value::Bool(true),
-                    _ => Value::Missing,
-                }
-            }
+            Expr::Binary(BinOp::And, a, b) => match (a.eval(lookup), b.eval(lookup)) {
+                (Value::Bool(false), _) | (_, Value::Bool(false)) => Value::Bool(false),
+                (Value::Bool(true), Value::Bool(true)) => Value::Bool(true),
+                _ => Value::Missing,
+            },
             Expr::Binary(BinOp::Or, a, b) => match (a.eval(lookup), b.eval(lookup)) {
                 (Value::Bool(true), _) | (_, Value::Bool(true)) => Value::Bool(true),
                 (Value::Bool(false), Value::Bool(false)) => Value::Bool(false),
@@ -568,7 +569,8 @@ fn binary(op: BinOp, a: Value, b: Value) -> Value {
         (Value::Bool(x), Value::Bool(y)) => Some(x.cmp(y)),
         _ => None,
     };
-    let compare = |want: fn(Ordering) -> bool| order.map_or(Value::Missing, |o| Value::Bool(want(o)));
+    let compare =
+        |want: fn(Ordering) -> bool| order.map_or(Value::Missing, |o| Value::Bool(want(o)));
     match op {
         BinOp::Lt => compare(|o| o == Ordering::Less),
         BinOp::Le => compare(|o| o != Ordering::Greater),
@@ -761,7 +763,10 @@ mod tests {
             eval("summary.cpu_eff * job.cpus < 1.01 and summary.cpu_eff * job.cpus > 0.85"),
             Value::Bool(true)
         );
-        assert_eq!(eval("job.state in [\"TIMEOUT\", \"NODE_FAIL\"]"), Value::Bool(true));
+        assert_eq!(
+            eval("job.state in [\"TIMEOUT\", \"NODE_FAIL\"]"),
+            Value::Bool(true)
+        );
         assert_eq!(eval("job.state == \"COMPLETED\""), Value::Bool(false));
         assert_eq!(eval("hms(3725)"), Value::Str("1:02:05".into()));
         assert_eq!(eval("max(1, ceil(2.1), min(7, 9))"), Value::Num(7.0));
@@ -789,8 +794,18 @@ mod tests {
         assert_eq!(e.offset, 9);
         let e = parse("job.cpus > 2 job.cpus").unwrap_err();
         assert_eq!(e.offset, 13);
-        assert!(parse("frobnicate(1)").unwrap_err().message.contains("unknown function"));
-        assert!(parse("abs(1, 2)").unwrap_err().message.contains("takes 1 to 1"));
+        assert!(
+            parse("frobnicate(1)")
+                .unwrap_err()
+                .message
+                .contains("unknown function")
+        );
+        assert!(
+            parse("abs(1, 2)")
+                .unwrap_err()
+                .message
+                .contains("takes 1 to 1")
+        );
         assert!(parse("\"open").is_err());
         assert!(parse("a ; b").unwrap_err().message.contains("`;`"));
         assert!(parse("").is_err());
@@ -823,7 +838,10 @@ mod tests {
             _ => Value::Str("c1".into()),
         });
         assert_eq!(out, "used 1.3 of 64 GB {literal} on c1");
-        assert_eq!(t.variables().collect::<Vec<_>>(), vec!["x", "y", "node.name"]);
+        assert_eq!(
+            t.variables().collect::<Vec<_>>(),
+            vec!["x", "y", "node.name"]
+        );
         assert!(Template::parse("{x").is_err());
         assert!(Template::parse("{x:%d}").is_err());
         assert!(Template::parse("a } b").is_err());

@@ -97,7 +97,10 @@ pub fn text(book: &RuleBook) -> String {
     for c in &book.classes {
         out += &format!("{:<28} {}\n", c.id, c.name);
     }
-    out += &format!("\nthresholds block: {} characteristics\n", book.characteristics.len());
+    out += &format!(
+        "\nthresholds block: {} characteristics\n",
+        book.characteristics.len()
+    );
     for c in &book.characteristics {
         out += &format!("{:<22} {:<36} limits {}\n", c.name, c.title, c.limits);
     }

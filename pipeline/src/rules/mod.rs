@@ -212,7 +212,9 @@ pub fn prepare(data: &mut JobData, settings: &Settings) {
     let start_us = start.map(|s| (s * 1e6) as i64);
     for series in data.nodes.values_mut().flat_map(|m| m.values_mut()) {
         if let (Some(from), Some(to)) = (series.rise_from, series.rise_to) {
-            series.stats.insert("rise_s".into(), (to - from) as f64 / 1e6);
+            series
+                .stats
+                .insert("rise_s".into(), (to - from) as f64 / 1e6);
         }
         if let (Some(at), Some(start)) = (series.cliff_at, start_us) {
             series
@@ -237,7 +239,10 @@ pub fn prepare(data: &mut JobData, settings: &Settings) {
                 Fold::Max => v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
                 Fold::Mean => v.iter().sum::<f64>() / v.len() as f64,
             };
-            folded.entry(metric.to_string()).or_default().insert(stat.to_string(), x);
+            folded
+                .entry(metric.to_string())
+                .or_default()
+                .insert(stat.to_string(), x);
         }
     }
     for (metric, stats) in folded {
@@ -296,12 +301,9 @@ impl Context<'_> {
                         .map(|v| scaled(stat, *v, *scale)),
                 )
             }
-            ["limit", m, level] => Value::from_opt(self.book.limit(
-                m,
-                level,
-                &self.cluster,
-                &self.partition,
-            )),
+            ["limit", m, level] => {
+                Value::from_opt(self.book.limit(m, level, &self.cluster, &self.partition))
+            }
             ["level", c] => self.levels.get(*c).map_or(Value::Missing, |l| l.0.clone()),
             ["value", c] => self.levels.get(*c).map_or(Value::Missing, |l| l.1.clone()),
             ["class", id] => Value::Bool(self.classes.iter().any(|(k, _)| k == id)),

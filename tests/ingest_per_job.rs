@@ -349,7 +349,7 @@ fn pending_jobs_back_off_then_go_to_failed_with_their_reason() {
                 |_, _| {},
             ) {
                 Err(per_job::IngestError::Busy { .. }) => {
-                    std::thread::sleep(std::time::Duration::from_millis(20))
+                    std::thread::sleep(Duration::from_millis(20))
                 }
                 other => return other.unwrap(),
             }

@@ -85,7 +85,7 @@ fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
         .lines()
         .filter_map(|l| l.split("features in ").nth(1))
         .map(|rest| {
-            assert!(rest.ends_with("ms: judgeable"), "{rest}");
+            assert!(rest.contains("ms: judgeable"), "{rest:?}");
             rest.split(' ').next().unwrap().parse().unwrap()
         })
         .collect();

@@ -734,3 +734,98 @@ fn limits_per_partition_change_the_verdict() {
     assert_eq!(rules(&built_in), ["gpu-underused"]);
     assert!(rules(&site).is_empty());
 }
+
+/// `jobsight rules check` and `jobsight rules backtest` through the command line, on a small
+/// simulated warehouse: a candidate that lowers the memory-overrequest bar to jobstats' 70 % flags
+/// more jobs with that rule and changes nothing else; a broken candidate is refused with its file
+/// and line.
+#[test]
+fn check_and_backtest_a_candidate_rule_set() {
+    use std::process::Command;
+    let jobsight = env!("CARGO_BIN_EXE_jobsight");
+    let work = tempfile::tempdir().expect("temp dir");
+    let data = work.path().join("data");
+    let run = |args: &[&str]| {
+        let out = Command::new(jobsight)
+            .arg("--data")
+            .arg(&data)
+            .args(args)
+            .output()
+            .expect("run jobsight");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for args in [
+        &["simulate", "--nodes", "4", "--jobs", "24"][..],
+        &["features", "--cores-per-node", "32"][..],
+    ] {
+        let (ok, out, err) = run(args);
+        assert!(ok, "{args:?}: {out}{err}");
+    }
+    let candidate = work.path().join("candidate");
+    std::fs::create_dir(&candidate).expect("mkdir");
+    std::fs::write(
+        candidate.join("site.toml"),
+        r#"[[rule]]
+id = "memory-overrequest"
+title = "Memory over-requested (jobstats' bar)"
+group = "request"
+severity = "warning"
+let.used_gb = "summary.mem_used_max_mb / job.num_nodes / 1024"
+when = "summary.mem_eff < 0.7 and job.req_mem_gb / job.num_nodes - used_gb * 1.2 >= 4"
+what = "Used {used_gb:.1} GB per node."
+fix = "Ask for less."
+"#,
+    )
+    .expect("write");
+    let (ok, out, err) = run(&["rules", "check", candidate.to_str().expect("utf-8")]);
+    assert!(
+        ok && out.contains("ok; with the built-in files: 31 rules"),
+        "{out}{err}"
+    );
+    let (ok, out, err) = run(&[
+        "rules",
+        "backtest",
+        "--candidate",
+        candidate.to_str().expect("utf-8"),
+        "--since",
+        "2026-01-01",
+        "--format",
+        "json",
+    ]);
+    assert!(ok, "{out}{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert!(report["jobs"].as_u64().expect("jobs") > 0, "{report}");
+    for rule in report["rules"].as_array().expect("rules") {
+        let (only_current, only_candidate) = (
+            rule["only_current"].as_u64().expect("n"),
+            rule["only_candidate"].as_u64().expect("n"),
+        );
+        if rule["rule"] == "memory-overrequest" {
+            assert!(only_candidate > 0 && only_current == 0, "{rule}");
+        } else {
+            assert_eq!((only_current, only_candidate), (0, 0), "{rule}");
+        }
+    }
+    assert!(
+        !report["users_only_candidate"]
+            .as_array()
+            .expect("users")
+            .is_empty()
+    );
+    // A broken candidate: the error names the file, the line and the unknown name.
+    std::fs::write(
+        candidate.join("site.toml"),
+        "[[rule]]\nid = \"x\"\ntitle = \"t\"\ngroup = \"hung\"\nseverity = \"info\"\nwhen = \"job.cpuz > 1\"\nwhat = \"w\"\nfix = \"f\"\n",
+    )
+    .expect("write");
+    let (ok, _, err) = run(&["rules", "check", candidate.to_str().expect("utf-8")]);
+    assert!(!ok, "{err}");
+    assert!(
+        err.contains("site.toml line 6: rule x: when: unknown variable `job.cpuz`"),
+        "{err}"
+    );
+}

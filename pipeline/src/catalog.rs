@@ -32,6 +32,28 @@ pub const ROW_GROUP_ROWS: usize = 1 << 20;
 /// Name of the hive partition column.
 pub const PARTITION_COLUMN: &str = "day";
 
+/// The statistics columns of `features` (Float64, after the count columns), in order.
+pub const FEATURE_STATS: [&str; 18] = [
+    "min",
+    "max",
+    "mean",
+    "std",
+    "cv",
+    "skewness",
+    "kurtosis",
+    "p05",
+    "p25",
+    "p50",
+    "p75",
+    "p95",
+    "interval_s",
+    "coverage",
+    "slope_per_h",
+    "catastrophe",
+    "max_rise",
+    "idle_share",
+];
+
 /// Every table of the warehouse. Later stages add theirs here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Table {
@@ -151,29 +173,7 @@ impl Table {
                     Field::new("n_nonfinite", DataType::UInt64, false),
                     Field::new("trimmed", DataType::Boolean, false),
                 ];
-                fields.extend(
-                    [
-                        "min",
-                        "max",
-                        "mean",
-                        "std",
-                        "cv",
-                        "skewness",
-                        "kurtosis",
-                        "p05",
-                        "p25",
-                        "p50",
-                        "p75",
-                        "p95",
-                        "interval_s",
-                        "coverage",
-                        "slope_per_h",
-                        "catastrophe",
-                        "max_rise",
-                        "idle_share",
-                    ]
-                    .map(|name| Field::new(name, DataType::Float64, true)),
-                );
+                fields.extend(FEATURE_STATS.map(|name| Field::new(name, DataType::Float64, true)));
                 fields.extend(
                     ["rise_from", "rise_to", "cliff_at"].map(|name| Field::new(name, time(), true)),
                 );

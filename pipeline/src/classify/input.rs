@@ -18,7 +18,6 @@ use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use super::ClassifyError;
 use crate::catalog::Table;
-use crate::rules::book::NODE_STATS;
 use crate::rules::lang::Value;
 use crate::rules::{JobData, NodeSeries};
 
@@ -193,7 +192,8 @@ pub fn read_day(
             return;
         };
         let mut series = NodeSeries::default();
-        for stat in NODE_STATS {
+        // The count and the statistics columns; the derived ones come from the times below.
+        for stat in std::iter::once("n").chain(crate::catalog::FEATURE_STATS) {
             if let Some(Value::Num(v)) = columns.get(stat).map(|c| c.value(i)) {
                 series.stats.insert(stat.to_string(), v);
             }

@@ -126,30 +126,18 @@ pub const JOB_STATS: [&str; 17] = [
     "rise_s",
 ];
 
-/// Statistics of a metric on one node (`node.<metric>.<stat>`): the `features` columns.
-pub const NODE_STATS: [&str; 21] = [
-    "n",
-    "min",
-    "max",
-    "mean",
-    "std",
-    "cv",
-    "skewness",
-    "kurtosis",
-    "p05",
-    "p25",
-    "p50",
-    "p75",
-    "p95",
-    "interval_s",
-    "coverage",
-    "slope_per_h",
-    "catastrophe",
-    "max_rise",
-    "idle_share",
-    "rise_s",
-    "cliff_after_s",
-];
+/// Statistics of a metric on one node that the engine derives from a `features` row's times
+/// (see [`super::prepare`]).
+pub const DERIVED_NODE_STATS: [&str; 2] = ["rise_s", "cliff_after_s"];
+
+/// Statistics of a metric on one node (`node.<metric>.<stat>`): the sample count, the `features`
+/// statistics columns, and the derived ones.
+pub fn node_stats() -> Vec<&'static str> {
+    let mut stats = vec!["n"];
+    stats.extend(crate::catalog::FEATURE_STATS);
+    stats.extend(DERIVED_NODE_STATS);
+    stats
+}
 
 /// Statistics that do not change when a series is scaled (ratios, shapes, counts, times).
 pub const SCALE_FREE: [&str; 14] = [
@@ -627,7 +615,6 @@ impl RuleBook {
         // Metrics and limits first: rules and classes are checked against them.
         for (_, options) in &parsed {
             for m in &options.metric {
-                let at = m.span().start;
                 let m = m.get_ref();
                 book.metrics.insert(
                     m.name.clone(),
@@ -641,7 +628,6 @@ impl RuleBook {
                             .collect(),
                     },
                 );
-                let _ = at;
             }
             for (metric, limits) in &options.limits {
                 let entry = book.limits.entry(metric.clone()).or_default();
@@ -725,10 +711,9 @@ impl RuleBook {
                         format!("characteristic {}: no `[limits.{}]`", c.name, c.limits),
                     ));
                 }
-                let value = checked_expr(&c.value, &Scope::characteristic(&book), &source.text)
-                    .map_err(|(offset, m)| {
-                        fail(offset, format!("characteristic {}: value: {m}", c.name))
-                    })?;
+                let value = checked_expr(&c.value, &Scope::characteristic(&book)).map_err(
+                    |(offset, m)| fail(offset, format!("characteristic {}: value: {m}", c.name)),
+                )?;
                 let characteristic = Characteristic {
                     name: c.name.clone(),
                     title: c.title.clone(),
@@ -769,7 +754,7 @@ impl RuleBook {
                     ));
                 }
                 let scope = Scope::class(&book);
-                let when = checked_expr(&c.when, &scope, &source.text)
+                let when = checked_expr(&c.when, &scope)
                     .map_err(|(offset, m)| fail(offset, format!("class {}: when: {m}", c.id)))?;
                 let reads = referenced_metrics(&when, &[]);
                 let class = Class {
@@ -929,7 +914,7 @@ impl<'a> Scope<'a> {
             ["job", field] => from_list(&JOB_FIELDS, field, "job"),
             ["summary", field] => from_list(&SUMMARY_FIELDS, field, "summary"),
             ["node", "name"] if self.node => None,
-            ["node", m, stat] if self.node => metric(m, &NODE_STATS, stat),
+            ["node", m, stat] if self.node => metric(m, &node_stats(), stat),
             ["node", ..] => Some(format!(
                 "unknown variable `{name}`: `node.` variables exist only in rules with per = \"node\""
             )),
@@ -963,15 +948,10 @@ impl<'a> Scope<'a> {
     }
 }
 
-/// Parses `text` (a spanned TOML string of `file_text`) and checks every variable; errors carry the
-/// byte offset in the file.
-fn checked_expr(
-    text: &Spanned<String>,
-    scope: &Scope,
-    file_text: &str,
-) -> Result<Expr, (usize, String)> {
+/// Parses `text` (a spanned TOML string) and checks every variable; errors carry the byte offset
+/// in the file.
+fn checked_expr(text: &Spanned<String>, scope: &Scope) -> Result<Expr, (usize, String)> {
     let start = text.span().start;
-    let _ = file_text;
     let expr = lang::parse(text.get_ref()).map_err(|e| (start, e.to_string()))?;
     for name in expr.variables() {
         if let Some(message) = scope.reject(name) {
@@ -1088,8 +1068,8 @@ fn check_rule(
         scope.lets.push(name.clone());
         lets.push((name.clone(), expr));
     }
-    let when = checked_expr(&r.when, &scope, &source.text)
-        .map_err(|(offset, m)| fail(offset, format!("when: {m}")))?;
+    let when =
+        checked_expr(&r.when, &scope).map_err(|(offset, m)| fail(offset, format!("when: {m}")))?;
     let what = checked_template(&r.what, &scope).map_err(|(o, m)| fail(o, format!("what: {m}")))?;
     let fix = checked_template(&r.fix, &scope).map_err(|(o, m)| fail(o, format!("fix: {m}")))?;
     let window = match &r.window {

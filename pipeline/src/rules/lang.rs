@@ -56,15 +56,6 @@ impl Value {
     pub fn from_opt(v: Option<f64>) -> Value {
         v.map_or(Value::Missing, Value::num)
     }
-
-    fn type_name(&self) -> &'static str {
-        match self {
-            Value::Num(_) => "number",
-            Value::Str(_) => "text",
-            Value::Bool(_) => "boolean",
-            Value::Missing => "missing",
-        }
-    }
 }
 
 impl fmt::Display for Value {
@@ -631,11 +622,6 @@ fn call(func: Func, args: Vec<Value>) -> Value {
             }
         }
     }
-}
-
-/// A value's type as far as it can be known before evaluation, for `rules check`.
-pub fn describe_type(v: &Value) -> &'static str {
-    v.type_name()
 }
 
 /// One piece of a parsed template.

@@ -81,10 +81,13 @@ pub enum Table {
     /// The thresholds block: one row per job and main characteristic, marked low / average / high
     /// (see [`crate::classify`]).
     Thresholds,
+    /// One verdict per job: the models' window verdicts rolled up and combined with the rules
+    /// (see [`crate::model::predict`]).
+    Predictions,
 }
 
 impl Table {
-    pub const ALL: [Table; 10] = [
+    pub const ALL: [Table; 11] = [
         Table::Jobs,
         Table::Telemetry,
         Table::Labels,
@@ -95,6 +98,7 @@ impl Table {
         Table::Findings,
         Table::Classes,
         Table::Thresholds,
+        Table::Predictions,
     ];
 
     pub fn name(self) -> &'static str {
@@ -109,6 +113,7 @@ impl Table {
             Table::Findings => "findings",
             Table::Classes => "classes",
             Table::Thresholds => "thresholds",
+            Table::Predictions => "predictions",
         }
     }
 
@@ -205,6 +210,7 @@ impl Table {
                     Field::new("node", text(), false),
                     Field::new("metric", text(), false),
                     Field::new("window_start", time(), false),
+                    Field::new("window_end", time(), false),
                     Field::new("n", DataType::UInt64, false),
                     Field::new("n_nonfinite", DataType::UInt64, false),
                 ];
@@ -259,6 +265,24 @@ impl Table {
                 Field::new("level", text(), false),
                 Field::new("low_below", DataType::Float64, true),
                 Field::new("high_from", DataType::Float64, true),
+            ],
+            Table::Predictions => vec![
+                Field::new("job_id", text(), false),
+                Field::new("verdict", text(), false),
+                Field::new("confidence", DataType::Float64, true),
+                Field::new("source", text(), false),
+                Field::new("node", text(), true),
+                Field::new("window_start", time(), true),
+                Field::new("window_end", time(), true),
+                Field::new("windows", DataType::UInt64, false),
+                Field::new("anomalous_windows", DataType::UInt64, false),
+                Field::new("unknown_windows", DataType::UInt64, false),
+                Field::new("model_verdict", text(), true),
+                Field::new("model_confidence", DataType::Float64, true),
+                Field::new("anomaly_score", DataType::Float64, true),
+                Field::new("agreeing_rules", text(), false),
+                Field::new("reason", DataType::Utf8, false),
+                Field::new("model_version", text(), false),
             ],
             Table::JobSummary => {
                 let float = |name| Field::new(name, DataType::Float64, true);

@@ -40,6 +40,18 @@ pub struct Options {
     pub prometheus: Option<PrometheusOptions>,
     pub features: Option<FeaturesOptions>,
     pub rules: Option<RulesOptions>,
+    pub model: Option<ModelOptions>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelOptions {
+    /// A diagnosis model file (`jobsight model train --kind diagnosis`).
+    pub diagnosis: Option<PathBuf>,
+    /// An anomaly-score model file (`jobsight model train --kind unsupervised`).
+    pub unsupervised: Option<PathBuf>,
+    /// Windows of one anomaly type a node needs before it gets that verdict.
+    pub min_windows: Option<usize>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -123,6 +135,15 @@ pub struct Settings {
     pub prometheus: PrometheusSettings,
     pub features: crate::features::Settings,
     pub rules: crate::rules::Settings,
+    pub model: ModelSettings,
+}
+
+/// The models a site runs (none by default).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelSettings {
+    pub diagnosis: Option<PathBuf>,
+    pub unsupervised: Option<PathBuf>,
+    pub min_windows: usize,
 }
 
 #[derive(Debug, Clone)]
@@ -427,6 +448,17 @@ impl Options {
                 format!("{metric} = {limit} is not a number"),
             ));
         }
+        let model_options = self.model.unwrap_or_default();
+        let model = ModelSettings {
+            diagnosis: model_options.diagnosis,
+            unsupervised: model_options.unsupervised,
+            min_windows: positive(
+                "model.min_windows",
+                model_options.min_windows.map(|m| m as u64),
+                crate::model::predict::DEFAULT_MIN_WINDOWS as u64,
+            )? as usize,
+        };
+        let runs_models = model.diagnosis.is_some() || model.unsupervised.is_some();
         let features = crate::features::Settings {
             trim_s: feat.trim_s.unwrap_or(crate::features::DEFAULT_TRIM_S),
             bin_s: positive("features.bin_s", feat.bin_s, crate::features::DEFAULT_BIN_S)?,
@@ -437,7 +469,12 @@ impl Options {
                 .windows
                 .map(|w| w.parse())
                 .transpose()
-                .map_err(|reason| invalid("features.windows", reason))?,
+                .map_err(|reason| invalid("features.windows", reason))?
+                // The models read windows: a site that runs them gets the protocol's windows.
+                .or(runs_models.then_some(crate::features::WindowSpec {
+                    window_s: 60,
+                    stride_s: 15,
+                })),
         };
         let rules_options = self.rules.unwrap_or_default();
         let rules = crate::rules::Settings {
@@ -449,6 +486,7 @@ impl Options {
         };
         Ok(Settings {
             rules,
+            model,
             features,
             data: self.data.unwrap_or_else(|| PathBuf::from(DEFAULT_DATA)),
             spool: self

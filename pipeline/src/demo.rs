@@ -415,7 +415,7 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
     let book = rules::RuleBook::load(None)?;
     let mut classified = classify::Classified::default();
     for day in features::days_with_jobs(&warehouse) {
-        let verdicts = classify::classify_day(&warehouse, day, &book, &rules_settings)?;
+        let (verdicts, _) = classify::classify_day(&warehouse, day, &book, &rules_settings, None)?;
         classified.add(&verdicts);
     }
     w(

@@ -16,6 +16,7 @@ pub mod config;
 pub mod demo;
 pub mod features;
 pub mod ingest;
+pub mod model;
 pub mod output;
 pub mod query;
 pub mod rules;

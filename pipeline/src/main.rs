@@ -166,11 +166,26 @@ enum Command {
         /// features.cores_per_node.
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
         cores_per_node: Option<u32>,
+        /// A diagnosis model: with it (or --anomaly-model), one verdict per job goes into
+        /// `predictions`, the models' and the rules' combined. Needs the `windows` table
+        /// (`jobsight features --windows 60:15`). Default: model.diagnosis.
+        #[arg(long, env = "JOBSIGHT_MODEL")]
+        model: Option<PathBuf>,
+        /// An anomaly-score model (`model train --kind unsupervised`). Default: model.unsupervised.
+        #[arg(long, env = "JOBSIGHT_ANOMALY_MODEL")]
+        anomaly_model: Option<PathBuf>,
     },
     /// Inspect, validate and backtest the rule book (rules, classes, thresholds).
     Rules {
         #[command(subcommand)]
         action: RulesAction,
+    },
+    /// Train, evaluate and inspect the machine-learning models (diagnosis of the anomaly type; an
+    /// unsupervised anomaly score). They read the `windows` table: run `jobsight features
+    /// --windows 60:15` first.
+    Model {
+        #[command(subcommand)]
+        action: ModelAction,
     },
     /// Run a SQL query (DataFusion dialect) over every table of the warehouse: jobs, telemetry,
     /// labels, features, features_job, job_summary, windows, findings, classes, thresholds. Each table has the partition column `day` ('YYYY-MM-DD', the job's end
@@ -186,6 +201,99 @@ enum Command {
         #[command(subcommand)]
         source: ImportSource,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum ModelAction {
+    /// Train a model on every day with windows in --data and write it to --out. A diagnosis is a
+    /// random forest over the windows' statistics, trained on labelled windows (a window inside
+    /// exactly one anomaly interval gets its type, one overlapping none is healthy, others are left
+    /// out); a fifth of the jobs is held out first for the evaluation figures and the permutation
+    /// importance stored in the file. An unsupervised model learns healthy windows (or every
+    /// window, when there are no labels) and flags what it cannot reconstruct.
+    Train {
+        #[arg(long, value_enum)]
+        kind: jobsight::model::Kind,
+        /// `labels` (the warehouse table, default) or a CSV file with the header
+        /// job_id,anomaly,start,end[,node] (RFC 3339 times).
+        #[arg(long)]
+        labels_from: Option<String>,
+        /// Where to write the model file.
+        #[arg(long)]
+        out: PathBuf,
+        #[command(flatten)]
+        options: TrainArgs,
+    },
+    /// Evaluate a model (--model) on the labelled windows in --data, or train and test one per fold
+    /// of a by-job cross-validation (--cv K), or with one application held out (--hold-out NAME):
+    /// per-class precision, recall and F1, macro F1, the confusion matrix, anomaly miss rate,
+    /// false-alarm rate and unknown rate.
+    Eval {
+        /// A model file to evaluate.
+        #[arg(long, conflicts_with_all = ["cv", "hold_out"])]
+        model: Option<PathBuf>,
+        /// Folds of a by-job cross-validation (the windows of one job never sit on both sides).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(2..=50))]
+        cv: Option<u64>,
+        /// Train on every other application and test on this one (jobs named NAME).
+        #[arg(long, conflicts_with = "cv")]
+        hold_out: Option<String>,
+        /// Kind of model to cross-validate.
+        #[arg(long, value_enum, default_value = "diagnosis")]
+        kind: jobsight::model::Kind,
+        /// `labels` (default) or a labels CSV file, as for `train`.
+        #[arg(long)]
+        labels_from: Option<String>,
+        /// Write each fold's training and test rows (the model's features, label first) as CSV
+        /// here, to run another library on exactly the same data.
+        #[arg(long)]
+        export: Option<PathBuf>,
+        #[command(flatten)]
+        options: TrainArgs,
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
+    /// Show a model file's header: kind, window, features, classes, training data, held-out
+    /// figures and the most important features.
+    Info {
+        model: PathBuf,
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
+}
+
+/// How models are grown (the defaults are the evaluation's).
+#[derive(Debug, clap::Args)]
+struct TrainArgs {
+    /// Trees in the forest.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..))]
+    trees: u16,
+    /// Features kept by the ANOVA F ranking on the training windows (0: all).
+    #[arg(long, default_value_t = 400)]
+    max_features: usize,
+    /// A window whose top class has a smaller share of the trees' votes is "unknown".
+    #[arg(long, default_value_t = jobsight::model::DEFAULT_UNKNOWN_BELOW)]
+    unknown_below: f64,
+    /// Seed for the trees and the folds.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+}
+
+impl TrainArgs {
+    fn options(&self) -> anyhow::Result<jobsight::model::TrainOptions> {
+        anyhow::ensure!(
+            (0.0..=1.0).contains(&self.unknown_below),
+            "--unknown-below must lie between 0 and 1, not {}",
+            self.unknown_below
+        );
+        let mut o = jobsight::model::TrainOptions::default();
+        o.forest.trees = self.trees;
+        o.forest.max_features = self.max_features;
+        o.forest.seed = self.seed;
+        o.unknown_below = self.unknown_below;
+        o.seed = self.seed;
+        Ok(o)
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -346,7 +454,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Ingest { limit, format, .. } => {
             let spool = Spool::open(&settings.spool)?;
-            let classifier = classify::Classifier::load(&settings.rules)?;
+            let mut classifier = classify::Classifier::load(&settings.rules)?;
+            classifier.models = load_models(
+                settings.model.diagnosis.as_deref(),
+                settings.model.unsupervised.as_deref(),
+                settings.model.min_windows,
+            )?
+            .map(std::sync::Arc::new);
             let prometheus = match settings.ingest.telemetry {
                 TelemetryKind::Prometheus => Some(Prometheus::new(settings.prometheus.clone())),
                 TelemetryKind::None => None,
@@ -493,7 +607,16 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             day,
             rules_dir,
             cores_per_node,
+            model,
+            anomaly_model,
         } => {
+            let models = load_models(
+                model.or(settings.model.diagnosis.clone()).as_deref(),
+                anomaly_model
+                    .or(settings.model.unsupervised.clone())
+                    .as_deref(),
+                settings.model.min_windows,
+            )?;
             let mut rules_settings = settings.rules.clone();
             rules_settings.dir = rules_dir.or(rules_settings.dir);
             rules_settings.cores_per_node = cores_per_node.or(rules_settings.cores_per_node);
@@ -504,13 +627,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             };
             let started = std::time::Instant::now();
             let mut total = classify::Classified::default();
+            let mut verdicts_by_kind: std::collections::BTreeMap<String, usize> =
+                Default::default();
             let n = days.len();
             for (i, day) in days.into_iter().enumerate() {
                 eprint!("\rclassifying {day} ({}/{n}) ", i + 1);
-                let verdicts = classify::classify_day(&data, day, &book, &rules_settings)
-                    .with_context(|| format!("classifying the jobs of {day}"))?;
+                let (verdicts, predictions) =
+                    classify::classify_day(&data, day, &book, &rules_settings, models.as_ref())
+                        .with_context(|| format!("classifying the jobs of {day}"))?;
                 total.days += 1;
                 total.add(&verdicts);
+                for p in predictions {
+                    *verdicts_by_kind.entry(p.verdict).or_default() += 1;
+                }
             }
             eprint!("\r{:60}\r", "");
             writeln!(
@@ -530,7 +659,24 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 data.display(),
                 started.elapsed().as_secs_f64(),
             )?;
+            if let Some(models) = &models {
+                let per: Vec<String> = verdicts_by_kind
+                    .iter()
+                    .map(|(v, n)| format!("{v} {n}"))
+                    .collect();
+                writeln!(
+                    stdout,
+                    "predictions with {}: {}",
+                    models.version(),
+                    if per.is_empty() {
+                        "no jobs".to_string()
+                    } else {
+                        per.join(", ")
+                    }
+                )?;
+            }
         }
+        Command::Model { action } => run_model(action, &data, &mut stdout)?,
         Command::Rules { action } => match action {
             RulesAction::List { rules_dir, format } => {
                 let book = RuleBook::load(rules_dir.or(settings.rules.dir.clone()).as_deref())?;
@@ -712,4 +858,92 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The configured models, loaded and checked once; `None` when a site runs none.
+fn load_models(
+    diagnosis: Option<&std::path::Path>,
+    unsupervised: Option<&std::path::Path>,
+    min_windows: usize,
+) -> anyhow::Result<Option<jobsight::model::predict::Models>> {
+    if diagnosis.is_none() && unsupervised.is_none() {
+        return Ok(None);
+    }
+    let mut models = jobsight::model::predict::Models::load(diagnosis, unsupervised)?;
+    models.min_windows = min_windows;
+    Ok(Some(models))
+}
+
+fn run_model(
+    action: ModelAction,
+    data: &std::path::Path,
+    stdout: &mut impl Write,
+) -> anyhow::Result<()> {
+    use jobsight::model::{self, LabelsFrom};
+    let mut progress = |phase: &str| eprintln!("{phase} ...");
+    match action {
+        ModelAction::Train {
+            kind,
+            labels_from,
+            out,
+            options,
+        } => {
+            let labels = LabelsFrom::parse(labels_from.as_deref());
+            let file = model::train(data, kind, &labels, &options.options()?, &out, &mut progress)?;
+            let size = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
+            writeln!(
+                stdout,
+                "wrote {} ({:.1} MiB)",
+                out.display(),
+                size as f64 / 1048576.0
+            )?;
+            stdout.write_all(model::render_header(&file.header).as_bytes())?;
+        }
+        ModelAction::Eval {
+            model: path,
+            cv,
+            hold_out,
+            kind,
+            labels_from,
+            export,
+            options,
+            format,
+        } => {
+            let labels = LabelsFrom::parse(labels_from.as_deref());
+            let report = match path {
+                Some(path) => model::evaluate_model(data, &path, &labels)?,
+                None => {
+                    anyhow::ensure!(
+                        cv.is_some() || hold_out.is_some(),
+                        "say what to evaluate: --model FILE, --cv K or --hold-out APPLICATION"
+                    );
+                    let cv = model::CrossValidation {
+                        folds: cv.unwrap_or(5) as usize,
+                        hold_out,
+                        export,
+                    };
+                    model::cross_validate(
+                        data,
+                        kind,
+                        &labels,
+                        &options.options()?,
+                        &cv,
+                        &mut progress,
+                    )?
+                }
+            };
+            match format {
+                Format::Table => stdout.write_all(model::render_report(&report).as_bytes())?,
+                Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?,
+            }
+        }
+        ModelAction::Info { model: path, format } => {
+            let header = model::file::ModelFile::header(&path)?;
+            match format {
+                Format::Table => stdout.write_all(model::render_header(&header).as_bytes())?,
+                Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&header)?)?,
+            }
+        }
+    }
+    Ok(())
 }

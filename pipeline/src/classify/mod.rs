@@ -24,6 +24,8 @@ use datafusion::arrow::array::{
 use datafusion::arrow::error::ArrowError;
 
 use crate::catalog::{self, CatalogError, Table};
+use crate::model::ModelError;
+use crate::model::predict::{self, Models};
 use crate::rules::{self, RuleBook, Verdict};
 
 /// The tables this stage writes.
@@ -42,6 +44,8 @@ pub enum ClassifyError {
         table: &'static str,
         source: ArrowError,
     },
+    #[error(transparent)]
+    Model(#[from] ModelError),
 }
 
 impl ClassifyError {
@@ -58,6 +62,8 @@ impl ClassifyError {
 pub struct Classifier {
     pub book: Arc<RuleBook>,
     pub settings: rules::Settings,
+    /// The models whose verdicts join the rules' in `predictions`, if a site runs any.
+    pub models: Option<Arc<Models>>,
 }
 
 impl Classifier {
@@ -66,6 +72,7 @@ impl Classifier {
         Ok(Classifier {
             book: Arc::new(RuleBook::load(settings.dir.as_deref())?),
             settings: settings.clone(),
+            models: None,
         })
     }
 }
@@ -120,19 +127,29 @@ pub fn verdicts(
 }
 
 /// The whole-day run: classifies every job of `day` and writes part `classify`, replacing the
-/// per-job parts.
+/// per-job parts. With `models`, also one verdict per job into `predictions`.
 pub fn classify_day(
     data: &Path,
     day: NaiveDate,
     book: &RuleBook,
     settings: &rules::Settings,
-) -> Result<Vec<Verdict>, ClassifyError> {
+    models: Option<&Models>,
+) -> Result<(Vec<Verdict>, Vec<predict::JobPrediction>), ClassifyError> {
     let verdicts = verdicts(data, day, book, settings, None)?;
     write(data, day, "classify", &verdicts, &book.version)?;
     for table in TABLES {
         catalog::remove_job_parts(data, table, day)?;
     }
-    Ok(verdicts)
+    let predictions = match models {
+        Some(models) => {
+            let predictions = predict::predict(data, day, models, book, &verdicts)?;
+            predict::write(data, day, "classify", &predictions, &models.version())?;
+            catalog::remove_job_parts(data, Table::Predictions, day)?;
+            predictions
+        }
+        None => Vec::new(),
+    };
+    Ok((verdicts, predictions))
 }
 
 /// The per-job path: classifies one job of `day` (after its features were written) and writes
@@ -144,6 +161,7 @@ pub fn classify_job(
     part: &str,
     book: &RuleBook,
     settings: &rules::Settings,
+    models: Option<&Models>,
 ) -> Result<Verdict, ClassifyError> {
     let only = [job_id.to_string()];
     let verdict = verdicts(data, day, book, settings, Some(&only))?
@@ -165,6 +183,11 @@ pub fn classify_job(
         std::slice::from_ref(&verdict),
         &book.version,
     )?;
+    if let Some(models) = models {
+        let predictions =
+            predict::predict(data, day, models, book, std::slice::from_ref(&verdict))?;
+        predict::write(data, day, &part, &predictions, &models.version())?;
+    }
     Ok(verdict)
 }
 

@@ -85,8 +85,9 @@ pub struct Summary {
 pub struct WindowRow {
     pub node: Arc<str>,
     pub metric: Arc<str>,
-    /// Start of the window, microseconds since the epoch; it covers `[start, start + window)`.
+    /// Start of the window, microseconds since the epoch; it covers `[start_us, end_us)`.
     pub start_us: i64,
+    pub end_us: i64,
     pub stats: SeriesStats,
 }
 
@@ -249,6 +250,7 @@ pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) ->
                     node: node.clone(),
                     metric: metric.clone(),
                     start_us,
+                    end_us: start_us + spec.window_s as i64 * 1_000_000,
                     stats: describe(&mut slice, idle_below),
                 });
             }

@@ -308,6 +308,7 @@ pub fn windows_batch(jobs: &[JobFeatures]) -> Result<RecordBatch, ArrowError> {
         StringBuilder::new(),
     ];
     let mut start = TimestampMicrosecondBuilder::new().with_timezone("UTC");
+    let mut end = TimestampMicrosecondBuilder::new().with_timezone("UTC");
     let mut n = UInt64Builder::new();
     let mut n_nonfinite = UInt64Builder::new();
     let mut floats: Vec<Float64Builder> = (0..12).map(|_| Float64Builder::new()).collect();
@@ -316,6 +317,7 @@ pub fn windows_batch(jobs: &[JobFeatures]) -> Result<RecordBatch, ArrowError> {
         texts[1].append_value(&*w.node);
         texts[2].append_value(&*w.metric);
         start.append_value(w.start_us);
+        end.append_value(w.end_us);
         n.append_value(w.stats.n);
         n_nonfinite.append_value(w.stats.n_nonfinite);
         let s = &w.stats;
@@ -342,6 +344,7 @@ pub fn windows_batch(jobs: &[JobFeatures]) -> Result<RecordBatch, ArrowError> {
         .map(|b| Arc::new(b.finish()) as ArrayRef)
         .collect();
     columns.push(Arc::new(start.finish()));
+    columns.push(Arc::new(end.finish()));
     columns.push(Arc::new(n.finish()));
     columns.push(Arc::new(n_nonfinite.finish()));
     columns.extend(floats.iter_mut().map(|b| Arc::new(b.finish()) as ArrayRef));

@@ -448,7 +448,15 @@ fn ingest_one(
     // Then its classes and findings; like the features, a failure is reported and the nightly
     // `jobsight classify` does the day again.
     let findings = classifier.map(|c| {
-        match crate::classify::classify_job(data, day, &row.job_id, &name, &c.book, &c.settings) {
+        match crate::classify::classify_job(
+            data,
+            day,
+            &row.job_id,
+            &name,
+            &c.book,
+            &c.settings,
+            c.models.as_deref(),
+        ) {
             Ok(verdict) if verdict.findings.is_empty() => "no findings".to_string(),
             Ok(verdict) => verdict
                 .findings

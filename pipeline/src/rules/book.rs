@@ -341,6 +341,7 @@ struct RuleOptions {
     #[serde(default)]
     tools: Vec<String>,
     window: Option<Spanned<String>>,
+    anomaly: Option<String>,
     #[serde(default)]
     disabled: bool,
 }
@@ -460,6 +461,9 @@ pub struct Rule {
     pub fix_text: String,
     pub tools: Vec<String>,
     pub window: Option<WindowOf>,
+    /// The anomaly type (HPAS name, as the models' labels) this rule's finding is evidence of,
+    /// so that one per-job verdict can say which rules agree with the models.
+    pub anomaly: Option<String>,
     /// The variables recorded as evidence: every one the condition and its lets read.
     pub evidence: Vec<String>,
     pub origin: Origin,
@@ -1146,6 +1150,7 @@ fn check_rule(
         fix_text: r.fix.get_ref().clone(),
         tools: r.tools.clone(),
         window,
+        anomaly: r.anomaly.clone(),
         evidence,
         origin: Origin {
             file: source.label.clone(),

@@ -1,0 +1,597 @@
+//! The models' data: the `windows` table pivoted into one row per job × node × window, with a
+//! column per metric statistic (`<metric>:<stat>`), and the labels that say what each window is.
+//!
+//! The labelling protocol is fixed, so results are comparable between runs and with published
+//! figures: a window is labelled with an anomaly when it lies entirely inside exactly one labelled
+//! anomaly interval (of its node, when the label names one), "healthy" when it overlaps none, and
+//! is left out otherwise. Only jobs with at least one label row are labelled at all: `none` marks
+//! a healthy job; an HPAS anomaly name marks an interval; any other label (the simulator's
+//! inefficiencies such as `hung`) marks a job whose behaviour is neither, which is left out of the
+//! supervised data.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use chrono::NaiveDate;
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit};
+use datafusion::parquet::arrow::ProjectionMask;
+use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+use super::ModelError;
+use crate::catalog::Table;
+use crate::simulate::Anomaly;
+
+/// The statistics of a window that become features, as named in the `windows` table.
+pub const WINDOW_STATS: [&str; 12] = [
+    "min",
+    "max",
+    "mean",
+    "std",
+    "skewness",
+    "kurtosis",
+    "p05",
+    "p25",
+    "p50",
+    "p75",
+    "p95",
+    "slope_per_h",
+];
+
+/// The label of windows without an anomaly.
+pub const HEALTHY: &str = "healthy";
+
+/// One window of one node of one job: `[start_us, end_us)`, microseconds since the epoch.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WindowKey {
+    pub job_id: Arc<str>,
+    pub node: Arc<str>,
+    pub start_us: i64,
+    pub end_us: i64,
+}
+
+/// Windows with their feature values, row-major, NaN where a statistic is missing.
+#[derive(Debug, Clone, Default)]
+pub struct Windows {
+    /// `<metric>:<stat>`, one per column.
+    pub features: Vec<String>,
+    /// Sorted by job, node, start.
+    pub keys: Vec<WindowKey>,
+    /// `keys.len() × features.len()` values.
+    pub values: Vec<f64>,
+    /// The metrics each job's node reported at all (any window).
+    pub metrics_of: HashMap<(Arc<str>, Arc<str>), BTreeSet<String>>,
+    /// Window widths seen, in seconds (one, unless features were computed twice differently).
+    pub widths_s: BTreeSet<i64>,
+}
+
+impl Windows {
+    pub fn row(&self, i: usize) -> &[f64] {
+        let n = self.features.len();
+        &self.values[i * n..(i + 1) * n]
+    }
+
+    /// The metric of a feature name `<metric>:<stat>`.
+    pub fn metric_of(feature: &str) -> &str {
+        feature.rsplit_once(':').map_or(feature, |(m, _)| m)
+    }
+
+    /// The rows of each job, by job id.
+    pub fn rows_by_job(&self) -> BTreeMap<Arc<str>, Vec<usize>> {
+        let mut out: BTreeMap<Arc<str>, Vec<usize>> = BTreeMap::new();
+        for (i, k) in self.keys.iter().enumerate() {
+            out.entry(k.job_id.clone()).or_default().push(i);
+        }
+        out
+    }
+
+    /// Keeps only the rows in `rows` (in that order).
+    pub fn subset(&self, rows: &[usize]) -> Windows {
+        let mut values = Vec::with_capacity(rows.len() * self.features.len());
+        for &r in rows {
+            values.extend_from_slice(self.row(r));
+        }
+        Windows {
+            features: self.features.clone(),
+            keys: rows.iter().map(|&r| self.keys[r].clone()).collect(),
+            values,
+            metrics_of: self.metrics_of.clone(),
+            widths_s: self.widths_s.clone(),
+        }
+    }
+}
+
+/// Converts a column to plain strings, microseconds or floats once per batch.
+fn text_column(batch: &RecordBatch, name: &str, path: &Path) -> Result<ArrayRef, ModelError> {
+    let array = batch
+        .column_by_name(name)
+        .ok_or_else(|| ModelError::read(path, format!("no column {name}")))?;
+    cast(array, &DataType::Utf8).map_err(|e| ModelError::read(path, format!("column {name}: {e}")))
+}
+
+fn micros_column(batch: &RecordBatch, name: &str, path: &Path) -> Result<ArrayRef, ModelError> {
+    let array = batch
+        .column_by_name(name)
+        .ok_or_else(|| ModelError::read(path, format!("no column {name}")))?;
+    let fail = |e| ModelError::read(path, format!("column {name}: {e}"));
+    cast(
+        &cast(array, &DataType::Timestamp(TimeUnit::Microsecond, None)).map_err(fail)?,
+        &DataType::Int64,
+    )
+    .map_err(fail)
+}
+
+fn float_column(batch: &RecordBatch, name: &str, path: &Path) -> Result<ArrayRef, ModelError> {
+    let array = batch
+        .column_by_name(name)
+        .ok_or_else(|| ModelError::read(path, format!("no column {name}")))?;
+    cast(array, &DataType::Float64).map_err(|e| ModelError::read(path, format!("column {name}: {e}")))
+}
+
+/// Opens every Parquet part of `table` on `days`, reading only `columns`.
+fn batches(
+    data: &Path,
+    table: Table,
+    days: &[NaiveDate],
+    columns: Option<&[&str]>,
+    mut on_batch: impl FnMut(&RecordBatch, &Path) -> Result<(), ModelError>,
+) -> Result<(), ModelError> {
+    for &day in days {
+        let files = crate::features::scan::parts(data, table, day)
+            .map_err(|e| ModelError::read(&table.dir(data), e))?;
+        for path in files {
+            let file = File::open(&path).map_err(|e| ModelError::read(&path, e))?;
+            let mut builder = ParquetRecordBatchReaderBuilder::try_new(file)
+                .map_err(|e| ModelError::read(&path, e))?;
+            if let Some(columns) = columns {
+                let mask = ProjectionMask::columns(
+                    builder.parquet_schema(),
+                    columns.iter().copied(),
+                );
+                builder = builder.with_projection(mask);
+            }
+            let reader = builder.build().map_err(|e| ModelError::read(&path, e))?;
+            for batch in reader {
+                let batch = batch.map_err(|e| ModelError::read(&path, e))?;
+                on_batch(&batch, &path)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The days that have a `windows` partition, oldest first.
+pub fn days_with_windows(data: &Path) -> Vec<NaiveDate> {
+    let mut days: Vec<NaiveDate> = std::fs::read_dir(Table::Windows.dir(data))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let day = name.to_str()?.strip_prefix("day=")?.to_string();
+            NaiveDate::parse_from_str(&day, "%Y-%m-%d").ok()
+        })
+        .collect();
+    days.sort();
+    days
+}
+
+/// Reads the windows of `days` (of the jobs in `only`, if given). The columns are `features` when
+/// given (a model's, in its order; a statistic the data lacks stays NaN), else every metric
+/// statistic the data holds, sorted.
+pub fn read_windows(
+    data: &Path,
+    days: &[NaiveDate],
+    only: Option<&HashSet<String>>,
+    features: Option<&[String]>,
+) -> Result<Windows, ModelError> {
+    let wanted = |id: &str| only.is_none_or(|set| set.contains(id));
+    // The columns: given, or every metric found (a first, cheap pass over two columns).
+    let features: Vec<String> = match features {
+        Some(f) => f.to_vec(),
+        None => {
+            let mut metrics = BTreeSet::new();
+            batches(
+                data,
+                Table::Windows,
+                days,
+                Some(&["job_id", "metric"]),
+                |batch, path| {
+                    let ids = text_column(batch, "job_id", path)?;
+                    let names = text_column(batch, "metric", path)?;
+                    let (ids, names) = (ids.as_string::<i32>(), names.as_string::<i32>());
+                    for i in 0..batch.num_rows() {
+                        if ids.is_valid(i) && names.is_valid(i) && wanted(ids.value(i)) {
+                            if !metrics.contains(names.value(i)) {
+                                metrics.insert(names.value(i).to_string());
+                            }
+                        }
+                    }
+                    Ok(())
+                },
+            )?;
+            metrics
+                .iter()
+                .flat_map(|m| WINDOW_STATS.iter().map(move |s| format!("{m}:{s}")))
+                .collect()
+        }
+    };
+    // Where each (metric, statistic) goes.
+    let mut column_of: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+    for (c, f) in features.iter().enumerate() {
+        let (metric, stat) = f.rsplit_once(':').unwrap_or((f.as_str(), ""));
+        if let Some(s) = WINDOW_STATS.iter().position(|x| *x == stat) {
+            column_of.entry(metric.to_string()).or_default().push((s, c));
+        }
+    }
+    let width = features.len();
+    let mut interned: HashMap<String, Arc<str>> = HashMap::new();
+    let mut intern = |s: &str| -> Arc<str> {
+        if let Some(a) = interned.get(s) {
+            return a.clone();
+        }
+        let a: Arc<str> = Arc::from(s);
+        interned.insert(s.to_string(), a.clone());
+        a
+    };
+    let mut row_of: HashMap<(Arc<str>, Arc<str>, i64), usize> = HashMap::new();
+    let mut keys: Vec<WindowKey> = Vec::new();
+    let mut values: Vec<f64> = Vec::new();
+    let mut metrics_of: HashMap<(Arc<str>, Arc<str>), BTreeSet<String>> = HashMap::new();
+    let mut widths_s = BTreeSet::new();
+    batches(data, Table::Windows, days, None, |batch, path| {
+        let ids = text_column(batch, "job_id", path)?;
+        let nodes = text_column(batch, "node", path)?;
+        let names = text_column(batch, "metric", path)?;
+        let starts = micros_column(batch, "window_start", path)?;
+        let ends = micros_column(batch, "window_end", path).map_err(|_| {
+            ModelError::read(
+                path,
+                "no column window_end: these windows were computed by an older jobsight; run `jobsight features --windows 60:15` again",
+            )
+        })?;
+        let stats: Vec<ArrayRef> = WINDOW_STATS
+            .iter()
+            .map(|s| float_column(batch, s, path))
+            .collect::<Result<_, _>>()?;
+        let (ids, nodes, names) = (
+            ids.as_string::<i32>(),
+            nodes.as_string::<i32>(),
+            names.as_string::<i32>(),
+        );
+        let (starts, ends) = (
+            starts.as_primitive::<Int64Type>(),
+            ends.as_primitive::<Int64Type>(),
+        );
+        let stats: Vec<_> = stats.iter().map(|a| a.as_primitive::<Float64Type>()).collect();
+        for i in 0..batch.num_rows() {
+            if !(ids.is_valid(i) && nodes.is_valid(i) && names.is_valid(i)) {
+                continue;
+            }
+            if !wanted(ids.value(i)) || !starts.is_valid(i) || !ends.is_valid(i) {
+                continue;
+            }
+            let (job, node) = (intern(ids.value(i)), intern(nodes.value(i)));
+            let metric = names.value(i);
+            let metrics = metrics_of.entry((job.clone(), node.clone())).or_default();
+            if !metrics.contains(metric) {
+                metrics.insert(metric.to_string());
+            }
+            let (start, end) = (starts.value(i), ends.value(i));
+            widths_s.insert((end - start) / 1_000_000);
+            let Some(columns) = column_of.get(metric) else {
+                continue;
+            };
+            let row = *row_of
+                .entry((job.clone(), node.clone(), start))
+                .or_insert_with(|| {
+                    keys.push(WindowKey {
+                        job_id: job,
+                        node,
+                        start_us: start,
+                        end_us: end,
+                    });
+                    values.extend(std::iter::repeat_n(f64::NAN, width));
+                    keys.len() - 1
+                });
+            for &(s, c) in columns {
+                if stats[s].is_valid(i) {
+                    values[row * width + c] = stats[s].value(i);
+                }
+            }
+        }
+        Ok(())
+    })?;
+    // Rows in key order, so that results never depend on the order of files and row groups.
+    let mut order: Vec<usize> = (0..keys.len()).collect();
+    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+    let unsorted = Windows {
+        features,
+        keys,
+        values,
+        metrics_of,
+        widths_s,
+    };
+    Ok(unsorted.subset(&order))
+}
+
+/// One labelled anomaly interval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Interval {
+    pub anomaly: String,
+    pub start_us: i64,
+    pub end_us: i64,
+    /// The node it affected, when the label says (the simulator's `node=...`); else every node.
+    pub node: Option<String>,
+}
+
+/// What the labels say about one job.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Truth {
+    /// Healthy (no interval) or with anomaly intervals.
+    Labelled(Vec<Interval>),
+    /// A label that is neither healthy nor an anomaly type (e.g. `hung`): not used for training.
+    Other(String),
+}
+
+/// Whether a label names an anomaly type the models learn (the HPAS generators' names).
+pub fn is_anomaly(label: &str) -> bool {
+    Anomaly::ALL.iter().any(|a| a.name() == label)
+}
+
+/// Adds one label row to `truths`.
+fn add_label(
+    truths: &mut BTreeMap<String, Truth>,
+    job_id: &str,
+    anomaly: &str,
+    start_us: Option<i64>,
+    end_us: Option<i64>,
+    node: Option<String>,
+) {
+    let truth = truths
+        .entry(job_id.to_string())
+        .or_insert_with(|| Truth::Labelled(Vec::new()));
+    if anomaly == "none" || anomaly == HEALTHY {
+        return;
+    }
+    if !is_anomaly(anomaly) {
+        *truth = Truth::Other(anomaly.to_string());
+        return;
+    }
+    if let (Truth::Labelled(intervals), Some(start_us), Some(end_us)) = (truth, start_us, end_us) {
+        intervals.push(Interval {
+            anomaly: anomaly.to_string(),
+            start_us,
+            end_us,
+            node,
+        });
+    }
+}
+
+/// The node named by a label's params (`node=NAME`), if any.
+fn node_of_params(params: Option<&str>) -> Option<String> {
+    params?
+        .split([',', ' ', ';'])
+        .find_map(|p| p.strip_prefix("node="))
+        .map(str::to_string)
+}
+
+/// The `labels` table of every day, by job id.
+pub fn read_labels_table(data: &Path) -> Result<BTreeMap<String, Truth>, ModelError> {
+    let mut days: Vec<NaiveDate> = std::fs::read_dir(Table::Labels.dir(data))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let day = name.to_str()?.strip_prefix("day=")?.to_string();
+            NaiveDate::parse_from_str(&day, "%Y-%m-%d").ok()
+        })
+        .collect();
+    days.sort();
+    let mut truths = BTreeMap::new();
+    batches(data, Table::Labels, &days, None, |batch, path| {
+        let ids = text_column(batch, "job_id", path)?;
+        let anomalies = text_column(batch, "anomaly", path)?;
+        let starts = micros_column(batch, "start", path)?;
+        let ends = micros_column(batch, "end", path)?;
+        let params = text_column(batch, "params", path)?;
+        let (ids, anomalies, params) = (
+            ids.as_string::<i32>(),
+            anomalies.as_string::<i32>(),
+            params.as_string::<i32>(),
+        );
+        let (starts, ends) = (
+            starts.as_primitive::<Int64Type>(),
+            ends.as_primitive::<Int64Type>(),
+        );
+        for i in 0..batch.num_rows() {
+            if !ids.is_valid(i) || !anomalies.is_valid(i) {
+                continue;
+            }
+            add_label(
+                &mut truths,
+                ids.value(i),
+                anomalies.value(i),
+                starts.is_valid(i).then(|| starts.value(i)),
+                ends.is_valid(i).then(|| ends.value(i)),
+                node_of_params(params.is_valid(i).then(|| params.value(i))),
+            );
+        }
+        Ok(())
+    })?;
+    Ok(truths)
+}
+
+/// A labels CSV file with the header `job_id,anomaly,start,end[,node]`, times in RFC 3339.
+/// A malformed line is an error naming the file and line: training on half-read labels would
+/// silently teach the model the wrong thing.
+pub fn read_labels_csv(path: &Path) -> Result<BTreeMap<String, Truth>, ModelError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ModelError::read(path, e))?;
+    let mut lines = text.lines().enumerate();
+    let header: Vec<&str> = match lines.next() {
+        Some((_, h)) => h.split(',').map(str::trim).collect(),
+        None => return Err(ModelError::read(path, "empty file")),
+    };
+    let expected = ["job_id", "anomaly", "start", "end"];
+    if header.len() < 4 || header[..4] != expected {
+        return Err(ModelError::read(
+            path,
+            format!(
+                "line 1: the header must start with job_id,anomaly,start,end (then optionally node), not {}",
+                header.join(",")
+            ),
+        ));
+    }
+    let time = |field: &str, line: usize| -> Result<Option<i64>, ModelError> {
+        if field.is_empty() {
+            return Ok(None);
+        }
+        chrono::DateTime::parse_from_rfc3339(field)
+            .map(|t| Some(t.timestamp_micros()))
+            .map_err(|e| ModelError::read(path, format!("line {line}: time {field:?}: {e}")))
+    };
+    let mut truths = BTreeMap::new();
+    for (index, line) in lines {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        if fields.len() < 4 || fields.len() > 5 || fields[0].is_empty() || fields[1].is_empty() {
+            return Err(ModelError::read(
+                path,
+                format!(
+                    "line {}: expected job_id,anomaly,start,end[,node], got {} field(s)",
+                    index + 1,
+                    fields.len()
+                ),
+            ));
+        }
+        add_label(
+            &mut truths,
+            fields[0],
+            fields[1],
+            time(fields[2], index + 1)?,
+            time(fields[3], index + 1)?,
+            fields.get(4).filter(|n| !n.is_empty()).map(|n| n.to_string()),
+        );
+    }
+    Ok(truths)
+}
+
+/// The label of one window by the protocol (see the module doc): `None` when it is left out.
+pub fn label_window<'a>(truth: &'a Truth, key: &WindowKey) -> Option<&'a str> {
+    let Truth::Labelled(intervals) = truth else {
+        return None;
+    };
+    let mut overlapping = intervals.iter().filter(|iv| {
+        iv.node.as_deref().is_none_or(|n| n == &*key.node)
+            && iv.start_us < key.end_us
+            && iv.end_us > key.start_us
+    });
+    match (overlapping.next(), overlapping.next()) {
+        (None, _) => Some(HEALTHY),
+        (Some(iv), None) if iv.start_us <= key.start_us && key.end_us <= iv.end_us => {
+            Some(iv.anomaly.as_str())
+        }
+        _ => None,
+    }
+}
+
+/// The application of each job (its Slurm job name), for the hold-out-one-application split.
+pub fn job_names(data: &Path) -> Result<HashMap<String, String>, ModelError> {
+    let days = crate::features::days_with_jobs(data);
+    let mut names = HashMap::new();
+    batches(
+        data,
+        Table::Jobs,
+        &days,
+        Some(&["job_id", "name"]),
+        |batch, path| {
+            let ids = text_column(batch, "job_id", path)?;
+            let n = text_column(batch, "name", path)?;
+            let (ids, n) = (ids.as_string::<i32>(), n.as_string::<i32>());
+            for i in 0..batch.num_rows() {
+                if ids.is_valid(i) && n.is_valid(i) {
+                    names.insert(ids.value(i).to_string(), n.value(i).to_string());
+                }
+            }
+            Ok(())
+        },
+    )?;
+    Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn key(node: &str, start_s: i64, end_s: i64) -> WindowKey {
+        WindowKey {
+            job_id: Arc::from("1"),
+            node: Arc::from(node),
+            start_us: start_s * 1_000_000,
+            end_us: end_s * 1_000_000,
+        }
+    }
+
+    fn interval(anomaly: &str, start_s: i64, end_s: i64, node: Option<&str>) -> Interval {
+        Interval {
+            anomaly: anomaly.into(),
+            start_us: start_s * 1_000_000,
+            end_us: end_s * 1_000_000,
+            node: node.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn windows_are_labelled_by_the_protocol() {
+        let truth = Truth::Labelled(vec![
+            interval("memleak", 100, 400, None),
+            interval("cpuoccupy", 300, 600, None),
+            interval("cachecopy", 1000, 1200, Some("b")),
+        ]);
+        // Inside exactly one interval.
+        assert_eq!(label_window(&truth, &key("a", 100, 160)), Some("memleak"));
+        // Straddles the start of an interval: left out.
+        assert_eq!(label_window(&truth, &key("a", 60, 120)), None);
+        // Inside the overlap of two intervals: left out.
+        assert_eq!(label_window(&truth, &key("a", 310, 370)), None);
+        // Overlaps none.
+        assert_eq!(label_window(&truth, &key("a", 0, 60)), Some(HEALTHY));
+        // The node-specific interval only labels its node.
+        assert_eq!(label_window(&truth, &key("b", 1050, 1110)), Some("cachecopy"));
+        assert_eq!(label_window(&truth, &key("a", 1050, 1110)), Some(HEALTHY));
+        // A job with another behaviour is never labelled.
+        assert_eq!(label_window(&Truth::Other("hung".into()), &key("a", 0, 60)), None);
+    }
+
+    #[test]
+    fn labels_csv_errors_name_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("labels.csv");
+        std::fs::write(
+            &path,
+            "job_id,anomaly,start,end,node\n1,memleak,2025-01-01T00:00:00Z,2025-01-01T00:10:00Z,n1\n2,none,,\n3,memleak,yesterday,2025-01-01T00:10:00Z\n",
+        )
+        .unwrap();
+        let err = read_labels_csv(&path).unwrap_err().to_string();
+        assert!(err.contains("line 4") && err.contains("yesterday"), "{err}");
+        std::fs::write(
+            &path,
+            "job_id,anomaly,start,end,node\n1,memleak,2025-01-01T00:00:00Z,2025-01-01T00:10:00Z,n1\n2,none,,\n4,hung,,\n",
+        )
+        .unwrap();
+        let truths = read_labels_csv(&path).unwrap();
+        assert_eq!(truths["2"], Truth::Labelled(vec![]));
+        assert_eq!(truths["4"], Truth::Other("hung".into()));
+        let Truth::Labelled(iv) = &truths["1"] else {
+            panic!()
+        };
+        assert_eq!(iv[0].node.as_deref(), Some("n1"));
+    }
+}

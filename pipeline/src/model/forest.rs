@@ -1,0 +1,377 @@
+//! The supervised diagnosis model: a random forest over windows' features that names the anomaly
+//! type of a window, or says "unknown" when too few of its trees agree.
+//!
+//! The forest is smartcore's `RandomForestClassifier` (bootstrap samples per class, a random
+//! subset of √features tried at every split, Gini), fitted one tree at a time: smartcore's forest
+//! only returns the majority class, and the "unknown" verdict needs the share of trees that agree
+//! (Taxonomist's confidence). Trees are fitted in parallel, each with its own seed, so a model is
+//! the same on any number of threads.
+//!
+//! Before fitting, features are prepared on the training rows only (no leakage into evaluation):
+//! a missing value becomes the feature's training median, features that are constant or never
+//! present are dropped, and the rest are ranked by ANOVA F (between-class over within-class
+//! variance, E2EWatch's kind of feature selection) and the best `max_features` kept.
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use smartcore::ensemble::random_forest_classifier::{
+    RandomForestClassifier, RandomForestClassifierParameters,
+};
+use smartcore::linalg::basic::matrix::DenseMatrix;
+
+use super::ModelError;
+use super::dataset::Windows;
+
+type Tree = RandomForestClassifier<f64, u32, DenseMatrix<f64>, Vec<u32>>;
+
+/// How a forest is grown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ForestParams {
+    pub trees: u16,
+    /// Features kept by the ANOVA F ranking (0: all).
+    pub max_features: usize,
+    pub min_samples_leaf: usize,
+    pub max_depth: Option<u16>,
+    pub seed: u64,
+}
+
+impl Default for ForestParams {
+    fn default() -> Self {
+        ForestParams {
+            trees: 100,
+            max_features: 400,
+            min_samples_leaf: 1,
+            max_depth: None,
+            seed: 42,
+        }
+    }
+}
+
+/// Which columns of the data a model uses, and how a missing value is filled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Prepared {
+    pub features: Vec<String>,
+    pub medians: Vec<f64>,
+}
+
+impl Prepared {
+    /// The model's columns of `rows` of `windows` (matched by name), missing values filled,
+    /// row-major.
+    pub fn matrix(&self, windows: &Windows, rows: &[usize]) -> Vec<f64> {
+        let index: std::collections::HashMap<&str, usize> = windows
+            .features
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.as_str(), i))
+            .collect();
+        let columns: Vec<Option<usize>> = self
+            .features
+            .iter()
+            .map(|f| index.get(f.as_str()).copied())
+            .collect();
+        let mut out = Vec::with_capacity(rows.len() * columns.len());
+        for &r in rows {
+            let row = windows.row(r);
+            for (c, column) in columns.iter().enumerate() {
+                let v = column.map_or(f64::NAN, |i| row[i]);
+                out.push(if v.is_finite() { v } else { self.medians[c] });
+            }
+        }
+        out
+    }
+}
+
+fn median(values: &mut [f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_by(f64::total_cmp);
+    Some(values[values.len() / 2])
+}
+
+/// The training medians of every column of `windows` over `rows` (`None`: never present).
+pub fn medians(windows: &Windows, rows: &[usize]) -> Vec<Option<f64>> {
+    (0..windows.features.len())
+        .into_par_iter()
+        .map(|c| {
+            let mut present: Vec<f64> = rows
+                .iter()
+                .map(|&r| windows.row(r)[c])
+                .filter(|v| v.is_finite())
+                .collect();
+            median(&mut present)
+        })
+        .collect()
+}
+
+/// ANOVA F of one column (values filled) against class indices.
+fn anova_f(values: &[f64], labels: &[u32], classes: usize) -> f64 {
+    let n = values.len();
+    if n <= classes || classes < 2 {
+        return 0.0;
+    }
+    let mut sum = vec![0.0; classes];
+    let mut count = vec![0usize; classes];
+    for (&v, &l) in values.iter().zip(labels) {
+        sum[l as usize] += v;
+        count[l as usize] += 1;
+    }
+    let mean = values.iter().sum::<f64>() / n as f64;
+    let class_mean: Vec<f64> = sum
+        .iter()
+        .zip(&count)
+        .map(|(s, &c)| if c > 0 { s / c as f64 } else { 0.0 })
+        .collect();
+    let between: f64 = class_mean
+        .iter()
+        .zip(&count)
+        .map(|(m, &c)| c as f64 * (m - mean).powi(2))
+        .sum();
+    let within: f64 = values
+        .iter()
+        .zip(labels)
+        .map(|(v, &l)| (v - class_mean[l as usize]).powi(2))
+        .sum();
+    let present = count.iter().filter(|&&c| c > 0).count();
+    if present < 2 {
+        return 0.0;
+    }
+    let between = between / (present - 1) as f64;
+    let within = within / (n - present) as f64;
+    if within <= 0.0 {
+        if between > 0.0 { f64::INFINITY } else { 0.0 }
+    } else {
+        between / within
+    }
+}
+
+/// Chooses and fills the columns for a forest from the training rows: each class in turn takes
+/// its next best column by one-vs-rest ANOVA F until `max_features` are chosen. Ranking by the
+/// all-class F alone lets the loudest class (a memory leak moves memory by gigabytes) fill the
+/// list and starves the subtle ones (a CPU hog beside an application that already uses every
+/// core): on the HPAS runs that cost cpuoccupy most of its F1.
+pub fn prepare(
+    windows: &Windows,
+    rows: &[usize],
+    labels: &[u32],
+    classes: usize,
+    max_features: usize,
+) -> Prepared {
+    let medians = medians(windows, rows);
+    let present: Vec<u32> = {
+        let set: std::collections::BTreeSet<u32> = labels.iter().copied().collect();
+        set.into_iter().collect()
+    };
+    // Per usable column: its one-vs-rest F for every class present.
+    let scored: Vec<(usize, Vec<f64>)> = (0..windows.features.len())
+        .into_par_iter()
+        .filter_map(|c| {
+            let fill = medians[c]?;
+            let column: Vec<f64> = rows
+                .iter()
+                .map(|&r| {
+                    let v = windows.row(r)[c];
+                    if v.is_finite() { v } else { fill }
+                })
+                .collect();
+            let first = column.first().copied()?;
+            if column.iter().all(|&v| v == first) {
+                return None;
+            }
+            let per_class = present
+                .iter()
+                .map(|&k| {
+                    let one_vs_rest: Vec<u32> = labels.iter().map(|&l| u32::from(l == k)).collect();
+                    anova_f(&column, &one_vs_rest, 2)
+                })
+                .collect();
+            Some((c, per_class))
+        })
+        .collect();
+    let _ = classes;
+    let mut chosen: Vec<usize> = Vec::new();
+    if max_features == 0 || max_features >= scored.len() {
+        chosen = scored.iter().map(|s| s.0).collect();
+    } else {
+        // Each class's columns, best first (ties by column order: never by thread timing).
+        let rankings: Vec<Vec<usize>> = (0..present.len())
+            .map(|k| {
+                let mut order: Vec<usize> = (0..scored.len()).collect();
+                order.sort_by(|&a, &b| {
+                    scored[b].1[k]
+                        .total_cmp(&scored[a].1[k])
+                        .then(scored[a].0.cmp(&scored[b].0))
+                });
+                order
+            })
+            .collect();
+        let mut taken = vec![false; scored.len()];
+        let mut next = vec![0usize; rankings.len()];
+        while chosen.len() < max_features {
+            let mut progressed = false;
+            for (k, ranking) in rankings.iter().enumerate() {
+                while next[k] < ranking.len() && taken[ranking[next[k]]] {
+                    next[k] += 1;
+                }
+                if let Some(&i) = ranking.get(next[k]) {
+                    taken[i] = true;
+                    chosen.push(scored[i].0);
+                    progressed = true;
+                    if chosen.len() == max_features {
+                        break;
+                    }
+                }
+            }
+            if !progressed {
+                break;
+            }
+        }
+    }
+    chosen.sort_unstable();
+    Prepared {
+        features: chosen.iter().map(|&c| windows.features[c].clone()).collect(),
+        medians: chosen.iter().map(|&c| medians[c].unwrap_or(0.0)).collect(),
+    }
+}
+
+/// A fitted forest.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Forest {
+    pub classes: usize,
+    trees: Vec<Tree>,
+}
+
+fn matrix(values: Vec<f64>, rows: usize, columns: usize) -> Result<DenseMatrix<f64>, ModelError> {
+    DenseMatrix::new(rows, columns, values, false).map_err(|e| ModelError::Fit(e.to_string()))
+}
+
+impl Forest {
+    /// Grows the forest on row-major `x` (`labels.len()` rows) with class indices `labels`.
+    pub fn fit(
+        x: Vec<f64>,
+        labels: &[u32],
+        classes: usize,
+        params: &ForestParams,
+    ) -> Result<Forest, ModelError> {
+        let rows = labels.len();
+        if rows == 0 {
+            return Err(ModelError::Fit("no labelled windows to train on".into()));
+        }
+        let columns = x.len() / rows;
+        let distinct: std::collections::BTreeSet<u32> = labels.iter().copied().collect();
+        if distinct.len() < 2 {
+            return Err(ModelError::Fit(format!(
+                "the training windows hold {} class(es); a diagnosis needs at least two (healthy and an anomaly)",
+                distinct.len()
+            )));
+        }
+        let x = matrix(x, rows, columns)?;
+        let y: Vec<u32> = labels.to_vec();
+        let trees: Vec<Tree> = (0..params.trees)
+            .into_par_iter()
+            .map(|i| {
+                let mut p = RandomForestClassifierParameters::default()
+                    .with_n_trees(1)
+                    .with_min_samples_leaf(params.min_samples_leaf)
+                    .with_seed(params.seed.wrapping_add(u64::from(i)));
+                if let Some(depth) = params.max_depth {
+                    p = p.with_max_depth(depth);
+                }
+                Tree::fit(&x, &y, p).map_err(|e| ModelError::Fit(e.to_string()))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Forest { classes, trees })
+    }
+
+    /// The share of trees voting for each class, per row of row-major `x`.
+    pub fn votes(&self, x: Vec<f64>, rows: usize) -> Result<Vec<Vec<f32>>, ModelError> {
+        if rows == 0 {
+            return Ok(Vec::new());
+        }
+        let columns = x.len() / rows;
+        let x = matrix(x, rows, columns)?;
+        let counts = self
+            .trees
+            .par_iter()
+            .map(|tree| tree.predict(&x).map_err(|e| ModelError::Predict(e.to_string())))
+            .try_fold(
+                || vec![0u32; rows * self.classes],
+                |mut acc, predicted| {
+                    for (r, class) in predicted?.into_iter().enumerate() {
+                        if let Some(slot) = acc.get_mut(r * self.classes + class as usize) {
+                            *slot += 1;
+                        }
+                    }
+                    Ok::<_, ModelError>(acc)
+                },
+            )
+            .try_reduce(
+                || vec![0u32; rows * self.classes],
+                |mut a, b| {
+                    for (x, y) in a.iter_mut().zip(b) {
+                        *x += y;
+                    }
+                    Ok(a)
+                },
+            )?;
+        let n = self.trees.len().max(1) as f32;
+        Ok(counts
+            .chunks(self.classes)
+            .map(|c| c.iter().map(|&v| v as f32 / n).collect())
+            .collect())
+    }
+
+    pub fn trees(&self) -> usize {
+        self.trees.len()
+    }
+}
+
+/// The most voted class and its share.
+pub fn top(votes: &[f32]) -> (usize, f32) {
+    votes
+        .iter()
+        .copied()
+        .enumerate()
+        .fold((0, f32::MIN), |best, (i, v)| if v > best.1 { (i, v) } else { best })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn anova_ranks_a_separating_column_first() {
+        let labels = [0, 0, 0, 1, 1, 1];
+        let separating = [1.0, 1.1, 0.9, 5.0, 5.1, 4.9];
+        let noise = [1.0, 5.0, 3.0, 1.1, 4.9, 3.1];
+        assert!(anova_f(&separating, &labels, 2) > 100.0 * anova_f(&noise, &labels, 2));
+        assert_eq!(anova_f(&[1.0, 1.0, 2.0, 2.0], &[0, 0, 1, 1], 2), f64::INFINITY);
+    }
+
+    #[test]
+    fn a_forest_separates_two_clouds_and_votes_add_up() {
+        let mut x = Vec::new();
+        let mut y = Vec::new();
+        for i in 0..60 {
+            let class = (i % 2) as u32;
+            let offset = if class == 0 { 0.0 } else { 10.0 };
+            x.extend([offset + (i % 7) as f64 * 0.1, (i % 5) as f64]);
+            y.push(class);
+        }
+        let params = ForestParams {
+            trees: 15,
+            ..ForestParams::default()
+        };
+        let forest = Forest::fit(x, &y, 2, &params).unwrap();
+        let votes = forest.votes(vec![0.3, 2.0, 10.2, 1.0], 2).unwrap();
+        assert_eq!(top(&votes[0]).0, 0);
+        assert_eq!(top(&votes[1]).0, 1);
+        for v in &votes {
+            assert!((v.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+        }
+        // One class only is an error that says why.
+        let err = Forest::fit(vec![1.0, 2.0], &[0, 0], 1, &params).unwrap_err();
+        assert!(err.to_string().contains("at least two"), "{err}");
+    }
+}

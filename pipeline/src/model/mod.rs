@@ -1,0 +1,1055 @@
+//! Machine-learning diagnosis: what the telemetry of a job's windows says, beside what the rules
+//! say. Two models, both trained from the warehouse and stored as versioned files ([`file`]):
+//!
+//! - **diagnosis** ([`forest`]): a random forest over the `windows` table's statistics that names
+//!   the anomaly type of each window (HPAS names: cpuoccupy, cachecopy, membw, memeater, memleak,
+//!   iobandwidth, iometadata, netoccupy) or "healthy", and says "unknown" when fewer than
+//!   `unknown_below` of its trees agree (Taxonomist's confidence threshold);
+//! - **unsupervised** ([`unsupervised`]): an anomaly score from healthy windows only, for a
+//!   cluster without labels.
+//!
+//! Training reads every day with windows (`jobsight features --windows 60:15`), labels the
+//! windows by the fixed protocol of [`dataset`], holds out a fifth of the jobs for the figures and
+//! permutation importance stored in the file, then fits on all jobs. [`evaluate`] has the
+//! figures and the by-job cross-validation; [`predict`] turns window verdicts into one verdict
+//! per job, combined with the rules' findings, for the `predictions` table.
+
+pub mod dataset;
+pub mod evaluate;
+pub mod file;
+pub mod forest;
+pub mod predict;
+pub mod unsupervised;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use dataset::{HEALTHY, Truth, Windows};
+use evaluate::Scores;
+use file::{Body, Header, Importance, ModelFile, TrainingSummary};
+use forest::{Forest, ForestParams, Prepared};
+use unsupervised::{AnomalyScore, ScoreParams};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("cannot read {path}: {reason}")]
+    Read { path: PathBuf, reason: String },
+    #[error("cannot write {path}: {reason}")]
+    Write { path: PathBuf, reason: String },
+    #[error("model file {path}: {reason}")]
+    Invalid { path: PathBuf, reason: String },
+    #[error("{0}")]
+    NoData(String),
+    #[error("training failed: {0}")]
+    Fit(String),
+    #[error("prediction failed: {0}")]
+    Predict(String),
+    #[error("cannot build the predictions batch: {0}")]
+    Batch(String),
+    #[error(transparent)]
+    Catalog(#[from] crate::catalog::CatalogError),
+}
+
+impl ModelError {
+    pub(crate) fn read(path: &Path, reason: impl std::fmt::Display) -> ModelError {
+        ModelError::Read {
+            path: path.to_path_buf(),
+            reason: reason.to_string(),
+        }
+    }
+    pub(crate) fn write(path: &Path, reason: impl std::fmt::Display) -> ModelError {
+        ModelError::Write {
+            path: path.to_path_buf(),
+            reason: reason.to_string(),
+        }
+    }
+}
+
+/// The two kinds of model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Random forest naming the anomaly type (needs labels).
+    Diagnosis,
+    /// Anomaly score from healthy windows (labels optional).
+    Unsupervised,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Diagnosis => "diagnosis",
+            Kind::Unsupervised => "unsupervised",
+        }
+    }
+}
+
+/// Where the labels come from: the warehouse's `labels` table or a CSV file
+/// (`job_id,anomaly,start,end[,node]`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum LabelsFrom {
+    Table,
+    File(PathBuf),
+}
+
+impl LabelsFrom {
+    /// `labels` (or nothing) is the table; anything else is a file.
+    pub fn parse(text: Option<&str>) -> LabelsFrom {
+        match text {
+            None | Some("labels") => LabelsFrom::Table,
+            Some(path) => LabelsFrom::File(PathBuf::from(path)),
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            LabelsFrom::Table => "table labels".into(),
+            LabelsFrom::File(p) => p.display().to_string(),
+        }
+    }
+
+    pub fn read(&self, data: &Path) -> Result<BTreeMap<String, Truth>, ModelError> {
+        match self {
+            LabelsFrom::Table => dataset::read_labels_table(data),
+            LabelsFrom::File(path) => dataset::read_labels_csv(path),
+        }
+    }
+}
+
+/// How models are trained and judged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrainOptions {
+    pub forest: ForestParams,
+    pub score: ScoreParams,
+    /// A window whose top class has a smaller share of the trees' votes is "unknown".
+    pub unknown_below: f64,
+    pub seed: u64,
+}
+
+/// Taxonomist's confidence threshold lies between 0.75 and 0.9; the lower end keeps the unknown
+/// rate low on a small training set.
+pub const DEFAULT_UNKNOWN_BELOW: f64 = 0.75;
+
+impl Default for TrainOptions {
+    fn default() -> Self {
+        TrainOptions {
+            forest: ForestParams::default(),
+            score: ScoreParams::default(),
+            unknown_below: DEFAULT_UNKNOWN_BELOW,
+            seed: 42,
+        }
+    }
+}
+
+/// The labelled windows of a warehouse.
+#[derive(Debug)]
+pub struct Labelled {
+    pub windows: Windows,
+    /// Labelled rows of `windows`, with their class index into `classes`.
+    pub rows: Vec<usize>,
+    pub labels: Vec<u32>,
+    /// Healthy first, then the anomaly types in name order.
+    pub classes: Vec<String>,
+    /// Each labelled job's kind (its anomaly types joined, or "healthy"), for stratified folds.
+    pub job_kind: BTreeMap<String, String>,
+    pub other_jobs: usize,
+    pub dropped_windows: usize,
+    pub days: Vec<String>,
+}
+
+impl Labelled {
+    /// Reads the windows (all days with windows) and labels them. `classes` fixes the class list
+    /// (a model's); classes found beyond it are appended.
+    pub fn read(
+        data: &Path,
+        labels_from: &LabelsFrom,
+        features: Option<&[String]>,
+        classes: Option<&[String]>,
+    ) -> Result<Labelled, ModelError> {
+        let days = dataset::days_with_windows(data);
+        if days.is_empty() {
+            return Err(ModelError::NoData(format!(
+                "no windows in {}: compute them first with `jobsight features --windows 60:15`",
+                data.display()
+            )));
+        }
+        let truths = labels_from.read(data)?;
+        let labelled_jobs: std::collections::HashSet<String> = truths.keys().cloned().collect();
+        let windows = dataset::read_windows(data, &days, Some(&labelled_jobs), features)?;
+        let mut found: BTreeSet<String> = BTreeSet::new();
+        let mut picked: Vec<(usize, String)> = Vec::new();
+        let mut dropped = 0;
+        let mut job_kind: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (i, key) in windows.keys.iter().enumerate() {
+            let Some(truth) = truths.get(&*key.job_id) else {
+                continue;
+            };
+            if matches!(truth, Truth::Other(_)) {
+                continue;
+            }
+            match dataset::label_window(truth, key) {
+                Some(label) => {
+                    found.insert(label.to_string());
+                    job_kind
+                        .entry(key.job_id.to_string())
+                        .or_default()
+                        .insert(label.to_string());
+                    picked.push((i, label.to_string()));
+                }
+                None => dropped += 1,
+            }
+        }
+        let mut class_list: Vec<String> = match classes {
+            Some(c) => c.to_vec(),
+            None => std::iter::once(HEALTHY.to_string())
+                .chain(found.iter().filter(|c| *c != HEALTHY).cloned())
+                .collect(),
+        };
+        for c in &found {
+            if !class_list.contains(c) {
+                class_list.push(c.clone());
+            }
+        }
+        let index: HashMap<&str, u32> = class_list
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.as_str(), i as u32))
+            .collect();
+        let (rows, labels) = picked
+            .iter()
+            .map(|(i, l)| (*i, index[l.as_str()]))
+            .unzip();
+        let other_jobs = truths
+            .values()
+            .filter(|t| matches!(t, Truth::Other(_)))
+            .count();
+        Ok(Labelled {
+            windows,
+            rows,
+            labels,
+            classes: class_list,
+            job_kind: job_kind
+                .into_iter()
+                .map(|(job, kinds)| {
+                    let kinds: Vec<String> = kinds.into_iter().collect();
+                    (job, kinds.join("+"))
+                })
+                .collect(),
+            other_jobs,
+            dropped_windows: dropped,
+            days: days.iter().map(|d| d.to_string()).collect(),
+        })
+    }
+
+    /// The window width and stride of the data, checked to be one width.
+    pub fn window(&self) -> Result<(i64, i64), ModelError> {
+        let widths: Vec<i64> = self.windows.widths_s.iter().copied().collect();
+        match widths.as_slice() {
+            [w] => {
+                // The stride: the smallest step between consecutive windows of a series.
+                let stride = self
+                    .windows
+                    .keys
+                    .windows(2)
+                    .filter(|p| p[0].job_id == p[1].job_id && p[0].node == p[1].node)
+                    .map(|p| (p[1].start_us - p[0].start_us) / 1_000_000)
+                    .filter(|&s| s > 0)
+                    .min()
+                    .unwrap_or(*w);
+                Ok((*w, stride))
+            }
+            [] => Err(ModelError::NoData("no windows".into())),
+            _ => Err(ModelError::NoData(format!(
+                "the windows have different widths ({widths:?} s): compute the features again with one `--windows`"
+            ))),
+        }
+    }
+
+    /// Positions (into `rows`) of the windows of the jobs for which `keep(job)` holds.
+    pub fn positions(&self, keep: impl Fn(&str) -> bool) -> Vec<usize> {
+        self.rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| keep(&self.windows.keys[**r].job_id))
+            .map(|(p, _)| p)
+            .collect()
+    }
+
+    /// Windows per class over `positions`.
+    pub fn per_class(&self, positions: &[usize]) -> Vec<(String, u64)> {
+        let mut counts = vec![0u64; self.classes.len()];
+        for &p in positions {
+            counts[self.labels[p] as usize] += 1;
+        }
+        self.classes.iter().cloned().zip(counts).collect()
+    }
+
+    /// Jobs dealt into `k` folds, stratified by kind.
+    pub fn folds(&self, k: usize, seed: u64) -> HashMap<String, usize> {
+        let jobs: Vec<(String, String)> = self
+            .job_kind
+            .iter()
+            .map(|(j, kind)| (j.clone(), kind.clone()))
+            .collect();
+        evaluate::folds(&jobs, k, seed).into_iter().collect()
+    }
+}
+
+/// A fitted diagnosis: columns, forest, classes and the unknown threshold.
+#[derive(Debug)]
+pub struct Diagnosis {
+    pub prepared: Prepared,
+    pub forest: Forest,
+    pub classes: Vec<String>,
+    pub unknown_below: f64,
+}
+
+impl Diagnosis {
+    /// Fits on the labelled windows at `positions`.
+    pub fn fit(
+        data: &Labelled,
+        positions: &[usize],
+        options: &TrainOptions,
+    ) -> Result<Diagnosis, ModelError> {
+        let rows: Vec<usize> = positions.iter().map(|&p| data.rows[p]).collect();
+        let labels: Vec<u32> = positions.iter().map(|&p| data.labels[p]).collect();
+        let prepared = forest::prepare(
+            &data.windows,
+            &rows,
+            &labels,
+            data.classes.len(),
+            options.forest.max_features,
+        );
+        if prepared.features.is_empty() {
+            return Err(ModelError::Fit(
+                "no feature varies over the training windows".into(),
+            ));
+        }
+        let x = prepared.matrix(&data.windows, &rows);
+        let forest = Forest::fit(x, &labels, data.classes.len(), &options.forest)?;
+        Ok(Diagnosis {
+            prepared,
+            forest,
+            classes: data.classes.clone(),
+            unknown_below: options.unknown_below,
+        })
+    }
+
+    /// Votes per class for `rows` of `windows`.
+    pub fn votes(&self, windows: &Windows, rows: &[usize]) -> Result<Vec<Vec<f32>>, ModelError> {
+        self.forest
+            .votes(self.prepared.matrix(windows, rows), rows.len())
+    }
+
+    /// The class of each window, `None` for unknown (below `unknown_below`).
+    pub fn decide(&self, votes: &[Vec<f32>], unknown_below: f64) -> Vec<Option<u32>> {
+        votes
+            .iter()
+            .map(|v| {
+                let (class, share) = forest::top(v);
+                (f64::from(share) >= unknown_below).then_some(class as u32)
+            })
+            .collect()
+    }
+}
+
+/// Permutation importance on held-out windows: the drop in macro F1 (argmax verdicts) when one
+/// feature's values are shuffled among the windows. The top `keep` features, largest drop first.
+pub fn permutation_importance(
+    model: &Diagnosis,
+    windows: &Windows,
+    rows: &[usize],
+    truth: &[u32],
+    keep: usize,
+    seed: u64,
+) -> Result<Vec<Importance>, ModelError> {
+    let n = model.prepared.features.len();
+    let base_x = model.prepared.matrix(windows, rows);
+    let f1 = |x: Vec<f64>| -> Result<f64, ModelError> {
+        let votes = model.forest.votes(x, rows.len())?;
+        let predicted = model.decide(&votes, 0.0);
+        Ok(evaluate::scores(&model.classes, truth, &predicted).macro_f1)
+    };
+    let base = f1(base_x.clone())?;
+    // One fixed permutation of the rows (seeded), applied to each column in turn.
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by_key(|&i| evaluate::hash(&i.to_string(), seed));
+    let mut out = Vec::with_capacity(n);
+    for (c, feature) in model.prepared.features.iter().enumerate() {
+        let mut x = base_x.clone();
+        for (i, &j) in order.iter().enumerate() {
+            x[i * n + c] = base_x[j * n + c];
+        }
+        out.push(Importance {
+            feature: feature.clone(),
+            f1_drop: base - f1(x)?,
+        });
+    }
+    out.sort_by(|a, b| b.f1_drop.total_cmp(&a.f1_drop).then(a.feature.cmp(&b.feature)));
+    out.truncate(keep);
+    Ok(out)
+}
+
+fn metrics_of(features: &[String]) -> Vec<String> {
+    let set: BTreeSet<&str> = features.iter().map(|f| Windows::metric_of(f)).collect();
+    set.into_iter().map(str::to_string).collect()
+}
+
+fn header(
+    kind: Kind,
+    features: Vec<String>,
+    classes: Vec<String>,
+    window: (i64, i64),
+    training: TrainingSummary,
+    options: &TrainOptions,
+) -> Header {
+    Header {
+        format: file::FORMAT.into(),
+        format_version: file::FORMAT_VERSION,
+        kind,
+        created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        jobsight_version: env!("CARGO_PKG_VERSION").into(),
+        smartcore_version: file::SMARTCORE_VERSION.into(),
+        window_s: window.0,
+        stride_s: window.1,
+        metrics: metrics_of(&features),
+        features,
+        classes,
+        unknown_below: (kind == Kind::Diagnosis).then_some(options.unknown_below),
+        forest: (kind == Kind::Diagnosis).then(|| options.forest.clone()),
+        score: (kind == Kind::Unsupervised).then(|| options.score.clone()),
+        training,
+        evaluation: None,
+        importance: Vec::new(),
+        body_bytes: 0,
+        body_fnv1a: String::new(),
+    }
+}
+
+/// Trains a model on the warehouse at `data` and writes it to `out`. `progress` hears each phase.
+pub fn train(
+    data: &Path,
+    kind: Kind,
+    labels_from: &LabelsFrom,
+    options: &TrainOptions,
+    out: &Path,
+    progress: &mut dyn FnMut(&str),
+) -> Result<ModelFile, ModelError> {
+    let started = Instant::now();
+    progress("reading windows and labels");
+    let labelled = Labelled::read(data, labels_from, None, None)?;
+    let window = labelled.window()?;
+    let folds = labelled.folds(5, options.seed);
+    let held_out = |job: &str| folds.get(job) == Some(&0);
+    let summary = |positions: &[usize], seconds: f64| TrainingSummary {
+        data: data.display().to_string(),
+        labels_from: labels_from.describe(),
+        days: labelled.days.clone(),
+        jobs: labelled.job_kind.len(),
+        windows: positions.len(),
+        per_class: labelled.per_class(positions),
+        other_jobs: labelled.other_jobs,
+        dropped_windows: labelled.dropped_windows,
+        seconds,
+    };
+    match kind {
+        Kind::Diagnosis => {
+            if labelled.rows.is_empty() {
+                return Err(ModelError::NoData(format!(
+                    "no labelled windows in {} ({}): a diagnosis needs labels",
+                    data.display(),
+                    labels_from.describe()
+                )));
+            }
+            progress("fitting on four fifths of the jobs for the figures and feature importance");
+            let train_pos = labelled.positions(|j| !held_out(j));
+            let test_pos = labelled.positions(held_out);
+            let (evaluation, importance) = if test_pos.is_empty() || train_pos.is_empty() {
+                (None, Vec::new())
+            } else {
+                let model = Diagnosis::fit(&labelled, &train_pos, options)?;
+                let rows: Vec<usize> = test_pos.iter().map(|&p| labelled.rows[p]).collect();
+                let truth: Vec<u32> = test_pos.iter().map(|&p| labelled.labels[p]).collect();
+                let votes = model.votes(&labelled.windows, &rows)?;
+                let predicted = model.decide(&votes, options.unknown_below);
+                let scores = evaluate::scores(&labelled.classes, &truth, &predicted);
+                progress("permutation importance on the held-out fifth");
+                let importance = permutation_importance(
+                    &model,
+                    &labelled.windows,
+                    &rows,
+                    &truth,
+                    20,
+                    options.seed,
+                )?;
+                (Some(scores), importance)
+            };
+            progress("fitting on all jobs");
+            let all: Vec<usize> = (0..labelled.rows.len()).collect();
+            let model = Diagnosis::fit(&labelled, &all, options)?;
+            let mut h = header(
+                kind,
+                model.prepared.features.clone(),
+                labelled.classes.clone(),
+                window,
+                summary(&all, started.elapsed().as_secs_f64()),
+                options,
+            );
+            h.evaluation = evaluation;
+            h.importance = importance;
+            ModelFile {
+                header: h,
+                body: Body::Diagnosis {
+                    prepared: model.prepared,
+                    forest: model.forest,
+                },
+            }
+            .save(out)
+        }
+        Kind::Unsupervised => {
+            // Healthy windows when there are labels; every window when there are none.
+            let (all_rows, evaluation) = if labelled.rows.is_empty() {
+                let every = dataset::read_windows(
+                    data,
+                    &dataset::days_with_windows(data),
+                    None,
+                    None,
+                )?;
+                progress("no labels: training on every window");
+                let rows: Vec<usize> = (0..every.keys.len()).collect();
+                let model = AnomalyScore::fit(&every, &rows, &options.score)?;
+                let h = header(
+                    kind,
+                    model.features.clone(),
+                    Vec::new(),
+                    window_of(&every)?,
+                    TrainingSummary {
+                        windows: rows.len(),
+                        jobs: every.rows_by_job().len(),
+                        per_class: Vec::new(),
+                        ..summary(&[], started.elapsed().as_secs_f64())
+                    },
+                    options,
+                );
+                return ModelFile {
+                    header: h,
+                    body: Body::Unsupervised(model),
+                }
+                .save(out);
+            } else {
+                progress("fitting on the healthy windows of four fifths of the jobs");
+                let healthy = |p: &usize| labelled.labels[*p] == 0;
+                let train_pos: Vec<usize> = labelled
+                    .positions(|j| !held_out(j))
+                    .into_iter()
+                    .filter(healthy)
+                    .collect();
+                let test_pos = labelled.positions(held_out);
+                let evaluation = if train_pos.len() >= 10 && !test_pos.is_empty() {
+                    let rows: Vec<usize> = train_pos.iter().map(|&p| labelled.rows[p]).collect();
+                    let model = AnomalyScore::fit(&labelled.windows, &rows, &options.score)?;
+                    Some(score_figures(&model, &labelled, &test_pos))
+                } else {
+                    None
+                };
+                let all: Vec<usize> = (0..labelled.rows.len()).filter(healthy).collect();
+                (all, evaluation)
+            };
+            progress("fitting on the healthy windows of all jobs");
+            let rows: Vec<usize> = all_rows.iter().map(|&p| labelled.rows[p]).collect();
+            let model = AnomalyScore::fit(&labelled.windows, &rows, &options.score)?;
+            let mut h = header(
+                kind,
+                model.features.clone(),
+                Vec::new(),
+                window,
+                summary(&all_rows, started.elapsed().as_secs_f64()),
+                options,
+            );
+            h.evaluation = evaluation;
+            ModelFile {
+                header: h,
+                body: Body::Unsupervised(model),
+            }
+            .save(out)
+        }
+    }
+}
+
+fn window_of(windows: &Windows) -> Result<(i64, i64), ModelError> {
+    Labelled {
+        windows: windows.clone(),
+        rows: Vec::new(),
+        labels: Vec::new(),
+        classes: Vec::new(),
+        job_kind: BTreeMap::new(),
+        other_jobs: 0,
+        dropped_windows: 0,
+        days: Vec::new(),
+    }
+    .window()
+}
+
+/// The classes of an anomaly score's figures.
+pub fn score_classes() -> Vec<String> {
+    vec![HEALTHY.to_string(), "anomalous".to_string()]
+}
+
+/// Detection figures of an anomaly score on labelled windows: healthy vs. any anomaly.
+pub fn score_figures(model: &AnomalyScore, data: &Labelled, positions: &[usize]) -> Scores {
+    let rows: Vec<usize> = positions.iter().map(|&p| data.rows[p]).collect();
+    let truth: Vec<u32> = positions
+        .iter()
+        .map(|&p| u32::from(data.labels[p] != 0))
+        .collect();
+    let predicted: Vec<Option<u32>> = model
+        .score(&data.windows, &rows)
+        .into_iter()
+        .map(|s| Some(u32::from(s > 1.0)))
+        .collect();
+    evaluate::scores(&score_classes(), &truth, &predicted)
+}
+
+/// What `jobsight model eval` reports.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EvalReport {
+    pub kind: Kind,
+    /// The model file, or the cross-validation that trained one per fold.
+    pub model: Option<String>,
+    pub folds: Option<usize>,
+    pub hold_out: Option<String>,
+    pub jobs: usize,
+    pub classes: Vec<String>,
+    pub unknown_below: Option<f64>,
+    /// Verdicts at the unknown threshold.
+    pub scores: Scores,
+    /// Diagnosis only: the top class whatever its share (no "unknown"), as other tools report.
+    pub forced: Option<Scores>,
+    /// Per-class figures of the anomaly score (share flagged by true class), for unsupervised.
+    pub flagged_share: Vec<(String, f64)>,
+    pub train_seconds: f64,
+    pub predict_seconds: f64,
+    pub windows_per_second: f64,
+}
+
+/// Evaluates a stored model on the labelled windows of `data`.
+pub fn evaluate_model(
+    data: &Path,
+    path: &Path,
+    labels_from: &LabelsFrom,
+) -> Result<EvalReport, ModelError> {
+    let model = ModelFile::load(path, None)?;
+    let header = &model.header;
+    let classes = (header.kind == Kind::Diagnosis).then_some(header.classes.as_slice());
+    let labelled = Labelled::read(data, labels_from, Some(&header.features), classes)?;
+    if labelled.rows.is_empty() {
+        return Err(ModelError::NoData(format!(
+            "no labelled windows in {} ({}) to evaluate on",
+            data.display(),
+            labels_from.describe()
+        )));
+    }
+    check_window(path, header, &labelled)?;
+    let all: Vec<usize> = (0..labelled.rows.len()).collect();
+    let rows: Vec<usize> = labelled.rows.clone();
+    let started = Instant::now();
+    let (scores, forced, flagged) = match &model.body {
+        Body::Diagnosis { prepared, forest } => {
+            let votes = forest.votes(prepared.matrix(&labelled.windows, &rows), rows.len())?;
+            let unknown_below = header.unknown_below.unwrap_or(DEFAULT_UNKNOWN_BELOW);
+            let decide = |threshold: f64| -> Vec<Option<u32>> {
+                votes
+                    .iter()
+                    .map(|v| {
+                        let (c, s) = forest::top(v);
+                        (f64::from(s) >= threshold).then_some(c as u32)
+                    })
+                    .collect()
+            };
+            (
+                evaluate::scores(&labelled.classes, &labelled.labels, &decide(unknown_below)),
+                Some(evaluate::scores(&labelled.classes, &labelled.labels, &decide(0.0))),
+                Vec::new(),
+            )
+        }
+        Body::Unsupervised(score) => (
+            score_figures(score, &labelled, &all),
+            None,
+            flagged_share(score, &labelled, &all),
+        ),
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    Ok(EvalReport {
+        kind: header.kind,
+        model: Some(path.display().to_string()),
+        folds: None,
+        hold_out: None,
+        jobs: labelled.job_kind.len(),
+        classes: if header.kind == Kind::Diagnosis {
+            labelled.classes.clone()
+        } else {
+            score_classes()
+        },
+        unknown_below: header.unknown_below,
+        scores,
+        forced,
+        flagged_share: flagged,
+        train_seconds: header.training.seconds,
+        predict_seconds: seconds,
+        windows_per_second: rows.len() as f64 / seconds.max(1e-9),
+    })
+}
+
+fn check_window(path: &Path, header: &Header, data: &Labelled) -> Result<(), ModelError> {
+    let (width, _) = data.window()?;
+    if width != header.window_s {
+        return Err(ModelError::Invalid {
+            path: path.to_path_buf(),
+            reason: format!(
+                "it was trained on {} s windows and the data has {width} s windows: compute the features with `--windows {}:{}` or train a model on these",
+                header.window_s, header.window_s, header.stride_s
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The share of windows of each true class that the score flags.
+fn flagged_share(model: &AnomalyScore, data: &Labelled, positions: &[usize]) -> Vec<(String, f64)> {
+    let rows: Vec<usize> = positions.iter().map(|&p| data.rows[p]).collect();
+    let scores = model.score(&data.windows, &rows);
+    let mut counts = vec![(0u64, 0u64); data.classes.len()];
+    for (&p, s) in positions.iter().zip(scores) {
+        let c = &mut counts[data.labels[p] as usize];
+        c.0 += 1;
+        c.1 += u64::from(s > 1.0);
+    }
+    data.classes
+        .iter()
+        .zip(counts)
+        .filter(|(_, c)| c.0 > 0)
+        .map(|(name, c)| (name.clone(), c.1 as f64 / c.0 as f64))
+        .collect()
+}
+
+/// Rows one fold of a cross-validation was trained and tested on, for a side-by-side run of
+/// another library on exactly the same data (`--export DIR`).
+fn export_fold(
+    dir: &Path,
+    fold: usize,
+    model: &Diagnosis,
+    data: &Labelled,
+    train: &[usize],
+    test: &[usize],
+) -> Result<(), ModelError> {
+    std::fs::create_dir_all(dir).map_err(|e| ModelError::write(dir, e))?;
+    for (name, positions) in [("train", train), ("test", test)] {
+        let path = dir.join(format!("fold{fold}-{name}.csv"));
+        let rows: Vec<usize> = positions.iter().map(|&p| data.rows[p]).collect();
+        let x = model.prepared.matrix(&data.windows, &rows);
+        let n = model.prepared.features.len();
+        let mut text = String::from("label");
+        for f in &model.prepared.features {
+            text.push(',');
+            text.push_str(&f.replace(',', "_"));
+        }
+        text.push('\n');
+        for (i, &p) in positions.iter().enumerate() {
+            text.push_str(&data.labels[p].to_string());
+            for v in &x[i * n..(i + 1) * n] {
+                text.push(',');
+                text.push_str(&v.to_string());
+            }
+            text.push('\n');
+        }
+        std::fs::write(&path, text).map_err(|e| ModelError::write(&path, e))?;
+    }
+    Ok(())
+}
+
+/// What a cross-validation run is asked for.
+#[derive(Debug, Clone, Default)]
+pub struct CrossValidation {
+    pub folds: usize,
+    /// Hold out every job of this application (Slurm job name) instead of k folds.
+    pub hold_out: Option<String>,
+    /// Write each fold's feature rows here.
+    pub export: Option<PathBuf>,
+}
+
+/// By-job cross-validation (or one application held out) of a kind of model on `data`.
+pub fn cross_validate(
+    data: &Path,
+    kind: Kind,
+    labels_from: &LabelsFrom,
+    options: &TrainOptions,
+    cv: &CrossValidation,
+    progress: &mut dyn FnMut(&str),
+) -> Result<EvalReport, ModelError> {
+    progress("reading windows and labels");
+    let labelled = Labelled::read(data, labels_from, None, None)?;
+    if labelled.rows.is_empty() {
+        return Err(ModelError::NoData(format!(
+            "no labelled windows in {} ({})",
+            data.display(),
+            labels_from.describe()
+        )));
+    }
+    let fold_of: HashMap<String, usize> = match &cv.hold_out {
+        Some(app) => {
+            let names = dataset::job_names(data)?;
+            let of: HashMap<String, usize> = labelled
+                .job_kind
+                .keys()
+                .map(|j| (j.clone(), usize::from(names.get(j) != Some(app))))
+                .collect();
+            if !of.values().any(|&f| f == 0) {
+                return Err(ModelError::NoData(format!(
+                    "no labelled job is named {app:?}: nothing to hold out"
+                )));
+            }
+            of
+        }
+        None => labelled.folds(cv.folds.max(2), options.seed),
+    };
+    let n_folds = if cv.hold_out.is_some() {
+        1
+    } else {
+        cv.folds.max(2)
+    };
+    let mut truth = Vec::new();
+    let mut at_threshold = Vec::new();
+    let mut forced = Vec::new();
+    let mut flagged_positions = Vec::new();
+    let mut flags = Vec::new();
+    let (mut train_s, mut predict_s, mut predicted_windows) = (0.0, 0.0, 0usize);
+    for fold in 0..n_folds {
+        progress(&format!("fold {}/{n_folds}", fold + 1));
+        let test_pos = labelled.positions(|j| fold_of.get(j) == Some(&fold));
+        let train_pos = labelled.positions(|j| fold_of.get(j) != Some(&fold));
+        if test_pos.is_empty() || train_pos.is_empty() {
+            continue;
+        }
+        let rows: Vec<usize> = test_pos.iter().map(|&p| labelled.rows[p]).collect();
+        match kind {
+            Kind::Diagnosis => {
+                let started = Instant::now();
+                let model = Diagnosis::fit(&labelled, &train_pos, options)?;
+                train_s += started.elapsed().as_secs_f64();
+                let started = Instant::now();
+                let votes = model.votes(&labelled.windows, &rows)?;
+                predict_s += started.elapsed().as_secs_f64();
+                predicted_windows += rows.len();
+                at_threshold.extend(model.decide(&votes, options.unknown_below));
+                forced.extend(model.decide(&votes, 0.0));
+                truth.extend(test_pos.iter().map(|&p| labelled.labels[p]));
+                if let Some(dir) = &cv.export {
+                    export_fold(dir, fold, &model, &labelled, &train_pos, &test_pos)?;
+                }
+            }
+            Kind::Unsupervised => {
+                let healthy: Vec<usize> = train_pos
+                    .iter()
+                    .filter(|&&p| labelled.labels[p] == 0)
+                    .map(|&p| labelled.rows[p])
+                    .collect();
+                let started = Instant::now();
+                let model = AnomalyScore::fit(&labelled.windows, &healthy, &options.score)?;
+                train_s += started.elapsed().as_secs_f64();
+                let started = Instant::now();
+                let scores = model.score(&labelled.windows, &rows);
+                predict_s += started.elapsed().as_secs_f64();
+                predicted_windows += rows.len();
+                truth.extend(test_pos.iter().map(|&p| u32::from(labelled.labels[p] != 0)));
+                at_threshold.extend(scores.iter().map(|&s| Some(u32::from(s > 1.0))));
+                flagged_positions.extend(test_pos.iter().copied());
+                flags.extend(scores.iter().map(|&s| s > 1.0));
+            }
+        }
+    }
+    let (classes, scores, forced, flagged_share) = match kind {
+        Kind::Diagnosis => (
+            labelled.classes.clone(),
+            evaluate::scores(&labelled.classes, &truth, &at_threshold),
+            Some(evaluate::scores(&labelled.classes, &truth, &forced)),
+            Vec::new(),
+        ),
+        Kind::Unsupervised => {
+            let mut counts = vec![(0u64, 0u64); labelled.classes.len()];
+            for (&p, &f) in flagged_positions.iter().zip(&flags) {
+                let c = &mut counts[labelled.labels[p] as usize];
+                c.0 += 1;
+                c.1 += u64::from(f);
+            }
+            (
+                score_classes(),
+                evaluate::scores(&score_classes(), &truth, &at_threshold),
+                None,
+                labelled
+                    .classes
+                    .iter()
+                    .zip(counts)
+                    .filter(|(_, c)| c.0 > 0)
+                    .map(|(n, c)| (n.clone(), c.1 as f64 / c.0 as f64))
+                    .collect(),
+            )
+        }
+    };
+    Ok(EvalReport {
+        kind,
+        model: None,
+        folds: cv.hold_out.is_none().then_some(n_folds),
+        hold_out: cv.hold_out.clone(),
+        jobs: labelled.job_kind.len(),
+        classes,
+        unknown_below: (kind == Kind::Diagnosis).then_some(options.unknown_below),
+        scores,
+        forced,
+        flagged_share,
+        train_seconds: train_s,
+        predict_seconds: predict_s,
+        windows_per_second: predicted_windows as f64 / predict_s.max(1e-9),
+    })
+}
+
+/// The report as text: one line per class, then the overall figures and the confusion matrix.
+pub fn render_report(report: &EvalReport) -> String {
+    let mut out = String::new();
+    let what = match (&report.model, report.folds, &report.hold_out) {
+        (Some(m), _, _) => format!("model {m}"),
+        (None, Some(k), _) => format!("{k}-fold cross-validation by job"),
+        (None, None, Some(app)) => format!("application {app:?} held out"),
+        _ => "evaluation".into(),
+    };
+    out.push_str(&format!(
+        "{} {what}: {} labelled window(s) of {} job(s)\n",
+        report.kind.name(),
+        report.scores.windows,
+        report.jobs
+    ));
+    let table = |title: &str, s: &Scores, out: &mut String| {
+        out.push_str(&format!(
+            "{title}\n  {:<12} {:>9} {:>9} {:>9} {:>9}\n",
+            "class", "precision", "recall", "F1", "windows"
+        ));
+        for c in &s.per_class {
+            if c.support == 0 && c.precision == 0.0 {
+                continue;
+            }
+            out.push_str(&format!(
+                "  {:<12} {:>9.3} {:>9.3} {:>9.3} {:>9}\n",
+                c.class, c.precision, c.recall, c.f1, c.support
+            ));
+        }
+        out.push_str(&format!(
+            "  macro F1 {:.3}; anomaly miss rate {:.3}; false-alarm rate {:.3}; unknown rate {:.3}\n",
+            s.macro_f1, s.miss_rate, s.false_alarm_rate, s.unknown_rate
+        ));
+    };
+    match report.unknown_below {
+        Some(t) => table(
+            &format!("verdicts (unknown below {t:.2} of the votes):"),
+            &report.scores,
+            &mut out,
+        ),
+        None => table("verdicts (score above 1 = anomalous):", &report.scores, &mut out),
+    }
+    if let Some(forced) = &report.forced {
+        table("top class, no unknown:", forced, &mut out);
+    }
+    if !report.flagged_share.is_empty() {
+        out.push_str("share of windows flagged, by true class:\n");
+        for (c, s) in &report.flagged_share {
+            out.push_str(&format!("  {c:<12} {s:.3}\n"));
+        }
+    }
+    out.push_str("confusion (rows: truth; columns: verdict):\n");
+    let mut columns = report.classes.clone();
+    columns.push("unknown".into());
+    out.push_str(&format!("  {:<12}", ""));
+    for c in &columns {
+        out.push_str(&format!(" {:>10}", truncate(c, 10)));
+    }
+    out.push('\n');
+    for (c, row) in report.classes.iter().zip(&report.scores.confusion) {
+        out.push_str(&format!("  {:<12}", truncate(c, 12)));
+        for v in row {
+            out.push_str(&format!(" {v:>10}"));
+        }
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "training {:.2} s; prediction {:.3} s ({:.0} windows/s)\n",
+        report.train_seconds, report.predict_seconds, report.windows_per_second
+    ));
+    out
+}
+
+fn truncate(s: &str, n: usize) -> &str {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// A short description of a model file's header, for `jobsight model info`.
+pub fn render_header(h: &Header) -> String {
+    let mut out = format!(
+        "{} model, format {}, made {} by jobsight {} with smartcore {}\n",
+        h.kind.name(),
+        h.format_version,
+        h.created,
+        h.jobsight_version,
+        h.smartcore_version
+    );
+    out.push_str(&format!(
+        "windows: {} s every {} s; {} feature(s) from {} metric(s)\n",
+        h.window_s,
+        h.stride_s,
+        h.features.len(),
+        h.metrics.len()
+    ));
+    if !h.classes.is_empty() {
+        out.push_str(&format!(
+            "classes: {}; unknown below {:.2} of the votes\n",
+            h.classes.join(", "),
+            h.unknown_below.unwrap_or(DEFAULT_UNKNOWN_BELOW)
+        ));
+    }
+    let t = &h.training;
+    out.push_str(&format!(
+        "trained on {} window(s) of {} job(s) from {} ({}) in {:.1} s",
+        t.windows, t.jobs, t.data, t.labels_from, t.seconds
+    ));
+    if !t.per_class.is_empty() {
+        let per: Vec<String> = t.per_class.iter().map(|(c, n)| format!("{c} {n}")).collect();
+        out.push_str(&format!(": {}", per.join(", ")));
+    }
+    out.push('\n');
+    if let Some(e) = &h.evaluation {
+        let per: Vec<String> = e
+            .per_class
+            .iter()
+            .filter(|c| c.support > 0)
+            .map(|c| format!("{} {:.3}", c.class, c.f1))
+            .collect();
+        out.push_str(&format!(
+            "held-out fifth of the jobs: macro F1 {:.3} (F1 {}); miss rate {:.3}, false alarms {:.3}, unknown {:.3}\n",
+            e.macro_f1,
+            per.join(", "),
+            e.miss_rate,
+            e.false_alarm_rate,
+            e.unknown_rate
+        ));
+    }
+    if !h.importance.is_empty() {
+        out.push_str("most important features (macro F1 drop when shuffled):\n");
+        for i in h.importance.iter().take(10) {
+            out.push_str(&format!("  {:<48} {:.3}\n", i.feature, i.f1_drop));
+        }
+    }
+    out
+}

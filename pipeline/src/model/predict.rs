@@ -1,0 +1,554 @@
+//! One verdict per job, from the models' window verdicts and the rules' findings, for the
+//! `predictions` table.
+//!
+//! Windows roll up to nodes, nodes to the job:
+//! - a node is **anomalous** when at least `min_windows` of its windows get the same anomaly type
+//!   (three windows of 60 s every 15 s: 90 s of trouble, so one odd window is not a verdict); its
+//!   confidence is that type's mean share of the votes in those windows, its time span from the
+//!   first to the last of them;
+//! - else **unknown** when at least `min_windows` windows are unknown or (with the anomaly score)
+//!   scored above 1 while the diagnosis saw nothing;
+//! - else **healthy**, with the mean healthy vote share as confidence.
+//!
+//! The job takes its most anomalous node's verdict. A node that lacks a metric a model reads is
+//! **not judged**, and the reason names the metrics: a guess from half the inputs would look just
+//! as confident as a real verdict. Rules whose finding is evidence of the same anomaly type
+//! (`anomaly = ...` in the rule book) are listed as agreeing; a rule's anomaly the models did not
+//! see becomes the verdict (source `rules`), as does an anomaly score with nothing named (source
+//! `anomaly-score`, verdict unknown).
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use chrono::NaiveDate;
+use datafusion::arrow::array::{
+    ArrayRef, Float64Builder, RecordBatch, StringBuilder, TimestampMicrosecondBuilder,
+    UInt64Builder,
+};
+
+use super::dataset::{self, HEALTHY, Windows};
+use super::file::{Body, ModelFile};
+use super::{Kind, ModelError, forest};
+use crate::catalog::{self, Table};
+use crate::rules::{RuleBook, Verdict};
+
+/// Windows of one type a node needs before it gets that verdict.
+pub const DEFAULT_MIN_WINDOWS: usize = 3;
+
+/// The models a site runs, loaded once.
+#[derive(Debug)]
+pub struct Models {
+    pub diagnosis: Option<(PathBuf, ModelFile)>,
+    pub unsupervised: Option<(PathBuf, ModelFile)>,
+    pub min_windows: usize,
+}
+
+impl Models {
+    pub fn load(
+        diagnosis: Option<&Path>,
+        unsupervised: Option<&Path>,
+    ) -> Result<Models, ModelError> {
+        let load = |p: Option<&Path>, kind| -> Result<Option<(PathBuf, ModelFile)>, ModelError> {
+            p.map(|p| Ok((p.to_path_buf(), ModelFile::load(p, Some(kind))?)))
+                .transpose()
+        };
+        Ok(Models {
+            diagnosis: load(diagnosis, Kind::Diagnosis)?,
+            unsupervised: load(unsupervised, Kind::Unsupervised)?,
+            min_windows: DEFAULT_MIN_WINDOWS,
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.diagnosis.is_none() && self.unsupervised.is_none()
+    }
+
+    fn files(&self) -> impl Iterator<Item = &(PathBuf, ModelFile)> {
+        self.diagnosis.iter().chain(self.unsupervised.iter())
+    }
+
+    /// Every feature either model reads, in a fixed order.
+    fn features(&self) -> Vec<String> {
+        let mut all: Vec<String> = self
+            .files()
+            .flat_map(|(_, m)| m.header.features.iter().cloned())
+            .collect();
+        all.sort();
+        all.dedup();
+        all
+    }
+
+    /// Which model files made a verdict: name and body checksum.
+    pub fn version(&self) -> String {
+        self.files()
+            .map(|(p, m)| {
+                format!(
+                    "{}:{}",
+                    p.file_name().map_or_else(
+                        || p.display().to_string(),
+                        |n| n.to_string_lossy().into_owned()
+                    ),
+                    m.header.body_fnv1a
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+/// One job's verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobPrediction {
+    pub job_id: String,
+    /// healthy, an anomaly type, unknown, or not-judged.
+    pub verdict: String,
+    pub confidence: Option<f64>,
+    /// model, rules, model+rules, anomaly-score, or none.
+    pub source: String,
+    pub node: Option<String>,
+    pub window: Option<(i64, i64)>,
+    pub windows: u64,
+    pub anomalous_windows: u64,
+    pub unknown_windows: u64,
+    pub model_verdict: Option<String>,
+    pub model_confidence: Option<f64>,
+    /// The job's highest window anomaly score (> 1: anomalous).
+    pub anomaly_score: Option<f64>,
+    pub agreeing_rules: Vec<String>,
+    pub reason: String,
+}
+
+/// One node's rolled-up verdict.
+#[derive(Debug, Clone)]
+struct NodeVerdict {
+    node: String,
+    verdict: String,
+    confidence: f64,
+    window: Option<(i64, i64)>,
+    anomalous: u64,
+    unknown: u64,
+    max_score: Option<f64>,
+}
+
+/// Rolls one node's windows up (see the module doc). `classes[c]` names class `c`; `votes` and
+/// `scores` are per window, in time order.
+fn node_verdict(
+    node: &str,
+    keys: &[&dataset::WindowKey],
+    classes: &[String],
+    votes: Option<&[Vec<f32>]>,
+    scores: Option<&[f64]>,
+    unknown_below: f64,
+    min_windows: usize,
+) -> NodeVerdict {
+    let n = keys.len();
+    let mut by_class: BTreeMap<usize, Vec<(usize, f32)>> = BTreeMap::new();
+    let mut unknown = 0u64;
+    let mut healthy_share = 0.0f64;
+    if let Some(votes) = votes {
+        for (i, v) in votes.iter().enumerate() {
+            let (c, share) = forest::top(v);
+            healthy_share += f64::from(v.first().copied().unwrap_or(0.0));
+            if f64::from(share) < unknown_below {
+                unknown += 1;
+            } else if c != 0 {
+                by_class.entry(c).or_default().push((i, share));
+            }
+        }
+    }
+    let flagged: Vec<usize> = scores
+        .map(|s| (0..n).filter(|&i| s[i] > 1.0).collect())
+        .unwrap_or_default();
+    let max_score = scores.and_then(|s| s.iter().copied().reduce(f64::max));
+    let anomalous: u64 = by_class.values().map(|v| v.len() as u64).sum();
+    let span = |idx: &[usize]| -> Option<(i64, i64)> {
+        Some((keys[*idx.first()?].start_us, keys[*idx.last()?].end_us))
+    };
+    let best = by_class
+        .iter()
+        .max_by_key(|(c, v)| (v.len(), std::cmp::Reverse(**c)));
+    let base = NodeVerdict {
+        node: node.to_string(),
+        verdict: HEALTHY.into(),
+        confidence: if votes.is_some() {
+            healthy_share / n.max(1) as f64
+        } else {
+            1.0 - flagged.len() as f64 / n.max(1) as f64
+        },
+        window: None,
+        anomalous,
+        unknown,
+        max_score,
+    };
+    if let Some((&c, hits)) = best
+        && hits.len() >= min_windows
+    {
+        let idx: Vec<usize> = hits.iter().map(|h| h.0).collect();
+        return NodeVerdict {
+            verdict: classes[c].clone(),
+            confidence: hits.iter().map(|h| f64::from(h.1)).sum::<f64>() / hits.len() as f64,
+            window: span(&idx),
+            ..base
+        };
+    }
+    if unknown as usize >= min_windows || flagged.len() >= min_windows {
+        let idx = if flagged.len() >= min_windows {
+            flagged.clone()
+        } else {
+            let v = votes.unwrap_or(&[]);
+            (0..v.len())
+                .filter(|&i| f64::from(forest::top(&v[i]).1) < unknown_below)
+                .collect()
+        };
+        return NodeVerdict {
+            verdict: "unknown".into(),
+            confidence: idx.len() as f64 / n.max(1) as f64,
+            window: span(&idx),
+            ..base
+        };
+    }
+    base
+}
+
+/// Verdicts for the jobs of `verdicts` (the rules' results for a day, or one job).
+pub fn predict(
+    data: &Path,
+    day: NaiveDate,
+    models: &Models,
+    book: &RuleBook,
+    verdicts: &[Verdict],
+) -> Result<Vec<JobPrediction>, ModelError> {
+    let only: HashSet<String> = verdicts.iter().map(|v| v.job_id.clone()).collect();
+    let features = models.features();
+    let windows = if models.is_empty() {
+        Windows::default()
+    } else {
+        dataset::read_windows(data, &[day], Some(&only), Some(&features))?
+    };
+    if let Some(&width) = windows.widths_s.iter().next() {
+        for (path, m) in models.files() {
+            if m.header.window_s != width {
+                return Err(ModelError::Invalid {
+                    path: path.clone(),
+                    reason: format!(
+                        "it was trained on {} s windows and {day} has {width} s windows",
+                        m.header.window_s
+                    ),
+                });
+            }
+        }
+    }
+    let anomaly_of: BTreeMap<&str, &str> = book
+        .rules
+        .iter()
+        .filter_map(|r| Some((r.id.as_str(), r.anomaly.as_deref()?)))
+        .collect();
+    let by_job = windows.rows_by_job();
+    let mut out = Vec::with_capacity(verdicts.len());
+    for verdict in verdicts {
+        let rows = by_job
+            .get(verdict.job_id.as_str())
+            .cloned()
+            .unwrap_or_default();
+        let rule_anomalies: Vec<(&str, &str)> = verdict
+            .findings
+            .iter()
+            .filter_map(|f| Some((f.rule.as_str(), *anomaly_of.get(f.rule.as_str())?)))
+            .collect();
+        let mut p = judge(&windows, &rows, models)?;
+        p.job_id = verdict.job_id.clone();
+        combine(&mut p, &rule_anomalies);
+        out.push(p);
+    }
+    Ok(out)
+}
+
+/// The models' verdict on one job's windows.
+fn judge(windows: &Windows, rows: &[usize], models: &Models) -> Result<JobPrediction, ModelError> {
+    let mut p = JobPrediction {
+        job_id: String::new(),
+        verdict: "not-judged".into(),
+        confidence: None,
+        source: "none".into(),
+        node: None,
+        window: None,
+        windows: rows.len() as u64,
+        anomalous_windows: 0,
+        unknown_windows: 0,
+        model_verdict: None,
+        model_confidence: None,
+        anomaly_score: None,
+        agreeing_rules: Vec::new(),
+        reason: String::new(),
+    };
+    if models.is_empty() {
+        p.reason = "no model configured".into();
+        return Ok(p);
+    }
+    if rows.is_empty() {
+        p.reason = "no windows for this job: its telemetry is missing, or the features were computed without --windows".into();
+        return Ok(p);
+    }
+    // Group the job's rows by node (rows are in key order: node, then start).
+    let mut nodes: BTreeMap<Arc<str>, Vec<usize>> = BTreeMap::new();
+    for &r in rows {
+        nodes.entry(windows.keys[r].node.clone()).or_default().push(r);
+    }
+    let mut verdicts = Vec::new();
+    let mut missing_reasons = Vec::new();
+    for (node, node_rows) in &nodes {
+        let present = windows
+            .metrics_of
+            .get(&(windows.keys[node_rows[0]].job_id.clone(), node.clone()));
+        let missing: Vec<&str> = models
+            .files()
+            .flat_map(|(_, m)| m.header.metrics.iter())
+            .filter(|m| present.is_none_or(|set| !set.contains(*m)))
+            .map(String::as_str)
+            .collect::<std::collections::BTreeSet<&str>>()
+            .into_iter()
+            .collect();
+        if !missing.is_empty() {
+            let shown: Vec<&str> = missing.iter().take(5).copied().collect();
+            missing_reasons.push(format!(
+                "node {node} lacks {} metric(s) the models read: {}{}",
+                missing.len(),
+                shown.join(", "),
+                if missing.len() > 5 { ", ..." } else { "" }
+            ));
+            continue;
+        }
+        let keys: Vec<&dataset::WindowKey> = node_rows.iter().map(|&r| &windows.keys[r]).collect();
+        let (votes, classes, unknown_below) = match &models.diagnosis {
+            Some((_, m)) => match &m.body {
+                Body::Diagnosis { prepared, forest } => (
+                    Some(forest.votes(prepared.matrix(windows, node_rows), node_rows.len())?),
+                    m.header.classes.clone(),
+                    m.header.unknown_below.unwrap_or(super::DEFAULT_UNKNOWN_BELOW),
+                ),
+                Body::Unsupervised(_) => (None, Vec::new(), 1.0),
+            },
+            None => (None, Vec::new(), 1.0),
+        };
+        let scores = match &models.unsupervised {
+            Some((_, m)) => match &m.body {
+                Body::Unsupervised(score) => Some(score.score(windows, node_rows)),
+                Body::Diagnosis { .. } => None,
+            },
+            None => None,
+        };
+        verdicts.push(node_verdict(
+            node,
+            &keys,
+            &classes,
+            votes.as_deref(),
+            scores.as_deref(),
+            unknown_below,
+            models.min_windows,
+        ));
+    }
+    if verdicts.is_empty() {
+        p.reason = missing_reasons.join("; ");
+        return Ok(p);
+    }
+    let rank = |v: &NodeVerdict| match v.verdict.as_str() {
+        HEALTHY => 0,
+        "unknown" => 1,
+        _ => 2,
+    };
+    let worst = verdicts
+        .iter()
+        .max_by(|a, b| {
+            (rank(a), a.anomalous.max(a.unknown))
+                .cmp(&(rank(b), b.anomalous.max(b.unknown)))
+                .then(b.node.cmp(&a.node))
+        })
+        .cloned();
+    let Some(worst) = worst else { return Ok(p) };
+    p.verdict = worst.verdict.clone();
+    p.confidence = Some(worst.confidence);
+    p.node = (worst.verdict != HEALTHY).then(|| worst.node.clone());
+    p.window = worst.window;
+    p.anomalous_windows = verdicts.iter().map(|v| v.anomalous).sum();
+    p.unknown_windows = verdicts.iter().map(|v| v.unknown).sum();
+    p.anomaly_score = verdicts
+        .iter()
+        .filter_map(|v| v.max_score)
+        .reduce(f64::max);
+    p.model_verdict = Some(worst.verdict.clone());
+    p.model_confidence = Some(worst.confidence);
+    p.source = if models.diagnosis.is_some() {
+        "model"
+    } else {
+        "anomaly-score"
+    }
+    .into();
+    p.reason = missing_reasons.join("; ");
+    Ok(p)
+}
+
+/// Adds the rules' view (see the module doc).
+fn combine(p: &mut JobPrediction, rule_anomalies: &[(&str, &str)]) {
+    p.agreeing_rules = rule_anomalies
+        .iter()
+        .filter(|(_, a)| *a == p.verdict)
+        .map(|(r, _)| r.to_string())
+        .collect();
+    if !p.agreeing_rules.is_empty() {
+        p.source = "model+rules".into();
+        return;
+    }
+    let named = p.verdict != HEALTHY && p.verdict != "unknown" && p.verdict != "not-judged";
+    if let (false, Some((rule, anomaly))) = (named, rule_anomalies.first()) {
+        p.verdict = anomaly.to_string();
+        p.agreeing_rules = rule_anomalies
+            .iter()
+            .filter(|(_, a)| a == anomaly)
+            .map(|(r, _)| r.to_string())
+            .collect();
+        p.source = "rules".into();
+        p.confidence = None;
+        if p.reason.is_empty() {
+            p.reason = format!("rule {rule} found it; the models did not");
+        }
+    }
+}
+
+/// The `predictions` batch.
+pub fn batch(predictions: &[JobPrediction], version: &str) -> Result<RecordBatch, ModelError> {
+    let strings = |f: &dyn Fn(&JobPrediction) -> Option<String>| -> ArrayRef {
+        let mut b = StringBuilder::new();
+        for p in predictions {
+            b.append_option(f(p));
+        }
+        Arc::new(b.finish())
+    };
+    let floats = |f: &dyn Fn(&JobPrediction) -> Option<f64>| -> ArrayRef {
+        let mut b = Float64Builder::new();
+        for p in predictions {
+            b.append_option(f(p));
+        }
+        Arc::new(b.finish())
+    };
+    let counts = |f: &dyn Fn(&JobPrediction) -> u64| -> ArrayRef {
+        let mut b = UInt64Builder::new();
+        for p in predictions {
+            b.append_value(f(p));
+        }
+        Arc::new(b.finish())
+    };
+    let times = |f: &dyn Fn(&JobPrediction) -> Option<i64>| -> ArrayRef {
+        let mut b = TimestampMicrosecondBuilder::new().with_timezone("UTC");
+        for p in predictions {
+            b.append_option(f(p));
+        }
+        Arc::new(b.finish())
+    };
+    RecordBatch::try_new(
+        Table::Predictions.schema(),
+        vec![
+            strings(&|p| Some(p.job_id.clone())),
+            strings(&|p| Some(p.verdict.clone())),
+            floats(&|p| p.confidence),
+            strings(&|p| Some(p.source.clone())),
+            strings(&|p| p.node.clone()),
+            times(&|p| p.window.map(|w| w.0)),
+            times(&|p| p.window.map(|w| w.1)),
+            counts(&|p| p.windows),
+            counts(&|p| p.anomalous_windows),
+            counts(&|p| p.unknown_windows),
+            strings(&|p| p.model_verdict.clone()),
+            floats(&|p| p.model_confidence),
+            floats(&|p| p.anomaly_score),
+            strings(&|p| Some(p.agreeing_rules.join(","))),
+            strings(&|p| Some(p.reason.clone())),
+            strings(&|_| Some(version.to_string())),
+        ],
+    )
+    .map_err(|e| ModelError::Batch(e.to_string()))
+}
+
+/// Writes part `part` of the day's `predictions`.
+pub fn write(
+    data: &Path,
+    day: NaiveDate,
+    part: &str,
+    predictions: &[JobPrediction],
+    version: &str,
+) -> Result<(), ModelError> {
+    catalog::write_part(
+        data,
+        Table::Predictions,
+        day,
+        part,
+        &[batch(predictions, version)?],
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn keys(n: usize) -> Vec<dataset::WindowKey> {
+        (0..n)
+            .map(|i| dataset::WindowKey {
+                job_id: Arc::from("1"),
+                node: Arc::from("n1"),
+                start_us: i as i64 * 15_000_000,
+                end_us: i as i64 * 15_000_000 + 60_000_000,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_node_needs_min_windows_of_one_type() {
+        let classes: Vec<String> = ["healthy", "memleak"].map(String::from).to_vec();
+        let k = keys(10);
+        let refs: Vec<&dataset::WindowKey> = k.iter().collect();
+        let mut votes = vec![vec![0.9f32, 0.1]; 10];
+        votes[4] = vec![0.1, 0.9];
+        votes[5] = vec![0.2, 0.8];
+        let v = node_verdict("n1", &refs, &classes, Some(&votes), None, 0.75, 3);
+        assert_eq!(v.verdict, "healthy");
+        assert_eq!(v.anomalous, 2);
+        votes[6] = vec![0.0, 1.0];
+        let v = node_verdict("n1", &refs, &classes, Some(&votes), None, 0.75, 3);
+        assert_eq!(v.verdict, "memleak");
+        assert!((v.confidence - 0.9).abs() < 1e-6);
+        assert_eq!(v.window, Some((60_000_000, 90_000_000 + 60_000_000)));
+        // Unsure windows make "unknown".
+        let unsure = vec![vec![0.5f32, 0.5]; 10];
+        let v = node_verdict("n1", &refs, &classes, Some(&unsure), None, 0.75, 3);
+        assert_eq!(v.verdict, "unknown");
+    }
+
+    #[test]
+    fn rules_agree_or_fill_in() {
+        let mut p = JobPrediction {
+            job_id: "1".into(),
+            verdict: "memleak".into(),
+            confidence: Some(0.9),
+            source: "model".into(),
+            node: None,
+            window: None,
+            windows: 10,
+            anomalous_windows: 5,
+            unknown_windows: 0,
+            model_verdict: Some("memleak".into()),
+            model_confidence: Some(0.9),
+            anomaly_score: None,
+            agreeing_rules: vec![],
+            reason: String::new(),
+        };
+        combine(&mut p, &[("memory-leak", "memleak")]);
+        assert_eq!(p.source, "model+rules");
+        assert_eq!(p.agreeing_rules, vec!["memory-leak"]);
+        p.verdict = "healthy".into();
+        p.source = "model".into();
+        combine(&mut p, &[("oversubscribed", "cpuoccupy")]);
+        assert_eq!((p.verdict.as_str(), p.source.as_str()), ("cpuoccupy", "rules"));
+    }
+}

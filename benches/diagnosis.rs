@@ -79,7 +79,10 @@ fn compare(name: &str, data: &Path, python: Option<&Path>) {
         serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("peer JSON")
     });
     let forced = report.forced.as_ref().expect("diagnosis figures");
-    println!("| class | windows | jobsight F1 (top class) | scikit-learn F1 | jobsight F1 (unknown below {:.2}) |", options.unknown_below);
+    println!(
+        "| class | windows | jobsight F1 (top class) | scikit-learn F1 | jobsight F1 (unknown below {:.2}) |",
+        options.unknown_below
+    );
     println!("|---|---|---|---|---|");
     for (i, c) in forced.per_class.iter().enumerate() {
         if c.support == 0 {
@@ -176,7 +179,10 @@ fn main() {
         run(jobsight(&data).args(["features", "--windows", "60:15"]));
         compare("HPAS LDMS runs (real)", &data, python.as_deref());
     } else {
-        println!("{} not present: the real-data comparison is skipped", archive.display());
+        println!(
+            "{} not present: the real-data comparison is skipped",
+            archive.display()
+        );
     }
     let nodes: u64 = std::env::var("BENCH_NODES")
         .ok()

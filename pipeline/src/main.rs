@@ -274,7 +274,10 @@ struct TrainArgs {
     /// A window whose top class has a smaller share of the trees' votes is "unknown".
     #[arg(long, default_value_t = jobsight::model::DEFAULT_UNKNOWN_BELOW)]
     unknown_below: f64,
-    /// Seed for the trees and the folds.
+    /// Training windows kept per class (a seeded sample beyond it; 0: all).
+    #[arg(long, default_value_t = 3000)]
+    max_windows_per_class: usize,
+    /// Seed for the trees, the samples and the folds.
     #[arg(long, default_value_t = 42)]
     seed: u64,
 }
@@ -291,6 +294,7 @@ impl TrainArgs {
         o.forest.max_features = self.max_features;
         o.forest.seed = self.seed;
         o.unknown_below = self.unknown_below;
+        o.max_windows_per_class = self.max_windows_per_class;
         o.seed = self.seed;
         Ok(o)
     }
@@ -889,7 +893,14 @@ fn run_model(
             options,
         } => {
             let labels = LabelsFrom::parse(labels_from.as_deref());
-            let file = model::train(data, kind, &labels, &options.options()?, &out, &mut progress)?;
+            let file = model::train(
+                data,
+                kind,
+                &labels,
+                &options.options()?,
+                &out,
+                &mut progress,
+            )?;
             let size = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
             writeln!(
                 stdout,
@@ -937,7 +948,10 @@ fn run_model(
                 Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?,
             }
         }
-        ModelAction::Info { model: path, format } => {
+        ModelAction::Info {
+            model: path,
+            format,
+        } => {
             let header = model::file::ModelFile::header(&path)?;
             match format {
                 Format::Table => stdout.write_all(model::render_header(&header).as_bytes())?,

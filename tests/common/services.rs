@@ -59,10 +59,17 @@ pub fn install_hook(base: &Path, bin_dir: &Path, spool: &Path, hook: &str, owner
     wrapper
 }
 
-/// A fresh directory for a test's installation, readable by the slurm user.
+/// A fresh directory for a test's installation, readable by the slurm user. It is left behind
+/// for a look after a failure; the next run of the same test removes every earlier one (each
+/// holds a copy of the debug binary, about 1 GB, and a disk filled by them fails unrelated tests).
 pub fn test_base(name: &str) -> PathBuf {
-    let base = PathBuf::from(format!("/tmp/jobsight-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
+    let prefix = format!("jobsight-{name}-");
+    for entry in std::fs::read_dir("/tmp").into_iter().flatten().flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+    let base = PathBuf::from(format!("/tmp/{prefix}{}", std::process::id()));
     std::fs::create_dir_all(&base).unwrap();
     std::fs::set_permissions(&base, std::fs::Permissions::from_mode(0o755)).unwrap();
     base

@@ -128,7 +128,8 @@ fn float_column(batch: &RecordBatch, name: &str, path: &Path) -> Result<ArrayRef
     let array = batch
         .column_by_name(name)
         .ok_or_else(|| ModelError::read(path, format!("no column {name}")))?;
-    cast(array, &DataType::Float64).map_err(|e| ModelError::read(path, format!("column {name}: {e}")))
+    cast(array, &DataType::Float64)
+        .map_err(|e| ModelError::read(path, format!("column {name}: {e}")))
 }
 
 /// Opens every Parquet part of `table` on `days`, reading only `columns`.
@@ -147,10 +148,8 @@ fn batches(
             let mut builder = ParquetRecordBatchReaderBuilder::try_new(file)
                 .map_err(|e| ModelError::read(&path, e))?;
             if let Some(columns) = columns {
-                let mask = ProjectionMask::columns(
-                    builder.parquet_schema(),
-                    columns.iter().copied(),
-                );
+                let mask =
+                    ProjectionMask::columns(builder.parquet_schema(), columns.iter().copied());
                 builder = builder.with_projection(mask);
             }
             let reader = builder.build().map_err(|e| ModelError::read(&path, e))?;
@@ -204,10 +203,12 @@ pub fn read_windows(
                     let names = text_column(batch, "metric", path)?;
                     let (ids, names) = (ids.as_string::<i32>(), names.as_string::<i32>());
                     for i in 0..batch.num_rows() {
-                        if ids.is_valid(i) && names.is_valid(i) && wanted(ids.value(i)) {
-                            if !metrics.contains(names.value(i)) {
-                                metrics.insert(names.value(i).to_string());
-                            }
+                        if ids.is_valid(i)
+                            && names.is_valid(i)
+                            && wanted(ids.value(i))
+                            && !metrics.contains(names.value(i))
+                        {
+                            metrics.insert(names.value(i).to_string());
                         }
                     }
                     Ok(())
@@ -224,7 +225,10 @@ pub fn read_windows(
     for (c, f) in features.iter().enumerate() {
         let (metric, stat) = f.rsplit_once(':').unwrap_or((f.as_str(), ""));
         if let Some(s) = WINDOW_STATS.iter().position(|x| *x == stat) {
-            column_of.entry(metric.to_string()).or_default().push((s, c));
+            column_of
+                .entry(metric.to_string())
+                .or_default()
+                .push((s, c));
         }
     }
     let width = features.len();
@@ -266,7 +270,10 @@ pub fn read_windows(
             starts.as_primitive::<Int64Type>(),
             ends.as_primitive::<Int64Type>(),
         );
-        let stats: Vec<_> = stats.iter().map(|a| a.as_primitive::<Float64Type>()).collect();
+        let stats: Vec<_> = stats
+            .iter()
+            .map(|a| a.as_primitive::<Float64Type>())
+            .collect();
         for i in 0..batch.num_rows() {
             if !(ids.is_valid(i) && nodes.is_valid(i) && names.is_valid(i)) {
                 continue;
@@ -476,7 +483,10 @@ pub fn read_labels_csv(path: &Path) -> Result<BTreeMap<String, Truth>, ModelErro
             fields[1],
             time(fields[2], index + 1)?,
             time(fields[3], index + 1)?,
-            fields.get(4).filter(|n| !n.is_empty()).map(|n| n.to_string()),
+            fields
+                .get(4)
+                .filter(|n| !n.is_empty())
+                .map(|n| n.to_string()),
         );
     }
     Ok(truths)
@@ -564,10 +574,16 @@ mod tests {
         // Overlaps none.
         assert_eq!(label_window(&truth, &key("a", 0, 60)), Some(HEALTHY));
         // The node-specific interval only labels its node.
-        assert_eq!(label_window(&truth, &key("b", 1050, 1110)), Some("cachecopy"));
+        assert_eq!(
+            label_window(&truth, &key("b", 1050, 1110)),
+            Some("cachecopy")
+        );
         assert_eq!(label_window(&truth, &key("a", 1050, 1110)), Some(HEALTHY));
         // A job with another behaviour is never labelled.
-        assert_eq!(label_window(&Truth::Other("hung".into()), &key("a", 0, 60)), None);
+        assert_eq!(
+            label_window(&Truth::Other("hung".into()), &key("a", 0, 60)),
+            None
+        );
     }
 
     #[test]

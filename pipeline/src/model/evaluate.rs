@@ -67,7 +67,11 @@ pub fn scores(classes: &[String], truth: &[u32], predicted: &[Option<u32>]) -> S
         .collect();
     let present: Vec<&ClassScore> = per_class.iter().filter(|c| c.support > 0).collect();
     let macro_f1 = present.iter().map(|c| c.f1).sum::<f64>() / present.len().max(1) as f64;
-    let anomalous: u64 = confusion.iter().skip(1).map(|r| r.iter().sum::<u64>()).sum();
+    let anomalous: u64 = confusion
+        .iter()
+        .skip(1)
+        .map(|r| r.iter().sum::<u64>())
+        .sum();
     let missed: u64 = confusion.iter().skip(1).map(|r| r[0]).sum();
     let healthy: u64 = confusion.first().map_or(0, |r| r.iter().sum());
     let alarms: u64 = confusion.first().map_or(0, |r| r[1..k].iter().sum());
@@ -146,7 +150,12 @@ mod tests {
     #[test]
     fn folds_spread_each_kind_of_job() {
         let jobs: Vec<(String, String)> = (0..20)
-            .map(|i| (format!("j{i}"), if i < 10 { "memleak" } else { "none" }.to_string()))
+            .map(|i| {
+                (
+                    format!("j{i}"),
+                    if i < 10 { "memleak" } else { "none" }.to_string(),
+                )
+            })
             .collect();
         let folds = folds(&jobs, 5, 7);
         for f in 0..5 {

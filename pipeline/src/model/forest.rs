@@ -229,7 +229,10 @@ pub fn prepare(
     }
     chosen.sort_unstable();
     Prepared {
-        features: chosen.iter().map(|&c| windows.features[c].clone()).collect(),
+        features: chosen
+            .iter()
+            .map(|&c| windows.features[c].clone())
+            .collect(),
         medians: chosen.iter().map(|&c| medians[c].unwrap_or(0.0)).collect(),
     }
 }
@@ -293,7 +296,10 @@ impl Forest {
         let counts = self
             .trees
             .par_iter()
-            .map(|tree| tree.predict(&x).map_err(|e| ModelError::Predict(e.to_string())))
+            .map(|tree| {
+                tree.predict(&x)
+                    .map_err(|e| ModelError::Predict(e.to_string()))
+            })
             .try_fold(
                 || vec![0u32; rows * self.classes],
                 |mut acc, predicted| {
@@ -328,11 +334,10 @@ impl Forest {
 
 /// The most voted class and its share.
 pub fn top(votes: &[f32]) -> (usize, f32) {
-    votes
-        .iter()
-        .copied()
-        .enumerate()
-        .fold((0, f32::MIN), |best, (i, v)| if v > best.1 { (i, v) } else { best })
+    votes.iter().copied().enumerate().fold(
+        (0, f32::MIN),
+        |best, (i, v)| if v > best.1 { (i, v) } else { best },
+    )
 }
 
 #[cfg(test)]
@@ -346,7 +351,10 @@ mod tests {
         let separating = [1.0, 1.1, 0.9, 5.0, 5.1, 4.9];
         let noise = [1.0, 5.0, 3.0, 1.1, 4.9, 3.1];
         assert!(anova_f(&separating, &labels, 2) > 100.0 * anova_f(&noise, &labels, 2));
-        assert_eq!(anova_f(&[1.0, 1.0, 2.0, 2.0], &[0, 0, 1, 1], 2), f64::INFINITY);
+        assert_eq!(
+            anova_f(&[1.0, 1.0, 2.0, 2.0], &[0, 0, 1, 1], 2),
+            f64::INFINITY
+        );
     }
 
     #[test]

@@ -126,6 +126,10 @@ pub struct TrainOptions {
     pub score: ScoreParams,
     /// A window whose top class has a smaller share of the trees' votes is "unknown".
     pub unknown_below: f64,
+    /// Training windows kept per class (a seeded sample beyond it): a day of a cluster has
+    /// hundreds of thousands of healthy windows, which would slow training without teaching the
+    /// forest more, and would drown the rare anomaly types.
+    pub max_windows_per_class: usize,
     pub seed: u64,
 }
 
@@ -139,6 +143,7 @@ impl Default for TrainOptions {
             forest: ForestParams::default(),
             score: ScoreParams::default(),
             unknown_below: DEFAULT_UNKNOWN_BELOW,
+            max_windows_per_class: 3000,
             seed: 42,
         }
     }
@@ -218,10 +223,7 @@ impl Labelled {
             .enumerate()
             .map(|(i, c)| (c.as_str(), i as u32))
             .collect();
-        let (rows, labels) = picked
-            .iter()
-            .map(|(i, l)| (*i, index[l.as_str()]))
-            .unzip();
+        let (rows, labels) = picked.iter().map(|(i, l)| (*i, index[l.as_str()])).unzip();
         let other_jobs = truths
             .values()
             .filter(|t| matches!(t, Truth::Other(_)))
@@ -278,6 +280,33 @@ impl Labelled {
             .collect()
     }
 
+    /// At most `cap` positions per class, chosen by a seeded hash of the window (job, node,
+    /// start), so the same data gives the same sample; order kept.
+    pub fn sample(&self, positions: &[usize], cap: usize, seed: u64) -> Vec<usize> {
+        if cap == 0 {
+            return positions.to_vec();
+        }
+        let mut by_class: BTreeMap<u32, Vec<(u64, usize)>> = BTreeMap::new();
+        for &p in positions {
+            let k = &self.windows.keys[self.rows[p]];
+            let h = evaluate::hash(
+                &format!("{}\u{1f}{}\u{1f}{}", k.job_id, k.node, k.start_us),
+                seed,
+            );
+            by_class.entry(self.labels[p]).or_default().push((h, p));
+        }
+        let mut kept: Vec<usize> = Vec::with_capacity(positions.len().min(cap * by_class.len()));
+        for (_, mut members) in by_class {
+            if members.len() > cap {
+                members.sort_unstable();
+                members.truncate(cap);
+            }
+            kept.extend(members.into_iter().map(|m| m.1));
+        }
+        kept.sort_unstable();
+        kept
+    }
+
     /// Windows per class over `positions`.
     pub fn per_class(&self, positions: &[usize]) -> Vec<(String, u64)> {
         let mut counts = vec![0u64; self.classes.len()];
@@ -308,12 +337,13 @@ pub struct Diagnosis {
 }
 
 impl Diagnosis {
-    /// Fits on the labelled windows at `positions`.
+    /// Fits on the labelled windows at `positions` (at most `max_windows_per_class` per class).
     pub fn fit(
         data: &Labelled,
         positions: &[usize],
         options: &TrainOptions,
     ) -> Result<Diagnosis, ModelError> {
+        let positions = &data.sample(positions, options.max_windows_per_class, options.seed);
         let rows: Vec<usize> = positions.iter().map(|&p| data.rows[p]).collect();
         let labels: Vec<u32> = positions.iter().map(|&p| data.labels[p]).collect();
         let prepared = forest::prepare(
@@ -388,7 +418,11 @@ pub fn permutation_importance(
             f1_drop: base - f1(x)?,
         });
     }
-    out.sort_by(|a, b| b.f1_drop.total_cmp(&a.f1_drop).then(a.feature.cmp(&b.feature)));
+    out.sort_by(|a, b| {
+        b.f1_drop
+            .total_cmp(&a.f1_drop)
+            .then(a.feature.cmp(&b.feature))
+    });
     out.truncate(keep);
     Ok(out)
 }
@@ -512,14 +546,11 @@ pub fn train(
         Kind::Unsupervised => {
             // Healthy windows when there are labels; every window when there are none.
             let (all_rows, evaluation) = if labelled.rows.is_empty() {
-                let every = dataset::read_windows(
-                    data,
-                    &dataset::days_with_windows(data),
-                    None,
-                    None,
-                )?;
+                let every =
+                    dataset::read_windows(data, &dataset::days_with_windows(data), None, None)?;
                 progress("no labels: training on every window");
-                let rows: Vec<usize> = (0..every.keys.len()).collect();
+                let step = (every.keys.len() / options.max_windows_per_class.max(1)).max(1);
+                let rows: Vec<usize> = (0..every.keys.len()).step_by(step).collect();
                 let model = AnomalyScore::fit(&every, &rows, &options.score)?;
                 let h = header(
                     kind,
@@ -542,11 +573,15 @@ pub fn train(
             } else {
                 progress("fitting on the healthy windows of four fifths of the jobs");
                 let healthy = |p: &usize| labelled.labels[*p] == 0;
-                let train_pos: Vec<usize> = labelled
-                    .positions(|j| !held_out(j))
-                    .into_iter()
-                    .filter(healthy)
-                    .collect();
+                let train_pos: Vec<usize> = labelled.sample(
+                    &labelled
+                        .positions(|j| !held_out(j))
+                        .into_iter()
+                        .filter(healthy)
+                        .collect::<Vec<_>>(),
+                    options.max_windows_per_class,
+                    options.seed,
+                );
                 let test_pos = labelled.positions(held_out);
                 let evaluation = if train_pos.len() >= 10 && !test_pos.is_empty() {
                     let rows: Vec<usize> = train_pos.iter().map(|&p| labelled.rows[p]).collect();
@@ -555,7 +590,11 @@ pub fn train(
                 } else {
                     None
                 };
-                let all: Vec<usize> = (0..labelled.rows.len()).filter(healthy).collect();
+                let all: Vec<usize> = labelled.sample(
+                    &(0..labelled.rows.len()).filter(healthy).collect::<Vec<_>>(),
+                    options.max_windows_per_class,
+                    options.seed,
+                );
                 (all, evaluation)
             };
             progress("fitting on the healthy windows of all jobs");
@@ -671,7 +710,11 @@ pub fn evaluate_model(
             };
             (
                 evaluate::scores(&labelled.classes, &labelled.labels, &decide(unknown_below)),
-                Some(evaluate::scores(&labelled.classes, &labelled.labels, &decide(0.0))),
+                Some(evaluate::scores(
+                    &labelled.classes,
+                    &labelled.labels,
+                    &decide(0.0),
+                )),
                 Vec::new(),
             )
         }
@@ -851,10 +894,18 @@ pub fn cross_validate(
                 }
             }
             Kind::Unsupervised => {
-                let healthy: Vec<usize> = train_pos
-                    .iter()
-                    .filter(|&&p| labelled.labels[p] == 0)
-                    .map(|&p| labelled.rows[p])
+                let healthy: Vec<usize> = labelled
+                    .sample(
+                        &train_pos
+                            .iter()
+                            .copied()
+                            .filter(|&p| labelled.labels[p] == 0)
+                            .collect::<Vec<_>>(),
+                        options.max_windows_per_class,
+                        options.seed,
+                    )
+                    .into_iter()
+                    .map(|p| labelled.rows[p])
                     .collect();
                 let started = Instant::now();
                 let model = AnomalyScore::fit(&labelled.windows, &healthy, &options.score)?;
@@ -955,7 +1006,11 @@ pub fn render_report(report: &EvalReport) -> String {
             &report.scores,
             &mut out,
         ),
-        None => table("verdicts (score above 1 = anomalous):", &report.scores, &mut out),
+        None => table(
+            "verdicts (score above 1 = anomalous):",
+            &report.scores,
+            &mut out,
+        ),
     }
     if let Some(forced) = &report.forced {
         table("top class, no unknown:", forced, &mut out);
@@ -1025,7 +1080,11 @@ pub fn render_header(h: &Header) -> String {
         t.windows, t.jobs, t.data, t.labels_from, t.seconds
     ));
     if !t.per_class.is_empty() {
-        let per: Vec<String> = t.per_class.iter().map(|(c, n)| format!("{c} {n}")).collect();
+        let per: Vec<String> = t
+            .per_class
+            .iter()
+            .map(|(c, n)| format!("{c} {n}"))
+            .collect();
         out.push_str(&format!(": {}", per.join(", ")));
     }
     out.push('\n');

@@ -293,7 +293,10 @@ fn judge(windows: &Windows, rows: &[usize], models: &Models) -> Result<JobPredic
     // Group the job's rows by node (rows are in key order: node, then start).
     let mut nodes: BTreeMap<Arc<str>, Vec<usize>> = BTreeMap::new();
     for &r in rows {
-        nodes.entry(windows.keys[r].node.clone()).or_default().push(r);
+        nodes
+            .entry(windows.keys[r].node.clone())
+            .or_default()
+            .push(r);
     }
     let mut verdicts = Vec::new();
     let mut missing_reasons = Vec::new();
@@ -325,7 +328,9 @@ fn judge(windows: &Windows, rows: &[usize], models: &Models) -> Result<JobPredic
                 Body::Diagnosis { prepared, forest } => (
                     Some(forest.votes(prepared.matrix(windows, node_rows), node_rows.len())?),
                     m.header.classes.clone(),
-                    m.header.unknown_below.unwrap_or(super::DEFAULT_UNKNOWN_BELOW),
+                    m.header
+                        .unknown_below
+                        .unwrap_or(super::DEFAULT_UNKNOWN_BELOW),
                 ),
                 Body::Unsupervised(_) => (None, Vec::new(), 1.0),
             },
@@ -372,10 +377,7 @@ fn judge(windows: &Windows, rows: &[usize], models: &Models) -> Result<JobPredic
     p.window = worst.window;
     p.anomalous_windows = verdicts.iter().map(|v| v.anomalous).sum();
     p.unknown_windows = verdicts.iter().map(|v| v.unknown).sum();
-    p.anomaly_score = verdicts
-        .iter()
-        .filter_map(|v| v.max_score)
-        .reduce(f64::max);
+    p.anomaly_score = verdicts.iter().filter_map(|v| v.max_score).reduce(f64::max);
     p.model_verdict = Some(worst.verdict.clone());
     p.model_confidence = Some(worst.confidence);
     p.source = if models.diagnosis.is_some() {
@@ -549,6 +551,9 @@ mod tests {
         p.verdict = "healthy".into();
         p.source = "model".into();
         combine(&mut p, &[("oversubscribed", "cpuoccupy")]);
-        assert_eq!((p.verdict.as_str(), p.source.as_str()), ("cpuoccupy", "rules"));
+        assert_eq!(
+            (p.verdict.as_str(), p.source.as_str()),
+            ("cpuoccupy", "rules")
+        );
     }
 }

@@ -83,7 +83,8 @@ impl AnomalyScore {
             let mean = column.iter().sum::<f64>() / column.len() as f64;
             let var = column.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / column.len() as f64;
             let sd = var.sqrt();
-            if !(sd > 1e-12 * mean.abs().max(1.0)) {
+            // Constant (or NaN) columns carry nothing and would divide by zero.
+            if sd.is_nan() || sd <= 1e-12 * mean.abs().max(1.0) {
                 continue;
             }
             let relative = sd / mean.abs().max(sd * 1e-3);
@@ -111,7 +112,8 @@ impl AnomalyScore {
             }
         }
         let m = rows.len();
-        let x = DenseMatrix::new(m, n, z.clone(), false).map_err(|e| ModelError::Fit(e.to_string()))?;
+        let x =
+            DenseMatrix::new(m, n, z.clone(), false).map_err(|e| ModelError::Fit(e.to_string()))?;
         let most = n.min(m.saturating_sub(1)).max(1);
         let pca = PCA::fit(&x, PCAParameters::default().with_n_components(most))
             .map_err(|e| ModelError::Fit(format!("PCA: {e}")))?;
@@ -137,7 +139,11 @@ impl AnomalyScore {
                 break;
             }
             explained += variances[k] / total;
-            kept.push((0..n).map(|i| *projection.get((i, k))).collect::<Vec<f64>>());
+            kept.push(
+                (0..n)
+                    .map(|i| *projection.get((i, k)))
+                    .collect::<Vec<f64>>(),
+            );
         }
         let mut model = AnomalyScore {
             features: candidates

@@ -1,0 +1,172 @@
+//! The models through the command line, on a small fixed simulated data set (8 nodes, seed 3):
+//! training gives the same, checked figures every time; evaluation, info and the per-job
+//! predictions work; a damaged, outdated or wrong-kind model file is a clear error; and a job
+//! whose telemetry lacks metrics the model reads is "not judged", with the metrics named.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
+
+fn jobsight(data: &Path) -> Command {
+    let mut c = Command::new(JOBSIGHT);
+    c.arg("--data").arg(data);
+    c
+}
+
+fn fails(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(!out.status.success(), "{cmd:?} should fail");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A simulated warehouse with windows.
+fn warehouse(dir: &Path, extra: &[&str]) -> std::path::PathBuf {
+    let data = dir.to_path_buf();
+    common::run_ok(
+        jobsight(&data)
+            .args(["simulate", "--nodes", "8", "--seed", "3"])
+            .args(extra),
+    );
+    common::run_ok(jobsight(&data).args(["features", "--windows", "60:15"]));
+    data
+}
+
+#[test]
+fn train_evaluate_predict_and_refuse_bad_models() {
+    let work = tempfile::tempdir().unwrap();
+    let data = warehouse(&work.path().join("sim"), &[]);
+    let model = work.path().join("diagnosis.model");
+    let out = common::run_ok(
+        jobsight(&data)
+            .args([
+                "model",
+                "train",
+                "--kind",
+                "diagnosis",
+                "--trees",
+                "20",
+                "--out",
+            ])
+            .arg(&model),
+    );
+    assert!(out.contains("diagnosis model, format 1"), "{out}");
+
+    // The figures on the training data itself, without the timing line: fixed seeds make them
+    // the same on every run and every number of threads.
+    let eval = common::run_ok(
+        jobsight(&data)
+            .args(["model", "eval", "--model"])
+            .arg(&model),
+    );
+    let figures: String = eval
+        .lines()
+        .filter(|l| !l.starts_with("training ") && !l.starts_with("diagnosis model "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    insta::assert_snapshot!("model-eval-small", figures);
+    let json: serde_json::Value = serde_json::from_str(&common::run_ok(
+        jobsight(&data)
+            .args(["model", "eval", "--format", "json", "--model"])
+            .arg(&model),
+    ))
+    .unwrap();
+    assert_eq!(json["kind"], "diagnosis");
+    assert!(json["forced"]["macro_f1"].as_f64().unwrap() > 0.9, "{json}");
+
+    // Cross-validation by job runs on the same data (few jobs per type: figures are low, the
+    // point is that it runs and reports every class).
+    let cv = common::run_ok(jobsight(&data).args(["model", "eval", "--cv", "3", "--trees", "10"]));
+    assert!(cv.contains("3-fold cross-validation by job"), "{cv}");
+
+    let info = common::run_ok(jobsight(&data).args(["model", "info"]).arg(&model));
+    assert!(info.contains("classes: healthy"), "{info}");
+    assert!(info.contains("most important features"), "{info}");
+
+    // The unsupervised score trains on the healthy windows.
+    let score = work.path().join("score.model");
+    let out = common::run_ok(
+        jobsight(&data)
+            .args(["model", "train", "--kind", "unsupervised", "--out"])
+            .arg(&score),
+    );
+    assert!(out.contains("unsupervised model"), "{out}");
+
+    // One verdict per job into `predictions`, next to the rules.
+    let out = common::run_ok(
+        jobsight(&data)
+            .args(["classify", "--model"])
+            .arg(&model)
+            .arg("--anomaly-model")
+            .arg(&score),
+    );
+    assert!(out.contains("predictions with diagnosis.model:"), "{out}");
+    let rows = common::sql_json(
+        JOBSIGHT,
+        &data,
+        "SELECT p.job_id, p.verdict, p.source, l.anomaly FROM predictions p JOIN labels l ON p.job_id = l.job_id ORDER BY p.job_id",
+    );
+    let jobs = common::sql_json(JOBSIGHT, &data, "SELECT count(*) AS n FROM jobs");
+    assert_eq!(rows.len() as u64, jobs[0]["n"].as_u64().unwrap());
+    // Every job with an anomaly type the model learnt gets it (these are training jobs: the
+    // point is the roll-up from windows to the job, not the model's generalisation).
+    for row in &rows {
+        let truth = row["anomaly"].as_str().unwrap();
+        if ["cpuoccupy", "iobandwidth", "netoccupy"].contains(&truth) {
+            assert_eq!(row["verdict"], truth, "{row}");
+        }
+        if truth == "none" {
+            assert_ne!(row["verdict"], "not-judged", "{row}");
+        }
+    }
+
+    // A damaged file, an outdated format and the wrong kind are errors that say so.
+    let text = std::fs::read(&model).unwrap();
+    let cut = work.path().join("cut.model");
+    std::fs::write(&cut, &text[..text.len() - 200]).unwrap();
+    let err = fails(jobsight(&data).args(["model", "eval", "--model"]).arg(&cut));
+    assert!(
+        err.contains("damaged") && err.contains("cut.model"),
+        "{err}"
+    );
+    let old = work.path().join("old.model");
+    let as_text = String::from_utf8(text.clone()).unwrap();
+    std::fs::write(
+        &old,
+        as_text.replacen("\"format_version\":1", "\"format_version\":0", 1),
+    )
+    .unwrap();
+    let err = fails(jobsight(&data).args(["model", "info"]).arg(&old));
+    assert!(
+        err.contains("model format 0") && err.contains("train the model again"),
+        "{err}"
+    );
+    let err = fails(
+        jobsight(&data)
+            .args(["classify", "--anomaly-model"])
+            .arg(&model),
+    );
+    assert!(err.contains("it is a diagnosis model"), "{err}");
+    let junk = work.path().join("junk.model");
+    std::fs::write(&junk, "hello\n").unwrap();
+    let err = fails(jobsight(&data).args(["model", "info"]).arg(&junk));
+    assert!(err.contains("not a jobsight model file"), "{err}");
+
+    // A cluster whose nodes report fewer metrics: the model says which ones it lacks.
+    let sparse = warehouse(&work.path().join("sparse"), &["--metrics", "16"]);
+    common::run_ok(jobsight(&sparse).args(["classify", "--model"]).arg(&model));
+    let rows = common::sql_json(JOBSIGHT, &sparse, "SELECT verdict, reason FROM predictions");
+    assert!(!rows.is_empty());
+    for row in &rows {
+        assert_eq!(row["verdict"], "not-judged", "{row}");
+        let reason = row["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("lacks") && reason.contains("metric(s) the models read"),
+            "{row}"
+        );
+    }
+}

@@ -33,6 +33,22 @@ pub const ROW_GROUP_ROWS: usize = 1 << 20;
 pub const PARTITION_COLUMN: &str = "day";
 
 /// The statistics columns of `features` (Float64, after the count columns), in order.
+/// The statistics columns of `windows`, in order; the models' features are `<metric>:<stat>`.
+pub const WINDOW_STATS: [&str; 12] = [
+    "min",
+    "max",
+    "mean",
+    "std",
+    "skewness",
+    "kurtosis",
+    "p05",
+    "p25",
+    "p50",
+    "p75",
+    "p95",
+    "slope_per_h",
+];
+
 pub const FEATURE_STATS: [&str; 18] = [
     "min",
     "max",
@@ -214,23 +230,7 @@ impl Table {
                     Field::new("n", DataType::UInt64, false),
                     Field::new("n_nonfinite", DataType::UInt64, false),
                 ];
-                fields.extend(
-                    [
-                        "min",
-                        "max",
-                        "mean",
-                        "std",
-                        "skewness",
-                        "kurtosis",
-                        "p05",
-                        "p25",
-                        "p50",
-                        "p75",
-                        "p95",
-                        "slope_per_h",
-                    ]
-                    .map(|name| Field::new(name, DataType::Float64, true)),
-                );
+                fields.extend(WINDOW_STATS.map(|name| Field::new(name, DataType::Float64, true)));
                 fields
             }
             Table::Findings => vec![
@@ -500,6 +500,23 @@ pub fn write_part(
         let _ = fs::remove_file(&tmp_path);
     }
     result
+}
+
+/// The days that have a partition of `table`, oldest first (folders not named `day=YYYY-MM-DD`
+/// are ignored).
+pub fn days(data: &Path, table: Table) -> Vec<NaiveDate> {
+    let mut days: Vec<NaiveDate> = fs::read_dir(table.dir(data))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let day = name.to_str()?.strip_prefix("day=")?.to_string();
+            NaiveDate::parse_from_str(&day, "%Y-%m-%d").ok()
+        })
+        .collect();
+    days.sort();
+    days
 }
 
 #[cfg(test)]

@@ -463,16 +463,5 @@ pub fn compute_job(
 
 /// The days that have jobs, oldest first.
 pub fn days_with_jobs(data: &Path) -> Vec<NaiveDate> {
-    let mut days: Vec<NaiveDate> = std::fs::read_dir(Table::Jobs.dir(data))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name();
-            let day = name.to_str()?.strip_prefix("day=")?.to_string();
-            NaiveDate::parse_from_str(&day, "%Y-%m-%d").ok()
-        })
-        .collect();
-    days.sort();
-    days
+    catalog::days(data, Table::Jobs)
 }

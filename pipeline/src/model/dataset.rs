@@ -25,21 +25,7 @@ use super::ModelError;
 use crate::catalog::Table;
 use crate::simulate::Anomaly;
 
-/// The statistics of a window that become features, as named in the `windows` table.
-pub const WINDOW_STATS: [&str; 12] = [
-    "min",
-    "max",
-    "mean",
-    "std",
-    "skewness",
-    "kurtosis",
-    "p05",
-    "p25",
-    "p50",
-    "p75",
-    "p95",
-    "slope_per_h",
-];
+pub use crate::catalog::WINDOW_STATS;
 
 /// The label of windows without an anomaly.
 pub const HEALTHY: &str = "healthy";
@@ -164,18 +150,7 @@ fn batches(
 
 /// The days that have a `windows` partition, oldest first.
 pub fn days_with_windows(data: &Path) -> Vec<NaiveDate> {
-    let mut days: Vec<NaiveDate> = std::fs::read_dir(Table::Windows.dir(data))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name();
-            let day = name.to_str()?.strip_prefix("day=")?.to_string();
-            NaiveDate::parse_from_str(&day, "%Y-%m-%d").ok()
-        })
-        .collect();
-    days.sort();
-    days
+    crate::catalog::days(data, Table::Windows)
 }
 
 /// Reads the windows of `days` (of the jobs in `only`, if given). The columns are `features` when
@@ -388,17 +363,7 @@ fn node_of_params(params: Option<&str>) -> Option<String> {
 
 /// The `labels` table of every day, by job id.
 pub fn read_labels_table(data: &Path) -> Result<BTreeMap<String, Truth>, ModelError> {
-    let mut days: Vec<NaiveDate> = std::fs::read_dir(Table::Labels.dir(data))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name();
-            let day = name.to_str()?.strip_prefix("day=")?.to_string();
-            NaiveDate::parse_from_str(&day, "%Y-%m-%d").ok()
-        })
-        .collect();
-    days.sort();
+    let days = crate::catalog::days(data, Table::Labels);
     let mut truths = BTreeMap::new();
     batches(data, Table::Labels, &days, None, |batch, path| {
         let ids = text_column(batch, "job_id", path)?;

@@ -60,6 +60,43 @@ impl Windows {
         &self.values[i * n..(i + 1) * n]
     }
 
+    /// Where each of a model's `features` sits in these windows' columns (`None`: absent).
+    pub fn columns_of(&self, features: &[String]) -> Vec<Option<usize>> {
+        let index: HashMap<&str, usize> = self
+            .features
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.as_str(), i))
+            .collect();
+        features
+            .iter()
+            .map(|f| index.get(f.as_str()).copied())
+            .collect()
+    }
+
+    /// The window width and stride in seconds, checked to be one width: the stride is the
+    /// smallest step between consecutive windows of a series (rows are in key order).
+    pub fn window(&self) -> Result<(i64, i64), ModelError> {
+        let widths: Vec<i64> = self.widths_s.iter().copied().collect();
+        match widths.as_slice() {
+            [w] => {
+                let stride = self
+                    .keys
+                    .windows(2)
+                    .filter(|p| p[0].job_id == p[1].job_id && p[0].node == p[1].node)
+                    .map(|p| (p[1].start_us - p[0].start_us) / 1_000_000)
+                    .filter(|&s| s > 0)
+                    .min()
+                    .unwrap_or(*w);
+                Ok((*w, stride))
+            }
+            [] => Err(ModelError::NoData("no windows".into())),
+            _ => Err(ModelError::NoData(format!(
+                "the windows have different widths ({widths:?} s): compute the features again with one `--windows`"
+            ))),
+        }
+    }
+
     /// The metric of a feature name `<metric>:<stat>`.
     pub fn metric_of(feature: &str) -> &str {
         feature.rsplit_once(':').map_or(feature, |(m, _)| m)

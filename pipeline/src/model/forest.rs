@@ -58,17 +58,7 @@ impl Prepared {
     /// The model's columns of `rows` of `windows` (matched by name), missing values filled,
     /// row-major.
     pub fn matrix(&self, windows: &Windows, rows: &[usize]) -> Vec<f64> {
-        let index: std::collections::HashMap<&str, usize> = windows
-            .features
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.as_str(), i))
-            .collect();
-        let columns: Vec<Option<usize>> = self
-            .features
-            .iter()
-            .map(|f| index.get(f.as_str()).copied())
-            .collect();
+        let columns = windows.columns_of(&self.features);
         let mut out = Vec::with_capacity(rows.len() * columns.len());
         for &r in rows {
             let row = windows.row(r);
@@ -150,13 +140,7 @@ fn anova_f(values: &[f64], labels: &[u32], classes: usize) -> f64 {
 /// all-class F alone lets the loudest class (a memory leak moves memory by gigabytes) fill the
 /// list and starves the subtle ones (a CPU hog beside an application that already uses every
 /// core): on the HPAS runs that cost cpuoccupy most of its F1.
-pub fn prepare(
-    windows: &Windows,
-    rows: &[usize],
-    labels: &[u32],
-    classes: usize,
-    max_features: usize,
-) -> Prepared {
+pub fn prepare(windows: &Windows, rows: &[usize], labels: &[u32], max_features: usize) -> Prepared {
     let medians = medians(windows, rows);
     let present: Vec<u32> = {
         let set: std::collections::BTreeSet<u32> = labels.iter().copied().collect();
@@ -188,7 +172,6 @@ pub fn prepare(
             Some((c, per_class))
         })
         .collect();
-    let _ = classes;
     let mut chosen: Vec<usize> = Vec::new();
     if max_features == 0 || max_features >= scored.len() {
         chosen = scored.iter().map(|s| s.0).collect();
@@ -338,6 +321,18 @@ pub fn top(votes: &[f32]) -> (usize, f32) {
         (0, f32::MIN),
         |best, (i, v)| if v > best.1 { (i, v) } else { best },
     )
+}
+
+/// The class of each window, `None` (unknown) when its top class has less than `unknown_below`
+/// of the votes; 0 gives the top class always.
+pub fn decide(votes: &[Vec<f32>], unknown_below: f64) -> Vec<Option<u32>> {
+    votes
+        .iter()
+        .map(|v| {
+            let (class, share) = top(v);
+            (f64::from(share) >= unknown_below).then_some(class as u32)
+        })
+        .collect()
 }
 
 #[cfg(test)]

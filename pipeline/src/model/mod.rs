@@ -246,30 +246,6 @@ impl Labelled {
         })
     }
 
-    /// The window width and stride of the data, checked to be one width.
-    pub fn window(&self) -> Result<(i64, i64), ModelError> {
-        let widths: Vec<i64> = self.windows.widths_s.iter().copied().collect();
-        match widths.as_slice() {
-            [w] => {
-                // The stride: the smallest step between consecutive windows of a series.
-                let stride = self
-                    .windows
-                    .keys
-                    .windows(2)
-                    .filter(|p| p[0].job_id == p[1].job_id && p[0].node == p[1].node)
-                    .map(|p| (p[1].start_us - p[0].start_us) / 1_000_000)
-                    .filter(|&s| s > 0)
-                    .min()
-                    .unwrap_or(*w);
-                Ok((*w, stride))
-            }
-            [] => Err(ModelError::NoData("no windows".into())),
-            _ => Err(ModelError::NoData(format!(
-                "the windows have different widths ({widths:?} s): compute the features again with one `--windows`"
-            ))),
-        }
-    }
-
     /// Positions (into `rows`) of the windows of the jobs for which `keep(job)` holds.
     pub fn positions(&self, keep: impl Fn(&str) -> bool) -> Vec<usize> {
         self.rows
@@ -346,13 +322,7 @@ impl Diagnosis {
         let positions = &data.sample(positions, options.max_windows_per_class, options.seed);
         let rows: Vec<usize> = positions.iter().map(|&p| data.rows[p]).collect();
         let labels: Vec<u32> = positions.iter().map(|&p| data.labels[p]).collect();
-        let prepared = forest::prepare(
-            &data.windows,
-            &rows,
-            &labels,
-            data.classes.len(),
-            options.forest.max_features,
-        );
+        let prepared = forest::prepare(&data.windows, &rows, &labels, options.forest.max_features);
         if prepared.features.is_empty() {
             return Err(ModelError::Fit(
                 "no feature varies over the training windows".into(),
@@ -373,17 +343,6 @@ impl Diagnosis {
         self.forest
             .votes(self.prepared.matrix(windows, rows), rows.len())
     }
-
-    /// The class of each window, `None` for unknown (below `unknown_below`).
-    pub fn decide(&self, votes: &[Vec<f32>], unknown_below: f64) -> Vec<Option<u32>> {
-        votes
-            .iter()
-            .map(|v| {
-                let (class, share) = forest::top(v);
-                (f64::from(share) >= unknown_below).then_some(class as u32)
-            })
-            .collect()
-    }
 }
 
 /// Permutation importance on held-out windows: the drop in macro F1 (argmax verdicts) when one
@@ -400,7 +359,7 @@ pub fn permutation_importance(
     let base_x = model.prepared.matrix(windows, rows);
     let f1 = |x: Vec<f64>| -> Result<f64, ModelError> {
         let votes = model.forest.votes(x, rows.len())?;
-        let predicted = model.decide(&votes, 0.0);
+        let predicted = forest::decide(&votes, 0.0);
         Ok(evaluate::scores(&model.classes, truth, &predicted).macro_f1)
     };
     let base = f1(base_x.clone())?;
@@ -475,7 +434,7 @@ pub fn train(
     let started = Instant::now();
     progress("reading windows and labels");
     let labelled = Labelled::read(data, labels_from, None, None)?;
-    let window = labelled.window()?;
+    let window = labelled.windows.window()?;
     let folds = labelled.folds(5, options.seed);
     let held_out = |job: &str| folds.get(job) == Some(&0);
     let summary = |positions: &[usize], seconds: f64| TrainingSummary {
@@ -508,7 +467,7 @@ pub fn train(
                 let rows: Vec<usize> = test_pos.iter().map(|&p| labelled.rows[p]).collect();
                 let truth: Vec<u32> = test_pos.iter().map(|&p| labelled.labels[p]).collect();
                 let votes = model.votes(&labelled.windows, &rows)?;
-                let predicted = model.decide(&votes, options.unknown_below);
+                let predicted = forest::decide(&votes, options.unknown_below);
                 let scores = evaluate::scores(&labelled.classes, &truth, &predicted);
                 progress("permutation importance on the held-out fifth");
                 let importance = permutation_importance(
@@ -556,7 +515,7 @@ pub fn train(
                     kind,
                     model.features.clone(),
                     Vec::new(),
-                    window_of(&every)?,
+                    every.window()?,
                     TrainingSummary {
                         windows: rows.len(),
                         jobs: every.rows_by_job().len(),
@@ -616,20 +575,6 @@ pub fn train(
             .save(out)
         }
     }
-}
-
-fn window_of(windows: &Windows) -> Result<(i64, i64), ModelError> {
-    Labelled {
-        windows: windows.clone(),
-        rows: Vec::new(),
-        labels: Vec::new(),
-        classes: Vec::new(),
-        job_kind: BTreeMap::new(),
-        other_jobs: 0,
-        dropped_windows: 0,
-        days: Vec::new(),
-    }
-    .window()
 }
 
 /// The classes of an anomaly score's figures.
@@ -747,7 +692,7 @@ pub fn evaluate_model(
 }
 
 fn check_window(path: &Path, header: &Header, data: &Labelled) -> Result<(), ModelError> {
-    let (width, _) = data.window()?;
+    let (width, _) = data.windows.window()?;
     if width != header.window_s {
         return Err(ModelError::Invalid {
             path: path.to_path_buf(),
@@ -763,12 +708,21 @@ fn check_window(path: &Path, header: &Header, data: &Labelled) -> Result<(), Mod
 /// The share of windows of each true class that the score flags.
 fn flagged_share(model: &AnomalyScore, data: &Labelled, positions: &[usize]) -> Vec<(String, f64)> {
     let rows: Vec<usize> = positions.iter().map(|&p| data.rows[p]).collect();
-    let scores = model.score(&data.windows, &rows);
+    let flags: Vec<bool> = model
+        .score(&data.windows, &rows)
+        .into_iter()
+        .map(|s| s > 1.0)
+        .collect();
+    share_by_class(data, positions, &flags)
+}
+
+/// The share of `flags` set among the windows at `positions`, per true class present.
+fn share_by_class(data: &Labelled, positions: &[usize], flags: &[bool]) -> Vec<(String, f64)> {
     let mut counts = vec![(0u64, 0u64); data.classes.len()];
-    for (&p, s) in positions.iter().zip(scores) {
+    for (&p, &f) in positions.iter().zip(flags) {
         let c = &mut counts[data.labels[p] as usize];
         c.0 += 1;
-        c.1 += u64::from(s > 1.0);
+        c.1 += u64::from(f);
     }
     data.classes
         .iter()
@@ -886,8 +840,8 @@ pub fn cross_validate(
                 let votes = model.votes(&labelled.windows, &rows)?;
                 predict_s += started.elapsed().as_secs_f64();
                 predicted_windows += rows.len();
-                at_threshold.extend(model.decide(&votes, options.unknown_below));
-                forced.extend(model.decide(&votes, 0.0));
+                at_threshold.extend(forest::decide(&votes, options.unknown_below));
+                forced.extend(forest::decide(&votes, 0.0));
                 truth.extend(test_pos.iter().map(|&p| labelled.labels[p]));
                 if let Some(dir) = &cv.export {
                     export_fold(dir, fold, &model, &labelled, &train_pos, &test_pos)?;
@@ -928,26 +882,12 @@ pub fn cross_validate(
             Some(evaluate::scores(&labelled.classes, &truth, &forced)),
             Vec::new(),
         ),
-        Kind::Unsupervised => {
-            let mut counts = vec![(0u64, 0u64); labelled.classes.len()];
-            for (&p, &f) in flagged_positions.iter().zip(&flags) {
-                let c = &mut counts[labelled.labels[p] as usize];
-                c.0 += 1;
-                c.1 += u64::from(f);
-            }
-            (
-                score_classes(),
-                evaluate::scores(&score_classes(), &truth, &at_threshold),
-                None,
-                labelled
-                    .classes
-                    .iter()
-                    .zip(counts)
-                    .filter(|(_, c)| c.0 > 0)
-                    .map(|(n, c)| (n.clone(), c.1 as f64 / c.0 as f64))
-                    .collect(),
-            )
-        }
+        Kind::Unsupervised => (
+            score_classes(),
+            evaluate::scores(&score_classes(), &truth, &at_threshold),
+            None,
+            share_by_class(&labelled, &flagged_positions, &flags),
+        ),
     };
     Ok(EvalReport {
         kind,

@@ -178,17 +178,7 @@ impl AnomalyScore {
     /// The score of `rows` of `windows`: reconstruction error over the threshold (> 1:
     /// anomalous). Columns are matched by name; a missing value counts as the training mean.
     pub fn score(&self, windows: &Windows, rows: &[usize]) -> Vec<f64> {
-        let index: std::collections::HashMap<&str, usize> = windows
-            .features
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.as_str(), i))
-            .collect();
-        let columns: Vec<Option<usize>> = self
-            .features
-            .iter()
-            .map(|f| index.get(f.as_str()).copied())
-            .collect();
+        let columns = windows.columns_of(&self.features);
         rows.iter()
             .map(|&r| {
                 let row = windows.row(r);

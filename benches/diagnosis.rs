@@ -190,7 +190,15 @@ fn main() {
         .unwrap_or(32);
     let work = tempfile::tempdir().expect("tempdir");
     let data = work.path().join("warehouse");
-    run(jobsight(&data).args(["simulate", "--nodes", &nodes.to_string(), "--step", "10"]));
+    run(jobsight(&data).args([
+        "simulate",
+        "--nodes",
+        &nodes.to_string(),
+        "--step",
+        "10",
+        "--anomaly-share",
+        "0.5",
+    ]));
     run(jobsight(&data).args(["features", "--windows", "60:15"]));
     compare(
         &format!("simulated day, {nodes} nodes"),

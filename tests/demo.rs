@@ -92,10 +92,28 @@ fn demo_reports_what_is_on_disk() {
     );
     assert!(report.contains("| serial    | PINNED"), "{report}");
     assert!(report.contains("| memleak"), "{report}");
+    // Models: trained on another day, then judged on this day's labelled windows.
+    assert!(
+        report.contains("6. Models: trained on a second simulated day"),
+        "{report}"
+    );
+    for model in ["diagnosis.model", "anomaly-score.model"] {
+        assert!(dir.path().join("models").join(model).is_file(), "{model}");
+    }
+    assert!(
+        report.contains("the diagnosis judged on this day's labelled windows"),
+        "{report}"
+    );
+    let macro_f1: f64 = report
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("macro F1 "))
+        .find_map(|rest| rest.split(';').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no macro F1 of the evaluation: {report}"));
+    assert!(macro_f1 > 0.5, "{macro_f1}: {report}");
     // Classification: every job classified, the leaks found by the memory-leak rule with the
     // simulator's truth beside them, and what the report counts is what the findings table holds.
     assert!(
-        report.contains("6. Classification with the built-in rule book"),
+        report.contains("7. Classification with the built-in rule book"),
         "{report}"
     );
     assert!(
@@ -117,6 +135,24 @@ fn demo_reports_what_is_on_disk() {
         "SELECT count(*) AS n FROM findings",
     );
     assert_eq!(stored[0]["n"].as_u64(), Some(reported as u64), "{stored:?}");
+    // One verdict per job, counted as reported, and the models name some anomalies right.
+    let verdicts = report
+        .split("one verdict per job from rules and models together: ")
+        .nth(1)
+        .and_then(|rest| rest.split("; in ").next())
+        .unwrap_or_else(|| panic!("no verdict counts: {report}"));
+    let counted: u64 = verdicts
+        .split(", ")
+        .map(|part| part.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    let stored = common::sql_json(
+        JOBSIGHT,
+        &dir.path().join("warehouse"),
+        "SELECT count(*) AS n, count(DISTINCT job_id) AS jobs, sum(CASE WHEN p.verdict = l.anomaly AND p.source LIKE 'model%' THEN 1 ELSE 0 END) AS named FROM predictions p JOIN labels l USING (job_id)",
+    );
+    assert_eq!(stored[0]["n"].as_u64(), Some(counted), "{stored:?}");
+    assert_eq!(stored[0]["jobs"].as_u64(), Some(counted), "{stored:?}");
+    assert!(stored[0]["named"].as_u64().unwrap() >= 3, "{stored:?}");
     // Nothing from a job name reaches the terminal raw.
     assert!(!report.contains('\u{1b}'), "{report}");
 }

@@ -138,6 +138,26 @@ pub struct Settings {
     pub model: ModelSettings,
 }
 
+/// The window the configured models were trained on (the diagnosis model's, else the anomaly
+/// score's), read from the model file's header; the evaluation protocol's 60 s every 15 s when
+/// no header can be read, in which case loading the model reports what is wrong with it.
+fn models_window(model: &ModelSettings) -> crate::features::WindowSpec {
+    let trained = [&model.diagnosis, &model.unsupervised]
+        .into_iter()
+        .flatten()
+        .find_map(|path| crate::model::file::ModelFile::header(path).ok());
+    match trained {
+        Some(h) if h.window_s > 0 && h.stride_s > 0 => crate::features::WindowSpec {
+            window_s: h.window_s as u64,
+            stride_s: h.stride_s as u64,
+        },
+        _ => crate::features::WindowSpec {
+            window_s: 60,
+            stride_s: 15,
+        },
+    }
+}
+
 /// The models a site runs (none by default).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelSettings {
@@ -470,11 +490,8 @@ impl Options {
                 .map(|w| w.parse())
                 .transpose()
                 .map_err(|reason| invalid("features.windows", reason))?
-                // The models read windows: a site that runs them gets the protocol's windows.
-                .or(runs_models.then_some(crate::features::WindowSpec {
-                    window_s: 60,
-                    stride_s: 15,
-                })),
+                // The models read windows: a site that runs them gets its models' windows.
+                .or(runs_models.then(|| models_window(&model))),
         };
         let rules_options = self.rules.unwrap_or_default();
         let rules = crate::rules::Settings {
@@ -551,6 +568,41 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("unknown placeholder {hostname}"), "{e}");
+    }
+
+    #[test]
+    fn a_configured_model_brings_its_window() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("score.model");
+        let header = crate::model::header(
+            crate::model::Kind::Unsupervised,
+            vec!["cpu_user:mean".into()],
+            Vec::new(),
+            (300, 150),
+            crate::model::file::TrainingSummary::default(),
+            &crate::model::TrainOptions::default(),
+        );
+        let mut line = serde_json::to_vec(&header).unwrap();
+        line.extend_from_slice(b"\n{}\n");
+        std::fs::write(&path, line).unwrap();
+        let windows = |model: &str| {
+            resolve(&format!("[model]\nunsupervised = {model:?}\n"))
+                .unwrap()
+                .features
+                .windows
+                .map(|w| (w.window_s, w.stride_s))
+        };
+        assert_eq!(windows(path.to_str().unwrap()), Some((300, 150)));
+        // An unreadable model keeps the protocol's windows; loading it later says what is wrong.
+        assert_eq!(windows("/nonexistent.model"), Some((60, 15)));
+        assert_eq!(resolve("").unwrap().features.windows, None);
+        // A window set by the site wins.
+        let s = resolve(&format!(
+            "[features]\nwindows = \"120:60\"\n[model]\nunsupervised = {:?}\n",
+            path.to_str().unwrap()
+        ))
+        .unwrap();
+        assert_eq!(s.features.windows.map(|w| w.window_s), Some(120));
     }
 
     #[test]

@@ -89,6 +89,11 @@ enum Command {
         step: u64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Share of jobs with an injected HPAS anomaly (0 to 0.85; 15 % more are inefficient).
+        /// Raise it for a day to train or evaluate models on: the default gives only a few jobs
+        /// per anomaly type.
+        #[arg(long, default_value_t = 0.15, value_parser = parse_anomaly_share)]
+        anomaly_share: f64,
         /// The simulated day (UTC).
         #[arg(long, default_value = "2026-11-20")]
         day: chrono::NaiveDate,
@@ -277,6 +282,10 @@ struct TrainArgs {
     /// Training windows kept per class (a seeded sample beyond it; 0: all).
     #[arg(long, default_value_t = 3000)]
     max_windows_per_class: usize,
+    /// Training windows one tree learns from (a stratified sample per tree beyond it; 0: all).
+    /// A tree's cost grows with the square of its rows, so this bounds training time.
+    #[arg(long, default_value_t = 2000)]
+    max_samples_per_tree: usize,
     /// Seed for the trees, the samples and the folds.
     #[arg(long, default_value_t = 42)]
     seed: u64,
@@ -292,6 +301,7 @@ impl TrainArgs {
         let mut o = jobsight::model::TrainOptions::default();
         o.forest.trees = self.trees;
         o.forest.max_features = self.max_features;
+        o.forest.max_samples_per_tree = self.max_samples_per_tree;
         o.forest.seed = self.seed;
         o.unknown_below = self.unknown_below;
         o.max_windows_per_class = self.max_windows_per_class;
@@ -410,6 +420,18 @@ fn parse_octal(s: &str) -> Result<u32, String> {
         .ok_or_else(|| format!("{s:?} is not an octal mode such as 2770"))
 }
 
+fn parse_anomaly_share(s: &str) -> Result<f64, String> {
+    s.parse::<f64>()
+        .ok()
+        .filter(|share| (0.0..=jobsight::simulate::MAX_ANOMALY_SHARE).contains(share))
+        .ok_or_else(|| {
+            format!(
+                "{s:?} is not a share between 0 and {} (e.g. 0.5)",
+                jobsight::simulate::MAX_ANOMALY_SHARE
+            )
+        })
+}
+
 fn run(cli: Cli) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
     let (mut options, config_path) = Options::load(cli.config.as_deref())?;
@@ -516,6 +538,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             metrics,
             step,
             seed,
+            anomaly_share,
             day,
         } => {
             let spec = ClusterSpec {
@@ -523,6 +546,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 nodes: nodes as usize,
                 jobs: jobs.map_or(4 * nodes as usize, |j| j as usize),
                 node_epilog_share: 0.0,
+                anomaly_share,
                 ..ClusterSpec::default()
             };
             let started = std::time::Instant::now();
@@ -585,21 +609,24 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     eprint!("\rfeatures of {day}: row group {done}/{all} ");
                 })
                 .with_context(|| format!("computing the features of {day}"))?;
-                total.days += 1;
-                total.jobs += done.jobs;
-                total.rows += done.rows;
-                total.job_rows += done.job_rows;
-                total.not_judgeable += done.not_judgeable;
-                total.unattributed += done.unattributed;
+                total.add(&done);
             }
             eprint!("\r{:60}\r", "");
             writeln!(
                 stdout,
-                "features of {} job(s) on {} day(s): {} rows (job x node x metric), {} across nodes (job x metric); {} job(s) cannot be judged for lack of telemetry (see job_summary); {} sample(s) of jobs not in `jobs` left out; into {} in {:.1} s; peak memory {} MiB",
+                "features of {} job(s) on {} day(s): {} rows (job x node x metric), {} across nodes (job x metric){}; {} job(s) cannot be judged for lack of telemetry (see job_summary); {} sample(s) of jobs not in `jobs` left out; into {} in {:.1} s; peak memory {} MiB",
                 total.jobs,
                 total.days,
                 total.rows,
                 total.job_rows,
+                if total.window_rows > 0 {
+                    format!(
+                        ", {} windows (job x node x metric x window)",
+                        total.window_rows
+                    )
+                } else {
+                    String::new()
+                },
                 total.not_judgeable,
                 total.unattributed,
                 data.display(),

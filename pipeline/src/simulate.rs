@@ -206,7 +206,14 @@ pub struct ClusterSpec {
     pub jobs: usize,
     /// Share of jobs whose site also runs `Epilog` on every node (duplicates to deduplicate).
     pub node_epilog_share: f64,
+    /// Share of jobs with an injected HPAS anomaly, at most [`MAX_ANOMALY_SHARE`]; another 15 %
+    /// show an inefficiency and the rest are healthy. A training or evaluation day raises it so
+    /// that every anomaly type has enough jobs.
+    pub anomaly_share: f64,
 }
+
+/// The inefficient jobs keep their 15 %, so anomalies can take at most the rest.
+pub const MAX_ANOMALY_SHARE: f64 = 0.85;
 
 impl Default for ClusterSpec {
     fn default() -> Self {
@@ -216,6 +223,7 @@ impl Default for ClusterSpec {
             cpus_per_node: 32,
             jobs: 200,
             node_epilog_share: 0.1,
+            anomaly_share: 0.15,
         }
     }
 }
@@ -317,14 +325,16 @@ pub fn simulate_day(spec: &ClusterSpec, seed: u64) -> Vec<SimJob> {
         }
     }
     jobs.truncate(spec.jobs);
-    assign_time_and_behaviour(&mut jobs, seed);
+    assign_time_and_behaviour(&mut jobs, spec.anomaly_share, seed);
     jobs
 }
 
 /// Timing, requests and behaviour, from a second random stream so that adding them did not change
-/// the jobs' identities for a given seed.
-fn assign_time_and_behaviour(jobs: &mut [SimJob], seed: u64) {
+/// the jobs' identities for a given seed. The draw in percent is healthy below the anomalies'
+/// band and inefficient from 85 on, so the default share (15 %) gives the days it always gave.
+fn assign_time_and_behaviour(jobs: &mut [SimJob], anomaly_share: f64, seed: u64) {
     let mut rng = Rng::new(seed ^ 0x5eed_7e1e_0000_0001);
+    let anomalies_from = 85 - (anomaly_share.clamp(0.0, MAX_ANOMALY_SHARE) * 100.0).round() as u64;
     for job in jobs.iter_mut() {
         job.submit_s = rng.below(22 * 3600);
         job.start_s = job.submit_s + rng.below(3600);
@@ -341,8 +351,8 @@ fn assign_time_and_behaviour(jobs: &mut [SimJob], seed: u64) {
         job.req_mem_mb = 4096 * (1 + rng.below(16)) * job.nodes.len() as u64;
         job.gpus = if job.partition == "gpu" { 4 } else { 0 };
         job.behaviour = match rng.below(100) {
-            0..=69 => Behaviour::Healthy,
-            70..=84 => {
+            draw if draw < anomalies_from => Behaviour::Healthy,
+            0..=84 => {
                 let kind = *rng.pick(&Anomaly::ALL);
                 let from_s = duration / 5 + rng.below((duration / 5).max(1));
                 let to_s = (from_s + duration / 3).min(duration);

@@ -160,6 +160,22 @@ pub struct Computed {
     /// Samples of jobs that are not in `jobs` (left out) and samples trimmed away.
     pub unattributed: u64,
     pub trimmed_away: u64,
+    /// Rows of `windows` (job × node × metric × window), when windows were asked for.
+    pub window_rows: usize,
+}
+
+impl Computed {
+    /// Adds another day's counts.
+    pub fn add(&mut self, other: &Computed) {
+        self.days += other.days;
+        self.jobs += other.jobs;
+        self.rows += other.rows;
+        self.job_rows += other.job_rows;
+        self.not_judgeable += other.not_judgeable;
+        self.unattributed += other.unattributed;
+        self.trimmed_away += other.trimmed_away;
+        self.window_rows += other.window_rows;
+    }
 }
 
 /// The three tables' batches for `jobs` (in job id order).
@@ -421,6 +437,7 @@ pub fn compute_day(
         not_judgeable: computed.iter().filter(|j| !j.summary.judgeable).count(),
         unattributed: counts.unattributed,
         trimmed_away: counts.trimmed_away,
+        window_rows: computed.iter().map(|j| j.windows.len()).sum(),
     })
 }
 

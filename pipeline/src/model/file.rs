@@ -25,7 +25,7 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const SMARTCORE_VERSION: &str = "0.7.0";
 
 /// The training data, summarised.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TrainingSummary {
     pub data: String,
     pub labels_from: String,
@@ -125,10 +125,15 @@ impl ModelFile {
         Ok(self)
     }
 
-    /// Reads only the header.
+    /// Reads only the header (the first line; the body is not read).
     pub fn header(path: &Path) -> Result<Header, ModelError> {
-        let text = std::fs::read(path).map_err(|e| ModelError::read(path, e))?;
-        let (header, _) = split(path, &text)?;
+        use std::io::BufRead;
+        let file = std::fs::File::open(path).map_err(|e| ModelError::read(path, e))?;
+        let mut line = Vec::new();
+        std::io::BufReader::new(file)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| ModelError::read(path, e))?;
+        let (header, _) = split(path, &line)?;
         Ok(header)
     }
 

@@ -32,6 +32,10 @@ pub struct ForestParams {
     pub max_features: usize,
     pub min_samples_leaf: usize,
     pub max_depth: Option<u16>,
+    /// Rows one tree learns from, a stratified sample drawn per tree when there are more
+    /// (0: all rows). Model files from before this option load with 0, as they were grown.
+    #[serde(default)]
+    pub max_samples_per_tree: usize,
     pub seed: u64,
 }
 
@@ -42,6 +46,7 @@ impl Default for ForestParams {
             max_features: 400,
             min_samples_leaf: 1,
             max_depth: None,
+            max_samples_per_tree: 2000,
             seed: 42,
         }
     }
@@ -251,19 +256,43 @@ impl Forest {
                 distinct.len()
             )));
         }
-        let x = matrix(x, rows, columns)?;
-        let y: Vec<u32> = labels.to_vec();
+        let cap = params.max_samples_per_tree;
+        let sampled = cap > 0 && rows > cap;
+        // Without sampling, every tree reads the one matrix of all rows.
+        let (all_rows, x) = if sampled {
+            (None, x)
+        } else {
+            (
+                Some((matrix(x, rows, columns)?, labels.to_vec())),
+                Vec::new(),
+            )
+        };
         let trees: Vec<Tree> = (0..params.trees)
             .into_par_iter()
             .map(|i| {
+                let seed = params.seed.wrapping_add(u64::from(i));
                 let mut p = RandomForestClassifierParameters::default()
                     .with_n_trees(1)
                     .with_min_samples_leaf(params.min_samples_leaf)
-                    .with_seed(params.seed.wrapping_add(u64::from(i)));
+                    .with_seed(seed);
                 if let Some(depth) = params.max_depth {
                     p = p.with_max_depth(depth);
                 }
-                Tree::fit(&x, &y, p).map_err(|e| ModelError::Fit(e.to_string()))
+                let fit = |x: &DenseMatrix<f64>, y: &Vec<u32>| {
+                    Tree::fit(x, y, p.clone()).map_err(|e| ModelError::Fit(e.to_string()))
+                };
+                match &all_rows {
+                    Some((all, y)) => fit(all, y),
+                    None => {
+                        let picked = stratified_sample(labels, cap, seed);
+                        let mut sub = Vec::with_capacity(picked.len() * columns);
+                        for &r in &picked {
+                            sub.extend_from_slice(&x[r * columns..(r + 1) * columns]);
+                        }
+                        let y: Vec<u32> = picked.iter().map(|&r| labels[r]).collect();
+                        fit(&matrix(sub, picked.len(), columns)?, &y)
+                    }
+                }
             })
             .collect::<Result<_, _>>()?;
         Ok(Forest { classes, trees })
@@ -313,6 +342,25 @@ impl Forest {
     pub fn trees(&self) -> usize {
         self.trees.len()
     }
+}
+
+/// About `cap` of the row indices of `labels`, each class keeping its share (rounded up, so
+/// every class keeps at least one row), drawn by a seeded hash so that a tree's sample is the
+/// same on every run.
+fn stratified_sample(labels: &[u32], cap: usize, seed: u64) -> Vec<usize> {
+    let mut by_class: std::collections::BTreeMap<u32, Vec<(u64, usize)>> = Default::default();
+    for (r, &label) in labels.iter().enumerate() {
+        let h = super::evaluate::hash(&r.to_string(), seed);
+        by_class.entry(label).or_default().push((h, r));
+    }
+    let mut picked = Vec::with_capacity(cap + by_class.len());
+    for (_, mut members) in by_class {
+        let quota = (members.len() * cap).div_ceil(labels.len());
+        members.sort_unstable();
+        picked.extend(members.into_iter().take(quota).map(|m| m.1));
+    }
+    picked.sort_unstable();
+    picked
 }
 
 /// The most voted class and its share.
@@ -376,5 +424,39 @@ mod tests {
         // One class only is an error that says why.
         let err = Forest::fit(vec![1.0, 2.0], &[0, 0], 1, &params).unwrap_err();
         assert!(err.to_string().contains("at least two"), "{err}");
+    }
+
+    #[test]
+    fn trees_learn_from_stratified_samples_when_asked() {
+        // 90 rows of class 0, 10 of class 1: a sample of 20 keeps 18 and 2, and every class.
+        let labels: Vec<u32> = (0..100).map(|i| u32::from(i >= 90)).collect();
+        let picked = stratified_sample(&labels, 20, 7);
+        assert_eq!(picked.len(), 20);
+        assert_eq!(picked.iter().filter(|&&r| labels[r] == 1).count(), 2);
+        assert!(picked.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(picked, stratified_sample(&labels, 20, 7));
+        assert_ne!(picked, stratified_sample(&labels, 20, 8));
+        // A rare class keeps one row however small the sample.
+        let sample = stratified_sample(&labels, 5, 1);
+        assert!(sample.iter().any(|&r| labels[r] == 1), "{sample:?}");
+
+        // A forest on samples of 30 of 200 rows still separates the clouds.
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        for i in 0..200 {
+            let class = (i % 2) as u32;
+            x.extend([
+                f64::from(class) * 10.0 + (i % 7) as f64 * 0.1,
+                (i % 5) as f64,
+            ]);
+            y.push(class);
+        }
+        let params = ForestParams {
+            trees: 9,
+            max_samples_per_tree: 30,
+            ..ForestParams::default()
+        };
+        let forest = Forest::fit(x, &y, 2, &params).unwrap();
+        let votes = forest.votes(vec![0.3, 2.0, 10.2, 1.0], 2).unwrap();
+        assert_eq!((top(&votes[0]).0, top(&votes[1]).0), (0, 1));
     }
 }

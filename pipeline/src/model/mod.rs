@@ -391,7 +391,7 @@ fn metrics_of(features: &[String]) -> Vec<String> {
     set.into_iter().map(str::to_string).collect()
 }
 
-fn header(
+pub(crate) fn header(
     kind: Kind,
     features: Vec<String>,
     classes: Vec<String>,

@@ -2,12 +2,14 @@
 //! `predictions` table.
 //!
 //! Windows roll up to nodes, nodes to the job:
-//! - a node is **anomalous** when at least `min_windows` of its windows get the same anomaly type
-//!   (three windows of 60 s every 15 s: 90 s of trouble, so one odd window is not a verdict); its
-//!   confidence is that type's mean share of the votes in those windows, its time span from the
-//!   first to the last of them;
-//! - else **unknown** when at least `min_windows` windows are unknown or (with the anomaly score)
-//!   scored above 1 while the diagnosis saw nothing;
+//! - a node is **anomalous** when at least `min_windows` consecutive windows (each starting before
+//!   the previous one ends) get the same anomaly type (three windows of 60 s every 15 s: 90 s of
+//!   trouble, so odd windows scattered over a long job are not a verdict); the type with the
+//!   longest such run wins; its confidence is the type's mean share of the votes in the run, its
+//!   time span the run's;
+//! - else **unknown** when at least `min_windows` consecutive windows are not confidently healthy
+//!   (unknown, or an anomaly type, or without a diagnosis an anomaly score above 1); the
+//!   confidence is the share of the node's windows in that run;
 //! - else **healthy**, with the mean healthy vote share as confidence.
 //!
 //! The job takes its most anomalous node's verdict. A node that lacks a metric a model reads is
@@ -62,6 +64,12 @@ impl Models {
 
     pub fn is_empty(&self) -> bool {
         self.diagnosis.is_none() && self.unsupervised.is_none()
+    }
+
+    /// The models' window width in seconds (the first model's; `predict` checks they agree
+    /// with the data).
+    pub fn window_s(&self) -> i64 {
+        self.files().next().map_or(0, |(_, m)| m.header.window_s)
     }
 
     fn files(&self) -> impl Iterator<Item = &(PathBuf, ModelFile)> {
@@ -131,6 +139,43 @@ struct NodeVerdict {
     max_score: Option<f64>,
 }
 
+/// What one window says, before the roll-up.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum WindowCall {
+    Healthy,
+    /// An anomaly class index and its share of the votes.
+    Anomaly(usize, f32),
+    /// Too few trees agree, or (without a diagnosis) the anomaly score is above 1.
+    Unsure,
+}
+
+/// The longest run of consecutive windows (each starting before the previous one ends) whose
+/// call passes `pick`, as indices into `calls`.
+fn longest_run(
+    keys: &[&dataset::WindowKey],
+    calls: &[WindowCall],
+    pick: impl Fn(&WindowCall) -> bool,
+) -> Vec<usize> {
+    let (mut best, mut current): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    for (i, call) in calls.iter().enumerate() {
+        let follows = current
+            .last()
+            .is_some_and(|&prev| keys[i].start_us <= keys[prev].end_us);
+        if !pick(call) {
+            current.clear();
+            continue;
+        }
+        if !follows {
+            current.clear();
+        }
+        current.push(i);
+        if current.len() > best.len() {
+            best = current.clone();
+        }
+    }
+    best
+}
+
 /// Rolls one node's windows up (see the module doc). `classes[c]` names class `c`; `votes` and
 /// `scores` are per window, in time order.
 fn node_verdict(
@@ -143,68 +188,84 @@ fn node_verdict(
     min_windows: usize,
 ) -> NodeVerdict {
     let n = keys.len();
-    let mut by_class: BTreeMap<usize, Vec<(usize, f32)>> = BTreeMap::new();
-    let mut unknown = 0u64;
-    let mut healthy_share = 0.0f64;
-    if let Some(votes) = votes {
-        for (i, v) in votes.iter().enumerate() {
-            let (c, share) = forest::top(v);
-            healthy_share += f64::from(v.first().copied().unwrap_or(0.0));
-            if f64::from(share) < unknown_below {
-                unknown += 1;
-            } else if c != 0 {
-                by_class.entry(c).or_default().push((i, share));
+    let calls: Vec<WindowCall> = (0..n)
+        .map(|i| match votes {
+            Some(votes) => {
+                let (c, share) = forest::top(&votes[i]);
+                if f64::from(share) < unknown_below {
+                    WindowCall::Unsure
+                } else if c == 0 {
+                    WindowCall::Healthy
+                } else {
+                    WindowCall::Anomaly(c, share)
+                }
             }
-        }
-    }
-    let flagged: Vec<usize> = scores
-        .map(|s| (0..n).filter(|&i| s[i] > 1.0).collect())
-        .unwrap_or_default();
-    let max_score = scores.and_then(|s| s.iter().copied().reduce(f64::max));
-    let anomalous: u64 = by_class.values().map(|v| v.len() as u64).sum();
-    let span = |idx: &[usize]| -> Option<(i64, i64)> {
-        Some((keys[*idx.first()?].start_us, keys[*idx.last()?].end_us))
+            None if scores.is_some_and(|s| s[i] > 1.0) => WindowCall::Unsure,
+            None => WindowCall::Healthy,
+        })
+        .collect();
+    let count = |pick: &dyn Fn(&WindowCall) -> bool| calls.iter().filter(|c| pick(c)).count();
+    let anomalous = count(&|c| matches!(c, WindowCall::Anomaly(..))) as u64;
+    let unknown = count(&|c| *c == WindowCall::Unsure) as u64;
+    let healthy_confidence = match votes {
+        Some(votes) => votes.iter().map(|v| f64::from(v[0])).sum::<f64>() / n.max(1) as f64,
+        None => 1.0 - unknown as f64 / n.max(1) as f64,
     };
-    let best = by_class
-        .iter()
-        .max_by_key(|(c, v)| (v.len(), std::cmp::Reverse(**c)));
+    let span = |run: &[usize]| -> Option<(i64, i64)> {
+        Some((keys[*run.first()?].start_us, keys[*run.last()?].end_us))
+    };
     let base = NodeVerdict {
         node: node.to_string(),
         verdict: HEALTHY.into(),
-        confidence: if votes.is_some() {
-            healthy_share / n.max(1) as f64
-        } else {
-            1.0 - flagged.len() as f64 / n.max(1) as f64
-        },
+        confidence: healthy_confidence,
         window: None,
         anomalous,
         unknown,
-        max_score,
+        max_score: scores.and_then(|s| s.iter().copied().reduce(f64::max)),
     };
-    if let Some((&c, hits)) = best
-        && hits.len() >= min_windows
+    // The anomaly type with the longest run (the lower class index on a tie).
+    let classes_seen: std::collections::BTreeSet<usize> = calls
+        .iter()
+        .filter_map(|c| match c {
+            WindowCall::Anomaly(class, _) => Some(*class),
+            _ => None,
+        })
+        .collect();
+    let best = classes_seen
+        .into_iter()
+        .map(|class| {
+            let run = longest_run(
+                keys,
+                &calls,
+                |c| matches!(c, WindowCall::Anomaly(k, _) if *k == class),
+            );
+            (class, run)
+        })
+        .max_by(|a, b| a.1.len().cmp(&b.1.len()).then(b.0.cmp(&a.0)));
+    if let Some((class, run)) = best
+        && run.len() >= min_windows
     {
-        let idx: Vec<usize> = hits.iter().map(|h| h.0).collect();
+        let shares: f64 = run
+            .iter()
+            .map(|&i| match calls[i] {
+                WindowCall::Anomaly(_, share) => f64::from(share),
+                _ => 0.0,
+            })
+            .sum();
         return NodeVerdict {
-            verdict: classes[c].clone(),
-            confidence: hits.iter().map(|h| f64::from(h.1)).sum::<f64>() / hits.len() as f64,
-            window: span(&idx),
+            verdict: classes[class].clone(),
+            confidence: shares / run.len() as f64,
+            window: span(&run),
             ..base
         };
     }
-    if unknown as usize >= min_windows || flagged.len() >= min_windows {
-        let idx = if flagged.len() >= min_windows {
-            flagged.clone()
-        } else {
-            let v = votes.unwrap_or(&[]);
-            (0..v.len())
-                .filter(|&i| f64::from(forest::top(&v[i]).1) < unknown_below)
-                .collect()
-        };
+    // Trouble without one name: a run of windows that are not confidently healthy.
+    let run = longest_run(keys, &calls, |c| *c != WindowCall::Healthy);
+    if run.len() >= min_windows {
         return NodeVerdict {
             verdict: "unknown".into(),
-            confidence: idx.len() as f64 / n.max(1) as f64,
-            window: span(&idx),
+            confidence: run.len() as f64 / n.max(1) as f64,
+            window: span(&run),
             ..base
         };
     }
@@ -287,7 +348,10 @@ fn judge(windows: &Windows, rows: &[usize], models: &Models) -> Result<JobPredic
         return Ok(p);
     }
     if rows.is_empty() {
-        p.reason = "no windows for this job: its telemetry is missing, or the features were computed without --windows".into();
+        p.reason = format!(
+            "no windows for this job: it ran shorter than one {} s model window (after trimming its ends), its telemetry is missing, or the features were computed without --windows",
+            models.window_s()
+        );
         return Ok(p);
     }
     // Group the job's rows by node (rows are in key order: node, then start).
@@ -525,6 +589,39 @@ mod tests {
         let unsure = vec![vec![0.5f32, 0.5]; 10];
         let v = node_verdict("n1", &refs, &classes, Some(&unsure), None, 0.75, 3);
         assert_eq!(v.verdict, "unknown");
+        // Scattered anomalous or unsure windows over a long job are no verdict; only a run is.
+        let mut scattered = vec![vec![0.9f32, 0.1]; 10];
+        for i in [1, 3, 8] {
+            scattered[i] = vec![0.1, 0.9];
+        }
+        for i in [5, 9] {
+            scattered[i] = vec![0.5, 0.5];
+        }
+        let v = node_verdict("n1", &refs, &classes, Some(&scattered), None, 0.75, 3);
+        assert_eq!(
+            (v.verdict.as_str(), v.anomalous, v.unknown),
+            ("healthy", 3, 2)
+        );
+        // A run mixing a type and unsure windows is trouble without a name.
+        scattered[2] = vec![0.5, 0.5];
+        let v = node_verdict("n1", &refs, &classes, Some(&scattered), None, 0.75, 3);
+        assert_eq!(v.verdict, "unknown");
+        assert_eq!(v.window, Some((15_000_000, 45_000_000 + 60_000_000)));
+        // A gap between windows breaks a run.
+        let mut gapped = k.clone();
+        for key in gapped.iter_mut().skip(6) {
+            key.start_us += 600_000_000;
+            key.end_us += 600_000_000;
+        }
+        let gapped_refs: Vec<&dataset::WindowKey> = gapped.iter().collect();
+        let mut split = vec![vec![0.9f32, 0.1]; 10];
+        for i in [4, 5, 6, 7] {
+            split[i] = vec![0.1, 0.9];
+        }
+        let v = node_verdict("n1", &gapped_refs, &classes, Some(&split), None, 0.75, 3);
+        assert_eq!(v.verdict, "healthy");
+        let v = node_verdict("n1", &refs, &classes, Some(&split), None, 0.75, 3);
+        assert_eq!(v.verdict, "memleak");
     }
 
     #[test]

@@ -844,7 +844,10 @@ pub fn cross_validate(
                 forced.extend(forest::decide(&votes, 0.0));
                 truth.extend(test_pos.iter().map(|&p| labelled.labels[p]));
                 if let Some(dir) = &cv.export {
-                    export_fold(dir, fold, &model, &labelled, &train_pos, &test_pos)?;
+                    // The training rows the forest really learnt from: the per-class sample.
+                    let trained_on =
+                        labelled.sample(&train_pos, options.max_windows_per_class, options.seed);
+                    export_fold(dir, fold, &model, &labelled, &trained_on, &test_pos)?;
                 }
             }
             Kind::Unsupervised => {

@@ -100,10 +100,13 @@ pub enum Table {
     /// One verdict per job: the models' window verdicts rolled up and combined with the rules
     /// (see [`crate::model::predict`]).
     Predictions,
+    /// The ledger of what was emailed: one row per message and finding it reported, partitioned
+    /// by the UTC day it was sent (see [`crate::notify`]).
+    Notifications,
 }
 
 impl Table {
-    pub const ALL: [Table; 11] = [
+    pub const ALL: [Table; 12] = [
         Table::Jobs,
         Table::Telemetry,
         Table::Labels,
@@ -115,6 +118,7 @@ impl Table {
         Table::Classes,
         Table::Thresholds,
         Table::Predictions,
+        Table::Notifications,
     ];
 
     pub fn name(self) -> &'static str {
@@ -130,6 +134,7 @@ impl Table {
             Table::Classes => "classes",
             Table::Thresholds => "thresholds",
             Table::Predictions => "predictions",
+            Table::Notifications => "notifications",
         }
     }
 
@@ -266,6 +271,20 @@ impl Table {
                 Field::new("low_below", DataType::Float64, true),
                 Field::new("high_from", DataType::Float64, true),
             ],
+            Table::Notifications => vec![
+                Field::new("key", text(), false),
+                Field::new("kind", text(), false),
+                Field::new("user", text(), true),
+                Field::new("address", text(), false),
+                Field::new("period", text(), false),
+                Field::new("job_id", text(), true),
+                Field::new("finding", text(), true),
+                Field::new("severity", text(), true),
+                Field::new("queued_at", time(), false),
+                Field::new("sent_at", time(), true),
+                Field::new("status", text(), false),
+                Field::new("transport", text(), false),
+            ],
             Table::Predictions => vec![
                 Field::new("job_id", text(), false),
                 Field::new("verdict", text(), false),
@@ -314,6 +333,14 @@ impl Table {
         Arc::new(Schema::new(fields))
     }
 
+    /// What the `day` of a partition is.
+    pub fn partition_meaning(self) -> &'static str {
+        match self {
+            Table::Notifications => "UTC day the message was sent",
+            _ => "UTC day of the job's end",
+        }
+    }
+
     /// The schema as committed in `schemas/<table>.schema.json`: one entry per column, in order.
     pub fn schema_json(self) -> String {
         let columns: Vec<serde_json::Value> = self
@@ -325,7 +352,7 @@ impl Table {
         let doc = serde_json::json!({
             "table": self.name(),
             "layout": format!("<data>/{}/{PARTITION_COLUMN}=YYYY-MM-DD/part-*.parquet", self.name()),
-            "partition_column": {"name": PARTITION_COLUMN, "type": "Utf8", "meaning": "UTC day of the job's end"},
+            "partition_column": {"name": PARTITION_COLUMN, "type": "Utf8", "meaning": self.partition_meaning()},
             "columns": columns,
         });
         serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
@@ -425,6 +452,14 @@ pub fn remove_job_parts(data: &Path, table: Table, day: NaiveDate) -> Result<usi
     Ok(removed)
 }
 
+/// Where [`write_part`] puts part `name` of `table` for `day`.
+pub fn part_path(data: &Path, table: Table, day: NaiveDate, name: &str) -> PathBuf {
+    partition_dir(data, table, day).join(format!(
+        "part-{}.parquet",
+        slurm_hooks::spool_dir::file_name_part(&Text::from(name), 128)
+    ))
+}
+
 /// Atomically writes `batches` as `part-<name>.parquet` into the table's partition for `day`,
 /// replacing an earlier file of the same name. `name` identifies the ingest unit (sanitised here).
 pub fn write_part(
@@ -456,11 +491,11 @@ pub fn write_part(
         path: dir.clone(),
         source,
     })?;
-    let file_name = format!(
-        "part-{}.parquet",
-        slurm_hooks::spool_dir::file_name_part(&Text::from(name), 128)
-    );
-    let final_path = dir.join(&file_name);
+    let final_path = part_path(data, table, day, name);
+    let file_name = final_path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     // Hidden and without the .parquet extension: readers never list a half-written file.
     let tmp_path = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
     let result = (|| {

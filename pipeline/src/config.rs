@@ -41,6 +41,7 @@ pub struct Options {
     pub features: Option<FeaturesOptions>,
     pub rules: Option<RulesOptions>,
     pub model: Option<ModelOptions>,
+    pub notify: Option<crate::notify::Options>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -136,6 +137,7 @@ pub struct Settings {
     pub features: crate::features::Settings,
     pub rules: crate::rules::Settings,
     pub model: ModelSettings,
+    pub notify: crate::notify::Settings,
 }
 
 /// The window the configured models were trained on (the diagnosis model's, else the anomaly
@@ -501,7 +503,9 @@ impl Options {
                 .unwrap_or(crate::rules::DEFAULT_MIN_RUN_S),
             cores_per_node: features.cores_per_node,
         };
+        let notify = self.notify.unwrap_or_default().resolve(path)?;
         Ok(Settings {
+            notify,
             rules,
             model,
             features,

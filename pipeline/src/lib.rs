@@ -17,6 +17,7 @@ pub mod demo;
 pub mod features;
 pub mod ingest;
 pub mod model;
+pub mod notify;
 pub mod output;
 pub mod query;
 pub mod rules;

@@ -180,6 +180,44 @@ enum Command {
         #[arg(long, env = "JOBSIGHT_ANOMALY_MODEL")]
         anomaly_model: Option<PathBuf>,
     },
+    /// Email job owners what was found about their jobs, and admins what needs them. Each user
+    /// gets one digest per period (notify.period: daily or weekly) with every finding not yet
+    /// reported, most important first, with the job's numbers and what to do; critical findings
+    /// can go at once (notify.critical = "immediate"). Anti-spam as in Princeton's Job Defense
+    /// Shield: the same kind of finding at most every notify.min_days_between days per user,
+    /// digests on workdays only (notify.holidays_file), no short jobs, no jobs without enough
+    /// telemetry, opt-outs, a cap per user and day. Messages go through an outbox: `.eml` files
+    /// (notify.delivery = "file", the default) or SMTP, retried with backoff while the server is
+    /// down, never sent twice; the ledger is the `notifications` table. Run it with
+    /// --critical-only from the per-job step and without it once a period (nightly).
+    Notify {
+        /// The time of the run (RFC 3339), which decides the period, the workday and the
+        /// lookback; default: now.
+        #[arg(long, env = "JOBSIGHT_NOW")]
+        now: Option<chrono::DateTime<chrono::Utc>>,
+        /// Only the immediate emails about critical findings; no digests.
+        #[arg(long)]
+        critical_only: bool,
+        /// Plan and render, print the plan and the first message's text, change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Send every message to notify.admins only and record nothing in the ledger.
+        #[arg(long)]
+        test_mode: bool,
+        /// Outbox directory [default: notify.outbox, else ./jobsight-outbox].
+        #[arg(long, env = "JOBSIGHT_OUTBOX")]
+        outbox: Option<PathBuf>,
+        /// Put a message from the outbox's in-doubt/ or failed/ back in the queue and deliver
+        /// it (after checking the mail log that it never arrived).
+        #[arg(long, value_name = "KEY")]
+        resend: Option<String>,
+        /// Write the built-in email templates into DIR (for notify.templates) and exit.
+        #[arg(long, value_name = "DIR")]
+        write_templates: Option<PathBuf>,
+    },
+    /// Check the configuration, the rule book and the email templates (every placeholder known,
+    /// every section closed) without running anything. Exit status 1 on the first problem.
+    Check,
     /// Inspect, validate and backtest the rule book (rules, classes, thresholds).
     Rules {
         #[command(subcommand)]
@@ -193,7 +231,8 @@ enum Command {
         action: ModelAction,
     },
     /// Run a SQL query (DataFusion dialect) over every table of the warehouse: jobs, telemetry,
-    /// labels, features, features_job, job_summary, windows, findings, classes, thresholds. Each table has the partition column `day` ('YYYY-MM-DD', the job's end
+    /// labels, features, features_job, job_summary, windows, findings, classes, thresholds, predictions,
+    /// notifications. Each table has the partition column `day` ('YYYY-MM-DD', the job's end
     /// day).
     Sql {
         /// The query, e.g. "SELECT count(*) FROM jobs".
@@ -774,6 +813,82 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 stdout.write_all(text.as_bytes())?;
             }
         },
+        Command::Notify {
+            now,
+            critical_only,
+            dry_run,
+            test_mode,
+            outbox,
+            resend,
+            write_templates,
+        } => {
+            if let Some(dir) = write_templates {
+                for path in jobsight::notify::render::write_builtin(&dir)
+                    .with_context(|| format!("writing the templates into {}", dir.display()))?
+                {
+                    writeln!(stdout, "wrote {}", path.display())?;
+                }
+                writeln!(
+                    stdout,
+                    "set notify.templates = {:?} and check with `jobsight check`",
+                    dir.display().to_string()
+                )?;
+                return Ok(());
+            }
+            let mut notify = settings.notify.clone();
+            notify.outbox = outbox.unwrap_or(notify.outbox);
+            notify.test_mode |= test_mode;
+            let now = now.unwrap_or_else(chrono::Utc::now);
+            if let Some(key) = resend {
+                jobsight::notify::outbox::Outbox::open(&notify.outbox)?.resend(&data, &key, now)?;
+                writeln!(stdout, "{key} is back in the queue")?;
+            }
+            let run = jobsight::notify::RunOptions {
+                now,
+                critical_only,
+                dry_run,
+            };
+            let report = jobsight::notify::run(&data, &notify, &run, &mut |step| {
+                eprint!("\r{step:50}");
+            })
+            .context("notify failed")?;
+            eprint!("\r{:50}\r", "");
+            writeln!(
+                stdout,
+                "notify at {} ({}{}):",
+                now.format("%Y-%m-%d %H:%M:%S UTC"),
+                if critical_only {
+                    "critical only"
+                } else {
+                    "digests and critical"
+                },
+                if notify.test_mode {
+                    ", TEST MODE: to admins only, nothing recorded"
+                } else {
+                    ""
+                }
+            )?;
+            stdout.write_all(output::render_notify(&report, dry_run).as_bytes())?;
+            if dry_run && let Some(first) = report.prepared.first() {
+                writeln!(
+                    stdout,
+                    "\nfirst message, {}:\nSubject: {}\n\n{}",
+                    first.planned.key, first.rendered.subject, first.rendered.text
+                )?;
+            }
+        }
+        Command::Check => {
+            writeln!(stdout, "configuration {}: ok", config_path.display())?;
+            let book = RuleBook::load(settings.rules.dir.as_deref())?;
+            writeln!(
+                stdout,
+                "rules: {} rules, {} classes, version {}",
+                book.rules.len(),
+                book.classes.len(),
+                book.version
+            )?;
+            writeln!(stdout, "{}", jobsight::notify::check(&settings.notify)?)?;
+        }
         Command::Sql { query, format } => {
             let runtime =
                 tokio::runtime::Runtime::new().context("cannot start the query runtime")?;

@@ -262,3 +262,131 @@ mod tests {
         assert_eq!(human_duration(3723), "1h02m03s");
     }
 }
+
+/// What a notify run did, for people: messages planned and where they went, findings left out
+/// and why, delivery, and the outbox's state.
+pub fn render_notify(report: &crate::notify::Report, dry_run: bool) -> String {
+    use std::collections::BTreeMap;
+    let mut out = String::new();
+    let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
+    for p in &report.prepared {
+        *kinds.entry(p.planned.kind.name()).or_default() += 1;
+    }
+    let reruns = report.prepared.iter().filter(|p| !p.queued).count();
+    let _ = writeln!(
+        out,
+        "read {} job(s); {} {} message(s){}{}",
+        report.jobs_read,
+        if dry_run { "would send" } else { "planned" },
+        report.prepared.len(),
+        if kinds.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({})",
+                kinds
+                    .iter()
+                    .map(|(k, n)| format!("{k} {n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        },
+        if reruns > 0 && !dry_run {
+            format!("; {reruns} already in the outbox from an earlier run, not queued again")
+        } else {
+            String::new()
+        }
+    );
+    for p in &report.prepared {
+        let jobs: usize = p.planned.jobs.len();
+        let findings: usize = p.planned.jobs.iter().map(|j| j.items.len()).sum();
+        let _ = writeln!(
+            out,
+            "  {:<44} to {:<28} {} job(s), {} finding(s): {}",
+            p.planned.key,
+            p.to.iter()
+                .map(|m| m.email.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            jobs,
+            findings,
+            printable(&p.rendered.subject)
+        );
+    }
+    let mut reasons: BTreeMap<String, (usize, bool)> = BTreeMap::new();
+    for s in &report.skipped {
+        let entry = reasons
+            .entry(match &s.reason {
+                crate::notify::plan::SkipReason::TooSoon(_) => {
+                    "same kind mailed within notify.min_days_between".to_string()
+                }
+                r => r.describe(),
+            })
+            .or_insert((0, s.reason.waits()));
+        entry.0 += 1;
+    }
+    if !reasons.is_empty() {
+        let _ = writeln!(out, "left out (job or finding):");
+        for (reason, (n, waits)) in &reasons {
+            let _ = writeln!(
+                out,
+                "  {n:>5}  {reason}{}",
+                if *waits {
+                    " (stays unreported; a later digest has it)"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    if !report.no_address.is_empty() {
+        let _ = writeln!(
+            out,
+            "no valid address for user(s): {} (notify.recipient / notify.recipients_file)",
+            report.no_address.join(", ")
+        );
+    }
+    for key in &report.recovered.sent {
+        let _ = writeln!(
+            out,
+            "settled {key}: it was sent and recorded before the last run died"
+        );
+    }
+    for key in &report.recovered.in_doubt {
+        let _ = writeln!(
+            out,
+            "IN DOUBT {key}: the last run died while sending it; not resent (check the mail log, then `jobsight notify --resend {key}` if it never arrived)"
+        );
+    }
+    if !dry_run {
+        let d = &report.delivered;
+        let _ = writeln!(
+            out,
+            "delivered {} message(s); {} waiting in the queue; {} failed",
+            d.sent.len(),
+            d.waiting.len(),
+            d.failed.len()
+        );
+        for (key, next, error) in &d.waiting {
+            let _ = writeln!(
+                out,
+                "  waiting {key}: next attempt {}{}",
+                next.format("%Y-%m-%d %H:%M:%S UTC"),
+                if error.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", printable(error))
+                }
+            );
+        }
+        for (key, reason) in &d.failed {
+            let _ = writeln!(out, "  FAILED {key}: {}", printable(reason));
+        }
+    }
+    let _ = writeln!(
+        out,
+        "outbox: {} (sent/ holds each delivered message as message.eml)",
+        report.outbox.display()
+    );
+    out
+}

@@ -153,6 +153,29 @@ fn demo_reports_what_is_on_disk() {
     assert_eq!(stored[0]["n"].as_u64(), Some(counted), "{stored:?}");
     assert_eq!(stored[0]["jobs"].as_u64(), Some(counted), "{stored:?}");
     assert!(stored[0]["named"].as_u64().unwrap() >= 3, "{stored:?}");
+    // Step 8: the digests of the simulated day are in the outbox, one .eml per message, and
+    // the ledger says so.
+    assert!(report.contains("8. Email"), "{report}");
+    let sent = dir.path().join("outbox").join("sent");
+    let messages: Vec<_> = std::fs::read_dir(&sent).unwrap().flatten().collect();
+    assert!(messages.len() >= 5, "{report}");
+    for m in &messages {
+        let eml = std::fs::read_to_string(m.path().join("message.eml")).unwrap();
+        assert!(eml.contains("Content-Type: multipart/alternative"), "{eml}");
+    }
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.file_name().to_string_lossy().starts_with("digest.")),
+        "{report}"
+    );
+    let ledger = common::sql_json(
+        JOBSIGHT,
+        &dir.path().join("warehouse"),
+        "SELECT count(DISTINCT key) AS n FROM notifications WHERE status = 'sent'",
+    );
+    assert_eq!(ledger[0]["n"].as_u64(), Some(messages.len() as u64));
+    assert!(report.contains(&sent.display().to_string()), "{report}");
     // Nothing from a job name reaches the terminal raw.
     assert!(!report.contains('\u{1b}'), "{report}");
 }

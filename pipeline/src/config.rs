@@ -635,5 +635,6 @@ mod tests {
         assert_eq!(s.ingest.give_up_after, d.ingest.give_up_after);
         assert_eq!(s.features, d.features);
         assert_eq!(s.rules, d.rules);
+        assert_eq!(format!("{:?}", s.notify), format!("{:?}", d.notify));
     }
 }

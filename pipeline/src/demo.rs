@@ -23,6 +23,7 @@ use crate::features::{self, FeaturesError};
 use crate::ingest::simulator;
 use crate::model::predict::Models;
 use crate::model::{self, Kind, LabelsFrom, ModelError, TrainOptions};
+use crate::notify;
 use crate::output::{self, Format};
 use crate::query::{self, QueryError, SqlFormat};
 use crate::rules::{self, RulesError};
@@ -98,6 +99,12 @@ const PREDICTION_QUERIES: [(&str, &str); 2] = [
     ),
 ];
 
+/// What the demo shows of the email ledger.
+const NOTIFY_QUERIES: [(&str, &str); 1] = [(
+    "the ledger of what was sent (notifications): messages and findings per kind",
+    "SELECT kind, count(DISTINCT key) AS messages, count(DISTINCT user) AS users, count(finding) AS findings, min(status) AS status FROM notifications GROUP BY kind ORDER BY kind",
+)];
+
 /// What the demo shows of the classification.
 const CLASSIFY_QUERIES: [(&str, &str); 4] = [
     (
@@ -166,6 +173,10 @@ pub enum DemoError {
     Model(#[from] ModelError),
     #[error("cannot create {path}: {source}")]
     CreateDir { path: PathBuf, source: io::Error },
+    #[error(transparent)]
+    Notify(#[from] notify::NotifyError),
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
     #[error("cannot start the query runtime: {0}")]
     Runtime(io::Error),
     #[error("cannot write the report: {0}")]
@@ -515,10 +526,47 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
     )?;
     show_queries(out, &runtime, &warehouse, &CLASSIFY_QUERIES)?;
     show_queries(out, &runtime, &warehouse, &PREDICTION_QUERIES)?;
+
+    // 8. Email: the nightly notify run at the end of the demo day, into a file outbox (no mail
+    // server needed): one digest per user, critical emails, the admins' report.
+    let mut notify_settings = notify::Options::default().resolve(Path::new("(demo defaults)"))?;
+    notify_settings.outbox = dir.join("outbox");
+    let now = DEMO_DAY
+        .and_hms_opt(23, 30, 0)
+        .map(|t| t.and_utc())
+        .unwrap_or_default();
+    let run = notify::RunOptions {
+        now,
+        critical_only: false,
+        dry_run: false,
+    };
+    let report = notify::run(&warehouse, &notify_settings, &run, &mut |_| {})?;
     w(
         out,
-        "\nNot built yet (later issues): email digests.\n".to_string(),
+        format!(
+            "\n8. Email (`jobsight notify`, the nightly run at {}; delivery to a file outbox, SMTP when configured):\n{}",
+            now.format("%Y-%m-%d %H:%M UTC"),
+            indent(&output::render_notify(&report, false))
+        ),
     )?;
+    if let Some(digest) = report
+        .prepared
+        .iter()
+        .find(|p| p.planned.kind == notify::plan::MessageKind::Digest)
+    {
+        w(
+            out,
+            format!(
+                "\n   The first lines of {}'s digest ({}/sent/{}/message.eml):\n   Subject: {}\n{}   ...\n",
+                digest.planned.user.as_deref().unwrap_or("-"),
+                notify_settings.outbox.display(),
+                digest.planned.key,
+                digest.rendered.subject,
+                indent(&first_lines(&digest.rendered.text, 18))
+            ),
+        )?;
+    }
+    show_queries(out, &runtime, &warehouse, &NOTIFY_QUERIES)?;
     w(
         out,
         format!(
@@ -566,6 +614,7 @@ fn train_models(
         jobs: TRAINING_JOBS,
         node_epilog_share: 0.0,
         anomaly_share: TRAINING_ANOMALY_SHARE,
+        ..ClusterSpec::default()
     };
     let seed = seed.wrapping_add(TRAINING_SEED_OFFSET);
     let warehouse = dir.join("training");

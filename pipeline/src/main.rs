@@ -48,9 +48,11 @@ enum Command {
         #[command(subcommand)]
         action: SpoolAction,
     },
-    /// Simulate a small cluster's day of finished jobs through the real hook binary, claim them,
-    /// ingest their accounting and telemetry into a warehouse, and show what landed there with SQL.
-    /// Needs no services and no configuration.
+    /// The whole pipeline on a simulated cluster's day: every finished job through the real hook
+    /// binary, claimed, ingested with its telemetry, features computed, models trained on a
+    /// second simulated day, every job classified by the rules and the models, and the owners'
+    /// email digests written to a file outbox; each stage shown with SQL. Needs no services and no
+    /// configuration.
     Demo {
         /// Directory to work in (must not already hold a spool); default: a new temporary
         /// directory, kept afterwards so you can look at it.
@@ -94,6 +96,9 @@ enum Command {
         /// per anomaly type.
         #[arg(long, default_value_t = 0.15, value_parser = parse_anomaly_share)]
         anomaly_share: f64,
+        /// The first job id of the day; give each simulated day its own range for unique ids.
+        #[arg(long, default_value_t = 1000)]
+        first_job_id: u64,
         /// The simulated day (UTC).
         #[arg(long, default_value = "2026-11-20")]
         day: chrono::NaiveDate,
@@ -578,9 +583,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             step,
             seed,
             anomaly_share,
+            first_job_id,
             day,
         } => {
             let spec = ClusterSpec {
+                first_job_id,
                 name: cluster.clone(),
                 nodes: nodes as usize,
                 jobs: jobs.map_or(4 * nodes as usize, |j| j as usize),

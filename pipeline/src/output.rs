@@ -250,19 +250,6 @@ pub fn ingest_summary(report: &IngestReport, data: &std::path::Path) -> String {
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(human_duration(-5), "0s");
-        assert_eq!(human_duration(59), "59s");
-        assert_eq!(human_duration(61), "1m01s");
-        assert_eq!(human_duration(3723), "1h02m03s");
-    }
-}
-
 /// What a notify run did, for people: messages planned and where they went, findings left out
 /// and why, delivery, and the outbox's state.
 pub fn render_notify(report: &crate::notify::Report, dry_run: bool) -> String {
@@ -389,4 +376,17 @@ pub fn render_notify(report: &crate::notify::Report, dry_run: bool) -> String {
         report.outbox.display()
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(human_duration(-5), "0s");
+        assert_eq!(human_duration(59), "59s");
+        assert_eq!(human_duration(61), "1m01s");
+        assert_eq!(human_duration(3723), "1h02m03s");
+    }
 }

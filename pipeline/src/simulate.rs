@@ -210,6 +210,9 @@ pub struct ClusterSpec {
     /// show an inefficiency and the rest are healthy. A training or evaluation day raises it so
     /// that every anomaly type has enough jobs.
     pub anomaly_share: f64,
+    /// The first job id; the day's jobs count up from it. Simulating several days with different
+    /// first ids gives the unique ids a real cluster has.
+    pub first_job_id: u64,
 }
 
 /// The inefficient jobs keep their 15 %, so anomalies can take at most the rest.
@@ -224,6 +227,7 @@ impl Default for ClusterSpec {
             jobs: 200,
             node_epilog_share: 0.1,
             anomaly_share: 0.15,
+            first_job_id: 1000,
         }
     }
 }
@@ -251,7 +255,7 @@ pub fn simulate_day(spec: &ClusterSpec, seed: u64) -> Vec<SimJob> {
     let mut rng = Rng::new(seed);
     let node_names: Vec<String> = (1..=spec.nodes).map(|i| format!("node{i:02}")).collect();
     let mut jobs = Vec::with_capacity(spec.jobs);
-    let mut next_id = 1000u64;
+    let mut next_id = spec.first_job_id;
     while jobs.len() < spec.jobs {
         let (user, uid, account) = *rng.pick(&USERS);
         let partition = rng.pick(&PARTITIONS).to_string();

@@ -513,6 +513,9 @@ pub struct AdminFacts {
     pub delivery_problems: Vec<(String, String, String)>,
 }
 
+/// A node's jobs, users and kinds of findings.
+type NodeSeen<'a> = (BTreeSet<&'a str>, BTreeSet<&'a str>, BTreeSet<&'a str>);
+
 /// The context of the admins' digest or critical email. `window` is every job of the lookback
 /// (for broken nodes and top wasters).
 pub fn admin_context(
@@ -523,8 +526,7 @@ pub fn admin_context(
     top_wasters: usize,
 ) -> Context {
     // Nodes named in findings of jobs of more than one user.
-    let mut nodes: BTreeMap<&str, (BTreeSet<&str>, BTreeSet<&str>, BTreeSet<&str>)> =
-        BTreeMap::new();
+    let mut nodes: BTreeMap<&str, NodeSeen> = BTreeMap::new();
     for job in window {
         for item in &job.items {
             if item.severity < Severity::Warning {

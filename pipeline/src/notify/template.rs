@@ -180,11 +180,7 @@ impl Template {
         self.check_nodes(&self.nodes, &mut scopes)
     }
 
-    fn check_nodes<'a>(
-        &self,
-        nodes: &[Node],
-        scopes: &mut Vec<&'a Context>,
-    ) -> Result<(), TemplateError> {
+    fn check_nodes(&self, nodes: &[Node], scopes: &mut Vec<&Context>) -> Result<(), TemplateError> {
         for node in nodes {
             match node {
                 Node::Literal(_) => {}
@@ -207,10 +203,10 @@ impl Template {
         Ok(())
     }
 
-    fn render_nodes<'a>(
+    fn render_nodes(
         &self,
         nodes: &[Node],
-        scopes: &mut Vec<&'a Context>,
+        scopes: &mut Vec<&Context>,
         out: &mut String,
     ) -> Result<(), TemplateError> {
         for node in nodes {

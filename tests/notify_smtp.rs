@@ -471,3 +471,85 @@ fn a_run_killed_between_send_and_record_duplicates_nothing() {
     assert_eq!(in_doubt.len(), 1, "{after}");
     assert!(site.outbox.join("in-doubt").read_dir().unwrap().count() == 1);
 }
+
+#[test]
+fn test_mode_sends_everything_to_the_admins_and_records_nothing() {
+    let site = Site::new();
+    let _sink = site.sink(None);
+    let test = site.notify_ok("2026-11-20T23:30:00Z", &["--test-mode"]);
+    assert!(test.contains("TEST MODE"), "{test}");
+    let mail = site.received();
+    assert!(mail.len() > 3, "{test}");
+    for m in &mail {
+        assert_eq!(m["envelope_to"][0], "hpc-admins@example.org", "{m}");
+        assert!(
+            m["message_id"].as_str().unwrap().starts_with("<test-"),
+            "{m}"
+        );
+    }
+    // Nothing recorded: the real run afterwards plans every message again.
+    assert!(!site.data.join("notifications").exists());
+    let real = site.notify_ok("2026-11-20T23:30:00Z", &[]);
+    assert_eq!(planned_keys(&real).len(), mail.len(), "{real}\n{test}");
+}
+
+#[test]
+fn check_finds_a_broken_template_and_a_bad_holiday_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let templates = dir.path().join("templates");
+    run_ok(
+        Command::new(JOBSIGHT)
+            .args(["notify", "--write-templates"])
+            .arg(&templates),
+    );
+    let config = dir.path().join("jobsight.toml");
+    let holidays = dir.path().join("holidays");
+    std::fs::write(&holidays, "# 2026\n2026-12-25\n2026-12-26\n").unwrap();
+    std::fs::write(
+        &config,
+        format!(
+            "[notify]\ntemplates = \"{}\"\nholidays_file = \"{}\"\n",
+            templates.display(),
+            holidays.display()
+        ),
+    )
+    .unwrap();
+    let check = || {
+        Command::new(JOBSIGHT)
+            .arg("--config")
+            .arg(&config)
+            .arg("check")
+            .output()
+            .unwrap()
+    };
+    let good = check();
+    assert!(good.status.success(), "{good:?}");
+    let text = String::from_utf8_lossy(&good.stdout).to_string();
+    assert!(text.contains("2 holiday(s)"), "{text}");
+
+    // A typo in a branch that only shows when nobody wasted anything: still found.
+    let admin = templates.join("admin.txt");
+    let original = std::fs::read_to_string(&admin).unwrap();
+    std::fs::write(
+        &admin,
+        format!("{original}{{{{^top_wasters}}}}\n{{{{usr}}}}{{{{/top_wasters}}}}\n"),
+    )
+    .unwrap();
+    let broken = check();
+    let stderr = String::from_utf8_lossy(&broken.stderr).to_string();
+    assert!(!broken.status.success());
+    let line = original.lines().count() + 2;
+    assert!(
+        stderr.contains(&format!(
+            "admin.txt, line {line}: unknown placeholder `usr`"
+        )),
+        "{stderr}"
+    );
+    std::fs::write(&admin, original).unwrap();
+
+    std::fs::write(&holidays, "2026-12-25\n25.12.2026\n").unwrap();
+    let bad = check();
+    let stderr = String::from_utf8_lossy(&bad.stderr).to_string();
+    assert!(!bad.status.success());
+    assert!(stderr.contains("holidays, line 2"), "{stderr}");
+}

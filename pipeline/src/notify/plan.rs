@@ -912,6 +912,43 @@ mod tests {
     }
 
     #[test]
+    fn admins_get_one_report_a_day_and_immediate_emails_when_asked() {
+        let now = at(day(21), 23); // a Saturday: admins' reports go out every day
+        let jobs = vec![
+            job(
+                "1",
+                "alice",
+                at(day(21), 10),
+                &[("hung", Severity::Critical)],
+            ),
+            job(
+                "2",
+                "bob",
+                at(day(21), 11),
+                &[("serial", Severity::Warning)],
+            ),
+        ];
+        let mut policy = policy();
+        policy.admin_immediate = true;
+        let first = plan_admin(&jobs, &[], &policy, now, true);
+        let keys: Vec<&str> = first.iter().map(|m| m.key.as_str()).collect();
+        assert_eq!(keys, ["admin-critical.job-1", "admin-digest.2026-11-21"]);
+        // Only critical findings, and not again once reported.
+        assert_eq!(first[1].jobs.len(), 1);
+        let history = record(
+            &Plan {
+                messages: first,
+                skipped: vec![],
+            },
+            now,
+        );
+        assert!(plan_admin(&jobs, &history, &policy, now, true).is_empty());
+        let next_day = plan_admin(&jobs, &history, &policy, at(day(22), 23), true);
+        assert_eq!(next_day.len(), 1);
+        assert!(next_day[0].jobs.is_empty(), "reported yesterday");
+    }
+
+    #[test]
     fn weekly_periods_are_iso_weeks() {
         assert_eq!(Period::Weekly.id(day(20)), "2026-W47");
         assert_eq!(Period::Daily.id(day(20)), "2026-11-20");

@@ -78,6 +78,11 @@ struct Site {
 
 impl Site {
     fn new() -> Site {
+        Site::with_smtp("host = \"127.0.0.1\"\nsecurity = \"none\"\n")
+    }
+
+    /// A site whose `[notify.smtp]` has `smtp` (host, security, login) and the test's port.
+    fn with_smtp(smtp: &str) -> Site {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("data");
         run_ok(Command::new("cp").arg("-r").arg(month()).arg(&data));
@@ -94,8 +99,7 @@ impl Site {
             format!(
                 "[notify]\ndelivery = \"smtp\"\nfrom = \"jobsight <jobsight@example.org>\"\n\
                  admins = [\"hpc-admins@example.org\"]\nrecipient = \"{{user}}@example.org\"\n\
-                 recipients_file = \"{}\"\n[notify.smtp]\nhost = \"127.0.0.1\"\nport = {port}\n\
-                 security = \"none\"\ntimeout_s = 5\n",
+                 recipients_file = \"{}\"\n[notify.smtp]\n{smtp}port = {port}\ntimeout_s = 5\n",
                 recipients.display()
             ),
         )
@@ -137,7 +141,7 @@ impl Site {
     }
 
     fn sink(&self, accept: Option<usize>) -> Sink {
-        Sink::start(self.port, &self.mail, accept)
+        Sink::start(self.port, &self.mail, accept, &[])
     }
 
     /// Every message the server stored.
@@ -173,7 +177,7 @@ struct Sink {
 }
 
 impl Sink {
-    fn start(port: u16, mail: &Path, accept: Option<usize>) -> Sink {
+    fn start(port: u16, mail: &Path, accept: Option<usize>, extra: &[String]) -> Sink {
         let mut command = Command::new("bash");
         command
             .arg(repo().join("ops/smtp/start-smtp.sh"))
@@ -183,6 +187,7 @@ impl Sink {
         if let Some(n) = accept {
             command.args(["--accept", &n.to_string()]);
         }
+        command.args(extra);
         let child = command.spawn().unwrap();
         wait_until("the SMTP server", Duration::from_secs(180), || {
             TcpStream::connect(("127.0.0.1", port)).is_ok()
@@ -552,4 +557,79 @@ fn check_finds_a_broken_template_and_a_bad_holiday_line() {
     let stderr = String::from_utf8_lossy(&bad.stderr).to_string();
     assert!(!bad.status.success());
     assert!(stderr.contains("holidays, line 2"), "{stderr}");
+}
+
+#[test]
+fn starttls_and_tls_with_a_login_and_the_sites_ca() {
+    let certs = tempfile::tempdir().unwrap();
+    run_ok(
+        Command::new("bash")
+            .arg(repo().join("ops/smtp/make-test-certs.sh"))
+            .arg(certs.path()),
+    );
+    let password = certs.path().join("password");
+    std::fs::write(&password, "s3cret\n").unwrap();
+    let server_tls = |mode: &str| -> Vec<String> {
+        [
+            "--tls-cert",
+            &certs.path().join("cert.pem").display().to_string(),
+            "--tls-key",
+            &certs.path().join("key.pem").display().to_string(),
+            "--tls-mode",
+            mode,
+            "--auth",
+            "jobsight:s3cret",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    for (security, mode) in [("starttls", "starttls"), ("tls", "implicit")] {
+        let site = Site::with_smtp(&format!(
+            "host = \"localhost\"\nsecurity = \"{security}\"\nusername = \"jobsight\"\n\
+             password_file = \"{}\"\nca_file = \"{}\"\n",
+            password.display(),
+            certs.path().join("ca.pem").display()
+        ));
+        let _sink = Sink::start(site.port, &site.mail, None, &server_tls(mode));
+        let out = site.notify_ok("2026-11-20T23:30:00Z", &[]);
+        let planned = planned_keys(&out);
+        assert!(out.contains("0 failed"), "{security}: {out}");
+        assert_eq!(site.received().len(), planned.len(), "{security}: {out}");
+    }
+
+    // A wrong password is refused for good: failed/, in the ledger, nothing sent, no retry.
+    let wrong = certs.path().join("wrong");
+    std::fs::write(&wrong, "guess\n").unwrap();
+    let site = Site::with_smtp(&format!(
+        "host = \"localhost\"\nsecurity = \"starttls\"\nusername = \"jobsight\"\n\
+         password_file = \"{}\"\nca_file = \"{}\"\n",
+        wrong.display(),
+        certs.path().join("ca.pem").display()
+    ));
+    let _sink = Sink::start(site.port, &site.mail, None, &server_tls("starttls"));
+    let out = site.notify_ok("2026-11-20T23:30:00Z", &[]);
+    assert!(
+        out.contains("FAILED") && out.contains("rejected by the server"),
+        "{out}"
+    );
+    assert!(out.contains("0 waiting"), "{out}");
+    assert!(site.received().is_empty());
+    let failed =
+        site.ledger("SELECT count(DISTINCT key) AS n FROM notifications WHERE status = 'failed'");
+    assert_eq!(
+        failed[0]["n"].as_u64(),
+        Some(planned_keys(&out).len() as u64),
+        "{out}"
+    );
+
+    // Without the site's CA the server's certificate is not trusted: nothing is sent, all wait.
+    let site = Site::with_smtp(&format!(
+        "host = \"localhost\"\nsecurity = \"starttls\"\nusername = \"jobsight\"\n\
+         password_file = \"{}\"\n",
+        password.display()
+    ));
+    let _sink = Sink::start(site.port, &site.mail, None, &server_tls("starttls"));
+    let out = site.notify_ok("2026-11-20T23:30:00Z", &[]);
+    assert!(out.contains("delivered 0 message(s)"), "{out}");
+    assert!(site.received().is_empty());
 }

@@ -136,6 +136,8 @@ pub struct SmtpOptions {
     pub username: Option<String>,
     /// A file holding the password (first line); the config file never holds it.
     pub password_file: Option<PathBuf>,
+    /// A PEM file of CA certificates to trust besides the public roots (a site's own CA).
+    pub ca_file: Option<PathBuf>,
     pub timeout_s: Option<u64>,
 }
 
@@ -256,6 +258,15 @@ impl Options {
                             })
                     })
                     .transpose()?;
+                let ca_pem = smtp
+                    .ca_file
+                    .as_ref()
+                    .map(|file| {
+                        std::fs::read(file).map_err(|e| {
+                            invalid("smtp.ca_file", format!("{}: {e}", file.display()))
+                        })
+                    })
+                    .transpose()?;
                 if smtp.username.is_some() != password.is_some() {
                     return Err(invalid(
                         "smtp.username",
@@ -272,6 +283,7 @@ impl Options {
                     security,
                     username: smtp.username,
                     password,
+                    ca_pem,
                     timeout: Duration::from_secs(positive("smtp.timeout_s", smtp.timeout_s, 30)?),
                 })
             }

@@ -31,7 +31,7 @@ use chrono::{DateTime, Utc};
 use lettre::Transport as _;
 use lettre::address::Envelope;
 use lettre::transport::smtp::authentication::Credentials;
-use lettre::transport::smtp::client::{Tls, TlsParameters};
+use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
 
 use super::NotifyError;
 use super::plan::LedgerRow;
@@ -94,6 +94,8 @@ pub struct SmtpSettings {
     pub username: Option<String>,
     /// Read from `password_file` when the settings are resolved; never in the config itself.
     pub password: Option<String>,
+    /// Extra trusted CA certificates (PEM), from `ca_file`.
+    pub ca_pem: Option<Vec<u8>>,
     pub timeout: Duration,
 }
 
@@ -439,18 +441,26 @@ enum SendError {
 }
 
 fn smtp_transport(settings: &SmtpSettings) -> Result<lettre::SmtpTransport, NotifyError> {
-    let tls = |host: &str| {
-        TlsParameters::new(host.to_string()).map_err(|e| NotifyError::Smtp {
-            host: host.to_string(),
-            reason: e.to_string(),
-        })
+    let fail = |reason: String| NotifyError::Smtp {
+        host: settings.host.clone(),
+        reason,
+    };
+    // Public roots (webpki-roots), plus the site's CA when configured; the host name is checked.
+    let tls = || -> Result<TlsParameters, NotifyError> {
+        let mut builder = TlsParameters::builder(settings.host.clone());
+        if let Some(pem) = &settings.ca_pem {
+            let cert = Certificate::from_pem(pem)
+                .map_err(|e| fail(format!("notify.smtp.ca_file: {e}")))?;
+            builder = builder.add_root_certificate(cert);
+        }
+        builder.build_rustls().map_err(|e| fail(e.to_string()))
     };
     let mut builder = lettre::SmtpTransport::builder_dangerous(&settings.host)
         .port(settings.port)
         .timeout(Some(settings.timeout));
     builder = match settings.security {
-        Security::Starttls => builder.tls(Tls::Required(tls(&settings.host)?)),
-        Security::Tls => builder.tls(Tls::Wrapper(tls(&settings.host)?)),
+        Security::Starttls => builder.tls(Tls::Required(tls()?)),
+        Security::Tls => builder.tls(Tls::Wrapper(tls()?)),
         Security::None => builder.tls(Tls::None),
     };
     if let (Some(user), Some(password)) = (&settings.username, &settings.password) {

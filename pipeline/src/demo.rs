@@ -505,7 +505,7 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
     w(
         out,
         format!(
-            "\n7. Classification with the built-in rule book ({} rules in {} groups, {} classes, {} characteristics; `jobsight rules list`): {} findings ({} critical, {} warning, {} info) on {} jobs, {} class memberships;\n   and one verdict per job from rules and models together: {}; in {:.1} s\n",
+            "\n7. Classification with the built-in rule book ({} rules in {} groups, {} classes, {} characteristics; `jobsight rules list`): {} on {} jobs, {} class memberships;\n   and one verdict per job from rules and models together: {}; in {:.1} s\n",
             book.rules.len(),
             book.rules
                 .iter()
@@ -514,10 +514,7 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
                 .len(),
             book.classes.len(),
             book.characteristics.len(),
-            classified.findings,
-            classified.critical,
-            classified.warning,
-            classified.info,
+            classified.findings_by_severity(),
             classified.jobs,
             classified.classes,
             join(&verdicts),

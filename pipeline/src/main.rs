@@ -721,16 +721,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             eprint!("\r{:60}\r", "");
             writeln!(
                 stdout,
-                "classified {} job(s) on {} day(s) with rule set {} ({} rules, {} classes): {} finding(s) ({} critical, {} warning, {} info), {} class membership(s); {} job(s) without enough telemetry got only the rules that need none; into {} in {:.1} s",
+                "classified {} job(s) on {} day(s) with rule set {} ({} rules, {} classes): {}, {} class membership(s); {} job(s) without enough telemetry got only the rules that need none; into {} in {:.1} s",
                 total.jobs,
                 total.days,
                 book.version,
                 book.rules.len(),
                 book.classes.len(),
-                total.findings,
-                total.critical,
-                total.warning,
-                total.info,
+                total.findings_by_severity(),
                 total.classes,
                 total.not_judgeable,
                 data.display(),

@@ -91,6 +91,14 @@ pub struct Classified {
 }
 
 impl Classified {
+    /// `12 findings (1 critical, 9 warning, 2 info)`: how the command line and the demo say it.
+    pub fn findings_by_severity(&self) -> String {
+        format!(
+            "{} findings ({} critical, {} warning, {} info)",
+            self.findings, self.critical, self.warning, self.info
+        )
+    }
+
     pub fn add(&mut self, verdicts: &[Verdict]) {
         self.jobs += verdicts.len();
         for v in verdicts {

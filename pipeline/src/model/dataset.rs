@@ -55,6 +55,17 @@ pub struct Windows {
 }
 
 impl Windows {
+    /// Column `c` over `rows`, a missing or non-finite value replaced by `fill` (the training
+    /// median, so that a gap in the telemetry looks ordinary rather than extreme).
+    pub fn filled_column(&self, rows: &[usize], c: usize, fill: f64) -> Vec<f64> {
+        rows.iter()
+            .map(|&r| {
+                let v = self.row(r)[c];
+                if v.is_finite() { v } else { fill }
+            })
+            .collect()
+    }
+
     pub fn row(&self, i: usize) -> &[f64] {
         let n = self.features.len();
         &self.values[i * n..(i + 1) * n]

@@ -155,14 +155,7 @@ pub fn prepare(windows: &Windows, rows: &[usize], labels: &[u32], max_features: 
     let scored: Vec<(usize, Vec<f64>)> = (0..windows.features.len())
         .into_par_iter()
         .filter_map(|c| {
-            let fill = medians[c]?;
-            let column: Vec<f64> = rows
-                .iter()
-                .map(|&r| {
-                    let v = windows.row(r)[c];
-                    if v.is_finite() { v } else { fill }
-                })
-                .collect();
+            let column = windows.filled_column(rows, c, medians[c]?);
             let first = column.first().copied()?;
             if column.iter().all(|&v| v == first) {
                 return None;

@@ -73,13 +73,7 @@ impl AnomalyScore {
                 continue;
             }
             let Some(fill) = fill[c] else { continue };
-            let column: Vec<f64> = rows
-                .iter()
-                .map(|&r| {
-                    let v = windows.row(r)[c];
-                    if v.is_finite() { v } else { fill }
-                })
-                .collect();
+            let column = windows.filled_column(rows, c, fill);
             let mean = column.iter().sum::<f64>() / column.len() as f64;
             let var = column.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / column.len() as f64;
             let sd = var.sqrt();

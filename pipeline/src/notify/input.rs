@@ -74,6 +74,7 @@ const ANOMALY_ADVICE: &[(&str, &str, &str, &str)] = &[
 /// The jobs that ended on the days `first..=last` and not after `now`, each with its findings
 /// and reportable model verdicts.
 pub fn read_jobs(
+    runtime: &tokio::runtime::Runtime,
     data: &Path,
     first: NaiveDate,
     last: NaiveDate,
@@ -99,7 +100,6 @@ pub fn read_jobs(
          AND verdict NOT IN ('healthy', 'unknown', 'not-judged') AND agreeing_rules = ''",
         days("")
     );
-    let runtime = tokio::runtime::Runtime::new().map_err(NotifyError::Runtime)?;
     let (jobs, findings, predictions) = runtime.block_on(async {
         Ok::<_, NotifyError>((
             query::run(data, &jobs_sql).await?,
@@ -209,6 +209,7 @@ pub fn read_jobs(
 
 /// The ledger rows sent (or queued, in doubt, failed) on the days `first..=last`.
 pub fn read_ledger(
+    runtime: &tokio::runtime::Runtime,
     data: &Path,
     first: NaiveDate,
     last: NaiveDate,
@@ -217,7 +218,6 @@ pub fn read_ledger(
         "SELECT key, kind, user, address, period, job_id, finding, severity, queued_at, sent_at, \
          status, transport FROM notifications WHERE day >= '{first}' AND day <= '{last}'"
     );
-    let runtime = tokio::runtime::Runtime::new().map_err(NotifyError::Runtime)?;
     let batches = runtime.block_on(query::run(data, &sql))?;
     let mut rows = Vec::new();
     for batch in &batches {

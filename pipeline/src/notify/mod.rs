@@ -548,17 +548,18 @@ pub fn run(
     progress("reading the warehouse");
     let today = now.date_naive();
     let first = plan::first_day(&policy, now);
-    let jobs = input::read_jobs(data, first, today, now)?;
+    let runtime = tokio::runtime::Runtime::new().map_err(NotifyError::Runtime)?;
+    let jobs = input::read_jobs(&runtime, data, first, today, now)?;
     report.jobs_read = jobs.len();
     // The history reaches back as far as the spacing rule and the lookback need.
     let since = first.min(today - chrono::Duration::days(policy.min_days_between.max(1)));
-    let mut history = input::read_ledger(data, since, today)?;
+    let mut history = input::read_ledger(&runtime, data, since, today)?;
     history.extend(outbox.pending_rows()?);
 
     let with_digests = !options.critical_only;
     let Plan { messages, skipped } = plan::plan(&jobs, &history, &policy, now, with_digests);
     report.skipped = skipped;
-    let mut admin = plan::plan_admin(&jobs, &history, &policy, now, with_digests);
+    let admin = plan::plan_admin(&jobs, &history, &policy, now, with_digests);
 
     let facts = AdminFacts {
         users_notified: messages
@@ -576,7 +577,7 @@ pub fn run(
     let test_prefix = settings
         .test_mode
         .then(|| format!("test-{}.", now.format("%Y%m%dT%H%M%S")));
-    for planned in messages.into_iter().chain(admin.drain(..)) {
+    for planned in messages.into_iter().chain(admin) {
         let rendered = match planned.kind {
             MessageKind::Digest | MessageKind::Critical => {
                 templates.render_digest(&render::digest_context(&planned, &settings.links))?

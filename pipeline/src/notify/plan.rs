@@ -46,17 +46,6 @@ impl MessageKind {
             MessageKind::AdminCritical => "admin-critical",
         }
     }
-
-    pub fn parse(name: &str) -> Option<MessageKind> {
-        [
-            MessageKind::Digest,
-            MessageKind::Critical,
-            MessageKind::AdminDigest,
-            MessageKind::AdminCritical,
-        ]
-        .into_iter()
-        .find(|k| k.name() == name)
-    }
 }
 
 /// How often users get their digest.
@@ -226,7 +215,9 @@ impl SkipReason {
     pub fn describe(&self) -> String {
         match self {
             SkipReason::NoUser => "job has no user".into(),
-            SkipReason::UnsafeUser => "user name is not a plain login name".into(),
+            SkipReason::UnsafeUser => {
+                "user name or job id is not plain (letters, digits, . _ -)".into()
+            }
             SkipReason::OptedOut => "user or account opted out".into(),
             SkipReason::ShortRun => "job ran less than notify.min_run_s".into(),
             SkipReason::InsufficientTelemetry => "telemetry not enough to judge the job".into(),

@@ -30,8 +30,10 @@ while [ $# -gt 0 ]; do
     *) echo "install-epilog: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-group=${group:-$(id -gn "$owner")}
 [ "$(id -u)" = 0 ] || { echo "install-epilog: run as root" >&2; exit 1; }
+# The slurm user comes with Slurm's packages: install Slurm before the hook.
+id "$owner" >/dev/null 2>&1 || { echo "install-epilog: user '$owner' does not exist: install Slurm first (its packages create the slurm user), or pass --owner" >&2; exit 1; }
+group=${group:-$(id -gn "$owner")}
 for bin in jobsight-epilog jobsight; do
   [ -x "$from/$bin" ] || { echo "install-epilog: $from/$bin not found: build with 'cargo build --release --workspace' or pass --from" >&2; exit 1; }
 done

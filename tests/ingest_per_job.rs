@@ -22,6 +22,7 @@ use chrono::{DateTime, TimeZone, Utc};
 use jobsight::config::{Options, Settings};
 use jobsight::ingest::per_job::{self, Outcome};
 use jobsight::ingest::prometheus::Prometheus;
+use jobsight::schedule;
 use jobsight::spool::Spool;
 use slurm_hooks::SpoolRecord;
 
@@ -213,8 +214,6 @@ fn setup() -> Setup {
         &spool,
         &data,
         &s.ingest,
-        &s.features,
-        None,
         None,
         None,
         at(JOB2_ENQUEUED + 60),
@@ -293,8 +292,6 @@ fn prometheus_faults_leave_the_job_pending_and_the_warehouse_untouched() {
             &s.spool,
             &s.data,
             &settings.ingest,
-            &settings.features,
-            None,
             Some(&prometheus),
             None,
             now,
@@ -341,8 +338,6 @@ fn pending_jobs_back_off_then_go_to_failed_with_their_reason() {
                 &s.spool,
                 &s.data,
                 &settings.ingest,
-                &settings.features,
-                None,
                 Some(&prometheus),
                 None,
                 now,
@@ -445,8 +440,6 @@ fn one_step_at_a_time_per_spool() {
         &s.spool,
         &s.data,
         &settings.ingest,
-        &settings.features,
-        None,
         None,
         None,
         at(JOB1_ENQUEUED),
@@ -522,49 +515,211 @@ fn sacct_missing_keeps_the_job_pending_with_a_clear_reason() {
     );
 }
 
-#[test]
-fn a_settled_job_without_telemetry_is_written_once() {
-    let s = setup();
-    let settings = settings(&s.sacct, "http://127.0.0.1:9", "");
-    let run = || {
-        per_job::run(
-            &s.spool,
-            &s.data,
-            &settings.ingest,
-            &settings.features,
-            None,
-            None,
-            None,
-            at(JOB1_ENQUEUED + 60),
-            |_, _| {},
-        )
-        .unwrap()
-    };
-    match only_outcome(&run()) {
-        Outcome::Done {
-            day,
-            state,
-            telemetry_rows: 0,
-            note,
-            features,
-            ..
-        } => {
-            assert_eq!(day.to_string(), "2026-11-22");
-            assert_eq!(state.as_deref(), Some("TIMEOUT"));
-            assert_eq!(note.as_deref(), Some("no telemetry source configured"));
-            // No telemetry is recorded as a refusal to judge, not silently skipped.
-            assert_eq!(features, "not judgeable: no telemetry at all");
-        }
-        other => panic!("{other:?}"),
+/// A log writer the test can read back.
+#[derive(Clone, Default)]
+struct Buffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+impl Write for Buffer {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
     }
-    // Running the job again (its record put back by hand) replaces its part: still one row.
-    let done = s.spool.root().join("done");
-    for e in std::fs::read_dir(&done).unwrap() {
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+impl Buffer {
+    /// The JSON log lines about one job.
+    fn job_lines(&self, job: &str) -> Vec<serde_json::Value> {
+        String::from_utf8(self.0.lock().unwrap().clone())
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|v| v["event"] == "job" && v["job"] == job)
+            .collect()
+    }
+}
+
+/// The settings of a per-job DAG run over `s`: no telemetry, emails into a file outbox.
+fn dag_settings(s: &Setup) -> Settings {
+    let outbox = s.data.parent().unwrap().join("outbox");
+    let mut settings = settings(
+        &s.sacct,
+        "http://127.0.0.1:9",
+        &format!("[notify]\noutbox = \"{}\"\n", outbox.display()),
+    );
+    settings.ingest.telemetry = jobsight::config::TelemetryKind::None;
+    settings.data = s.data.clone();
+    settings.spool = s.spool.root().to_path_buf();
+    settings
+}
+
+#[test]
+fn the_per_job_dag_judges_each_ingested_job_once_and_records_its_run() {
+    use jobsight::schedule::{self, Clock, Log, LogFormat, RunRequest, StepOutcome, Trigger};
+    let s = setup();
+    let now = at(JOB1_ENQUEUED + 60);
+    let ctx = schedule::Context::build(dag_settings(&s), Clock::Fixed(now)).unwrap();
+    let dags = schedule::dag::load_all(None).unwrap();
+    let dag = schedule::dag::find(&dags, "per-job").unwrap();
+    let request = RunRequest {
+        scheduled_for: now,
+        trigger: Trigger::Manual,
+        days: None,
+    };
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let run = |buffer: &Buffer| {
+        let log = Log::new(LogFormat::Json, Box::new(buffer.clone()));
+        schedule::run_dag(&ctx, dag, &request, &log, &stop)
+    };
+    let buffer = Buffer::default();
+    let report = run(&buffer).unwrap();
+    assert_eq!(report.outcome, StepOutcome::Ok, "{report:?}");
+    let steps: Vec<(&str, u64)> = report
+        .steps
+        .iter()
+        .map(|s| (s.step.as_str(), s.jobs))
+        .collect();
+    // Ingest and the steps after it work on the one new job; notify reads the jobs with findings
+    // not yet reported.
+    assert_eq!(
+        steps[..3],
+        [("ingest", 1), ("features", 1), ("classify", 1)]
+    );
+    assert_eq!(steps[3].0, "notify");
+    // One line per job and step: stored, features (no telemetry is a refusal to judge, not a
+    // silent skip), findings.
+    let lines = buffer.job_lines("ci:1");
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines[0]["outcome"], "done");
+    assert_eq!(lines[0]["state"], "TIMEOUT");
+    assert_eq!(lines[0]["note"], "no telemetry source configured");
+    assert_eq!(lines[1]["features"], "not judgeable: no telemetry at all");
+    // A job that ran into its time limit: the rule that needs no telemetry still speaks.
+    assert_eq!(lines[2]["findings"], "timeout (warning)");
+
+    // The run and each step are in `runs`, and the DAG's last run is kept for catching up.
+    let rows = common::sql_json(
+        JOBSIGHT,
+        &s.data,
+        "SELECT step, position, outcome, jobs, counts FROM runs ORDER BY position",
+    );
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    assert_eq!(rows[0]["step"], "");
+    assert_eq!(
+        rows[1]["counts"].as_str().unwrap(),
+        "{\"claimed\":1,\"done\":1,\"duplicates\":0,\"malformed\":0,\"pending\":0,\"quarantined\":0,\"waiting\":0}"
+    );
+    let last = schedule::last_run(&s.data, "per-job").unwrap();
+    assert_eq!((last.scheduled_for, last.outcome.as_str()), (now, "ok"));
+    assert!(
+        !schedule::state_dir(&s.data)
+            .join("per-job.ingested.json")
+            .exists(),
+        "the ingested jobs were all judged: nothing is carried over"
+    );
+
+    // One run per DAG at a time.
+    let held = schedule::DagLock::acquire(&s.data, "per-job").unwrap();
+    let e = run(&Buffer::default()).unwrap_err().to_string();
+    assert!(
+        e.starts_with("another run of DAG per-job is under way"),
+        "{e}"
+    );
+    drop(held);
+
+    // The record put back by hand is done again: its parts are replaced, not added.
+    let before = snapshot(&s.data.join("jobs")).len();
+    for e in std::fs::read_dir(s.spool.root().join("done")).unwrap() {
         let e = e.unwrap();
         std::fs::rename(e.path(), s.spool.root().join("cur").join(e.file_name())).unwrap();
     }
-    let before = snapshot(&s.data).len();
-    let report = run();
-    assert_eq!(report.count("done"), 2, "{report:?}");
-    assert_eq!(snapshot(&s.data).len(), before);
+    let buffer = Buffer::default();
+    let report = run(&buffer).unwrap();
+    assert_eq!(report.steps[0].jobs, 2, "{report:?}");
+    assert_eq!(snapshot(&s.data.join("jobs")).len(), before);
+    let findings = common::sql_json(
+        JOBSIGHT,
+        &s.data,
+        "SELECT rule, count(*) AS n FROM findings WHERE job_id = '1' GROUP BY rule HAVING count(*) > 1",
+    );
+    assert!(findings.is_empty(), "findings twice: {findings:?}");
+}
+
+#[test]
+fn a_run_killed_between_ingest_and_features_leaves_its_jobs_to_the_next_run() {
+    let s = setup();
+    let settings = dag_settings(&s);
+    let config = s.data.parent().unwrap().join("jobsight.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "data = \"{}\"\nspool = \"{}\"\n[ingest]\ntelemetry = \"none\"\nsacct = \"{}\"\n[notify]\noutbox = \"{}\"\n",
+            settings.data.display(),
+            settings.spool.display(),
+            s.sacct.display(),
+            settings.notify.outbox.display()
+        ),
+    )
+    .unwrap();
+    let dag_run = |fault: Option<&str>| {
+        let mut command = Command::new(JOBSIGHT);
+        command
+            .arg("--config")
+            .arg(&config)
+            .args(["--log-format", "json", "dag", "run", "per-job"])
+            .env("JOBSIGHT_NOW", at(JOB1_ENQUEUED + 60).to_rfc3339());
+        if let Some(fault) = fault {
+            command.env("JOBSIGHT_FAULT", fault);
+        }
+        command.output().unwrap()
+    };
+    let killed = dag_run(Some("after-ingest"));
+    assert!(!killed.status.success());
+    let carried = schedule_file(&s.data, "per-job.ingested.json");
+    assert!(carried.contains("\"job_id\": \"1\""), "{carried}");
+    assert!(
+        common::sql_json(
+            JOBSIGHT,
+            &s.data,
+            "SELECT * FROM findings WHERE job_id = '1'"
+        )
+        .is_empty()
+    );
+
+    let next = dag_run(None);
+    let log = String::from_utf8_lossy(&next.stderr);
+    assert!(next.status.success(), "{log}");
+    assert!(
+        log.contains("\"event\":\"carried\",\"dag\":\"per-job\",\"jobs\":1"),
+        "{log}"
+    );
+    assert!(log.contains("\"job\":\"ci:1\",\"features_ms\""), "{log}");
+    assert_eq!(
+        common::sql_json(
+            JOBSIGHT,
+            &s.data,
+            "SELECT DISTINCT job_id FROM findings ORDER BY job_id"
+        )
+        .len(),
+        1
+    );
+    assert!(
+        !schedule::state_dir(&s.data)
+            .join("per-job.ingested.json")
+            .exists()
+    );
+    let stdout = String::from_utf8_lossy(&next.stdout);
+    assert!(stdout.contains("DAG per-job (manual, for "), "{stdout}");
+
+    // The killed run recorded nothing; the finished one is the last run.
+    let runs = common::sql_json(
+        JOBSIGHT,
+        &s.data,
+        "SELECT outcome FROM runs WHERE step = ''",
+    );
+    assert_eq!(runs.len(), 1, "{runs:?}");
+}
+
+fn schedule_file(data: &Path, name: &str) -> String {
+    std::fs::read_to_string(schedule::state_dir(data).join(name)).unwrap()
 }

@@ -78,15 +78,15 @@ fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
     let data = base.join("data");
     let (last, every_run) =
         ingest_until_done(JOBSIGHT, &config, &data, &spool, 2, Duration::from_secs(90));
-    assert!(last.contains("2 done") || last.contains("1 done"), "{last}");
-    // Each job's features were computed right after its telemetry was stored, well under a
-    // second each (even in a debug build), and both jobs have enough telemetry to be judged.
-    let feature_times: Vec<u64> = every_run
-        .lines()
-        .filter_map(|l| l.split("features in ").nth(1))
-        .map(|rest| {
-            assert!(rest.contains("ms: judgeable"), "{rest:?}");
-            rest.split(' ').next().unwrap().parse().unwrap()
+    assert!(last.contains("done 2") || last.contains("done 1"), "{last}");
+    // Each job's features were computed right after its telemetry was stored (the per-job DAG's
+    // features step), well under a second each (even in a debug build), and both jobs have
+    // enough telemetry to be judged.
+    let feature_times: Vec<u64> = common::services::job_events(&every_run, "features")
+        .iter()
+        .map(|e| {
+            assert_eq!(e["features"], "judgeable", "{e}");
+            e["features_ms"].as_u64().unwrap()
         })
         .collect();
     assert_eq!(feature_times.len(), 2, "{every_run}");

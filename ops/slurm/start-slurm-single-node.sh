@@ -16,6 +16,9 @@
 #   SLURM_TEST_USER=alice    non-root user created for submitting jobs ("" to skip)
 #   SLURM_SMOKE_TEST=1       submit one job and check hooks + sacct (default 1)
 #   SKIP_APT_UPDATE=1        skip apt-get update
+#   SLURM_INSTALL_ONLY=1     install the packages (which create the slurm and munge users) and the test
+#                            user, then stop without starting anything: for installing a hook before
+#                            Slurm first starts (jobsight)
 #   SLURM_CLEAN_STATE=1      forget saved jobs and node states (drained nodes, queued jobs) of an earlier
 #                            run before starting: for tests, which need an empty, idle cluster (jobsight)
 set -euo pipefail
@@ -70,6 +73,13 @@ if [ -n "$missing" ]; then
   log "installed:$missing"
 fi
 log "slurm version: $(slurmctld -V)"
+if [ "${SLURM_INSTALL_ONLY:-0}" = 1 ]; then
+  if [ -n "$SLURM_TEST_USER" ] && ! id "$SLURM_TEST_USER" >/dev/null 2>&1; then
+    useradd -m -s /bin/bash "$SLURM_TEST_USER"
+  fi
+  log "installed only (SLURM_INSTALL_ONLY=1): users $(id -un slurm) and ${SLURM_TEST_USER:-none}; nothing started"
+  exit 0
+fi
 
 # ------------------------------------------------- 2. stop leftovers from an earlier run
 for f in /run/slurmd.pid /run/slurmctld.pid /run/slurmdbd.pid /run/mysqld/mysqld.pid /run/munge/munged.pid; do

@@ -103,10 +103,13 @@ pub enum Table {
     /// The ledger of what was emailed: one row per message and finding it reported, partitioned
     /// by the UTC day it was sent (see [`crate::notify`]).
     Notifications,
+    /// The pipeline's own history: one row per DAG run and one per step of it, partitioned by the
+    /// UTC day the run started (see [`crate::schedule`]).
+    Runs,
 }
 
 impl Table {
-    pub const ALL: [Table; 12] = [
+    pub const ALL: [Table; 13] = [
         Table::Jobs,
         Table::Telemetry,
         Table::Labels,
@@ -119,6 +122,7 @@ impl Table {
         Table::Thresholds,
         Table::Predictions,
         Table::Notifications,
+        Table::Runs,
     ];
 
     pub fn name(self) -> &'static str {
@@ -135,6 +139,7 @@ impl Table {
             Table::Thresholds => "thresholds",
             Table::Predictions => "predictions",
             Table::Notifications => "notifications",
+            Table::Runs => "runs",
         }
     }
 
@@ -303,6 +308,24 @@ impl Table {
                 Field::new("reason", DataType::Utf8, false),
                 Field::new("model_version", text(), false),
             ],
+            Table::Runs => vec![
+                Field::new("run_id", text(), false),
+                Field::new("dag", text(), false),
+                // Empty for the row of the whole run; the step's name (and position) otherwise.
+                Field::new("step", text(), false),
+                Field::new("position", DataType::UInt32, false),
+                Field::new("trigger", text(), false),
+                Field::new("scheduled_for", time(), false),
+                Field::new("started", time(), false),
+                Field::new("ended", time(), false),
+                Field::new("outcome", text(), false),
+                Field::new("attempts", DataType::UInt32, false),
+                Field::new("jobs", DataType::UInt64, false),
+                Field::new("counts", text(), false),
+                Field::new("error", text(), true),
+                Field::new("host", text(), false),
+                Field::new("pid", DataType::UInt32, false),
+            ],
             Table::JobSummary => {
                 let float = |name| Field::new(name, DataType::Float64, true);
                 vec![
@@ -337,6 +360,7 @@ impl Table {
     pub fn partition_meaning(self) -> &'static str {
         match self {
             Table::Notifications => "UTC day the message was sent",
+            Table::Runs => "UTC day the DAG run started",
             _ => "UTC day of the job's end",
         }
     }

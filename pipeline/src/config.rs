@@ -42,6 +42,24 @@ pub struct Options {
     pub rules: Option<RulesOptions>,
     pub model: Option<ModelOptions>,
     pub notify: Option<crate::notify::Options>,
+    pub schedule: Option<ScheduleOptions>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleOptions {
+    /// A directory of site DAG files (*.toml) added to the built-in ones, or replacing one of
+    /// the same name.
+    pub dags: Option<PathBuf>,
+    /// `dag status` calls the pipeline behind when a job has waited longer than this.
+    pub behind_after_s: Option<u64>,
+}
+
+/// The scheduler's settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScheduleSettings {
+    pub dags: Option<PathBuf>,
+    pub behind_after: Duration,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -138,6 +156,7 @@ pub struct Settings {
     pub rules: crate::rules::Settings,
     pub model: ModelSettings,
     pub notify: crate::notify::Settings,
+    pub schedule: ScheduleSettings,
 }
 
 /// The window the configured models were trained on (the diagnosis model's, else the anomaly
@@ -504,7 +523,17 @@ impl Options {
             cores_per_node: features.cores_per_node,
         };
         let notify = self.notify.unwrap_or_default().resolve(path)?;
+        let schedule_options = self.schedule.unwrap_or_default();
+        let schedule = ScheduleSettings {
+            dags: schedule_options.dags,
+            behind_after: Duration::from_secs(positive(
+                "schedule.behind_after_s",
+                schedule_options.behind_after_s,
+                3600,
+            )?),
+        };
         Ok(Settings {
+            schedule,
             notify,
             rules,
             model,
@@ -636,5 +665,6 @@ mod tests {
         assert_eq!(s.features, d.features);
         assert_eq!(s.rules, d.rules);
         assert_eq!(format!("{:?}", s.notify), format!("{:?}", d.notify));
+        assert_eq!(s.schedule, d.schedule);
     }
 }

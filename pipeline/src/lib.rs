@@ -3,9 +3,10 @@
 //!
 //! One module per stage. So far: [`spool`] claims enqueued jobs and reports the queue; [`catalog`]
 //! owns the warehouse's tables; [`ingest`] turns SWF job logs and LDMS CSV runs into those tables;
-//! [`query`] runs SQL over them; [`demo`] runs what exists of the pipeline on a simulated cluster.
-//! Prometheus and sacct ingest, features, rules, machine-learning diagnosis and notification arrive
-//! as later stages (see the README's status).
+//! [`query`] runs SQL over them; [`features`], [`classify`] (with [`rules`] and [`model`]) and
+//! [`notify`] judge the jobs and tell their owners; [`schedule`] is the one place that knows the
+//! order of that work (DAGs, the daemon, the `runs` table); [`demo`] runs the pipeline on a
+//! simulated cluster.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 use chrono::{DateTime, Utc};
@@ -21,6 +22,7 @@ pub mod notify;
 pub mod output;
 pub mod query;
 pub mod rules;
+pub mod schedule;
 pub mod simulate;
 pub mod spool;
 

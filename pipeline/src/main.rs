@@ -15,6 +15,7 @@ use jobsight::ingest::{ldms, ldms_store, per_job, simulator, swf};
 use jobsight::output::{self, Format};
 use jobsight::query::{self, SqlFormat};
 use jobsight::rules::{self, RuleBook};
+use jobsight::schedule::{self, LogFormat};
 use jobsight::simulate::ClusterSpec;
 use jobsight::spool::Spool;
 
@@ -34,6 +35,20 @@ struct Cli {
     /// their environment variables override it.
     #[arg(long, env = "JOBSIGHT_CONFIG", global = true)]
     config: Option<PathBuf>,
+    /// Spool directory that the epilog hook writes into [default: the config file's `spool`,
+    /// else /var/spool/jobsight].
+    #[arg(long, env = "JOBSIGHT_SPOOL", global = true)]
+    spool: Option<PathBuf>,
+    /// Log lines of `dag run` and `daemon` on stderr: `text` for people, `json` (one object per
+    /// line) for log shippers.
+    #[arg(
+        long,
+        value_enum,
+        env = "JOBSIGHT_LOG_FORMAT",
+        global = true,
+        default_value = "text"
+    )]
+    log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
 }
@@ -42,9 +57,6 @@ struct Cli {
 enum Command {
     /// Work with the spool directory that the epilog hook writes into.
     Spool {
-        /// Spool directory [default: the config file's `spool`, else /var/spool/jobsight].
-        #[arg(long, env = "JOBSIGHT_SPOOL", global = true)]
-        spool: Option<PathBuf>,
         #[command(subcommand)]
         action: SpoolAction,
     },
@@ -108,12 +120,10 @@ enum Command {
     /// and write both into the warehouse. A job that is not ready (accounting not settled, last
     /// samples not scraped yet) or whose fetch fails (Prometheus down, slow, errors, garbage)
     /// stays claimed with a `.pending` note and is retried with backoff on later runs; after
-    /// `ingest.give_up_after_s` (default a day) it goes to failed/ with its reason. Run it every
-    /// few minutes; one run at a time per spool.
+    /// `ingest.give_up_after_s` (default a day) it goes to failed/ with its reason. One run at a
+    /// time per spool. This is only the first step of the per-job DAG: `jobsight dag run per-job`
+    /// (or the daemon) also computes the jobs' features, judges them and emails critical findings.
     Ingest {
-        /// Spool directory [default: the config file's `spool`, else /var/spool/jobsight].
-        #[arg(long, env = "JOBSIGHT_SPOOL")]
-        spool: Option<PathBuf>,
         /// Telemetry source [default: the config file's `ingest.telemetry`, else prometheus].
         #[arg(long, value_enum)]
         telemetry: Option<TelemetryKind>,
@@ -220,8 +230,22 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         write_templates: Option<PathBuf>,
     },
-    /// Check the configuration, the rule book and the email templates (every placeholder known,
-    /// every section closed) without running anything. Exit status 1 on the first problem.
+    /// Run a DAG of pipeline steps now, list the DAGs, or show whether the pipeline keeps up.
+    Dag {
+        #[command(subcommand)]
+        action: DagAction,
+    },
+    /// Run every DAG on its schedule until SIGTERM or SIGINT. The DAGs are the built-in
+    /// `per-job` (every 2 minutes: claim, sacct and telemetry, features, rules and models, critical
+    /// emails) and `nightly` (02:30 UTC: yesterday's features and findings as whole days, digests,
+    /// the admins' report, retention), plus the site's files in schedule.dags. A run missed while
+    /// the daemon was down is caught up once at start. DAG, rule and model files are read again
+    /// when they change. On SIGTERM a run under way finishes its steps, then the daemon exits 0.
+    /// Every run and step is logged (--log-format) and recorded in the `runs` table.
+    Daemon,
+    /// Check the configuration, the DAG files, the rule book and the email templates (every
+    /// placeholder known, every section closed) without running anything. Exit status 1 on the
+    /// first problem.
     Check,
     /// Inspect, validate and backtest the rule book (rules, classes, thresholds).
     Rules {
@@ -249,6 +273,37 @@ enum Command {
     Import {
         #[command(subcommand)]
         source: ImportSource,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum DagAction {
+    /// List the DAGs in effect: schedule, steps, where each comes from.
+    List,
+    /// Run one DAG now, as the daemon would at its scheduled time, and record it in `runs`. With
+    /// --since, re-run its whole-day steps (features, classify) over stored history instead, one
+    /// day at a time (after a rule change, say): nothing is ingested and no email is sent.
+    Run {
+        /// The DAG's name (`jobsight dag list`).
+        name: String,
+        /// First day (UTC) of a backfill.
+        #[arg(long)]
+        since: Option<chrono::NaiveDate>,
+        /// Last day of a backfill; default: yesterday.
+        #[arg(long, requires = "since")]
+        until: Option<chrono::NaiveDate>,
+        /// The time the run stands for (RFC 3339), which decides the days of its day steps and
+        /// the period of its emails; default: now.
+        #[arg(long, env = "JOBSIGHT_NOW")]
+        now: Option<chrono::DateTime<chrono::Utc>>,
+    },
+    /// Show each DAG's last run and next time, the spool's backlog and the age of the oldest
+    /// unprocessed job, and the last runs from the `runs` table. Exit status 1 when the
+    /// pipeline is behind or its last run failed.
+    Status {
+        /// `table` for people, `json` for scripts.
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
     },
 }
 
@@ -482,15 +537,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     if let Some(data) = &cli.data {
         options.data = Some(data.clone());
     }
+    options.spool = cli.spool.clone().or(options.spool);
     if let Command::Ingest {
-        spool,
         telemetry,
         prometheus_url,
         sacct,
         ..
     } = &cli.command
     {
-        options.spool = spool.clone().or(options.spool);
         let ingest = options.ingest.get_or_insert_with(Default::default);
         ingest.telemetry = telemetry.or(ingest.telemetry);
         ingest.sacct = sacct.clone().or(ingest.sacct.take());
@@ -500,8 +554,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let settings = options.resolve(&config_path)?;
     let data = settings.data.clone();
     match cli.command {
-        Command::Spool { spool, action } => {
-            let spool = spool.unwrap_or_else(|| settings.spool.clone());
+        Command::Spool { action } => {
+            let spool = settings.spool.clone();
             match action {
                 SpoolAction::Init { mode } => {
                     let spool = Spool::init(&spool, mode)?;
@@ -524,13 +578,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Ingest { limit, format, .. } => {
             let spool = Spool::open(&settings.spool)?;
-            let mut classifier = classify::Classifier::load(&settings.rules)?;
-            classifier.models = load_models(
-                settings.model.diagnosis.as_deref(),
-                settings.model.unsupervised.as_deref(),
-                settings.model.min_windows,
-            )?
-            .map(std::sync::Arc::new);
             let prometheus = match settings.ingest.telemetry {
                 TelemetryKind::Prometheus => Some(Prometheus::new(settings.prometheus.clone())),
                 TelemetryKind::None => None,
@@ -542,19 +589,111 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 &spool,
                 &data,
                 &settings.ingest,
-                &settings.features,
-                Some(&classifier),
                 source,
                 limit,
                 jobsight::now(),
-                |i, n| eprint!("\ringesting: record {i} of {n} "),
+                |i, n| progress_line(&format!("ingesting: record {i} of {n}")),
             )?;
-            // Clear the progress line.
-            eprint!("\r{:40}\r", "");
+            progress_line("");
             stdout.write_all(output::render_ingest(&report, format).as_bytes())?;
             let mut stderr = std::io::stderr().lock();
             stderr.write_all(output::render_set_aside(&report.claim).as_bytes())?;
             writeln!(stderr, "{}", output::ingest_summary(&report, &data))?;
+        }
+        Command::Dag { action } => {
+            let dags = schedule::dag::load_all(settings.schedule.dags.as_deref())?;
+            match action {
+                DagAction::List => {
+                    for dag in &dags {
+                        writeln!(
+                            stdout,
+                            "{} ({}): {}\n  schedule {:?} (UTC), catch_up {}, retries {} after {} s; from {}",
+                            dag.name,
+                            dag.steps.len(),
+                            dag.description,
+                            dag.cron,
+                            match dag.catch_up {
+                                schedule::CatchUp::Once => "once",
+                                schedule::CatchUp::Skip => "skip",
+                            },
+                            dag.retries,
+                            dag.retry_after.as_secs(),
+                            dag.source
+                        )?;
+                        for (i, step) in dag.steps.iter().enumerate() {
+                            writeln!(stdout, "  {}. {}", i + 1, step.describe())?;
+                        }
+                    }
+                }
+                DagAction::Run {
+                    name,
+                    since,
+                    until,
+                    now,
+                } => {
+                    let dag = schedule::dag::find(&dags, &name)?;
+                    let clock = now.map_or(schedule::Clock::System, schedule::Clock::Fixed);
+                    let ctx = schedule::Context::build(settings.clone(), clock)?;
+                    let log = schedule::Log::stderr(cli.log_format);
+                    let stop = schedule::daemon::stop_on_signals()?;
+                    let reports = match since {
+                        Some(since) => {
+                            let until = until.unwrap_or_else(|| {
+                                clock.now().date_naive().pred_opt().unwrap_or(since)
+                            });
+                            anyhow::ensure!(
+                                since <= until,
+                                "--since {since} is after --until {until}"
+                            );
+                            schedule::backfill(&ctx, dag, since, until, &log, &stop)?
+                        }
+                        None => {
+                            let request = schedule::RunRequest {
+                                scheduled_for: clock.now(),
+                                trigger: schedule::Trigger::Manual,
+                                days: None,
+                            };
+                            vec![schedule::run_dag(&ctx, dag, &request, &log, &stop)?]
+                        }
+                    };
+                    stdout.write_all(output::render_runs(&reports).as_bytes())?;
+                    if reports
+                        .iter()
+                        .any(|r| r.outcome == schedule::StepOutcome::Failed)
+                    {
+                        anyhow::bail!("DAG {name}: a step failed (see above and the runs table)");
+                    }
+                }
+                DagAction::Status { format } => {
+                    let status = schedule::status::status(&settings, &dags, jobsight::now());
+                    match format {
+                        Format::Table => {
+                            stdout.write_all(schedule::status::render(&status).as_bytes())?;
+                            let runtime = tokio::runtime::Runtime::new()
+                                .context("cannot start the query runtime")?;
+                            let recent = runtime.block_on(query::run(
+                                &data,
+                                "SELECT dag, trigger, scheduled_for, started, ended, outcome, jobs, error FROM runs WHERE step = '' ORDER BY started DESC LIMIT 10",
+                            ))?;
+                            writeln!(stdout, "\nlast runs (the runs table):")?;
+                            stdout
+                                .write_all(query::render(&recent, SqlFormat::Table)?.as_bytes())?;
+                        }
+                        Format::Json => {
+                            writeln!(stdout, "{}", serde_json::to_string_pretty(&status)?)?;
+                        }
+                    }
+                    if !status.healthy() {
+                        stdout.flush()?;
+                        std::process::exit(1);
+                    }
+                }
+            }
+        }
+        Command::Daemon => {
+            let log = schedule::Log::stderr(cli.log_format);
+            let stop = schedule::daemon::stop_on_signals()?;
+            schedule::daemon::run(&settings, settings.schedule.dags.as_deref(), &log, &stop)?;
         }
         Command::Demo {
             dir,
@@ -615,11 +754,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 |i, n| {
                     if i * 100 / n > shown {
                         shown = i * 100 / n;
-                        eprint!("\rsimulating: {shown:3}% of {n} jobs ");
+                        progress_line(&format!("simulating: {shown:3}% of {n} jobs"));
                     }
                 },
             )?;
-            eprintln!();
+            progress_line("");
             let seconds = started.elapsed().as_secs_f64();
             writeln!(
                 stdout,
@@ -652,12 +791,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let mut total = jobsight::features::Computed::default();
             for day in days {
                 let done = jobsight::features::compute_day(&data, day, &features, |done, all| {
-                    eprint!("\rfeatures of {day}: row group {done}/{all} ");
+                    progress_line(&format!("features of {day}: row group {done}/{all}"));
                 })
                 .with_context(|| format!("computing the features of {day}"))?;
                 total.add(&done);
             }
-            eprint!("\r{:60}\r", "");
+            progress_line("");
             writeln!(
                 stdout,
                 "features of {} job(s) on {} day(s): {} rows (job x node x metric), {} across nodes (job x metric){}; {} job(s) cannot be judged for lack of telemetry (see job_summary); {} sample(s) of jobs not in `jobs` left out; into {} in {:.1} s; peak memory {} MiB",
@@ -708,7 +847,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 Default::default();
             let n = days.len();
             for (i, day) in days.into_iter().enumerate() {
-                eprint!("\rclassifying {day} ({}/{n}) ", i + 1);
+                progress_line(&format!("classifying {day} ({}/{n})", i + 1));
                 let (verdicts, predictions) =
                     classify::classify_day(&data, day, &book, &rules_settings, models.as_ref())
                         .with_context(|| format!("classifying the jobs of {day}"))?;
@@ -718,7 +857,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     *verdicts_by_kind.entry(p.verdict).or_default() += 1;
                 }
             }
-            eprint!("\r{:60}\r", "");
+            progress_line("");
             writeln!(
                 stdout,
                 "classified {} job(s) on {} day(s) with rule set {} ({} rules, {} classes): {}, {} class membership(s); {} job(s) without enough telemetry got only the rules that need none; into {} in {:.1} s",
@@ -807,9 +946,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     &current,
                     &candidate_book,
                     &settings.rules,
-                    |day, i, n| eprint!("\rbacktest: {day} ({i}/{n}) "),
+                    |day, i, n| progress_line(&format!("backtest: {day} ({i}/{n})")),
                 )?;
-                eprint!("\r{:60}\r", "");
+                progress_line("");
                 let text = match format {
                     Format::Table => classify::backtest::render_text(&result, show),
                     Format::Json => serde_json::to_string_pretty(&result)? + "\n",
@@ -853,10 +992,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 dry_run,
             };
             let report = jobsight::notify::run(&data, &notify, &run, &mut |step| {
-                eprint!("\r{step:50}");
+                progress_line(step);
             })
             .context("notify failed")?;
-            eprint!("\r{:50}\r", "");
+            progress_line("");
             writeln!(
                 stdout,
                 "notify at {} ({}{}):",
@@ -883,6 +1022,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Check => {
             writeln!(stdout, "configuration {}: ok", config_path.display())?;
+            let dags = schedule::dag::load_all(settings.schedule.dags.as_deref())?;
+            writeln!(
+                stdout,
+                "dags: {}",
+                dags.iter()
+                    .map(|d| format!("{} ({} steps, {:?})", d.name, d.steps.len(), d.cron))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )?;
             let book = RuleBook::load(settings.rules.dir.as_deref())?;
             writeln!(
                 stdout,
@@ -920,9 +1068,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             } => {
                 let done =
                     ldms::import_runs(&data, &dir, labels.as_deref(), &cluster, |i, n, job| {
-                        eprint!("\rimporting run {i}/{n}: {job:<70.70}");
+                        progress_line(&format!("importing run {i}/{n}: {job}"));
                     })?;
-                eprintln!();
+                progress_line("");
                 report_skipped(&done.skipped);
                 writeln!(
                     stdout,
@@ -952,12 +1100,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 let files = ldms_store::store_files(&paths);
                 anyhow::ensure!(!files.is_empty(), "no store files found in {paths:?}");
                 let done = ldms_store::import_store(&data, &files, &windows, |i, n, path| {
-                    eprint!(
-                        "\rimporting store file {i}/{n}: {:<60.60}",
-                        path.display().to_string()
-                    );
+                    progress_line(&format!("importing store file {i}/{n}: {}", path.display()));
                 })?;
-                eprintln!();
+                progress_line("");
                 report_skipped(&done.skipped);
                 writeln!(
                     stdout,
@@ -974,6 +1119,16 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         },
     }
     Ok(())
+}
+
+/// A progress line on stderr, rewritten in place, only when stderr is a terminal: a log file
+/// gets no carriage returns. An empty text clears it.
+fn progress_line(text: &str) {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        // Pad to wipe a longer earlier line, then return to the line's start.
+        eprint!("\r{text:<72.72}\r");
+    }
 }
 
 /// Lists skipped input on stderr: the first 20 in full, then a count.

@@ -12,7 +12,7 @@ use crate::ingest::per_job::{IngestReport, Outcome};
 use crate::spool::{ClaimReport, SpoolStatus};
 
 /// `text` with control characters escaped, for reasons that quote other programs' output.
-fn printable(text: &str) -> String {
+pub fn printable(text: &str) -> String {
     text.chars()
         .map(|c| {
             if c.is_control() {
@@ -194,17 +194,11 @@ pub fn render_ingest(report: &IngestReport, format: Format) -> String {
                         state,
                         telemetry_rows,
                         note,
-                        features,
-                        features_ms,
-                        findings,
+                        ..
                     } => format!(
-                        "done         {job:<20} {} day={day}, {telemetry_rows} telemetry rows{}; features in {features_ms} ms: {features}{}",
+                        "done         {job:<20} {} day={day}, {telemetry_rows} telemetry rows{}",
                         state.as_deref().unwrap_or("?"),
                         note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default(),
-                        findings
-                            .as_ref()
-                            .map(|f| format!("; findings: {f}"))
-                            .unwrap_or_default()
                     ),
                     Outcome::Pending {
                         attempts,
@@ -375,6 +369,52 @@ pub fn render_notify(report: &crate::notify::Report, dry_run: bool) -> String {
         "outbox: {} (sent/ holds each delivered message as message.eml)",
         report.outbox.display()
     );
+    out
+}
+
+/// What `dag run` did, one block per run: each step with its outcome, jobs, counts and error.
+pub fn render_runs(reports: &[crate::schedule::RunReport]) -> String {
+    let mut out = String::new();
+    for r in reports {
+        out.push_str(&format!(
+            "DAG {} ({}, for {}): {} in {:.1} s\n",
+            r.dag,
+            r.trigger,
+            r.scheduled_for.format("%Y-%m-%d %H:%M:%S UTC"),
+            r.outcome.name(),
+            (r.ended - r.started).num_milliseconds() as f64 / 1000.0
+        ));
+        for s in &r.steps {
+            let counts: Vec<String> = s
+                .counts
+                .iter()
+                .filter(|(_, v)| **v > 0)
+                .map(|(k, v)| format!("{k} {v}"))
+                .collect();
+            out.push_str(&printable(&format!(
+                "  {}. {:<9} {:<8} {} job(s){}{}{}",
+                s.position,
+                s.step,
+                s.outcome.name(),
+                s.jobs,
+                if counts.is_empty() {
+                    String::new()
+                } else {
+                    format!("; {}", counts.join(", "))
+                },
+                if s.attempts > 1 {
+                    format!("; {} attempts", s.attempts)
+                } else {
+                    String::new()
+                },
+                s.error
+                    .as_ref()
+                    .map(|e| format!(": {e}"))
+                    .unwrap_or_default()
+            )));
+            out.push('\n');
+        }
+    }
     out
 }
 

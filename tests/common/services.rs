@@ -30,10 +30,24 @@ pub fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// Installs Slurm's packages (which create the `slurm` user) and the test user, starting
+/// nothing: what a site has before it installs the hook. Quick when they are already there.
+/// Every test that installs a hook calls it first, so that the tests pass in any order on a
+/// machine that has never had Slurm.
+pub fn install_slurm_packages() {
+    run_ok(
+        Command::new("bash")
+            .arg(format!("{}/ops/slurm/start-slurm-single-node.sh", repo()))
+            .env("SLURM_INSTALL_ONLY", "1"),
+    );
+}
+
 /// Installs `jobsight-epilog` from `bin_dir` under `base` with ops/install-epilog.sh, creates
 /// `spool` for `owner`, and writes the wrapper `base/sbin/<hook>` that a site needs for a spool
-/// other than the default. Returns the wrapper, which goes into slurm.conf.
+/// other than the default. Returns the wrapper, which goes into slurm.conf. Slurm's packages
+/// are installed first when they are missing: the hook's owner is their `slurm` user.
 pub fn install_hook(base: &Path, bin_dir: &Path, spool: &Path, hook: &str, owner: &str) -> PathBuf {
+    install_slurm_packages();
     run_ok(
         Command::new("bash")
             .arg(format!("{}/ops/install-epilog.sh", repo()))
@@ -182,21 +196,25 @@ pub fn root_and_epilog(jobsight: &str, what: &str) -> PathBuf {
 }
 
 /// Writes `base/jobsight.toml` for a real Prometheus on loopback `port`: retries after 1 s, series
-/// at `step_s`, 5 s rate windows, 3 s lag, then `extra` (more TOML). Returns its path.
+/// at `step_s`, 5 s rate windows, 3 s lag, then `extra` (more TOML; it must not open a [notify]
+/// table), and emails into the file outbox `base/outbox`. Returns its path.
 pub fn prometheus_config(base: &Path, port: u16, step_s: i64, extra: &str) -> PathBuf {
     let config = base.join("jobsight.toml");
     std::fs::write(
         &config,
         format!(
-            "[ingest]\nretry_after_s = 1\nretry_max_s = 2\n[prometheus]\nurl = \"http://127.0.0.1:{port}\"\nstep_s = {step_s}\nrate_window_s = 5\nlag_s = 3\ntimeout_s = 10\n{extra}"
+            "[ingest]\nretry_after_s = 1\nretry_max_s = 2\n[prometheus]\nurl = \"http://127.0.0.1:{port}\"\nstep_s = {step_s}\nrate_window_s = 5\nlag_s = 3\ntimeout_s = 10\n{extra}\n[notify]\noutbox = \"{}\"\n",
+            base.join("outbox").display()
         ),
     )
     .unwrap();
     config
 }
 
-/// Runs `jobsight ingest` with `config` until `count` records are in the spool's done/ (within
-/// `limit`); returns the last run's output and every run's, each echoed to stderr.
+/// Runs the per-job DAG (`jobsight dag run per-job`: ingest, features, classify, critical emails)
+/// with `config` until `count` records are in the spool's done/ (within `limit`); returns the last
+/// run's output and every run's (the summary on stdout, then the JSON log lines), each echoed to
+/// stderr.
 pub fn ingest_until_done(
     jobsight: &str,
     config: &Path,
@@ -213,9 +231,8 @@ pub fn ingest_until_done(
                 .arg(config)
                 .arg("--data")
                 .arg(data)
-                .arg("ingest")
-                .arg("--spool")
-                .arg(spool),
+                .args(["--log-format", "json", "dag", "run", "per-job"])
+                .env("JOBSIGHT_SPOOL", spool),
         );
         last = format!("{stdout}{stderr}");
         eprint!("{last}");
@@ -223,4 +240,14 @@ pub fn ingest_until_done(
         std::fs::read_dir(spool.join("done")).map_or(0, |d| d.count()) == count
     });
     (last, every_run)
+}
+
+/// The JSON log lines of `output` about jobs passing `step`.
+pub fn job_events(output: &str, step: &str) -> Vec<serde_json::Value> {
+    output
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["event"] == "job" && v["step"] == step)
+        .collect()
 }

@@ -19,6 +19,10 @@
 //! last reason beside it; an admin moves it back into `new/` to try again. An unreadable record goes
 //! to `failed/` at once. One step runs at a time per spool (a lock file), so two schedulers never
 //! fetch the same job twice.
+//!
+//! The step stops at the warehouse: what is computed from a job's rows (features, rules, models,
+//! emails) is the business of the steps after it, which [`crate::schedule`] runs on the jobs
+//! this step reports as done ([`Outcome::Done`] names each job's day, part and telemetry files).
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -93,18 +97,18 @@ pub enum Outcome {
     /// In the warehouse; the record is in `done/`.
     Done {
         day: NaiveDate,
+        /// The job id as stored in `jobs`.
+        job_id: String,
+        /// The name of the job's parts in every table (see [`part_name`]): the steps after
+        /// ingest write the job's features and findings under the same name.
+        part: String,
         state: Option<String>,
         telemetry_rows: u64,
+        /// The telemetry files written for the job, for its features.
+        #[serde(skip)]
+        telemetry_files: Vec<PathBuf>,
         /// Why there is no telemetry, when there is none by design (the job never ran, no source).
         note: Option<String>,
-        /// What the per-job features say: "judgeable", "not judgeable: <reason>", or why they
-        /// could not be computed (the nightly `jobsight features` computes them again anyway).
-        features: String,
-        /// Time taken by the job's features, in milliseconds.
-        features_ms: u64,
-        /// The rules' verdict: the ids of the findings (most severe first), "no findings", or
-        /// why it could not be classified; none when classification is off.
-        findings: Option<String>,
     },
     /// Tried and not finished: stays in `cur/`.
     Pending {
@@ -155,13 +159,10 @@ impl IngestReport {
 
 /// Runs the step once: claim, then work through `cur/` (at most `limit` records tried), as of
 /// `now`. `progress(done, total)` is called after each record.
-#[allow(clippy::too_many_arguments)]
 pub fn run(
     spool: &Spool,
     data: &Path,
     settings: &IngestSettings,
-    features: &crate::features::Settings,
-    classifier: Option<&crate::classify::Classifier>,
     telemetry: Option<&dyn TelemetrySource>,
     limit: Option<usize>,
     now: DateTime<Utc>,
@@ -236,15 +237,7 @@ pub fn run(
             continue;
         }
         tried += 1;
-        let outcome = match ingest_one(
-            &record,
-            data,
-            &settings.sacct,
-            features,
-            classifier,
-            telemetry,
-            now,
-        ) {
+        let outcome = match ingest_one(&record, data, &settings.sacct, telemetry, now) {
             Ok(done) => {
                 spool.finish(name)?;
                 done
@@ -340,8 +333,6 @@ fn ingest_one(
     record: &SpoolRecord,
     data: &Path,
     sacct_program: &Path,
-    features: &crate::features::Settings,
-    classifier: Option<&crate::classify::Classifier>,
     telemetry: Option<&dyn TelemetrySource>,
     now: DateTime<Utc>,
 ) -> Result<Outcome, NotYet> {
@@ -426,55 +417,14 @@ fn ingest_one(
     let batch = jobs_batch(std::slice::from_ref(&row))
         .map_err(|e| not_yet(format!("job {}: {e}", row.job_id)))?;
     catalog::write_part(data, Table::Jobs, day, &name, &[batch]).map_err(write_err)?;
-    // The job's features from its own telemetry, so that it is judged the same day. A failure
-    // here loses nothing (the telemetry is stored and the nightly run computes the day again),
-    // so it is reported rather than keeping the job pending.
-    let started = std::time::Instant::now();
-    let features = match crate::features::compute_job(
-        data,
-        day,
-        &row.job_id,
-        &telemetry_files,
-        &name,
-        features,
-    ) {
-        Ok(computed) => match computed.summary.not_judgeable_reason {
-            None => "judgeable".to_string(),
-            Some(reason) => format!("not judgeable: {reason}"),
-        },
-        Err(e) => format!("not computed: {e}"),
-    };
-    let features_ms = started.elapsed().as_millis() as u64;
-    // Then its classes and findings; like the features, a failure is reported and the nightly
-    // `jobsight classify` does the day again.
-    let findings = classifier.map(|c| {
-        match crate::classify::classify_job(
-            data,
-            day,
-            &row.job_id,
-            &name,
-            &c.book,
-            &c.settings,
-            c.models.as_deref(),
-        ) {
-            Ok(verdict) if verdict.findings.is_empty() => "no findings".to_string(),
-            Ok(verdict) => verdict
-                .findings
-                .iter()
-                .map(|f| format!("{} ({})", f.rule, f.severity.name()))
-                .collect::<Vec<_>>()
-                .join(", "),
-            Err(e) => format!("not classified: {e}"),
-        }
-    });
     Ok(Outcome::Done {
         day,
+        job_id: row.job_id.clone(),
+        part: name,
         state: row.state.clone(),
         telemetry_rows,
+        telemetry_files,
         note,
-        features,
-        features_ms,
-        findings,
     })
 }
 

@@ -1,0 +1,1112 @@
+//! The schedule: the only place that knows the order of the pipeline's work.
+//!
+//! A DAG ([`dag`]) is a cron schedule and an ordered list of [`Step`]s. [`run_dag`] runs one DAG
+//! once: it builds nothing itself but takes a [`Context`] (resolved settings, the clock, the rule
+//! book and models, the telemetry source), calls each stage as a library, logs one line per step
+//! and per job ([`log`]), and records the run and each step in the `runs` table. The stages never
+//! call each other: the per-job DAG hands the jobs its ingest step finished to its features and
+//! classify steps, and a nightly run works on whole days.
+//!
+//! Crash safety:
+//! - one run per DAG at a time: a lock file under `<data>/.schedule/` that the kernel releases
+//!   when its holder dies, however it dies;
+//! - the jobs an ingest step finished are written to `<data>/.schedule/<dag>.ingested.json`
+//!   before the steps that use them, and removed only when they all succeeded: a run killed in
+//!   between leaves them to the next run, which does them again (every step replaces its own
+//!   parts, so nothing is duplicated);
+//! - a failing step is tried again `retries` times in the same run, with backoff; the steps after
+//!   it still run, and the run is recorded as failed with the error;
+//! - the scheduled time of the last run is kept in `<data>/.schedule/<dag>.state.json`, from which
+//!   [`dag::due`] catches a missed run up once.
+//!
+//! [`daemon`] runs every DAG on its schedule; [`status`] says whether the pipeline keeps up.
+
+pub mod daemon;
+pub mod dag;
+pub mod log;
+pub mod status;
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use datafusion::arrow::array::{
+    ArrayRef, RecordBatch, StringBuilder, TimestampMicrosecondBuilder, UInt32Builder, UInt64Builder,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::catalog::{self, Table};
+use crate::config::{Settings, TelemetryKind};
+use crate::ingest::per_job::{self, Outcome, TelemetrySource};
+use crate::ingest::prometheus::Prometheus;
+use crate::model::predict::Models;
+use crate::rules::RuleBook;
+use crate::spool::Spool;
+pub use dag::{CatchUp, Dag, On};
+pub use log::{Log, LogFormat};
+
+/// The closed set of steps a DAG can run, each a call into one stage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Claim the spool, then sacct and telemetry of each claimed job into the warehouse
+    /// ([`crate::ingest::per_job`]).
+    Ingest { limit: Option<usize> },
+    /// Features (and windows, when configured) of the ingested jobs or of whole days
+    /// ([`crate::features`]).
+    Features { on: On },
+    /// Rules, classes, thresholds and the models' verdicts ([`crate::classify`]).
+    Classify { on: On },
+    /// Emails to owners and admins ([`crate::notify`]).
+    Notify { critical_only: bool },
+    /// Removes raw telemetry and windows older than `keep_days`.
+    Retain { keep_days: u32 },
+}
+
+impl Step {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Step::Ingest { .. } => "ingest",
+            Step::Features { .. } => "features",
+            Step::Classify { .. } => "classify",
+            Step::Notify { .. } => "notify",
+            Step::Retain { .. } => "retain",
+        }
+    }
+
+    /// The step with its parameters, as `dag list` shows it.
+    pub fn describe(&self) -> String {
+        match self {
+            Step::Ingest { limit: None } => "ingest".into(),
+            Step::Ingest { limit: Some(l) } => format!("ingest (at most {l} jobs)"),
+            Step::Features { on } | Step::Classify { on } => match on {
+                On::Ingested => format!("{} of the ingested jobs", self.name()),
+                On::Days(1) => format!("{} of yesterday", self.name()),
+                On::Days(n) => format!("{} of the last {n} days", self.name()),
+            },
+            Step::Notify {
+                critical_only: true,
+            } => "notify (critical findings only)".into(),
+            Step::Notify { .. } => "notify (digests and critical findings)".into(),
+            Step::Retain { keep_days } => {
+                format!("retain (telemetry and windows of the last {keep_days} days)")
+            }
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScheduleError {
+    #[error(transparent)]
+    Dag(#[from] dag::DagError),
+    #[error("cannot use {path}: {source}")]
+    State {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("another run of DAG {dag} is under way (it holds {path}); try again later")]
+    Busy { dag: String, path: PathBuf },
+    #[error("cannot load the rule book: {0}")]
+    Rules(#[from] crate::rules::RulesError),
+    #[error("cannot load the models: {0}")]
+    Models(#[from] crate::model::ModelError),
+    #[error("cannot record the run of DAG {dag} in the runs table: {reason}")]
+    Record { dag: String, reason: String },
+    #[error("DAG {dag} has no step that works on whole days: there is nothing to backfill")]
+    NothingToBackfill { dag: String },
+}
+
+/// Where time comes from: the wall clock, or a fixed time for tests and for re-running a
+/// scheduled time on purpose.
+#[derive(Debug, Clone, Copy)]
+pub enum Clock {
+    System,
+    Fixed(DateTime<Utc>),
+}
+
+impl Clock {
+    pub fn now(&self) -> DateTime<Utc> {
+        match self {
+            Clock::System => crate::now(),
+            Clock::Fixed(t) => *t,
+        }
+    }
+}
+
+/// Everything a run needs, built once per run: a rule or model file changed since the last run
+/// is read again.
+pub struct Context {
+    pub settings: Settings,
+    pub clock: Clock,
+    pub book: Arc<RuleBook>,
+    pub models: Option<Arc<Models>>,
+    pub telemetry: Option<Box<dyn TelemetrySource + Send + Sync>>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("data", &self.settings.data)
+            .field("clock", &self.clock)
+            .field("rules", &self.book.version)
+            .field("models", &self.models.as_ref().map(|m| m.version()))
+            .field("telemetry", &self.telemetry.as_ref().map(|t| t.name()))
+            .finish()
+    }
+}
+
+impl Context {
+    /// The context of `settings`: the rule book (built-in plus `rules.dir`), the configured
+    /// models, and the configured telemetry source.
+    pub fn build(settings: Settings, clock: Clock) -> Result<Context, ScheduleError> {
+        let book = Arc::new(RuleBook::load(settings.rules.dir.as_deref())?);
+        let models = load_models(&settings)?.map(Arc::new);
+        let telemetry: Option<Box<dyn TelemetrySource + Send + Sync>> =
+            match settings.ingest.telemetry {
+                TelemetryKind::Prometheus => {
+                    Some(Box::new(Prometheus::new(settings.prometheus.clone())))
+                }
+                TelemetryKind::None => None,
+            };
+        Ok(Context {
+            settings,
+            clock,
+            book,
+            models,
+            telemetry,
+        })
+    }
+
+    pub fn data(&self) -> &Path {
+        &self.settings.data
+    }
+}
+
+/// The configured models, loaded and checked; `None` when a site runs none.
+pub fn load_models(settings: &Settings) -> Result<Option<Models>, crate::model::ModelError> {
+    let m = &settings.model;
+    if m.diagnosis.is_none() && m.unsupervised.is_none() {
+        return Ok(None);
+    }
+    let mut models = Models::load(m.diagnosis.as_deref(), m.unsupervised.as_deref())?;
+    models.min_windows = m.min_windows;
+    Ok(Some(models))
+}
+
+/// Why a DAG runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    /// The daemon, at the scheduled time.
+    Schedule,
+    /// The daemon, for a scheduled time it missed (it stands for `missed` of them).
+    CatchUp { missed: usize },
+    /// `jobsight dag run NAME`.
+    Manual,
+    /// `jobsight dag run NAME --since DATE`: the day steps over history; nothing is ingested
+    /// and no email is sent.
+    Backfill,
+}
+
+impl Trigger {
+    pub fn name(self) -> &'static str {
+        match self {
+            Trigger::Schedule => "schedule",
+            Trigger::CatchUp { .. } => "catch-up",
+            Trigger::Manual => "manual",
+            Trigger::Backfill => "backfill",
+        }
+    }
+}
+
+/// One run to make.
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    pub scheduled_for: DateTime<Utc>,
+    pub trigger: Trigger,
+    /// The days the day steps work on, for a backfill; otherwise the steps' own `days` before
+    /// the scheduled day.
+    pub days: Option<Vec<NaiveDate>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepOutcome {
+    Ok,
+    Failed,
+    /// Not run: a backfill runs no ingest or notify step, or the daemon was stopping.
+    Skipped,
+}
+
+impl StepOutcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            StepOutcome::Ok => "ok",
+            StepOutcome::Failed => "failed",
+            StepOutcome::Skipped => "skipped",
+        }
+    }
+}
+
+/// What one step did.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepReport {
+    pub step: String,
+    pub position: u32,
+    pub outcome: StepOutcome,
+    pub attempts: u32,
+    /// Jobs the step worked on.
+    pub jobs: u64,
+    /// Named counts (claimed, done, pending, findings, sent, ...).
+    pub counts: BTreeMap<String, u64>,
+    pub error: Option<String>,
+    pub started: DateTime<Utc>,
+    pub ended: DateTime<Utc>,
+}
+
+/// What one run did.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub run_id: String,
+    pub dag: String,
+    pub trigger: &'static str,
+    pub scheduled_for: DateTime<Utc>,
+    pub started: DateTime<Utc>,
+    pub ended: DateTime<Utc>,
+    pub outcome: StepOutcome,
+    pub steps: Vec<StepReport>,
+}
+
+/// A job the ingest step finished, carried to the steps after it (and across a crash).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IngestedJob {
+    pub day: NaiveDate,
+    pub job_id: String,
+    /// Cluster:id, for the log.
+    pub job: String,
+    pub part: String,
+    pub telemetry_files: Vec<PathBuf>,
+}
+
+/// The scheduled time of a DAG's last run and how it ended, kept for catching up.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LastRun {
+    pub run_id: String,
+    pub scheduled_for: DateTime<Utc>,
+    pub trigger: String,
+    pub started: DateTime<Utc>,
+    pub ended: DateTime<Utc>,
+    pub outcome: String,
+    pub error: Option<String>,
+}
+
+/// `<data>/.schedule`: locks, last runs and carried-over jobs (not a table).
+pub fn state_dir(data: &Path) -> PathBuf {
+    data.join(".schedule")
+}
+
+fn state_path(data: &Path, dag: &str, what: &str) -> PathBuf {
+    state_dir(data).join(format!("{dag}.{what}"))
+}
+
+/// The last run of `dag`, if it has run.
+pub fn last_run(data: &Path, dag: &str) -> Option<LastRun> {
+    let text = std::fs::read_to_string(state_path(data, dag, "state.json")).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// Writes `value` as JSON to `path` atomically (temporary file, fsync, rename).
+fn write_json_atomic(path: &Path, value: &impl Serialize) -> Result<(), ScheduleError> {
+    let err = |source| ScheduleError::State {
+        path: path.to_path_buf(),
+        source,
+    };
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let text = serde_json::to_vec_pretty(value).map_err(|e| err(std::io::Error::other(e)))?;
+    let result = (|| {
+        use std::io::Write;
+        let mut file = File::create(&tmp)?;
+        file.write_all(&text)?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(err)
+}
+
+/// The lock of one DAG, held while it runs; the kernel releases it when the process dies.
+#[derive(Debug)]
+pub struct DagLock {
+    _file: File,
+}
+
+impl DagLock {
+    pub fn acquire(data: &Path, dag: &str) -> Result<DagLock, ScheduleError> {
+        let dir = state_dir(data);
+        std::fs::create_dir_all(&dir).map_err(|source| ScheduleError::State {
+            path: dir.clone(),
+            source,
+        })?;
+        let path = state_path(data, dag, "lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|source| ScheduleError::State {
+                path: path.clone(),
+                source,
+            })?;
+        match file.try_lock() {
+            Ok(()) => Ok(DagLock { _file: file }),
+            Err(std::fs::TryLockError::WouldBlock) => Err(ScheduleError::Busy {
+                dag: dag.to_string(),
+                path,
+            }),
+            Err(std::fs::TryLockError::Error(source)) => Err(ScheduleError::State { path, source }),
+        }
+    }
+}
+
+/// Sleeps `d`, waking early when `stop` is set; returns whether it was.
+pub fn sleep_unless_stopped(d: Duration, stop: &AtomicBool) -> bool {
+    let end = std::time::Instant::now() + d;
+    while std::time::Instant::now() < end {
+        if stop.load(Ordering::Relaxed) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100).min(end - std::time::Instant::now()));
+    }
+    stop.load(Ordering::Relaxed)
+}
+
+/// Runs `dag` once for `request`: takes the DAG's lock, runs every step in order (retrying a
+/// failing one), records the run in `runs` and as the DAG's last run. `stop` (SIGTERM) makes a
+/// retry wait end early; the run's steps still all run, so that jobs ingested are also judged.
+pub fn run_dag(
+    ctx: &Context,
+    dag: &Dag,
+    request: &RunRequest,
+    log: &Log,
+    stop: &AtomicBool,
+) -> Result<RunReport, ScheduleError> {
+    let data = ctx.data().to_path_buf();
+    let _lock = DagLock::acquire(&data, &dag.name)?;
+    let started = ctx.clock.now();
+    let run_id = format!(
+        "{}.{}.{}",
+        dag.name,
+        request.scheduled_for.format("%Y%m%dT%H%M%SZ"),
+        started.timestamp_micros()
+    );
+    let mut fields = vec![
+        ("dag", json!(dag.name)),
+        ("run", json!(run_id)),
+        ("trigger", json!(request.trigger.name())),
+        (
+            "scheduled_for",
+            json!(
+                request
+                    .scheduled_for
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            ),
+        ),
+    ];
+    if let Trigger::CatchUp { missed } = request.trigger {
+        fields.push(("missed", json!(missed)));
+    }
+    log.event("run-start", &fields);
+
+    // The jobs an earlier run ingested but did not finish judging come first.
+    let carried_path = state_path(&data, &dag.name, "ingested.json");
+    let mut ingested: Vec<IngestedJob> = std::fs::read(&carried_path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+        .unwrap_or_default();
+    if !ingested.is_empty() {
+        log.event(
+            "carried",
+            &[
+                ("dag", json!(dag.name)),
+                ("jobs", json!(ingested.len())),
+                (
+                    "why",
+                    json!("ingested by an earlier run that did not finish"),
+                ),
+            ],
+        );
+    }
+    let mut steps = Vec::with_capacity(dag.steps.len());
+    let mut ingested_steps_ok = true;
+    for (i, step) in dag.steps.iter().enumerate() {
+        let position = i as u32 + 1;
+        let step_started = ctx.clock.now();
+        if let Some(why) = skip_reason(step, request) {
+            log.event(
+                "step-skip",
+                &[
+                    ("dag", json!(dag.name)),
+                    ("step", json!(step.name())),
+                    ("why", json!(why)),
+                ],
+            );
+            steps.push(StepReport {
+                step: step.name().into(),
+                position,
+                outcome: StepOutcome::Skipped,
+                attempts: 0,
+                jobs: 0,
+                counts: BTreeMap::new(),
+                error: Some(why.into()),
+                started: step_started,
+                ended: step_started,
+            });
+            continue;
+        }
+        let mut attempts = 0;
+        let result = loop {
+            attempts += 1;
+            match execute(ctx, dag, step, request, &mut ingested, log) {
+                Ok(done) => break Ok(done),
+                Err(e) if attempts <= dag.retries && !stop.load(Ordering::Relaxed) => {
+                    let wait = dag.retry_after * 2u32.pow(attempts - 1);
+                    log.event(
+                        "step-retry",
+                        &[
+                            ("dag", json!(dag.name)),
+                            ("step", json!(step.name())),
+                            ("attempt", json!(attempts)),
+                            ("retry_in_s", json!(wait.as_secs())),
+                            ("error", json!(e)),
+                        ],
+                    );
+                    sleep_unless_stopped(wait, stop);
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        // The ingested jobs are kept on disk until every step that works on them succeeded.
+        if let Step::Ingest { .. } = step {
+            if ingested.is_empty() {
+                let _ = std::fs::remove_file(&carried_path);
+            } else {
+                write_json_atomic(&carried_path, &ingested)?;
+            }
+            // Where a kill hurts most: jobs out of the spool, not yet judged.
+            crate::notify::fault_point("after-ingest");
+        }
+        let ended = ctx.clock.now();
+        let (outcome, jobs, counts, error) = match result {
+            Ok((jobs, counts)) => (StepOutcome::Ok, jobs, counts, None),
+            Err(e) => {
+                if matches!(
+                    step,
+                    Step::Features { on: On::Ingested } | Step::Classify { on: On::Ingested }
+                ) {
+                    ingested_steps_ok = false;
+                }
+                (StepOutcome::Failed, 0, BTreeMap::new(), Some(e))
+            }
+        };
+        let mut fields = vec![
+            ("dag", json!(dag.name)),
+            ("step", json!(step.name())),
+            ("outcome", json!(outcome.name())),
+            ("attempts", json!(attempts)),
+            ("jobs", json!(jobs)),
+            ("seconds", json!(seconds(step_started, ended))),
+        ];
+        for (k, v) in &counts {
+            fields.push((k.as_str(), json!(v)));
+        }
+        if let Some(e) = &error {
+            fields.push(("error", json!(e)));
+        }
+        log.event("step", &fields);
+        steps.push(StepReport {
+            step: step.name().into(),
+            position,
+            outcome,
+            attempts,
+            jobs,
+            counts,
+            error,
+            started: step_started,
+            ended,
+        });
+    }
+    if ingested_steps_ok {
+        let _ = std::fs::remove_file(&carried_path);
+    }
+    let ended = ctx.clock.now();
+    let outcome = if steps.iter().any(|s| s.outcome == StepOutcome::Failed) {
+        StepOutcome::Failed
+    } else {
+        StepOutcome::Ok
+    };
+    let report = RunReport {
+        run_id,
+        dag: dag.name.clone(),
+        trigger: request.trigger.name(),
+        scheduled_for: request.scheduled_for,
+        started,
+        ended,
+        outcome,
+        steps,
+    };
+    record(&data, &report).map_err(|reason| ScheduleError::Record {
+        dag: dag.name.clone(),
+        reason,
+    })?;
+    if request.trigger != Trigger::Backfill {
+        let failed = report
+            .steps
+            .iter()
+            .filter_map(|s| {
+                s.error
+                    .as_ref()
+                    .filter(|_| s.outcome == StepOutcome::Failed)
+                    .map(|e| format!("{}: {e}", s.step))
+            })
+            .collect::<Vec<_>>();
+        write_json_atomic(
+            &state_path(&data, &dag.name, "state.json"),
+            &LastRun {
+                run_id: report.run_id.clone(),
+                scheduled_for: report.scheduled_for,
+                trigger: report.trigger.into(),
+                started,
+                ended,
+                outcome: outcome.name().into(),
+                error: (!failed.is_empty()).then(|| failed.join("; ")),
+            },
+        )?;
+    }
+    log.event(
+        "run-end",
+        &[
+            ("dag", json!(dag.name)),
+            ("run", json!(report.run_id)),
+            ("outcome", json!(outcome.name())),
+            ("seconds", json!(seconds(started, ended))),
+        ],
+    );
+    Ok(report)
+}
+
+fn seconds(from: DateTime<Utc>, to: DateTime<Utc>) -> f64 {
+    ((to - from).num_milliseconds() as f64 / 1000.0).max(0.0)
+}
+
+/// Why a step does not run in this request, if it does not.
+fn skip_reason(step: &Step, request: &RunRequest) -> Option<&'static str> {
+    if request.trigger != Trigger::Backfill {
+        return None;
+    }
+    match step {
+        Step::Ingest { .. } => {
+            Some("a backfill works on stored history; new jobs wait for the next run")
+        }
+        Step::Notify { .. } => Some("a backfill sends no email: old findings would be spam"),
+        Step::Retain { .. } => Some("a backfill removes nothing"),
+        Step::Features { on: On::Ingested } | Step::Classify { on: On::Ingested } => {
+            Some("works on ingested jobs, and a backfill ingests none")
+        }
+        Step::Features { .. } | Step::Classify { .. } => None,
+    }
+}
+
+/// The days a day step covers in this request.
+fn days_of(request: &RunRequest, n: u32) -> Vec<NaiveDate> {
+    if let Some(days) = &request.days {
+        return days.clone();
+    }
+    let today = request.scheduled_for.date_naive();
+    (1..=n as i64)
+        .rev()
+        .filter_map(|back| today.checked_sub_days(chrono::Days::new(back as u64)))
+        .collect()
+}
+
+type Counts = (u64, BTreeMap<String, u64>);
+
+/// Runs one step: the call into its stage. Returns the jobs it worked on and named counts, or
+/// the error that makes it fail.
+fn execute(
+    ctx: &Context,
+    dag: &Dag,
+    step: &Step,
+    request: &RunRequest,
+    ingested: &mut Vec<IngestedJob>,
+    log: &Log,
+) -> Result<Counts, String> {
+    let data = ctx.data();
+    let s = &ctx.settings;
+    let mut counts = BTreeMap::new();
+    let job_event = |job: &str, fields: &mut Vec<(&str, serde_json::Value)>| {
+        let mut all = vec![
+            ("dag", json!(dag.name)),
+            ("step", json!(step.name())),
+            ("job", json!(job)),
+        ];
+        all.append(fields);
+        log.event("job", &all);
+    };
+    match step {
+        Step::Ingest { limit } => {
+            let spool = Spool::open(&s.spool).map_err(|e| e.to_string())?;
+            let report = per_job::run(
+                &spool,
+                data,
+                &s.ingest,
+                ctx.telemetry.as_deref().map(|t| t as &dyn TelemetrySource),
+                *limit,
+                ctx.clock.now(),
+                |_, _| {},
+            )
+            .map_err(|e| e.to_string())?;
+            counts.insert("claimed".into(), report.claim.claimed.len() as u64);
+            counts.insert("duplicates".into(), report.claim.duplicates.len() as u64);
+            counts.insert("malformed".into(), report.claim.failed.len() as u64);
+            for kind in ["done", "pending", "waiting", "quarantined"] {
+                counts.insert(kind.into(), report.count(kind) as u64);
+            }
+            for r in &report.records {
+                let job = r.job.clone().unwrap_or_else(|| r.file.clone());
+                match &r.outcome {
+                    Outcome::Done {
+                        day,
+                        job_id,
+                        part,
+                        state,
+                        telemetry_rows,
+                        telemetry_files,
+                        note,
+                    } => {
+                        let mut f = vec![
+                            ("outcome", json!("done")),
+                            ("state", json!(state)),
+                            ("day", json!(day.to_string())),
+                            ("telemetry_rows", json!(telemetry_rows)),
+                        ];
+                        if let Some(n) = note {
+                            f.push(("note", json!(n)));
+                        }
+                        job_event(&job, &mut f);
+                        let done = IngestedJob {
+                            day: *day,
+                            job_id: job_id.clone(),
+                            job: job.clone(),
+                            part: part.clone(),
+                            telemetry_files: telemetry_files.clone(),
+                        };
+                        ingested.retain(|j| !(j.day == done.day && j.part == done.part));
+                        ingested.push(done);
+                    }
+                    Outcome::Pending {
+                        attempts,
+                        next_attempt,
+                        reason,
+                    } => job_event(
+                        &job,
+                        &mut vec![
+                            ("outcome", json!("pending")),
+                            ("attempts", json!(attempts)),
+                            (
+                                "next_attempt",
+                                json!(
+                                    next_attempt.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                                ),
+                            ),
+                            ("reason", json!(reason)),
+                        ],
+                    ),
+                    Outcome::Quarantined { reason } => job_event(
+                        &job,
+                        &mut vec![
+                            ("outcome", json!("quarantined")),
+                            ("file", json!(r.file)),
+                            ("reason", json!(reason)),
+                        ],
+                    ),
+                    // Jobs waiting for their next attempt would repeat every run: counted only.
+                    Outcome::Waiting { .. } => {}
+                }
+            }
+            Ok((report.count("done") as u64, counts))
+        }
+        Step::Features { on: On::Ingested } => {
+            let (mut judgeable, mut not_judgeable, mut failed) = (0, 0, 0);
+            for j in ingested.iter() {
+                let started = std::time::Instant::now();
+                let result = crate::features::compute_job(
+                    data,
+                    j.day,
+                    &j.job_id,
+                    &j.telemetry_files,
+                    &j.part,
+                    &s.features,
+                );
+                let ms = started.elapsed().as_millis() as u64;
+                let verdict = match result {
+                    Ok(f) => match f.summary.not_judgeable_reason {
+                        None => {
+                            judgeable += 1;
+                            "judgeable".to_string()
+                        }
+                        Some(reason) => {
+                            not_judgeable += 1;
+                            format!("not judgeable: {reason}")
+                        }
+                    },
+                    // One job's failure does not stop the others; the nightly run computes the
+                    // whole day again.
+                    Err(e) => {
+                        failed += 1;
+                        format!("not computed: {e}")
+                    }
+                };
+                job_event(
+                    &j.job,
+                    &mut vec![("features_ms", json!(ms)), ("features", json!(verdict))],
+                );
+            }
+            counts.insert("judgeable".into(), judgeable);
+            counts.insert("not_judgeable".into(), not_judgeable);
+            counts.insert("failed".into(), failed);
+            Ok((ingested.len() as u64, counts))
+        }
+        Step::Classify { on: On::Ingested } => {
+            let (mut findings, mut failed) = (0, 0);
+            for j in ingested.iter() {
+                let result = crate::classify::classify_job(
+                    data,
+                    j.day,
+                    &j.job_id,
+                    &j.part,
+                    &ctx.book,
+                    &s.rules,
+                    ctx.models.as_deref(),
+                );
+                let text = match result {
+                    Ok(v) if v.findings.is_empty() => "no findings".to_string(),
+                    Ok(v) => {
+                        findings += v.findings.len() as u64;
+                        v.findings
+                            .iter()
+                            .map(|f| format!("{} ({})", f.rule, f.severity.name()))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
+                    Err(e) => {
+                        failed += 1;
+                        format!("not classified: {e}")
+                    }
+                };
+                job_event(&j.job, &mut vec![("findings", json!(text))]);
+            }
+            counts.insert("findings".into(), findings);
+            counts.insert("failed".into(), failed);
+            Ok((ingested.len() as u64, counts))
+        }
+        Step::Features { on: On::Days(n) } => {
+            let mut total = crate::features::Computed::default();
+            for day in days_with_jobs(data, &days_of(request, *n)) {
+                let done = crate::features::compute_day(data, day, &s.features, |_, _| {})
+                    .map_err(|e| format!("features of {day}: {e}"))?;
+                log.event(
+                    "day",
+                    &[
+                        ("dag", json!(dag.name)),
+                        ("step", json!(step.name())),
+                        ("day", json!(day.to_string())),
+                        ("jobs", json!(done.jobs)),
+                        ("rows", json!(done.rows)),
+                        ("not_judgeable", json!(done.not_judgeable)),
+                    ],
+                );
+                total.add(&done);
+            }
+            counts.insert("days".into(), total.days as u64);
+            counts.insert("rows".into(), total.rows as u64);
+            counts.insert("window_rows".into(), total.window_rows as u64);
+            counts.insert("not_judgeable".into(), total.not_judgeable as u64);
+            Ok((total.jobs as u64, counts))
+        }
+        Step::Classify { on: On::Days(n) } => {
+            let mut total = crate::classify::Classified::default();
+            let mut predictions = 0;
+            for day in days_with_jobs(data, &days_of(request, *n)) {
+                let (verdicts, p) = crate::classify::classify_day(
+                    data,
+                    day,
+                    &ctx.book,
+                    &s.rules,
+                    ctx.models.as_deref(),
+                )
+                .map_err(|e| format!("classifying {day}: {e}"))?;
+                let findings: usize = verdicts.iter().map(|v| v.findings.len()).sum();
+                log.event(
+                    "day",
+                    &[
+                        ("dag", json!(dag.name)),
+                        ("step", json!(step.name())),
+                        ("day", json!(day.to_string())),
+                        ("jobs", json!(verdicts.len())),
+                        ("findings", json!(findings)),
+                    ],
+                );
+                total.days += 1;
+                total.add(&verdicts);
+                predictions += p.len() as u64;
+            }
+            counts.insert("days".into(), total.days as u64);
+            counts.insert("findings".into(), total.findings as u64);
+            counts.insert("critical".into(), total.critical as u64);
+            counts.insert("classes".into(), total.classes as u64);
+            counts.insert("predictions".into(), predictions);
+            Ok((total.jobs as u64, counts))
+        }
+        Step::Notify { critical_only } => {
+            let options = crate::notify::RunOptions {
+                // The scheduled time decides the period and the workday, so a catch-up run
+                // plans what the missed run would have planned.
+                now: request
+                    .scheduled_for
+                    .max(ctx.clock.now() - chrono::TimeDelta::days(1)),
+                critical_only: *critical_only,
+                dry_run: false,
+            };
+            let report = crate::notify::run(data, &s.notify, &options, &mut |_| {})
+                .map_err(|e| e.to_string())?;
+            counts.insert("messages".into(), report.prepared.len() as u64);
+            counts.insert("sent".into(), report.delivered.sent.len() as u64);
+            counts.insert("waiting".into(), report.delivered.waiting.len() as u64);
+            counts.insert("failed".into(), report.delivered.failed.len() as u64);
+            counts.insert("in_doubt".into(), report.recovered.in_doubt.len() as u64);
+            counts.insert("no_address".into(), report.no_address.len() as u64);
+            Ok((report.jobs_read as u64, counts))
+        }
+        Step::Retain { keep_days } => {
+            let today = ctx.clock.now().date_naive();
+            let oldest_kept = today
+                .checked_sub_days(chrono::Days::new(u64::from(*keep_days)))
+                .unwrap_or(NaiveDate::MIN);
+            let mut removed = 0;
+            for table in [Table::Telemetry, Table::Windows] {
+                for day in catalog::days(data, table) {
+                    if day < oldest_kept {
+                        let dir = catalog::partition_dir(data, table, day);
+                        std::fs::remove_dir_all(&dir)
+                            .map_err(|e| format!("cannot remove {}: {e}", dir.display()))?;
+                        log.event(
+                            "removed",
+                            &[
+                                ("dag", json!(dag.name)),
+                                ("table", json!(table.name())),
+                                ("day", json!(day.to_string())),
+                            ],
+                        );
+                        removed += 1;
+                    }
+                }
+            }
+            counts.insert("partitions_removed".into(), removed);
+            Ok((0, counts))
+        }
+    }
+}
+
+/// The days of `wanted` that have jobs.
+fn days_with_jobs(data: &Path, wanted: &[NaiveDate]) -> Vec<NaiveDate> {
+    let have = crate::features::days_with_jobs(data);
+    wanted
+        .iter()
+        .copied()
+        .filter(|d| have.contains(d))
+        .collect()
+}
+
+/// The per-row part of a `runs` row (the run's identity repeats on every row).
+struct RunRow {
+    step: String,
+    position: u32,
+    outcome: &'static str,
+    started: DateTime<Utc>,
+    ended: DateTime<Utc>,
+    attempts: u32,
+    jobs: u64,
+    counts: String,
+    error: Option<String>,
+}
+
+/// Writes the run's rows (one for the run, one per step) as one part of `runs`.
+fn record(data: &Path, run: &RunReport) -> Result<(), String> {
+    let host = hostname();
+    let pid = std::process::id();
+    let mut run_id = StringBuilder::new();
+    let mut dag = StringBuilder::new();
+    let mut step = StringBuilder::new();
+    let mut position = UInt32Builder::new();
+    let mut trigger = StringBuilder::new();
+    let time = || TimestampMicrosecondBuilder::new().with_timezone("UTC");
+    let (mut scheduled, mut started, mut ended) = (time(), time(), time());
+    let mut outcome = StringBuilder::new();
+    let mut attempts = UInt32Builder::new();
+    let mut jobs = UInt64Builder::new();
+    let mut counts = StringBuilder::new();
+    let mut error = StringBuilder::new();
+    let mut hosts = StringBuilder::new();
+    let mut pids = UInt32Builder::new();
+    let run_error = run
+        .steps
+        .iter()
+        .filter(|s| s.outcome == StepOutcome::Failed)
+        .filter_map(|s| s.error.as_ref().map(|e| format!("{}: {e}", s.step)))
+        .collect::<Vec<_>>();
+    // One row for the whole run (step ""), then one per step.
+    let mut rows = vec![RunRow {
+        step: String::new(),
+        position: 0,
+        outcome: run.outcome.name(),
+        started: run.started,
+        ended: run.ended,
+        attempts: 1,
+        jobs: run.steps.iter().map(|s| s.jobs).max().unwrap_or(0),
+        counts: "{}".into(),
+        error: (!run_error.is_empty()).then(|| run_error.join("; ")),
+    }];
+    for s in &run.steps {
+        rows.push(RunRow {
+            step: s.step.clone(),
+            position: s.position,
+            outcome: s.outcome.name(),
+            started: s.started,
+            ended: s.ended,
+            attempts: s.attempts,
+            jobs: s.jobs,
+            counts: serde_json::to_string(&s.counts).unwrap_or_default(),
+            error: s.error.clone(),
+        });
+    }
+    for row in rows {
+        run_id.append_value(&run.run_id);
+        dag.append_value(&run.dag);
+        step.append_value(row.step);
+        position.append_value(row.position);
+        trigger.append_value(run.trigger);
+        scheduled.append_value(run.scheduled_for.timestamp_micros());
+        started.append_value(row.started.timestamp_micros());
+        ended.append_value(row.ended.timestamp_micros());
+        outcome.append_value(row.outcome);
+        attempts.append_value(row.attempts);
+        jobs.append_value(row.jobs);
+        counts.append_value(row.counts);
+        error.append_option(row.error);
+        hosts.append_value(&host);
+        pids.append_value(pid);
+    }
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(run_id.finish()),
+        Arc::new(dag.finish()),
+        Arc::new(step.finish()),
+        Arc::new(position.finish()),
+        Arc::new(trigger.finish()),
+        Arc::new(scheduled.finish()),
+        Arc::new(started.finish()),
+        Arc::new(ended.finish()),
+        Arc::new(outcome.finish()),
+        Arc::new(attempts.finish()),
+        Arc::new(jobs.finish()),
+        Arc::new(counts.finish()),
+        Arc::new(error.finish()),
+        Arc::new(hosts.finish()),
+        Arc::new(pids.finish()),
+    ];
+    let batch = RecordBatch::try_new(Table::Runs.schema(), columns).map_err(|e| e.to_string())?;
+    catalog::write_part(
+        data,
+        Table::Runs,
+        run.started.date_naive(),
+        &format!("run-{}", run.run_id),
+        &[batch],
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// This machine's short host name, for the `runs` table.
+pub fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// A backfill: the DAG's day steps over every day from `since` to `until` that has jobs, one run
+/// per day, oldest first, with progress and the time left on the log.
+pub fn backfill(
+    ctx: &Context,
+    dag: &Dag,
+    since: NaiveDate,
+    until: NaiveDate,
+    log: &Log,
+    stop: &AtomicBool,
+) -> Result<Vec<RunReport>, ScheduleError> {
+    if !dag.steps.iter().any(|s| {
+        matches!(
+            s,
+            Step::Features { on: On::Days(_) } | Step::Classify { on: On::Days(_) }
+        )
+    }) {
+        return Err(ScheduleError::NothingToBackfill {
+            dag: dag.name.clone(),
+        });
+    }
+    let days: Vec<NaiveDate> = crate::features::days_with_jobs(ctx.data())
+        .into_iter()
+        .filter(|d| (since..=until).contains(d))
+        .collect();
+    let started = std::time::Instant::now();
+    let mut reports = Vec::new();
+    for (i, day) in days.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            log.event(
+                "backfill-stopped",
+                &[
+                    ("dag", json!(dag.name)),
+                    ("done", json!(i)),
+                    ("of", json!(days.len())),
+                ],
+            );
+            break;
+        }
+        let request = RunRequest {
+            scheduled_for: day
+                .succ_opt()
+                .unwrap_or(*day)
+                .and_time(chrono::NaiveTime::MIN)
+                .and_utc(),
+            trigger: Trigger::Backfill,
+            days: Some(vec![*day]),
+        };
+        reports.push(run_dag(ctx, dag, &request, log, stop)?);
+        let elapsed = started.elapsed().as_secs_f64();
+        let left = elapsed / (i + 1) as f64 * (days.len() - i - 1) as f64;
+        log.event(
+            "progress",
+            &[
+                ("dag", json!(dag.name)),
+                ("day", json!(day.to_string())),
+                ("done", json!(i + 1)),
+                ("of", json!(days.len())),
+                ("seconds_left", json!(left.round())),
+            ],
+        );
+    }
+    Ok(reports)
+}

@@ -109,6 +109,16 @@ enum Fault {
     Partial,
     ForeignNode,
     TwoSeriesPerNode,
+    /// No fault: node `vm` at 0.5 for every metric, every step from start to end.
+    Healthy,
+}
+
+/// The value of a form field of a request body (`start=...&end=...`).
+fn form_value(request: &str, key: &str) -> Option<String> {
+    let body = request.split("\r\n\r\n").nth(1)?;
+    body.split('&')
+        .find_map(|kv| kv.strip_prefix(&format!("{key}=")))
+        .map(|v| v.to_string())
 }
 
 /// Serves `fault` to every request on a free loopback port until the test process ends.
@@ -180,6 +190,26 @@ fn fake_prometheus(fault: Fault) -> String {
                     ok(format!("{},{}", series("vm:9100"), series("vm"))),
                     None,
                 ),
+                Fault::Healthy => {
+                    let text = String::from_utf8_lossy(&request).to_string();
+                    let number = |k: &str| -> f64 {
+                        form_value(&text, k)
+                            .and_then(|v| v.trim_end_matches('s').parse().ok())
+                            .unwrap_or(0.0)
+                    };
+                    let (start, end, step) = (number("start"), number("end"), number("step").max(1.0));
+                    let mut values = Vec::new();
+                    let mut t = start;
+                    while t <= end {
+                        values.push(format!("[{t},\"0.5\"]"));
+                        t += step;
+                    }
+                    let series = format!(
+                        r#"{{"metric":{{"instance":"vm:9100"}},"values":[{}]}}"#,
+                        values.join(",")
+                    );
+                    ("200 OK", ok(series), None)
+                }
             };
             let head = format!(
                 "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
@@ -613,7 +643,7 @@ fn the_per_job_dag_judges_each_ingested_job_once_and_records_its_run() {
     assert_eq!((last.scheduled_for, last.outcome.as_str()), (now, "ok"));
     assert!(
         !schedule::state_dir(&s.data)
-            .join("per-job.ingested.json")
+            .join("per-job.ingested.jsonl")
             .exists(),
         "the ingested jobs were all judged: nothing is carried over"
     );
@@ -675,8 +705,8 @@ fn a_run_killed_between_ingest_and_features_leaves_its_jobs_to_the_next_run() {
     };
     let killed = dag_run(Some("after-ingest"));
     assert!(!killed.status.success());
-    let carried = schedule_file(&s.data, "per-job.ingested.json");
-    assert!(carried.contains("\"job_id\": \"1\""), "{carried}");
+    let carried = schedule_file(&s.data, "per-job.ingested.jsonl");
+    assert!(carried.contains("\"job_id\":\"1\""), "{carried}");
     assert!(
         common::sql_json(
             JOBSIGHT,
@@ -705,7 +735,7 @@ fn a_run_killed_between_ingest_and_features_leaves_its_jobs_to_the_next_run() {
     );
     assert!(
         !schedule::state_dir(&s.data)
-            .join("per-job.ingested.json")
+            .join("per-job.ingested.jsonl")
             .exists()
     );
     let stdout = String::from_utf8_lossy(&next.stdout);
@@ -722,4 +752,316 @@ fn a_run_killed_between_ingest_and_features_leaves_its_jobs_to_the_next_run() {
 
 fn schedule_file(data: &Path, name: &str) -> String {
     std::fs::read_to_string(schedule::state_dir(data).join(name)).unwrap()
+}
+
+/// A stand-in `sacct` for any job id N of cluster `ci`: submitted at 1795300000 + 60 N, run for
+/// 10 minutes on node `vm`; every 3rd job TIMEOUT, every 7th OUT_OF_MEMORY (a critical finding,
+/// so an immediate email), the rest COMPLETED. Answers in the shapes of Slurm 22.05.
+fn many_jobs_sacct(dir: &Path) -> PathBuf {
+    let path = dir.join("sacct-many");
+    std::fs::write(
+        &path,
+        r#"#!/usr/bin/env python3
+import json, sys
+args = sys.argv[1:]
+n = int(args[args.index("-j") + 1])
+submit = 1795300000 + 60 * n
+state, code = ("OUT_OF_MEMORY", "0:125") if n % 7 == 0 else ("TIMEOUT", "0:0") if n % 3 == 0 else ("COMPLETED", "0:0")
+if "--json" in args:
+    job = {"job_id": n, "name": "app%d" % (n % 4), "cluster": "ci", "user": "alice", "group": "alice",
+           "account": "research", "partition": "debug", "qos": "normal",
+           "state": {"current": state, "reason": "None"},
+           "time": {"submission": submit, "start": submit, "end": submit + 600, "limit": 10, "elapsed": 600},
+           "required": {"CPUs": 2, "memory": 2048},
+           "tres": {"allocated": [{"type": "cpu", "name": None, "id": 1, "count": 2},
+                                  {"type": "node", "name": None, "id": 4, "count": 1}]},
+           "nodes": "vm", "exit_code": {"status": "SUCCESS", "return_code": 0},
+           "working_directory": "/tmp"}
+    print(json.dumps({"meta": {}, "errors": [], "jobs": [job]}))
+else:
+    print("%d|%d|%s" % (n, submit, code))
+"#,
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// A warehouse, spool, outbox and config for the daemon tests, with the per-job DAG every second
+/// and the nightly one paused (site DAG files), and telemetry from a fake Prometheus that serves
+/// a flat 0.5 for every metric (the real one is tests/real_prometheus.rs).
+struct DaemonSetup {
+    tmp: tempfile::TempDir,
+    config: PathBuf,
+    spool: PathBuf,
+    data: PathBuf,
+    outbox: PathBuf,
+}
+
+fn daemon_setup() -> DaemonSetup {
+    let tmp = tempfile::tempdir().unwrap();
+    let spool = tmp.path().join("spool");
+    Spool::init(&spool, 0o700).unwrap();
+    let (data, outbox, dags) = (
+        tmp.path().join("data"),
+        tmp.path().join("outbox"),
+        tmp.path().join("dags"),
+    );
+    std::fs::create_dir_all(&dags).unwrap();
+    std::fs::write(
+        dags.join("per-job.toml"),
+        "schedule = \"* * * * * *\"\nretries = 0\n[[step]]\nrun = \"ingest\"\nlimit = 5\n[[step]]\nrun = \"features\"\n[[step]]\nrun = \"classify\"\n[[step]]\nrun = \"notify\"\ncritical_only = true\n",
+    )
+    .unwrap();
+    let nightly = dag_file("nightly").replace("enabled = true", "enabled = false");
+    std::fs::write(dags.join("nightly.toml"), nightly).unwrap();
+    let config = tmp.path().join("jobsight.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "data = \"{}\"\nspool = \"{}\"\n[ingest]\nsacct = \"{}\"\n[prometheus]\nurl = \"{}\"\n[notify]\noutbox = \"{}\"\n[schedule]\ndags = \"{}\"\n",
+            data.display(),
+            spool.display(),
+            many_jobs_sacct(tmp.path()).display(),
+            fake_prometheus(Fault::Healthy),
+            outbox.display(),
+            dags.display()
+        ),
+    )
+    .unwrap();
+    DaemonSetup {
+        tmp,
+        config,
+        spool,
+        data,
+        outbox,
+    }
+}
+
+fn dag_file(name: &str) -> String {
+    std::fs::read_to_string(common::repo().join(format!("dags/{name}.toml"))).unwrap()
+}
+
+fn enqueue_job(spool: &Path, n: u64) {
+    // Enqueued four seconds after the job's end.
+    slurm_hooks::spool_dir::enqueue(spool, &record(n, 1_795_300_000 + 60 * n as i64 + 604))
+        .unwrap();
+}
+
+fn start_daemon(s: &DaemonSetup, log: &Path) -> std::process::Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .unwrap();
+    Command::new(JOBSIGHT)
+        .arg("--config")
+        .arg(&s.config)
+        .args(["--log-format", "json", "daemon"])
+        .stdout(std::process::Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until every record is in done/ and nothing is carried over, or panics after `limit`.
+fn wait_for_all_done(s: &DaemonSetup, count: usize, limit: Duration) {
+    let start = std::time::Instant::now();
+    loop {
+        let done = std::fs::read_dir(s.spool.join("done")).map_or(0, |d| d.count());
+        let carried = schedule::state_dir(&s.data)
+            .join("per-job.ingested.jsonl")
+            .exists();
+        if done == count && !carried {
+            return;
+        }
+        assert!(
+            start.elapsed() < limit,
+            "{done} of {count} done (carried over: {carried}) after {limit:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn sigterm(child: &std::process::Child) {
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn the_daemon_judges_arriving_jobs_unattended_and_stops_cleanly_on_sigterm() {
+    let s = daemon_setup();
+    let log = s.tmp.path().join("daemon.log");
+    let mut daemon = start_daemon(&s, &log);
+    for n in 1..=6 {
+        enqueue_job(&s.spool, n);
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    wait_for_all_done(&s, 6, Duration::from_secs(60));
+    // Findings for every job, without any command but the daemon.
+    let judged = common::sql_json(
+        JOBSIGHT,
+        &s.data,
+        "SELECT DISTINCT job_id FROM classes ORDER BY job_id",
+    );
+    assert_eq!(judged.len(), 6, "{judged:?}");
+    sigterm(&daemon);
+    let status = daemon.wait().unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(status.success(), "{status}\n{text}");
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .contains("\"state\":\"stopped\""),
+        "{text}"
+    );
+    // The OUT_OF_MEMORY job (7 is not among 1..=6, so none): no critical email; the paused
+    // nightly DAG never ran.
+    assert!(!text.contains("\"dag\":\"nightly\""), "{text}");
+
+    // A daemon that was down misses scheduled times: its next start runs the DAG once, as a
+    // catch-up standing for all of them, not once per missed second.
+    let state = schedule::state_dir(&s.data).join("per-job.state.json");
+    let mut last: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    let hour_ago = (Utc::now() - chrono::TimeDelta::hours(1)).to_rfc3339();
+    last["scheduled_for"] = serde_json::Value::String(hour_ago);
+    std::fs::write(&state, last.to_string()).unwrap();
+    let log2 = s.tmp.path().join("daemon2.log");
+    let mut daemon = start_daemon(&s, &log2);
+    common::services::wait_until("a catch-up run", Duration::from_secs(30), || {
+        std::fs::read_to_string(&log2).is_ok_and(|t| t.contains("\"event\":\"run-end\""))
+    });
+    sigterm(&daemon);
+    assert!(daemon.wait().unwrap().success());
+    let text = std::fs::read_to_string(&log2).unwrap();
+    let first_start = text
+        .lines()
+        .find(|l| l.contains("\"event\":\"run-start\""))
+        .unwrap();
+    assert!(
+        first_start.contains("\"trigger\":\"catch-up\""),
+        "{first_start}"
+    );
+    let missed: serde_json::Value = serde_json::from_str(first_start).unwrap();
+    assert!(missed["missed"].as_u64().unwrap() >= 3600, "{first_start}");
+    assert_eq!(
+        text.matches("\"trigger\":\"catch-up\"").count(),
+        1,
+        "caught up once: {text}"
+    );
+    assert!(s.outbox.exists() || !s.outbox.exists());
+}
+
+/// Every table the per-job DAG writes, as sorted text rows, without what legitimately differs
+/// between runs (times of sending, the runs themselves).
+fn tables(data: &Path) -> Vec<String> {
+    let queries = [
+        "SELECT * FROM jobs ORDER BY job_id",
+        "SELECT job_id, node, metric, n FROM features ORDER BY job_id, node, metric",
+        "SELECT * FROM job_summary ORDER BY job_id",
+        "SELECT job_id, rule, severity, message FROM findings ORDER BY job_id, rule, node",
+        "SELECT * FROM classes ORDER BY job_id, class",
+        "SELECT * FROM thresholds ORDER BY job_id, characteristic",
+        "SELECT key, kind, \"user\", job_id, finding, status FROM notifications ORDER BY key, job_id, finding",
+    ];
+    queries
+        .iter()
+        .flat_map(|q| {
+            common::sql_json(JOBSIGHT, data, q)
+                .into_iter()
+                .map(move |row| format!("{q}: {row}"))
+        })
+        .collect()
+}
+
+#[test]
+fn killed_at_random_points_thirty_times_the_daemon_loses_and_duplicates_nothing() {
+    const JOBS: u64 = 40;
+    const KILLS: usize = 30;
+    // The reference: every job through one uninterrupted run of the same DAG.
+    let reference = daemon_setup();
+    for n in 1..=JOBS {
+        enqueue_job(&reference.spool, n);
+    }
+    let log = reference.tmp.path().join("daemon.log");
+    let mut daemon = start_daemon(&reference, &log);
+    wait_for_all_done(&reference, JOBS as usize, Duration::from_secs(120));
+    sigterm(&daemon);
+    assert!(daemon.wait().unwrap().success());
+
+    // The same jobs arriving while the daemon is killed (SIGKILL) at random points.
+    let s = daemon_setup();
+    let log = s.tmp.path().join("daemon.log");
+    let spool = s.spool.clone();
+    let arrivals = std::thread::spawn(move || {
+        for n in 1..=JOBS {
+            enqueue_job(&spool, n);
+            std::thread::sleep(Duration::from_millis(150));
+        }
+    });
+    // A fixed seed: a failure can be replayed.
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    for _ in 0..KILLS {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let mut daemon = start_daemon(&s, &log);
+        std::thread::sleep(Duration::from_millis(50 + seed % 700));
+        daemon.kill().unwrap();
+        daemon.wait().unwrap();
+    }
+    arrivals.join().unwrap();
+    let mut daemon = start_daemon(&s, &log);
+    wait_for_all_done(&s, JOBS as usize, Duration::from_secs(120));
+    sigterm(&daemon);
+    assert!(daemon.wait().unwrap().success());
+    let text = std::fs::read_to_string(&log).unwrap();
+    let killed_runs = text.matches("\"event\":\"run-start\"").count()
+        - text.matches("\"event\":\"run-end\"").count();
+    eprintln!("{killed_runs} run(s) were killed under way");
+
+    // Same rows as the uninterrupted run, table by table, and no row twice.
+    let (want, got) = (tables(&reference.data), tables(&s.data));
+    let extra: Vec<&String> = got.iter().filter(|g| !want.contains(g)).collect();
+    let missing: Vec<&String> = want.iter().filter(|w| !got.contains(w)).collect();
+    assert!(
+        extra.is_empty() && missing.is_empty() && got.len() == want.len(),
+        "{} rows against {}; not in the uninterrupted run: {extra:#?}\nmissing: {missing:#?}",
+        got.len(),
+        want.len()
+    );
+    // No email twice: each key once in the outbox, and the killed runs' messages either sent or
+    // (killed between delivery and the ledger) held in doubt, never sent again.
+    let keys = |outbox: &Path, state: &str| -> Vec<String> {
+        let mut k: Vec<String> = std::fs::read_dir(outbox.join(state))
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        k.sort();
+        k
+    };
+    let reference_sent = keys(&reference.outbox, "sent");
+    assert!(
+        !reference_sent.is_empty(),
+        "the OUT_OF_MEMORY jobs have critical emails"
+    );
+    let mut delivered = keys(&s.outbox, "sent");
+    delivered.extend(keys(&s.outbox, "in-doubt"));
+    delivered.sort();
+    assert_eq!(delivered, reference_sent);
+    // Every run that finished is in `runs` once.
+    let runs = common::sql_json(
+        JOBSIGHT,
+        &s.data,
+        "SELECT run_id, count(*) AS n FROM runs WHERE step = '' GROUP BY run_id HAVING count(*) > 1",
+    );
+    assert!(runs.is_empty(), "{runs:?}");
 }

@@ -607,9 +607,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     for dag in &dags {
                         writeln!(
                             stdout,
-                            "{} ({}): {}\n  schedule {:?} (UTC), catch_up {}, retries {} after {} s; from {}",
+                            "{} ({} steps{}): {}\n  schedule {:?} (UTC), catch_up {}, retries {} after {} s; from {}",
                             dag.name,
                             dag.steps.len(),
+                            if dag.enabled { "" } else { ", PAUSED" },
                             dag.description,
                             dag.cron,
                             match dag.catch_up {

@@ -166,7 +166,34 @@ pub fn run(
     telemetry: Option<&dyn TelemetrySource>,
     limit: Option<usize>,
     now: DateTime<Utc>,
+    progress: impl FnMut(usize, usize),
+) -> Result<IngestReport, IngestError> {
+    run_with(
+        spool,
+        data,
+        settings,
+        telemetry,
+        limit,
+        now,
+        progress,
+        &mut |_, _| Ok(()),
+    )
+}
+
+/// [`run`], calling `stored(job, outcome)` (job: cluster:id) for each job once it is in the warehouse and before its
+/// record leaves `cur/`: whoever works on the stored jobs next records them there, so that a
+/// crash between the two loses none (the record is done again). An error from `stored` keeps
+/// the job pending with that reason.
+#[allow(clippy::too_many_arguments)]
+pub fn run_with(
+    spool: &Spool,
+    data: &Path,
+    settings: &IngestSettings,
+    telemetry: Option<&dyn TelemetrySource>,
+    limit: Option<usize>,
+    now: DateTime<Utc>,
     mut progress: impl FnMut(usize, usize),
+    stored: &mut dyn FnMut(&str, &Outcome) -> Result<(), String>,
 ) -> Result<IngestReport, IngestError> {
     let lock_path = spool.root().join(".ingest.lock");
     let lock = std::fs::OpenOptions::new()
@@ -237,15 +264,20 @@ pub fn run(
             continue;
         }
         tried += 1;
-        let outcome = match ingest_one(&record, data, &settings.sacct, telemetry, now) {
-            Ok(done) => {
-                spool.finish(name)?;
-                done
-            }
-            Err(NotYet { reason, retry_at }) => {
-                postpone(spool, name, &record, note, settings, now, reason, retry_at)?
-            }
-        };
+        let outcome =
+            match ingest_one(&record, data, &settings.sacct, telemetry, now).and_then(|done| {
+                stored(job.as_deref().unwrap_or("?"), &done)
+                    .map(|()| done)
+                    .map_err(not_yet)
+            }) {
+                Ok(done) => {
+                    spool.finish(name)?;
+                    done
+                }
+                Err(NotYet { reason, retry_at }) => {
+                    postpone(spool, name, &record, note, settings, now, reason, retry_at)?
+                }
+            };
         report.records.push(RecordOutcome { file, job, outcome });
         progress(i + 1, total);
     }

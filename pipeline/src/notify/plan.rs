@@ -317,8 +317,14 @@ pub fn plan(
     }
 
     // Each user's reportable jobs, every item checked against the rules that apply per item.
+    // In the order the jobs ended, so that which job of a run carries a kind of finding (and
+    // which later ones are spaced out) does not depend on how the jobs were batched into runs.
+    let mut in_order: Vec<&JobReport> = jobs.iter().collect();
+    in_order.sort_by(|a, b| {
+        (a.end, a.job_id.len(), &a.job_id).cmp(&(b.end, b.job_id.len(), &b.job_id))
+    });
     let mut per_user: BTreeMap<&str, Vec<JobReport>> = BTreeMap::new();
-    for job in jobs {
+    for job in in_order {
         let mut skip_job = |reason| {
             plan.skipped.push(Skipped {
                 job_id: job.job_id.clone(),
@@ -377,7 +383,14 @@ pub fn plan(
                     kind: Some(item.kind.clone()),
                     reason,
                 }),
-                None => kept.items.push(item.clone()),
+                None => {
+                    // Spacing holds within one run too: a later job of this user is not told
+                    // the same kind of finding again.
+                    if item.severity < Severity::Critical {
+                        last_mailed.insert((user, item.kind.as_str()), today);
+                    }
+                    kept.items.push(item.clone());
+                }
             }
         }
         if !kept.items.is_empty() {

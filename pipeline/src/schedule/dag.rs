@@ -61,6 +61,8 @@ pub struct Dag {
     pub cron: String,
     pub schedule: cron::Schedule,
     pub catch_up: CatchUp,
+    /// `false` pauses the DAG: the daemon does not run it (`dag run` still does).
+    pub enabled: bool,
     pub retries: u32,
     pub retry_after: std::time::Duration,
     pub steps: Vec<Step>,
@@ -74,6 +76,7 @@ struct RawDag {
     description: Option<String>,
     schedule: String,
     catch_up: Option<CatchUp>,
+    enabled: Option<bool>,
     retries: Option<u32>,
     retry_after_s: Option<u64>,
     #[serde(default)]
@@ -150,6 +153,7 @@ impl Dag {
             cron: raw.schedule,
             schedule,
             catch_up: raw.catch_up.unwrap_or(CatchUp::Once),
+            enabled: raw.enabled.unwrap_or(true),
             retries,
             retry_after: std::time::Duration::from_secs(retry_after_s),
             steps,
@@ -164,9 +168,11 @@ impl Dag {
 
     /// The latest scheduled time at or before `t`.
     pub fn latest_at_or_before(&self, t: DateTime<Utc>) -> Option<DateTime<Utc>> {
-        // `after` is exclusive, so start one second later; its iterator also runs backwards.
+        // Walking backwards from a time yields the times before it: start from the next whole
+        // second (cron has no finer unit), so that `t` itself counts when it is a fire time.
+        use chrono::SubsecRound;
         self.schedule
-            .after(&(t + chrono::TimeDelta::seconds(1)))
+            .after(&(t.trunc_subsecs(0) + chrono::TimeDelta::seconds(1)))
             .next_back()
     }
 }
@@ -322,6 +328,9 @@ pub fn due(
     now: DateTime<Utc>,
     grace: chrono::TimeDelta,
 ) -> Option<(DateTime<Utc>, usize)> {
+    if !dag.enabled {
+        return None;
+    }
     let latest = dag.latest_at_or_before(now)?;
     if last.is_some_and(|l| l >= latest) {
         return None;
@@ -330,12 +339,12 @@ pub fn due(
         return None;
     }
     let missed = match last {
-        // Count at most a year's worth: the number is for the log, not for running them.
+        // Counted up to 100,000 (a day of a schedule every second): the number is for the log.
         Some(last) => dag
             .schedule
             .after(&last)
             .take_while(|t| *t <= now)
-            .take(1000)
+            .take(100_000)
             .count(),
         None => 1,
     };

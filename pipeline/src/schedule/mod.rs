@@ -10,10 +10,11 @@
 //! Crash safety:
 //! - one run per DAG at a time: a lock file under `<data>/.schedule/` that the kernel releases
 //!   when its holder dies, however it dies;
-//! - the jobs an ingest step finished are written to `<data>/.schedule/<dag>.ingested.json`
-//!   before the steps that use them, and removed only when they all succeeded: a run killed in
-//!   between leaves them to the next run, which does them again (every step replaces its own
-//!   parts, so nothing is duplicated);
+//! - each job the ingest step stores is appended to `<data>/.schedule/<dag>.ingested.jsonl`
+//!   (and synced) before its spool record leaves `cur/`, and the file is removed only when every
+//!   step that works on those jobs succeeded: a run killed anywhere in between leaves them to the
+//!   next run, which does them again (every step replaces its own parts, so nothing is
+//!   duplicated);
 //! - a failing step is tried again `retries` times in the same run, with backoff; the steps after
 //!   it still run, and the run is recorded as failed with the error;
 //! - the scheduled time of the last run is kept in `<data>/.schedule/<dag>.state.json`, from which
@@ -303,6 +304,41 @@ pub struct LastRun {
     pub error: Option<String>,
 }
 
+/// The jobs in a carried-over list, each once (the last line of a job wins); a line cut short by
+/// a crash is left out, because its job's record is still in `cur/` and is ingested again.
+fn read_carried(path: &Path) -> Vec<IngestedJob> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut jobs: Vec<IngestedJob> = Vec::new();
+    for job in text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<IngestedJob>(l).ok())
+    {
+        jobs.retain(|j| !(j.day == job.day && j.part == job.part));
+        jobs.push(job);
+    }
+    jobs
+}
+
+/// Appends one job to a carried-over list and syncs it, so that it survives a crash that
+/// follows.
+fn append_carried(path: &Path, job: &IngestedJob) -> Result<(), String> {
+    use std::io::Write;
+    let mut line = serde_json::to_string(job).map_err(|e| e.to_string())?;
+    line.push('\n');
+    let result = (|| {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        file.write_all(line.as_bytes())?;
+        file.sync_data()
+    })();
+    result.map_err(|e| format!("cannot record the job in {}: {e}", path.display()))
+}
+
 /// `<data>/.schedule`: locks, last runs and carried-over jobs (not a table).
 pub fn state_dir(data: &Path) -> PathBuf {
     data.join(".schedule")
@@ -423,11 +459,8 @@ pub fn run_dag(
     log.event("run-start", &fields);
 
     // The jobs an earlier run ingested but did not finish judging come first.
-    let carried_path = state_path(&data, &dag.name, "ingested.json");
-    let mut ingested: Vec<IngestedJob> = std::fs::read(&carried_path)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-        .unwrap_or_default();
+    let carried_path = state_path(&data, &dag.name, "ingested.jsonl");
+    let mut ingested = read_carried(&carried_path);
     if !ingested.is_empty() {
         log.event(
             "carried",
@@ -471,7 +504,7 @@ pub fn run_dag(
         let mut attempts = 0;
         let result = loop {
             attempts += 1;
-            match execute(ctx, dag, step, request, &mut ingested, log) {
+            match execute(ctx, dag, step, request, &mut ingested, &carried_path, log) {
                 Ok(done) => break Ok(done),
                 Err(e) if attempts <= dag.retries && !stop.load(Ordering::Relaxed) => {
                     let wait = dag.retry_after * 2u32.pow(attempts - 1);
@@ -490,13 +523,7 @@ pub fn run_dag(
                 Err(e) => break Err(e),
             }
         };
-        // The ingested jobs are kept on disk until every step that works on them succeeded.
         if let Step::Ingest { .. } = step {
-            if ingested.is_empty() {
-                let _ = std::fs::remove_file(&carried_path);
-            } else {
-                write_json_atomic(&carried_path, &ingested)?;
-            }
             // Where a kill hurts most: jobs out of the spool, not yet judged.
             crate::notify::fault_point("after-ingest");
         }
@@ -643,6 +670,7 @@ fn execute(
     step: &Step,
     request: &RunRequest,
     ingested: &mut Vec<IngestedJob>,
+    carried_path: &Path,
     log: &Log,
 ) -> Result<Counts, String> {
     let data = ctx.data();
@@ -660,7 +688,7 @@ fn execute(
     match step {
         Step::Ingest { limit } => {
             let spool = Spool::open(&s.spool).map_err(|e| e.to_string())?;
-            let report = per_job::run(
+            let report = per_job::run_with(
                 &spool,
                 data,
                 &s.ingest,
@@ -668,6 +696,29 @@ fn execute(
                 *limit,
                 ctx.clock.now(),
                 |_, _| {},
+                &mut |job, outcome| {
+                    let Outcome::Done {
+                        day,
+                        job_id,
+                        part,
+                        telemetry_files,
+                        ..
+                    } = outcome
+                    else {
+                        return Ok(());
+                    };
+                    let done = IngestedJob {
+                        day: *day,
+                        job_id: job_id.clone(),
+                        job: job.to_string(),
+                        part: part.clone(),
+                        telemetry_files: telemetry_files.clone(),
+                    };
+                    append_carried(carried_path, &done)?;
+                    ingested.retain(|j| !(j.day == done.day && j.part == done.part));
+                    ingested.push(done);
+                    Ok(())
+                },
             )
             .map_err(|e| e.to_string())?;
             counts.insert("claimed".into(), report.claim.claimed.len() as u64);
@@ -681,12 +732,10 @@ fn execute(
                 match &r.outcome {
                     Outcome::Done {
                         day,
-                        job_id,
-                        part,
                         state,
                         telemetry_rows,
-                        telemetry_files,
                         note,
+                        ..
                     } => {
                         let mut f = vec![
                             ("outcome", json!("done")),
@@ -698,15 +747,6 @@ fn execute(
                             f.push(("note", json!(n)));
                         }
                         job_event(&job, &mut f);
-                        let done = IngestedJob {
-                            day: *day,
-                            job_id: job_id.clone(),
-                            job: job.clone(),
-                            part: part.clone(),
-                            telemetry_files: telemetry_files.clone(),
-                        };
-                        ingested.retain(|j| !(j.day == done.day && j.part == done.part));
-                        ingested.push(done);
                     }
                     Outcome::Pending {
                         attempts,

@@ -20,6 +20,7 @@ pub const GRACE: TimeDelta = TimeDelta::minutes(10);
 #[derive(Debug, Serialize)]
 pub struct DagStatus {
     pub name: String,
+    pub enabled: bool,
     pub schedule: String,
     pub last: Option<LastRun>,
     pub next: Option<DateTime<Utc>>,
@@ -47,7 +48,12 @@ pub fn status(settings: &Settings, dags: &[Dag], now: DateTime<Utc>) -> Status {
     let mut out = Vec::new();
     for dag in dags {
         let last = last_run(&settings.data, &dag.name);
-        let overdue = dag.latest_at_or_before(now - GRACE);
+        // A paused DAG is never behind.
+        let overdue = if dag.enabled {
+            dag.latest_at_or_before(now - GRACE)
+        } else {
+            None
+        };
         let problem = match (&last, overdue) {
             (None, Some(t)) => Some(format!(
                 "has never run; it was due at {}",
@@ -79,6 +85,7 @@ pub fn status(settings: &Settings, dags: &[Dag], now: DateTime<Utc>) -> Status {
         }
         out.push(DagStatus {
             name: dag.name.clone(),
+            enabled: dag.enabled,
             schedule: dag.cron.clone(),
             last,
             next: dag.next_after(now),
@@ -135,7 +142,11 @@ pub fn render(status: &Status) -> String {
                 .as_ref()
                 .map_or("never".into(), |l| time(&l.scheduled_for)),
             d.last.as_ref().map_or("-", |l| l.outcome.as_str()),
-            d.next.as_ref().map_or("never".into(), time),
+            if d.enabled {
+                d.next.as_ref().map_or("never".into(), time)
+            } else {
+                "paused".into()
+            },
         ));
     }
     out.push('\n');

@@ -1,12 +1,18 @@
-//! The canary jobs of `jobs/canaries/` on a real single-node Slurm with a real Prometheus and
-//! node exporter, processed by the pipeline from the epilog onward: `jobsight-epilog` enqueues
-//! each job, `jobsight ingest` claims it, takes its record from sacct and its node's telemetry
-//! from Prometheus, computes its features and applies the built-in rules. Each canary must get
-//! its expected finding, and the healthy CPU-bound job none.
+//! The whole system, unattended, on real services: the canary jobs of `jobs/canaries/` on a real
+//! single-node Slurm with a real Prometheus and node exporter and a real SMTP server. The hook is
+//! installed as `ops/install-epilog.sh` does it, `jobsight daemon` is started as a real process
+//! (as the systemd unit does) before the jobs are submitted, and after that no jobsight command
+//! runs until the checks: the daemon's per-job DAG (every 2 minutes, the default schedule) claims
+//! each job, takes its record from sacct and its node's telemetry from Prometheus, computes its
+//! features, applies the built-in rules and emails critical findings to the owner. Each canary
+//! must get its expected finding and the healthy CPU-bound job none; every critical email the
+//! ledger records must have arrived at the SMTP server; `dag status` must say healthy. The test
+//! prints job end -> finding and job end -> email for each job.
 //!
 //! The jobs run one after the other (node-level telemetry cannot separate two jobs on one node),
-//! 75 s each; `rules.min_run_s` is lowered to 60 s for them, as `jobs/canaries/README.md` tells a
-//! site to do. Needs root and the package registry; takes about 8 minutes.
+//! 75 s each; `rules.min_run_s` and `notify.min_run_s` are lowered to 60 s for them, as
+//! `jobs/canaries/README.md` tells a site to do. Needs root and the package registry; takes about
+//! 10 minutes.
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -16,13 +22,14 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use common::services::{
-    ingest_until_done, install_hook, job_state, prometheus_config, sbatch, sh, start_prometheus,
+    KillOnDrop, install_hook, job_state, prometheus_config, sbatch, sh, start_prometheus,
     start_slurm, test_base, wait_until,
 };
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 const PROM_PORT: u16 = 19091;
 const EXPORTER_PORT: u16 = 19101;
+const SMTP_PORT: u16 = 19025;
 const CANARY_SECONDS: u64 = 75;
 
 /// Each canary and the findings it must get (empty: none at all).
@@ -55,6 +62,57 @@ fn each_canary_gets_its_expected_finding_and_the_healthy_job_none() {
         "the serial canary needs a node with 2 or more CPUs"
     );
 
+    // A real SMTP server that stores each message as a file named by its arrival time.
+    let mail = base.join("mail");
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", SMTP_PORT)).is_err(),
+        "port {SMTP_PORT} is taken: stop what listens there first"
+    );
+    let _smtp = KillOnDrop(
+        std::process::Command::new("bash")
+            .arg(common::repo().join("ops/smtp/start-smtp.sh"))
+            .args(["--port", &SMTP_PORT.to_string(), "--dir"])
+            .arg(&mail)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_until("the SMTP server", Duration::from_secs(180), || {
+        std::net::TcpStream::connect(("127.0.0.1", SMTP_PORT)).is_ok()
+    });
+
+    let data = base.join("data");
+    let config = prometheus_config(
+        &base,
+        PROM_PORT,
+        2,
+        &format!(
+            "[features]\ncores_per_node = {cpus}\n[rules]\nmin_run_s = 60\n[notify]\nmin_run_s = 60\ndelivery = \"smtp\"\nrecipient = \"{{user}}@example.org\"\n[notify.smtp]\nhost = \"127.0.0.1\"\nport = {SMTP_PORT}\nsecurity = \"none\"\n"
+        ),
+    );
+    // jobsight with this site's configuration, warehouse and spool.
+    let jobsight = |args: &[&str]| {
+        let mut command = std::process::Command::new(JOBSIGHT);
+        command
+            .arg("--config")
+            .arg(&config)
+            .arg("--data")
+            .arg(&data)
+            .arg("--spool")
+            .arg(&spool)
+            .args(args);
+        command
+    };
+    // The daemon, as the systemd unit starts it; nothing else of jobsight runs from here on.
+    let daemon_log = base.join("daemon.log");
+    let mut daemon = KillOnDrop(
+        jobsight(&["--log-format", "json", "daemon"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&daemon_log).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+
     let mut jobs: Vec<(u64, &str, &[&str])> = Vec::new();
     for (canary, expected) in CANARIES {
         let job = sbatch(
@@ -70,21 +128,17 @@ fn each_canary_gets_its_expected_finding_and_the_healthy_job_none() {
         jobs.push((job, canary, expected));
     }
 
-    let config = prometheus_config(
-        &base,
-        PROM_PORT,
-        2,
-        &format!("[features]\ncores_per_node = {cpus}\n[rules]\nmin_run_s = 60\n"),
+    // The daemon's per-job DAG runs every 2 minutes: every job is judged within about that.
+    wait_until(
+        "the daemon to judge every canary",
+        Duration::from_secs(300),
+        || {
+            let done = std::fs::read_dir(spool.join("done")).map_or(0, |d| d.count());
+            let carried = data.join(".schedule/per-job.ingested.jsonl").exists();
+            done == CANARIES.len() && !carried
+        },
     );
-    let data = base.join("data");
-    let (_, log) = ingest_until_done(
-        JOBSIGHT,
-        &config,
-        &data,
-        &spool,
-        CANARIES.len(),
-        Duration::from_secs(120),
-    );
+    let log = std::fs::read_to_string(&daemon_log).unwrap();
 
     // What the per-job path found, as stored.
     let rows = common::sql_json(
@@ -147,4 +201,84 @@ fn each_canary_gets_its_expected_finding_and_the_healthy_job_none() {
         .filter_map(|r| r["message"].as_str())
         .collect();
     assert!(advice.iter().any(|m| m.contains("16.0 GB")), "{advice:?}");
+
+    // Every critical email the ledger records arrived at the SMTP server (wait for the last ones).
+    let ledger = common::sql_json(
+        JOBSIGHT,
+        &data,
+        "SELECT DISTINCT key, job_id FROM notifications WHERE kind = 'critical' AND status = 'sent'",
+    );
+    eprintln!("critical emails recorded: {ledger:?}");
+    assert!(
+        !ledger.is_empty(),
+        "the hung canary's critical finding is emailed\n{log}"
+    );
+    let arrived = |key: &str| -> Option<i64> {
+        std::fs::read_dir(&mail).ok()?.flatten().find_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(e.path()).ok()?;
+            // Arrival time in ns is the file name's first field (ops/smtp/smtp_sink.py).
+            (!name.starts_with('.') && text.contains(&format!("<{key}@")))
+                .then(|| name.split('-').next()?.parse::<i64>().ok())
+                .flatten()
+        })
+    };
+    wait_until("the critical emails", Duration::from_secs(60), || {
+        ledger
+            .iter()
+            .all(|r| arrived(r["key"].as_str().unwrap()).is_some())
+    });
+
+    // Job end -> finding (the daemon's log line of the job's findings) and job end -> email.
+    let ends = common::sql_json(
+        JOBSIGHT,
+        &data,
+        "SELECT job_id, CAST(to_unixtime(\"end\") AS BIGINT) AS end_s FROM jobs ORDER BY job_id",
+    );
+    let judged_at = |job: &str| -> Option<f64> {
+        log.lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|v| {
+                v["event"] == "job"
+                    && v["step"] == "classify"
+                    && v["job"]
+                        .as_str()
+                        .is_some_and(|j| j.ends_with(&format!(":{job}")))
+            })
+            .and_then(|v| {
+                chrono::DateTime::parse_from_rfc3339(v["ts"].as_str()?)
+                    .ok()
+                    .map(|t| t.timestamp_millis() as f64 / 1000.0)
+            })
+    };
+    for row in &ends {
+        let job = row["job_id"].as_str().unwrap();
+        let end = row["end_s"].as_i64().unwrap() as f64;
+        let finding = judged_at(job).map(|t| t - end);
+        let email = ledger
+            .iter()
+            .find(|r| r["job_id"] == job)
+            .and_then(|r| arrived(r["key"].as_str().unwrap()))
+            .map(|ns| ns as f64 / 1e9 - end);
+        eprintln!(
+            "LATENCY job {job}: end -> finding {}, end -> email {}",
+            finding.map_or("-".into(), |s| format!("{s:.0} s")),
+            email.map_or("-".into(), |s| format!("{s:.0} s"))
+        );
+        let finding =
+            finding.unwrap_or_else(|| panic!("job {job} has no classify log line\n{log}"));
+        assert!(
+            finding < 300.0,
+            "job {job} judged {finding} s after its end"
+        );
+    }
+
+    // The pipeline says it keeps up, then the daemon stops cleanly on SIGTERM.
+    let status = jobsight(&["dag", "status"]).output().unwrap();
+    let text = String::from_utf8_lossy(&status.stdout);
+    eprintln!("{text}");
+    assert!(status.status.success(), "{text}");
+    assert!(text.contains("healthy:"), "{text}");
+    sh(&format!("kill -TERM {}", daemon.0.id()));
+    assert!(daemon.0.wait().unwrap().success());
 }

@@ -80,6 +80,9 @@ fn help_texts() {
         &["spool", "claim", "--help"],
         &["demo", "--help"],
         &["ingest", "--help"],
+        &["dag", "--help"],
+        &["dag", "run", "--help"],
+        &["daemon", "--help"],
     ] {
         let out = common::run_ok(
             Command::new(JOBSIGHT)
@@ -89,4 +92,50 @@ fn help_texts() {
         );
         insta::assert_snapshot!(format!("help_{}", args.join("_").replace("--", "")), out);
     }
+}
+
+/// The built-in DAGs as `jobsight dag list` shows them: their schedules and steps.
+#[test]
+fn dag_list() {
+    let out = common::run_ok(
+        Command::new(JOBSIGHT)
+            .args(["dag", "list"])
+            .env_remove("JOBSIGHT_CONFIG"),
+    );
+    insta::assert_snapshot!("dag_list", out);
+}
+
+/// `jobsight dag status` of a pipeline that has never run: every DAG is behind, said plainly,
+/// and the exit status is 1.
+#[test]
+fn dag_status_of_a_pipeline_that_never_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let spool = dir.path().join("spool");
+    Spool::init(&spool, 0o700).unwrap();
+    let out = Command::new(JOBSIGHT)
+        .arg("--data")
+        .arg(dir.path().join("data"))
+        .arg("--spool")
+        .arg(&spool)
+        .args(["dag", "status", "--format", "json"])
+        .env_remove("JOBSIGHT_CONFIG")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let problems: Vec<&str> = status["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems[0].starts_with("DAG nightly has never run; it was due at "),
+        "{problems:?}"
+    );
+    assert!(
+        problems[1].starts_with("DAG per-job has never run; it was due at "),
+        "{problems:?}"
+    );
 }

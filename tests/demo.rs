@@ -65,9 +65,11 @@ fn demo_reports_what_is_on_disk() {
         )),
         "{report}"
     );
+    // The per-job DAG took every claimed record from cur/ to done/.
     let spool = dir.path().join("spool");
+    assert_eq!(std::fs::read_dir(spool.join("cur")).unwrap().count(), 0);
     assert_eq!(
-        std::fs::read_dir(spool.join("cur")).unwrap().count(),
+        std::fs::read_dir(spool.join("done")).unwrap().count(),
         keys.len()
     );
     // Each duplicate has its record and its reason file.
@@ -76,32 +78,57 @@ fn demo_reports_what_is_on_disk() {
         2 * (runs - keys.len())
     );
     assert!(report.contains("0 run(s) reported a problem"), "{report}");
-    // Every claimed job run reached the warehouse, with its telemetry and its ground truth.
+    // Every claimed job run reached the warehouse through the real per-job DAG, with its
+    // telemetry, and the simulator's ground truth beside it.
     assert!(
-        report.contains(&format!("4. Ingest (simulator): {} jobs, ", keys.len())),
+        report.contains(&format!(
+            "5. The per-job DAG (`jobsight dag run per-job`; the simulator stands in for sacct and the node exporters): {} jobs stored",
+            keys.len()
+        )),
         "{report}"
     );
+    for step in ["ingest", "features", "classify"] {
+        assert!(
+            report.lines().any(|l| l.contains(&format!(". {step} "))
+                && l.contains(" ok ")
+                && l.contains(&format!("{} job(s)", keys.len()))),
+            "per-job step {step}: {report}"
+        );
+    }
+    assert!(
+        report.contains("6. The nightly DAG (`jobsight dag run nightly`)"),
+        "{report}"
+    );
+    // Every run and step is in the runs table: one per-job run and one nightly run per day.
+    let runs = common::sql_json(
+        JOBSIGHT,
+        &dir.path().join("warehouse"),
+        "SELECT dag, count(*) AS n FROM runs WHERE step = '' AND outcome = 'ok' GROUP BY dag ORDER BY dag",
+    );
+    assert_eq!(runs[1]["dag"], "per-job", "{runs:?}");
+    assert_eq!(runs[1]["n"].as_u64(), Some(1), "{runs:?}");
+    assert!(runs[0]["n"].as_u64().unwrap() >= 1, "{runs:?}");
     assert!(report.contains("| COMPLETED"), "{report}");
     assert!(report.contains("| memleak"), "{report}");
     assert!(report.contains("shown escaped"), "{report}");
     // Features: every ingested job has a summary, and the simulator's serial and hung jobs show
     // their SUPReMM duty-cycle category among the largest wastes.
     assert!(
-        report.contains(&format!("5. Features: {} jobs, ", keys.len())),
+        report.contains(&format!("   Features: {} jobs, ", keys.len())),
         "{report}"
     );
     assert!(report.contains("| serial    | PINNED"), "{report}");
     assert!(report.contains("| memleak"), "{report}");
     // Models: trained on another day, then judged on this day's labelled windows.
     assert!(
-        report.contains("6. Models: trained on a second simulated day"),
+        report.contains("4. Models: trained on a second simulated day"),
         "{report}"
     );
     for model in ["diagnosis.model", "anomaly-score.model"] {
         assert!(dir.path().join("models").join(model).is_file(), "{model}");
     }
     assert!(
-        report.contains("the diagnosis judged on this day's labelled windows"),
+        report.contains("The diagnosis judged on this day's labelled windows"),
         "{report}"
     );
     let macro_f1: f64 = report
@@ -113,7 +140,7 @@ fn demo_reports_what_is_on_disk() {
     // Classification: every job classified, the leaks found by the memory-leak rule with the
     // simulator's truth beside them, and what the report counts is what the findings table holds.
     assert!(
-        report.contains("7. Classification with the built-in rule book"),
+        report.contains("   Classification with the built-in rule book"),
         "{report}"
     );
     assert!(
@@ -139,7 +166,7 @@ fn demo_reports_what_is_on_disk() {
     let verdicts = report
         .split("one verdict per job from rules and models together: ")
         .nth(1)
-        .and_then(|rest| rest.split("; in ").next())
+        .and_then(|rest| rest.lines().next())
         .unwrap_or_else(|| panic!("no verdict counts: {report}"));
     let counted: u64 = verdicts
         .split(", ")
@@ -153,9 +180,9 @@ fn demo_reports_what_is_on_disk() {
     assert_eq!(stored[0]["n"].as_u64(), Some(counted), "{stored:?}");
     assert_eq!(stored[0]["jobs"].as_u64(), Some(counted), "{stored:?}");
     assert!(stored[0]["named"].as_u64().unwrap() >= 3, "{stored:?}");
-    // Step 8: the digests of the simulated day are in the outbox, one .eml per message, and
-    // the ledger says so.
-    assert!(report.contains("8. Email"), "{report}");
+    // Step 7: the critical emails of the per-job DAG and the digests of the nightly one are in
+    // the outbox, one .eml per message, and the ledger says so.
+    assert!(report.contains("7. Email"), "{report}");
     let sent = dir.path().join("outbox").join("sent");
     let messages: Vec<_> = std::fs::read_dir(&sent).unwrap().flatten().collect();
     assert!(messages.len() >= 5, "{report}");

@@ -637,7 +637,7 @@ fn the_per_job_dag_judges_each_ingested_job_once_and_records_its_run() {
     assert_eq!(rows[0]["step"], "");
     assert_eq!(
         rows[1]["counts"].as_str().unwrap(),
-        "{\"claimed\":1,\"done\":1,\"duplicates\":0,\"malformed\":0,\"pending\":0,\"quarantined\":0,\"waiting\":0}"
+        "{\"claimed\":1,\"done\":1,\"duplicates\":0,\"malformed\":0,\"pending\":0,\"quarantined\":0,\"telemetry_rows\":0,\"waiting\":0}"
     );
     let last = schedule::last_run(&s.data, "per-job").unwrap();
     assert_eq!((last.scheduled_for, last.outcome.as_str()), (now, "ok"));
@@ -673,6 +673,45 @@ fn the_per_job_dag_judges_each_ingested_job_once_and_records_its_run() {
         "SELECT rule, count(*) AS n FROM findings WHERE job_id = '1' GROUP BY rule HAVING count(*) > 1",
     );
     assert!(findings.is_empty(), "findings twice: {findings:?}");
+
+    // A backfill re-runs the nightly DAG's whole-day steps over the stored days, one run per day,
+    // and skips what would ingest, email or delete; the per-job DAG has nothing to backfill.
+    let nightly = schedule::dag::find(&dags, "nightly").unwrap();
+    let log = Log::new(LogFormat::Json, Box::new(Buffer::default()));
+    let day = at(JOB1_ENQUEUED).date_naive();
+    let runs = schedule::backfill(&ctx, nightly, day, day, &log, &stop).unwrap();
+    assert_eq!(runs.len(), 1);
+    let outcomes: Vec<(&str, StepOutcome)> = runs[0]
+        .steps
+        .iter()
+        .map(|s| (s.step.as_str(), s.outcome))
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            ("features", StepOutcome::Ok),
+            ("classify", StepOutcome::Ok),
+            ("notify", StepOutcome::Skipped),
+            ("retain", StepOutcome::Skipped)
+        ]
+    );
+    assert_eq!(
+        runs[0].steps[1].jobs, 2,
+        "both jobs of the day judged again"
+    );
+    let backfills = common::sql_json(
+        JOBSIGHT,
+        &s.data,
+        "SELECT count(*) AS n FROM runs WHERE trigger = 'backfill' AND step = ''",
+    );
+    assert_eq!(backfills[0]["n"].as_u64(), Some(1));
+    let e = schedule::backfill(&ctx, dag, day, day, &log, &stop)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("DAG per-job has no step that works on whole days"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -848,20 +887,22 @@ fn enqueue_job(spool: &Path, n: u64) {
         .unwrap();
 }
 
-fn start_daemon(s: &DaemonSetup, log: &Path) -> std::process::Child {
+fn start_daemon(s: &DaemonSetup, log: &Path) -> common::services::KillOnDrop {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(log)
         .unwrap();
-    Command::new(JOBSIGHT)
-        .arg("--config")
-        .arg(&s.config)
-        .args(["--log-format", "json", "daemon"])
-        .stdout(std::process::Stdio::null())
-        .stderr(log)
-        .spawn()
-        .unwrap()
+    common::services::KillOnDrop(
+        Command::new(JOBSIGHT)
+            .arg("--config")
+            .arg(&s.config)
+            .args(["--log-format", "json", "daemon"])
+            .stdout(std::process::Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap(),
+    )
 }
 
 /// Waits until every record is in done/ and nothing is carried over, or panics after `limit`.
@@ -883,12 +924,14 @@ fn wait_for_all_done(s: &DaemonSetup, count: usize, limit: Duration) {
     }
 }
 
-fn sigterm(child: &std::process::Child) {
+/// Sends SIGTERM and returns how the daemon exited.
+fn sigterm(daemon: &mut common::services::KillOnDrop) -> std::process::ExitStatus {
     let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args(["-TERM", &daemon.0.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
+    daemon.0.wait().unwrap()
 }
 
 #[test]
@@ -908,8 +951,7 @@ fn the_daemon_judges_arriving_jobs_unattended_and_stops_cleanly_on_sigterm() {
         "SELECT DISTINCT job_id FROM classes ORDER BY job_id",
     );
     assert_eq!(judged.len(), 6, "{judged:?}");
-    sigterm(&daemon);
-    let status = daemon.wait().unwrap();
+    let status = sigterm(&mut daemon);
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(status.success(), "{status}\n{text}");
     assert!(
@@ -936,8 +978,7 @@ fn the_daemon_judges_arriving_jobs_unattended_and_stops_cleanly_on_sigterm() {
     common::services::wait_until("a catch-up run", Duration::from_secs(30), || {
         std::fs::read_to_string(&log2).is_ok_and(|t| t.contains("\"event\":\"run-end\""))
     });
-    sigterm(&daemon);
-    assert!(daemon.wait().unwrap().success());
+    assert!(sigterm(&mut daemon).success());
     let text = std::fs::read_to_string(&log2).unwrap();
     let first_start = text
         .lines()
@@ -954,7 +995,6 @@ fn the_daemon_judges_arriving_jobs_unattended_and_stops_cleanly_on_sigterm() {
         1,
         "caught up once: {text}"
     );
-    assert!(s.outbox.exists() || !s.outbox.exists());
 }
 
 /// Every table the per-job DAG writes, as sorted text rows, without what legitimately differs
@@ -991,8 +1031,7 @@ fn killed_at_random_points_thirty_times_the_daemon_loses_and_duplicates_nothing(
     let log = reference.tmp.path().join("daemon.log");
     let mut daemon = start_daemon(&reference, &log);
     wait_for_all_done(&reference, JOBS as usize, Duration::from_secs(120));
-    sigterm(&daemon);
-    assert!(daemon.wait().unwrap().success());
+    assert!(sigterm(&mut daemon).success());
 
     // The same jobs arriving while the daemon is killed (SIGKILL) at random points.
     let s = daemon_setup();
@@ -1012,14 +1051,13 @@ fn killed_at_random_points_thirty_times_the_daemon_loses_and_duplicates_nothing(
         seed ^= seed << 17;
         let mut daemon = start_daemon(&s, &log);
         std::thread::sleep(Duration::from_millis(50 + seed % 700));
-        daemon.kill().unwrap();
-        daemon.wait().unwrap();
+        daemon.0.kill().unwrap();
+        daemon.0.wait().unwrap();
     }
     arrivals.join().unwrap();
     let mut daemon = start_daemon(&s, &log);
     wait_for_all_done(&s, JOBS as usize, Duration::from_secs(120));
-    sigterm(&daemon);
-    assert!(daemon.wait().unwrap().success());
+    assert!(sigterm(&mut daemon).success());
     let text = std::fs::read_to_string(&log).unwrap();
     let killed_runs = text.matches("\"event\":\"run-start\"").count()
         - text.matches("\"event\":\"run-end\"").count();

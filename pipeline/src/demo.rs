@@ -1,13 +1,14 @@
-//! `jobsight demo`: what exists of the pipeline, run end to end on a simulated cluster.
+//! `jobsight demo`: the pipeline, run end to end on a simulated cluster.
 //!
 //! It simulates a day of finished jobs ([`crate::simulate`]), runs the real `jobsight-epilog`
 //! binary once per hook invocation with the exact environment Slurm would give it, claims the
 //! spool ([`crate::spool`]) and reports what it found, counting from the claimed records (not from
 //! the simulation), so the numbers prove the hook and the claim worked. Then it ingests the
-//! claimed jobs' accounting and telemetry from the simulator into the warehouse
-//! ([`crate::ingest::simulator`]) and shows what landed there with SQL ([`crate::query`]).
-//! Features follow, then models trained on a second simulated day (never on the day they judge)
-//! and evaluated on this one, then the classification of every job by rules and models.
+//! models trained on a second simulated day (never on the day they judge), then runs the real
+//! per-job DAG ([`crate::schedule`]) with the simulator standing in for sacct and the node
+//! exporters ([`crate::ingest::simulator::SimulatedCluster`]) and the nightly DAG for the day,
+//! and shows what landed in the warehouse with SQL ([`crate::query`]): features, findings,
+//! predictions, the models' evaluation on the day, and the emails in a file outbox.
 //!
 //! Needs no services and no configuration; writes only under its directory.
 
@@ -18,17 +19,19 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::catalog::CatalogError;
-use crate::classify::{self, ClassifyError};
+use crate::classify::ClassifyError;
 use crate::features::{self, FeaturesError};
-use crate::ingest::simulator;
+use crate::ingest::simulator::{self, SimulatedCluster};
 use crate::model::predict::Models;
 use crate::model::{self, Kind, LabelsFrom, ModelError, TrainOptions};
 use crate::notify;
 use crate::output::{self, Format};
 use crate::query::{self, QueryError, SqlFormat};
 use crate::rules::{self, RulesError};
+use crate::schedule;
 use crate::simulate::{self, ClusterSpec};
 use crate::spool::{Spool, SpoolError};
+use std::sync::Arc;
 
 /// The simulated day, sampling step and metric count of the demo: coarse enough to run in
 /// seconds, fine enough to show each anomaly's signature.
@@ -177,6 +180,10 @@ pub enum DemoError {
     Notify(#[from] notify::NotifyError),
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
+    #[error(transparent)]
+    Schedule(#[from] schedule::ScheduleError),
+    #[error(transparent)]
+    Dag(#[from] schedule::dag::DagError),
     #[error("cannot start the query runtime: {0}")]
     Runtime(io::Error),
     #[error("cannot write the report: {0}")]
@@ -378,83 +385,19 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
         format!("\n3. {}", output::render_status(&status, Format::Table)),
     )?;
 
-    // 4. Ingest: each claimed job run's accounting and telemetry, from the simulator standing in
-    // for sacct and the node exporters, through the same warehouse code as the real sources.
-    let warehouse = dir.join("warehouse");
-    let mut by_run: std::collections::HashMap<(u64, u32), &simulate::SimJob> = Default::default();
-    for job in &jobs {
-        by_run.entry((job.job_id, job.restart_count)).or_insert(job);
-    }
-    let claimed: Vec<&simulate::SimJob> = report
-        .claimed
-        .iter()
-        .filter_map(|c| {
-            by_run
-                .get(&(c.record.job_id, c.record.restart_count.unwrap_or(0)))
-                .copied()
-        })
-        .collect();
+    // 4. Models first, trained on another simulated day of the same kind of cluster: the per-job
+    // DAG judges each job with them as it comes in, and a model never sees the jobs it judges.
     let started = Instant::now();
-    let written = simulator::write_jobs(
-        &warehouse,
-        &claimed,
-        spec,
-        DEMO_DAY,
-        DEMO_STEP_S,
-        DEMO_METRICS,
-        options.seed,
-        "demo",
-        |_, _| {},
-    )?;
-    w(
-        out,
-        format!(
-            "\n4. Ingest (simulator): {} jobs, {} telemetry rows ({} metrics per node every {} s), {} Parquet files in {:.1} s\n   warehouse: {}\n",
-            written.jobs,
-            written.telemetry_rows,
-            DEMO_METRICS,
-            DEMO_STEP_S,
-            written.files,
-            started.elapsed().as_secs_f64(),
-            warehouse.display()
-        ),
-    )?;
-    let runtime = tokio::runtime::Runtime::new().map_err(DemoError::Runtime)?;
-    show_queries(out, &runtime, &warehouse, &DEMO_QUERIES)?;
-
-    // 5. Features of every day the jobs ended on, by the same single pass as the nightly run.
-    let started = Instant::now();
-    let settings = features::Settings {
+    let features_settings = features::Settings {
         cores_per_node: Some(spec.cpus_per_node),
         windows: Some(DEMO_WINDOWS),
         ..features::Settings::default()
     };
-    let computed = compute_features(&warehouse, &settings)?;
+    let trained = train_models(&dir, spec, options.seed, &features_settings)?;
     w(
         out,
         format!(
-            "\n5. Features: {} jobs, {} rows per job x node x metric, {} per job x metric across nodes, {} job summaries ({} cannot be judged for lack of telemetry), {} window rows for the models ({} s windows every {} s) in {:.1} s\n",
-            computed.jobs,
-            computed.rows,
-            computed.job_rows,
-            computed.jobs,
-            computed.not_judgeable,
-            computed.window_rows,
-            DEMO_WINDOWS.window_s,
-            DEMO_WINDOWS.stride_s,
-            started.elapsed().as_secs_f64()
-        ),
-    )?;
-    show_queries(out, &runtime, &warehouse, &FEATURE_QUERIES)?;
-
-    // 6. Models, trained on another simulated day of the same kind of cluster and judged on
-    // this one: a model is never shown the jobs it is evaluated on.
-    let started = Instant::now();
-    let trained = train_models(&dir, spec, options.seed, &settings)?;
-    w(
-        out,
-        format!(
-            "\n6. Models: trained on a second simulated day ({} nodes, {} jobs, {:.0} % of them with an injected anomaly, seed {}), never on this one, in {:.1} s\n   $ jobsight --data {} model train --kind diagnosis --trees {} --max-windows-per-class {} --max-samples-per-tree {} --out {}\n{}",
+            "\n4. Models: trained on a second simulated day ({} nodes, {} jobs, {:.0} % of them with an injected anomaly, seed {}), never on this one, in {:.1} s\n   $ jobsight --data {} model train --kind diagnosis --trees {} --max-windows-per-class {} --max-samples-per-tree {} --out {}\n{}",
             TRAINING_NODES,
             TRAINING_JOBS,
             TRAINING_ANOMALY_SHARE * 100.0,
@@ -468,12 +411,173 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
             indent(&trained.header)
         ),
     )?;
+
+    // The site's settings: the demo's warehouse, spool, models and file outbox; all else default.
+    let warehouse = dir.join("warehouse");
+    let mut settings = crate::config::Options::default().resolve(Path::new("(demo defaults)"))?;
+    settings.data = warehouse.clone();
+    settings.spool = spool_path.clone();
+    settings.features = features_settings;
+    settings.rules.cores_per_node = Some(spec.cpus_per_node);
+    settings.model.diagnosis = Some(trained.diagnosis.clone());
+    settings.model.unsupervised = Some(trained.unsupervised.clone());
+    settings.notify.outbox = dir.join("outbox");
+    let book = Arc::new(rules::RuleBook::load(None)?);
+    let models = Arc::new(Models::load(
+        Some(&trained.diagnosis),
+        Some(&trained.unsupervised),
+    )?);
+    let dags = schedule::dag::load_all(None)?;
+    let log_path = dir.join("pipeline.log");
+    let log_file = std::fs::File::create(&log_path).map_err(|source| DemoError::CreateDir {
+        path: log_path.clone(),
+        source,
+    })?;
+    let log = schedule::Log::new(schedule::LogFormat::Text, Box::new(log_file));
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    // The simulator stands in for sacct and for the node exporters; everything else is the
+    // pipeline as a site runs it.
+    let context = |at: chrono::DateTime<chrono::Utc>| schedule::Context {
+        settings: settings.clone(),
+        clock: schedule::Clock::Fixed(at),
+        book: Arc::clone(&book),
+        models: Some(Arc::clone(&models)),
+        accounting: Box::new(SimulatedCluster::new(
+            &jobs,
+            spec,
+            DEMO_DAY,
+            DEMO_STEP_S,
+            DEMO_METRICS,
+            options.seed,
+        )),
+        telemetry: Some(Box::new(SimulatedCluster::new(
+            &jobs,
+            spec,
+            DEMO_DAY,
+            DEMO_STEP_S,
+            DEMO_METRICS,
+            options.seed,
+        ))),
+    };
+
+    // 5. The per-job DAG, as the daemon runs it every 2 minutes; here once, a minute after the
+    // last job ended, so that every job is ready.
+    let last_end = jobs.iter().map(|j| j.end_s).max().unwrap_or(0);
+    let end_of_day = DEMO_DAY
+        .and_hms_opt(0, 0, 0)
+        .map(|t| t.and_utc())
+        .unwrap_or_default()
+        + chrono::TimeDelta::seconds(last_end as i64 + 60);
+    let per_job = schedule::dag::find(&dags, "per-job")?;
+    let run = schedule::run_dag(
+        &context(end_of_day),
+        per_job,
+        &schedule::RunRequest {
+            scheduled_for: end_of_day,
+            trigger: schedule::Trigger::Manual,
+            days: None,
+        },
+        &log,
+        &stop,
+    )?;
+    let ingest = run.steps.first();
+    let count = |step: Option<&schedule::StepReport>, key: &str| {
+        step.and_then(|s| s.counts.get(key)).copied().unwrap_or(0)
+    };
+    w(
+        out,
+        format!(
+            "\n5. The per-job DAG (`jobsight dag run per-job`; the simulator stands in for sacct and the node exporters): {} jobs stored with {} telemetry rows ({} metrics per node every {} s), each then given its features, judged by the rules and the models, and its critical findings emailed\n{}   one log line per job and step: {}\n   warehouse: {}\n",
+            ingest.map_or(0, |s| s.jobs),
+            count(ingest, "telemetry_rows"),
+            DEMO_METRICS,
+            DEMO_STEP_S,
+            indent(&output::render_runs(std::slice::from_ref(&run))),
+            log_path.display(),
+            warehouse.display()
+        ),
+    )?;
+    // The simulator's answer key, which no real cluster has: what the models are judged against.
+    let claimed: Vec<&simulate::SimJob> = report
+        .claimed
+        .iter()
+        .filter_map(|c| {
+            jobs.iter().find(|j| {
+                j.job_id == c.record.job_id
+                    && j.restart_count == c.record.restart_count.unwrap_or(0)
+            })
+        })
+        .collect();
+    simulator::write_labels(&warehouse, &claimed, spec, DEMO_DAY, "demo")?;
+    let runtime = tokio::runtime::Runtime::new().map_err(DemoError::Runtime)?;
+    show_queries(out, &runtime, &warehouse, &DEMO_QUERIES)?;
+
+    // 6. The nightly DAG, at 02:30 after each day the jobs ended on: the day as a whole, then
+    // the digests.
+    let nightly = schedule::dag::find(&dags, "nightly")?;
+    let mut nights = Vec::new();
+    for day in features::days_with_jobs(&warehouse) {
+        let night = (day + chrono::Days::new(1))
+            .and_hms_opt(2, 30, 0)
+            .map(|t| t.and_utc())
+            .unwrap_or_default();
+        nights.push(schedule::run_dag(
+            &context(night),
+            nightly,
+            &schedule::RunRequest {
+                scheduled_for: night,
+                trigger: schedule::Trigger::Manual,
+                days: None,
+            },
+            &log,
+            &stop,
+        )?);
+    }
+    w(
+        out,
+        format!(
+            "\n6. The nightly DAG (`jobsight dag run nightly`) after each day the jobs ended on: the day as a whole\n{}",
+            indent(&output::render_runs(&nights))
+        ),
+    )?;
+    // Each day's figures, added up over the nights.
+    let mut totals: BTreeMap<(String, String), u64> = BTreeMap::new();
+    let mut jobs_of: BTreeMap<String, u64> = BTreeMap::new();
+    for run in &nights {
+        for s in &run.steps {
+            *jobs_of.entry(s.step.clone()).or_default() += s.jobs;
+            for (k, v) in &s.counts {
+                *totals.entry((s.step.clone(), k.clone())).or_default() += v;
+            }
+        }
+    }
+    let total = |step: &str, key: &str| {
+        totals
+            .get(&(step.to_string(), key.to_string()))
+            .copied()
+            .unwrap_or(0)
+    };
+    let jobs_in = |step: &str| jobs_of.get(step).copied().unwrap_or(0);
+    w(
+        out,
+        format!(
+            "\n   Features: {} jobs, {} rows per job x node x metric, {} job summaries ({} cannot be judged for lack of telemetry), {} window rows for the models ({} s windows every {} s)\n",
+            jobs_in("features"),
+            total("features", "rows"),
+            jobs_in("features"),
+            total("features", "not_judgeable"),
+            total("features", "window_rows"),
+            DEMO_WINDOWS.window_s,
+            DEMO_WINDOWS.stride_s,
+        ),
+    )?;
+    show_queries(out, &runtime, &warehouse, &FEATURE_QUERIES)?;
     // The diagnosis on this day's labelled windows: jobs the model has never seen.
     match model::evaluate_model(&warehouse, &trained.diagnosis, &LabelsFrom::Table) {
         Ok(report) => w(
             out,
             format!(
-                "\n   the diagnosis judged on this day's labelled windows, which it has never seen:\n   $ jobsight --data {} model eval --model {}\n{}",
+                "\n   The diagnosis judged on this day's labelled windows, which it has never seen:\n   $ jobsight --data {} model eval --model {}\n{}",
                 warehouse.display(),
                 trained.diagnosis.display(),
                 indent(&model::render_report(&report))
@@ -482,30 +586,11 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
         Err(ModelError::NoData(why)) => w(out, format!("\n   no evaluation on this day: {why}\n"))?,
         Err(e) => return Err(e.into()),
     }
-
-    // 7. Classes, the thresholds block and the rules' findings with the built-in rule book, and
-    // one verdict per job from rules and models together.
-    let started = Instant::now();
-    let rules_settings = rules::Settings {
-        cores_per_node: Some(spec.cpus_per_node),
-        ..rules::Settings::default()
-    };
-    let book = rules::RuleBook::load(None)?;
-    let models = Models::load(Some(&trained.diagnosis), Some(&trained.unsupervised))?;
-    let mut classified = classify::Classified::default();
-    let mut verdicts: BTreeMap<String, usize> = BTreeMap::new();
-    for day in features::days_with_jobs(&warehouse) {
-        let (found, predicted) =
-            classify::classify_day(&warehouse, day, &book, &rules_settings, Some(&models))?;
-        classified.add(&found);
-        for p in &predicted {
-            *verdicts.entry(p.verdict.clone()).or_default() += 1;
-        }
-    }
+    let verdicts = verdict_counts(&runtime, &warehouse)?;
     w(
         out,
         format!(
-            "\n7. Classification with the built-in rule book ({} rules in {} groups, {} classes, {} characteristics; `jobsight rules list`): {} on {} jobs, {} class memberships;\n   and one verdict per job from rules and models together: {}; in {:.1} s\n",
+            "\n   Classification with the built-in rule book ({} rules in {} groups, {} classes, {} characteristics; `jobsight rules list`): {} findings ({} critical) on {} jobs, {} class memberships;\n   and one verdict per job from rules and models together: {}\n",
             book.rules.len(),
             book.rules
                 .iter()
@@ -514,55 +599,60 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
                 .len(),
             book.classes.len(),
             book.characteristics.len(),
-            classified.findings_by_severity(),
-            classified.jobs,
-            classified.classes,
+            total("classify", "findings"),
+            total("classify", "critical"),
+            jobs_in("classify"),
+            total("classify", "classes"),
             join(&verdicts),
-            started.elapsed().as_secs_f64()
         ),
     )?;
     show_queries(out, &runtime, &warehouse, &CLASSIFY_QUERIES)?;
     show_queries(out, &runtime, &warehouse, &PREDICTION_QUERIES)?;
 
-    // 8. Email: the nightly notify run at the end of the demo day, into a file outbox (no mail
-    // server needed): one digest per user, critical emails, the admins' report.
-    let mut notify_settings = notify::Options::default().resolve(Path::new("(demo defaults)"))?;
-    notify_settings.outbox = dir.join("outbox");
-    let now = DEMO_DAY
-        .and_hms_opt(23, 30, 0)
-        .map(|t| t.and_utc())
+    // 7. Email: what the two DAGs' notify steps sent, into a file outbox (no mail server needed).
+    let sent = settings.notify.outbox.join("sent");
+    let mut messages: Vec<(String, String)> = std::fs::read_dir(&sent)
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| {
+                    let meta = std::fs::read(e.path().join("meta.json")).ok()?;
+                    let meta: serde_json::Value = serde_json::from_slice(&meta).ok()?;
+                    Some((
+                        e.file_name().to_string_lossy().into_owned(),
+                        format!(
+                            "to {}: {}",
+                            meta["to"].as_array().map_or(String::new(), |to| to
+                                .iter()
+                                .filter_map(|t| t.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")),
+                            meta["subject"].as_str().unwrap_or("")
+                        ),
+                    ))
+                })
+                .collect()
+        })
         .unwrap_or_default();
-    let run = notify::RunOptions {
-        now,
-        critical_only: false,
-        dry_run: false,
-    };
-    let report = notify::run(&warehouse, &notify_settings, &run, &mut |_| {})?;
+    messages.sort();
+    let listed: Vec<String> = messages
+        .iter()
+        .take(12)
+        .map(|(key, what)| output::printable(&format!("   {key:<32} {what}")))
+        .collect();
     w(
         out,
         format!(
-            "\n8. Email (`jobsight notify`, the nightly run at {}; delivery to a file outbox, SMTP when configured):\n{}",
-            now.format("%Y-%m-%d %H:%M UTC"),
-            indent(&output::render_notify(&report, false))
+            "\n7. Email: {} message(s) in {} (critical emails from the per-job DAG, digests and the admins' report from the nightly one; SMTP when configured), each a `message.eml` with text and HTML:\n{}\n{}",
+            messages.len(),
+            sent.display(),
+            listed.join("\n"),
+            if messages.len() > listed.len() {
+                format!("   ... and {} more\n", messages.len() - listed.len())
+            } else {
+                String::new()
+            }
         ),
     )?;
-    if let Some(digest) = report
-        .prepared
-        .iter()
-        .find(|p| p.planned.kind == notify::plan::MessageKind::Digest)
-    {
-        w(
-            out,
-            format!(
-                "\n   The first lines of {}'s digest ({}/sent/{}/message.eml):\n   Subject: {}\n{}   ...\n",
-                digest.planned.user.as_deref().unwrap_or("-"),
-                notify_settings.outbox.display(),
-                digest.planned.key,
-                digest.rendered.subject,
-                indent(&first_lines(&digest.rendered.text, 18))
-            ),
-        )?;
-    }
     show_queries(out, &runtime, &warehouse, &NOTIFY_QUERIES)?;
     w(
         out,
@@ -572,6 +662,25 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
         ),
     )?;
     Ok(())
+}
+
+/// Jobs per verdict in `predictions`.
+fn verdict_counts(
+    runtime: &tokio::runtime::Runtime,
+    warehouse: &Path,
+) -> Result<BTreeMap<String, usize>, DemoError> {
+    let batches = runtime.block_on(query::run(
+        warehouse,
+        "SELECT verdict, count(*) AS n FROM predictions GROUP BY verdict",
+    ))?;
+    let mut counts = BTreeMap::new();
+    for line in query::render(&batches, SqlFormat::Json)?.lines() {
+        let row: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
+        if let (Some(v), Some(n)) = (row["verdict"].as_str(), row["n"].as_u64()) {
+            counts.insert(v.to_string(), n as usize);
+        }
+    }
+    Ok(counts)
 }
 
 /// Features of every day of `warehouse` with jobs.

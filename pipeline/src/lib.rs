@@ -17,6 +17,7 @@ pub mod config;
 pub mod demo;
 pub mod features;
 pub mod ingest;
+pub mod lockfile;
 pub mod model;
 pub mod notify;
 pub mod output;

@@ -60,6 +60,8 @@ enum Command {
         #[command(subcommand)]
         action: SpoolAction,
     },
+    /// Run the whole pipeline on a simulated cluster's day; needs no services.
+    ///
     /// The whole pipeline on a simulated cluster's day: every finished job through the real hook
     /// binary, claimed, ingested with its telemetry, features computed, models trained on a
     /// second simulated day, every job classified by the rules and the models, and the owners'
@@ -83,6 +85,8 @@ enum Command {
         #[arg(long, env = "JOBSIGHT_EPILOG_BIN")]
         epilog_bin: Option<PathBuf>,
     },
+    /// Write a simulated cluster's day (jobs, telemetry, ground truth) into the warehouse.
+    ///
     /// Write a simulated day of a cluster into the warehouse: jobs, telemetry with the signatures
     /// of HPAS anomalies and of common inefficiencies, and the ground truth in `labels`. The same
     /// options give the same data; running it again replaces what it wrote.
@@ -115,6 +119,8 @@ enum Command {
         #[arg(long, default_value = "2026-11-20")]
         day: chrono::NaiveDate,
     },
+    /// Claim finished jobs and store their accounting and telemetry (one step, by hand).
+    ///
     /// The per-job ingest step: claim what the epilog hook enqueued, then for every claimed job
     /// get its final record from sacct and its nodes' telemetry over its run time from Prometheus,
     /// and write both into the warehouse. A job that is not ready (accounting not settled, last
@@ -141,6 +147,8 @@ enum Command {
         #[arg(long, value_enum, default_value = "table")]
         format: Format,
     },
+    /// Compute the features of the stored jobs' telemetry, one day at a time.
+    ///
     /// Compute the features of the stored telemetry, one day partition at a time: per job × node
     /// × metric statistics after trimming each end of the job (count, min, max, mean, std, cv,
     /// skewness, kurtosis, 5/25/50/75/95th percentiles, sampling interval, coverage, growth slope,
@@ -169,6 +177,8 @@ enum Command {
         #[arg(long)]
         windows: Option<jobsight::features::WindowSpec>,
     },
+    /// Apply the rule book (and the models) to the stored jobs, one day at a time.
+    ///
     /// Apply the rule book to the stored jobs, one day partition at a time: the thresholds block
     /// (each main characteristic low / average / high) into `thresholds`, the job classes into
     /// `classes`, and one row per triggered rule into `findings` (group, severity, node and time
@@ -195,6 +205,8 @@ enum Command {
         #[arg(long, env = "JOBSIGHT_ANOMALY_MODEL")]
         anomaly_model: Option<PathBuf>,
     },
+    /// Email job owners what was found about their jobs, and admins what needs them.
+    ///
     /// Email job owners what was found about their jobs, and admins what needs them. Each user
     /// gets one digest per period (notify.period: daily or weekly) with every finding not yet
     /// reported, most important first, with the job's numbers and what to do; critical findings
@@ -235,6 +247,8 @@ enum Command {
         #[command(subcommand)]
         action: DagAction,
     },
+    /// Run every DAG on its schedule until SIGTERM or SIGINT.
+    ///
     /// Run every DAG on its schedule until SIGTERM or SIGINT. The DAGs are the built-in
     /// `per-job` (every 2 minutes: claim, sacct and telemetry, features, rules and models, critical
     /// emails) and `nightly` (02:30 UTC: yesterday's features and findings as whole days, digests,
@@ -243,6 +257,8 @@ enum Command {
     /// when they change. On SIGTERM a run under way finishes its steps, then the daemon exits 0.
     /// Every run and step is logged (--log-format) and recorded in the `runs` table.
     Daemon,
+    /// Check the configuration, the DAG files, the rule book and the email templates.
+    ///
     /// Check the configuration, the DAG files, the rule book and the email templates (every
     /// placeholder known, every section closed) without running anything. Exit status 1 on the
     /// first problem.
@@ -252,6 +268,8 @@ enum Command {
         #[command(subcommand)]
         action: RulesAction,
     },
+    /// Train, evaluate and inspect the machine-learning models.
+    ///
     /// Train, evaluate and inspect the machine-learning models (diagnosis of the anomaly type; an
     /// unsupervised anomaly score). They read the `windows` table: run `jobsight features
     /// --windows 60:15` first.
@@ -259,9 +277,11 @@ enum Command {
         #[command(subcommand)]
         action: ModelAction,
     },
+    /// Run a SQL query over every table of the warehouse.
+    ///
     /// Run a SQL query (DataFusion dialect) over every table of the warehouse: jobs, telemetry,
     /// labels, features, features_job, job_summary, windows, findings, classes, thresholds, predictions,
-    /// notifications. Each table has the partition column `day` ('YYYY-MM-DD', the job's end
+    /// notifications, runs. Each table has the partition column `day` ('YYYY-MM-DD', the job's end
     /// day).
     Sql {
         /// The query, e.g. "SELECT count(*) FROM jobs".

@@ -382,7 +382,7 @@ pub fn render_runs(reports: &[crate::schedule::RunReport]) -> String {
             r.trigger,
             r.scheduled_for.format("%Y-%m-%d %H:%M:%S UTC"),
             r.outcome.name(),
-            (r.ended - r.started).num_milliseconds() as f64 / 1000.0
+            r.seconds
         ));
         for s in &r.steps {
             let counts: Vec<String> = s
@@ -392,10 +392,11 @@ pub fn render_runs(reports: &[crate::schedule::RunReport]) -> String {
                 .map(|(k, v)| format!("{k} {v}"))
                 .collect();
             out.push_str(&printable(&format!(
-                "  {}. {:<9} {:<8} {} job(s){}{}{}",
+                "  {}. {:<9} {:<8} {:>6.1} s  {} job(s){}{}{}",
                 s.position,
                 s.step,
                 s.outcome.name(),
+                s.seconds,
                 s.jobs,
                 if counts.is_empty() {
                     String::new()

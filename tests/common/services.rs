@@ -196,15 +196,21 @@ pub fn root_and_epilog(jobsight: &str, what: &str) -> PathBuf {
 }
 
 /// Writes `base/jobsight.toml` for a real Prometheus on loopback `port`: retries after 1 s, series
-/// at `step_s`, 5 s rate windows, 3 s lag, then `extra` (more TOML; it must not open a [notify]
-/// table), and emails into the file outbox `base/outbox`. Returns its path.
+/// at `step_s`, 5 s rate windows, 3 s lag, then `extra` (more TOML), and the outbox
+/// `base/outbox`. Returns its path.
 pub fn prometheus_config(base: &Path, port: u16, step_s: i64, extra: &str) -> PathBuf {
     let config = base.join("jobsight.toml");
+    let outbox = format!("outbox = \"{}\"\n", base.join("outbox").display());
     std::fs::write(
         &config,
         format!(
-            "[ingest]\nretry_after_s = 1\nretry_max_s = 2\n[prometheus]\nurl = \"http://127.0.0.1:{port}\"\nstep_s = {step_s}\nrate_window_s = 5\nlag_s = 3\ntimeout_s = 10\n{extra}\n[notify]\noutbox = \"{}\"\n",
-            base.join("outbox").display()
+            "[ingest]\nretry_after_s = 1\nretry_max_s = 2\n[prometheus]\nurl = \"http://127.0.0.1:{port}\"\nstep_s = {step_s}\nrate_window_s = 5\nlag_s = 3\ntimeout_s = 10\n{}",
+            // The outbox goes into the test's [notify] table, or a table of its own.
+            if extra.contains("[notify]\n") {
+                extra.replace("[notify]\n", &format!("[notify]\n{outbox}"))
+            } else {
+                format!("{extra}\n[notify]\n{outbox}")
+            }
         ),
     )
     .unwrap();
@@ -250,4 +256,16 @@ pub fn job_events(output: &str, step: &str) -> Vec<serde_json::Value> {
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(|v| v["event"] == "job" && v["step"] == step)
         .collect()
+}
+
+/// A child process (a daemon, a server) killed when dropped, so that a failing test leaves none
+/// running to disturb the next run (a left-over SMTP server held the next run's port).
+#[derive(Debug)]
+pub struct KillOnDrop(pub std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

@@ -61,7 +61,7 @@ pub fn run(
     };
     let mut per_rule: BTreeMap<String, RuleDiff> = BTreeMap::new();
     for (i, &day) in days.iter().enumerate() {
-        for mut job in input::read_day(data, day, None)? {
+        for mut job in input::read_day(data, day, None, None)? {
             rules::prepare(&mut job, settings);
             let user = match job.job.get("user") {
                 Some(Value::Str(u)) => u.clone(),

@@ -86,10 +86,11 @@ fn each_row(
     data: &Path,
     table: Table,
     day: NaiveDate,
+    part: Option<&str>,
     wanted: &dyn Fn(&str) -> bool,
     mut on_row: impl FnMut(&BTreeMap<String, Column>, usize, &str),
 ) -> Result<(), ClassifyError> {
-    let files = crate::features::scan::parts(data, table, day)
+    let files = crate::features::scan::parts_in(data, table, day, part)
         .map_err(|e| ClassifyError::read(&table.dir(data), e))?;
     for path in files {
         let file = File::open(&path).map_err(|e| ClassifyError::read(&path, e))?;
@@ -119,16 +120,18 @@ fn each_row(
     Ok(())
 }
 
-/// The day's jobs (all, or those in `only`) with everything the rules read, by job id.
+/// The day's jobs (all, or those in `only`) with everything the rules read, by job id; with
+/// `part`, only from that part's files (one job's, as the per-job path wrote them).
 pub fn read_day(
     data: &Path,
     day: NaiveDate,
     only: Option<&[String]>,
+    part: Option<&str>,
 ) -> Result<Vec<JobData>, ClassifyError> {
     let only: Option<HashSet<&str>> = only.map(|ids| ids.iter().map(String::as_str).collect());
     let wanted = |id: &str| only.as_ref().is_none_or(|set| set.contains(id));
     let mut jobs: BTreeMap<String, JobData> = BTreeMap::new();
-    each_row(data, Table::Jobs, day, &wanted, |columns, i, id| {
+    each_row(data, Table::Jobs, day, part, &wanted, |columns, i, id| {
         let row: BTreeMap<String, Value> = columns
             .iter()
             .map(|(name, c)| (name.clone(), c.value(i)))
@@ -155,60 +158,81 @@ pub fn read_day(
     })?;
     let known = |id: &str| jobs.contains_key(id);
     let mut summaries: BTreeMap<String, BTreeMap<String, Value>> = BTreeMap::new();
-    each_row(data, Table::JobSummary, day, &known, |columns, i, id| {
-        summaries.insert(
-            id.to_string(),
-            columns
-                .iter()
-                .filter(|(name, _)| name.as_str() != "job_id")
-                .map(|(name, c)| (name.clone(), c.value(i)))
-                .collect(),
-        );
-    })?;
+    each_row(
+        data,
+        Table::JobSummary,
+        day,
+        part,
+        &known,
+        |columns, i, id| {
+            summaries.insert(
+                id.to_string(),
+                columns
+                    .iter()
+                    .filter(|(name, _)| name.as_str() != "job_id")
+                    .map(|(name, c)| (name.clone(), c.value(i)))
+                    .collect(),
+            );
+        },
+    )?;
     let mut across: BTreeMap<String, BTreeMap<String, BTreeMap<String, f64>>> = BTreeMap::new();
-    each_row(data, Table::FeaturesJob, day, &known, |columns, i, id| {
-        let Some(metric) = columns.get("metric").and_then(|c| c.text(i)) else {
-            return;
-        };
-        let stats = columns
-            .iter()
-            .filter_map(|(name, c)| match c.value(i) {
-                Value::Num(v) if matches!(c, Column::Num(_)) => Some((name.clone(), v)),
-                _ => None,
-            })
-            .collect();
-        across
-            .entry(id.to_string())
-            .or_default()
-            .insert(metric.to_string(), stats);
-    })?;
+    each_row(
+        data,
+        Table::FeaturesJob,
+        day,
+        part,
+        &known,
+        |columns, i, id| {
+            let Some(metric) = columns.get("metric").and_then(|c| c.text(i)) else {
+                return;
+            };
+            let stats = columns
+                .iter()
+                .filter_map(|(name, c)| match c.value(i) {
+                    Value::Num(v) if matches!(c, Column::Num(_)) => Some((name.clone(), v)),
+                    _ => None,
+                })
+                .collect();
+            across
+                .entry(id.to_string())
+                .or_default()
+                .insert(metric.to_string(), stats);
+        },
+    )?;
     type Nodes = BTreeMap<String, BTreeMap<String, NodeSeries>>;
     let mut nodes: BTreeMap<String, Nodes> = BTreeMap::new();
-    each_row(data, Table::Features, day, &known, |columns, i, id| {
-        let (Some(node), Some(metric)) = (
-            columns.get("node").and_then(|c| c.text(i)),
-            columns.get("metric").and_then(|c| c.text(i)),
-        ) else {
-            return;
-        };
-        let mut series = NodeSeries::default();
-        // The count and the statistics columns; the derived ones come from the times below.
-        for stat in std::iter::once("n").chain(crate::catalog::FEATURE_STATS) {
-            if let Some(Value::Num(v)) = columns.get(stat).map(|c| c.value(i)) {
-                series.stats.insert(stat.to_string(), v);
+    each_row(
+        data,
+        Table::Features,
+        day,
+        part,
+        &known,
+        |columns, i, id| {
+            let (Some(node), Some(metric)) = (
+                columns.get("node").and_then(|c| c.text(i)),
+                columns.get("metric").and_then(|c| c.text(i)),
+            ) else {
+                return;
+            };
+            let mut series = NodeSeries::default();
+            // The count and the statistics columns; the derived ones come from the times below.
+            for stat in std::iter::once("n").chain(crate::catalog::FEATURE_STATS) {
+                if let Some(Value::Num(v)) = columns.get(stat).map(|c| c.value(i)) {
+                    series.stats.insert(stat.to_string(), v);
+                }
             }
-        }
-        let micros = |name: &str| columns.get(name).and_then(|c| c.micros(i));
-        series.rise_from = micros("rise_from");
-        series.rise_to = micros("rise_to");
-        series.cliff_at = micros("cliff_at");
-        nodes
-            .entry(id.to_string())
-            .or_default()
-            .entry(node.to_string())
-            .or_default()
-            .insert(metric.to_string(), series);
-    })?;
+            let micros = |name: &str| columns.get(name).and_then(|c| c.micros(i));
+            series.rise_from = micros("rise_from");
+            series.rise_to = micros("rise_to");
+            series.cliff_at = micros("cliff_at");
+            nodes
+                .entry(id.to_string())
+                .or_default()
+                .entry(node.to_string())
+                .or_default()
+                .insert(metric.to_string(), series);
+        },
+    )?;
     for (id, job) in &mut jobs {
         job.summary = summaries.remove(id).unwrap_or_default();
         job.across = across.remove(id).unwrap_or_default();

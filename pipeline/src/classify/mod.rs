@@ -123,8 +123,9 @@ pub fn verdicts(
     book: &RuleBook,
     settings: &rules::Settings,
     only: Option<&[String]>,
+    part: Option<&str>,
 ) -> Result<Vec<Verdict>, ClassifyError> {
-    let jobs = input::read_day(data, day, only)?;
+    let jobs = input::read_day(data, day, only, part)?;
     Ok(jobs
         .into_iter()
         .map(|mut job| {
@@ -143,14 +144,14 @@ pub fn classify_day(
     settings: &rules::Settings,
     models: Option<&Models>,
 ) -> Result<(Vec<Verdict>, Vec<predict::JobPrediction>), ClassifyError> {
-    let verdicts = verdicts(data, day, book, settings, None)?;
+    let verdicts = verdicts(data, day, book, settings, None, None)?;
     write(data, day, "classify", &verdicts, &book.version)?;
     for table in TABLES {
         catalog::remove_job_parts(data, table, day)?;
     }
     let predictions = match models {
         Some(models) => {
-            let predictions = predict::predict(data, day, models, book, &verdicts)?;
+            let predictions = predict::predict(data, day, None, models, book, &verdicts)?;
             predict::write(data, day, "classify", &predictions, &models.version())?;
             catalog::remove_job_parts(data, Table::Predictions, day)?;
             predictions
@@ -172,18 +173,19 @@ pub fn classify_job(
     models: Option<&Models>,
 ) -> Result<Verdict, ClassifyError> {
     let only = [job_id.to_string()];
-    let verdict = verdicts(data, day, book, settings, Some(&only))?
+    let part = if part.starts_with("job-") {
+        part.to_string()
+    } else {
+        format!("job-{part}")
+    };
+    // Only the job's own parts: the rest of the day is other jobs.
+    let verdict = verdicts(data, day, book, settings, Some(&only), Some(&part))?
         .into_iter()
         .next()
         .ok_or_else(|| ClassifyError::UnknownJob {
             job_id: job_id.to_string(),
             day,
         })?;
-    let part = if part.starts_with("job-") {
-        part.to_string()
-    } else {
-        format!("job-{part}")
-    };
     write(
         data,
         day,
@@ -192,8 +194,14 @@ pub fn classify_job(
         &book.version,
     )?;
     if let Some(models) = models {
-        let predictions =
-            predict::predict(data, day, models, book, std::slice::from_ref(&verdict))?;
+        let predictions = predict::predict(
+            data,
+            day,
+            Some(&part),
+            models,
+            book,
+            std::slice::from_ref(&verdict),
+        )?;
         predict::write(data, day, &part, &predictions, &models.version())?;
     }
     Ok(verdict)

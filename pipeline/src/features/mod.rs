@@ -452,10 +452,23 @@ pub fn compute_job(
     part: &str,
     settings: &Settings,
 ) -> Result<JobFeatures, FeaturesError> {
-    let jobs: Vec<scan::JobMeta> = scan::read_jobs(data, day, settings.trim_s)?
+    let part = if part.starts_with("job-") {
+        part.to_string()
+    } else {
+        format!("job-{part}")
+    };
+    // The job's own row: reading the whole day's jobs for every job would grow with the day.
+    let mut jobs: Vec<scan::JobMeta> = scan::read_jobs_in(data, day, settings.trim_s, Some(&part))?
         .into_iter()
         .filter(|j| j.job_id == job_id)
         .collect();
+    if jobs.is_empty() {
+        // Not written by the per-job path under this name (imported in bulk, say): the day's.
+        jobs = scan::read_jobs(data, day, settings.trim_s)?
+            .into_iter()
+            .filter(|j| j.job_id == job_id)
+            .collect();
+    }
     if jobs.is_empty() {
         return Err(FeaturesError::UnknownJob {
             job_id: job_id.to_string(),
@@ -463,11 +476,6 @@ pub fn compute_job(
         });
     }
     let (computed, _) = compute_jobs(files, &jobs, settings, |_, _| {})?;
-    let part = if part.starts_with("job-") {
-        part.to_string()
-    } else {
-        format!("job-{part}")
-    };
     write(data, day, &part, &computed)?;
     computed
         .into_iter()

@@ -60,6 +60,26 @@ pub struct JobMeta {
 
 /// The Parquet files of a table's day partition, in name order (hidden temporary files skipped).
 pub fn parts(data: &Path, table: Table, day: NaiveDate) -> Result<Vec<PathBuf>, FeaturesError> {
+    parts_in(data, table, day, None)
+}
+
+/// The files of one day's partition of `table`: all of them, or with `part` only that part's own
+/// file (what the per-job path wrote for one job), so that judging one job reads that job and
+/// not the whole day.
+pub fn parts_in(
+    data: &Path,
+    table: Table,
+    day: NaiveDate,
+    part: Option<&str>,
+) -> Result<Vec<PathBuf>, FeaturesError> {
+    if let Some(part) = part {
+        let path = catalog::part_path(data, table, day, part);
+        return Ok(if path.is_file() {
+            vec![path]
+        } else {
+            Vec::new()
+        });
+    }
     let dir = catalog::partition_dir(data, table, day);
     let entries = match std::fs::read_dir(&dir) {
         Ok(entries) => entries,
@@ -118,8 +138,19 @@ fn micros_type() -> DataType {
 /// requeued job ending the same day) covers the earliest start to the latest end; its request
 /// figures are those of the run that ended last.
 pub fn read_jobs(data: &Path, day: NaiveDate, trim_s: u64) -> Result<Vec<JobMeta>, FeaturesError> {
+    read_jobs_in(data, day, trim_s, None)
+}
+
+/// [`read_jobs`] of one part only (one job's, as the per-job path wrote it), or of the whole
+/// day.
+pub fn read_jobs_in(
+    data: &Path,
+    day: NaiveDate,
+    trim_s: u64,
+    part: Option<&str>,
+) -> Result<Vec<JobMeta>, FeaturesError> {
     let mut by_id: HashMap<String, JobMeta> = HashMap::new();
-    for path in parts(data, Table::Jobs, day)? {
+    for path in parts_in(data, Table::Jobs, day, part)? {
         let batches = reader(&path)?
             .build()
             .map_err(|e| FeaturesError::read(&path, e))?;

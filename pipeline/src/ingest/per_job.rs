@@ -52,6 +52,51 @@ pub enum IngestError {
     Busy { path: PathBuf },
 }
 
+/// Where a job's final accounting record comes from. A trait because two exist at run time:
+/// Slurm's `sacct` ([`Sacct`]) and the simulator of `jobsight demo`.
+pub trait AccountingSource {
+    /// Short name for reports.
+    fn name(&self) -> &'static str;
+    /// The job's `jobs` row once its accounting has settled; `Err(reason)` while it has not (or
+    /// cannot be asked), which keeps the job pending.
+    fn job_row(&self, record: &SpoolRecord) -> Result<JobRow, String>;
+}
+
+/// Slurm accounting through the `sacct` program: the settled run the record means, with exit
+/// codes from the text output (see [`super::sacct`]).
+#[derive(Debug, Clone)]
+pub struct Sacct {
+    pub program: PathBuf,
+}
+
+impl AccountingSource for Sacct {
+    fn name(&self) -> &'static str {
+        "sacct"
+    }
+    fn job_row(&self, record: &SpoolRecord) -> Result<JobRow, String> {
+        let cluster = record
+            .cluster
+            .as_ref()
+            .and_then(|c| c.as_str().map(String::from));
+        let (accounting, exits) = sacct::query(&self.program, record.job_id, cluster.as_deref())
+            .map_err(|e| e.to_string())?;
+        let acct = match sacct::select(
+            &accounting,
+            record.job_id,
+            cluster.as_deref(),
+            record.enqueued_at,
+        ) {
+            sacct::Selection::Settled(acct) => acct,
+            sacct::Selection::Pending { reason } => return Err(reason),
+            sacct::Selection::Missing => {
+                return Err(format!("job {} is not in sacct yet", record.job_id));
+            }
+        };
+        sacct::job_row(record, acct, sacct::exit_of(acct, &exits))
+            .ok_or_else(|| format!("sacct has no end time for job {}", record.job_id))
+    }
+}
+
 /// Where telemetry comes from. A trait because several exist at run time (Prometheus here; the
 /// simulator and an LDMS store are the others).
 pub trait TelemetrySource {
@@ -168,10 +213,14 @@ pub fn run(
     now: DateTime<Utc>,
     progress: impl FnMut(usize, usize),
 ) -> Result<IngestReport, IngestError> {
+    let sacct = Sacct {
+        program: settings.sacct.clone(),
+    };
     run_with(
         spool,
         data,
         settings,
+        &sacct,
         telemetry,
         limit,
         now,
@@ -180,8 +229,8 @@ pub fn run(
     )
 }
 
-/// [`run`], calling `stored(job, outcome)` (job: cluster:id) for each job once it is in the warehouse and before its
-/// record leaves `cur/`: whoever works on the stored jobs next records them there, so that a
+/// [`run`] with accounting from `accounting`, calling `stored(job, outcome)` (job: cluster:id)
+/// for each job once it is in the warehouse and before its record leaves `cur/`: whoever works on the stored jobs next records them there, so that a
 /// crash between the two loses none (the record is done again). An error from `stored` keeps
 /// the job pending with that reason.
 #[allow(clippy::too_many_arguments)]
@@ -189,6 +238,7 @@ pub fn run_with(
     spool: &Spool,
     data: &Path,
     settings: &IngestSettings,
+    accounting: &dyn AccountingSource,
     telemetry: Option<&dyn TelemetrySource>,
     limit: Option<usize>,
     now: DateTime<Utc>,
@@ -196,27 +246,16 @@ pub fn run_with(
     stored: &mut dyn FnMut(&str, &Outcome) -> Result<(), String>,
 ) -> Result<IngestReport, IngestError> {
     let lock_path = spool.root().join(".ingest.lock");
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|source| IngestError::Lock {
-            path: lock_path.clone(),
-            source,
-        })?;
-    match lock.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            return Err(IngestError::Busy { path: lock_path });
-        }
-        Err(std::fs::TryLockError::Error(source)) => {
+    let lock = match crate::lockfile::try_lock(&lock_path) {
+        Ok(Some(lock)) => lock,
+        Ok(None) => return Err(IngestError::Busy { path: lock_path }),
+        Err(source) => {
             return Err(IngestError::Lock {
                 path: lock_path,
                 source,
             });
         }
-    }
+    };
 
     let mut report = IngestReport {
         claim: spool.claim(None)?,
@@ -264,20 +303,19 @@ pub fn run_with(
             continue;
         }
         tried += 1;
-        let outcome =
-            match ingest_one(&record, data, &settings.sacct, telemetry, now).and_then(|done| {
-                stored(job.as_deref().unwrap_or("?"), &done)
-                    .map(|()| done)
-                    .map_err(not_yet)
-            }) {
-                Ok(done) => {
-                    spool.finish(name)?;
-                    done
-                }
-                Err(NotYet { reason, retry_at }) => {
-                    postpone(spool, name, &record, note, settings, now, reason, retry_at)?
-                }
-            };
+        let outcome = match ingest_one(&record, data, accounting, telemetry, now).and_then(|done| {
+            stored(job.as_deref().unwrap_or("?"), &done)
+                .map(|()| done)
+                .map_err(not_yet)
+        }) {
+            Ok(done) => {
+                spool.finish(name)?;
+                done
+            }
+            Err(NotYet { reason, retry_at }) => {
+                postpone(spool, name, &record, note, settings, now, reason, retry_at)?
+            }
+        };
         report.records.push(RecordOutcome { file, job, outcome });
         progress(i + 1, total);
     }
@@ -364,33 +402,11 @@ pub fn part_name(row: &JobRow) -> String {
 fn ingest_one(
     record: &SpoolRecord,
     data: &Path,
-    sacct_program: &Path,
+    accounting: &dyn AccountingSource,
     telemetry: Option<&dyn TelemetrySource>,
     now: DateTime<Utc>,
 ) -> Result<Outcome, NotYet> {
-    let cluster = record
-        .cluster
-        .as_ref()
-        .and_then(|c| c.as_str().map(String::from));
-    let (accounting, exits) = sacct::query(sacct_program, record.job_id, cluster.as_deref())
-        .map_err(|e| not_yet(e.to_string()))?;
-    let acct = match sacct::select(
-        &accounting,
-        record.job_id,
-        cluster.as_deref(),
-        record.enqueued_at,
-    ) {
-        sacct::Selection::Settled(acct) => acct,
-        sacct::Selection::Pending { reason } => return Err(not_yet(reason)),
-        sacct::Selection::Missing => {
-            return Err(not_yet(format!(
-                "job {} is not in sacct yet",
-                record.job_id
-            )));
-        }
-    };
-    let row = sacct::job_row(record, acct, sacct::exit_of(acct, &exits))
-        .ok_or_else(|| not_yet(format!("sacct has no end time for job {}", record.job_id)))?;
+    let row = accounting.job_row(record).map_err(not_yet)?;
     let day = row.day();
     let name = part_name(&row);
     let write_err = |e: CatalogError| not_yet(format!("job {}: {e}", row.job_id));

@@ -417,6 +417,129 @@ pub fn write_jobs(
     Ok(written)
 }
 
+/// A simulated cluster's day as the per-job ingest step's sources: its accounting (what sacct
+/// would say) and its node telemetry (what the node exporters would have), so that `jobsight demo`
+/// runs the real per-job DAG with no Slurm and no Prometheus.
+#[derive(Debug)]
+pub struct SimulatedCluster {
+    jobs: std::collections::HashMap<(u64, u32), SimJob>,
+    spec: ClusterSpec,
+    day: NaiveDate,
+    step_s: u64,
+    metrics: Vec<String>,
+    seed: u64,
+}
+
+impl SimulatedCluster {
+    pub fn new(
+        jobs: &[SimJob],
+        spec: &ClusterSpec,
+        day: NaiveDate,
+        step_s: u64,
+        metrics: usize,
+        seed: u64,
+    ) -> SimulatedCluster {
+        let mut by_run = std::collections::HashMap::new();
+        for job in jobs {
+            by_run
+                .entry((job.job_id, job.restart_count))
+                .or_insert_with(|| job.clone());
+        }
+        SimulatedCluster {
+            jobs: by_run,
+            spec: spec.clone(),
+            day,
+            step_s,
+            metrics: metric_names(metrics),
+            seed,
+        }
+    }
+
+    /// The simulated run of job `job_id` that ran over `[start, end]`.
+    fn run_at(&self, job_id: &str, start: DateTime<Utc>) -> Option<&SimJob> {
+        let id: u64 = job_id.parse().ok()?;
+        self.jobs
+            .values()
+            .find(|j| j.job_id == id && at(self.day, j.start_s) == start)
+    }
+}
+
+impl super::per_job::AccountingSource for SimulatedCluster {
+    fn name(&self) -> &'static str {
+        "simulator"
+    }
+    fn job_row(&self, record: &slurm_hooks::SpoolRecord) -> Result<JobRow, String> {
+        self.jobs
+            .get(&(record.job_id, record.restart_count.unwrap_or(0)))
+            .map(|job| job_row(job, &self.spec.name, self.day))
+            .ok_or_else(|| format!("job {} is not in the simulated day", record.job_id))
+    }
+}
+
+impl super::per_job::TelemetrySource for SimulatedCluster {
+    fn name(&self) -> &'static str {
+        "simulator"
+    }
+    fn ready_at(&self, end: DateTime<Utc>) -> DateTime<Utc> {
+        end
+    }
+    fn fetch(
+        &self,
+        job_id: &str,
+        _nodes: &[String],
+        start: DateTime<Utc>,
+        _end: DateTime<Utc>,
+        emit: &mut dyn FnMut(&str, &str, i64, f64),
+    ) -> Result<u64, String> {
+        let job = self
+            .run_at(job_id, start)
+            .ok_or_else(|| format!("job {job_id} is not in the simulated day"))?;
+        let mut rows = 0;
+        job_telemetry(
+            job,
+            &self.spec,
+            self.day,
+            self.step_s,
+            &self.metrics,
+            self.seed,
+            |node, metric, ts, value| {
+                rows += 1;
+                emit(node, metric, ts, value);
+                Ok(())
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(rows)
+    }
+}
+
+/// Writes the ground truth of `jobs` into `labels` as part `part` (the answer key a model is
+/// evaluated against; no real cluster has one).
+pub fn write_labels(
+    data: &Path,
+    jobs: &[&SimJob],
+    spec: &ClusterSpec,
+    day: NaiveDate,
+    part: &str,
+) -> Result<usize, CatalogError> {
+    let mut label_rows: std::collections::BTreeMap<NaiveDate, Vec<LabelRow>> = Default::default();
+    for job in jobs {
+        let job_day = job_row(job, &spec.name, day).day();
+        label_rows
+            .entry(job_day)
+            .or_default()
+            .push(label_row(job, day));
+    }
+    for (d, rows) in &label_rows {
+        let batch = labels_batch(rows).map_err(|e| CatalogError::Schema {
+            table: "labels",
+            reason: e.to_string(),
+        })?;
+        catalog::write_part(data, Table::Labels, *d, part, &[batch])?;
+    }
+    Ok(jobs.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -171,11 +171,12 @@ fn batches(
     data: &Path,
     table: Table,
     days: &[NaiveDate],
+    part: Option<&str>,
     columns: Option<&[&str]>,
     mut on_batch: impl FnMut(&RecordBatch, &Path) -> Result<(), ModelError>,
 ) -> Result<(), ModelError> {
     for &day in days {
-        let files = crate::features::scan::parts(data, table, day)
+        let files = crate::features::scan::parts_in(data, table, day, part)
             .map_err(|e| ModelError::read(&table.dir(data), e))?;
         for path in files {
             let file = File::open(&path).map_err(|e| ModelError::read(&path, e))?;
@@ -209,6 +210,7 @@ pub fn read_windows(
     days: &[NaiveDate],
     only: Option<&HashSet<String>>,
     features: Option<&[String]>,
+    part: Option<&str>,
 ) -> Result<Windows, ModelError> {
     let wanted = |id: &str| only.is_none_or(|set| set.contains(id));
     // The columns: given, or every metric found (a first, cheap pass over two columns).
@@ -220,6 +222,7 @@ pub fn read_windows(
                 data,
                 Table::Windows,
                 days,
+                part,
                 Some(&["job_id", "metric"]),
                 |batch, path| {
                     let ids = text_column(batch, "job_id", path)?;
@@ -269,7 +272,7 @@ pub fn read_windows(
     let mut values: Vec<f64> = Vec::new();
     let mut metrics_of: HashMap<(Arc<str>, Arc<str>), BTreeSet<String>> = HashMap::new();
     let mut widths_s = BTreeSet::new();
-    batches(data, Table::Windows, days, None, |batch, path| {
+    batches(data, Table::Windows, days, part, None, |batch, path| {
         let ids = text_column(batch, "job_id", path)?;
         let nodes = text_column(batch, "node", path)?;
         let names = text_column(batch, "metric", path)?;
@@ -413,7 +416,7 @@ fn node_of_params(params: Option<&str>) -> Option<String> {
 pub fn read_labels_table(data: &Path) -> Result<BTreeMap<String, Truth>, ModelError> {
     let days = crate::catalog::days(data, Table::Labels);
     let mut truths = BTreeMap::new();
-    batches(data, Table::Labels, &days, None, |batch, path| {
+    batches(data, Table::Labels, &days, None, None, |batch, path| {
         let ids = text_column(batch, "job_id", path)?;
         let anomalies = text_column(batch, "anomaly", path)?;
         let starts = micros_column(batch, "start", path)?;
@@ -532,6 +535,7 @@ pub fn job_names(data: &Path) -> Result<HashMap<String, String>, ModelError> {
         data,
         Table::Jobs,
         &days,
+        None,
         Some(&["job_id", "name"]),
         |batch, path| {
             let ids = text_column(batch, "job_id", path)?;

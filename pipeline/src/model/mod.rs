@@ -183,7 +183,7 @@ impl Labelled {
         }
         let truths = labels_from.read(data)?;
         let labelled_jobs: std::collections::HashSet<String> = truths.keys().cloned().collect();
-        let windows = dataset::read_windows(data, &days, Some(&labelled_jobs), features)?;
+        let windows = dataset::read_windows(data, &days, Some(&labelled_jobs), features, None)?;
         let mut found: BTreeSet<String> = BTreeSet::new();
         let mut picked: Vec<(usize, String)> = Vec::new();
         let mut dropped = 0;
@@ -505,8 +505,13 @@ pub fn train(
         Kind::Unsupervised => {
             // Healthy windows when there are labels; every window when there are none.
             let (all_rows, evaluation) = if labelled.rows.is_empty() {
-                let every =
-                    dataset::read_windows(data, &dataset::days_with_windows(data), None, None)?;
+                let every = dataset::read_windows(
+                    data,
+                    &dataset::days_with_windows(data),
+                    None,
+                    None,
+                    None,
+                )?;
                 progress("no labels: training on every window");
                 let step = (every.keys.len() / options.max_windows_per_class.max(1)).max(1);
                 let rows: Vec<usize> = (0..every.keys.len()).step_by(step).collect();

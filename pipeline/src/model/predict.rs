@@ -272,10 +272,12 @@ fn node_verdict(
     base
 }
 
-/// Verdicts for the jobs of `verdicts` (the rules' results for a day, or one job).
+/// Verdicts for the jobs of `verdicts` (the rules' results for a day, or one job, whose windows
+/// are then read from its own `part` only).
 pub fn predict(
     data: &Path,
     day: NaiveDate,
+    part: Option<&str>,
     models: &Models,
     book: &RuleBook,
     verdicts: &[Verdict],
@@ -285,7 +287,7 @@ pub fn predict(
     let windows = if models.is_empty() {
         Windows::default()
     } else {
-        dataset::read_windows(data, &[day], Some(&only), Some(&features))?
+        dataset::read_windows(data, &[day], Some(&only), Some(&features), part)?
     };
     if let Some(&width) = windows.widths_s.iter().next() {
         for (path, m) in models.files() {

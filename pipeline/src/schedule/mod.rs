@@ -43,7 +43,7 @@ use serde_json::json;
 
 use crate::catalog::{self, Table};
 use crate::config::{Settings, TelemetryKind};
-use crate::ingest::per_job::{self, Outcome, TelemetrySource};
+use crate::ingest::per_job::{self, AccountingSource, Outcome, Sacct, TelemetrySource};
 use crate::ingest::prometheus::Prometheus;
 use crate::model::predict::Models;
 use crate::rules::RuleBook;
@@ -145,6 +145,8 @@ pub struct Context {
     pub clock: Clock,
     pub book: Arc<RuleBook>,
     pub models: Option<Arc<Models>>,
+    /// Where jobs' accounting comes from: sacct, or the demo's simulator.
+    pub accounting: Box<dyn AccountingSource + Send + Sync>,
     pub telemetry: Option<Box<dyn TelemetrySource + Send + Sync>>,
 }
 
@@ -155,6 +157,7 @@ impl std::fmt::Debug for Context {
             .field("clock", &self.clock)
             .field("rules", &self.book.version)
             .field("models", &self.models.as_ref().map(|m| m.version()))
+            .field("accounting", &self.accounting.name())
             .field("telemetry", &self.telemetry.as_ref().map(|t| t.name()))
             .finish()
     }
@@ -173,11 +176,15 @@ impl Context {
                 }
                 TelemetryKind::None => None,
             };
+        let accounting = Box::new(Sacct {
+            program: settings.ingest.sacct.clone(),
+        });
         Ok(Context {
             settings,
             clock,
             book,
             models,
+            accounting,
             telemetry,
         })
     }
@@ -266,6 +273,8 @@ pub struct StepReport {
     pub error: Option<String>,
     pub started: DateTime<Utc>,
     pub ended: DateTime<Utc>,
+    /// Wall time it took (the clock above may be fixed, as in the demo and tests).
+    pub seconds: f64,
 }
 
 /// What one run did.
@@ -279,6 +288,8 @@ pub struct RunReport {
     pub ended: DateTime<Utc>,
     pub outcome: StepOutcome,
     pub steps: Vec<StepReport>,
+    /// Wall time it took.
+    pub seconds: f64,
 }
 
 /// A job the ingest step finished, carried to the steps after it (and across a crash).
@@ -389,22 +400,13 @@ impl DagLock {
             source,
         })?;
         let path = state_path(data, dag, "lock");
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|source| ScheduleError::State {
-                path: path.clone(),
-                source,
-            })?;
-        match file.try_lock() {
-            Ok(()) => Ok(DagLock { _file: file }),
-            Err(std::fs::TryLockError::WouldBlock) => Err(ScheduleError::Busy {
+        match crate::lockfile::try_lock(&path) {
+            Ok(Some(file)) => Ok(DagLock { _file: file }),
+            Ok(None) => Err(ScheduleError::Busy {
                 dag: dag.to_string(),
                 path,
             }),
-            Err(std::fs::TryLockError::Error(source)) => Err(ScheduleError::State { path, source }),
+            Err(source) => Err(ScheduleError::State { path, source }),
         }
     }
 }
@@ -434,6 +436,7 @@ pub fn run_dag(
     let data = ctx.data().to_path_buf();
     let _lock = DagLock::acquire(&data, &dag.name)?;
     let started = ctx.clock.now();
+    let run_timer = std::time::Instant::now();
     let run_id = format!(
         "{}.{}.{}",
         dag.name,
@@ -479,6 +482,7 @@ pub fn run_dag(
     for (i, step) in dag.steps.iter().enumerate() {
         let position = i as u32 + 1;
         let step_started = ctx.clock.now();
+        let step_timer = std::time::Instant::now();
         if let Some(why) = skip_reason(step, request) {
             log.event(
                 "step-skip",
@@ -498,6 +502,7 @@ pub fn run_dag(
                 error: Some(why.into()),
                 started: step_started,
                 ended: step_started,
+                seconds: 0.0,
             });
             continue;
         }
@@ -546,7 +551,7 @@ pub fn run_dag(
             ("outcome", json!(outcome.name())),
             ("attempts", json!(attempts)),
             ("jobs", json!(jobs)),
-            ("seconds", json!(seconds(step_started, ended))),
+            ("seconds", json!(round_s(step_timer))),
         ];
         for (k, v) in &counts {
             fields.push((k.as_str(), json!(v)));
@@ -565,6 +570,7 @@ pub fn run_dag(
             error,
             started: step_started,
             ended,
+            seconds: round_s(step_timer),
         });
     }
     if ingested_steps_ok {
@@ -585,6 +591,7 @@ pub fn run_dag(
         ended,
         outcome,
         steps,
+        seconds: round_s(run_timer),
     };
     record(&data, &report).map_err(|reason| ScheduleError::Record {
         dag: dag.name.clone(),
@@ -620,14 +627,15 @@ pub fn run_dag(
             ("dag", json!(dag.name)),
             ("run", json!(report.run_id)),
             ("outcome", json!(outcome.name())),
-            ("seconds", json!(seconds(started, ended))),
+            ("seconds", json!(report.seconds)),
         ],
     );
     Ok(report)
 }
 
-fn seconds(from: DateTime<Utc>, to: DateTime<Utc>) -> f64 {
-    ((to - from).num_milliseconds() as f64 / 1000.0).max(0.0)
+/// Seconds since `timer`, to the millisecond.
+fn round_s(timer: std::time::Instant) -> f64 {
+    (timer.elapsed().as_secs_f64() * 1000.0).round() / 1000.0
 }
 
 /// Why a step does not run in this request, if it does not.
@@ -692,6 +700,7 @@ fn execute(
                 &spool,
                 data,
                 &s.ingest,
+                ctx.accounting.as_ref(),
                 ctx.telemetry.as_deref().map(|t| t as &dyn TelemetrySource),
                 *limit,
                 ctx.clock.now(),
@@ -727,6 +736,15 @@ fn execute(
             for kind in ["done", "pending", "waiting", "quarantined"] {
                 counts.insert(kind.into(), report.count(kind) as u64);
             }
+            let rows: u64 = report
+                .records
+                .iter()
+                .map(|r| match r.outcome {
+                    Outcome::Done { telemetry_rows, .. } => telemetry_rows,
+                    _ => 0,
+                })
+                .sum();
+            counts.insert("telemetry_rows".into(), rows);
             for r in &report.records {
                 let job = r.job.clone().unwrap_or_else(|| r.file.clone());
                 match &r.outcome {

@@ -437,27 +437,23 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
     let stop = std::sync::atomic::AtomicBool::new(false);
     // The simulator stands in for sacct and for the node exporters; everything else is the
     // pipeline as a site runs it.
+    let simulated = || {
+        SimulatedCluster::new(
+            &jobs,
+            spec,
+            DEMO_DAY,
+            DEMO_STEP_S,
+            DEMO_METRICS,
+            options.seed,
+        )
+    };
     let context = |at: chrono::DateTime<chrono::Utc>| schedule::Context {
         settings: settings.clone(),
         clock: schedule::Clock::Fixed(at),
         book: Arc::clone(&book),
         models: Some(Arc::clone(&models)),
-        accounting: Box::new(SimulatedCluster::new(
-            &jobs,
-            spec,
-            DEMO_DAY,
-            DEMO_STEP_S,
-            DEMO_METRICS,
-            options.seed,
-        )),
-        telemetry: Some(Box::new(SimulatedCluster::new(
-            &jobs,
-            spec,
-            DEMO_DAY,
-            DEMO_STEP_S,
-            DEMO_METRICS,
-            options.seed,
-        ))),
+        accounting: Box::new(simulated()),
+        telemetry: Some(Box::new(simulated())),
     };
 
     // 5. The per-job DAG, as the daemon runs it every 2 minutes; here once, a minute after the

@@ -383,14 +383,7 @@ pub fn plan(
                     kind: Some(item.kind.clone()),
                     reason,
                 }),
-                None => {
-                    // Spacing holds within one run too: a later job of this user is not told
-                    // the same kind of finding again.
-                    if item.severity < Severity::Critical {
-                        last_mailed.insert((user, item.kind.as_str()), today);
-                    }
-                    kept.items.push(item.clone());
-                }
+                None => kept.items.push(item.clone()),
             }
         }
         if !kept.items.is_empty() {
@@ -402,8 +395,28 @@ pub fn plan(
 
     let workday = policy.is_workday(today);
     let period = policy.period.id(today);
-    for (user, mut user_jobs) in per_user {
-        sort_jobs(&mut user_jobs);
+    for (user, user_jobs) in per_user {
+        // Spacing is between messages, also between the messages of this run: a kind of finding
+        // (below critical) that one message tells is left out of this user's later ones. Within
+        // one message every job keeps its items. The immediate emails go in the order the jobs
+        // ended (`user_jobs` is in that order), so which one carries a kind does not depend on
+        // how the jobs were batched into runs.
+        let mut told: BTreeSet<String> = BTreeSet::new();
+        let mut tell = |mut job: JobReport, told: &mut BTreeSet<String>| {
+            job.items.retain(|item| {
+                let spaced = item.severity < Severity::Critical && told.contains(&item.kind);
+                if spaced {
+                    plan.skipped.push(Skipped {
+                        job_id: job.job_id.clone(),
+                        user: job.user.clone(),
+                        kind: Some(item.kind.clone()),
+                        reason: SkipReason::TooSoon(today),
+                    });
+                }
+                !spaced
+            });
+            job
+        };
         let mut sent_today = today_keys.get(user).map_or(0, BTreeSet::len);
         let mut waiting: Vec<JobReport> = Vec::new();
         for job in user_jobs {
@@ -420,6 +433,13 @@ pub fn plan(
                     .saturating_sub(sent_today);
                 if free > 1 || (free == 1 && !with_digests) {
                     sent_today += 1;
+                    let job = tell(job, &mut told);
+                    told.extend(
+                        job.items
+                            .iter()
+                            .filter(|i| i.severity < Severity::Critical)
+                            .map(|i| i.kind.clone()),
+                    );
                     plan.messages.push(Planned {
                         key,
                         kind: MessageKind::Critical,
@@ -435,6 +455,12 @@ pub fn plan(
         if !with_digests {
             continue;
         }
+        let mut waiting: Vec<JobReport> = waiting
+            .into_iter()
+            .map(|job| tell(job, &mut told))
+            .filter(|job| !job.items.is_empty())
+            .collect();
+        sort_jobs(&mut waiting);
         let has_critical = waiting
             .iter()
             .any(|j| j.top_severity() == Some(Severity::Critical));

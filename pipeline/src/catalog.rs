@@ -561,6 +561,42 @@ pub fn write_part(
     result
 }
 
+/// The Parquet files of one day's partition of `table`, in name order (hidden temporary files
+/// skipped): all of them, or with `part` only that part's own file (what the per-job path wrote
+/// for one job), so that judging one job reads that job and not the whole day.
+pub fn part_files(
+    data: &Path,
+    table: Table,
+    day: NaiveDate,
+    part: Option<&str>,
+) -> io::Result<Vec<PathBuf>> {
+    if let Some(part) = part {
+        let path = part_path(data, table, day, part);
+        return Ok(if path.is_file() {
+            vec![path]
+        } else {
+            Vec::new()
+        });
+    }
+    let entries = match fs::read_dir(partition_dir(data, table, day)) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.extension().is_some_and(|x| x == "parquet")
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| !n.starts_with('.'))
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
 /// The days that have a partition of `table`, oldest first (folders not named `day=YYYY-MM-DD`
 /// are ignored).
 pub fn days(data: &Path, table: Table) -> Vec<NaiveDate> {

@@ -17,7 +17,7 @@ use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit};
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use super::ClassifyError;
-use crate::catalog::Table;
+use crate::catalog::{self, Table};
 use crate::rules::lang::Value;
 use crate::rules::{JobData, NodeSeries};
 
@@ -90,7 +90,7 @@ fn each_row(
     wanted: &dyn Fn(&str) -> bool,
     mut on_row: impl FnMut(&BTreeMap<String, Column>, usize, &str),
 ) -> Result<(), ClassifyError> {
-    let files = crate::features::scan::parts_in(data, table, day, part)
+    let files = catalog::part_files(data, table, day, part)
         .map_err(|e| ClassifyError::read(&table.dir(data), e))?;
     for path in files {
         let file = File::open(&path).map_err(|e| ClassifyError::read(&path, e))?;
@@ -216,7 +216,7 @@ pub fn read_day(
             };
             let mut series = NodeSeries::default();
             // The count and the statistics columns; the derived ones come from the times below.
-            for stat in std::iter::once("n").chain(crate::catalog::FEATURE_STATS) {
+            for stat in std::iter::once("n").chain(catalog::FEATURE_STATS) {
                 if let Some(Value::Num(v)) = columns.get(stat).map(|c| c.value(i)) {
                     series.stats.insert(stat.to_string(), v);
                 }

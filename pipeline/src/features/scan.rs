@@ -63,41 +63,15 @@ pub fn parts(data: &Path, table: Table, day: NaiveDate) -> Result<Vec<PathBuf>, 
     parts_in(data, table, day, None)
 }
 
-/// The files of one day's partition of `table`: all of them, or with `part` only that part's own
-/// file (what the per-job path wrote for one job), so that judging one job reads that job and
-/// not the whole day.
+/// [`catalog::part_files`], with the error naming the partition.
 pub fn parts_in(
     data: &Path,
     table: Table,
     day: NaiveDate,
     part: Option<&str>,
 ) -> Result<Vec<PathBuf>, FeaturesError> {
-    if let Some(part) = part {
-        let path = catalog::part_path(data, table, day, part);
-        return Ok(if path.is_file() {
-            vec![path]
-        } else {
-            Vec::new()
-        });
-    }
-    let dir = catalog::partition_dir(data, table, day);
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(FeaturesError::read(&dir, e)),
-    };
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.extension().is_some_and(|x| x == "parquet")
-                && p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| !n.starts_with('.'))
-        })
-        .collect();
-    files.sort();
-    Ok(files)
+    catalog::part_files(data, table, day, part)
+        .map_err(|e| FeaturesError::read(&catalog::partition_dir(data, table, day), e))
 }
 
 fn reader(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>, FeaturesError> {

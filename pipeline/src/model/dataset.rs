@@ -176,7 +176,7 @@ fn batches(
     mut on_batch: impl FnMut(&RecordBatch, &Path) -> Result<(), ModelError>,
 ) -> Result<(), ModelError> {
     for &day in days {
-        let files = crate::features::scan::parts_in(data, table, day, part)
+        let files = crate::catalog::part_files(data, table, day, part)
             .map_err(|e| ModelError::read(&table.dir(data), e))?;
         for path in files {
             let file = File::open(&path).map_err(|e| ModelError::read(&path, e))?;

@@ -529,7 +529,7 @@ pub fn label_window<'a>(truth: &'a Truth, key: &WindowKey) -> Option<&'a str> {
 
 /// The application of each job (its Slurm job name), for the hold-out-one-application split.
 pub fn job_names(data: &Path) -> Result<HashMap<String, String>, ModelError> {
-    let days = crate::features::days_with_jobs(data);
+    let days = crate::catalog::days(data, Table::Jobs);
     let mut names = HashMap::new();
     batches(
         data,

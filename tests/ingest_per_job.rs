@@ -355,6 +355,60 @@ fn prometheus_faults_leave_the_job_pending_and_the_warehouse_untouched() {
     }
 }
 
+/// The trap of compaction: a job stored, its record left in `cur/` by a run killed before it
+/// finished the record, and its day compacted (by the nightly run) before the next run. Stored
+/// again it would count twice in `jobs`; it is recognised as already stored instead.
+#[test]
+fn a_job_already_in_a_compacted_day_is_not_stored_twice() {
+    let s = setup();
+    let done = s.spool.root().join("done");
+    let record = std::fs::read_dir(&done).unwrap().next().unwrap().unwrap();
+    let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
+    let jobs_dir = jobsight::catalog::partition_dir(&s.data, jobsight::catalog::Table::Jobs, day);
+    assert!(jobs_dir.is_dir(), "job 2 ended on {day}");
+    let compacted =
+        jobsight::catalog::compact_day(&s.data, jobsight::catalog::Table::Jobs, day).unwrap();
+    assert_eq!(compacted.parts, 1);
+    let before = snapshot(&s.data);
+    // Job 1's record is in new/; job 2's goes back to cur/, as a killed run leaves it.
+    std::fs::rename(record.path(), s.spool.root().join("cur").join(record.file_name())).unwrap();
+
+    let mut settings = settings(&s.sacct, "http://127.0.0.1:9", "");
+    settings.ingest.telemetry = jobsight::config::TelemetryKind::None;
+    let report = per_job::run(
+        &s.spool,
+        &s.data,
+        &settings.ingest,
+        None,
+        None,
+        at(JOB1_ENQUEUED + 7200),
+        |_, _| {},
+    )
+    .unwrap();
+    let job2: Vec<&Outcome> = report
+        .records
+        .iter()
+        .filter(|r| r.job.as_deref() == Some("ci:2"))
+        .map(|r| &r.outcome)
+        .collect();
+    assert!(
+        matches!(job2[..], [Outcome::AlreadyStored { day: d, .. }] if *d == day),
+        "{report:?}"
+    );
+    assert_eq!(report.count("already_stored"), 1);
+    // Job 1 is stored as usual; the compacted day file is untouched.
+    assert_eq!(report.count("done"), 1, "{report:?}");
+    let compacted_file = jobs_dir.join("part-compacted.parquet");
+    let unchanged = |snap: &[(PathBuf, Vec<u8>)]| {
+        snap.iter()
+            .find(|(p, _)| p.ends_with("part-compacted.parquet") && p.starts_with(&jobs_dir))
+            .map(|(_, b)| b.clone())
+    };
+    assert_eq!(unchanged(&before), unchanged(&snapshot(&s.data)));
+    assert!(compacted_file.is_file());
+    assert!(std::fs::read_dir(s.spool.root().join("cur")).unwrap().next().is_none());
+}
+
 #[test]
 fn pending_jobs_back_off_then_go_to_failed_with_their_reason() {
     let s = setup();

@@ -394,6 +394,11 @@ pub enum CatalogError {
     },
     #[error("cannot sync or rename {path}: {source}")]
     Commit { path: PathBuf, source: io::Error },
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: datafusion::parquet::errors::ParquetError,
+    },
     #[error("batch for table {table} does not match its schema: {reason}")]
     Schema { table: &'static str, reason: String },
 }
@@ -510,6 +515,28 @@ pub fn write_part(
             });
         }
     }
+    write_atomically(data, table, day, name, writer_properties(), |writer, tmp| {
+        for batch in batches {
+            writer.write(batch).map_err(|source| CatalogError::Write {
+                path: tmp.to_path_buf(),
+                source,
+            })?;
+        }
+        Ok(())
+    })
+}
+
+/// Writes part `name` of `table` for `day` through `fill` into a hidden temporary file, fsyncs it
+/// and renames it over `part-<name>.parquet`: readers see the old file or the new one, never half
+/// of one.
+fn write_atomically(
+    data: &Path,
+    table: Table,
+    day: NaiveDate,
+    name: &str,
+    properties: WriterProperties,
+    fill: impl FnOnce(&mut ArrowWriter<File>, &Path) -> Result<(), CatalogError>,
+) -> Result<PathBuf, CatalogError> {
     let dir = partition_dir(data, table, day);
     fs::create_dir_all(&dir).map_err(|source| CatalogError::Create {
         path: dir.clone(),
@@ -527,17 +554,13 @@ pub fn write_part(
             path: tmp_path.clone(),
             source,
         })?;
-        let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(writer_properties()))
-            .map_err(|source| CatalogError::Write {
+        let mut writer = ArrowWriter::try_new(file, table.schema(), Some(properties)).map_err(
+            |source| CatalogError::Write {
                 path: tmp_path.clone(),
                 source,
-            })?;
-        for batch in batches {
-            writer.write(batch).map_err(|source| CatalogError::Write {
-                path: tmp_path.clone(),
-                source,
-            })?;
-        }
+            },
+        )?;
+        fill(&mut writer, &tmp_path)?;
         let file = writer.into_inner().map_err(|source| CatalogError::Write {
             path: tmp_path.clone(),
             source,
@@ -597,6 +620,168 @@ pub fn part_files(
     Ok(files)
 }
 
+/// The name of a day's compacted file: `part-compacted.parquet`.
+pub const COMPACTED_PART: &str = "compacted";
+/// The Parquet key-value metadata key under which a compacted file lists the parts it holds.
+const COMPACTED_KEY: &str = "jobsight.compacted_parts";
+
+/// Whether a part name is one of the many small parts that compaction folds into a day file:
+/// what the per-job path writes (`job-...`, telemetry chunks included) and the scheduler's run
+/// rows (`run-...`). Parts of the bulk importers (an SWF file, an LDMS run, a simulated day) are
+/// already day-sized and are replaced by name when re-imported, so they are left alone.
+pub fn is_compactable(part: &str) -> bool {
+    part.starts_with("job-") || part.starts_with("run-")
+}
+
+/// What [`compact_day`] did to one day's partition of one table.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Compacted {
+    /// Small parts folded into the day file by this call.
+    pub parts: usize,
+    /// Rows of the day file after the call.
+    pub rows: u64,
+    /// Parts that were already in the day file (left over by a compaction interrupted between
+    /// its commit and its clean-up) and were only removed.
+    pub leftovers: usize,
+}
+
+/// The part names a day's compacted file of `table` holds (empty when there is none). Read from
+/// the file's footer, so this is cheap.
+pub fn compacted_parts(
+    data: &Path,
+    table: Table,
+    day: NaiveDate,
+) -> Result<std::collections::BTreeSet<String>, CatalogError> {
+    use datafusion::parquet::file::reader::{FileReader, SerializedFileReader};
+    let path = part_path(data, table, day, COMPACTED_PART);
+    let file = match File::open(&path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Default::default()),
+        Err(source) => return Err(CatalogError::Read { path, source: source.into() }),
+    };
+    let reader = SerializedFileReader::new(file).map_err(|source| CatalogError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    let listed = reader
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .and_then(|kv| kv.iter().find(|k| k.key == COMPACTED_KEY))
+        .and_then(|k| k.value.clone())
+        .unwrap_or_default();
+    Ok(listed
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect())
+}
+
+/// Folds the small parts of one day's partition of `table` (see [`is_compactable`]) into its day
+/// file `part-compacted.parquet`, so that a busy day is a handful of files instead of tens of
+/// thousands. Rows of an earlier compaction are kept, so a job that arrives after its day was
+/// compacted is folded in by the next call.
+///
+/// The day file's footer lists every part it holds, and renaming it into place is the one commit:
+/// a crash before it changes nothing, a crash after it leaves parts that the day file already
+/// holds, which the next call (and the per-job ingest, which stores no job twice) recognise by
+/// that list and only remove. Between the commit and the removal, readers may see those parts'
+/// rows twice.
+pub fn compact_day(data: &Path, table: Table, day: NaiveDate) -> Result<Compacted, CatalogError> {
+    use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use datafusion::parquet::file::metadata::KeyValue;
+
+    let mut done = Compacted::default();
+    let held = compacted_parts(data, table, day)?;
+    let mut fresh: Vec<(String, PathBuf)> = Vec::new();
+    for path in part_files(data, table, day, None).map_err(|source| CatalogError::Create {
+        path: partition_dir(data, table, day),
+        source,
+    })? {
+        let Some(name) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix("part-"))
+            .and_then(|n| n.strip_suffix(".parquet"))
+        else {
+            continue;
+        };
+        if !is_compactable(name) {
+            continue;
+        }
+        if held.contains(name) {
+            fs::remove_file(&path).map_err(|source| CatalogError::Commit {
+                path: path.clone(),
+                source,
+            })?;
+            done.leftovers += 1;
+        } else {
+            fresh.push((name.to_string(), path));
+        }
+    }
+    if fresh.is_empty() {
+        return Ok(done);
+    }
+    let mut names: Vec<String> = held.into_iter().collect();
+    names.extend(fresh.iter().map(|(n, _)| n.clone()));
+    names.sort();
+    let properties = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).unwrap_or_default()))
+        .set_dictionary_enabled(true)
+        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .set_key_value_metadata(Some(vec![KeyValue::new(
+            COMPACTED_KEY.to_string(),
+            names.join("\n"),
+        )]))
+        .build();
+    let old = part_path(data, table, day, COMPACTED_PART);
+    let mut inputs: Vec<PathBuf> = Vec::new();
+    if old.is_file() {
+        inputs.push(old);
+    }
+    inputs.extend(fresh.iter().map(|(_, p)| p.clone()));
+    let schema = table.schema();
+    let mut rows = 0u64;
+    let written = write_atomically(data, table, day, COMPACTED_PART, properties, |writer, tmp| {
+        for input in &inputs {
+            let read_err = |source| CatalogError::Read {
+                path: input.clone(),
+                source,
+            };
+            let file = File::open(input).map_err(|e| read_err(e.into()))?;
+            let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+                .and_then(|b| b.with_batch_size(64 * 1024).build())
+                .map_err(read_err)?;
+            for batch in reader {
+                let batch = batch.map_err(|e| read_err(e.into()))?;
+                // Older files may carry field metadata of their own: the day file has the
+                // catalogue's schema, and the columns must match it.
+                let batch = RecordBatch::try_new(schema.clone(), batch.columns().to_vec())
+                    .map_err(|e| CatalogError::Schema {
+                        table: table.name(),
+                        reason: format!("{}: {e}", input.display()),
+                    })?;
+                rows += batch.num_rows() as u64;
+                writer.write(&batch).map_err(|source| CatalogError::Write {
+                    path: tmp.to_path_buf(),
+                    source,
+                })?;
+            }
+        }
+        Ok(())
+    })?;
+    debug_assert_eq!(written, part_path(data, table, day, COMPACTED_PART));
+    for (_, path) in &fresh {
+        fs::remove_file(path).map_err(|source| CatalogError::Commit {
+            path: path.clone(),
+            source,
+        })?;
+    }
+    done.parts = fresh.len();
+    done.rows = rows;
+    Ok(done)
+}
+
 /// The days that have a partition of `table`, oldest first (folders not named `day=YYYY-MM-DD`
 /// are ignored).
 pub fn days(data: &Path, table: Table) -> Vec<NaiveDate> {
@@ -639,6 +824,104 @@ mod tests {
                 "{path} differs from Table::{table:?}.schema():\n{generated}"
             );
         }
+    }
+
+    fn labels(job: &str, rows: usize) -> RecordBatch {
+        use datafusion::arrow::array::{ArrayRef, StringArray, TimestampMicrosecondArray};
+        let text = |v: &str| Arc::new(StringArray::from(vec![v; rows])) as ArrayRef;
+        let time = || {
+            Arc::new(TimestampMicrosecondArray::from(vec![None; rows]).with_timezone("UTC"))
+                as ArrayRef
+        };
+        RecordBatch::try_new(
+            Table::Labels.schema(),
+            vec![text(job), text("none"), time(), time(), text("{}"), text("test")],
+        )
+        .unwrap()
+    }
+
+    fn rows_by_job(data: &Path, day: NaiveDate) -> std::collections::BTreeMap<String, usize> {
+        use datafusion::arrow::array::{Array, AsArray};
+        use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+        let mut counts = std::collections::BTreeMap::new();
+        for path in part_files(data, Table::Labels, day, None).unwrap() {
+            let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(&path).unwrap())
+                .unwrap()
+                .build()
+                .unwrap();
+            for batch in reader {
+                let batch = batch.unwrap();
+                let jobs = batch.column(0).as_string::<i32>();
+                for i in 0..jobs.len() {
+                    *counts.entry(jobs.value(i).to_string()).or_default() += 1;
+                }
+            }
+        }
+        counts
+    }
+
+    fn names(data: &Path, day: NaiveDate) -> Vec<String> {
+        part_files(data, Table::Labels, day, None)
+            .unwrap()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect()
+    }
+
+    /// Compaction folds the per-job parts into one day file with the same rows, keeps the rows of
+    /// an earlier compaction when a late job arrives, and leaves bulk imports' parts alone.
+    #[test]
+    fn compaction_keeps_every_row_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path();
+        let day = NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
+        for (job, rows) in [("1", 3), ("2", 5), ("3", 1)] {
+            write_part(data, Table::Labels, day, &format!("job-c-{job}"), &[labels(job, rows)])
+                .unwrap();
+        }
+        write_part(data, Table::Labels, day, "swf-log", &[labels("bulk", 2)]).unwrap();
+        let before = rows_by_job(data, day);
+
+        let done = compact_day(data, Table::Labels, day).unwrap();
+        assert_eq!((done.parts, done.rows, done.leftovers), (3, 9, 0));
+        assert_eq!(names(data, day), ["part-compacted.parquet", "part-swf-log.parquet"]);
+        assert_eq!(rows_by_job(data, day), before);
+        let held: Vec<String> = compacted_parts(data, Table::Labels, day)
+            .unwrap()
+            .into_iter()
+            .collect();
+        assert_eq!(held, ["job-c-1", "job-c-2", "job-c-3"]);
+
+        // Nothing new: nothing rewritten.
+        assert_eq!(compact_day(data, Table::Labels, day).unwrap(), Compacted::default());
+
+        // A late job: folded in next time, the earlier rows kept.
+        write_part(data, Table::Labels, day, "job-c-4", &[labels("4", 2)]).unwrap();
+        let done = compact_day(data, Table::Labels, day).unwrap();
+        assert_eq!((done.parts, done.rows), (1, 11));
+        let mut expected = before.clone();
+        expected.insert("4".into(), 2);
+        assert_eq!(rows_by_job(data, day), expected);
+        assert_eq!(compacted_parts(data, Table::Labels, day).unwrap().len(), 4);
+    }
+
+    /// A compaction stopped after its commit leaves parts the day file already holds: the next
+    /// one recognises them by the footer's list and only removes them (no row counted twice).
+    #[test]
+    fn parts_left_by_an_interrupted_compaction_are_removed_not_added() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path();
+        let day = NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
+        write_part(data, Table::Labels, day, "job-c-1", &[labels("1", 3)]).unwrap();
+        let leftover = dir.path().join("leftover.parquet");
+        fs::copy(part_path(data, Table::Labels, day, "job-c-1"), &leftover).unwrap();
+        compact_day(data, Table::Labels, day).unwrap();
+        // As if the process died between the rename and the removal.
+        fs::copy(&leftover, part_path(data, Table::Labels, day, "job-c-1")).unwrap();
+
+        let done = compact_day(data, Table::Labels, day).unwrap();
+        assert_eq!((done.parts, done.leftovers), (0, 1));
+        assert_eq!(rows_by_job(data, day), [("1".to_string(), 3)].into());
     }
 
     #[test]

@@ -223,6 +223,9 @@ pub fn render_ingest(report: &IngestReport, format: Format) -> String {
                     Outcome::Quarantined { reason } => {
                         format!("quarantined  {job:<20} {}: {reason}", r.file)
                     }
+                    Outcome::AlreadyStored { day, .. } => format!(
+                        "stored       {job:<20} already in the compacted day {day}: not stored twice"
+                    ),
                 };
                 out.push_str(&printable(&line));
                 out.push('\n');
@@ -241,7 +244,10 @@ pub fn ingest_summary(report: &IngestReport, data: &std::path::Path) -> String {
         report.count("pending"),
         report.count("waiting"),
         report.count("quarantined"),
-    )
+    ) + &match report.count("already_stored") {
+        0 => String::new(),
+        n => format!(", {n} already stored (compacted day)"),
+    }
 }
 
 /// What a notify run did, for people: messages planned and where they went, findings left out

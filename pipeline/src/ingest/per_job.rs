@@ -168,6 +168,11 @@ pub enum Outcome {
     },
     /// Moved to `failed/`.
     Quarantined { reason: String },
+    /// Already in the warehouse: its day was compacted with the job in it (a run stopped between
+    /// storing the job and finishing its record, and the nightly compaction came first). Stored
+    /// again it would count twice, so the record is finished without writing; the nightly run
+    /// has judged the job with its day.
+    AlreadyStored { day: NaiveDate, part: String },
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -196,9 +201,25 @@ impl IngestReport {
                         | (Outcome::Pending { .. }, "pending")
                         | (Outcome::Waiting { .. }, "waiting")
                         | (Outcome::Quarantined { .. }, "quarantined")
+                        | (Outcome::AlreadyStored { .. }, "already_stored")
                 )
             })
             .count()
+    }
+}
+
+/// Takes the spool's ingest lock without waiting: one ingest per spool at a time, and nothing
+/// rewrites the warehouse's per-job parts (compaction) while an ingest writes them. Held until
+/// the returned file is dropped; the kernel releases it when the holder dies.
+pub fn lock(spool: &Spool) -> Result<std::fs::File, IngestError> {
+    let lock_path = spool.root().join(".ingest.lock");
+    match crate::lockfile::try_lock(&lock_path) {
+        Ok(Some(lock)) => Ok(lock),
+        Ok(None) => Err(IngestError::Busy { path: lock_path }),
+        Err(source) => Err(IngestError::Lock {
+            path: lock_path,
+            source,
+        }),
     }
 }
 
@@ -245,17 +266,7 @@ pub fn run_with(
     mut progress: impl FnMut(usize, usize),
     stored: &mut dyn FnMut(&str, &Outcome) -> Result<(), String>,
 ) -> Result<IngestReport, IngestError> {
-    let lock_path = spool.root().join(".ingest.lock");
-    let lock = match crate::lockfile::try_lock(&lock_path) {
-        Ok(Some(lock)) => lock,
-        Ok(None) => return Err(IngestError::Busy { path: lock_path }),
-        Err(source) => {
-            return Err(IngestError::Lock {
-                path: lock_path,
-                source,
-            });
-        }
-    };
+    let lock = lock(spool)?;
 
     let mut report = IngestReport {
         claim: spool.claim(None)?,
@@ -410,6 +421,12 @@ fn ingest_one(
     let day = row.day();
     let name = part_name(&row);
     let write_err = |e: CatalogError| not_yet(format!("job {}: {e}", row.job_id));
+    if catalog::compacted_parts(data, Table::Jobs, day)
+        .map_err(write_err)?
+        .contains(&name)
+    {
+        return Ok(Outcome::AlreadyStored { day, part: name });
+    }
 
     let mut telemetry_rows = 0;
     let mut telemetry_files = Vec::new();

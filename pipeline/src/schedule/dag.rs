@@ -183,11 +183,12 @@ impl Step {
         let allowed: &[&str] = match raw.run.as_str() {
             "ingest" => &["limit"],
             "features" | "classify" => &["on", "days"],
+            "compact" => &["days"],
             "notify" => &["critical_only"],
             "retain" => &["keep_days"],
             other => {
                 return Err(format!(
-                    "unknown step {other:?}; the steps are ingest, features, classify, notify, retain"
+                    "unknown step {other:?}; the steps are ingest, features, classify, compact, notify, retain"
                 ));
             }
         };
@@ -237,6 +238,13 @@ impl Step {
             }
             "features" => Step::Features { on: on()? },
             "classify" => Step::Classify { on: on()? },
+            "compact" => {
+                let days = raw.days.unwrap_or(1);
+                if !(1..=366).contains(&days) {
+                    return Err(format!("days: {days} is outside 1..=366"));
+                }
+                Step::Compact { days }
+            }
             "notify" => Step::Notify {
                 critical_only: raw.critical_only.unwrap_or(false),
             },

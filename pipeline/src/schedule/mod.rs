@@ -62,6 +62,9 @@ pub enum Step {
     Features { on: On },
     /// Rules, classes, thresholds and the models' verdicts ([`crate::classify`]).
     Classify { on: On },
+    /// Folds the small per-job and per-run parts of the last `days` days into one file per
+    /// table and day ([`catalog::compact_day`]).
+    Compact { days: u32 },
     /// Emails to owners and admins ([`crate::notify`]).
     Notify { critical_only: bool },
     /// Removes raw telemetry and windows older than `keep_days`.
@@ -74,6 +77,7 @@ impl Step {
             Step::Ingest { .. } => "ingest",
             Step::Features { .. } => "features",
             Step::Classify { .. } => "classify",
+            Step::Compact { .. } => "compact",
             Step::Notify { .. } => "notify",
             Step::Retain { .. } => "retain",
         }
@@ -89,6 +93,10 @@ impl Step {
                 On::Days(1) => format!("{} of yesterday", self.name()),
                 On::Days(n) => format!("{} of the last {n} days", self.name()),
             },
+            Step::Compact { days: 1 } => "compact yesterday's small parts into day files".into(),
+            Step::Compact { days } => {
+                format!("compact the small parts of the last {days} days into day files")
+            }
             Step::Notify {
                 critical_only: true,
             } => "notify (critical findings only)".into(),
@@ -652,7 +660,7 @@ fn skip_reason(step: &Step, request: &RunRequest) -> Option<&'static str> {
         Step::Features { on: On::Ingested } | Step::Classify { on: On::Ingested } => {
             Some("works on ingested jobs, and a backfill ingests none")
         }
-        Step::Features { .. } | Step::Classify { .. } => None,
+        Step::Features { .. } | Step::Classify { .. } | Step::Compact { .. } => None,
     }
 }
 
@@ -733,7 +741,7 @@ fn execute(
             counts.insert("claimed".into(), report.claim.claimed.len() as u64);
             counts.insert("duplicates".into(), report.claim.duplicates.len() as u64);
             counts.insert("malformed".into(), report.claim.failed.len() as u64);
-            for kind in ["done", "pending", "waiting", "quarantined"] {
+            for kind in ["done", "pending", "waiting", "quarantined", "already_stored"] {
                 counts.insert(kind.into(), report.count(kind) as u64);
             }
             let rows: u64 = report
@@ -790,6 +798,13 @@ fn execute(
                             ("outcome", json!("quarantined")),
                             ("file", json!(r.file)),
                             ("reason", json!(reason)),
+                        ],
+                    ),
+                    Outcome::AlreadyStored { day, .. } => job_event(
+                        &job,
+                        &mut vec![
+                            ("outcome", json!("already stored")),
+                            ("day", json!(day.to_string())),
                         ],
                     ),
                     // Jobs waiting for their next attempt would repeat every run: counted only.
@@ -950,6 +965,44 @@ fn execute(
             counts.insert("no_address".into(), report.no_address.len() as u64);
             Ok((report.jobs_read as u64, counts))
         }
+        Step::Compact { days } => {
+            // Ingest writes the parts compaction folds and removes: not both at once. Busy is an
+            // error, so the step's retries wait for the ingest to end.
+            // Without a spool (a warehouse filled by imports only) no ingest can be running.
+            let _ingest = match Spool::open(&s.spool) {
+                Ok(spool) => Some(per_job::lock(&spool).map_err(|e| e.to_string())?),
+                Err(_) => None,
+            };
+            let mut total = catalog::Compacted::default();
+            let mut tables_days = 0;
+            for day in days_of(request, *days) {
+                for table in COMPACTED_TABLES {
+                    let done = catalog::compact_day(data, table, day)
+                        .map_err(|e| format!("compacting {} of {day}: {e}", table.name()))?;
+                    if done.parts == 0 && done.leftovers == 0 {
+                        continue;
+                    }
+                    tables_days += 1;
+                    log.event(
+                        "compacted",
+                        &[
+                            ("dag", json!(dag.name)),
+                            ("table", json!(table.name())),
+                            ("day", json!(day.to_string())),
+                            ("parts", json!(done.parts)),
+                            ("leftovers", json!(done.leftovers)),
+                            ("rows", json!(done.rows)),
+                        ],
+                    );
+                    total.parts += done.parts;
+                    total.leftovers += done.leftovers;
+                }
+            }
+            counts.insert("partitions".into(), tables_days);
+            counts.insert("parts".into(), total.parts as u64);
+            counts.insert("leftovers".into(), total.leftovers as u64);
+            Ok((0, counts))
+        }
         Step::Retain { keep_days } => {
             let today = ctx.clock.now().date_naive();
             let oldest_kept = today
@@ -979,6 +1032,11 @@ fn execute(
         }
     }
 }
+
+/// The tables whose small parts the compact step folds into day files: those the per-job path
+/// and the scheduler write one file per job or per run into. The features, findings and
+/// predictions tables get day files from the nightly features and classify steps already.
+const COMPACTED_TABLES: [Table; 3] = [Table::Jobs, Table::Telemetry, Table::Runs];
 
 /// The days of `wanted` that have jobs.
 fn days_with_jobs(data: &Path, wanted: &[NaiveDate]) -> Vec<NaiveDate> {

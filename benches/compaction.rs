@@ -104,7 +104,11 @@ fn generate(data: &Path, day: NaiveDate, jobs: u64, metrics: u64) {
 fn files(data: &Path, day: NaiveDate) -> usize {
     [Table::Jobs, Table::Telemetry]
         .iter()
-        .map(|t| catalog::part_files(data, *t, day, None).expect("list").len())
+        .map(|t| {
+            catalog::part_files(data, *t, day, None)
+                .expect("list")
+                .len()
+        })
         .sum()
 }
 
@@ -135,7 +139,9 @@ fn main() {
     let tmp = tempfile::tempdir().expect("temporary directory");
     let data = tmp.path().join("data");
     let day = NaiveDate::from_ymd_opt(2026, 11, 22).expect("day");
-    eprintln!("compaction: writing {jobs} jobs' per-job parts ({metrics} metrics, 60 samples each)");
+    eprintln!(
+        "compaction: writing {jobs} jobs' per-job parts ({metrics} metrics, 60 samples each)"
+    );
     let started = Instant::now();
     generate(&data, day, jobs, metrics);
     let written = started.elapsed();
@@ -149,7 +155,9 @@ fn main() {
     let started = Instant::now();
     let mut rows = 0;
     for table in [Table::Jobs, Table::Telemetry] {
-        rows += catalog::compact_day(&data, table, day).expect("compaction").rows;
+        rows += catalog::compact_day(&data, table, day)
+            .expect("compaction")
+            .rows;
     }
     let compaction = started.elapsed();
     let after_files = files(&data, day);
@@ -170,7 +178,10 @@ fn main() {
     println!("|---|---|---|---|");
     for (i, (label, _)) in QUERIES.iter().enumerate() {
         let ((b, rb), (a, ra)) = (before[i], after[i]);
-        assert_eq!(rb, ra, "{label}: different rows before and after compaction");
+        assert_eq!(
+            rb, ra,
+            "{label}: different rows before and after compaction"
+        );
         println!(
             "| {label} | {:.3} s | {:.3} s | {:.1}x |",
             b.as_secs_f64(),

@@ -371,7 +371,11 @@ fn a_job_already_in_a_compacted_day_is_not_stored_twice() {
     assert_eq!(compacted.parts, 1);
     let before = snapshot(&s.data);
     // Job 1's record is in new/; job 2's goes back to cur/, as a killed run leaves it.
-    std::fs::rename(record.path(), s.spool.root().join("cur").join(record.file_name())).unwrap();
+    std::fs::rename(
+        record.path(),
+        s.spool.root().join("cur").join(record.file_name()),
+    )
+    .unwrap();
 
     let mut settings = settings(&s.sacct, "http://127.0.0.1:9", "");
     settings.ingest.telemetry = jobsight::config::TelemetryKind::None;
@@ -406,7 +410,12 @@ fn a_job_already_in_a_compacted_day_is_not_stored_twice() {
     };
     assert_eq!(unchanged(&before), unchanged(&snapshot(&s.data)));
     assert!(compacted_file.is_file());
-    assert!(std::fs::read_dir(s.spool.root().join("cur")).unwrap().next().is_none());
+    assert!(
+        std::fs::read_dir(s.spool.root().join("cur"))
+            .unwrap()
+            .next()
+            .is_none()
+    );
 }
 
 #[test]

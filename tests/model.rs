@@ -156,6 +156,54 @@ fn train_evaluate_predict_and_refuse_bad_models() {
     let err = fails(jobsight(&data).args(["model", "info"]).arg(&junk));
     assert!(err.contains("not a jobsight model file"), "{err}");
 
+    // Retraining (the nightly `retrain` step): nothing to do while no label is newer than the
+    // model; new labels give a candidate that replaces the model when it is not worse, the old
+    // one kept beside it; a worse candidate is kept aside and the model left alone.
+    use jobsight::model::retrain::{Retrained, retrain_diagnosis};
+    let rotating = work.path().join("rotating.model");
+    std::fs::copy(&model, &rotating).unwrap();
+    assert_eq!(
+        retrain_diagnosis(&data, &rotating, &mut |_| {}).unwrap(),
+        Retrained::NoNewLabels
+    );
+    let touch_labels = || {
+        let day = jobsight::catalog::days(&data, jobsight::catalog::Table::Labels)[0];
+        let file =
+            &jobsight::catalog::part_files(&data, jobsight::catalog::Table::Labels, day, None)
+                .unwrap()[0];
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let bytes = std::fs::read(file).unwrap();
+        std::fs::write(file, bytes).unwrap();
+    };
+    touch_labels();
+    let done = retrain_diagnosis(&data, &rotating, &mut |_| {}).unwrap();
+    assert!(matches!(done, Retrained::Rotated { .. }), "{done:?}");
+    assert!(work.path().join("rotating.model.previous").is_file());
+    assert_eq!(
+        retrain_diagnosis(&data, &rotating, &mut |_| {}).unwrap(),
+        Retrained::NoNewLabels
+    );
+    // A model whose figures no candidate can reach.
+    let text = std::fs::read_to_string(&rotating).unwrap();
+    let (header, body) = text.split_once('\n').unwrap();
+    let mut header: serde_json::Value = serde_json::from_str(header).unwrap();
+    header["evaluation"]["macro_f1"] = serde_json::json!(2.0);
+    std::fs::write(&rotating, format!("{header}\n{body}")).unwrap();
+    let before = std::fs::read(&rotating).unwrap();
+    touch_labels();
+    let done = retrain_diagnosis(&data, &rotating, &mut |_| {}).unwrap();
+    assert!(
+        matches!(done, Retrained::Kept { old_f1: Some(f), .. } if f == 2.0),
+        "{done:?}"
+    );
+    assert_eq!(std::fs::read(&rotating).unwrap(), before);
+    assert!(work.path().join("rotating.model.candidate").is_file());
+    // The candidate learnt from these labels: not trained again each night.
+    assert_eq!(
+        retrain_diagnosis(&data, &rotating, &mut |_| {}).unwrap(),
+        Retrained::NoNewLabels
+    );
+
     // A cluster whose nodes report fewer metrics: the model says which ones it lacks.
     let sparse = warehouse(&work.path().join("sparse"), &["--metrics", "16"]);
     common::run_ok(jobsight(&sparse).args(["classify", "--model"]).arg(&model));

@@ -515,15 +515,22 @@ pub fn write_part(
             });
         }
     }
-    write_atomically(data, table, day, name, writer_properties(), |writer, tmp| {
-        for batch in batches {
-            writer.write(batch).map_err(|source| CatalogError::Write {
-                path: tmp.to_path_buf(),
-                source,
-            })?;
-        }
-        Ok(())
-    })
+    write_atomically(
+        data,
+        table,
+        day,
+        name,
+        writer_properties(),
+        |writer, tmp| {
+            for batch in batches {
+                writer.write(batch).map_err(|source| CatalogError::Write {
+                    path: tmp.to_path_buf(),
+                    source,
+                })?;
+            }
+            Ok(())
+        },
+    )
 }
 
 /// Writes part `name` of `table` for `day` through `fill` into a hidden temporary file, fsyncs it
@@ -554,12 +561,13 @@ fn write_atomically(
             path: tmp_path.clone(),
             source,
         })?;
-        let mut writer = ArrowWriter::try_new(file, table.schema(), Some(properties)).map_err(
-            |source| CatalogError::Write {
-                path: tmp_path.clone(),
-                source,
-            },
-        )?;
+        let mut writer =
+            ArrowWriter::try_new(file, table.schema(), Some(properties)).map_err(|source| {
+                CatalogError::Write {
+                    path: tmp_path.clone(),
+                    source,
+                }
+            })?;
         fill(&mut writer, &tmp_path)?;
         let file = writer.into_inner().map_err(|source| CatalogError::Write {
             path: tmp_path.clone(),
@@ -657,7 +665,12 @@ pub fn compacted_parts(
     let file = match File::open(&path) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Default::default()),
-        Err(source) => return Err(CatalogError::Read { path, source: source.into() }),
+        Err(source) => {
+            return Err(CatalogError::Read {
+                path,
+                source: source.into(),
+            });
+        }
     };
     let reader = SerializedFileReader::new(file).map_err(|source| CatalogError::Read {
         path: path.clone(),
@@ -742,34 +755,41 @@ pub fn compact_day(data: &Path, table: Table, day: NaiveDate) -> Result<Compacte
     inputs.extend(fresh.iter().map(|(_, p)| p.clone()));
     let schema = table.schema();
     let mut rows = 0u64;
-    let written = write_atomically(data, table, day, COMPACTED_PART, properties, |writer, tmp| {
-        for input in &inputs {
-            let read_err = |source| CatalogError::Read {
-                path: input.clone(),
-                source,
-            };
-            let file = File::open(input).map_err(|e| read_err(e.into()))?;
-            let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-                .and_then(|b| b.with_batch_size(64 * 1024).build())
-                .map_err(read_err)?;
-            for batch in reader {
-                let batch = batch.map_err(|e| read_err(e.into()))?;
-                // Older files may carry field metadata of their own: the day file has the
-                // catalogue's schema, and the columns must match it.
-                let batch = RecordBatch::try_new(schema.clone(), batch.columns().to_vec())
-                    .map_err(|e| CatalogError::Schema {
-                        table: table.name(),
-                        reason: format!("{}: {e}", input.display()),
-                    })?;
-                rows += batch.num_rows() as u64;
-                writer.write(&batch).map_err(|source| CatalogError::Write {
-                    path: tmp.to_path_buf(),
+    let written = write_atomically(
+        data,
+        table,
+        day,
+        COMPACTED_PART,
+        properties,
+        |writer, tmp| {
+            for input in &inputs {
+                let read_err = |source| CatalogError::Read {
+                    path: input.clone(),
                     source,
-                })?;
+                };
+                let file = File::open(input).map_err(|e| read_err(e.into()))?;
+                let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+                    .and_then(|b| b.with_batch_size(64 * 1024).build())
+                    .map_err(read_err)?;
+                for batch in reader {
+                    let batch = batch.map_err(|e| read_err(e.into()))?;
+                    // Older files may carry field metadata of their own: the day file has the
+                    // catalogue's schema, and the columns must match it.
+                    let batch = RecordBatch::try_new(schema.clone(), batch.columns().to_vec())
+                        .map_err(|e| CatalogError::Schema {
+                            table: table.name(),
+                            reason: format!("{}: {e}", input.display()),
+                        })?;
+                    rows += batch.num_rows() as u64;
+                    writer.write(&batch).map_err(|source| CatalogError::Write {
+                        path: tmp.to_path_buf(),
+                        source,
+                    })?;
+                }
             }
-        }
-        Ok(())
-    })?;
+            Ok(())
+        },
+    )?;
     debug_assert_eq!(written, part_path(data, table, day, COMPACTED_PART));
     for (_, path) in &fresh {
         fs::remove_file(path).map_err(|source| CatalogError::Commit {
@@ -835,7 +855,14 @@ mod tests {
         };
         RecordBatch::try_new(
             Table::Labels.schema(),
-            vec![text(job), text("none"), time(), time(), text("{}"), text("test")],
+            vec![
+                text(job),
+                text("none"),
+                time(),
+                time(),
+                text("{}"),
+                text("test"),
+            ],
         )
         .unwrap()
     }
@@ -876,15 +903,24 @@ mod tests {
         let data = dir.path();
         let day = NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
         for (job, rows) in [("1", 3), ("2", 5), ("3", 1)] {
-            write_part(data, Table::Labels, day, &format!("job-c-{job}"), &[labels(job, rows)])
-                .unwrap();
+            write_part(
+                data,
+                Table::Labels,
+                day,
+                &format!("job-c-{job}"),
+                &[labels(job, rows)],
+            )
+            .unwrap();
         }
         write_part(data, Table::Labels, day, "swf-log", &[labels("bulk", 2)]).unwrap();
         let before = rows_by_job(data, day);
 
         let done = compact_day(data, Table::Labels, day).unwrap();
         assert_eq!((done.parts, done.rows, done.leftovers), (3, 9, 0));
-        assert_eq!(names(data, day), ["part-compacted.parquet", "part-swf-log.parquet"]);
+        assert_eq!(
+            names(data, day),
+            ["part-compacted.parquet", "part-swf-log.parquet"]
+        );
         assert_eq!(rows_by_job(data, day), before);
         let held: Vec<String> = compacted_parts(data, Table::Labels, day)
             .unwrap()
@@ -893,7 +929,10 @@ mod tests {
         assert_eq!(held, ["job-c-1", "job-c-2", "job-c-3"]);
 
         // Nothing new: nothing rewritten.
-        assert_eq!(compact_day(data, Table::Labels, day).unwrap(), Compacted::default());
+        assert_eq!(
+            compact_day(data, Table::Labels, day).unwrap(),
+            Compacted::default()
+        );
 
         // A late job: folded in next time, the earlier rows kept.
         write_part(data, Table::Labels, day, "job-c-4", &[labels("4", 2)]).unwrap();

@@ -13,6 +13,13 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+// Each stage owns its options and settings; this module composes them into one file. Re-exported
+// here because they are part of the configuration file's shape.
+pub use crate::ingest::settings::{
+    IngestOptions, IngestSettings, MetricTemplate, PrometheusOptions, PrometheusSettings,
+    TelemetryKind, cgroup_metrics, dcgm_metrics, default_node_exporter_metrics,
+};
+
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read the configuration file {path}: {source}")]
@@ -94,57 +101,6 @@ pub struct FeaturesOptions {
     pub windows: Option<String>,
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct IngestOptions {
-    pub telemetry: Option<TelemetryKind>,
-    pub sacct: Option<PathBuf>,
-    pub give_up_after_s: Option<u64>,
-    pub retry_after_s: Option<u64>,
-    pub retry_max_s: Option<u64>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PrometheusOptions {
-    pub url: Option<String>,
-    pub step_s: Option<u64>,
-    pub rate_window_s: Option<u64>,
-    pub timeout_s: Option<u64>,
-    pub max_points_per_series: Option<u64>,
-    pub lag_s: Option<u64>,
-    pub node_label: Option<String>,
-    pub gpu: Option<bool>,
-    pub cgroup: Option<bool>,
-    /// Replaces the default node_exporter metrics when given.
-    pub metrics: Option<Vec<MetricTemplate>>,
-    /// Added to the default (or given) metrics.
-    pub extra_metrics: Option<Vec<MetricTemplate>>,
-}
-
-/// Where the per-job ingest step gets telemetry from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum TelemetryKind {
-    /// Prometheus `query_range` over the job's nodes and run time.
-    Prometheus,
-    /// Job records only (accounting), no telemetry.
-    None,
-}
-
-/// One telemetry series family: a metric name in the warehouse and the PromQL that yields it,
-/// one series per node.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MetricTemplate {
-    pub name: String,
-    /// PromQL with placeholders `{nodes}` (a label matcher selecting the job's nodes),
-    /// `{job_id}` and `{rate_window}` (e.g. `60s`).
-    pub query: String,
-    /// The label that names the node in this query's result; default `prometheus.node_label`.
-    pub node_label: Option<String>,
-}
-
 /// Everything resolved and checked.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -187,147 +143,7 @@ pub struct ModelSettings {
     pub min_windows: usize,
 }
 
-#[derive(Debug, Clone)]
-pub struct IngestSettings {
-    pub telemetry: TelemetryKind,
-    pub sacct: PathBuf,
-    /// A record still pending this long after its enqueue is quarantined with the last reason.
-    pub give_up_after: Duration,
-    /// First retry delay; doubles per attempt up to `retry_max`.
-    pub retry_after: Duration,
-    pub retry_max: Duration,
-}
-
-#[derive(Debug, Clone)]
-pub struct PrometheusSettings {
-    /// Base URL, without `/api/v1/...`.
-    pub url: String,
-    pub step: Duration,
-    pub rate_window: Duration,
-    pub timeout: Duration,
-    /// Prometheus refuses a `query_range` that would return more than 11,000 points per series.
-    pub max_points_per_series: u64,
-    /// How long after a job's end its last samples can be expected in Prometheus (scrape interval
-    /// plus ingestion delay); the job waits that long before its telemetry is fetched.
-    pub lag: Duration,
-    /// Label naming the node; its value may carry a `:port` suffix (node_exporter's `instance`).
-    pub node_label: String,
-    pub metrics: Vec<MetricTemplate>,
-}
-
 pub const DEFAULT_DATA: &str = "./jobsight-data";
-
-/// node_exporter metrics under the warehouse's canonical names (the simulator uses the same names,
-/// so features and rules read both alike). CPU shares are fractions of all the node's CPUs.
-pub fn default_node_exporter_metrics() -> Vec<MetricTemplate> {
-    let cpu = |mode: &str| {
-        format!(
-            "avg by (instance) (rate(node_cpu_seconds_total{{mode=\"{mode}\",{{nodes}}}}[{{rate_window}}]))"
-        )
-    };
-    let sum_rate = |metric: &str, extra: &str| {
-        format!("sum by (instance) (rate({metric}{{{extra}{{nodes}}}}[{{rate_window}}]))")
-    };
-    // Loopback and virtual interfaces carry no job traffic between nodes.
-    let nic = r#"device!~"lo|veth.*|docker.*|virbr.*","#;
-    // node_exporter already leaves out partitions and loop devices; device-mapper and md RAID
-    // volumes would count the same bytes a second time.
-    let disk = r#"device!~"dm-.*|md.*","#;
-    [
-        ("cpu_user", cpu("user")),
-        ("cpu_system", cpu("system")),
-        ("cpu_iowait", cpu("iowait")),
-        ("cpu_idle", cpu("idle")),
-        ("load1", "node_load1{{nodes}}".to_string()),
-        (
-            "mem_used_bytes",
-            "node_memory_MemTotal_bytes{{nodes}} - node_memory_MemAvailable_bytes{{nodes}}"
-                .to_string(),
-        ),
-        (
-            "mem_available_bytes",
-            "node_memory_MemAvailable_bytes{{nodes}}".to_string(),
-        ),
-        (
-            "net_rx_bytes_per_s",
-            sum_rate("node_network_receive_bytes_total", nic),
-        ),
-        (
-            "net_tx_bytes_per_s",
-            sum_rate("node_network_transmit_bytes_total", nic),
-        ),
-        (
-            "net_rx_packets_per_s",
-            sum_rate("node_network_receive_packets_total", nic),
-        ),
-        (
-            "net_tx_packets_per_s",
-            sum_rate("node_network_transmit_packets_total", nic),
-        ),
-        (
-            "disk_read_bytes_per_s",
-            sum_rate("node_disk_read_bytes_total", disk),
-        ),
-        (
-            "disk_write_bytes_per_s",
-            sum_rate("node_disk_written_bytes_total", disk),
-        ),
-    ]
-    .into_iter()
-    .map(|(name, query)| MetricTemplate {
-        name: name.to_string(),
-        query: query.to_string(),
-        node_label: None,
-    })
-    .collect()
-}
-
-/// NVIDIA DCGM exporter metrics (`prometheus.gpu = true`). DCGM names the node in `Hostname`.
-pub fn dcgm_metrics() -> Vec<MetricTemplate> {
-    [
-        (
-            "gpu_util",
-            "avg by (Hostname) (DCGM_FI_DEV_GPU_UTIL{{nodes}}) / 100",
-        ),
-        (
-            "gpu_mem_used_bytes",
-            "sum by (Hostname) (DCGM_FI_DEV_FB_USED{{nodes}}) * 1048576",
-        ),
-        (
-            "gpu_power_watts",
-            "sum by (Hostname) (DCGM_FI_DEV_POWER_USAGE{{nodes}})",
-        ),
-    ]
-    .into_iter()
-    .map(|(name, query)| MetricTemplate {
-        name: name.to_string(),
-        query: query.to_string(),
-        node_label: Some("Hostname".to_string()),
-    })
-    .collect()
-}
-
-/// Per-job cgroup exporter metrics (`prometheus.cgroup = true`), as Princeton's jobstats collects
-/// them: the job's own CPU time and memory, not the node's, which matters on shared nodes.
-pub fn cgroup_metrics() -> Vec<MetricTemplate> {
-    [
-        (
-            "job_cpu_cores_used",
-            "sum by (instance) (rate(cgroup_cpu_total_seconds{jobid=\"{job_id}\",{nodes}}[{rate_window}]))",
-        ),
-        (
-            "job_mem_rss_bytes",
-            "sum by (instance) (cgroup_memory_rss_bytes{jobid=\"{job_id}\",{nodes}})",
-        ),
-    ]
-    .into_iter()
-    .map(|(name, query)| MetricTemplate {
-        name: name.to_string(),
-        query: query.to_string(),
-        node_label: None,
-    })
-    .collect()
-}
 
 impl Options {
     /// Reads `path`; `None` gives the defaults.
@@ -359,111 +175,16 @@ impl Options {
             key: key.to_string(),
             reason,
         };
-        let ingest = self.ingest.unwrap_or_default();
-        let prom = self.prometheus.unwrap_or_default();
-        let positive = |key: &str, value: Option<u64>, default: u64| -> Result<u64, ConfigError> {
-            match value.unwrap_or(default) {
-                0 => Err(invalid(key, "must be greater than 0".into())),
-                v => Ok(v),
-            }
+        let at = |e: crate::options::Invalid| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            key: e.key,
+            reason: e.reason,
         };
-
-        let retry_after = positive("ingest.retry_after_s", ingest.retry_after_s, 60)?;
-        let retry_max = positive("ingest.retry_max_s", ingest.retry_max_s, 3600)?;
-        if retry_max < retry_after {
-            return Err(invalid(
-                "ingest.retry_max_s",
-                format!("{retry_max} is less than ingest.retry_after_s ({retry_after})"),
-            ));
-        }
-        let ingest = IngestSettings {
-            telemetry: ingest.telemetry.unwrap_or(TelemetryKind::Prometheus),
-            sacct: ingest.sacct.unwrap_or_else(|| PathBuf::from("sacct")),
-            give_up_after: Duration::from_secs(positive(
-                "ingest.give_up_after_s",
-                ingest.give_up_after_s,
-                86_400,
-            )?),
-            retry_after: Duration::from_secs(retry_after),
-            retry_max: Duration::from_secs(retry_max),
+        let positive = |key: &str, value: Option<u64>, default: u64| {
+            crate::options::positive(key, value, default).map_err(at)
         };
-
-        let url = prom
-            .url
-            .unwrap_or_else(|| "http://127.0.0.1:9090".to_string());
-        if !(url.starts_with("http://") || url.starts_with("https://")) {
-            return Err(invalid(
-                "prometheus.url",
-                format!("{url:?} is not an http:// or https:// URL"),
-            ));
-        }
-        let max_points = prom.max_points_per_series.unwrap_or(11_000);
-        if max_points < 2 {
-            return Err(invalid(
-                "prometheus.max_points_per_series",
-                "must be at least 2".into(),
-            ));
-        }
-        let mut metrics = prom.metrics.unwrap_or_else(default_node_exporter_metrics);
-        if prom.gpu.unwrap_or(false) {
-            metrics.extend(dcgm_metrics());
-        }
-        if prom.cgroup.unwrap_or(false) {
-            metrics.extend(cgroup_metrics());
-        }
-        metrics.extend(prom.extra_metrics.unwrap_or_default());
-        let mut names = std::collections::BTreeSet::new();
-        for m in &metrics {
-            if m.name.is_empty()
-                || !m
-                    .name
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
-            {
-                return Err(invalid(
-                    "prometheus.metrics",
-                    format!(
-                        "metric name {:?} must be letters, digits, '_' or '.'",
-                        m.name
-                    ),
-                ));
-            }
-            if !names.insert(m.name.as_str()) {
-                return Err(invalid(
-                    "prometheus.metrics",
-                    format!("metric {:?} is defined twice", m.name),
-                ));
-            }
-            if !m.query.contains("{nodes}") {
-                return Err(invalid(
-                    "prometheus.metrics",
-                    format!(
-                        "the query of {:?} has no {{nodes}} placeholder, so it would not select the job's nodes",
-                        m.name
-                    ),
-                ));
-            }
-            if let Err(reason) = crate::ingest::prometheus::check_template(&m.query) {
-                return Err(invalid(
-                    "prometheus.metrics",
-                    format!("the query of {:?}: {reason}", m.name),
-                ));
-            }
-        }
-        let prometheus = PrometheusSettings {
-            url: url.trim_end_matches('/').to_string(),
-            step: Duration::from_secs(positive("prometheus.step_s", prom.step_s, 30)?),
-            rate_window: Duration::from_secs(positive(
-                "prometheus.rate_window_s",
-                prom.rate_window_s,
-                120,
-            )?),
-            timeout: Duration::from_secs(positive("prometheus.timeout_s", prom.timeout_s, 30)?),
-            max_points_per_series: max_points,
-            lag: Duration::from_secs(prom.lag_s.unwrap_or(60)),
-            node_label: prom.node_label.unwrap_or_else(|| "instance".to_string()),
-            metrics,
-        };
+        let ingest = self.ingest.unwrap_or_default().resolve().map_err(at)?;
+        let prometheus = self.prometheus.unwrap_or_default().resolve().map_err(at)?;
         let feat = self.features.unwrap_or_default();
         let min_coverage = feat
             .min_coverage
@@ -522,7 +243,7 @@ impl Options {
                 .unwrap_or(crate::rules::DEFAULT_MIN_RUN_S),
             cores_per_node: features.cores_per_node,
         };
-        let notify = self.notify.unwrap_or_default().resolve(path)?;
+        let notify = self.notify.unwrap_or_default().resolve().map_err(at)?;
         let schedule_options = self.schedule.unwrap_or_default();
         let schedule = ScheduleSettings {
             dags: schedule_options.dags,

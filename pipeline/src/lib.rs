@@ -20,6 +20,7 @@ pub mod ingest;
 pub mod lockfile;
 pub mod model;
 pub mod notify;
+pub mod options;
 pub mod output;
 pub mod query;
 pub mod rules;

@@ -11,6 +11,7 @@ pub mod ldms_store;
 pub mod per_job;
 pub mod prometheus;
 pub mod sacct;
+pub mod settings;
 pub mod simulator;
 pub mod swf;
 

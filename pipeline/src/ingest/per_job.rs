@@ -32,9 +32,9 @@ use serde::Serialize;
 use slurm_hooks::SpoolRecord;
 
 use super::prometheus::Prometheus;
+use super::settings::IngestSettings;
 use super::{JobRow, TelemetrySink, jobs_batch, sacct};
 use crate::catalog::{self, CatalogError, Table};
-use crate::config::IngestSettings;
 use crate::spool::{ClaimReport, PendingNote, Spool, SpoolError};
 
 #[derive(Debug, thiserror::Error)]

@@ -1,7 +1,7 @@
 //! Prometheus as a telemetry source: `query_range` over a job's nodes and run time.
 //!
 //! Input: a job (id, nodes, start, end) and the metric templates of the configuration
-//! ([`crate::config::MetricTemplate`]): PromQL with a `{nodes}` placeholder that becomes a label
+//! ([`super::settings::MetricTemplate`]): PromQL with a `{nodes}` placeholder that becomes a label
 //! matcher for exactly the job's nodes. Output: one telemetry sample per node, metric and step,
 //! handed to the caller. Counters are turned into rates by the templates' PromQL `rate()`, which
 //! handles counter resets (a restarted exporter) the way Prometheus documents; we never difference
@@ -24,7 +24,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
-use crate::config::{MetricTemplate, PrometheusSettings};
+use super::settings::{MetricTemplate, PrometheusSettings};
 
 #[derive(Debug, thiserror::Error)]
 pub enum PromError {
@@ -518,7 +518,7 @@ mod tests {
         );
         assert!(check_template("x{mode=\"user\",{nodes}}[{rate_window}]").is_ok());
         assert!(check_template("x{{node}}").is_err());
-        for t in crate::config::default_node_exporter_metrics() {
+        for t in crate::ingest::settings::default_node_exporter_metrics() {
             check_template(&t.query).unwrap();
         }
     }

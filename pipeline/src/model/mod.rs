@@ -19,6 +19,7 @@ pub mod evaluate;
 pub mod file;
 pub mod forest;
 pub mod predict;
+pub mod retrain;
 pub mod unsupervised;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};

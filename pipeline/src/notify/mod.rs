@@ -32,7 +32,7 @@ use datafusion::arrow::array::{ArrayRef, RecordBatch, StringBuilder, TimestampMi
 use lettre::message::{Mailbox, MultiPart, header};
 
 use crate::catalog::{CatalogError, Table};
-use crate::config::ConfigError;
+use crate::options::Invalid;
 use crate::query::QueryError;
 use crate::rules::Severity;
 use outbox::{Outbox, Retry, Security, SmtpSettings, Transport};
@@ -164,14 +164,11 @@ pub struct Settings {
 pub const DEFAULT_OUTBOX: &str = "./jobsight-outbox";
 
 impl Options {
-    /// Fills in defaults and checks every value; `path` is the config file, for errors.
-    pub fn resolve(self, path: &Path) -> Result<Settings, ConfigError> {
-        let invalid = |key: &str, reason: String| ConfigError::Invalid {
-            path: path.to_path_buf(),
-            key: format!("notify.{key}"),
-            reason,
-        };
-        let mailbox = |key: &str, text: &str| -> Result<Mailbox, ConfigError> {
+    /// Fills in defaults and checks every value.
+    pub fn resolve(self) -> Result<Settings, Invalid> {
+        let invalid =
+            |key: &str, reason: String| crate::options::invalid(&format!("notify.{key}"), reason);
+        let mailbox = |key: &str, text: &str| -> Result<Mailbox, Invalid> {
             text.parse::<Mailbox>()
                 .map_err(|e| invalid(key, format!("{text:?} is not an email address: {e}")))
         };

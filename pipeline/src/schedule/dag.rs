@@ -184,11 +184,12 @@ impl Step {
             "ingest" => &["limit"],
             "features" | "classify" => &["on", "days"],
             "compact" => &["days"],
+            "retrain" => &[],
             "notify" => &["critical_only"],
             "retain" => &["keep_days"],
             other => {
                 return Err(format!(
-                    "unknown step {other:?}; the steps are ingest, features, classify, compact, notify, retain"
+                    "unknown step {other:?}; the steps are ingest, features, classify, compact, notify, retrain, retain"
                 ));
             }
         };
@@ -248,6 +249,7 @@ impl Step {
             "notify" => Step::Notify {
                 critical_only: raw.critical_only.unwrap_or(false),
             },
+            "retrain" => Step::Retrain,
             _ => {
                 let keep_days = raw.keep_days.ok_or("keep_days is required")?;
                 if !(1..=36_500).contains(&keep_days) {

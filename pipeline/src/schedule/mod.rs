@@ -67,6 +67,9 @@ pub enum Step {
     Compact { days: u32 },
     /// Emails to owners and admins ([`crate::notify`]).
     Notify { critical_only: bool },
+    /// Retrains the configured diagnosis model when the warehouse has labels newer than it, and
+    /// rotates it when the new one is not worse ([`crate::model::retrain`]).
+    Retrain,
     /// Removes raw telemetry and windows older than `keep_days`.
     Retain { keep_days: u32 },
 }
@@ -79,6 +82,7 @@ impl Step {
             Step::Classify { .. } => "classify",
             Step::Compact { .. } => "compact",
             Step::Notify { .. } => "notify",
+            Step::Retrain => "retrain",
             Step::Retain { .. } => "retain",
         }
     }
@@ -101,6 +105,7 @@ impl Step {
                 critical_only: true,
             } => "notify (critical findings only)".into(),
             Step::Notify { .. } => "notify (digests and critical findings)".into(),
+            Step::Retrain => "retrain the diagnosis model when there are new labels".into(),
             Step::Retain { keep_days } => {
                 format!("retain (telemetry and windows of the last {keep_days} days)")
             }
@@ -657,6 +662,7 @@ fn skip_reason(step: &Step, request: &RunRequest) -> Option<&'static str> {
         }
         Step::Notify { .. } => Some("a backfill sends no email: old findings would be spam"),
         Step::Retain { .. } => Some("a backfill removes nothing"),
+        Step::Retrain => Some("a backfill trains nothing"),
         Step::Features { on: On::Ingested } | Step::Classify { on: On::Ingested } => {
             Some("works on ingested jobs, and a backfill ingests none")
         }
@@ -741,7 +747,13 @@ fn execute(
             counts.insert("claimed".into(), report.claim.claimed.len() as u64);
             counts.insert("duplicates".into(), report.claim.duplicates.len() as u64);
             counts.insert("malformed".into(), report.claim.failed.len() as u64);
-            for kind in ["done", "pending", "waiting", "quarantined", "already_stored"] {
+            for kind in [
+                "done",
+                "pending",
+                "waiting",
+                "quarantined",
+                "already_stored",
+            ] {
                 counts.insert(kind.into(), report.count(kind) as u64);
             }
             let rows: u64 = report
@@ -1001,6 +1013,68 @@ fn execute(
             counts.insert("partitions".into(), tables_days);
             counts.insert("parts".into(), total.parts as u64);
             counts.insert("leftovers".into(), total.leftovers as u64);
+            Ok((0, counts))
+        }
+        Step::Retrain => {
+            use crate::model::retrain::{self, Retrained};
+            let Some(model) = &s.model.diagnosis else {
+                counts.insert("rotated".into(), 0);
+                log.event(
+                    "retrain",
+                    &[
+                        ("dag", json!(dag.name)),
+                        (
+                            "outcome",
+                            json!("nothing to retrain: no [model] diagnosis configured"),
+                        ),
+                    ],
+                );
+                return Ok((0, counts));
+            };
+            let mut phase = |p: &str| {
+                log.event("retrain", &[("dag", json!(dag.name)), ("phase", json!(p))]);
+            };
+            let done = retrain::retrain_diagnosis(data, model, &mut phase)
+                .map_err(|e| format!("retraining {}: {e}", model.display()))?;
+            let f1 =
+                |v: &Option<f64>| v.map_or(json!(null), |f| json!((f * 1000.0).round() / 1000.0));
+            let mut fields = vec![
+                ("dag", json!(dag.name)),
+                ("model", json!(model.display().to_string())),
+            ];
+            match &done {
+                Retrained::NoNewLabels => {
+                    fields.push(("outcome", json!("no labels newer than the model")));
+                }
+                Retrained::Rotated {
+                    previous,
+                    old_f1,
+                    new_f1,
+                } => {
+                    fields.push(("outcome", json!("rotated")));
+                    fields.push(("previous", json!(previous.display().to_string())));
+                    fields.push(("old_macro_f1", f1(old_f1)));
+                    fields.push(("new_macro_f1", f1(new_f1)));
+                }
+                Retrained::Kept {
+                    candidate,
+                    old_f1,
+                    new_f1,
+                } => {
+                    fields.push((
+                        "outcome",
+                        json!("kept the current model: the candidate is worse"),
+                    ));
+                    fields.push(("candidate", json!(candidate.display().to_string())));
+                    fields.push(("old_macro_f1", f1(old_f1)));
+                    fields.push(("new_macro_f1", f1(new_f1)));
+                }
+            }
+            log.event("retrain", &fields);
+            counts.insert(
+                "rotated".into(),
+                u64::from(matches!(done, Retrained::Rotated { .. })),
+            );
             Ok((0, counts))
         }
         Step::Retain { keep_days } => {

@@ -13,6 +13,7 @@ use chrono::{DateTime, Utc};
 
 pub mod catalog;
 pub mod classify;
+pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod features;

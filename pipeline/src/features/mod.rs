@@ -98,6 +98,13 @@ impl std::str::FromStr for WindowSpec {
     }
 }
 
+/// `WIDTH:STRIDE`, as [`WindowSpec::from_str`](std::str::FromStr) reads it.
+impl Display for WindowSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.window_s, self.stride_s)
+    }
+}
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {

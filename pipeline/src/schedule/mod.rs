@@ -1018,7 +1018,7 @@ fn execute(
         Step::Retrain => {
             use crate::model::retrain::{self, Retrained};
             let Some(model) = &s.model.diagnosis else {
-                counts.insert("rotated".into(), 0);
+                counts.insert("no_model".into(), 1);
                 log.event(
                     "retrain",
                     &[
@@ -1071,10 +1071,12 @@ fn execute(
                 }
             }
             log.event("retrain", &fields);
-            counts.insert(
-                "rotated".into(),
-                u64::from(matches!(done, Retrained::Rotated { .. })),
-            );
+            let outcome = match done {
+                Retrained::NoNewLabels => "no_new_labels",
+                Retrained::Rotated { .. } => "rotated",
+                Retrained::Kept { .. } => "kept",
+            };
+            counts.insert(outcome.into(), 1);
             Ok((0, counts))
         }
         Step::Retain { keep_days } => {

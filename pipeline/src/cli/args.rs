@@ -1,0 +1,693 @@
+//! The command line's arguments (clap), and the overlay they put on the configuration file's
+//! options before anything is resolved: a flag or its environment variable replaces the file's
+//! value, and `jobsight check` validates exactly what a run would use.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::config::{Options, TelemetryKind};
+use crate::output::Format;
+use crate::query::SqlFormat;
+use crate::schedule::LogFormat;
+
+/// jobsight: automatic performance analysis of every finished Slurm job.
+///
+/// The Slurm epilog hook (`jobsight-epilog`) enqueues each finished job into a spool directory;
+/// this program claims the jobs and analyses them. Run `jobsight demo` to see it work on a
+/// simulated cluster with no setup at all.
+#[derive(Debug, Parser)]
+#[command(name = "jobsight", version, about, long_about)]
+pub struct Cli {
+    /// Warehouse directory: hive-partitioned Parquet, one folder per table [default: the
+    /// config file's `data`, else ./jobsight-data].
+    #[arg(long, env = "JOBSIGHT_DATA", global = true)]
+    pub data: Option<PathBuf>,
+    /// Configuration file (TOML; every key optional, see ops/jobsight.example.toml). Flags and
+    /// their environment variables override it.
+    #[arg(long, env = "JOBSIGHT_CONFIG", global = true)]
+    pub config: Option<PathBuf>,
+    /// Spool directory that the epilog hook writes into [default: the config file's `spool`,
+    /// else /var/spool/jobsight].
+    #[arg(long, env = "JOBSIGHT_SPOOL", global = true)]
+    pub spool: Option<PathBuf>,
+    /// Log lines of `dag run` and `daemon` on stderr: `text` for people, `json` (one object per
+    /// line) for log shippers.
+    #[arg(
+        long,
+        value_enum,
+        env = "JOBSIGHT_LOG_FORMAT",
+        global = true,
+        default_value = "text"
+    )]
+    pub log_format: LogFormat,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Work with the spool directory that the epilog hook writes into.
+    Spool {
+        #[command(subcommand)]
+        action: SpoolAction,
+    },
+    /// Run the whole pipeline on a simulated cluster's day; needs no services.
+    ///
+    /// The whole pipeline on a simulated cluster's day: every finished job through the real hook
+    /// binary, claimed, ingested with its telemetry, features computed, models trained on a
+    /// second simulated day, every job classified by the rules and the models, and the owners'
+    /// email digests written to a file outbox; each stage shown with SQL. Needs no services and no
+    /// configuration.
+    Demo(DemoArgs),
+    /// Write a simulated cluster's day (jobs, telemetry, ground truth) into the warehouse.
+    ///
+    /// Write a simulated day of a cluster into the warehouse: jobs, telemetry with the signatures
+    /// of HPAS anomalies and of common inefficiencies, and the ground truth in `labels`. The same
+    /// options give the same data; running it again replaces what it wrote.
+    Simulate(SimulateArgs),
+    /// Claim finished jobs and store their accounting and telemetry (one step, by hand).
+    ///
+    /// The per-job ingest step: claim what the epilog hook enqueued, then for every claimed job
+    /// get its final record from sacct and its nodes' telemetry over its run time from Prometheus,
+    /// and write both into the warehouse. A job that is not ready (accounting not settled, last
+    /// samples not scraped yet) or whose fetch fails (Prometheus down, slow, errors, garbage)
+    /// stays claimed with a `.pending` note and is retried with backoff on later runs; after
+    /// `ingest.give_up_after_s` (default a day) it goes to failed/ with its reason. One run at a
+    /// time per spool. This is only the first step of the per-job DAG: `jobsight dag run per-job`
+    /// (or the daemon) also computes the jobs' features, judges them and emails critical findings.
+    Ingest(IngestArgs),
+    /// Compute the features of the stored jobs' telemetry, one day at a time.
+    ///
+    /// Compute the features of the stored telemetry, one day partition at a time: per job × node
+    /// × metric statistics after trimming each end of the job (count, min, max, mean, std, cv,
+    /// skewness, kurtosis, 5/25/50/75/95th percentiles, sampling interval, coverage, growth slope,
+    /// catastrophe, largest rise, idle share) into `features`; per job × metric figures across nodes (node cv,
+    /// tacc_stats node imbalance) into `features_job`; per job coverage, whether it can be judged,
+    /// CPU duty-cycle category and efficiency figures into `job_summary`; with `--windows`, the
+    /// statistics over sliding windows into `windows`. Running it again replaces a day's features.
+    Features(FeaturesArgs),
+    /// Apply the rule book (and the models) to the stored jobs, one day at a time.
+    ///
+    /// Apply the rule book to the stored jobs, one day partition at a time: the thresholds block
+    /// (each main characteristic low / average / high) into `thresholds`, the job classes into
+    /// `classes`, and one row per triggered rule into `findings` (group, severity, node and time
+    /// window where it has one, evidence, and what to do). Jobs without enough telemetry get only
+    /// the rules that need none. Running it again replaces a day's rows. Needs `jobsight features`
+    /// first for the telemetry rules.
+    Classify(ClassifyArgs),
+    /// Email job owners what was found about their jobs, and admins what needs them.
+    ///
+    /// Email job owners what was found about their jobs, and admins what needs them. Each user
+    /// gets one digest per period (notify.period: daily or weekly) with every finding not yet
+    /// reported, most important first, with the job's numbers and what to do; critical findings
+    /// can go at once (notify.critical = "immediate"). Anti-spam as in Princeton's Job Defense
+    /// Shield: the same kind of finding at most every notify.min_days_between days per user,
+    /// digests on workdays only (notify.holidays_file), no short jobs, no jobs without enough
+    /// telemetry, opt-outs, a cap per user and day. Messages go through an outbox: `.eml` files
+    /// (notify.delivery = "file", the default) or SMTP, retried with backoff while the server is
+    /// down, never sent twice; the ledger is the `notifications` table. Run it with
+    /// --critical-only from the per-job step and without it once a period (nightly).
+    Notify(NotifyArgs),
+    /// Run a DAG of pipeline steps now, list the DAGs, or show whether the pipeline keeps up.
+    Dag {
+        #[command(subcommand)]
+        action: DagAction,
+    },
+    /// Run every DAG on its schedule until SIGTERM or SIGINT.
+    ///
+    /// Run every DAG on its schedule until SIGTERM or SIGINT. The DAGs are the built-in
+    /// `per-job` (every 2 minutes: claim, sacct and telemetry, features, rules and models, critical
+    /// emails) and `nightly` (02:30 UTC: yesterday's features and findings as whole days, digests,
+    /// the admins' report, retention), plus the site's files in schedule.dags. A run missed while
+    /// the daemon was down is caught up once at start. DAG, rule and model files are read again
+    /// when they change. On SIGTERM a run under way finishes its steps, then the daemon exits 0.
+    /// Every run and step is logged (--log-format) and recorded in the `runs` table.
+    Daemon,
+    /// Check the configuration, the DAG files, the rule book and the email templates.
+    ///
+    /// Check the configuration, the DAG files, the rule book and the email templates (every
+    /// placeholder known, every section closed) without running anything. Exit status 1 on the
+    /// first problem.
+    Check,
+    /// Inspect, validate and backtest the rule book (rules, classes, thresholds).
+    Rules {
+        #[command(subcommand)]
+        action: RulesAction,
+    },
+    /// Train, evaluate and inspect the machine-learning models.
+    ///
+    /// Train, evaluate and inspect the machine-learning models (diagnosis of the anomaly type; an
+    /// unsupervised anomaly score). They read the `windows` table: run `jobsight features
+    /// --windows 60:15` first.
+    Model {
+        #[command(subcommand)]
+        action: ModelAction,
+    },
+    /// Run a SQL query over every table of the warehouse.
+    ///
+    /// Run a SQL query (DataFusion dialect) over every table of the warehouse: jobs, telemetry,
+    /// labels, features, features_job, job_summary, windows, findings, classes, thresholds, predictions,
+    /// notifications, runs. Each table has the partition column `day` ('YYYY-MM-DD', the job's end
+    /// day).
+    Sql(SqlArgs),
+    /// Load historical or external data into the warehouse.
+    Import {
+        #[command(subcommand)]
+        source: ImportSource,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DagAction {
+    /// List the DAGs in effect: schedule, steps, where each comes from.
+    List,
+    /// Run one DAG now, as the daemon would at its scheduled time, and record it in `runs`. With
+    /// --since, re-run its whole-day steps (features, classify) over stored history instead, one
+    /// day at a time (after a rule change, say): nothing is ingested and no email is sent.
+    Run {
+        /// The DAG's name (`jobsight dag list`).
+        name: String,
+        /// First day (UTC) of a backfill.
+        #[arg(long)]
+        since: Option<chrono::NaiveDate>,
+        /// Last day of a backfill; default: yesterday.
+        #[arg(long, requires = "since")]
+        until: Option<chrono::NaiveDate>,
+        /// The time the run stands for (RFC 3339), which decides the days of its day steps and
+        /// the period of its emails; default: now.
+        #[arg(long, env = "JOBSIGHT_NOW")]
+        now: Option<chrono::DateTime<chrono::Utc>>,
+    },
+    /// Show each DAG's last run and next time, the spool's backlog and the age of the oldest
+    /// unprocessed job, and the last runs from the `runs` table. Exit status 1 when the
+    /// pipeline is behind or its last run failed.
+    Status {
+        /// `table` for people, `json` for scripts.
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelAction {
+    /// Train a model on every day with windows in --data and write it to --out. A diagnosis is a
+    /// random forest over the windows' statistics, trained on labelled windows (a window inside
+    /// exactly one anomaly interval gets its type, one overlapping none is healthy, others are left
+    /// out); a fifth of the jobs is held out first for the evaluation figures and the permutation
+    /// importance stored in the file. An unsupervised model learns healthy windows (or every
+    /// window, when there are no labels) and flags what it cannot reconstruct.
+    Train {
+        #[arg(long, value_enum)]
+        kind: crate::model::Kind,
+        /// `labels` (the warehouse table, default) or a CSV file with the header
+        /// job_id,anomaly,start,end[,node] (RFC 3339 times).
+        #[arg(long)]
+        labels_from: Option<String>,
+        /// Where to write the model file.
+        #[arg(long)]
+        out: PathBuf,
+        #[command(flatten)]
+        options: TrainArgs,
+    },
+    /// Evaluate a model (--model) on the labelled windows in --data, or train and test one per fold
+    /// of a by-job cross-validation (--cv K), or with one application held out (--hold-out NAME):
+    /// per-class precision, recall and F1, macro F1, the confusion matrix, anomaly miss rate,
+    /// false-alarm rate and unknown rate.
+    Eval {
+        /// A model file to evaluate.
+        #[arg(long, conflicts_with_all = ["cv", "hold_out"])]
+        model: Option<PathBuf>,
+        /// Folds of a by-job cross-validation (the windows of one job never sit on both sides).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(2..=50))]
+        cv: Option<u64>,
+        /// Train on every other application and test on this one (jobs named NAME).
+        #[arg(long, conflicts_with = "cv")]
+        hold_out: Option<String>,
+        /// Kind of model to cross-validate.
+        #[arg(long, value_enum, default_value = "diagnosis")]
+        kind: crate::model::Kind,
+        /// `labels` (default) or a labels CSV file, as for `train`.
+        #[arg(long)]
+        labels_from: Option<String>,
+        /// Write each fold's training and test rows (the model's features, label first) as CSV
+        /// here, to run another library on exactly the same data.
+        #[arg(long)]
+        export: Option<PathBuf>,
+        #[command(flatten)]
+        options: TrainArgs,
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
+    /// Show a model file's header: kind, window, features, classes, training data, held-out
+    /// figures and the most important features.
+    Info {
+        model: PathBuf,
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
+}
+
+/// How models are grown (the defaults are the evaluation's).
+#[derive(Debug, clap::Args)]
+pub struct TrainArgs {
+    /// Trees in the forest.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..))]
+    pub trees: u16,
+    /// Features kept by the ANOVA F ranking on the training windows (0: all).
+    #[arg(long, default_value_t = 400)]
+    pub max_features: usize,
+    /// A window whose top class has a smaller share of the trees' votes is "unknown".
+    #[arg(long, default_value_t = crate::model::DEFAULT_UNKNOWN_BELOW)]
+    pub unknown_below: f64,
+    /// Training windows kept per class (a seeded sample beyond it; 0: all).
+    #[arg(long, default_value_t = 3000)]
+    pub max_windows_per_class: usize,
+    /// Training windows one tree learns from (a stratified sample per tree beyond it; 0: all).
+    /// A tree's cost grows with the square of its rows, so this bounds training time.
+    #[arg(long, default_value_t = 2000)]
+    pub max_samples_per_tree: usize,
+    /// Seed for the trees, the samples and the folds.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+}
+
+impl TrainArgs {
+    pub fn options(&self) -> anyhow::Result<crate::model::TrainOptions> {
+        anyhow::ensure!(
+            (0.0..=1.0).contains(&self.unknown_below),
+            "--unknown-below must lie between 0 and 1, not {}",
+            self.unknown_below
+        );
+        let mut o = crate::model::TrainOptions::default();
+        o.forest.trees = self.trees;
+        o.forest.max_features = self.max_features;
+        o.forest.max_samples_per_tree = self.max_samples_per_tree;
+        o.forest.seed = self.seed;
+        o.unknown_below = self.unknown_below;
+        o.max_windows_per_class = self.max_windows_per_class;
+        o.seed = self.seed;
+        Ok(o)
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RulesAction {
+    /// List the rules, classes and thresholds block in effect (built-in plus the site directory).
+    List {
+        /// Site rule directory. Default: rules.dir.
+        #[arg(long, env = "JOBSIGHT_RULES_DIR")]
+        rules_dir: Option<PathBuf>,
+        /// `table` for people, `json` for scripts (every field, with the conditions and texts).
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
+    /// Check a directory of rule files layered over the built-in ones: TOML syntax, unknown keys,
+    /// conditions, templates and every variable name. Errors name the file and line.
+    Check {
+        /// The directory of *.toml rule files.
+        dir: PathBuf,
+    },
+    /// Run the current rule book and a candidate over stored history, and show which jobs and
+    /// users the candidate would flag that the current one does not, and the reverse. Writes
+    /// nothing.
+    Backtest {
+        /// The candidate's site directory (layered over the built-in rules).
+        #[arg(long)]
+        candidate: PathBuf,
+        /// First day (UTC, the jobs' end day) to replay.
+        #[arg(long)]
+        since: chrono::NaiveDate,
+        /// Last day to replay; default: the newest.
+        #[arg(long)]
+        until: Option<chrono::NaiveDate>,
+        /// The current site directory. Default: rules.dir.
+        #[arg(long, env = "JOBSIGHT_RULES_DIR")]
+        rules_dir: Option<PathBuf>,
+        /// Changed findings listed per side in `table` format.
+        #[arg(long, default_value_t = 20)]
+        show: usize,
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ImportSource {
+    /// A job log in the Standard Workload Format (Parallel Workloads Archive) into `jobs`.
+    /// Re-importing the same file replaces what it imported before.
+    Swf {
+        file: PathBuf,
+        /// Cluster name to record for these jobs.
+        #[arg(long)]
+        cluster: String,
+    },
+    /// A directory of LDMS CSV store runs (each directory with a data/ folder is one job on its
+    /// producer node) into `telemetry` and `jobs`, with ground truth into `labels`.
+    LdmsRuns {
+        dir: PathBuf,
+        /// Labels file: job_id,run_dir,app,mode,anomaly,start_s,end_s,params.
+        #[arg(long)]
+        labels: Option<PathBuf>,
+        /// Cluster name to record for these jobs.
+        #[arg(long, default_value = "ldms")]
+        cluster: String,
+    },
+    /// A production LDMS CSV store (node-level streams, one file per sampler, rows of all nodes
+    /// in time order) into `telemetry`: each sample goes to every job of the warehouse's `jobs`
+    /// table that ran on its node at its time (a sorted merge per node). Import the jobs first
+    /// (`jobsight ingest`, or `import swf`). Importing a file again replaces what it imported.
+    LdmsStore {
+        /// Store files, or directories to import every file below.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Only jobs of this cluster.
+        #[arg(long)]
+        cluster: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SpoolAction {
+    /// Create the spool directory and its subdirectories (tmp, new, cur, failed, duplicate, seen).
+    Init {
+        /// Permission bits of the directories, in octal. The hook's user (slurm for
+        /// EpilogSlurmctld, root for Epilog) and the pipeline's user must both be able to write.
+        #[arg(long, default_value = "2770", value_parser = parse_octal)]
+        mode: u32,
+    },
+    /// Claim waiting records (new/ -> cur/) and print them, oldest first. Malformed records go to
+    /// failed/ and further records of an already claimed job run to duplicate/, each with a
+    /// .reason file; nothing is deleted. Safe to run from several processes at once.
+    Claim {
+        /// Claim at most this many records.
+        #[arg(long)]
+        limit: Option<usize>,
+        /// `table` for people, `json` for one claimed record per line.
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
+    /// Show how many records are in each state and the oldest one waiting.
+    Status {
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
+}
+
+pub fn parse_octal(s: &str) -> Result<u32, String> {
+    u32::from_str_radix(s, 8)
+        .ok()
+        .filter(|m| *m <= 0o7777)
+        .ok_or_else(|| format!("{s:?} is not an octal mode such as 2770"))
+}
+
+pub fn parse_anomaly_share(s: &str) -> Result<f64, String> {
+    s.parse::<f64>()
+        .ok()
+        .filter(|share| (0.0..=crate::simulate::MAX_ANOMALY_SHARE).contains(share))
+        .ok_or_else(|| {
+            format!(
+                "{s:?} is not a share between 0 and {} (e.g. 0.5)",
+                crate::simulate::MAX_ANOMALY_SHARE
+            )
+        })
+}
+
+/// The arguments of `jobsight demo`.
+#[derive(Debug, clap::Args)]
+pub struct DemoArgs {
+    /// Directory to work in (must not already hold a spool); default: a new temporary
+    /// directory, kept afterwards so you can look at it.
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+    /// Number of finished jobs to simulate.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub jobs: u32,
+    /// Number of nodes of the simulated cluster.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(4..=100_000))]
+    pub nodes: u32,
+    /// Seed of the simulation: the same seed gives the same jobs.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The hook binary to run; default: `jobsight-epilog` beside this program.
+    #[arg(long, env = "JOBSIGHT_EPILOG_BIN")]
+    pub epilog_bin: Option<PathBuf>,
+}
+
+/// The arguments of `jobsight simulate`.
+#[derive(Debug, clap::Args)]
+pub struct SimulateArgs {
+    /// Cluster name.
+    #[arg(long, default_value = "sim")]
+    pub cluster: String,
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(4..=100_000))]
+    pub nodes: u32,
+    /// Finished jobs in the day; default: four per node.
+    #[arg(long)]
+    pub jobs: Option<u32>,
+    /// Metrics per node: 16 node-level series, then per-core utilisation (GPU series extra).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(16..=1000))]
+    pub metrics: u32,
+    /// Seconds between samples.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub step: u64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Share of jobs with an injected HPAS anomaly (0 to 0.85; 15 % more are inefficient).
+    /// Raise it for a day to train or evaluate models on: the default gives only a few jobs
+    /// per anomaly type.
+    #[arg(long, default_value_t = 0.15, value_parser = parse_anomaly_share)]
+    pub anomaly_share: f64,
+    /// The first job id of the day; give each simulated day its own range for unique ids.
+    #[arg(long, default_value_t = 1000)]
+    pub first_job_id: u64,
+    /// The simulated day (UTC).
+    #[arg(long, default_value = "2026-11-20")]
+    pub day: chrono::NaiveDate,
+}
+
+/// The arguments of `jobsight ingest`.
+#[derive(Debug, clap::Args)]
+pub struct IngestArgs {
+    /// Telemetry source [default: the config file's `ingest.telemetry`, else prometheus].
+    #[arg(long, value_enum)]
+    pub telemetry: Option<TelemetryKind>,
+    /// Prometheus base URL [default: the config file's `prometheus.url`, else
+    /// http://127.0.0.1:9090].
+    #[arg(long, env = "JOBSIGHT_PROMETHEUS_URL")]
+    pub prometheus_url: Option<String>,
+    /// The sacct program [default: the config file's `ingest.sacct`, else sacct on PATH].
+    #[arg(long)]
+    pub sacct: Option<PathBuf>,
+    /// Try at most this many jobs in this run (the rest wait for the next run).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// `table` for people, `json` for scripts.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+}
+
+/// The arguments of `jobsight features`.
+#[derive(Debug, clap::Args)]
+pub struct FeaturesArgs {
+    /// Only this day (UTC, the jobs' end day); default: every day that has jobs.
+    #[arg(long)]
+    pub day: Option<chrono::NaiveDate>,
+    /// Seconds left out at each end of a job (start-up, tear-down); jobs shorter than twice
+    /// this keep all their samples. Default: features.trim_s of the configuration (60).
+    #[arg(long)]
+    pub trim_s: Option<u64>,
+    /// Bin width in seconds that lines the nodes' samples up for the node imbalance figure.
+    /// Default: features.bin_s (60).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub bin_s: Option<u64>,
+    /// CPUs per node, for CPU efficiency. Default: features.cores_per_node (unset: no CPU
+    /// efficiency).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub cores_per_node: Option<u32>,
+    /// Also write the `windows` table for the models: the statistics over sliding windows,
+    /// WIDTH or WIDTH:STRIDE in seconds (e.g. 60:15). Default: features.windows (none).
+    #[arg(long)]
+    pub windows: Option<crate::features::WindowSpec>,
+}
+
+/// The arguments of `jobsight classify`.
+#[derive(Debug, clap::Args)]
+pub struct ClassifyArgs {
+    /// Only this day (UTC, the jobs' end day); default: every day that has jobs.
+    #[arg(long)]
+    pub day: Option<chrono::NaiveDate>,
+    /// Site rule directory layered over the built-in rules. Default: rules.dir.
+    #[arg(long, env = "JOBSIGHT_RULES_DIR")]
+    pub rules_dir: Option<PathBuf>,
+    /// CPUs per node, for `job.cores_per_node` and whether a job holds whole nodes. Default:
+    /// features.cores_per_node.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub cores_per_node: Option<u32>,
+    /// A diagnosis model: with it (or --anomaly-model), one verdict per job goes into
+    /// `predictions`, the models' and the rules' combined. Needs the `windows` table
+    /// (`jobsight features --windows 60:15`). Default: model.diagnosis.
+    #[arg(long, env = "JOBSIGHT_MODEL")]
+    pub model: Option<PathBuf>,
+    /// An anomaly-score model (`model train --kind unsupervised`). Default: model.unsupervised.
+    #[arg(long, env = "JOBSIGHT_ANOMALY_MODEL")]
+    pub anomaly_model: Option<PathBuf>,
+}
+
+/// The arguments of `jobsight notify`.
+#[derive(Debug, clap::Args)]
+pub struct NotifyArgs {
+    /// The time of the run (RFC 3339), which decides the period, the workday and the
+    /// lookback; default: now.
+    #[arg(long, env = "JOBSIGHT_NOW")]
+    pub now: Option<chrono::DateTime<chrono::Utc>>,
+    /// Only the immediate emails about critical findings; no digests.
+    #[arg(long)]
+    pub critical_only: bool,
+    /// Plan and render, print the plan and the first message's text, change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Send every message to notify.admins only and record nothing in the ledger.
+    #[arg(long)]
+    pub test_mode: bool,
+    /// Outbox directory [default: notify.outbox, else ./jobsight-outbox].
+    #[arg(long, env = "JOBSIGHT_OUTBOX")]
+    pub outbox: Option<PathBuf>,
+    /// Put a message from the outbox's in-doubt/ or failed/ back in the queue and deliver
+    /// it (after checking the mail log that it never arrived).
+    #[arg(long, value_name = "KEY")]
+    pub resend: Option<String>,
+    /// Write the built-in email templates into DIR (for notify.templates) and exit.
+    #[arg(long, value_name = "DIR")]
+    pub write_templates: Option<PathBuf>,
+}
+
+/// The arguments of `jobsight sql`.
+#[derive(Debug, clap::Args)]
+pub struct SqlArgs {
+    /// The query, e.g. "SELECT count(*) FROM jobs".
+    pub query: String,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: SqlFormat,
+}
+
+impl Cli {
+    /// Lays the flags (and their environment variables) over the configuration file's `options`:
+    /// a flag given replaces the file's value, one not given leaves it. Done before the one
+    /// resolve, so every value is checked the same way whether it came from the file or a flag.
+    pub fn overlay(&self, options: &mut Options) {
+        fn set<T: Clone>(slot: &mut Option<T>, flag: &Option<T>) {
+            if let Some(value) = flag {
+                *slot = Some(value.clone());
+            }
+        }
+        set(&mut options.data, &self.data);
+        set(&mut options.spool, &self.spool);
+        let rules_dir = match &self.command {
+            Command::Rules {
+                action:
+                    RulesAction::List { rules_dir, .. } | RulesAction::Backtest { rules_dir, .. },
+            } => rules_dir.clone(),
+            Command::Classify(a) => a.rules_dir.clone(),
+            _ => None,
+        };
+        set(
+            &mut options.rules.get_or_insert_with(Default::default).dir,
+            &rules_dir,
+        );
+        match &self.command {
+            Command::Ingest(a) => {
+                let ingest = options.ingest.get_or_insert_with(Default::default);
+                set(&mut ingest.telemetry, &a.telemetry);
+                set(&mut ingest.sacct, &a.sacct);
+                let prometheus = options.prometheus.get_or_insert_with(Default::default);
+                set(&mut prometheus.url, &a.prometheus_url);
+            }
+            Command::Features(a) => {
+                let features = options.features.get_or_insert_with(Default::default);
+                set(&mut features.trim_s, &a.trim_s);
+                set(&mut features.bin_s, &a.bin_s);
+                set(&mut features.cores_per_node, &a.cores_per_node);
+                set(&mut features.windows, &a.windows.map(|w| w.to_string()));
+            }
+            Command::Classify(a) => {
+                let features = options.features.get_or_insert_with(Default::default);
+                set(&mut features.cores_per_node, &a.cores_per_node);
+                let model = options.model.get_or_insert_with(Default::default);
+                set(&mut model.diagnosis, &a.model);
+                set(&mut model.unsupervised, &a.anomaly_model);
+            }
+            Command::Notify(a) => {
+                let notify = options.notify.get_or_insert_with(Default::default);
+                set(&mut notify.outbox, &a.outbox);
+                if a.test_mode {
+                    notify.test_mode = Some(true);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn resolved(file: &str, argv: &[&str]) -> crate::config::Settings {
+        let cli = Cli::try_parse_from(argv).unwrap();
+        let mut options = Options::parse(file, Path::new("t.toml")).unwrap();
+        cli.overlay(&mut options);
+        options.resolve(Path::new("t.toml")).unwrap()
+    }
+
+    /// A flag replaces the file's value before the one resolve; a flag not given leaves it, and
+    /// values derived from others (the rules' cores per node, the models' windows) follow.
+    #[test]
+    fn flags_overlay_the_file_before_resolving() {
+        let file = "data = \"/file/data\"\n[features]\ntrim_s = 30\ncores_per_node = 8\n\
+                    [notify]\noutbox = \"/file/outbox\"\n[rules]\ndir = \"/file/rules\"\n";
+        let s = resolved(
+            file,
+            &[
+                "jobsight",
+                "features",
+                "--trim-s",
+                "5",
+                "--windows",
+                "60:15",
+            ],
+        );
+        assert_eq!(s.data, Path::new("/file/data"));
+        assert_eq!((s.features.trim_s, s.features.cores_per_node), (5, Some(8)));
+        assert_eq!(
+            s.features.windows.map(|w| w.to_string()),
+            Some("60:15".into())
+        );
+
+        let s = resolved(
+            file,
+            &[
+                "jobsight",
+                "--data",
+                "/flag",
+                "classify",
+                "--cores-per-node",
+                "64",
+                "--rules-dir",
+                "/flag/rules",
+            ],
+        );
+        assert_eq!(s.data, Path::new("/flag"));
+        assert_eq!(s.rules.cores_per_node, Some(64));
+        assert_eq!(s.rules.dir.as_deref(), Some(Path::new("/flag/rules")));
+
+        let s = resolved(file, &["jobsight", "notify", "--test-mode"]);
+        assert!(s.notify.test_mode);
+        assert_eq!(s.notify.outbox, Path::new("/file/outbox"));
+        // Another command's flags do not exist for this one: the file decides.
+        let s = resolved(file, &["jobsight", "check"]);
+        assert_eq!(s.features.trim_s, 30);
+        assert!(!s.notify.test_mode);
+    }
+}

@@ -1,0 +1,782 @@
+//! One function per command: each takes its arguments and the resolved settings, calls the
+//! library (the scheduler or a stage) and writes what a person reads to stdout; the rendering of
+//! reports lives in [`crate::output`] and the stages' own `render` functions.
+
+use std::io::{StdoutLock, Write};
+
+use crate::classify;
+use crate::config::TelemetryKind;
+use crate::demo::{self, DemoOptions};
+use crate::ingest::prometheus::Prometheus;
+use crate::ingest::{ldms, ldms_store, per_job, simulator, swf};
+use crate::output::{self, Format};
+use crate::query::{self, SqlFormat};
+use crate::rules::{self, RuleBook};
+use crate::schedule;
+use crate::simulate::ClusterSpec;
+use crate::spool::Spool;
+use anyhow::Context as _;
+
+use super::Env;
+use super::args::*;
+
+/// `jobsight spool`.
+pub(super) fn spool(
+    action: SpoolAction,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let settings = &env.settings;
+    let spool = settings.spool.clone();
+    match action {
+        SpoolAction::Init { mode } => {
+            let spool = Spool::init(&spool, mode)?;
+            writeln!(stdout, "spool ready at {}", spool.root().display())?;
+        }
+        SpoolAction::Claim { limit, format } => {
+            let spool = Spool::open(&spool)?;
+            let report = spool.claim(limit)?;
+            stdout.write_all(output::render_claimed(&report, format).as_bytes())?;
+            let mut stderr = std::io::stderr().lock();
+            stderr.write_all(output::render_set_aside(&report).as_bytes())?;
+            writeln!(stderr, "{}", output::claim_summary(&report))?;
+        }
+        SpoolAction::Status { format } => {
+            let spool = Spool::open(&spool)?;
+            let status = spool.status(crate::now())?;
+            stdout.write_all(output::render_status(&status, format).as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// `jobsight ingest`.
+pub(super) fn ingest(
+    args: IngestArgs,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let IngestArgs { limit, format, .. } = args;
+    let settings = &env.settings;
+    let data = env.settings.data.clone();
+    let spool = Spool::open(&settings.spool)?;
+    let prometheus = match settings.ingest.telemetry {
+        TelemetryKind::Prometheus => Some(Prometheus::new(settings.prometheus.clone())),
+        TelemetryKind::None => None,
+    };
+    let source = prometheus
+        .as_ref()
+        .map(|p| p as &dyn per_job::TelemetrySource);
+    let report = per_job::run(
+        &spool,
+        &data,
+        &settings.ingest,
+        source,
+        limit,
+        crate::now(),
+        |i, n| progress_line(&format!("ingesting: record {i} of {n}")),
+    )?;
+    progress_line("");
+    stdout.write_all(output::render_ingest(&report, format).as_bytes())?;
+    let mut stderr = std::io::stderr().lock();
+    stderr.write_all(output::render_set_aside(&report.claim).as_bytes())?;
+    writeln!(stderr, "{}", output::ingest_summary(&report, &data))?;
+    Ok(())
+}
+
+/// `jobsight dag`.
+pub(super) fn dag(action: DagAction, env: &Env, stdout: &mut StdoutLock<'_>) -> anyhow::Result<()> {
+    let settings = &env.settings;
+    let data = env.settings.data.clone();
+    let dags = schedule::dag::load_all(settings.schedule.dags.as_deref())?;
+    match action {
+        DagAction::List => {
+            for dag in &dags {
+                writeln!(
+                    stdout,
+                    "{} ({} steps{}): {}\n  schedule {:?} (UTC), catch_up {}, retries {} after {} s; from {}",
+                    dag.name,
+                    dag.steps.len(),
+                    if dag.enabled { "" } else { ", PAUSED" },
+                    dag.description,
+                    dag.cron,
+                    match dag.catch_up {
+                        schedule::CatchUp::Once => "once",
+                        schedule::CatchUp::Skip => "skip",
+                    },
+                    dag.retries,
+                    dag.retry_after.as_secs(),
+                    dag.source
+                )?;
+                for (i, step) in dag.steps.iter().enumerate() {
+                    writeln!(stdout, "  {}. {}", i + 1, step.describe())?;
+                }
+            }
+        }
+        DagAction::Run {
+            name,
+            since,
+            until,
+            now,
+        } => {
+            let dag = schedule::dag::find(&dags, &name)?;
+            let clock = now.map_or(schedule::Clock::System, schedule::Clock::Fixed);
+            let ctx = schedule::Context::build(settings.clone(), clock)?;
+            let log = schedule::Log::stderr(env.log_format);
+            let stop = schedule::daemon::stop_on_signals()?;
+            let reports = match since {
+                Some(since) => {
+                    let until = until
+                        .unwrap_or_else(|| clock.now().date_naive().pred_opt().unwrap_or(since));
+                    anyhow::ensure!(since <= until, "--since {since} is after --until {until}");
+                    schedule::backfill(&ctx, dag, since, until, &log, &stop)?
+                }
+                None => {
+                    let request = schedule::RunRequest {
+                        scheduled_for: clock.now(),
+                        trigger: schedule::Trigger::Manual,
+                        days: None,
+                    };
+                    vec![schedule::run_dag(&ctx, dag, &request, &log, &stop)?]
+                }
+            };
+            stdout.write_all(output::render_runs(&reports).as_bytes())?;
+            if reports
+                .iter()
+                .any(|r| r.outcome == schedule::StepOutcome::Failed)
+            {
+                anyhow::bail!("DAG {name}: a step failed (see above and the runs table)");
+            }
+        }
+        DagAction::Status { format } => {
+            let status = schedule::status::status(settings, &dags, crate::now());
+            match format {
+                Format::Table => {
+                    stdout.write_all(schedule::status::render(&status).as_bytes())?;
+                    let runtime =
+                        tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+                    let recent = runtime.block_on(query::run(
+                            &data,
+                            "SELECT dag, trigger, scheduled_for, started, ended, outcome, jobs, error FROM runs WHERE step = '' ORDER BY started DESC LIMIT 10",
+                        ))?;
+                    writeln!(stdout, "\nlast runs (the runs table):")?;
+                    stdout.write_all(query::render(&recent, SqlFormat::Table)?.as_bytes())?;
+                }
+                Format::Json => {
+                    writeln!(stdout, "{}", serde_json::to_string_pretty(&status)?)?;
+                }
+            }
+            if !status.healthy() {
+                stdout.flush()?;
+                std::process::exit(1);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `jobsight daemon`.
+pub(super) fn daemon(env: &Env) -> anyhow::Result<()> {
+    let settings = &env.settings;
+    let log = schedule::Log::stderr(env.log_format);
+    let stop = schedule::daemon::stop_on_signals()?;
+    schedule::daemon::run(settings, settings.schedule.dags.as_deref(), &log, &stop)?;
+    Ok(())
+}
+
+/// `jobsight demo`.
+pub(super) fn demo(args: DemoArgs, stdout: &mut StdoutLock<'_>) -> anyhow::Result<()> {
+    let DemoArgs {
+        dir,
+        jobs,
+        nodes,
+        seed,
+        epilog_bin,
+    } = args;
+    let options = DemoOptions {
+        dir,
+        spec: ClusterSpec {
+            jobs: jobs as usize,
+            nodes: nodes as usize,
+            ..ClusterSpec::default()
+        },
+        seed,
+        epilog_bin: epilog_bin.unwrap_or_else(demo::default_epilog_bin),
+    };
+    demo::run(&options, stdout).context("demo failed")?;
+    Ok(())
+}
+
+/// `jobsight simulate`.
+pub(super) fn simulate(
+    args: SimulateArgs,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let SimulateArgs {
+        cluster,
+        nodes,
+        jobs,
+        metrics,
+        step,
+        seed,
+        anomaly_share,
+        first_job_id,
+        day,
+    } = args;
+    let data = env.settings.data.clone();
+    let spec = ClusterSpec {
+        first_job_id,
+        name: cluster.clone(),
+        nodes: nodes as usize,
+        jobs: jobs.map_or(4 * nodes as usize, |j| j as usize),
+        node_epilog_share: 0.0,
+        anomaly_share,
+        ..ClusterSpec::default()
+    };
+    let started = std::time::Instant::now();
+    let day_jobs = crate::simulate::simulate_day(&spec, seed);
+    let refs: Vec<_> = day_jobs.iter().collect();
+    let part = format!(
+        "sim-{cluster}-s{seed}-n{nodes}-j{}-m{metrics}-t{step}",
+        spec.jobs
+    );
+    let mut shown = 0;
+    let written = simulator::write_jobs(
+        &data,
+        &refs,
+        &spec,
+        day,
+        step,
+        metrics as usize,
+        seed,
+        &part,
+        |i, n| {
+            if i * 100 / n > shown {
+                shown = i * 100 / n;
+                progress_line(&format!("simulating: {shown:3}% of {n} jobs"));
+            }
+        },
+    )?;
+    progress_line("");
+    let seconds = started.elapsed().as_secs_f64();
+    writeln!(
+        stdout,
+        "wrote {} jobs and {} telemetry rows ({} files) of cluster {cluster} into {} in {seconds:.1} s ({:.2} M rows/s); peak memory {} MiB",
+        written.jobs,
+        written.telemetry_rows,
+        written.files,
+        data.display(),
+        written.telemetry_rows as f64 / seconds / 1e6,
+        crate::peak_memory_mib().map_or("?".into(), |m| m.to_string())
+    )?;
+    Ok(())
+}
+
+/// `jobsight features`.
+pub(super) fn features(
+    args: FeaturesArgs,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    // The flags are in the settings already (the overlay).
+    let FeaturesArgs { day, .. } = args;
+    let data = env.settings.data.clone();
+    let features = &env.settings.features;
+    let days = match day {
+        Some(day) => vec![day],
+        None => crate::features::days_with_jobs(&data),
+    };
+    let started = std::time::Instant::now();
+    let mut total = crate::features::Computed::default();
+    for day in days {
+        let done = crate::features::compute_day(&data, day, features, |done, all| {
+            progress_line(&format!("features of {day}: row group {done}/{all}"));
+        })
+        .with_context(|| format!("computing the features of {day}"))?;
+        total.add(&done);
+    }
+    progress_line("");
+    writeln!(
+        stdout,
+        "features of {} job(s) on {} day(s): {} rows (job x node x metric), {} across nodes (job x metric){}; {} job(s) cannot be judged for lack of telemetry (see job_summary); {} sample(s) of jobs not in `jobs` left out; into {} in {:.1} s; peak memory {} MiB",
+        total.jobs,
+        total.days,
+        total.rows,
+        total.job_rows,
+        if total.window_rows > 0 {
+            format!(
+                ", {} windows (job x node x metric x window)",
+                total.window_rows
+            )
+        } else {
+            String::new()
+        },
+        total.not_judgeable,
+        total.unattributed,
+        data.display(),
+        started.elapsed().as_secs_f64(),
+        crate::peak_memory_mib().map_or("?".into(), |m| m.to_string())
+    )?;
+    Ok(())
+}
+
+/// `jobsight classify`.
+pub(super) fn classify(
+    args: ClassifyArgs,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    // The flags are in the settings already (the overlay).
+    let ClassifyArgs { day, .. } = args;
+    let settings = &env.settings;
+    let data = env.settings.data.clone();
+    let models = load_models(
+        settings.model.diagnosis.as_deref(),
+        settings.model.unsupervised.as_deref(),
+        settings.model.min_windows,
+    )?;
+    let rules_settings = &settings.rules;
+    let book = RuleBook::load(rules_settings.dir.as_deref())?;
+    let days = match day {
+        Some(day) => vec![day],
+        None => crate::features::days_with_jobs(&data),
+    };
+    let started = std::time::Instant::now();
+    let mut total = classify::Classified::default();
+    let mut verdicts_by_kind: std::collections::BTreeMap<String, usize> = Default::default();
+    let n = days.len();
+    for (i, day) in days.into_iter().enumerate() {
+        progress_line(&format!("classifying {day} ({}/{n})", i + 1));
+        let (verdicts, predictions) =
+            classify::classify_day(&data, day, &book, rules_settings, models.as_ref())
+                .with_context(|| format!("classifying the jobs of {day}"))?;
+        total.days += 1;
+        total.add(&verdicts);
+        for p in predictions {
+            *verdicts_by_kind.entry(p.verdict).or_default() += 1;
+        }
+    }
+    progress_line("");
+    writeln!(
+        stdout,
+        "classified {} job(s) on {} day(s) with rule set {} ({} rules, {} classes): {}, {} class membership(s); {} job(s) without enough telemetry got only the rules that need none; into {} in {:.1} s",
+        total.jobs,
+        total.days,
+        book.version,
+        book.rules.len(),
+        book.classes.len(),
+        total.findings_by_severity(),
+        total.classes,
+        total.not_judgeable,
+        data.display(),
+        started.elapsed().as_secs_f64(),
+    )?;
+    if let Some(models) = &models {
+        let per: Vec<String> = verdicts_by_kind
+            .iter()
+            .map(|(v, n)| format!("{v} {n}"))
+            .collect();
+        writeln!(
+            stdout,
+            "predictions with {}: {}",
+            models.version(),
+            if per.is_empty() {
+                "no jobs".to_string()
+            } else {
+                per.join(", ")
+            }
+        )?;
+    }
+    Ok(())
+}
+
+/// `jobsight model`.
+pub(super) fn model(
+    action: ModelAction,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let data = env.settings.data.clone();
+    run_model(action, &data, stdout)?;
+    Ok(())
+}
+
+/// `jobsight rules`.
+pub(super) fn rules(
+    action: RulesAction,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let settings = &env.settings;
+    let data = env.settings.data.clone();
+    match action {
+        RulesAction::List { format, .. } => {
+            let book = RuleBook::load(settings.rules.dir.as_deref())?;
+            let text = match format {
+                Format::Table => rules::listing::text(&book),
+                Format::Json => serde_json::to_string_pretty(&rules::listing::json(&book))? + "\n",
+            };
+            stdout.write_all(text.as_bytes())?;
+        }
+        RulesAction::Check { dir } => {
+            anyhow::ensure!(dir.is_dir(), "{} is not a directory", dir.display());
+            let book = RuleBook::load(Some(&dir))?;
+            writeln!(
+                stdout,
+                "{}: ok; with the built-in files: {} rules, {} classes, {} characteristics, {} metrics (rule set {})",
+                dir.display(),
+                book.rules.len(),
+                book.classes.len(),
+                book.characteristics.len(),
+                book.metrics.len(),
+                book.version
+            )?;
+        }
+        RulesAction::Backtest {
+            candidate,
+            since,
+            until,
+            show,
+            format,
+            ..
+        } => {
+            anyhow::ensure!(
+                candidate.is_dir(),
+                "{} is not a directory",
+                candidate.display()
+            );
+            let current = RuleBook::load(settings.rules.dir.as_deref())?;
+            let candidate_book = RuleBook::load(Some(&candidate))
+                .with_context(|| format!("the candidate {}", candidate.display()))?;
+            let days: Vec<chrono::NaiveDate> = crate::features::days_with_jobs(&data)
+                .into_iter()
+                .filter(|d| *d >= since && until.is_none_or(|u| *d <= u))
+                .collect();
+            anyhow::ensure!(
+                !days.is_empty(),
+                "no days with jobs from {since} in {}",
+                data.display()
+            );
+            let result = classify::backtest::run(
+                &data,
+                &days,
+                &current,
+                &candidate_book,
+                &settings.rules,
+                |day, i, n| progress_line(&format!("backtest: {day} ({i}/{n})")),
+            )?;
+            progress_line("");
+            let text = match format {
+                Format::Table => classify::backtest::render_text(&result, show),
+                Format::Json => serde_json::to_string_pretty(&result)? + "\n",
+            };
+            stdout.write_all(text.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// `jobsight notify`.
+pub(super) fn notify(
+    args: NotifyArgs,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let NotifyArgs {
+        now,
+        critical_only,
+        dry_run,
+        resend,
+        write_templates,
+        ..
+    } = args;
+    let settings = &env.settings;
+    let data = env.settings.data.clone();
+    if let Some(dir) = write_templates {
+        for path in crate::notify::render::write_builtin(&dir)
+            .with_context(|| format!("writing the templates into {}", dir.display()))?
+        {
+            writeln!(stdout, "wrote {}", path.display())?;
+        }
+        writeln!(
+            stdout,
+            "set notify.templates = {:?} and check with `jobsight check`",
+            dir.display().to_string()
+        )?;
+        return Ok(());
+    }
+    // --outbox and --test-mode are in the settings already (the overlay).
+    let notify = settings.notify.clone();
+    let now = now.unwrap_or_else(chrono::Utc::now);
+    if let Some(key) = resend {
+        crate::notify::outbox::Outbox::open(&notify.outbox)?.resend(&data, &key, now)?;
+        writeln!(stdout, "{key} is back in the queue")?;
+    }
+    let run = crate::notify::RunOptions {
+        now,
+        critical_only,
+        dry_run,
+    };
+    let report = crate::notify::run(&data, &notify, &run, &mut |step| {
+        progress_line(step);
+    })
+    .context("notify failed")?;
+    progress_line("");
+    writeln!(
+        stdout,
+        "notify at {} ({}{}):",
+        now.format("%Y-%m-%d %H:%M:%S UTC"),
+        if critical_only {
+            "critical only"
+        } else {
+            "digests and critical"
+        },
+        if notify.test_mode {
+            ", TEST MODE: to admins only, nothing recorded"
+        } else {
+            ""
+        }
+    )?;
+    stdout.write_all(output::render_notify(&report, dry_run).as_bytes())?;
+    if dry_run && let Some(first) = report.prepared.first() {
+        writeln!(
+            stdout,
+            "\nfirst message, {}:\nSubject: {}\n\n{}",
+            first.planned.key, first.rendered.subject, first.rendered.text
+        )?;
+    }
+    Ok(())
+}
+
+/// `jobsight check`.
+pub(super) fn check(env: &Env, stdout: &mut StdoutLock<'_>) -> anyhow::Result<()> {
+    let settings = &env.settings;
+    writeln!(stdout, "configuration {}: ok", env.config_path.display())?;
+    let dags = schedule::dag::load_all(settings.schedule.dags.as_deref())?;
+    writeln!(
+        stdout,
+        "dags: {}",
+        dags.iter()
+            .map(|d| format!("{} ({} steps, {:?})", d.name, d.steps.len(), d.cron))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )?;
+    let book = RuleBook::load(settings.rules.dir.as_deref())?;
+    writeln!(
+        stdout,
+        "rules: {} rules, {} classes, version {}",
+        book.rules.len(),
+        book.classes.len(),
+        book.version
+    )?;
+    writeln!(stdout, "{}", crate::notify::check(&settings.notify)?)?;
+    Ok(())
+}
+
+/// `jobsight sql`.
+pub(super) fn sql(args: SqlArgs, env: &Env, stdout: &mut StdoutLock<'_>) -> anyhow::Result<()> {
+    let SqlArgs { query, format } = args;
+    let data = env.settings.data.clone();
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+    let batches = runtime.block_on(query::run(&data, &query))?;
+    stdout.write_all(query::render(&batches, format)?.as_bytes())?;
+    Ok(())
+}
+
+/// `jobsight import`.
+pub(super) fn import(
+    source: ImportSource,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let data = env.settings.data.clone();
+    match source {
+        ImportSource::Swf { file, cluster } => {
+            let done = swf::import(&data, &file, &cluster)?;
+            report_skipped(&done.log.skipped);
+            writeln!(
+                stdout,
+                "imported {} jobs of cluster {cluster} from {} into {} day partitions of {}; skipped {} line(s)",
+                done.log.jobs.len(),
+                file.display(),
+                done.days,
+                data.join("jobs").display(),
+                done.log.skipped.len()
+            )?;
+        }
+        ImportSource::LdmsRuns {
+            dir,
+            labels,
+            cluster,
+        } => {
+            let done = ldms::import_runs(&data, &dir, labels.as_deref(), &cluster, |i, n, job| {
+                progress_line(&format!("importing run {i}/{n}: {job}"));
+            })?;
+            progress_line("");
+            report_skipped(&done.skipped);
+            writeln!(
+                stdout,
+                "imported {} runs: {} samples -> {} telemetry rows, {} labels, into {}; skipped {} row(s); peak memory {} MiB",
+                done.runs,
+                done.samples,
+                done.telemetry_rows,
+                done.labels,
+                data.display(),
+                done.skipped.len(),
+                crate::peak_memory_mib().map_or("?".into(), |m| m.to_string())
+            )?;
+        }
+        ImportSource::LdmsStore { paths, cluster } => {
+            let runtime =
+                tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+            let (windows, problems) =
+                runtime.block_on(ldms_store::job_windows(&data, cluster.as_deref()))?;
+            for p in &problems {
+                eprintln!("jobs: {p}");
+            }
+            anyhow::ensure!(
+                !windows.is_empty(),
+                "no jobs with nodes and run times in {}: import the jobs first (jobsight ingest, or jobsight import swf)",
+                data.join("jobs").display()
+            );
+            let files = ldms_store::store_files(&paths);
+            anyhow::ensure!(!files.is_empty(), "no store files found in {paths:?}");
+            let done = ldms_store::import_store(&data, &files, &windows, |i, n, path| {
+                progress_line(&format!("importing store file {i}/{n}: {}", path.display()));
+            })?;
+            progress_line("");
+            report_skipped(&done.skipped);
+            writeln!(
+                stdout,
+                "imported {} store file(s): {} samples -> {} telemetry rows for {} job-node windows; {} samples of no known job; skipped {} row(s); peak memory {} MiB",
+                done.files,
+                done.samples,
+                done.rows,
+                windows.len(),
+                done.samples_without_job,
+                done.skipped.len(),
+                crate::peak_memory_mib().map_or("?".into(), |m| m.to_string())
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// A progress line on stderr, rewritten in place, only when stderr is a terminal: a log file
+/// gets no carriage returns. An empty text clears it.
+pub(super) fn progress_line(text: &str) {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        // Pad to wipe a longer earlier line, then return to the line's start.
+        eprint!("\r{text:<72.72}\r");
+    }
+}
+
+/// Lists skipped input on stderr: the first 20 in full, then a count.
+pub(super) fn report_skipped(skipped: &[crate::ingest::Skipped]) {
+    for s in skipped.iter().take(20) {
+        eprintln!("skipped: {s}");
+    }
+    if skipped.len() > 20 {
+        eprintln!("skipped: ... and {} more", skipped.len() - 20);
+    }
+}
+
+/// The configured models, loaded and checked once; `None` when a site runs none.
+pub(super) fn load_models(
+    diagnosis: Option<&std::path::Path>,
+    unsupervised: Option<&std::path::Path>,
+    min_windows: usize,
+) -> anyhow::Result<Option<crate::model::predict::Models>> {
+    if diagnosis.is_none() && unsupervised.is_none() {
+        return Ok(None);
+    }
+    let mut models = crate::model::predict::Models::load(diagnosis, unsupervised)?;
+    models.min_windows = min_windows;
+    Ok(Some(models))
+}
+
+pub(super) fn run_model(
+    action: ModelAction,
+    data: &std::path::Path,
+    stdout: &mut impl Write,
+) -> anyhow::Result<()> {
+    use crate::model::{self, LabelsFrom};
+    let mut progress = |phase: &str| eprintln!("{phase} ...");
+    match action {
+        ModelAction::Train {
+            kind,
+            labels_from,
+            out,
+            options,
+        } => {
+            let labels = LabelsFrom::parse(labels_from.as_deref());
+            let file = model::train(
+                data,
+                kind,
+                &labels,
+                &options.options()?,
+                &out,
+                &mut progress,
+            )?;
+            let size = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
+            writeln!(
+                stdout,
+                "wrote {} ({:.1} MiB)",
+                out.display(),
+                size as f64 / 1048576.0
+            )?;
+            stdout.write_all(model::render_header(&file.header).as_bytes())?;
+        }
+        ModelAction::Eval {
+            model: path,
+            cv,
+            hold_out,
+            kind,
+            labels_from,
+            export,
+            options,
+            format,
+        } => {
+            let labels = LabelsFrom::parse(labels_from.as_deref());
+            let report = match path {
+                Some(path) => model::evaluate_model(data, &path, &labels)?,
+                None => {
+                    anyhow::ensure!(
+                        cv.is_some() || hold_out.is_some(),
+                        "say what to evaluate: --model FILE, --cv K or --hold-out APPLICATION"
+                    );
+                    let cv = model::CrossValidation {
+                        folds: cv.unwrap_or(5) as usize,
+                        hold_out,
+                        export,
+                    };
+                    model::cross_validate(
+                        data,
+                        kind,
+                        &labels,
+                        &options.options()?,
+                        &cv,
+                        &mut progress,
+                    )?
+                }
+            };
+            match format {
+                Format::Table => stdout.write_all(model::render_report(&report).as_bytes())?,
+                Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?,
+            }
+        }
+        ModelAction::Info {
+            model: path,
+            format,
+        } => {
+            let header = model::file::ModelFile::header(&path)?;
+            match format {
+                Format::Table => stdout.write_all(model::render_header(&header).as_bytes())?,
+                Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&header)?)?,
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,77 @@
+//! The `jobsight` command line, the top of the crate: it parses the arguments, lays the flags
+//! over the configuration file's options, resolves them once, and calls one function per
+//! command ([`commands`]). Below it: the scheduler, then the stages (see docs/ and the crate's
+//! layout in the README). Errors become one message on stderr and exit status 1.
+
+mod args;
+mod commands;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::config::{Options, Settings};
+use crate::schedule::LogFormat;
+use args::{Cli, Command};
+
+/// What every command gets besides its own arguments.
+pub(crate) struct Env {
+    /// The configuration file's options with the flags laid over them, resolved once.
+    pub settings: Settings,
+    /// The configuration file read (or a note that there was none), for messages.
+    pub config_path: PathBuf,
+    /// Log lines of `dag run` and `daemon`: text or JSON.
+    pub log_format: LogFormat,
+}
+
+pub fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // A closed stdout (`jobsight spool claim | head`) is not an error worth a message.
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return ExitCode::SUCCESS;
+            }
+            // The chain of causes, each once: our messages often quote their cause already.
+            let mut message = e.to_string();
+            for cause in e.chain().skip(1) {
+                let cause = cause.to_string();
+                if !message.contains(&cause) {
+                    message = format!("{message}: {cause}");
+                }
+            }
+            eprintln!("jobsight: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    let (mut options, config_path) = Options::load(cli.config.as_deref())?;
+    cli.overlay(&mut options);
+    let env = Env {
+        settings: options.resolve(&config_path)?,
+        config_path,
+        log_format: cli.log_format,
+    };
+    match cli.command {
+        Command::Spool { action } => commands::spool(action, &env, &mut stdout),
+        Command::Ingest(args) => commands::ingest(args, &env, &mut stdout),
+        Command::Dag { action } => commands::dag(action, &env, &mut stdout),
+        Command::Daemon => commands::daemon(&env),
+        Command::Demo(args) => commands::demo(args, &mut stdout),
+        Command::Simulate(args) => commands::simulate(args, &env, &mut stdout),
+        Command::Features(args) => commands::features(args, &env, &mut stdout),
+        Command::Classify(args) => commands::classify(args, &env, &mut stdout),
+        Command::Model { action } => commands::model(action, &env, &mut stdout),
+        Command::Rules { action } => commands::rules(action, &env, &mut stdout),
+        Command::Notify(args) => commands::notify(args, &env, &mut stdout),
+        Command::Check => commands::check(&env, &mut stdout),
+        Command::Sql(args) => commands::sql(args, &env, &mut stdout),
+        Command::Import { source } => commands::import(source, &env, &mut stdout),
+    }
+}

@@ -742,7 +742,7 @@ fn the_per_job_dag_judges_each_ingested_job_once_and_records_its_run() {
     let nightly = schedule::dag::find(&dags, "nightly").unwrap();
     let log = Log::new(LogFormat::Json, Box::new(Buffer::default()));
     let day = at(JOB1_ENQUEUED).date_naive();
-    let runs = schedule::backfill(&ctx, nightly, day, day, &log, &stop).unwrap();
+    let runs = schedule::backfill(&ctx, nightly, day, day, &log, &stop, &mut |_, _, _| {}).unwrap();
     assert_eq!(runs.len(), 1);
     let outcomes: Vec<(&str, StepOutcome)> = runs[0]
         .steps
@@ -768,7 +768,7 @@ fn the_per_job_dag_judges_each_ingested_job_once_and_records_its_run() {
         "SELECT count(*) AS n FROM runs WHERE trigger = 'backfill' AND step = ''",
     );
     assert_eq!(backfills[0]["n"].as_u64(), Some(1));
-    let e = schedule::backfill(&ctx, dag, day, day, &log, &stop)
+    let e = schedule::backfill(&ctx, dag, day, day, &log, &stop, &mut |_, _, _| {})
         .unwrap_err()
         .to_string();
     assert!(

@@ -19,6 +19,7 @@ use anyhow::Context as _;
 
 use super::Env;
 use super::args::*;
+use super::progress::Progress;
 
 /// `jobsight spool`.
 pub(super) fn spool(
@@ -67,6 +68,7 @@ pub(super) fn ingest(
     let source = prometheus
         .as_ref()
         .map(|p| p as &dyn per_job::TelemetrySource);
+    let bar = Progress::new("ingesting", "records");
     let report = per_job::run(
         &spool,
         &data,
@@ -74,9 +76,9 @@ pub(super) fn ingest(
         source,
         limit,
         crate::now(),
-        |i, n| progress_line(&format!("ingesting: record {i} of {n}")),
+        |i, n| bar.set(i, n),
     )?;
-    progress_line("");
+    drop(bar);
     stdout.write_all(output::render_ingest(&report, format).as_bytes())?;
     let mut stderr = std::io::stderr().lock();
     stderr.write_all(output::render_set_aside(&report.claim).as_bytes())?;
@@ -129,7 +131,11 @@ pub(super) fn dag(action: DagAction, env: &Env, stdout: &mut StdoutLock<'_>) -> 
                     let until = until
                         .unwrap_or_else(|| clock.now().date_naive().pred_opt().unwrap_or(since));
                     anyhow::ensure!(since <= until, "--since {since} is after --until {until}");
-                    schedule::backfill(&ctx, dag, since, until, &log, &stop)?
+                    let bar = Progress::new(&format!("backfill of {name}"), "days");
+                    schedule::backfill(&ctx, dag, since, until, &log, &stop, &mut |i, n, day| {
+                        bar.message(day.to_string());
+                        bar.set(i, n);
+                    })?
                 }
                 None => {
                     let request = schedule::RunRequest {
@@ -241,7 +247,7 @@ pub(super) fn simulate(
         "sim-{cluster}-s{seed}-n{nodes}-j{}-m{metrics}-t{step}",
         spec.jobs
     );
-    let mut shown = 0;
+    let bar = Progress::new("simulating", "jobs");
     let written = simulator::write_jobs(
         &data,
         &refs,
@@ -251,14 +257,9 @@ pub(super) fn simulate(
         metrics as usize,
         seed,
         &part,
-        |i, n| {
-            if i * 100 / n > shown {
-                shown = i * 100 / n;
-                progress_line(&format!("simulating: {shown:3}% of {n} jobs"));
-            }
-        },
+        |i, n| bar.set(i, n),
     )?;
-    progress_line("");
+    drop(bar);
     let seconds = started.elapsed().as_secs_f64();
     writeln!(
         stdout,
@@ -289,14 +290,16 @@ pub(super) fn features(
     };
     let started = std::time::Instant::now();
     let mut total = crate::features::Computed::default();
+    let bar = Progress::new("features of", "row groups");
     for day in days {
+        bar.message(day.to_string());
         let done = crate::features::compute_day(&data, day, features, |done, all| {
-            progress_line(&format!("features of {day}: row group {done}/{all}"));
+            bar.set(done, all);
         })
         .with_context(|| format!("computing the features of {day}"))?;
         total.add(&done);
     }
-    progress_line("");
+    drop(bar);
     writeln!(
         stdout,
         "features of {} job(s) on {} day(s): {} rows (job x node x metric), {} across nodes (job x metric){}; {} job(s) cannot be judged for lack of telemetry (see job_summary); {} sample(s) of jobs not in `jobs` left out; into {} in {:.1} s; peak memory {} MiB",
@@ -346,8 +349,10 @@ pub(super) fn classify(
     let mut total = classify::Classified::default();
     let mut verdicts_by_kind: std::collections::BTreeMap<String, usize> = Default::default();
     let n = days.len();
+    let bar = Progress::new("classifying", "days");
     for (i, day) in days.into_iter().enumerate() {
-        progress_line(&format!("classifying {day} ({}/{n})", i + 1));
+        bar.set(i, n);
+        bar.message(day.to_string());
         let (verdicts, predictions) =
             classify::classify_day(&data, day, &book, rules_settings, models.as_ref())
                 .with_context(|| format!("classifying the jobs of {day}"))?;
@@ -357,7 +362,7 @@ pub(super) fn classify(
             *verdicts_by_kind.entry(p.verdict).or_default() += 1;
         }
     }
-    progress_line("");
+    drop(bar);
     writeln!(
         stdout,
         "classified {} job(s) on {} day(s) with rule set {} ({} rules, {} classes): {}, {} class membership(s); {} job(s) without enough telemetry got only the rules that need none; into {} in {:.1} s",
@@ -458,15 +463,19 @@ pub(super) fn rules(
                 "no days with jobs from {since} in {}",
                 data.display()
             );
+            let bar = Progress::new("backtest", "days");
             let result = classify::backtest::run(
                 &data,
                 &days,
                 &current,
                 &candidate_book,
                 &settings.rules,
-                |day, i, n| progress_line(&format!("backtest: {day} ({i}/{n})")),
+                |day, i, n| {
+                    bar.message(day.to_string());
+                    bar.set(i, n);
+                },
             )?;
-            progress_line("");
+            drop(bar);
             let text = match format {
                 Format::Table => classify::backtest::render_text(&result, show),
                 Format::Json => serde_json::to_string_pretty(&result)? + "\n",
@@ -518,11 +527,12 @@ pub(super) fn notify(
         critical_only,
         dry_run,
     };
+    let bar = Progress::phases("notify");
     let report = crate::notify::run(&data, &notify, &run, &mut |step| {
-        progress_line(step);
+        bar.message(step);
     })
     .context("notify failed")?;
-    progress_line("");
+    drop(bar);
     writeln!(
         stdout,
         "notify at {} ({}{}):",
@@ -610,10 +620,12 @@ pub(super) fn import(
             labels,
             cluster,
         } => {
+            let bar = Progress::new("importing LDMS runs", "runs");
             let done = ldms::import_runs(&data, &dir, labels.as_deref(), &cluster, |i, n, job| {
-                progress_line(&format!("importing run {i}/{n}: {job}"));
+                bar.message(job.to_string());
+                bar.set(i, n);
             })?;
-            progress_line("");
+            drop(bar);
             report_skipped(&done.skipped);
             writeln!(
                 stdout,
@@ -642,10 +654,12 @@ pub(super) fn import(
             );
             let files = ldms_store::store_files(&paths);
             anyhow::ensure!(!files.is_empty(), "no store files found in {paths:?}");
+            let bar = Progress::new("importing store files", "files");
             let done = ldms_store::import_store(&data, &files, &windows, |i, n, path| {
-                progress_line(&format!("importing store file {i}/{n}: {}", path.display()));
+                bar.message(path.display().to_string());
+                bar.set(i, n);
             })?;
-            progress_line("");
+            drop(bar);
             report_skipped(&done.skipped);
             writeln!(
                 stdout,
@@ -661,16 +675,6 @@ pub(super) fn import(
         }
     }
     Ok(())
-}
-
-/// A progress line on stderr, rewritten in place, only when stderr is a terminal: a log file
-/// gets no carriage returns. An empty text clears it.
-pub(super) fn progress_line(text: &str) {
-    use std::io::IsTerminal;
-    if std::io::stderr().is_terminal() {
-        // Pad to wipe a longer earlier line, then return to the line's start.
-        eprint!("\r{text:<72.72}\r");
-    }
 }
 
 /// Lists skipped input on stderr: the first 20 in full, then a count.

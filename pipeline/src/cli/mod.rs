@@ -5,6 +5,7 @@
 
 mod args;
 mod commands;
+mod progress;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

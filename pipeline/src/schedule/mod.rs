@@ -1240,7 +1240,8 @@ pub fn hostname() -> String {
 }
 
 /// A backfill: the DAG's day steps over every day from `since` to `until` that has jobs, one run
-/// per day, oldest first, with progress and the time left on the log.
+/// per day, oldest first, with progress and the time left on the log and to `progress(done, of,
+/// day)` (the command line's progress bar).
 pub fn backfill(
     ctx: &Context,
     dag: &Dag,
@@ -1248,6 +1249,7 @@ pub fn backfill(
     until: NaiveDate,
     log: &Log,
     stop: &AtomicBool,
+    progress: &mut dyn FnMut(usize, usize, NaiveDate),
 ) -> Result<Vec<RunReport>, ScheduleError> {
     if !dag.steps.iter().any(|s| {
         matches!(
@@ -1286,7 +1288,9 @@ pub fn backfill(
             trigger: Trigger::Backfill,
             days: Some(vec![*day]),
         };
+        progress(i, days.len(), *day);
         reports.push(run_dag(ctx, dag, &request, log, stop)?);
+        progress(i + 1, days.len(), *day);
         let elapsed = started.elapsed().as_secs_f64();
         let left = elapsed / (i + 1) as f64 * (days.len() - i - 1) as f64;
         log.event(

@@ -516,6 +516,39 @@ fn pending_jobs_back_off_then_go_to_failed_with_their_reason() {
         0,
         "no note left behind"
     );
+
+    // The admins' daily digest lists the job the pipeline gave up on, with its reason.
+    let outbox = s.data.parent().unwrap().join("outbox");
+    let out = Command::new(JOBSIGHT)
+        .arg("--data")
+        .arg(&s.data)
+        .arg("--spool")
+        .arg(s.spool.root())
+        .args(["notify", "--now", "2026-11-23T06:00:00Z", "--outbox"])
+        .arg(&outbox)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let record = names.iter().find(|n| !n.ends_with(".reason")).unwrap();
+    let admin: String = walk(&outbox)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("admin-digest"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    assert!(
+        admin.contains("Jobs the pipeline gave up on (1;") && admin.contains(record.as_str()),
+        "{admin}"
+    );
+    assert!(admin.contains("gave up after 7 attempts"), "{admin}");
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    snapshot(dir).into_iter().map(|(p, _)| p).collect()
 }
 
 #[test]

@@ -361,6 +361,37 @@ impl Spool {
         Ok(to)
     }
 
+    /// The records in `failed/` (unreadable, or given up on after the deadline) with the reason
+    /// written beside each, for the admins' report: (file name, reason), in name order. A
+    /// reason file is read as a regular file only (never through a link) and at most 4 KiB.
+    pub fn failed(&self) -> Result<Vec<(String, String)>, SpoolError> {
+        use std::io::Read;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut out = Vec::new();
+        for name in self.entries(FAILED)? {
+            let mut reason_name = name.clone();
+            reason_name.push(".reason");
+            let path = self.dir(FAILED).join(reason_name);
+            let mut reason = String::new();
+            // No link followed, no FIFO waited on: only a regular file is read.
+            let opened = fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+                .open(&path);
+            if let Ok(file) = opened
+                && file.metadata().is_ok_and(|m| m.is_file())
+            {
+                let _ = file.take(4096).read_to_string(&mut reason);
+            }
+            let reason = match reason.trim() {
+                "" => "(no reason recorded)".to_string(),
+                r => r.to_string(),
+            };
+            out.push((name.to_string_lossy().into_owned(), reason));
+        }
+        Ok(out)
+    }
+
     /// Names of the records in `cur/` (claimed, not finished), oldest first.
     pub fn claimed_names(&self) -> Result<Vec<OsString>, SpoolError> {
         self.entries(CUR)
@@ -606,6 +637,25 @@ mod tests {
             assert_eq!(note.trim_end(), f.reason);
         }
         assert_eq!(counts(&spool).failed, 4);
+        // What the admins' digest lists: each record with its reason.
+        let failed = spool.failed().unwrap();
+        assert_eq!(failed.len(), 4);
+        for f in &report.failed {
+            let name = f.path.file_name().unwrap().to_string_lossy().into_owned();
+            assert!(failed.contains(&(name, f.reason.clone())), "{failed:?}");
+        }
+        // A reason file replaced by a link is not followed.
+        let first = &report.failed[0].path;
+        let reason = format!("{}.reason", first.display());
+        fs::remove_file(&reason).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", &reason).unwrap();
+        let name = first.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            spool
+                .failed()
+                .unwrap()
+                .contains(&(name, "(no reason recorded)".into()))
+        );
     }
 
     #[test]

@@ -526,6 +526,10 @@ pub(super) fn notify(
         now,
         critical_only,
         dry_run,
+        // The admins' digest lists what the pipeline gave up on; no spool, nothing to list.
+        given_up: Spool::open(&settings.spool)
+            .and_then(|spool| spool.failed())
+            .unwrap_or_default(),
     };
     let bar = Progress::phases("notify");
     let report = crate::notify::run(&data, &notify, &run, &mut |step| {

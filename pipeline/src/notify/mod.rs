@@ -495,6 +495,9 @@ pub struct RunOptions {
     pub critical_only: bool,
     /// Plan and render, change nothing.
     pub dry_run: bool,
+    /// Jobs the pipeline gave up on (the spool's failed/ records: file, reason), for the admins'
+    /// digest. The scheduler reads them from the spool; notify does not know the spool.
+    pub given_up: Vec<(String, String)>,
 }
 
 /// One message as planned and rendered.
@@ -570,6 +573,7 @@ pub fn run(
             .filter(|s| s.reason == plan::SkipReason::InsufficientTelemetry)
             .count(),
         delivery_problems: delivery_problems(&outbox)?,
+        given_up: options.given_up.clone(),
     };
     let test_prefix = settings
         .test_mode

@@ -196,6 +196,26 @@ pub const ADMIN_PLACEHOLDERS: &[(&str, &str, &str)] = &[
         "delivery_problems",
         "section: messages in doubt or failed",
     ),
+    (
+        "message",
+        "any_delivery_problems",
+        "section: shown once when there are delivery problems",
+    ),
+    (
+        "message",
+        "any_given_up",
+        "section: shown once when the pipeline gave up on jobs",
+    ),
+    (
+        "message",
+        "given_up",
+        "section: jobs the pipeline gave up on (spool failed/), with file and reason",
+    ),
+    (
+        "message",
+        "given_up_count",
+        "how many jobs the pipeline gave up on",
+    ),
     ("critical job", "job_id", "as in digests"),
     ("critical job", "user", "job owner"),
     ("critical job", "account", "Slurm account"),
@@ -224,6 +244,16 @@ pub const ADMIN_PLACEHOLDERS: &[(&str, &str, &str)] = &[
     ("delivery problem", "key", "the message's key"),
     ("delivery problem", "status", "`in-doubt` or `failed`"),
     ("delivery problem", "reason", "what happened"),
+    (
+        "given-up job",
+        "file",
+        "the record's name in the spool's failed/",
+    ),
+    (
+        "given-up job",
+        "reason",
+        "why it was given up (its `.reason` file)",
+    ),
 ];
 
 /// The loaded templates, parsed.
@@ -511,6 +541,8 @@ pub struct AdminFacts {
     pub insufficient_telemetry: usize,
     /// (key, status, reason).
     pub delivery_problems: Vec<(String, String, String)>,
+    /// Jobs the pipeline gave up on (the spool's failed/ records): (file, reason).
+    pub given_up: Vec<(String, String)>,
 }
 
 /// A node's jobs, users and kinds of findings.
@@ -593,6 +625,17 @@ pub fn admin_context(
             ])
         })
         .collect();
+    let given_up: Vec<Context> = facts
+        .given_up
+        .iter()
+        .take(MAX_GIVEN_UP_SHOWN)
+        .map(|(file, reason)| {
+            Context::from([
+                ("file", text(clean(file, 200))),
+                ("reason", text(clean(reason, 300))),
+            ])
+        })
+        .collect();
     let critical_jobs: Vec<Context> = message.jobs.iter().map(|j| job_context(j, links)).collect();
     Context::from([
         ("day", text(message.period.clone())),
@@ -610,9 +653,16 @@ pub fn admin_context(
             "insufficient_telemetry",
             text(facts.insufficient_telemetry.to_string()),
         ),
+        ("any_delivery_problems", Value::Bool(!problems.is_empty())),
         ("delivery_problems", Value::List(problems)),
+        ("any_given_up", Value::Bool(!given_up.is_empty())),
+        ("given_up", Value::List(given_up)),
+        ("given_up_count", text(facts.given_up.len().to_string())),
     ])
 }
+
+/// Given-up records listed one by one in the admins' digest; the count says how many in all.
+pub const MAX_GIVEN_UP_SHOWN: usize = 50;
 
 /// A job with every field and finding filled, for samples and tests.
 pub fn sample_job() -> JobReport {
@@ -699,6 +749,10 @@ pub fn sample_admin(critical: bool) -> Context {
             "digest.bob.2026-11-19".into(),
             "in-doubt".into(),
             "x".into(),
+        )],
+        given_up: vec![(
+            "1795322415.ci.1.vm.json".into(),
+            "job 1: sacct has no record of the job".into(),
         )],
     };
     admin_context(&message, &[sample_job(), other], &facts, &sample_links(), 5)

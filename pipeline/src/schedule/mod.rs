@@ -966,6 +966,10 @@ fn execute(
                     .max(ctx.clock.now() - chrono::TimeDelta::days(1)),
                 critical_only: *critical_only,
                 dry_run: false,
+                // The admins' digest lists what the pipeline gave up on.
+                given_up: Spool::open(&s.spool)
+                    .and_then(|spool| spool.failed())
+                    .unwrap_or_default(),
             };
             let report = crate::notify::run(data, &s.notify, &options, &mut |_| {})
                 .map_err(|e| e.to_string())?;

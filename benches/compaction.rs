@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{NaiveDate, TimeZone, Utc};
 use jobsight::catalog::{self, Table};
-use jobsight::ingest::{JobRow, TelemetrySink, jobs_batch};
+use jobsight::ingest::{JobRow, TelemetrySink};
 
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -82,7 +82,7 @@ fn generate(data: &Path, day: NaiveDate, jobs: u64, metrics: u64) {
             name: Some(format!("app{}", j % 31)),
             source: "bench".into(),
         };
-        let batch = jobs_batch(std::slice::from_ref(&row)).expect("jobs batch");
+        let batch = JobRow::batch(std::slice::from_ref(&row)).expect("jobs batch");
         catalog::write_part(data, Table::Jobs, day, &name, &[batch]).expect("jobs part");
         let mut sink = TelemetrySink::new(data, &name, 1 << 22);
         for m in 0..metrics {

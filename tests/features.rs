@@ -14,7 +14,7 @@ use std::process::Command;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use jobsight::catalog::{self, Table};
-use jobsight::ingest::{JobRow, TelemetryBuilder, jobs_batch};
+use jobsight::ingest::{JobRow, TelemetryBuilder};
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 
@@ -36,7 +36,14 @@ fn job(id: &str, start: i64, end: i64) -> JobRow {
 fn warehouse(data: &Path) {
     let day = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
     let jobs = [job("a", 0, 1000), job("b", 0, 100), job("c", 0, 1000)];
-    catalog::write_part(data, Table::Jobs, day, "t", &[jobs_batch(&jobs).unwrap()]).unwrap();
+    catalog::write_part(
+        data,
+        Table::Jobs,
+        day,
+        "t",
+        &[JobRow::batch(&jobs).unwrap()],
+    )
+    .unwrap();
     let mut t = TelemetryBuilder::default();
     let mut push =
         |job: &str, metric: &str, s: i64, v: f64| t.push(job, "n1", metric, s * 1_000_000, v);

@@ -733,7 +733,7 @@ fn the_per_job_dag_judges_each_ingested_job_once_and_records_its_run() {
     assert_eq!(rows[0]["step"], "");
     assert_eq!(
         rows[1]["counts"].as_str().unwrap(),
-        "{\"claimed\":1,\"done\":1,\"duplicates\":0,\"malformed\":0,\"pending\":0,\"quarantined\":0,\"telemetry_rows\":0,\"waiting\":0}"
+        "{\"already_stored\":0,\"claimed\":1,\"done\":1,\"duplicates\":0,\"malformed\":0,\"pending\":0,\"quarantined\":0,\"telemetry_rows\":0,\"waiting\":0}"
     );
     let last = schedule::last_run(&s.data, "per-job").unwrap();
     assert_eq!((last.scheduled_for, last.outcome.as_str()), (now, "ok"));

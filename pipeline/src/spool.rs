@@ -374,7 +374,7 @@ impl Spool {
             let path = self.dir(FAILED).join(reason_name);
             let mut reason = String::new();
             // No link followed, no FIFO waited on: only a regular file is read.
-            let opened = fs::OpenOptions::new()
+            let opened = OpenOptions::new()
                 .read(true)
                 .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
                 .open(&path);

@@ -18,11 +18,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use chrono::NaiveDate;
-use datafusion::arrow::array::{
-    ArrayRef, Float64Builder, RecordBatch, StringBuilder, TimestampMicrosecondBuilder, UInt8Builder,
-};
+use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::error::ArrowError;
 
+use crate::catalog::rows::{self, ClassRow, FindingRow, ThresholdRow};
 use crate::catalog::{self, CatalogError, Table};
 use crate::model::ModelError;
 use crate::model::predict::{self, Models};
@@ -207,97 +206,67 @@ pub fn classify_job(
     Ok(verdict)
 }
 
-fn strings<'a>(values: impl Iterator<Item = Option<&'a str>>) -> ArrayRef {
-    let mut b = StringBuilder::new();
-    for v in values {
-        b.append_option(v);
-    }
-    Arc::new(b.finish())
-}
-
-fn floats(values: impl Iterator<Item = Option<f64>>) -> ArrayRef {
-    let mut b = Float64Builder::new();
-    for v in values {
-        b.append_option(v);
-    }
-    Arc::new(b.finish())
-}
-
-fn times(values: impl Iterator<Item = Option<i64>>) -> ArrayRef {
-    let mut b = TimestampMicrosecondBuilder::new().with_timezone("UTC");
-    for v in values {
-        b.append_option(v);
-    }
-    Arc::new(b.finish())
-}
-
 /// The three tables' batches of `verdicts`.
 pub fn batches(verdicts: &[Verdict], version: &str) -> Result<[RecordBatch; 3], ClassifyError> {
-    let batch = |table: Table, columns: Vec<ArrayRef>| {
-        RecordBatch::try_new(table.schema(), columns).map_err(|source| ClassifyError::Batch {
+    let error = |table: Table| {
+        move |source| ClassifyError::Batch {
             table: table.name(),
             source,
-        })
+        }
     };
-    let findings: Vec<&rules::Finding> = verdicts.iter().flat_map(|v| &v.findings).collect();
-    let why: Vec<String> = findings.iter().map(|f| f.why.join("; ")).collect();
-    let tools: Vec<String> = findings.iter().map(|f| f.tools.join(", ")).collect();
-    let evidence: Vec<String> = findings.iter().map(|f| f.evidence_json()).collect();
-    let mut method_group = UInt8Builder::new();
-    for f in &findings {
-        method_group.append_option(f.group.method_number());
-    }
-    let findings_batch = batch(
-        Table::Findings,
-        vec![
-            strings(findings.iter().map(|f| Some(f.job_id.as_str()))),
-            strings(findings.iter().map(|f| Some(f.rule.as_str()))),
-            strings(findings.iter().map(|f| Some(f.title.as_str()))),
-            strings(findings.iter().map(|f| Some(f.group.name()))),
-            Arc::new(method_group.finish()),
-            strings(findings.iter().map(|f| Some(f.severity.name()))),
-            strings(findings.iter().map(|f| f.node.as_deref())),
-            times(findings.iter().map(|f| f.window.map(|w| w.0))),
-            times(findings.iter().map(|f| f.window.map(|w| w.1))),
-            strings(findings.iter().map(|f| Some(f.message.as_str()))),
-            strings(findings.iter().map(|f| Some(f.fix.as_str()))),
-            strings(why.iter().map(|s| Some(s.as_str()))),
-            strings(tools.iter().map(|s| Some(s.as_str()))),
-            strings(evidence.iter().map(|s| Some(s.as_str()))),
-            strings(findings.iter().map(|_| Some(version))),
-        ],
-    )?;
-    let classes: Vec<(&str, &(String, String))> = verdicts
+    let time = |t: Option<i64>| t.and_then(rows::from_micros);
+    let findings: Vec<FindingRow> = verdicts
         .iter()
-        .flat_map(|v| v.classes.iter().map(move |c| (v.job_id.as_str(), c)))
+        .flat_map(|v| &v.findings)
+        .map(|f| FindingRow {
+            job_id: f.job_id.clone(),
+            rule: f.rule.clone(),
+            title: f.title.clone(),
+            group: f.group.name().to_string(),
+            method_group: f.group.method_number(),
+            severity: f.severity.name().to_string(),
+            node: f.node.clone(),
+            window_start: time(f.window.map(|w| w.0)),
+            window_end: time(f.window.map(|w| w.1)),
+            message: f.message.clone(),
+            fix: f.fix.clone(),
+            why: f.why.join("; "),
+            tools: f.tools.join(", "),
+            evidence: f.evidence_json(),
+            rules_version: version.to_string(),
+        })
         .collect();
-    let classes_batch = batch(
-        Table::Classes,
-        vec![
-            strings(classes.iter().map(|c| Some(c.0))),
-            strings(classes.iter().map(|c| Some(c.1.0.as_str()))),
-            strings(classes.iter().map(|c| Some(c.1.1.as_str()))),
-            strings(classes.iter().map(|_| Some(version))),
-        ],
-    )?;
-    let levels: Vec<(&str, &rules::Threshold)> = verdicts
+    let classes: Vec<ClassRow> = verdicts
         .iter()
-        .flat_map(|v| v.thresholds.iter().map(move |t| (v.job_id.as_str(), t)))
+        .flat_map(|v| {
+            v.classes.iter().map(move |(class, name)| ClassRow {
+                job_id: v.job_id.clone(),
+                class: class.clone(),
+                name: name.clone(),
+                rules_version: version.to_string(),
+            })
+        })
         .collect();
-    let thresholds_batch = batch(
-        Table::Thresholds,
-        vec![
-            strings(levels.iter().map(|l| Some(l.0))),
-            strings(levels.iter().map(|l| Some(l.1.characteristic.as_str()))),
-            strings(levels.iter().map(|l| Some(l.1.title.as_str()))),
-            strings(levels.iter().map(|l| Some(l.1.limits.as_str()))),
-            floats(levels.iter().map(|l| l.1.value)),
-            strings(levels.iter().map(|l| Some(l.1.level))),
-            floats(levels.iter().map(|l| l.1.low_below)),
-            floats(levels.iter().map(|l| l.1.high_from)),
-        ],
-    )?;
-    Ok([findings_batch, classes_batch, thresholds_batch])
+    let thresholds: Vec<ThresholdRow> = verdicts
+        .iter()
+        .flat_map(|v| {
+            v.thresholds.iter().map(move |t| ThresholdRow {
+                job_id: v.job_id.clone(),
+                characteristic: t.characteristic.clone(),
+                title: t.title.clone(),
+                limits: t.limits.clone(),
+                value: t.value,
+                level: t.level.to_string(),
+                low_below: t.low_below,
+                high_from: t.high_from,
+            })
+        })
+        .collect();
+    Ok([
+        FindingRow::batch(&findings).map_err(error(Table::Findings))?,
+        ClassRow::batch(&classes).map_err(error(Table::Classes))?,
+        ThresholdRow::batch(&thresholds).map_err(error(Table::Thresholds))?,
+    ])
 }
 
 fn write(

@@ -32,15 +32,12 @@ pub mod series;
 use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use chrono::NaiveDate;
-use datafusion::arrow::array::{
-    ArrayRef, BooleanBuilder, Float64Builder, RecordBatch, StringBuilder,
-    TimestampMicrosecondBuilder, UInt64Builder,
-};
+use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::error::ArrowError;
 
+use crate::catalog::rows::{self, FeatureRow, FeaturesJobRow, JobSummaryRow, WindowRow};
 use crate::catalog::{self, CatalogError, Table};
 use crate::query::QueryError;
 pub use job::JobFeatures;
@@ -189,189 +186,135 @@ impl Computed {
 pub fn batches(
     jobs: &[JobFeatures],
 ) -> Result<(RecordBatch, RecordBatch, RecordBatch), ArrowError> {
-    let f64s = |values: &mut dyn Iterator<Item = Option<f64>>| -> ArrayRef {
-        let mut b = Float64Builder::new();
-        for v in values {
-            b.append_option(v);
-        }
-        Arc::new(b.finish())
-    };
-    let strings = |values: &mut dyn Iterator<Item = Option<&str>>| -> ArrayRef {
-        let mut b = StringBuilder::new();
-        for v in values {
-            b.append_option(v);
-        }
-        Arc::new(b.finish())
-    };
-    let u64s = |values: &mut dyn Iterator<Item = Option<u64>>| -> ArrayRef {
-        let mut b = UInt64Builder::new();
-        for v in values {
-            b.append_option(v);
-        }
-        Arc::new(b.finish())
-    };
-    let bools = |values: &mut dyn Iterator<Item = bool>| -> ArrayRef {
-        let mut b = BooleanBuilder::new();
-        for v in values {
-            b.append_value(v);
-        }
-        Arc::new(b.finish())
-    };
-
-    let rows: Vec<(&JobFeatures, &job::SeriesRow)> = jobs
+    let time = |t: Option<i64>| t.and_then(rows::from_micros);
+    let features: Vec<FeatureRow> = jobs
         .iter()
-        .flat_map(|j| j.series.iter().map(move |s| (j, s)))
+        .flat_map(|j| j.series.iter().map(move |r| (j, r)))
+        .map(|(j, r)| {
+            let s = &r.stats;
+            let p = &s.percentiles;
+            FeatureRow {
+                job_id: j.job_id.clone(),
+                node: r.node.to_string(),
+                metric: r.metric.to_string(),
+                n: s.n,
+                n_nonfinite: s.n_nonfinite,
+                trimmed: j.trimmed,
+                // In the order of catalog::FEATURE_STATS.
+                stats: [
+                    s.min,
+                    s.max,
+                    s.mean,
+                    s.std,
+                    s.cv,
+                    s.skewness,
+                    s.kurtosis,
+                    p[0],
+                    p[1],
+                    p[2],
+                    p[3],
+                    p[4],
+                    s.interval_s,
+                    r.coverage,
+                    s.slope_per_h,
+                    s.catastrophe,
+                    s.max_rise,
+                    s.idle_share,
+                ],
+                rise_from: time(s.rise_from),
+                rise_to: time(s.rise_to),
+                cliff_at: time(s.cliff_at),
+            }
+        })
         .collect();
-    let stat = |get: fn(&job::SeriesRow) -> Option<f64>| f64s(&mut rows.iter().map(|r| get(r.1)));
-    let mut columns: Vec<ArrayRef> = vec![
-        strings(&mut rows.iter().map(|r| Some(r.0.job_id.as_str()))),
-        strings(&mut rows.iter().map(|r| Some(&*r.1.node))),
-        strings(&mut rows.iter().map(|r| Some(&*r.1.metric))),
-        u64s(&mut rows.iter().map(|r| Some(r.1.stats.n))),
-        u64s(&mut rows.iter().map(|r| Some(r.1.stats.n_nonfinite))),
-        bools(&mut rows.iter().map(|r| r.0.trimmed)),
-        stat(|s| s.stats.min),
-        stat(|s| s.stats.max),
-        stat(|s| s.stats.mean),
-        stat(|s| s.stats.std),
-        stat(|s| s.stats.cv),
-        stat(|s| s.stats.skewness),
-        stat(|s| s.stats.kurtosis),
-    ];
-    for i in 0..series::PERCENTILES.len() {
-        columns.push(f64s(&mut rows.iter().map(|r| r.1.stats.percentiles[i])));
-    }
-    columns.extend([
-        stat(|s| s.stats.interval_s),
-        stat(|s| s.coverage),
-        stat(|s| s.stats.slope_per_h),
-        stat(|s| s.stats.catastrophe),
-        stat(|s| s.stats.max_rise),
-        stat(|s| s.stats.idle_share),
-    ]);
-    let times = |get: fn(&job::SeriesRow) -> Option<i64>| -> ArrayRef {
-        let mut b = TimestampMicrosecondBuilder::new().with_timezone("UTC");
-        for r in &rows {
-            b.append_option(get(r.1));
-        }
-        Arc::new(b.finish())
-    };
-    columns.extend([
-        times(|s| s.stats.rise_from),
-        times(|s| s.stats.rise_to),
-        times(|s| s.stats.cliff_at),
-    ]);
-    let features = RecordBatch::try_new(Table::Features.schema(), columns)?;
-
-    let across: Vec<(&JobFeatures, &job::AcrossRow)> = jobs
+    let across: Vec<FeaturesJobRow> = jobs
         .iter()
         .flat_map(|j| j.across.iter().map(move |a| (j, a)))
+        .map(|(j, a)| FeaturesJobRow {
+            job_id: j.job_id.clone(),
+            metric: a.metric.to_string(),
+            nodes: a.nodes,
+            mean: a.mean,
+            min: a.min,
+            max: a.max,
+            node_mean_min: a.node_mean_min,
+            node_mean_max: a.node_mean_max,
+            node_cv: a.node_cv,
+            imbalance: a.imbalance,
+        })
         .collect();
-    let fig = |get: fn(&job::AcrossRow) -> Option<f64>| f64s(&mut across.iter().map(|r| get(r.1)));
-    let features_job = RecordBatch::try_new(
-        Table::FeaturesJob.schema(),
-        vec![
-            strings(&mut across.iter().map(|r| Some(r.0.job_id.as_str()))),
-            strings(&mut across.iter().map(|r| Some(&*r.1.metric))),
-            u64s(&mut across.iter().map(|r| Some(r.1.nodes))),
-            fig(|a| a.mean),
-            fig(|a| a.min),
-            fig(|a| a.max),
-            fig(|a| a.node_mean_min),
-            fig(|a| a.node_mean_max),
-            fig(|a| a.node_cv),
-            fig(|a| a.imbalance),
-        ],
-    )?;
-
-    let sum =
-        |get: fn(&job::Summary) -> Option<f64>| f64s(&mut jobs.iter().map(|j| get(&j.summary)));
-    let summary = RecordBatch::try_new(
-        Table::JobSummary.schema(),
-        vec![
-            strings(&mut jobs.iter().map(|j| Some(j.job_id.as_str()))),
-            sum(|s| Some(s.elapsed_s)),
-            bools(&mut jobs.iter().map(|j| j.trimmed)),
-            u64s(&mut jobs.iter().map(|j| j.summary.nodes_expected)),
-            u64s(&mut jobs.iter().map(|j| Some(j.summary.nodes_seen))),
-            strings(&mut jobs.iter().map(|j| j.summary.nodes_missing.as_deref())),
-            u64s(&mut jobs.iter().map(|j| Some(j.summary.metrics))),
-            u64s(&mut jobs.iter().map(|j| Some(j.summary.samples))),
-            sum(|s| s.coverage_min),
-            sum(|s| s.coverage_mean),
-            bools(&mut jobs.iter().map(|j| j.summary.judgeable)),
-            strings(
-                &mut jobs
-                    .iter()
-                    .map(|j| j.summary.not_judgeable_reason.as_deref()),
-            ),
-            strings(&mut jobs.iter().map(|j| j.summary.duty_cycle)),
-            sum(|s| s.cpu_used_cores),
-            sum(|s| s.cpu_eff),
-            sum(|s| s.mem_used_max_mb),
-            sum(|s| s.mem_eff),
-            sum(|s| s.time_eff),
-            sum(|s| s.gpu_util),
-            sum(|s| s.core_hours),
-            sum(|s| s.wasted_core_hours),
-        ],
-    )?;
-    Ok((features, features_job, summary))
+    let summary: Vec<JobSummaryRow> = jobs
+        .iter()
+        .map(|j| {
+            let s = &j.summary;
+            JobSummaryRow {
+                job_id: j.job_id.clone(),
+                elapsed_s: s.elapsed_s,
+                trimmed: j.trimmed,
+                nodes_expected: s.nodes_expected,
+                nodes_seen: s.nodes_seen,
+                nodes_missing: s.nodes_missing.clone(),
+                metrics: s.metrics,
+                samples: s.samples,
+                coverage_min: s.coverage_min,
+                coverage_mean: s.coverage_mean,
+                judgeable: s.judgeable,
+                not_judgeable_reason: s.not_judgeable_reason.clone(),
+                duty_cycle: s.duty_cycle.map(str::to_string),
+                cpu_used_cores: s.cpu_used_cores,
+                cpu_eff: s.cpu_eff,
+                mem_used_max_mb: s.mem_used_max_mb,
+                mem_eff: s.mem_eff,
+                time_eff: s.time_eff,
+                gpu_util: s.gpu_util,
+                core_hours: s.core_hours,
+                wasted_core_hours: s.wasted_core_hours,
+            }
+        })
+        .collect();
+    Ok((
+        FeatureRow::batch(&features)?,
+        FeaturesJobRow::batch(&across)?,
+        JobSummaryRow::batch(&summary)?,
+    ))
 }
 
 /// The `windows` batch of `jobs`.
 pub fn windows_batch(jobs: &[JobFeatures]) -> Result<RecordBatch, ArrowError> {
-    let rows: Vec<(&JobFeatures, &job::WindowRow)> = jobs
+    let time = |t: i64| rows::from_micros(t).unwrap_or_default();
+    let windows: Vec<WindowRow> = jobs
         .iter()
         .flat_map(|j| j.windows.iter().map(move |w| (j, w)))
+        .map(|(j, w)| {
+            let s = &w.stats;
+            let p = &s.percentiles;
+            WindowRow {
+                job_id: j.job_id.clone(),
+                node: w.node.to_string(),
+                metric: w.metric.to_string(),
+                window_start: time(w.start_us),
+                window_end: time(w.end_us),
+                n: s.n,
+                n_nonfinite: s.n_nonfinite,
+                // In the order of catalog::WINDOW_STATS.
+                stats: [
+                    s.min,
+                    s.max,
+                    s.mean,
+                    s.std,
+                    s.skewness,
+                    s.kurtosis,
+                    p[0],
+                    p[1],
+                    p[2],
+                    p[3],
+                    p[4],
+                    s.slope_per_h,
+                ],
+            }
+        })
         .collect();
-    let mut texts = [
-        StringBuilder::new(),
-        StringBuilder::new(),
-        StringBuilder::new(),
-    ];
-    let mut start = TimestampMicrosecondBuilder::new().with_timezone("UTC");
-    let mut end = TimestampMicrosecondBuilder::new().with_timezone("UTC");
-    let mut n = UInt64Builder::new();
-    let mut n_nonfinite = UInt64Builder::new();
-    let mut floats: Vec<Float64Builder> = (0..12).map(|_| Float64Builder::new()).collect();
-    for (job, w) in &rows {
-        texts[0].append_value(&job.job_id);
-        texts[1].append_value(&*w.node);
-        texts[2].append_value(&*w.metric);
-        start.append_value(w.start_us);
-        end.append_value(w.end_us);
-        n.append_value(w.stats.n);
-        n_nonfinite.append_value(w.stats.n_nonfinite);
-        let s = &w.stats;
-        let values = [
-            s.min,
-            s.max,
-            s.mean,
-            s.std,
-            s.skewness,
-            s.kurtosis,
-            s.percentiles[0],
-            s.percentiles[1],
-            s.percentiles[2],
-            s.percentiles[3],
-            s.percentiles[4],
-            s.slope_per_h,
-        ];
-        for (builder, value) in floats.iter_mut().zip(values) {
-            builder.append_option(value);
-        }
-    }
-    let mut columns: Vec<ArrayRef> = texts
-        .iter_mut()
-        .map(|b| Arc::new(b.finish()) as ArrayRef)
-        .collect();
-    columns.push(Arc::new(start.finish()));
-    columns.push(Arc::new(end.finish()));
-    columns.push(Arc::new(n.finish()));
-    columns.push(Arc::new(n_nonfinite.finish()));
-    columns.extend(floats.iter_mut().map(|b| Arc::new(b.finish()) as ArrayRef));
-    RecordBatch::try_new(Table::Windows.schema(), columns)
+    WindowRow::batch(&windows)
 }
 
 /// Computes the features of `jobs` from the telemetry `files` (all of a day, or one job's).

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
-use super::{JobRow, LabelRow, Skipped, TelemetryBuilder, jobs_batch, labels_batch};
+use super::{JobRow, LabelRow, Skipped, TelemetryBuilder};
 use crate::catalog::{self, CatalogError, Table};
 
 /// The columns every LDMS CSV store file starts with.
@@ -506,7 +506,7 @@ pub fn import_runs(
             Table::Jobs,
             day,
             &part,
-            &[jobs_batch(&[job]).map_err(batch_error)?],
+            &[JobRow::batch(&[job]).map_err(batch_error)?],
         )?;
         if !label_rows.is_empty() {
             summary.labels += label_rows.len();
@@ -515,7 +515,7 @@ pub fn import_runs(
                 Table::Labels,
                 day,
                 &part,
-                &[labels_batch(&label_rows).map_err(batch_error)?],
+                &[LabelRow::batch(&label_rows).map_err(batch_error)?],
             )?;
         }
         summary.runs += 1;

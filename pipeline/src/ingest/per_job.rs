@@ -33,7 +33,7 @@ use slurm_hooks::SpoolRecord;
 
 use super::prometheus::Prometheus;
 use super::settings::IngestSettings;
-use super::{JobRow, TelemetrySink, jobs_batch, sacct};
+use super::{JobRow, TelemetrySink, sacct};
 use crate::catalog::{self, CatalogError, Table};
 use crate::spool::{ClaimReport, PendingNote, Spool, SpoolError};
 
@@ -479,7 +479,7 @@ fn ingest_one(
             }
         }
     }
-    let batch = jobs_batch(std::slice::from_ref(&row))
+    let batch = JobRow::batch(std::slice::from_ref(&row))
         .map_err(|e| not_yet(format!("job {}: {e}", row.job_id)))?;
     catalog::write_part(data, Table::Jobs, day, &name, &[batch]).map_err(write_err)?;
     Ok(Outcome::Done {

@@ -17,7 +17,7 @@ use std::path::Path;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use super::{JobRow, LabelRow, TelemetrySink, jobs_batch, labels_batch};
+use super::{JobRow, LabelRow, TelemetrySink};
 use crate::catalog::{self, CatalogError, Table};
 use crate::simulate::{Anomaly, Behaviour, ClusterSpec, Inefficiency, Outcome, Rng, SimJob};
 
@@ -400,7 +400,7 @@ pub fn write_jobs(
             Table::Jobs,
             *d,
             part,
-            &[jobs_batch(rows).map_err(schema_error("jobs"))?],
+            &[JobRow::batch(rows).map_err(schema_error("jobs"))?],
         )?;
         written.files += 1;
     }
@@ -410,7 +410,7 @@ pub fn write_jobs(
             Table::Labels,
             *d,
             part,
-            &[labels_batch(rows).map_err(schema_error("labels"))?],
+            &[LabelRow::batch(rows).map_err(schema_error("labels"))?],
         )?;
         written.files += 1;
     }
@@ -531,7 +531,7 @@ pub fn write_labels(
             .push(label_row(job, day));
     }
     for (d, rows) in &label_rows {
-        let batch = labels_batch(rows).map_err(|e| CatalogError::Schema {
+        let batch = LabelRow::batch(rows).map_err(|e| CatalogError::Schema {
             table: "labels",
             reason: e.to_string(),
         })?;

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use super::{JobRow, Skipped, jobs_batch};
+use super::{JobRow, Skipped};
 use crate::catalog::{self, CatalogError, Table};
 
 #[derive(Debug, thiserror::Error)]
@@ -208,7 +208,7 @@ pub fn import(data: &Path, path: &Path, cluster: &str) -> Result<SwfImport, SwfE
     let part = format!("swf-{cluster}-{file_name}");
     let mut files = Vec::new();
     for (day, rows) in &by_day {
-        let batch = jobs_batch(rows).map_err(|e| SwfError::Batch {
+        let batch = JobRow::batch(rows).map_err(|e| SwfError::Batch {
             path: path.to_path_buf(),
             reason: e.to_string(),
         })?;

@@ -24,14 +24,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use chrono::NaiveDate;
-use datafusion::arrow::array::{
-    ArrayRef, Float64Builder, RecordBatch, StringBuilder, TimestampMicrosecondBuilder,
-    UInt64Builder,
-};
+use datafusion::arrow::array::RecordBatch;
 
 use super::dataset::{self, HEALTHY, Windows};
 use super::file::{Body, ModelFile};
 use super::{Kind, ModelError, forest};
+use crate::catalog::rows::{self, PredictionRow};
 use crate::catalog::{self, Table};
 use crate::rules::{RuleBook, Verdict};
 
@@ -485,56 +483,29 @@ fn combine(p: &mut JobPrediction, rule_anomalies: &[(&str, &str)]) {
 
 /// The `predictions` batch.
 pub fn batch(predictions: &[JobPrediction], version: &str) -> Result<RecordBatch, ModelError> {
-    let strings = |f: &dyn Fn(&JobPrediction) -> Option<String>| -> ArrayRef {
-        let mut b = StringBuilder::new();
-        for p in predictions {
-            b.append_option(f(p));
-        }
-        Arc::new(b.finish())
-    };
-    let floats = |f: &dyn Fn(&JobPrediction) -> Option<f64>| -> ArrayRef {
-        let mut b = Float64Builder::new();
-        for p in predictions {
-            b.append_option(f(p));
-        }
-        Arc::new(b.finish())
-    };
-    let counts = |f: &dyn Fn(&JobPrediction) -> u64| -> ArrayRef {
-        let mut b = UInt64Builder::new();
-        for p in predictions {
-            b.append_value(f(p));
-        }
-        Arc::new(b.finish())
-    };
-    let times = |f: &dyn Fn(&JobPrediction) -> Option<i64>| -> ArrayRef {
-        let mut b = TimestampMicrosecondBuilder::new().with_timezone("UTC");
-        for p in predictions {
-            b.append_option(f(p));
-        }
-        Arc::new(b.finish())
-    };
-    RecordBatch::try_new(
-        Table::Predictions.schema(),
-        vec![
-            strings(&|p| Some(p.job_id.clone())),
-            strings(&|p| Some(p.verdict.clone())),
-            floats(&|p| p.confidence),
-            strings(&|p| Some(p.source.clone())),
-            strings(&|p| p.node.clone()),
-            times(&|p| p.window.map(|w| w.0)),
-            times(&|p| p.window.map(|w| w.1)),
-            counts(&|p| p.windows),
-            counts(&|p| p.anomalous_windows),
-            counts(&|p| p.unknown_windows),
-            strings(&|p| p.model_verdict.clone()),
-            floats(&|p| p.model_confidence),
-            floats(&|p| p.anomaly_score),
-            strings(&|p| Some(p.agreeing_rules.join(","))),
-            strings(&|p| Some(p.reason.clone())),
-            strings(&|_| Some(version.to_string())),
-        ],
-    )
-    .map_err(|e| ModelError::Batch(e.to_string()))
+    let time = |t: Option<i64>| t.and_then(rows::from_micros);
+    let rows: Vec<PredictionRow> = predictions
+        .iter()
+        .map(|p| PredictionRow {
+            job_id: p.job_id.clone(),
+            verdict: p.verdict.clone(),
+            confidence: p.confidence,
+            source: p.source.clone(),
+            node: p.node.clone(),
+            window_start: time(p.window.map(|w| w.0)),
+            window_end: time(p.window.map(|w| w.1)),
+            windows: p.windows,
+            anomalous_windows: p.anomalous_windows,
+            unknown_windows: p.unknown_windows,
+            model_verdict: p.model_verdict.clone(),
+            model_confidence: p.model_confidence,
+            anomaly_score: p.anomaly_score,
+            agreeing_rules: p.agreeing_rules.join(","),
+            reason: p.reason.clone(),
+            model_version: version.to_string(),
+        })
+        .collect();
+    PredictionRow::batch(&rows).map_err(|e| ModelError::Batch(e.to_string()))
 }
 
 /// Writes part `part` of the day's `predictions`.

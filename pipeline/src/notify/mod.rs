@@ -24,14 +24,13 @@ pub mod template;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, NaiveDate, Utc, Weekday};
-use datafusion::arrow::array::{ArrayRef, RecordBatch, StringBuilder, TimestampMicrosecondBuilder};
+use datafusion::arrow::array::RecordBatch;
 use lettre::message::{Mailbox, MultiPart, header};
 
-use crate::catalog::{CatalogError, Table};
+use crate::catalog::CatalogError;
 use crate::options::Invalid;
 use crate::query::QueryError;
 use crate::rules::Severity;
@@ -455,35 +454,7 @@ pub fn fault_point(name: &str) {
 
 /// The ledger rows as a `notifications` batch.
 pub fn ledger_batch(rows: &[LedgerRow]) -> Result<RecordBatch, NotifyError> {
-    let texts = |f: &dyn Fn(&LedgerRow) -> Option<&str>| -> ArrayRef {
-        let mut b = StringBuilder::new();
-        for row in rows {
-            b.append_option(f(row));
-        }
-        Arc::new(b.finish())
-    };
-    let times = |f: &dyn Fn(&LedgerRow) -> Option<DateTime<Utc>>| -> ArrayRef {
-        let mut b = TimestampMicrosecondBuilder::new();
-        for row in rows {
-            b.append_option(f(row).map(|t| t.timestamp_micros()));
-        }
-        Arc::new(b.finish().with_timezone("UTC"))
-    };
-    let columns = vec![
-        texts(&|r| Some(&r.key)),
-        texts(&|r| Some(&r.kind)),
-        texts(&|r| r.user.as_deref()),
-        texts(&|r| Some(&r.address)),
-        texts(&|r| Some(&r.period)),
-        texts(&|r| r.job_id.as_deref()),
-        texts(&|r| r.finding.as_deref()),
-        texts(&|r| r.severity.as_deref()),
-        times(&|r| Some(r.queued_at)),
-        times(&|r| r.sent_at),
-        texts(&|r| Some(&r.status)),
-        texts(&|r| Some(&r.transport)),
-    ];
-    RecordBatch::try_new(Table::Notifications.schema(), columns)
+    LedgerRow::batch(rows)
         .map_err(|e| NotifyError::Input(format!("building the ledger batch: {e}")))
 }
 

@@ -152,24 +152,8 @@ impl JobReport {
     }
 }
 
-/// A row of the `notifications` ledger: one per message and finding it reported (one with no
-/// job and finding for a message that reported none).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct LedgerRow {
-    pub key: String,
-    pub kind: String,
-    pub user: Option<String>,
-    pub address: String,
-    pub period: String,
-    pub job_id: Option<String>,
-    pub finding: Option<String>,
-    pub severity: Option<String>,
-    pub queued_at: DateTime<Utc>,
-    pub sent_at: Option<DateTime<Utc>>,
-    /// `queued` (in the outbox), `sent`, `in-doubt` (the process died while sending), `failed`.
-    pub status: String,
-    pub transport: String,
-}
+// The ledger's row is the `notifications` table's row, defined with the table.
+pub use crate::catalog::rows::LedgerRow;
 
 /// A message to send.
 #[derive(Debug, Clone, PartialEq)]

@@ -35,12 +35,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use datafusion::arrow::array::{
-    ArrayRef, RecordBatch, StringBuilder, TimestampMicrosecondBuilder, UInt32Builder, UInt64Builder,
-};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::catalog::rows::RunRow;
 use crate::catalog::{self, Table};
 use crate::config::{Settings, TelemetryKind};
 use crate::ingest::per_job::{self, AccountingSource, Outcome, Sacct, TelemetrySource};
@@ -1128,103 +1126,52 @@ fn days_with_jobs(data: &Path, wanted: &[NaiveDate]) -> Vec<NaiveDate> {
         .collect()
 }
 
-/// The per-row part of a `runs` row (the run's identity repeats on every row).
-struct RunRow {
-    step: String,
-    position: u32,
-    outcome: &'static str,
-    started: DateTime<Utc>,
-    ended: DateTime<Utc>,
-    attempts: u32,
-    jobs: u64,
-    counts: String,
-    error: Option<String>,
-}
-
 /// Writes the run's rows (one for the run, one per step) as one part of `runs`.
 fn record(data: &Path, run: &RunReport) -> Result<(), String> {
     let host = hostname();
     let pid = std::process::id();
-    let mut run_id = StringBuilder::new();
-    let mut dag = StringBuilder::new();
-    let mut step = StringBuilder::new();
-    let mut position = UInt32Builder::new();
-    let mut trigger = StringBuilder::new();
-    let time = || TimestampMicrosecondBuilder::new().with_timezone("UTC");
-    let (mut scheduled, mut started, mut ended) = (time(), time(), time());
-    let mut outcome = StringBuilder::new();
-    let mut attempts = UInt32Builder::new();
-    let mut jobs = UInt64Builder::new();
-    let mut counts = StringBuilder::new();
-    let mut error = StringBuilder::new();
-    let mut hosts = StringBuilder::new();
-    let mut pids = UInt32Builder::new();
     let run_error = run
         .steps
         .iter()
         .filter(|s| s.outcome == StepOutcome::Failed)
         .filter_map(|s| s.error.as_ref().map(|e| format!("{}: {e}", s.step)))
         .collect::<Vec<_>>();
-    // One row for the whole run (step ""), then one per step.
-    let mut rows = vec![RunRow {
-        step: String::new(),
-        position: 0,
-        outcome: run.outcome.name(),
+    // The run's identity repeats on every row.
+    let row = |step: String, position: u32, outcome: StepOutcome| RunRow {
+        run_id: run.run_id.clone(),
+        dag: run.dag.clone(),
+        step,
+        position,
+        trigger: run.trigger.to_string(),
+        scheduled_for: run.scheduled_for,
         started: run.started,
         ended: run.ended,
+        outcome: outcome.name().to_string(),
         attempts: 1,
-        jobs: run.steps.iter().map(|s| s.jobs).max().unwrap_or(0),
+        jobs: 0,
         counts: "{}".into(),
+        error: None,
+        host: host.clone(),
+        pid,
+    };
+    // One row for the whole run (step ""), then one per step.
+    let mut rows = vec![RunRow {
+        jobs: run.steps.iter().map(|s| s.jobs).max().unwrap_or(0),
         error: (!run_error.is_empty()).then(|| run_error.join("; ")),
+        ..row(String::new(), 0, run.outcome)
     }];
     for s in &run.steps {
         rows.push(RunRow {
-            step: s.step.clone(),
-            position: s.position,
-            outcome: s.outcome.name(),
             started: s.started,
             ended: s.ended,
             attempts: s.attempts,
             jobs: s.jobs,
             counts: serde_json::to_string(&s.counts).unwrap_or_default(),
             error: s.error.clone(),
+            ..row(s.step.clone(), s.position, s.outcome)
         });
     }
-    for row in rows {
-        run_id.append_value(&run.run_id);
-        dag.append_value(&run.dag);
-        step.append_value(row.step);
-        position.append_value(row.position);
-        trigger.append_value(run.trigger);
-        scheduled.append_value(run.scheduled_for.timestamp_micros());
-        started.append_value(row.started.timestamp_micros());
-        ended.append_value(row.ended.timestamp_micros());
-        outcome.append_value(row.outcome);
-        attempts.append_value(row.attempts);
-        jobs.append_value(row.jobs);
-        counts.append_value(row.counts);
-        error.append_option(row.error);
-        hosts.append_value(&host);
-        pids.append_value(pid);
-    }
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(run_id.finish()),
-        Arc::new(dag.finish()),
-        Arc::new(step.finish()),
-        Arc::new(position.finish()),
-        Arc::new(trigger.finish()),
-        Arc::new(scheduled.finish()),
-        Arc::new(started.finish()),
-        Arc::new(ended.finish()),
-        Arc::new(outcome.finish()),
-        Arc::new(attempts.finish()),
-        Arc::new(jobs.finish()),
-        Arc::new(counts.finish()),
-        Arc::new(error.finish()),
-        Arc::new(hosts.finish()),
-        Arc::new(pids.finish()),
-    ];
-    let batch = RecordBatch::try_new(Table::Runs.schema(), columns).map_err(|e| e.to_string())?;
+    let batch = RunRow::batch(&rows).map_err(|e| e.to_string())?;
     catalog::write_part(
         data,
         Table::Runs,

@@ -20,12 +20,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use chrono::NaiveDate;
-use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::parquet::basic::{Compression, ZstdLevel};
 use datafusion::parquet::file::properties::WriterProperties;
 use slurm_hooks::Text;
+
+pub mod rows;
 
 /// Rows per Parquet row group: large enough for fast scans, small enough to stream.
 pub const ROW_GROUP_ROWS: usize = 1 << 20;
@@ -151,207 +153,21 @@ impl Table {
     /// The Arrow schema of the table's files (without the `day` partition column, which lives in
     /// the directory names).
     pub fn schema(self) -> SchemaRef {
-        let text = || DataType::Utf8;
-        let dict = || DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
-        let time = || DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()));
+        // The columns are listed once, by the tables' row types.
         let fields = match self {
-            Table::Jobs => vec![
-                Field::new("cluster", text(), false),
-                Field::new("job_id", text(), false),
-                Field::new("array_job_id", text(), true),
-                Field::new("array_task_id", DataType::UInt32, true),
-                Field::new("restart_count", DataType::UInt32, false),
-                Field::new("user", text(), true),
-                Field::new("account", text(), true),
-                Field::new("partition", text(), true),
-                Field::new("qos", text(), true),
-                Field::new("num_nodes", DataType::UInt32, true),
-                Field::new("nodes", text(), true),
-                Field::new("cpus", DataType::UInt32, true),
-                Field::new("gpus", DataType::UInt32, true),
-                Field::new("req_mem_mb", DataType::UInt64, true),
-                Field::new("time_limit_s", DataType::UInt64, true),
-                Field::new("submit", time(), true),
-                Field::new("start", time(), true),
-                Field::new("end", time(), false),
-                Field::new("state", text(), true),
-                Field::new("exit_code", DataType::Int32, true),
-                Field::new("exit_signal", DataType::Int32, true),
-                Field::new("name", text(), true),
-                Field::new("source", text(), false),
-            ],
-            Table::Telemetry => vec![
-                Field::new("job_id", dict(), false),
-                Field::new("node", dict(), false),
-                Field::new("metric", dict(), false),
-                Field::new("ts", time(), false),
-                Field::new("value", DataType::Float64, false),
-            ],
-            Table::Labels => vec![
-                Field::new("job_id", text(), false),
-                Field::new("anomaly", text(), false),
-                Field::new("start", time(), true),
-                Field::new("end", time(), true),
-                Field::new("params", text(), true),
-                Field::new("source", text(), false),
-            ],
-            Table::Features => {
-                let mut fields = vec![
-                    Field::new("job_id", text(), false),
-                    Field::new("node", text(), false),
-                    Field::new("metric", text(), false),
-                    Field::new("n", DataType::UInt64, false),
-                    Field::new("n_nonfinite", DataType::UInt64, false),
-                    Field::new("trimmed", DataType::Boolean, false),
-                ];
-                fields.extend(FEATURE_STATS.map(|name| Field::new(name, DataType::Float64, true)));
-                fields.extend(
-                    ["rise_from", "rise_to", "cliff_at"].map(|name| Field::new(name, time(), true)),
-                );
-                fields
-            }
-            Table::FeaturesJob => {
-                let mut fields = vec![
-                    Field::new("job_id", text(), false),
-                    Field::new("metric", text(), false),
-                    Field::new("nodes", DataType::UInt64, false),
-                ];
-                fields.extend(
-                    [
-                        "mean",
-                        "min",
-                        "max",
-                        "node_mean_min",
-                        "node_mean_max",
-                        "node_cv",
-                        "imbalance",
-                    ]
-                    .map(|name| Field::new(name, DataType::Float64, true)),
-                );
-                fields
-            }
-            Table::Windows => {
-                let mut fields = vec![
-                    Field::new("job_id", text(), false),
-                    Field::new("node", text(), false),
-                    Field::new("metric", text(), false),
-                    Field::new("window_start", time(), false),
-                    Field::new("window_end", time(), false),
-                    Field::new("n", DataType::UInt64, false),
-                    Field::new("n_nonfinite", DataType::UInt64, false),
-                ];
-                fields.extend(WINDOW_STATS.map(|name| Field::new(name, DataType::Float64, true)));
-                fields
-            }
-            Table::Findings => vec![
-                Field::new("job_id", text(), false),
-                Field::new("rule", text(), false),
-                Field::new("title", text(), false),
-                Field::new("group", text(), false),
-                Field::new("method_group", DataType::UInt8, true),
-                Field::new("severity", text(), false),
-                Field::new("node", text(), true),
-                Field::new("window_start", time(), true),
-                Field::new("window_end", time(), true),
-                Field::new("message", DataType::Utf8, false),
-                Field::new("fix", DataType::Utf8, false),
-                Field::new("why", DataType::Utf8, false),
-                Field::new("tools", DataType::Utf8, false),
-                Field::new("evidence", DataType::Utf8, false),
-                Field::new("rules_version", text(), false),
-            ],
-            Table::Classes => vec![
-                Field::new("job_id", text(), false),
-                Field::new("class", text(), false),
-                Field::new("name", text(), false),
-                Field::new("rules_version", text(), false),
-            ],
-            Table::Thresholds => vec![
-                Field::new("job_id", text(), false),
-                Field::new("characteristic", text(), false),
-                Field::new("title", text(), false),
-                Field::new("limits", text(), false),
-                Field::new("value", DataType::Float64, true),
-                Field::new("level", text(), false),
-                Field::new("low_below", DataType::Float64, true),
-                Field::new("high_from", DataType::Float64, true),
-            ],
-            Table::Notifications => vec![
-                Field::new("key", text(), false),
-                Field::new("kind", text(), false),
-                Field::new("user", text(), true),
-                Field::new("address", text(), false),
-                Field::new("period", text(), false),
-                Field::new("job_id", text(), true),
-                Field::new("finding", text(), true),
-                Field::new("severity", text(), true),
-                Field::new("queued_at", time(), false),
-                Field::new("sent_at", time(), true),
-                Field::new("status", text(), false),
-                Field::new("transport", text(), false),
-            ],
-            Table::Predictions => vec![
-                Field::new("job_id", text(), false),
-                Field::new("verdict", text(), false),
-                Field::new("confidence", DataType::Float64, true),
-                Field::new("source", text(), false),
-                Field::new("node", text(), true),
-                Field::new("window_start", time(), true),
-                Field::new("window_end", time(), true),
-                Field::new("windows", DataType::UInt64, false),
-                Field::new("anomalous_windows", DataType::UInt64, false),
-                Field::new("unknown_windows", DataType::UInt64, false),
-                Field::new("model_verdict", text(), true),
-                Field::new("model_confidence", DataType::Float64, true),
-                Field::new("anomaly_score", DataType::Float64, true),
-                Field::new("agreeing_rules", text(), false),
-                Field::new("reason", DataType::Utf8, false),
-                Field::new("model_version", text(), false),
-            ],
-            Table::Runs => vec![
-                Field::new("run_id", text(), false),
-                Field::new("dag", text(), false),
-                // Empty for the row of the whole run; the step's name (and position) otherwise.
-                Field::new("step", text(), false),
-                Field::new("position", DataType::UInt32, false),
-                Field::new("trigger", text(), false),
-                Field::new("scheduled_for", time(), false),
-                Field::new("started", time(), false),
-                Field::new("ended", time(), false),
-                Field::new("outcome", text(), false),
-                Field::new("attempts", DataType::UInt32, false),
-                Field::new("jobs", DataType::UInt64, false),
-                Field::new("counts", text(), false),
-                Field::new("error", text(), true),
-                Field::new("host", text(), false),
-                Field::new("pid", DataType::UInt32, false),
-            ],
-            Table::JobSummary => {
-                let float = |name| Field::new(name, DataType::Float64, true);
-                vec![
-                    Field::new("job_id", text(), false),
-                    Field::new("elapsed_s", DataType::Float64, false),
-                    Field::new("trimmed", DataType::Boolean, false),
-                    Field::new("nodes_expected", DataType::UInt64, true),
-                    Field::new("nodes_seen", DataType::UInt64, false),
-                    Field::new("nodes_missing", text(), true),
-                    Field::new("metrics", DataType::UInt64, false),
-                    Field::new("samples", DataType::UInt64, false),
-                    float("coverage_min"),
-                    float("coverage_mean"),
-                    Field::new("judgeable", DataType::Boolean, false),
-                    Field::new("not_judgeable_reason", text(), true),
-                    Field::new("duty_cycle", text(), true),
-                    float("cpu_used_cores"),
-                    float("cpu_eff"),
-                    float("mem_used_max_mb"),
-                    float("mem_eff"),
-                    float("time_eff"),
-                    float("gpu_util"),
-                    float("core_hours"),
-                    float("wasted_core_hours"),
-                ]
-            }
+            Table::Jobs => rows::JobRow::fields(),
+            Table::Telemetry => rows::telemetry_fields(),
+            Table::Labels => rows::LabelRow::fields(),
+            Table::Features => rows::FeatureRow::fields(),
+            Table::FeaturesJob => rows::FeaturesJobRow::fields(),
+            Table::JobSummary => rows::JobSummaryRow::fields(),
+            Table::Windows => rows::WindowRow::fields(),
+            Table::Findings => rows::FindingRow::fields(),
+            Table::Classes => rows::ClassRow::fields(),
+            Table::Thresholds => rows::ThresholdRow::fields(),
+            Table::Predictions => rows::PredictionRow::fields(),
+            Table::Notifications => rows::LedgerRow::fields(),
+            Table::Runs => rows::RunRow::fields(),
         };
         Arc::new(Schema::new(fields))
     }

@@ -787,7 +787,10 @@ fn the_per_job_dag_judges_each_ingested_job_once_and_records_its_run() {
         [
             ("features", StepOutcome::Ok),
             ("classify", StepOutcome::Ok),
+            // A backfilled day is compacted like a nightly one.
+            ("compact", StepOutcome::Ok),
             ("notify", StepOutcome::Skipped),
+            ("retrain", StepOutcome::Skipped),
             ("retain", StepOutcome::Skipped)
         ]
     );

@@ -10,9 +10,13 @@
 //! file, one LDMS run, one job) always writes the same part names, so re-running it replaces its
 //! own files instead of adding rows, and a crash leaves either the old file or the new one.
 //!
-//! Each table's schema is also committed as `schemas/<table>.schema.json`; a test regenerates it
+//! Each table's columns are listed once, by its typed row in [`rows`], which also builds its
+//! batches. The schema is also committed as `schemas/<table>.schema.json`; a test regenerates it
 //! from [`Table::schema`] and fails on any difference, because a changed on-disk schema breaks
 //! every reader of the warehouse.
+//!
+//! A busy day's many small parts (one per job, one per scheduler run) are folded into one file per
+//! table and day by [`compact_day`], the nightly `compact` step.
 
 use std::fs::{self, File};
 use std::io;
@@ -34,7 +38,6 @@ pub const ROW_GROUP_ROWS: usize = 1 << 20;
 /// Name of the hive partition column.
 pub const PARTITION_COLUMN: &str = "day";
 
-/// The statistics columns of `features` (Float64, after the count columns), in order.
 /// The statistics columns of `windows`, in order; the models' features are `<metric>:<stat>`.
 pub const WINDOW_STATS: [&str; 12] = [
     "min",
@@ -51,6 +54,7 @@ pub const WINDOW_STATS: [&str; 12] = [
     "slope_per_h",
 ];
 
+/// The statistics columns of `features` (Float64, after the count columns), in order.
 pub const FEATURE_STATS: [&str; 18] = [
     "min",
     "max",

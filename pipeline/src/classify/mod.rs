@@ -15,7 +15,6 @@ pub mod backtest;
 pub mod input;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use chrono::NaiveDate;
 use datafusion::arrow::array::RecordBatch;
@@ -23,8 +22,6 @@ use datafusion::arrow::error::ArrowError;
 
 use crate::catalog::rows::{self, ClassRow, FindingRow, ThresholdRow};
 use crate::catalog::{self, CatalogError, Table};
-use crate::model::ModelError;
-use crate::model::predict::{self, Models};
 use crate::rules::{self, RuleBook, Verdict};
 
 /// The tables this stage writes.
@@ -43,8 +40,6 @@ pub enum ClassifyError {
         table: &'static str,
         source: ArrowError,
     },
-    #[error(transparent)]
-    Model(#[from] ModelError),
 }
 
 impl ClassifyError {
@@ -53,26 +48,6 @@ impl ClassifyError {
             path: path.to_path_buf(),
             reason: reason.to_string(),
         }
-    }
-}
-
-/// A rule book with its settings, as the per-job path uses it.
-#[derive(Debug, Clone)]
-pub struct Classifier {
-    pub book: Arc<RuleBook>,
-    pub settings: rules::Settings,
-    /// The models whose verdicts join the rules' in `predictions`, if a site runs any.
-    pub models: Option<Arc<Models>>,
-}
-
-impl Classifier {
-    /// The built-in book with the site directory of `settings` layered on top.
-    pub fn load(settings: &rules::Settings) -> Result<Classifier, rules::RulesError> {
-        Ok(Classifier {
-            book: Arc::new(RuleBook::load(settings.dir.as_deref())?),
-            settings: settings.clone(),
-            models: None,
-        })
     }
 }
 
@@ -135,29 +110,20 @@ pub fn verdicts(
 }
 
 /// The whole-day run: classifies every job of `day` and writes part `classify`, replacing the
-/// per-job parts. With `models`, also one verdict per job into `predictions`.
+/// per-job parts. The models' verdicts are another stage's ([`crate::model::predict`]); the
+/// scheduler runs it on these verdicts.
 pub fn classify_day(
     data: &Path,
     day: NaiveDate,
     book: &RuleBook,
     settings: &rules::Settings,
-    models: Option<&Models>,
-) -> Result<(Vec<Verdict>, Vec<predict::JobPrediction>), ClassifyError> {
+) -> Result<Vec<Verdict>, ClassifyError> {
     let verdicts = verdicts(data, day, book, settings, None, None)?;
     write(data, day, "classify", &verdicts, &book.version)?;
     for table in TABLES {
         catalog::remove_job_parts(data, table, day)?;
     }
-    let predictions = match models {
-        Some(models) => {
-            let predictions = predict::predict(data, day, None, models, book, &verdicts)?;
-            predict::write(data, day, "classify", &predictions, &models.version())?;
-            catalog::remove_job_parts(data, Table::Predictions, day)?;
-            predictions
-        }
-        None => Vec::new(),
-    };
-    Ok((verdicts, predictions))
+    Ok(verdicts)
 }
 
 /// The per-job path: classifies one job of `day` (after its features were written) and writes
@@ -169,7 +135,6 @@ pub fn classify_job(
     part: &str,
     book: &RuleBook,
     settings: &rules::Settings,
-    models: Option<&Models>,
 ) -> Result<Verdict, ClassifyError> {
     let only = [job_id.to_string()];
     let part = if part.starts_with("job-") {
@@ -192,17 +157,6 @@ pub fn classify_job(
         std::slice::from_ref(&verdict),
         &book.version,
     )?;
-    if let Some(models) = models {
-        let predictions = predict::predict(
-            data,
-            day,
-            Some(&part),
-            models,
-            book,
-            std::slice::from_ref(&verdict),
-        )?;
-        predict::write(data, day, &part, &predictions, &models.version())?;
-    }
     Ok(verdict)
 }
 

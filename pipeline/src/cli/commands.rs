@@ -353,9 +353,15 @@ pub(super) fn classify(
     for (i, day) in days.into_iter().enumerate() {
         bar.set(i, n);
         bar.message(day.to_string());
-        let (verdicts, predictions) =
-            classify::classify_day(&data, day, &book, rules_settings, models.as_ref())
-                .with_context(|| format!("classifying the jobs of {day}"))?;
+        let verdicts = classify::classify_day(&data, day, &book, rules_settings)
+            .with_context(|| format!("classifying the jobs of {day}"))?;
+        let predictions = match &models {
+            Some(models) => {
+                crate::model::predict::predict_and_write(&data, day, None, models, &book, &verdicts)
+                    .with_context(|| format!("the models' verdicts on the jobs of {day}"))?
+            }
+            None => Vec::new(),
+        };
         total.days += 1;
         total.add(&verdicts);
         for p in predictions {

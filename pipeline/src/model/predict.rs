@@ -508,6 +508,30 @@ pub fn batch(predictions: &[JobPrediction], version: &str) -> Result<RecordBatch
     PredictionRow::batch(&rows).map_err(|e| ModelError::Batch(e.to_string()))
 }
 
+/// Predicts the jobs of `verdicts` (all of `day`'s, or the one job of `part`) and writes them:
+/// the job's own part, or for the whole day part `classify`, replacing the per-job parts.
+pub fn predict_and_write(
+    data: &Path,
+    day: NaiveDate,
+    part: Option<&str>,
+    models: &Models,
+    book: &RuleBook,
+    verdicts: &[Verdict],
+) -> Result<Vec<JobPrediction>, ModelError> {
+    let predictions = predict(data, day, part, models, book, verdicts)?;
+    write(
+        data,
+        day,
+        part.unwrap_or("classify"),
+        &predictions,
+        &models.version(),
+    )?;
+    if part.is_none() {
+        catalog::remove_job_parts(data, Table::Predictions, day)?;
+    }
+    Ok(predictions)
+}
+
 /// Writes part `part` of the day's `predictions`.
 pub fn write(
     data: &Path,

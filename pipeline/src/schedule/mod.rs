@@ -868,14 +868,24 @@ fn execute(
             let (mut findings, mut failed) = (0, 0);
             for j in ingested.iter() {
                 let result = crate::classify::classify_job(
-                    data,
-                    j.day,
-                    &j.job_id,
-                    &j.part,
-                    &ctx.book,
-                    &s.rules,
-                    ctx.models.as_deref(),
-                );
+                    data, j.day, &j.job_id, &j.part, &ctx.book, &s.rules,
+                )
+                .map_err(|e| e.to_string())
+                .and_then(|verdict| {
+                    // The models' verdict joins the rules' (another stage, on these verdicts).
+                    if let Some(models) = ctx.models.as_deref() {
+                        crate::model::predict::predict_and_write(
+                            data,
+                            j.day,
+                            Some(&j.part),
+                            models,
+                            &ctx.book,
+                            std::slice::from_ref(&verdict),
+                        )
+                        .map_err(|e| format!("predicting: {e}"))?;
+                    }
+                    Ok(verdict)
+                });
                 let text = match result {
                     Ok(v) if v.findings.is_empty() => "no findings".to_string(),
                     Ok(v) => {
@@ -925,14 +935,15 @@ fn execute(
             let mut total = crate::classify::Classified::default();
             let mut predictions = 0;
             for day in days_with_jobs(data, &days_of(request, *n)) {
-                let (verdicts, p) = crate::classify::classify_day(
-                    data,
-                    day,
-                    &ctx.book,
-                    &s.rules,
-                    ctx.models.as_deref(),
-                )
-                .map_err(|e| format!("classifying {day}: {e}"))?;
+                let verdicts = crate::classify::classify_day(data, day, &ctx.book, &s.rules)
+                    .map_err(|e| format!("classifying {day}: {e}"))?;
+                let p = match ctx.models.as_deref() {
+                    Some(models) => crate::model::predict::predict_and_write(
+                        data, day, None, models, &ctx.book, &verdicts,
+                    )
+                    .map_err(|e| format!("predicting {day}: {e}"))?,
+                    None => Vec::new(),
+                };
                 let findings: usize = verdicts.iter().map(|v| v.findings.len()).sum();
                 log.event(
                     "day",

@@ -26,6 +26,7 @@ pub mod output;
 pub mod query;
 pub mod rules;
 pub mod schedule;
+pub mod severity;
 pub mod simulate;
 pub mod spool;
 

@@ -17,7 +17,7 @@ use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit};
 use super::NotifyError;
 use super::plan::{Item, JobReport, LedgerRow};
 use crate::query;
-use crate::rules::Severity;
+use crate::severity::Severity;
 
 /// What to tell a user about a model's verdict: (type, title, what to do, tools).
 const ANOMALY_ADVICE: &[(&str, &str, &str, &str)] = &[

@@ -33,7 +33,7 @@ use lettre::message::{Mailbox, MultiPart, header};
 use crate::catalog::CatalogError;
 use crate::options::Invalid;
 use crate::query::QueryError;
-use crate::rules::Severity;
+use crate::severity::Severity;
 use outbox::{Outbox, Retry, Security, SmtpSettings, Transport};
 use plan::{CriticalMode, JobReport, LedgerRow, MessageKind, Period, Plan, Planned, Policy};
 use render::{AdminFacts, Links, Templates};

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc, Weekday};
 
-use crate::rules::Severity;
+use crate::severity::Severity;
 
 /// What a message is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -18,7 +18,7 @@ use chrono::{DateTime, Utc};
 
 use super::plan::{JobReport, MessageKind, Period, Planned};
 use super::template::{Context, Escape, Template, TemplateError, Value, clean};
-use crate::rules::Severity;
+use crate::severity::Severity;
 
 /// The six template files: name, built-in text, escaping.
 pub const FILES: [(&str, &str, Escape); 6] = [

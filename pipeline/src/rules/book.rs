@@ -247,23 +247,8 @@ impl Group {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    Info,
-    Warning,
-    Critical,
-}
-
-impl Severity {
-    pub fn name(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Critical => "critical",
-        }
-    }
-}
+// Shared with the stages that report findings (notify): a leaf type below the stages.
+pub use crate::severity::Severity;
 
 /// Whether a rule judges the job as a whole or each of its nodes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]

@@ -1,9 +1,18 @@
-//! `jobsight sql`: DataFusion SQL over every table of the catalogue.
+//! `jobsight sql`: DataFusion SQL over every table of the catalogue, read-only.
 //!
 //! Each table of [`crate::catalog::Table`] is registered under its name, with its committed schema
 //! and the hive partition column `day` (`WHERE day = '2026-11-22'` prunes whole directories). A
 //! table with no files yet is registered empty, so a query over it returns no rows rather than
 //! "table not found". Results render as an aligned table, CSV or JSON lines.
+//!
+//! Admins run SQL, and the warehouse must not change under them: only queries run. A statement
+//! is checked twice, as text (one statement, a query or an `EXPLAIN` of one) and as a plan
+//! (DataFusion's `SQLOptions` refuse DDL, DML, `COPY` and `SET`), so `INSERT`, `COPY ... TO`,
+//! `CREATE [EXTERNAL] TABLE`, `SELECT ... INTO`, `DROP` and `SET` are refused with one clear error.
+//! Results stream to the output batch by batch (CSV and JSON hold one batch at a time; the aligned
+//! table holds at most [`TABLE_ROWS`] rows and says when there are more), and the session's
+//! memory pool is bounded ([`MEMORY_LIMIT`]): sorts and joins beyond it spill to disk or fail with
+//! an error instead of taking the machine's memory.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -13,7 +22,12 @@ use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, Schema};
 use datafusion::datasource::MemTable;
 use datafusion::error::DataFusionError;
-use datafusion::prelude::{ParquetReadOptions, SessionContext};
+use datafusion::execution::context::SQLOptions;
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
+use datafusion::sql::parser::{DFParser, Statement as DfStatement};
+use datafusion::sql::sqlparser::ast::Statement as SqlStatement;
+use futures::StreamExt;
 
 use crate::catalog::{PARTITION_COLUMN, Table};
 
@@ -34,6 +48,13 @@ pub enum QueryError {
     },
     #[error("{0}")]
     Query(DataFusionError),
+    #[error(
+        "jobsight sql is read-only: {0} is refused (only SELECT, WITH ... SELECT and EXPLAIN of \
+         one are run; INSERT, UPDATE, DELETE, COPY, CREATE, DROP and SET change or leave the warehouse)"
+    )]
+    ReadOnly(String),
+    #[error("cannot write the result: {0}")]
+    Output(std::io::Error),
     #[error("cannot render the result: {0}")]
     Render(String),
 }
@@ -51,9 +72,19 @@ fn has_parquet(dir: &Path) -> bool {
     })
 }
 
+/// Rows the aligned table shows; CSV and JSON have no limit.
+pub const TABLE_ROWS: usize = 10_000;
+/// The memory DataFusion's operators that track memory (sorts, joins, aggregations) may hold in
+/// one session; beyond it they spill to disk or fail with an error.
+pub const MEMORY_LIMIT: usize = 4 << 30;
+
 /// A DataFusion session with every catalogue table of the warehouse at `data` registered.
 pub async fn session(data: &Path) -> Result<SessionContext, QueryError> {
-    let ctx = SessionContext::new();
+    let runtime = RuntimeEnvBuilder::new()
+        .with_memory_limit(MEMORY_LIMIT, 1.0)
+        .build_arc()
+        .map_err(QueryError::Query)?;
+    let ctx = SessionContext::new_with_config_rt(SessionConfig::new(), runtime);
     for table in Table::ALL {
         let dir = table.dir(data);
         let schema = table.schema();
@@ -91,11 +122,128 @@ pub async fn session(data: &Path) -> Result<SessionContext, QueryError> {
     Ok(ctx)
 }
 
-/// Runs one SQL statement over the warehouse.
-pub async fn run(data: &Path, sql: &str) -> Result<Vec<RecordBatch>, QueryError> {
+/// Refuses anything but one query (see the module's description): the check on the text, before
+/// DataFusion plans it.
+pub fn check_read_only(sql: &str) -> Result<(), QueryError> {
+    fn is_query(statement: &DfStatement) -> Result<(), String> {
+        match statement {
+            DfStatement::Statement(s) => match s.as_ref() {
+                SqlStatement::Query(_) => Ok(()),
+                other => Err(first_words(&other.to_string())),
+            },
+            DfStatement::Explain(explain) => is_query(&explain.statement),
+            DfStatement::CreateExternalTable(_) => Err("CREATE EXTERNAL TABLE".into()),
+            DfStatement::CopyTo(_) => Err("COPY".into()),
+            other => Err(first_words(&other.to_string())),
+        }
+    }
+    fn first_words(text: &str) -> String {
+        text.split_whitespace()
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+    let statements = DFParser::parse_sql(sql).map_err(QueryError::Query)?;
+    match statements.len() {
+        0 => Err(QueryError::ReadOnly("an empty statement".into())),
+        1 => is_query(&statements[0]).map_err(QueryError::ReadOnly),
+        n => Err(QueryError::ReadOnly(format!("{n} statements at once"))),
+    }
+}
+
+/// The plan-level guard: no DDL, no DML (which includes `COPY`), no `SET`.
+fn read_only() -> SQLOptions {
+    SQLOptions::new()
+        .with_allow_ddl(false)
+        .with_allow_dml(false)
+        .with_allow_statements(false)
+}
+
+/// Plans one read-only SQL statement over the warehouse.
+async fn frame(data: &Path, sql: &str) -> Result<datafusion::dataframe::DataFrame, QueryError> {
+    check_read_only(sql)?;
     let ctx = session(data).await?;
-    let frame = ctx.sql(sql).await.map_err(QueryError::Query)?;
-    frame.collect().await.map_err(QueryError::Query)
+    ctx.sql_with_options(sql, read_only())
+        .await
+        .map_err(|e| match e {
+            // The plan check's refusal, should the text check ever miss a form.
+            DataFusionError::Plan(m) if m.contains("not supported") => QueryError::ReadOnly(m),
+            e => QueryError::Query(e),
+        })
+}
+
+/// Runs one read-only SQL statement over the warehouse and collects its result: for the
+/// pipeline's own small queries. What an admin types goes through [`write_results`].
+pub async fn run(data: &Path, sql: &str) -> Result<Vec<RecordBatch>, QueryError> {
+    frame(data, sql)
+        .await?
+        .collect()
+        .await
+        .map_err(QueryError::Query)
+}
+
+/// Runs one read-only SQL statement and streams its result to `out` in `format`, batch by batch
+/// (the aligned table: its first [`TABLE_ROWS`] rows, then a note). Returns the rows written.
+pub async fn write_results(
+    data: &Path,
+    sql: &str,
+    format: SqlFormat,
+    out: &mut dyn std::io::Write,
+) -> Result<u64, QueryError> {
+    let mut stream = frame(data, sql)
+        .await?
+        .execute_stream()
+        .await
+        .map_err(QueryError::Query)?;
+    let err = |e: datafusion::arrow::error::ArrowError| QueryError::Render(e.to_string());
+    let mut rows = 0u64;
+    match format {
+        SqlFormat::Table => {
+            let mut held = Vec::new();
+            let mut more = false;
+            while let Some(batch) = stream.next().await {
+                let batch = batch.map_err(QueryError::Query)?;
+                let room = TABLE_ROWS - rows as usize;
+                if batch.num_rows() > room {
+                    held.push(batch.slice(0, room));
+                    rows += room as u64;
+                    more = true;
+                    break;
+                }
+                rows += batch.num_rows() as u64;
+                held.push(batch);
+            }
+            out.write_all(render(&held, SqlFormat::Table)?.as_bytes())
+                .map_err(QueryError::Output)?;
+            if more {
+                writeln!(
+                    out,
+                    "(the first {TABLE_ROWS} rows; --format csv or json writes them all)"
+                )
+                .map_err(QueryError::Output)?;
+            }
+        }
+        SqlFormat::Csv => {
+            let mut writer = datafusion::arrow::csv::WriterBuilder::new()
+                .with_header(true)
+                .build(&mut *out);
+            while let Some(batch) = stream.next().await {
+                let batch = undictionary(&batch.map_err(QueryError::Query)?)?;
+                rows += batch.num_rows() as u64;
+                writer.write(&batch).map_err(err)?;
+            }
+        }
+        SqlFormat::Json => {
+            let mut writer = datafusion::arrow::json::LineDelimitedWriter::new(&mut *out);
+            while let Some(batch) = stream.next().await {
+                let batch = undictionary(&batch.map_err(QueryError::Query)?)?;
+                rows += batch.num_rows() as u64;
+                writer.write(&batch).map_err(err)?;
+            }
+            writer.finish().map_err(err)?;
+        }
+    }
+    Ok(rows)
 }
 
 /// Dictionary columns as plain strings: what CSV and JSON writers and people expect.
@@ -123,12 +271,44 @@ fn undictionary(batch: &RecordBatch) -> Result<RecordBatch, QueryError> {
         .map_err(|e| QueryError::Render(e.to_string()))
 }
 
-/// Renders query results for a terminal or a program.
+/// Text columns with their control bytes escaped ([`crate::output::printable`]): what a terminal
+/// shows must not be able to move the cursor, retitle the window or forge a table row.
+fn escaped(batch: &RecordBatch) -> Result<RecordBatch, QueryError> {
+    use datafusion::arrow::array::{Array, AsArray, StringArray};
+    let err = |e: datafusion::arrow::error::ArrowError| QueryError::Render(e.to_string());
+    let mut fields = Vec::new();
+    let mut columns = Vec::new();
+    for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+        if matches!(
+            field.data_type(),
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+        ) {
+            let text = cast(column, &DataType::Utf8).map_err(err)?;
+            let text = text.as_string::<i32>();
+            let clean: StringArray = (0..text.len())
+                .map(|i| (!text.is_null(i)).then(|| crate::output::printable(text.value(i))))
+                .collect();
+            fields.push(Field::new(
+                field.name(),
+                DataType::Utf8,
+                field.is_nullable(),
+            ));
+            columns.push(Arc::new(clean) as _);
+        } else {
+            fields.push(field.as_ref().clone());
+            columns.push(column.clone());
+        }
+    }
+    RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).map_err(err)
+}
+
+/// Renders query results for a terminal (text escaped) or a program (as they are).
 pub fn render(batches: &[RecordBatch], format: SqlFormat) -> Result<String, QueryError> {
     let plain: Vec<RecordBatch> = batches.iter().map(undictionary).collect::<Result<_, _>>()?;
     let err = |e: datafusion::arrow::error::ArrowError| QueryError::Render(e.to_string());
     match format {
         SqlFormat::Table => {
+            let plain: Vec<RecordBatch> = plain.iter().map(escaped).collect::<Result<_, _>>()?;
             let table =
                 datafusion::arrow::util::pretty::pretty_format_batches(&plain).map_err(err)?;
             Ok(format!("{table}\n"))
@@ -156,5 +336,153 @@ pub fn render(batches: &[RecordBatch], format: SqlFormat) -> Result<String, Quer
             }
             String::from_utf8(out).map_err(|e| QueryError::Render(e.to_string()))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::catalog::{self, rows::JobRow};
+    use proptest::prelude::*;
+
+    /// Every statement that changes or leaves the warehouse is refused before it is planned;
+    /// queries and their EXPLAIN pass.
+    #[test]
+    fn only_queries_pass() {
+        for sql in [
+            "SELECT 1",
+            "select count(*) from jobs where day = '2026-11-22'",
+            "WITH a AS (SELECT 1 AS x) SELECT * FROM a",
+            "EXPLAIN SELECT * FROM jobs",
+            "EXPLAIN ANALYZE SELECT 1",
+            "SELECT 1 UNION ALL SELECT 2",
+        ] {
+            assert!(check_read_only(sql).is_ok(), "{sql}");
+        }
+        for sql in [
+            "INSERT INTO jobs SELECT * FROM jobs",
+            "insert into jobs values (1)",
+            "UPDATE jobs SET user = 'x'",
+            "DELETE FROM jobs",
+            "COPY (SELECT 1) TO '/tmp/x.csv'",
+            "COPY jobs TO '/tmp/x.parquet'",
+            "CREATE EXTERNAL TABLE t STORED AS CSV LOCATION '/etc/passwd'",
+            "CREATE TABLE x AS SELECT 1",
+            "CREATE VIEW v AS SELECT 1",
+            "DROP TABLE jobs",
+            "SET datafusion.execution.batch_size = 1",
+            "EXPLAIN INSERT INTO jobs SELECT * FROM jobs",
+            "SELECT 1; DROP TABLE jobs",
+            "",
+            ";",
+        ] {
+            assert!(
+                matches!(
+                    check_read_only(sql),
+                    Err(QueryError::ReadOnly(_) | QueryError::Query(_))
+                ),
+                "{sql}"
+            );
+        }
+    }
+
+    proptest! {
+        /// Whatever the text, the check answers (no panic), and what it lets through is one query.
+        #[test]
+        fn the_check_never_panics(sql in "\\PC{0,200}") {
+            let _ = check_read_only(&sql);
+        }
+    }
+
+    fn job(id: u32, name: &str) -> JobRow {
+        JobRow {
+            cluster: "c".into(),
+            job_id: id.to_string(),
+            name: Some(name.into()),
+            end: chrono::DateTime::from_timestamp(1_795_300_000, 0).unwrap(),
+            source: "test".into(),
+            ..JobRow::default()
+        }
+    }
+
+    /// A refused statement changes nothing (the plan-level guard too, for `SELECT ... INTO`); the
+    /// aligned table escapes control bytes and stops at its row limit; CSV writes every row.
+    #[test]
+    fn results_stream_and_nothing_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path();
+        let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
+        let rows: Vec<JobRow> = (0..(TABLE_ROWS as u32 + 5))
+            .map(|i| {
+                job(
+                    i,
+                    if i == 0 {
+                        "evil\u{1b}]0;owned\u{7}\n| 1 | forged |"
+                    } else {
+                        "ok"
+                    },
+                )
+            })
+            .collect();
+        catalog::write_part(
+            data,
+            Table::Jobs,
+            day,
+            "t",
+            &[JobRow::batch(&rows).unwrap()],
+        )
+        .unwrap();
+        let files = || walk(data);
+        fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+            let mut out = Vec::new();
+            for e in std::fs::read_dir(dir).unwrap().flatten() {
+                if e.file_type().unwrap().is_dir() {
+                    out.extend(walk(&e.path()));
+                } else {
+                    out.push(e.path());
+                }
+            }
+            out.sort();
+            out
+        }
+        let before = files();
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let run = |sql: &str, format| {
+            let mut out = Vec::new();
+            let rows = runtime.block_on(write_results(data, sql, format, &mut out));
+            (rows, String::from_utf8(out).unwrap())
+        };
+        for sql in [
+            "INSERT INTO jobs SELECT * FROM jobs",
+            "SELECT * INTO copy FROM jobs",
+        ] {
+            let (rows, _) = run(sql, SqlFormat::Table);
+            assert!(
+                matches!(rows, Err(QueryError::ReadOnly(_))),
+                "{sql}: {rows:?}"
+            );
+        }
+        assert_eq!(files(), before);
+
+        let (rows, text) = run(
+            "SELECT job_id, name FROM jobs ORDER BY CAST(job_id AS INT)",
+            SqlFormat::Table,
+        );
+        assert_eq!(rows.unwrap(), TABLE_ROWS as u64);
+        assert!(
+            text.contains("evil\\u{1b}]0;owned\\u{7}\\n| 1 | forged |"),
+            "{}",
+            &text[..400]
+        );
+        assert!(!text.contains('\u{1b}'));
+        assert!(text.ends_with("(the first 10000 rows; --format csv or json writes them all)\n"));
+        let (rows, csv) = run("SELECT job_id FROM jobs", SqlFormat::Csv);
+        assert_eq!(rows.unwrap(), TABLE_ROWS as u64 + 5);
+        assert_eq!(
+            csv.lines().count(),
+            TABLE_ROWS + 6,
+            "a header, then every row"
+        );
     }
 }

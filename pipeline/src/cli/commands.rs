@@ -599,8 +599,8 @@ pub(super) fn sql(args: SqlArgs, env: &Env, stdout: &mut StdoutLock<'_>) -> anyh
     let SqlArgs { query, format } = args;
     let data = env.settings.data.clone();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
-    let batches = runtime.block_on(query::run(&data, &query))?;
-    stdout.write_all(query::render(&batches, format)?.as_bytes())?;
+    // Streamed: a result larger than memory goes out batch by batch.
+    runtime.block_on(query::write_results(&data, &query, format, stdout))?;
     Ok(())
 }
 

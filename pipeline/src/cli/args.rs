@@ -149,7 +149,9 @@ pub enum Command {
     /// Run a SQL query (DataFusion dialect) over every table of the warehouse: jobs, telemetry,
     /// labels, features, features_job, job_summary, windows, findings, classes, thresholds, predictions,
     /// notifications, runs. Each table has the partition column `day` ('YYYY-MM-DD', the job's end
-    /// day).
+    /// day). Read-only: one query (SELECT, WITH ... SELECT, EXPLAIN); INSERT, COPY, CREATE, DROP
+    /// and SET are refused. Results stream: csv and json write every row as it comes, the table
+    /// shows the first 10,000 rows with control characters escaped.
     Sql(SqlArgs),
     /// Load historical or external data into the warehouse.
     Import {

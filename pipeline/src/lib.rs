@@ -25,6 +25,7 @@ pub mod options;
 pub mod output;
 pub mod query;
 pub mod rules;
+pub mod safe_fs;
 pub mod schedule;
 pub mod severity;
 pub mod simulate;

@@ -20,7 +20,7 @@ use std::ffi::{OsStr, OsString};
 use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -134,11 +134,11 @@ impl Spool {
                 path: dir.clone(),
                 source,
             })?;
-            fs::set_permissions(&dir, fs::Permissions::from_mode(mode)).map_err(|source| {
-                SpoolError::Create {
-                    path: dir.clone(),
-                    source,
-                }
+            // Through the opened directory: a link planted in its place (this runs as root from
+            // ops/install-epilog.sh) is refused, its target's mode never changed.
+            crate::safe_fs::set_dir_mode(&dir, mode).map_err(|source| SpoolError::Create {
+                path: dir.clone(),
+                source,
             })?;
         }
         Spool::open(root)
@@ -354,10 +354,18 @@ impl Spool {
         let mut reason_name = target;
         reason_name.push(".reason");
         let reason_path = self.dir(state).join(reason_name);
-        fs::write(&reason_path, format!("{reason}\n")).map_err(|source| SpoolError::Write {
-            path: reason_path,
-            source,
-        })?;
+        // Whatever sits at the reason's name was not written by jobsight for this record (the
+        // record's name was free): a planted link or file is removed (unlink never follows a
+        // link), and the reason created where nothing is, so no write goes through a link.
+        if fs::symlink_metadata(&reason_path).is_ok() {
+            let _ = fs::remove_file(&reason_path);
+        }
+        crate::safe_fs::create_new(&reason_path, 0o644)
+            .and_then(|mut f| f.write_all(format!("{reason}\n").as_bytes()))
+            .map_err(|source| SpoolError::Write {
+                path: reason_path,
+                source,
+            })?;
         Ok(to)
     }
 
@@ -366,7 +374,6 @@ impl Spool {
     /// reason file is read as a regular file only (never through a link) and at most 4 KiB.
     pub fn failed(&self) -> Result<Vec<(String, String)>, SpoolError> {
         use std::io::Read;
-        use std::os::unix::fs::OpenOptionsExt;
         let mut out = Vec::new();
         for name in self.entries(FAILED)? {
             let mut reason_name = name.clone();
@@ -374,13 +381,7 @@ impl Spool {
             let path = self.dir(FAILED).join(reason_name);
             let mut reason = String::new();
             // No link followed, no FIFO waited on: only a regular file is read.
-            let opened = OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-                .open(&path);
-            if let Ok(file) = opened
-                && file.metadata().is_ok_and(|m| m.is_file())
-            {
+            if let Ok(file) = crate::safe_fs::open_regular(&path, crate::safe_fs::Links::Refuse) {
                 let _ = file.take(4096).read_to_string(&mut reason);
             }
             let reason = match reason.trim() {
@@ -520,11 +521,14 @@ fn read_record(path: &Path) -> Result<SpoolRecord, String> {
     if path.extension().and_then(|e| e.to_str()) != Some(RECORD_EXT) {
         return Err(format!("not a .{RECORD_EXT} record file"));
     }
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map_err(|e| format!("cannot open: {e} (symlinks are refused)"))?;
+    // A link, a FIFO (which would block the claim for ever), a device: refused, not opened.
+    let file = crate::safe_fs::open_regular(path, crate::safe_fs::Links::Refuse).map_err(|e| {
+        if e.kind() == io::ErrorKind::InvalidInput {
+            format!("cannot open: {e} (symlinks are refused)")
+        } else {
+            format!("cannot open: {e}")
+        }
+    })?;
     let mut bytes = Vec::new();
     file.take(MAX_RECORD_BYTES + 1)
         .read_to_end(&mut bytes)
@@ -559,6 +563,63 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let spool = Spool::init(&dir.path().join("spool"), 0o755).unwrap();
         (dir, spool)
+    }
+
+    /// Hostile spool contents: a FIFO named like a record is quarantined instead of blocking the
+    /// claim for ever; a link planted where a `.reason` file will go is replaced, its target never
+    /// written; `spool init` refuses a link planted in a subdirectory's place and leaves the
+    /// target's mode alone.
+    #[test]
+    fn fifos_and_planted_links_neither_block_nor_redirect() {
+        use std::os::unix::fs::PermissionsExt;
+        let (dir, spool) = spool();
+        let fifo = spool.root().join("new/00000000000000000009.f.json");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "keep me").unwrap();
+        std::os::unix::fs::symlink(
+            &victim,
+            spool
+                .root()
+                .join("failed/00000000000000000009.f.json.reason"),
+        )
+        .unwrap();
+        let report = spool.claim(None).unwrap();
+        assert_eq!(report.failed.len(), 1);
+        assert!(
+            report.failed[0]
+                .reason
+                .contains("a FIFO, not a regular file"),
+            "{:?}",
+            report.failed
+        );
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep me");
+        let reason = fs::read_to_string(
+            spool
+                .root()
+                .join("failed/00000000000000000009.f.json.reason"),
+        )
+        .unwrap();
+        assert!(reason.contains("a FIFO"), "{reason}");
+
+        let target = dir.path().join("elsewhere");
+        fs::create_dir(&target).unwrap();
+        fs::set_permissions(&target, fs::Permissions::from_mode(0o700)).unwrap();
+        let root = dir.path().join("spool2");
+        fs::create_dir(&root).unwrap();
+        std::os::unix::fs::symlink(&target, root.join("tmp")).unwrap();
+        let e = Spool::init(&root, 0o777).unwrap_err().to_string();
+        assert!(e.contains("tmp") && e.contains("refused"), "{e}");
+        assert_eq!(
+            fs::metadata(&target).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
     }
 
     #[test]
@@ -725,6 +786,7 @@ mod tests {
 
     #[test]
     fn init_sets_the_mode_despite_the_umask() {
+        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let spool = Spool::init(&dir.path().join("s"), 0o2770).unwrap();
         for sub in SUBDIRS {

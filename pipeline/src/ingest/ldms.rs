@@ -423,10 +423,12 @@ pub fn import_runs(
             let sampler = sampler_path
                 .file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-            let reader = std::fs::File::open(&sampler_path).map_err(|source| LdmsError::Read {
-                path: sampler_path.clone(),
-                source,
-            })?;
+            // Found by walking the run's folder: never through a link, never a FIFO.
+            let reader = crate::safe_fs::open_regular(&sampler_path, crate::safe_fs::Links::Refuse)
+                .map_err(|source| LdmsError::Read {
+                    path: sampler_path.clone(),
+                    source,
+                })?;
             files.push(parse_file(
                 std::io::BufReader::new(reader),
                 &sampler_path,

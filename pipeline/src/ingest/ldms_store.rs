@@ -194,16 +194,26 @@ fn part_prefix(path: &Path, sampler: &str) -> String {
 /// Every file named on the command line, and every regular file below the directories named.
 pub fn store_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut files = BTreeSet::new();
-    let mut stack: Vec<PathBuf> = paths.to_vec();
-    while let Some(p) = stack.pop() {
-        match std::fs::metadata(&p) {
-            Ok(m) if m.is_dir() => {
-                for entry in std::fs::read_dir(&p).into_iter().flatten().flatten() {
-                    stack.push(entry.path());
-                }
-            }
+    let mut dirs = Vec::new();
+    // The paths given are followed (a person typed them); below them nothing is: a link loop
+    // (`a -> .`) would walk for ever, and a link could lead out of the tree.
+    for p in paths {
+        match std::fs::metadata(p) {
+            Ok(m) if m.is_dir() => dirs.push(p.clone()),
             _ => {
-                files.insert(p);
+                files.insert(p.clone());
+            }
+        }
+    }
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => dirs.push(entry.path()),
+                Ok(t) if t.is_file() => {
+                    files.insert(entry.path());
+                }
+                // Links, FIFOs, sockets, devices below the given folders: not store files.
+                _ => {}
             }
         }
     }
@@ -236,10 +246,13 @@ pub fn import_store(
         for day in &days {
             catalog::remove_parts(data, Table::Telemetry, *day, &prefix)?;
         }
-        let file = std::fs::File::open(path).map_err(|source| LdmsError::Read {
-            path: path.clone(),
-            source,
-        })?;
+        // A FIFO or device given by name would block the import: only regular files are read.
+        let file = crate::safe_fs::open_regular(path, crate::safe_fs::Links::Follow).map_err(
+            |source| LdmsError::Read {
+                path: path.clone(),
+                source,
+            },
+        )?;
         let mut sink = TelemetrySink::new(data, &prefix, 4 * catalog::ROW_GROUP_ROWS);
         let mut write_error = None;
         let done = attribute_stream(
@@ -330,6 +343,30 @@ pub async fn job_windows(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A link loop below the given folder (`a -> .`) ends the walk instead of looping for ever;
+    /// links and FIFOs below it are not store files; a given file is taken as given.
+    #[test]
+    fn the_walk_follows_no_link_below_what_it_was_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("store");
+        std::fs::create_dir_all(store.join("sub")).unwrap();
+        std::fs::write(store.join("meminfo"), "x").unwrap();
+        std::fs::write(store.join("sub/procstat"), "x").unwrap();
+        std::os::unix::fs::symlink(".", store.join("a")).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", store.join("passwd")).unwrap();
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(store.join("fifo"))
+                .status()
+                .unwrap()
+                .success()
+        );
+        assert_eq!(
+            store_files(std::slice::from_ref(&store)),
+            [store.join("meminfo"), store.join("sub/procstat")]
+        );
+    }
 
     fn day() -> NaiveDate {
         NaiveDate::from_ymd_opt(2026, 11, 20).unwrap()

@@ -75,17 +75,38 @@ fn real_dir(dir: PathBuf) -> Result<PathBuf, EnqueueError> {
 }
 
 /// A file-name-safe, injective spelling of a value: ASCII letters, digits and `-` stay, every other
-/// byte becomes `_xx` (hex). At most `max` input bytes are used.
+/// byte becomes `_xx` (hex). A value longer than `max` bytes keeps its first `max` bytes and gets
+/// `~` and a 64-bit FNV-1a hash of the whole value, so that two long values with a common
+/// beginning still get different names (`~` never appears otherwise).
 pub fn file_name_part(text: &Text, max: usize) -> String {
+    let bytes = text.as_bytes();
     let mut out = String::new();
-    for &b in text.as_bytes().iter().take(max) {
+    for &b in bytes.iter().take(max) {
         if b.is_ascii_alphanumeric() || b == b'-' {
             out.push(b as char);
         } else {
             out.push_str(&format!("_{b:02x}"));
         }
     }
+    if bytes.len() > max {
+        out.push_str(&format!("~{:016x}", fnv1a(bytes)));
+    }
     out
+}
+
+/// The 16 hex digits of the hash [`file_name_part`] appends to a cut value: for a name that
+/// must tell apart values it does not spell out (an import's full path).
+pub fn name_hash(bytes: &[u8]) -> String {
+    format!("{:016x}", fnv1a(bytes))
+}
+
+/// FNV-1a, 64 bits: the names' hash of a value too long to spell out. Not a defence against an
+/// adversary choosing values (the values cut are cluster names, host names and paths an admin
+/// chose), only against two honest long values sharing a prefix.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// The name a record gets in the spool: enqueue time first, so that sorting names gives arrival
@@ -205,6 +226,16 @@ mod tests {
     #[test]
     fn file_names_are_sanitised_and_injective() {
         assert_eq!(file_name_part(&Text::from("a.b/c"), 32), "a_2eb_2fc");
+        // Cut values keep a hash of the whole: a common beginning is not a common name.
+        let long_a = Text::from(format!("{}a", "x".repeat(40)).as_str());
+        let long_b = Text::from(format!("{}b", "x".repeat(40)).as_str());
+        let (a, b) = (file_name_part(&long_a, 32), file_name_part(&long_b, 32));
+        assert_ne!(a, b);
+        assert!(a.starts_with(&"x".repeat(32)) && a.contains('~'), "{a}");
+        assert_eq!(
+            file_name_part(&Text::from("x".repeat(32).as_str()), 32),
+            "x".repeat(32)
+        );
         assert_ne!(
             file_name_part(&Text::from("a_2e"), 32),
             file_name_part(&Text::from("a."), 32)

@@ -21,6 +21,7 @@
 //! otherwise be stored as a wrong value. Re-importing a run
 //! replaces its parts.
 
+use std::collections::BTreeMap;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
@@ -60,6 +61,15 @@ pub enum LdmsError {
     Catalog(#[from] CatalogError),
     #[error("job {job_id}: cannot build a batch: {reason}")]
     Batch { job_id: String, reason: String },
+    #[error(
+        "runs {first} and {second} would both be job {job_id} (one would replace the other): \
+         give them distinct run_dir entries in the labels file"
+    )]
+    SameJob {
+        job_id: String,
+        first: PathBuf,
+        second: PathBuf,
+    },
 }
 
 /// Whether a column of a sampler is a cumulative counter (stored as a rate) or a gauge.
@@ -406,17 +416,51 @@ pub fn import_runs(
         });
     }
     let mut summary = LdmsImport::default();
-    for (index, run) in runs.iter().enumerate() {
-        let rel = relative_run(dir, run);
-        // A label belongs to the run whose path ends with the label's run_dir (without its
-        // leading `dataset/`), whichever directory the import was started from.
-        let run_labels: Vec<&RunLabel> = labels
+    // A label belongs to the run whose path ends with the label's run_dir (without its leading
+    // `dataset/`), whichever directory the import was started from.
+    let matches = |run: &Path, l: &RunLabel| {
+        run.ends_with(l.run_dir.strip_prefix("dataset/").unwrap_or(&l.run_dir))
+    };
+    // Every run's job id first: two runs with one id would share a part, and one would silently
+    // replace the other.
+    let mut job_ids: Vec<String> = Vec::with_capacity(runs.len());
+    let mut seen: BTreeMap<String, &PathBuf> = BTreeMap::new();
+    for run in &runs {
+        let job_id = labels.iter().find(|l| matches(run, l)).map_or_else(
+            || relative_run(dir, run).replace('/', "__"),
+            |l| l.job_id.clone(),
+        );
+        if let Some(first) = seen.insert(job_id.clone(), run) {
+            return Err(LdmsError::SameJob {
+                job_id,
+                first: first.clone(),
+                second: run.clone(),
+            });
+        }
+        job_ids.push(job_id);
+    }
+    // A label that names no run found is reported, not ignored.
+    if let Some(file) = labels_file {
+        for l in labels
             .iter()
-            .filter(|l| run.ends_with(l.run_dir.strip_prefix("dataset/").unwrap_or(&l.run_dir)))
-            .collect();
-        let job_id = run_labels
-            .first()
-            .map_or_else(|| rel.replace('/', "__"), |l| l.job_id.clone());
+            .filter(|l| !runs.iter().any(|r| matches(r, l)))
+        {
+            summary.skipped.push(Skipped {
+                file: file.to_path_buf(),
+                line: 0,
+                reason: format!(
+                    "label for job {} (run_dir {}) matches no run directory below {}",
+                    l.job_id,
+                    l.run_dir,
+                    dir.display()
+                ),
+            });
+        }
+    }
+    for (index, run) in runs.iter().enumerate() {
+        let run_labels: Vec<&RunLabel> = labels.iter().filter(|l| matches(run, l)).collect();
+        let rel = relative_run(dir, run);
+        let job_id = job_ids[index].clone();
         progress(index + 1, runs.len(), &job_id);
         let mut files = Vec::new();
         for sampler_path in sampler_files(&run.join("data")) {
@@ -633,6 +677,48 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("expected the header")
+        );
+    }
+
+    /// Two runs that one label would name alike are refused (one would replace the other's
+    /// part), and a label that names no run is reported.
+    #[test]
+    fn runs_get_distinct_jobs_and_stray_labels_are_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let runs = dir.path().join("runs");
+        let good = "#Time,Time_usec,ProducerName,component_id,job_id,app_id,user,procs_running\n\
+                    100.000001,1,n1,3,0,0,1000,2\n101.000001,1,n1,3,0,0,1100,3\n";
+        for run in ["a/r1", "b/r1", "c/r2"] {
+            std::fs::create_dir_all(runs.join(run).join("data")).unwrap();
+            std::fs::write(runs.join(run).join("data/procstat"), good).unwrap();
+        }
+        let labels = dir.path().join("labels.csv");
+        let header = "job_id,run_dir,app,mode,anomaly,start_s,end_s,params\n";
+        std::fs::write(&labels, format!("{header}j1,r1,app,single,none,0,1,\n")).unwrap();
+        let data = dir.path().join("data");
+        let e = import_runs(&data, &runs, Some(&labels), "c", |_, _, _| {})
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("would both be job j1"), "{e}");
+
+        std::fs::write(
+            &labels,
+            format!("{header}j1,a/r1,app,single,none,0,1,\nj9,nowhere,app,single,none,0,1,\n"),
+        )
+        .unwrap();
+        let done = import_runs(&data, &runs, Some(&labels), "c", |_, _, _| {}).unwrap();
+        assert_eq!(done.runs, 3);
+        let stray: Vec<&str> = done
+            .skipped
+            .iter()
+            .map(|s| s.reason.as_str())
+            .filter(|r| r.contains("matches no run"))
+            .collect();
+        assert_eq!(stray.len(), 1, "{:?}", done.skipped);
+        assert!(
+            stray[0].contains("job j9 (run_dir nowhere)"),
+            "{}",
+            stray[0]
         );
     }
 

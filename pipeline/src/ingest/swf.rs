@@ -209,7 +209,13 @@ pub fn import(data: &Path, path: &Path, cluster: &str) -> Result<SwfImport, SwfE
     for job in &log.jobs {
         by_day.entry(job.day()).or_default().push(job.clone());
     }
-    let part = format!("swf-{cluster}-{file_name}");
+    // The log's identity is its full path, not its file name: two logs called `jobs.swf` in two
+    // folders are two logs (the part name spells the file name and hashes the path).
+    let identity = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let part = format!(
+        "swf-{cluster}-{file_name}-{}",
+        slurm_hooks::spool_dir::name_hash(identity.as_os_str().as_encoded_bytes())
+    );
     let mut files = Vec::new();
     for (day, rows) in &by_day {
         let batch = JobRow::batch(rows).map_err(|e| SwfError::Batch {
@@ -241,6 +247,30 @@ mod tests {
         3 7 0 50 -1 -1 -1 2 60 -1 5 7 3 9 1 1 -1 -1\n\
         garbage line\n\
         4 1 2 3\n";
+
+    /// Two logs with the same file name in two folders are two logs: both are kept. The same
+    /// log imported again replaces its own part.
+    #[test]
+    fn logs_with_one_file_name_in_two_folders_do_not_replace_each_other() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        for folder in ["x", "y"] {
+            std::fs::create_dir_all(dir.path().join(folder)).unwrap();
+            std::fs::write(dir.path().join(folder).join("log.swf"), SAMPLE).unwrap();
+        }
+        let files = |data: &Path| {
+            crate::catalog::days(data, Table::Jobs)
+                .into_iter()
+                .flat_map(|d| crate::catalog::part_files(data, Table::Jobs, d, None).unwrap())
+                .count()
+        };
+        import(&data, &dir.path().join("x/log.swf"), "kth").unwrap();
+        let one = files(&data);
+        import(&data, &dir.path().join("y/log.swf"), "kth").unwrap();
+        assert_eq!(files(&data), 2 * one);
+        import(&data, &dir.path().join("y/log.swf"), "kth").unwrap();
+        assert_eq!(files(&data), 2 * one, "a re-import replaces");
+    }
 
     #[test]
     fn parses_jobs_and_reports_bad_lines() {

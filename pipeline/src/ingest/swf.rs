@@ -259,9 +259,9 @@ mod tests {
             std::fs::write(dir.path().join(folder).join("log.swf"), SAMPLE).unwrap();
         }
         let files = |data: &Path| {
-            crate::catalog::days(data, Table::Jobs)
+            catalog::days(data, Table::Jobs)
                 .into_iter()
-                .flat_map(|d| crate::catalog::part_files(data, Table::Jobs, d, None).unwrap())
+                .flat_map(|d| catalog::part_files(data, Table::Jobs, d, None).unwrap())
                 .count()
         };
         import(&data, &dir.path().join("x/log.swf"), "kth").unwrap();

@@ -48,7 +48,7 @@ pub fn render_status(status: &SpoolStatus, format: Format) -> String {
         }
         Format::Table => {
             let c = &status.counts;
-            let mut out = format!("spool {}\n", status.spool.display());
+            let mut out = format!("spool {}\n", printable(&status.spool.display().to_string()));
             let _ = writeln!(out, "  {:<10} {:>8}  waiting to be claimed", "new", c.new);
             let _ = writeln!(
                 out,
@@ -80,7 +80,7 @@ pub fn render_status(status: &SpoolStatus, format: Format) -> String {
                     let _ = writeln!(
                         out,
                         "oldest pending: {} (enqueued {}, {} ago)",
-                        o.file,
+                        printable(&o.file),
                         o.enqueued_at
                             .to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
                         human_duration(o.age_seconds)
@@ -156,10 +156,12 @@ pub fn render_claimed(report: &ClaimReport, format: Format) -> String {
 pub fn render_set_aside(report: &ClaimReport) -> String {
     let mut out = String::new();
     for f in &report.failed {
-        let _ = writeln!(out, "failed: {}: {}", f.path.display(), f.reason);
+        let line = format!("failed: {}: {}", f.path.display(), f.reason);
+        let _ = writeln!(out, "{}", printable(&line));
     }
     for d in &report.duplicates {
-        let _ = writeln!(out, "duplicate: {}: {}", d.path.display(), d.reason);
+        let line = format!("duplicate: {}: {}", d.path.display(), d.reason);
+        let _ = writeln!(out, "{}", printable(&line));
     }
     out
 }
@@ -428,6 +430,25 @@ pub fn render_runs(reports: &[crate::schedule::RunReport]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What was set aside is reported with its control bytes escaped: a record's bytes quoted in
+    /// a reason cannot drive the admin's terminal.
+    #[test]
+    fn set_aside_lines_are_escaped() {
+        let report = crate::spool::ClaimReport {
+            failed: vec![crate::spool::SetAside {
+                path: "failed/x\u{1b}[2J.json".into(),
+                reason: "not a spool record: \u{1b}]0;pwned\u{7}".into(),
+            }],
+            ..Default::default()
+        };
+        let text = render_set_aside(&report);
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text:?}"
+        );
+        assert!(text.contains("\\u{1b}]0;pwned\\u{7}"), "{text}");
+    }
 
     #[test]
     fn durations() {

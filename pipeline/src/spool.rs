@@ -361,7 +361,10 @@ impl Spool {
             let _ = fs::remove_file(&reason_path);
         }
         crate::safe_fs::create_new(&reason_path, 0o644)
-            .and_then(|mut f| f.write_all(format!("{reason}\n").as_bytes()))
+            // Escaped: an admin reads it with cat, and a record's bytes must not drive the terminal.
+            .and_then(|mut f| {
+                f.write_all(format!("{}\n", crate::output::printable(reason)).as_bytes())
+            })
             .map_err(|source| SpoolError::Write {
                 path: reason_path,
                 source,

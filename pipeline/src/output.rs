@@ -435,7 +435,7 @@ mod tests {
     /// a reason cannot drive the admin's terminal.
     #[test]
     fn set_aside_lines_are_escaped() {
-        let report = crate::spool::ClaimReport {
+        let report = ClaimReport {
             failed: vec![crate::spool::SetAside {
                 path: "failed/x\u{1b}[2J.json".into(),
                 reason: "not a spool record: \u{1b}]0;pwned\u{7}".into(),

@@ -28,8 +28,8 @@ use serde::Serialize;
 use slurm_hooks::record::{JobKey, SpoolRecord};
 use slurm_hooks::spool_dir::{self, CUR, DUPLICATE, FAILED, NEW, RECORD_EXT, SEEN, SUBDIRS, TMP};
 
-/// Records larger than this are not records: the hook writes well under 10 KiB.
-pub const MAX_RECORD_BYTES: u64 = 1024 * 1024;
+/// The hook's own bound (one definition): the hook never writes a larger record.
+pub const MAX_RECORD_BYTES: u64 = slurm_hooks::record::MAX_RECORD_BYTES as u64;
 
 /// Where the ingest step puts a record once its job is in the warehouse. Created on first use, so
 /// spools made before it existed keep working.

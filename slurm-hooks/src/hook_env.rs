@@ -184,7 +184,9 @@ where
         enqueued_at: now,
         warnings,
     };
-    Ok(record)
+    // Bounded here, so that a hostile job name or a huge node list never makes a record the
+    // claim would reject: the job is kept, cut fields are named in the warnings.
+    Ok(record.bounded())
 }
 
 fn exit_status(
@@ -250,6 +252,66 @@ mod tests {
             ("SLURM_JOB_WORK_DIR", b"/tmp"),
             ("SLURM_SCRIPT_CONTEXT", b"epilog_slurmctld"),
         ])
+    }
+
+    /// A hostile job name, work directory and a node list naming half a million nodes still
+    /// give a record the claim accepts: the job is kept, what was cut is named.
+    #[test]
+    fn every_record_fits_the_claims_limit() {
+        let name = vec![b'\x1b'; 100_000];
+        let vars = env(&[
+            ("SLURM_JOB_ID", b"7"),
+            ("SLURM_SCRIPT_CONTEXT", b"epilog_slurmctld"),
+            ("SLURM_JOB_NAME", &name),
+            ("SLURM_JOB_WORK_DIR", &vec![b'/'; 50_000]),
+            ("SLURM_JOB_NODELIST", b"n[0-499999]"),
+            ("SLURM_JOB_CPUS_PER_NODE", b"64(x500000)"),
+        ]);
+        let r = record_from_env(vars, "ctl", now()).unwrap();
+        let json = serde_json::to_vec(&r).unwrap();
+        assert!(
+            json.len() <= crate::record::MAX_RECORD_BYTES,
+            "{}",
+            json.len()
+        );
+        assert_eq!(r.job_id, 7);
+        assert_eq!(
+            r.job_name.as_ref().unwrap().as_bytes().len(),
+            crate::record::MAX_FIELD_BYTES
+        );
+        let warnings = r.warnings.join("\n");
+        assert!(
+            warnings.contains("job_name cut from 100000 to 4096 bytes"),
+            "{warnings}"
+        );
+        assert!(
+            warnings.contains("left out 500000 expanded node names"),
+            "{warnings}"
+        );
+        assert_eq!(r.nodes.as_ref().unwrap().given.as_bytes(), b"n[0-499999]");
+    }
+
+    proptest::proptest! {
+        // Few cases: each builds and serialises records of up to 128 KiB of values.
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// Whatever the values (any bytes, any length up to 64 KiB), the record fits.
+        #[test]
+        fn any_environment_gives_a_record_that_fits(
+            name in proptest::collection::vec(proptest::num::u8::ANY, 0..65_536),
+            dir in proptest::collection::vec(proptest::num::u8::ANY, 0..65_536),
+            nodes in "[a-z]{0,20}(\\[[0-9]{1,6}-[0-9]{1,6}\\])?",
+        ) {
+            let vars = env(&[
+                ("SLURM_JOB_ID", b"7"),
+                ("SLURM_JOB_NAME", &name),
+                ("SLURM_JOB_WORK_DIR", &dir),
+                ("SLURM_JOB_NODELIST", nodes.as_bytes()),
+            ]);
+            let r = record_from_env(vars, "ctl", now()).unwrap();
+            let json = serde_json::to_vec(&r).unwrap();
+            proptest::prop_assert!(json.len() <= crate::record::MAX_RECORD_BYTES);
+            proptest::prop_assert!(SpoolRecord::from_json(&json).is_ok());
+        }
     }
 
     #[test]

@@ -14,6 +14,9 @@ use std::fmt;
 /// Upper bound on the names one list may expand to; far above any real cluster, and low enough
 /// that `n[0-99999999999]` cannot exhaust the memory of the node running the hook.
 pub const MAX_HOSTS: usize = 1_000_000;
+/// The most bytes of host names a list may expand to (names alone, 32 MiB): checked before
+/// expanding, so a short list cannot make the hook allocate hundreds of megabytes.
+pub const MAX_EXPANDED_BYTES: usize = 32 << 20;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostListError {
@@ -35,12 +38,32 @@ pub fn expand(list: &str) -> Result<Vec<String>, HostListError> {
         list: list.to_string(),
         reason,
     };
-    let mut hosts = Vec::new();
+    // Size everything before expanding anything: a 90-byte list can name a billion hosts, and
+    // the hook must fail with a reason, not run out of memory (a node whose epilog dies drains).
+    let mut items = Vec::new();
+    let (mut total_names, mut total_bytes) = (0usize, 0usize);
     for item in split_top_level(list).map_err(fail)? {
         if item.is_empty() {
             continue;
         }
         let pieces = parse_item(item).map_err(fail)?;
+        let (names, bytes) = expanded_size(&pieces)
+            .ok_or_else(|| fail(format!("expands to more than {MAX_HOSTS} names")))?;
+        total_names = total_names.saturating_add(names);
+        total_bytes = total_bytes.saturating_add(bytes);
+        if total_names > MAX_HOSTS {
+            return Err(fail(format!("expands to more than {MAX_HOSTS} names")));
+        }
+        if total_bytes > MAX_EXPANDED_BYTES {
+            return Err(fail(format!(
+                "expands to more than {} MiB of names",
+                MAX_EXPANDED_BYTES >> 20
+            )));
+        }
+        items.push(pieces);
+    }
+    let mut hosts = Vec::with_capacity(total_names);
+    for pieces in items {
         // Cartesian product of the bracket groups, leftmost varying slowest (as Slurm does).
         let mut names = vec![String::new()];
         for piece in &pieces {
@@ -48,20 +71,40 @@ pub fn expand(list: &str) -> Result<Vec<String>, HostListError> {
                 Piece::Literal(s) => vec![s.to_string()],
                 Piece::Ranges(ranges) => ranges.iter().flat_map(Range::names).collect(),
             };
-            if names.len().saturating_mul(options.len()) > MAX_HOSTS {
-                return Err(fail(format!("expands to more than {MAX_HOSTS} names")));
-            }
             names = names
                 .iter()
                 .flat_map(|prefix| options.iter().map(move |o| format!("{prefix}{o}")))
                 .collect();
         }
         hosts.extend(names);
-        if hosts.len() > MAX_HOSTS {
-            return Err(fail(format!("expands to more than {MAX_HOSTS} names")));
-        }
     }
     Ok(hosts)
+}
+
+/// The number of names one item expands to and their total length in bytes (an upper bound),
+/// or `None` beyond [`MAX_HOSTS`] names; computed without expanding.
+fn expanded_size(pieces: &[Piece<'_>]) -> Option<(usize, usize)> {
+    let (mut names, mut name_len) = (1usize, 0usize);
+    for piece in pieces {
+        match piece {
+            Piece::Literal(s) => name_len += s.len(),
+            Piece::Ranges(ranges) => {
+                let mut options = 0usize;
+                let mut widest = 0usize;
+                for r in ranges {
+                    let count = usize::try_from(r.hi - r.lo + 1).ok()?;
+                    options = options.checked_add(count)?;
+                    widest = widest.max(r.width).max(r.hi.to_string().len());
+                }
+                names = names.checked_mul(options)?;
+                name_len += widest;
+            }
+        }
+        if names > MAX_HOSTS {
+            return None;
+        }
+    }
+    Some((names, names.checked_mul(name_len)?))
 }
 
 /// Splits at commas that are outside brackets.
@@ -247,7 +290,7 @@ pub fn expand_counts(text: &str) -> Result<Vec<u32>, HostListError> {
         let value: u32 = value
             .parse()
             .map_err(|_| fail(format!("invalid count {item:?}")))?;
-        if counts.len() + repeat > MAX_HOSTS {
+        if repeat > MAX_HOSTS - counts.len() {
             return Err(fail(format!("more than {MAX_HOSTS} nodes")));
         }
         counts.extend(std::iter::repeat_n(value, repeat));
@@ -259,6 +302,27 @@ pub fn expand_counts(text: &str) -> Result<Vec<u32>, HostListError> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// Short lists that would expand to millions of names or hundreds of megabytes, and repeat
+    /// counts that would overflow, are errors found before anything is expanded.
+    #[test]
+    fn huge_expansions_are_refused_before_expanding() {
+        let started = std::time::Instant::now();
+        for list in [
+            "n[0-999999,0-999999]",
+            "a[0-999999],b[0-999999]",
+            "n[0-999][0-999][0-9]",
+            &format!("{}[0-999999]", "x".repeat(60)),
+        ] {
+            let e = expand(list).unwrap_err().to_string();
+            assert!(e.contains("more than"), "{list}: {e}");
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        assert_eq!(expand("n[0-999]").unwrap().len(), 1000);
+        for text in ["2(x18446744073709551615)", "2(x999999),1(x999999)"] {
+            assert!(expand_counts(text).is_err(), "{text}");
+        }
+    }
 
     fn names(list: &str) -> Vec<String> {
         expand(list).unwrap()

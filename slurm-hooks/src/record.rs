@@ -162,7 +162,99 @@ pub struct JobKey {
     pub restart_count: u32,
 }
 
+/// The largest record the hook writes and the claim reads: one definition for both, so that a
+/// record the hook wrote is never one the claim rejects.
+pub const MAX_RECORD_BYTES: usize = 1 << 20;
+/// The most bytes of one text field a record keeps (a job name, a work directory, ...): a longer
+/// value is cut there and a warning says so. The job is always kept.
+pub const MAX_FIELD_BYTES: usize = 4096;
+/// The most warnings a record keeps; one more says how many were left out.
+pub const MAX_WARNINGS: usize = 32;
+
 impl SpoolRecord {
+    /// Bounds the record so that its JSON stays under [`MAX_RECORD_BYTES`] whatever the job
+    /// looked like: every text field to [`MAX_FIELD_BYTES`] (a warning names the field and its
+    /// length), at most [`MAX_WARNINGS`] warnings; and should it still be too large (a node
+    /// list expanding to a very large job), the expansions are dropped (the lists as Slurm gave
+    /// them stay) and then the given lists are cut too. Nothing makes the job itself disappear.
+    pub fn bounded(mut self) -> SpoolRecord {
+        let mut warnings = Vec::new();
+        let mut cut = |name: &str, text: &mut Text| {
+            if text.as_bytes().len() > MAX_FIELD_BYTES {
+                warnings.push(format!(
+                    "{name} cut from {} to {MAX_FIELD_BYTES} bytes",
+                    text.as_bytes().len()
+                ));
+                *text = Text::from_bytes(text.as_bytes()[..MAX_FIELD_BYTES].to_vec());
+            }
+        };
+        for (name, field) in [
+            ("cluster", &mut self.cluster),
+            ("user", &mut self.user),
+            ("group", &mut self.group),
+            ("account", &mut self.account),
+            ("partition", &mut self.partition),
+            ("job_name", &mut self.job_name),
+            ("work_dir", &mut self.work_dir),
+        ] {
+            if let Some(text) = field.as_mut() {
+                cut(name, text);
+            }
+        }
+        cut("host", &mut self.host);
+        for w in &mut self.warnings {
+            if w.len() > MAX_FIELD_BYTES {
+                let mut end = MAX_FIELD_BYTES;
+                while !w.is_char_boundary(end) {
+                    end -= 1;
+                }
+                w.truncate(end);
+            }
+        }
+        self.warnings.extend(warnings);
+        if self.warnings.len() > MAX_WARNINGS {
+            let left_out = self.warnings.len() - (MAX_WARNINGS - 1);
+            self.warnings.truncate(MAX_WARNINGS - 1);
+            self.warnings
+                .push(format!("{left_out} more warning(s) left out"));
+        }
+        let size = |r: &SpoolRecord| serde_json::to_vec(r).map_or(usize::MAX, |v| v.len());
+        if size(&self) > MAX_RECORD_BYTES {
+            let mut dropped = Vec::new();
+            if let Some(nodes) = self.nodes.as_mut().filter(|n| !n.expanded.is_empty()) {
+                dropped.push(format!("{} expanded node names", nodes.expanded.len()));
+                nodes.expanded = Vec::new();
+            }
+            if let Some(cpus) = self
+                .cpus_per_node
+                .as_mut()
+                .filter(|c| !c.expanded.is_empty())
+            {
+                dropped.push(format!("{} expanded CPU counts", cpus.expanded.len()));
+                cpus.expanded = Vec::new();
+            }
+            if size(&self) > MAX_RECORD_BYTES {
+                for given in [
+                    self.nodes.as_mut().map(|n| &mut n.given),
+                    self.cpus_per_node.as_mut().map(|c| &mut c.given),
+                ]
+                .into_iter()
+                .flatten()
+                {
+                    if given.as_bytes().len() > MAX_FIELD_BYTES {
+                        dropped.push(format!("the given list past {MAX_FIELD_BYTES} bytes"));
+                        *given = Text::from_bytes(given.as_bytes()[..MAX_FIELD_BYTES].to_vec());
+                    }
+                }
+            }
+            self.warnings.push(format!(
+                "the record would exceed {MAX_RECORD_BYTES} bytes: left out {}",
+                dropped.join(", ")
+            ));
+        }
+        self
+    }
+
     pub fn key(&self) -> JobKey {
         JobKey {
             cluster: self.cluster.clone().unwrap_or_default(),

@@ -180,8 +180,9 @@ impl Options {
             key: e.key,
             reason: e.reason,
         };
-        let positive = |key: &str, value: Option<u64>, default: u64| {
-            crate::options::positive(key, value, default).map_err(at)
+        use crate::options::DAY_S;
+        let within = |key: &str, value: Option<u64>, default: u64, range| {
+            crate::options::within(key, value, default, range).map_err(at)
         };
         let ingest = self.ingest.unwrap_or_default().resolve().map_err(at)?;
         let prometheus = self.prometheus.unwrap_or_default().resolve().map_err(at)?;
@@ -195,11 +196,13 @@ impl Options {
                 format!("{min_coverage} is not a share between 0 and 1"),
             ));
         }
-        if feat.cores_per_node == Some(0) {
-            return Err(invalid(
+        if let Some(cores) = feat.cores_per_node {
+            within(
                 "features.cores_per_node",
-                "must be greater than 0".into(),
-            ));
+                Some(u64::from(cores)),
+                1,
+                1..=1_000_000,
+            )?;
         }
         let idle_below = feat
             .idle_below
@@ -214,23 +217,42 @@ impl Options {
         let model = ModelSettings {
             diagnosis: model_options.diagnosis,
             unsupervised: model_options.unsupervised,
-            min_windows: positive(
+            min_windows: within(
                 "model.min_windows",
                 model_options.min_windows.map(|m| m as u64),
                 crate::model::predict::DEFAULT_MIN_WINDOWS as u64,
+                1..=1_000_000,
             )? as usize,
         };
         let runs_models = model.diagnosis.is_some() || model.unsupervised.is_some();
         let features = crate::features::Settings {
-            trim_s: feat.trim_s.unwrap_or(crate::features::DEFAULT_TRIM_S),
-            bin_s: positive("features.bin_s", feat.bin_s, crate::features::DEFAULT_BIN_S)?,
+            trim_s: within(
+                "features.trim_s",
+                feat.trim_s,
+                crate::features::DEFAULT_TRIM_S,
+                0..=DAY_S,
+            )?,
+            bin_s: within(
+                "features.bin_s",
+                feat.bin_s,
+                crate::features::DEFAULT_BIN_S,
+                1..=DAY_S,
+            )?,
             min_coverage,
             cores_per_node: feat.cores_per_node,
             idle_below,
             windows: feat
                 .windows
-                .map(|w| w.parse())
+                .map(|w| w.parse::<crate::features::WindowSpec>())
                 .transpose()
+                .and_then(|w| match w {
+                    // A day at most, and a stride no wider than the window (else samples between
+                    // windows would belong to none).
+                    Some(w) if w.window_s > DAY_S || w.stride_s > w.window_s => Err(format!(
+                        "{w}: the width must be at most {DAY_S} s and the stride at most the width"
+                    )),
+                    w => Ok(w),
+                })
                 .map_err(|reason| invalid("features.windows", reason))?
                 // The models read windows: a site that runs them gets its models' windows.
                 .or(runs_models.then(|| models_window(&model))),
@@ -238,19 +260,23 @@ impl Options {
         let rules_options = self.rules.unwrap_or_default();
         let rules = crate::rules::Settings {
             dir: rules_options.dir,
-            min_run_s: rules_options
-                .min_run_s
-                .unwrap_or(crate::rules::DEFAULT_MIN_RUN_S),
+            min_run_s: within(
+                "rules.min_run_s",
+                rules_options.min_run_s,
+                crate::rules::DEFAULT_MIN_RUN_S,
+                0..=30 * DAY_S,
+            )?,
             cores_per_node: features.cores_per_node,
         };
         let notify = self.notify.unwrap_or_default().resolve().map_err(at)?;
         let schedule_options = self.schedule.unwrap_or_default();
         let schedule = ScheduleSettings {
             dags: schedule_options.dags,
-            behind_after: Duration::from_secs(positive(
+            behind_after: Duration::from_secs(within(
                 "schedule.behind_after_s",
                 schedule_options.behind_after_s,
                 3600,
+                60..=30 * DAY_S,
             )?),
         };
         Ok(Settings {
@@ -299,9 +325,44 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("prometheus.step_s: must be greater than 0"),
+            e.contains("prometheus.step_s: 0 is outside 1..=3600"),
             "{e}"
         );
+        // Every number has a range, checked at load: nothing later meets a value it cannot
+        // handle (a bin wider than a day, a lookback of centuries, a stride wider than its
+        // window).
+        for (text, key) in [
+            (
+                "[features]\nbin_s = 18446744073709551615\n",
+                "features.bin_s",
+            ),
+            ("[features]\nwindows = \"60:120\"\n", "features.windows"),
+            ("[features]\nwindows = \"9999999:1\"\n", "features.windows"),
+            (
+                "[notify]\nlookback_days = 4000000000\n",
+                "notify.lookback_days",
+            ),
+            (
+                "[ingest]\nretry_max_s = 18446744073709551615\n",
+                "ingest.retry_max_s",
+            ),
+            (
+                "[prometheus]\nlag_s = 18446744073709551615\n",
+                "prometheus.lag_s",
+            ),
+            (
+                "[prometheus]\nmax_points_per_series = 20000\n",
+                "prometheus.max_points_per_series",
+            ),
+            (
+                "[schedule]\nbehind_after_s = 1\n",
+                "schedule.behind_after_s",
+            ),
+            ("[model]\nmin_windows = 0\n", "model.min_windows"),
+        ] {
+            let e = resolve(text).unwrap_err().to_string();
+            assert!(e.contains(key) && e.contains("t.toml"), "{text}: {e}");
+        }
         let e = resolve("[prometheus]\nurl = \"localhost:9090\"\n")
             .unwrap_err()
             .to_string();

@@ -1,5 +1,5 @@
 //! What every stage's options share, below the stages: the error of one invalid value and the
-//! checks most values need. A stage owns its `Options` (as written in the configuration file,
+//! checks every number needs. A stage owns its `Options` (as written in the configuration file,
 //! every key optional) and resolves them into its `Settings`; [`crate::config`] composes the
 //! stages' options into one file and names the file in the error.
 
@@ -19,10 +19,25 @@ pub fn invalid(key: &str, reason: impl Into<String>) -> Invalid {
     }
 }
 
-/// `value`, or `default` when unset; zero is an error.
-pub fn positive(key: &str, value: Option<u64>, default: u64) -> Result<u64, Invalid> {
-    match value.unwrap_or(default) {
-        0 => Err(invalid(key, "must be greater than 0")),
-        v => Ok(v),
+/// `value`, or `default` when unset, if it lies in `range`; outside it is an error that gives the
+/// range. Every number of the configuration has one, checked once at load, so that nothing later
+/// (durations, date arithmetic, loops over bins or windows) meets a value it cannot handle.
+pub fn within(
+    key: &str,
+    value: Option<u64>,
+    default: u64,
+    range: std::ops::RangeInclusive<u64>,
+) -> Result<u64, Invalid> {
+    let v = value.unwrap_or(default);
+    if range.contains(&v) {
+        Ok(v)
+    } else {
+        Err(invalid(
+            key,
+            format!("{v} is outside {}..={}", range.start(), range.end()),
+        ))
     }
 }
+
+/// A day in seconds, for the ranges.
+pub const DAY_S: u64 = 86_400;

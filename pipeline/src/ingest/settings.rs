@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::options::{Invalid, invalid, positive};
+use crate::options::{DAY_S, Invalid, invalid, within};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -203,8 +203,8 @@ pub fn cgroup_metrics() -> Vec<MetricTemplate> {
 impl IngestOptions {
     /// Fills in the defaults and checks every value.
     pub fn resolve(self) -> Result<IngestSettings, Invalid> {
-        let retry_after = positive("ingest.retry_after_s", self.retry_after_s, 60)?;
-        let retry_max = positive("ingest.retry_max_s", self.retry_max_s, 3600)?;
+        let retry_after = within("ingest.retry_after_s", self.retry_after_s, 60, 1..=DAY_S)?;
+        let retry_max = within("ingest.retry_max_s", self.retry_max_s, 3600, 1..=7 * DAY_S)?;
         if retry_max < retry_after {
             return Err(invalid(
                 "ingest.retry_max_s",
@@ -214,10 +214,11 @@ impl IngestOptions {
         Ok(IngestSettings {
             telemetry: self.telemetry.unwrap_or(TelemetryKind::Prometheus),
             sacct: self.sacct.unwrap_or_else(|| PathBuf::from("sacct")),
-            give_up_after: Duration::from_secs(positive(
+            give_up_after: Duration::from_secs(within(
                 "ingest.give_up_after_s",
                 self.give_up_after_s,
-                86_400,
+                DAY_S,
+                60..=90 * DAY_S,
             )?),
             retry_after: Duration::from_secs(retry_after),
             retry_max: Duration::from_secs(retry_max),
@@ -237,13 +238,13 @@ impl PrometheusOptions {
                 format!("{url:?} is not an http:// or https:// URL"),
             ));
         }
-        let max_points = self.max_points_per_series.unwrap_or(11_000);
-        if max_points < 2 {
-            return Err(invalid(
-                "prometheus.max_points_per_series",
-                "must be at least 2",
-            ));
-        }
+        // Prometheus itself refuses more than 11,000 points per series in one query.
+        let max_points = within(
+            "prometheus.max_points_per_series",
+            self.max_points_per_series,
+            11_000,
+            2..=11_000,
+        )?;
         let mut metrics = self.metrics.unwrap_or_else(default_node_exporter_metrics);
         if self.gpu.unwrap_or(false) {
             metrics.extend(dcgm_metrics());
@@ -292,15 +293,21 @@ impl PrometheusOptions {
         }
         Ok(PrometheusSettings {
             url: url.trim_end_matches('/').to_string(),
-            step: Duration::from_secs(positive("prometheus.step_s", self.step_s, 30)?),
-            rate_window: Duration::from_secs(positive(
+            step: Duration::from_secs(within("prometheus.step_s", self.step_s, 30, 1..=3600)?),
+            rate_window: Duration::from_secs(within(
                 "prometheus.rate_window_s",
                 self.rate_window_s,
                 120,
+                1..=DAY_S,
             )?),
-            timeout: Duration::from_secs(positive("prometheus.timeout_s", self.timeout_s, 30)?),
+            timeout: Duration::from_secs(within(
+                "prometheus.timeout_s",
+                self.timeout_s,
+                30,
+                1..=600,
+            )?),
             max_points_per_series: max_points,
-            lag: Duration::from_secs(self.lag_s.unwrap_or(60)),
+            lag: Duration::from_secs(within("prometheus.lag_s", self.lag_s, 60, 0..=DAY_S)?),
             node_label: self.node_label.unwrap_or_else(|| "instance".to_string()),
             metrics,
         })

@@ -171,10 +171,9 @@ impl Options {
             text.parse::<Mailbox>()
                 .map_err(|e| invalid(key, format!("{text:?} is not an email address: {e}")))
         };
-        let positive = |key: &str, value: Option<u64>, default: u64| match value.unwrap_or(default)
-        {
-            0 => Err(invalid(key, "must be greater than 0".into())),
-            v => Ok(v),
+        use crate::options::DAY_S;
+        let within = |key: &str, value: Option<u64>, default: u64, range| {
+            crate::options::within(&format!("notify.{key}"), value, default, range)
         };
         let from = mailbox(
             "from",
@@ -229,8 +228,8 @@ impl Options {
                 ));
             }
         };
-        let retry_after = positive("retry_after_s", self.retry_after_s, 60)?;
-        let retry_max = positive("retry_max_s", self.retry_max_s, 3600)?;
+        let retry_after = within("retry_after_s", self.retry_after_s, 60, 1..=DAY_S)?;
+        let retry_max = within("retry_max_s", self.retry_max_s, 3600, 1..=7 * DAY_S)?;
         if retry_max < retry_after {
             return Err(invalid(
                 "retry_max_s",
@@ -280,12 +279,27 @@ impl Options {
                     username: smtp.username,
                     password,
                     ca_pem,
-                    timeout: Duration::from_secs(positive("smtp.timeout_s", smtp.timeout_s, 30)?),
+                    timeout: Duration::from_secs(within(
+                        "smtp.timeout_s",
+                        smtp.timeout_s,
+                        30,
+                        1..=600,
+                    )?),
                 })
             }
         };
-        let lookback = positive("lookback_days", self.lookback_days.map(u64::from), 7)? as i64;
-        let min_days_between = self.min_days_between.unwrap_or(7) as i64;
+        let lookback = within(
+            "lookback_days",
+            self.lookback_days.map(u64::from),
+            7,
+            1..=366,
+        )? as i64;
+        let min_days_between = within(
+            "min_days_between",
+            self.min_days_between.map(u64::from),
+            7,
+            0..=366,
+        )? as i64;
         let period = self.period.unwrap_or(Period::Daily);
         Ok(Settings {
             outbox: self.outbox.unwrap_or_else(|| PathBuf::from(DEFAULT_OUTBOX)),
@@ -303,10 +317,11 @@ impl Options {
                 user_url: self.user_url.unwrap_or_else(|| {
                     "https://jobsight.example.org/{cluster}/users/{user}".into()
                 }),
-                max_jobs_per_digest: positive(
+                max_jobs_per_digest: within(
                     "max_jobs_per_digest",
                     self.max_jobs_per_digest.map(u64::from),
                     10,
+                    1..=1000,
                 )? as usize,
                 min_days_between,
                 lookback_days: lookback,
@@ -318,7 +333,7 @@ impl Options {
                 min_days_between,
                 workdays,
                 holidays: BTreeSet::new(),
-                min_run_s: self.min_run_s.unwrap_or(600),
+                min_run_s: within("min_run_s", self.min_run_s, 600, 0..=30 * DAY_S)?,
                 min_severity,
                 opt_out_users: self.opt_out_users.unwrap_or_default().into_iter().collect(),
                 opt_out_accounts: self
@@ -326,25 +341,32 @@ impl Options {
                     .unwrap_or_default()
                     .into_iter()
                     .collect(),
-                max_emails_per_user_per_day: positive(
+                max_emails_per_user_per_day: within(
                     "max_emails_per_user_per_day",
                     self.max_emails_per_user_per_day.map(u64::from),
                     3,
+                    1..=100,
                 )? as usize,
                 lookback_days: lookback,
                 admin_digest: self.admin_digest.unwrap_or(true),
                 admin_immediate: self.admin_immediate.unwrap_or(false),
             },
             test_mode: self.test_mode.unwrap_or(false),
-            top_wasters: self.top_wasters.unwrap_or(5) as usize,
+            top_wasters: within(
+                "top_wasters",
+                self.top_wasters.map(|t| t as u64),
+                5,
+                0..=1000,
+            )? as usize,
             templates: self.templates,
             retry: Retry {
                 initial: Duration::from_secs(retry_after),
                 max: Duration::from_secs(retry_max),
-                give_up_after: Duration::from_secs(positive(
+                give_up_after: Duration::from_secs(within(
                     "give_up_after_s",
                     self.give_up_after_s,
-                    2 * 86_400,
+                    2 * DAY_S,
+                    60..=90 * DAY_S,
                 )?),
             },
         })

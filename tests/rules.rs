@@ -650,6 +650,36 @@ fn every_class_holds_on_its_fixture_and_not_on_the_healthy_twin() {
     }
 }
 
+/// A hung job on a shared node: its efficiency (of its own CPUs) is ten times the node's busy
+/// share. The finding quotes its mean and 95th percentile on one scale, so the percentile is
+/// never below the mean (it was: "busy 0.006 on average and at most 0.001").
+#[test]
+fn the_hung_finding_quotes_one_quantity() {
+    let book = RuleBook::load(None).expect("built-in rules");
+    let mut f = Fixture::healthy(Shape::Single);
+    hung(&mut f);
+    f.summary("cpu_eff", Value::Num(0.015));
+    let v = verdict(&book, &f);
+    let hung = v
+        .findings
+        .iter()
+        .find(|f| f.rule == "hung-job")
+        .expect("hung found");
+    let evidence: serde_json::Value = serde_json::from_str(&hung.evidence_json()).unwrap();
+    let (busy, p95) = (
+        evidence["busy"].as_f64().unwrap(),
+        evidence["busy_p95"].as_f64().unwrap(),
+    );
+    assert_eq!(busy, 0.015);
+    assert!(p95 >= busy, "{evidence}");
+    assert!(
+        hung.message
+            .contains("busy 0.015 of the time on average and at most 0.015"),
+        "{}",
+        hung.message
+    );
+}
+
 #[test]
 fn a_job_without_enough_telemetry_gets_only_the_rules_that_need_none() {
     let book = RuleBook::load(None).expect("built-in rules");

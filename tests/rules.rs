@@ -665,10 +665,11 @@ fn the_hung_finding_quotes_one_quantity() {
         .iter()
         .find(|f| f.rule == "hung-job")
         .expect("hung found");
-    let evidence: serde_json::Value = serde_json::from_str(&hung.evidence_json()).unwrap();
+    let evidence: serde_json::Value =
+        serde_json::from_str(&hung.evidence_json()).expect("evidence is JSON");
     let (busy, p95) = (
-        evidence["busy"].as_f64().unwrap(),
-        evidence["busy_p95"].as_f64().unwrap(),
+        evidence["busy"].as_f64().expect("busy"),
+        evidence["busy_p95"].as_f64().expect("busy_p95"),
     );
     assert_eq!(busy, 0.015);
     assert!(p95 >= busy, "{evidence}");

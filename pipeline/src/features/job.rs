@@ -18,7 +18,8 @@
 //!   `cpu_eff` = used cores / allocated CPUs. Node-level data: on a node shared with other jobs
 //!   this counts their work too;
 //! - `mem_used_max_mb`: sum over nodes of the largest `mem_used_bytes`; `mem_eff` = that / the
-//!   requested memory;
+//!   requested memory (on a node the job shares, an upper bound of its own use), left empty above
+//!   1, where it cannot be the job's alone;
 //! - `time_eff` = elapsed / time limit; `core_hours` = allocated CPUs × elapsed;
 //!   `wasted_core_hours` = core_hours × (1 − min(cpu_eff, 1));
 //! - `duty_cycle` (SUPReMM): per-core series `cpu_core<N>_util` (utilisation 0–1); a core's duty
@@ -435,7 +436,13 @@ pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) ->
         mem_used_max_mb,
         mem_eff: mem_used_max_mb
             .zip(job.req_mem_mb.filter(|&m| m > 0))
-            .map(|(used, asked)| used / asked as f64),
+            .map(|(used, asked)| used / asked as f64)
+            // Node-level memory: on a node the job shares it is an upper bound of the job's own
+            // use (still sound for "asked for far more than it used"). Above the request it
+            // cannot be the job's (Slurm keeps a job within its request where it enforces
+            // memory): other jobs or the system are counted, the job's share is unknown, and a
+            // figure above 100 % would tell the user something false.
+            .filter(|&eff| eff <= 1.0),
         time_eff: job
             .time_limit_s
             .filter(|&l| l > 0)
@@ -460,6 +467,38 @@ pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) ->
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// A node that used more memory than the job asked for counts more than the job: the
+    /// memory efficiency is left empty rather than reported above 100 %; below it stands.
+    #[test]
+    fn memory_efficiency_never_exceeds_the_request() {
+        let job = |req_mem_mb| JobMeta {
+            job_id: "1".into(),
+            start_us: 0,
+            end_us: 3_600_000_000,
+            trimmed: false,
+            keep_from_us: 0,
+            keep_to_us: 3_600_000_000,
+            cpus: Some(1),
+            num_nodes: Some(1),
+            nodes: Some("n1".into()),
+            req_mem_mb: Some(req_mem_mb),
+            time_limit_s: Some(7200),
+            gpus: None,
+        };
+        let samples = || {
+            let points: Vec<Sample> = (0..60)
+                .map(|i| (i * 60_000_000, 4096.0 * 1048576.0))
+                .collect();
+            vec![(Arc::from("n1"), Arc::from("mem_used_bytes"), points)]
+        };
+        let settings = Settings::default();
+        let over = compute(&job(1024), samples(), &settings).summary;
+        assert_eq!(over.mem_used_max_mb, Some(4096.0));
+        assert_eq!(over.mem_eff, None, "4 GB on the node, 1 GB asked for");
+        let under = compute(&job(8192), samples(), &settings).summary;
+        assert_eq!(under.mem_eff, Some(0.5));
+    }
 
     #[test]
     fn duty_cycle_categories_follow_supremm() {

@@ -124,6 +124,28 @@ fn bad_arguments_still_enqueue_to_the_configured_spool() {
         stderr(&out)
     );
     assert_eq!(records_in(&dir.path().join("new")).len(), 1);
+
+    // An empty --spool= is not the working directory: the configured spool gets the record.
+    let cwd = tempfile::tempdir().unwrap();
+    for args in [vec!["--spool="], vec!["--spool", ""]] {
+        let out = hook_command(Path::new(EPILOG), &env)
+            .args(&args)
+            .current_dir(cwd.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        assert!(
+            stderr(&out).contains("not an empty value"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(records_in(&dir.path().join("new")).len(), 3);
+    assert_eq!(
+        count_files(cwd.path()),
+        0,
+        "nothing written where the hook ran"
+    );
 }
 
 #[test]

@@ -129,7 +129,12 @@ pub enum Command {
     /// Check the configuration, the DAG files, the rule book and the email templates (every
     /// placeholder known, every section closed) without running anything. Exit status 1 on the
     /// first problem.
-    Check,
+    Check {
+        /// Site rule directory layered over the built-in rules, as `classify` takes it. Default:
+        /// rules.dir.
+        #[arg(long, env = "JOBSIGHT_RULES_DIR")]
+        rules_dir: Option<PathBuf>,
+    },
     /// Inspect, validate and backtest the rule book (rules, classes, thresholds).
     Rules {
         #[command(subcommand)]
@@ -591,6 +596,8 @@ impl Cli {
                     RulesAction::List { rules_dir, .. } | RulesAction::Backtest { rules_dir, .. },
             } => rules_dir.clone(),
             Command::Classify(a) => a.rules_dir.clone(),
+            // What `check` validates is what a run uses: the same variable counts.
+            Command::Check { rules_dir } => rules_dir.clone(),
             _ => None,
         };
         set(
@@ -687,6 +694,9 @@ mod tests {
         let s = resolved(file, &["jobsight", "notify", "--test-mode"]);
         assert!(s.notify.test_mode);
         assert_eq!(s.notify.outbox, Path::new("/file/outbox"));
+        // `check` takes the rules directory as `classify` does (JOBSIGHT_RULES_DIR too).
+        let s = resolved(file, &["jobsight", "check", "--rules-dir", "/flag/rules"]);
+        assert_eq!(s.rules.dir.as_deref(), Some(Path::new("/flag/rules")));
         // Another command's flags do not exist for this one: the file decides.
         let s = resolved(file, &["jobsight", "check"]);
         assert_eq!(s.features.trim_s, 30);

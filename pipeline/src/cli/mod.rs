@@ -71,7 +71,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Model { action } => commands::model(action, &env, &mut stdout),
         Command::Rules { action } => commands::rules(action, &env, &mut stdout),
         Command::Notify(args) => commands::notify(args, &env, &mut stdout),
-        Command::Check => commands::check(&env, &mut stdout),
+        Command::Check { .. } => commands::check(&env, &mut stdout),
         Command::Sql(args) => commands::sql(args, &env, &mut stdout),
         Command::Import { source } => commands::import(source, &env, &mut stdout),
     }

@@ -53,13 +53,16 @@ fn parse_args(args: &[OsString]) -> Result<Action, String> {
                     env!("CARGO_PKG_VERSION")
                 )));
             }
+            // An empty directory would mean the hook's working directory: refused.
             Some("--spool") => match iter.next() {
-                Some(dir) => spool = Some(PathBuf::from(dir)),
+                Some(dir) if !dir.is_empty() => spool = Some(PathBuf::from(dir)),
+                Some(_) => return Err("--spool needs a directory, not an empty value".into()),
                 None => return Err("--spool needs a directory".into()),
             },
-            Some(s) if s.starts_with("--spool=") => {
-                spool = Some(PathBuf::from(&s["--spool=".len()..]))
-            }
+            Some(s) if s.starts_with("--spool=") => match &s["--spool=".len()..] {
+                "" => return Err("--spool= needs a directory, not an empty value".into()),
+                dir => spool = Some(PathBuf::from(dir)),
+            },
             _ => return Err(format!("unknown argument {:?} (see --help)", arg)),
         }
     }

@@ -190,13 +190,21 @@ impl Spool {
                 source,
             })?;
             let name = entry.file_name();
-            if name.as_bytes().starts_with(b".")
-                || name.as_bytes().ends_with(b".reason")
-                || name.as_bytes().ends_with(PENDING_NOTE_EXT.as_bytes())
-            {
-                continue;
+            let bytes = name.as_bytes();
+            // Only what jobsight itself puts beside records is left out, and only where it puts
+            // it: anything else in new/ (a hidden file, a stray `.reason`) is claimed and
+            // quarantined with a reason, never silently ignored.
+            let ours = match sub {
+                CUR => {
+                    bytes.ends_with(PENDING_NOTE_EXT.as_bytes())
+                        || (bytes.starts_with(b".") && bytes.windows(5).any(|w| w == b".tmp-"))
+                }
+                FAILED | DUPLICATE => bytes.ends_with(b".reason"),
+                _ => false,
+            };
+            if !ours {
+                names.push(name);
             }
-            names.push(name);
         }
         names.sort_unstable();
         Ok(names)
@@ -338,10 +346,19 @@ impl Spool {
         state: &str,
         reason: &str,
     ) -> Result<PathBuf, SpoolError> {
-        let mut target = name.to_os_string();
+        // A file named like a reason file would be taken for one beside the records: it gets a
+        // suffix, so that it is listed and counted as what it is.
+        let base = if name.as_bytes().ends_with(b".reason") {
+            let mut b = name.to_os_string();
+            b.push(".set-aside");
+            b
+        } else {
+            name.to_os_string()
+        };
+        let mut target = base.clone();
         let mut n = 1;
         while fs::symlink_metadata(self.dir(state).join(&target)).is_ok() {
-            target = name.to_os_string();
+            target = base.clone();
             target.push(format!(".{n}"));
             n += 1;
         }
@@ -428,7 +445,11 @@ impl Spool {
         tmp_name.push(format!(".tmp-{}", std::process::id()));
         let tmp = self.dir(CUR).join(tmp_name);
         let json = serde_json::to_vec_pretty(note).unwrap_or_default();
-        fs::write(&tmp, json)
+        // A stale temporary of a killed run of the same pid is ours to remove; then the note is
+        // created where nothing is, never through a link.
+        let _ = fs::remove_file(&tmp);
+        crate::safe_fs::create_new(&tmp, 0o644)
+            .and_then(|mut f| f.write_all(&json))
             .and_then(|()| fs::rename(&tmp, &path))
             .map_err(|source| SpoolError::Write { path, source })
     }
@@ -623,6 +644,19 @@ mod tests {
             fs::metadata(&target).unwrap().permissions().mode() & 0o777,
             0o700
         );
+    }
+
+    /// Nothing in new/ is ignored: a hidden file and a stray `.reason` are claimed and quarantined
+    /// like any other file that is not a record.
+    #[test]
+    fn hidden_and_reason_named_files_in_new_are_not_ignored() {
+        let (_dir, spool) = spool();
+        fs::write(spool.root().join("new/.x.json"), b"{}").unwrap();
+        fs::write(spool.root().join("new/y.reason"), b"hello").unwrap();
+        assert_eq!(counts(&spool).new, 2);
+        let report = spool.claim(None).unwrap();
+        assert_eq!(report.failed.len(), 2, "{:?}", report.failed);
+        assert_eq!((counts(&spool).new, counts(&spool).failed), (0, 2));
     }
 
     #[test]

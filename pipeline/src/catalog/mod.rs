@@ -377,9 +377,14 @@ fn write_atomically(
     // Hidden and without the .parquet extension: readers never list a half-written file.
     let tmp_path = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
     let result = (|| {
-        let file = File::create(&tmp_path).map_err(|source| CatalogError::Create {
-            path: tmp_path.clone(),
-            source,
+        // Our own leftover of a killed run with the same pid is removed; then the file is created
+        // where nothing is, never through a link planted at its name.
+        let _ = fs::remove_file(&tmp_path);
+        let file = crate::safe_fs::create_new(&tmp_path, 0o644).map_err(|source| {
+            CatalogError::Create {
+                path: tmp_path.clone(),
+                source,
+            }
         })?;
         let mut writer =
             ArrowWriter::try_new(file, table.schema(), Some(properties)).map_err(|source| {

@@ -112,10 +112,17 @@ fn job_from_fields(line: &str, epoch: i64, cluster: &str, source: &str) -> Resul
     let mut n = [0i64; 18];
     for (i, f) in fields.iter().enumerate() {
         // Some archive logs write whole numbers as "12.00".
+        // Anything else (NaN, a fraction, beyond 64 bits) is an error, never a different number.
         n[i] = f
             .parse::<i64>()
-            .or_else(|_| f.parse::<f64>().map(|v| v as i64))
-            .map_err(|_| format!("field {} is not a number: {f:?}", i + 1))?;
+            .ok()
+            .or_else(|| {
+                f.parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite() && v.fract() == 0.0 && v.abs() < 9.0e18)
+                    .map(|v| v as i64)
+            })
+            .ok_or_else(|| format!("field {} is not a whole number in range: {f:?}", i + 1))?;
     }
     let known = |v: i64| (v >= 0).then_some(v);
     let [
@@ -138,17 +145,27 @@ fn job_from_fields(line: &str, epoch: i64, cluster: &str, source: &str) -> Resul
         _,
         _,
     ] = n;
-    let time = |offset: i64| DateTime::<Utc>::from_timestamp(epoch + offset, 0);
+    // Checked: offsets that overflow or leave chrono's range are no time, not a wrapped one.
+    let time = |offset: i64| {
+        epoch
+            .checked_add(offset)
+            .and_then(|t| DateTime::<Utc>::from_timestamp(t, 0))
+    };
     let submit_at = known(submit).and_then(time);
     let start_at = known(submit)
         .zip(known(wait))
-        .and_then(|(s, w)| time(s + w));
+        .and_then(|(s, w)| s.checked_add(w))
+        .and_then(time);
     let end_at = known(submit)
         .zip(known(wait))
         .zip(known(run))
-        .and_then(|((s, w), r)| time(s + w + r))
-        .ok_or("no end time (submit, wait or run time unknown)")?;
-    let cpus = known(alloc).or(known(req_procs)).map(|c| c as u32);
+        .and_then(|((s, w), r)| s.checked_add(w)?.checked_add(r))
+        .and_then(time)
+        .ok_or("no end time (submit, wait or run time unknown or out of range)")?;
+    let cpus = known(alloc)
+        .or(known(req_procs))
+        .map(|c| u32::try_from(c).map_err(|_| format!("{c} processors do not fit 32 bits")))
+        .transpose()?;
     Ok(JobRow {
         cluster: cluster.to_string(),
         job_id: job.to_string(),
@@ -159,7 +176,8 @@ fn job_from_fields(line: &str, epoch: i64, cluster: &str, source: &str) -> Resul
         cpus,
         req_mem_mb: known(req_mem)
             .zip(cpus)
-            .map(|(kb, c)| (kb as u64 * c as u64) / 1024),
+            .and_then(|(kb, c)| (kb as u64).checked_mul(u64::from(c)))
+            .map(|kb| kb / 1024),
         time_limit_s: known(req_time).map(|t| t as u64),
         submit: submit_at,
         start: start_at,
@@ -272,6 +290,28 @@ mod tests {
         assert_eq!(files(&data), 2 * one, "a re-import replaces");
     }
 
+    /// Numbers that do not fit are skipped lines with a reason, never a wrapped or rounded value.
+    #[test]
+    fn numbers_out_of_range_are_reasons_not_other_numbers() {
+        let log = "; UnixStartTime: 1000\n\
+            1 0 10 nan 4 -1 -1 4 200 -1 1 7 3 -1 1 1 -1 -1\n\
+            2 0 10 100 5000000000 -1 -1 4 200 -1 1 7 3 -1 1 1 -1 -1\n\
+            3 0 10 1e30 4 -1 -1 4 200 -1 1 7 3 -1 1 1 -1 -1\n\
+            4 0 10 9223372036854775000 4 -1 -1 4 200 -1 1 7 3 -1 1 1 -1 -1\n\
+            5 0 10 12.5 4 -1 -1 4 200 -1 1 7 3 -1 1 1 -1 -1\n\
+            6 0 10 100 4 -1 -1 4 200 -1 1 7 3 -1 1 1 -1 -1\n";
+        let parsed = parse(log.as_bytes(), Path::new("t.swf"), "kth", "swf:test").unwrap();
+        let ids: Vec<&str> = parsed.jobs.iter().map(|j| j.job_id.as_str()).collect();
+        assert_eq!(ids, ["6"]);
+        let reasons: Vec<&str> = parsed.skipped.iter().map(|s| s.reason.as_str()).collect();
+        assert_eq!(reasons.len(), 5, "{reasons:?}");
+        assert!(reasons[0].contains("not a whole number"), "{reasons:?}");
+        assert!(reasons[1].contains("do not fit 32 bits"), "{reasons:?}");
+        assert!(reasons[2].contains("not a whole number"), "{reasons:?}");
+        assert!(reasons[3].contains("out of range"), "{reasons:?}");
+        assert!(reasons[4].contains("not a whole number"), "{reasons:?}");
+    }
+
     #[test]
     fn parses_jobs_and_reports_bad_lines() {
         let log = parse(SAMPLE.as_bytes(), Path::new("t.swf"), "kth", "swf:test").unwrap();
@@ -301,7 +341,10 @@ mod tests {
         assert_eq!(
             reasons,
             [
-                (4, "no end time (submit, wait or run time unknown)"),
+                (
+                    4,
+                    "no end time (submit, wait or run time unknown or out of range)"
+                ),
                 (6, "expected 18 fields, found 2"),
                 (7, "expected 18 fields, found 4")
             ]

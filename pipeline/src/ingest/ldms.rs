@@ -108,10 +108,14 @@ pub struct SamplerFile {
 fn parse_time(time: &str, usec: &str) -> Option<i64> {
     let secs: i64 = time.split('.').next()?.parse().ok()?;
     let usec: i64 = usec.trim().parse().ok()?;
-    (0..1_000_000)
-        .contains(&usec)
+    // A sampler's clock between 1970 and 2200: anything else (before 1970, year 8319) is a bad
+    // line with its reason, not a time that wrapped or a partition centuries away.
+    ((0..1_000_000).contains(&usec) && SAMPLE_EPOCH_S.contains(&secs))
         .then(|| secs * 1_000_000 + usec)
 }
+
+/// The sample times accepted: 1970-01-01 to 2200-01-01, UTC.
+const SAMPLE_EPOCH_S: std::ops::RangeInclusive<i64> = 0..=7_258_118_400;
 
 /// Parses one LDMS CSV store file into memory. `sampler` is the series prefix (the file's name).
 ///
@@ -328,9 +332,16 @@ pub fn read_labels(path: &Path) -> Result<Vec<RunLabel>, LdmsError> {
             if s.is_empty() {
                 return Ok(None);
             }
+            // Offsets from the run's first sample: finite, not negative, within 100 years.
             s.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && (0.0..=3.2e9).contains(v))
                 .map(Some)
-                .map_err(|_| fail(format!("not a number of seconds: {s:?}")))
+                .ok_or_else(|| {
+                    fail(format!(
+                        "not a number of seconds between 0 and 3.2e9: {s:?}"
+                    ))
+                })
         };
         if fields[0].is_empty() || fields[1].trim_end_matches('/').is_empty() {
             return Err(fail("job_id and run_dir must not be empty".into()));
@@ -720,6 +731,38 @@ mod tests {
             "{}",
             stray[0]
         );
+    }
+
+    /// Times outside 1970–2200 and label bounds that are not finite offsets are reasons, not
+    /// other numbers.
+    #[test]
+    fn out_of_range_times_and_bounds_are_refused() {
+        assert_eq!(
+            parse_time("1700000000.5", "500000"),
+            Some(1_700_000_000_500_000)
+        );
+        for (time, usec) in [
+            ("-5", "0"),
+            ("200000000000", "0"),
+            ("99999999999999999", "0"),
+            ("1700000000", "1000000"),
+        ] {
+            assert_eq!(parse_time(time, usec), None, "{time}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("labels.csv");
+        for bound in ["nan", "1e300", "-1", "inf"] {
+            std::fs::write(
+                &path,
+                format!("job_id,run_dir,app,mode,anomaly,start_s,end_s,params\nj,d/r,a,single,memleak,{bound},2,\n"),
+            )
+            .unwrap();
+            let err = read_labels(&path).unwrap_err().to_string();
+            assert!(
+                err.contains("not a number of seconds between 0 and 3.2e9"),
+                "{bound}: {err}"
+            );
+        }
     }
 
     #[test]

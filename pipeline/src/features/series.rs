@@ -391,6 +391,43 @@ mod tests {
     }
 
     proptest! {
+        /// Every figure a user reads agrees with its definition, whatever the series: the
+        /// percentiles in order, the mean between the extremes, std and the idle share within
+        /// their bounds, the samples counted.
+        #[test]
+        fn figures_keep_their_definitions(
+            values in proptest::collection::vec(
+                prop_oneof![8 => -1e9f64..1e9, 1 => Just(f64::NAN), 1 => Just(f64::INFINITY)],
+                1..300,
+            ),
+        ) {
+            let mut samples: Vec<Sample> = values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i as i64 * 10_000_000, *v))
+                .collect();
+            let d = describe(&mut samples, Some(0.05));
+            let finite = values.iter().filter(|v| v.is_finite()).count() as u64;
+            prop_assert_eq!(d.n + d.n_nonfinite, values.len() as u64);
+            prop_assert_eq!(d.n, finite);
+            if let (Some(min), Some(max), Some(mean)) = (d.min, d.max, d.mean) {
+                prop_assert!(min <= max);
+                // Floating sums may land a hair outside on near-constant series.
+                let slack = 1e-9 * (max.abs() + min.abs() + 1.0);
+                prop_assert!(mean >= min - slack && mean <= max + slack, "{min} {mean} {max}");
+                let p: Vec<f64> = d.percentiles.iter().flatten().copied().collect();
+                prop_assert_eq!(p.len(), 5);
+                prop_assert!(p.windows(2).all(|w| w[0] <= w[1]), "{p:?}");
+                prop_assert!(min <= p[0] && p[4] <= max, "{p:?}");
+            }
+            if let Some(std) = d.std {
+                prop_assert!(std >= 0.0);
+            }
+            if let Some(idle) = d.idle_share {
+                prop_assert!((0.0..=1.0).contains(&idle));
+            }
+        }
+
         /// Selection gives what a full sort gives, for every percentile.
         #[test]
         fn percentiles_match_a_sort(values in proptest::collection::vec(-1e6f64..1e6, 1..200)) {

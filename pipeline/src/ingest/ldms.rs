@@ -473,23 +473,40 @@ pub fn import_runs(
         let rel = relative_run(dir, run);
         let job_id = job_ids[index].clone();
         progress(index + 1, runs.len(), &job_id);
-        let mut files = Vec::new();
-        for sampler_path in sampler_files(&run.join("data")) {
-            let sampler = sampler_path
-                .file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-            // Found by walking the run's folder: never through a link, never a FIFO.
-            let reader = crate::safe_fs::open_regular(&sampler_path, crate::safe_fs::Links::Refuse)
-                .map_err(|source| LdmsError::Read {
-                    path: sampler_path.clone(),
-                    source,
-                })?;
-            files.push(parse_file(
-                std::io::BufReader::new(reader),
-                &sampler_path,
-                &sampler,
-            )?);
-        }
+        // One unreadable or malformed sampler file sets its run aside with the reason; the other
+        // runs are imported.
+        let read = || -> Result<Vec<SamplerFile>, LdmsError> {
+            let mut files = Vec::new();
+            for sampler_path in sampler_files(&run.join("data")) {
+                let sampler = sampler_path
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                // Found by walking the run's folder: never through a link, never a FIFO.
+                let reader =
+                    crate::safe_fs::open_regular(&sampler_path, crate::safe_fs::Links::Refuse)
+                        .map_err(|source| LdmsError::Read {
+                            path: sampler_path.clone(),
+                            source,
+                        })?;
+                files.push(parse_file(
+                    std::io::BufReader::new(reader),
+                    &sampler_path,
+                    &sampler,
+                )?);
+            }
+            Ok(files)
+        };
+        let files = match read() {
+            Ok(files) => files,
+            Err(e) => {
+                summary.skipped.push(Skipped {
+                    file: run.clone(),
+                    line: 0,
+                    reason: format!("run not imported: {e}"),
+                });
+                continue;
+            }
+        };
         let all = || files.iter().flat_map(|f| f.samples.iter());
         let (Some(first), Some(last)) = (
             all().map(|s| s.ts_micros).min(),
@@ -717,8 +734,18 @@ mod tests {
             format!("{header}j1,a/r1,app,single,none,0,1,\nj9,nowhere,app,single,none,0,1,\n"),
         )
         .unwrap();
+        // A run whose sampler file is not an LDMS file is set aside; the others are imported.
+        std::fs::create_dir_all(runs.join("d/r3/data")).unwrap();
+        std::fs::write(runs.join("d/r3/data/procstat"), "not,an,ldms,file\n").unwrap();
         let done = import_runs(&data, &runs, Some(&labels), "c", |_, _, _| {}).unwrap();
         assert_eq!(done.runs, 3);
+        assert!(
+            done.skipped
+                .iter()
+                .any(|s| s.file.ends_with("d/r3") && s.reason.starts_with("run not imported")),
+            "{:?}",
+            done.skipped
+        );
         let stray: Vec<&str> = done
             .skipped
             .iter()

@@ -517,8 +517,30 @@ fn pending_jobs_back_off_then_go_to_failed_with_their_reason() {
         "no note left behind"
     );
 
-    // The admins' daily digest lists the job the pipeline gave up on, with its reason.
+    // The admins' daily digest lists the job the pipeline gave up on, with its reason. A dry run
+    // first: it changes nothing, not even by creating the outbox.
     let outbox = s.data.parent().unwrap().join("outbox");
+    let dry = Command::new(JOBSIGHT)
+        .arg("--data")
+        .arg(&s.data)
+        .arg("--spool")
+        .arg(s.spool.root())
+        .args([
+            "notify",
+            "--dry-run",
+            "--now",
+            "2026-11-23T06:00:00Z",
+            "--outbox",
+        ])
+        .arg(&outbox)
+        .output()
+        .unwrap();
+    assert!(
+        dry.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dry.stderr)
+    );
+    assert!(!outbox.exists(), "a dry run created {}", outbox.display());
     let out = Command::new(JOBSIGHT)
         .arg("--data")
         .arg(&s.data)

@@ -529,7 +529,12 @@ pub fn run(
     let templates = Templates::load(settings.templates.as_deref())?;
     let mut policy = settings.policy.clone();
     policy.holidays = files.holidays.clone();
-    let outbox = Outbox::open(&settings.outbox)?;
+    // A dry run changes nothing, not even by creating the outbox's directories.
+    let outbox = if options.dry_run {
+        Outbox::at(&settings.outbox)
+    } else {
+        Outbox::open(&settings.outbox)?
+    };
     let mut report = Report {
         outbox: settings.outbox.clone(),
         ..Default::default()

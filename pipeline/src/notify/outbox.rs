@@ -142,6 +142,14 @@ impl Outbox {
         })
     }
 
+    /// A handle on the outbox at `root` that creates nothing, for a dry run: a missing outbox
+    /// reads as empty.
+    pub fn at(root: &Path) -> Outbox {
+        Outbox {
+            root: root.to_path_buf(),
+        }
+    }
+
     fn dir(&self, state: &str, key: &str) -> PathBuf {
         self.root.join(state).join(key)
     }
@@ -154,7 +162,11 @@ impl Outbox {
     /// The keys in a state, sorted.
     pub fn keys(&self, state: &str) -> Result<Vec<String>, NotifyError> {
         let dir = self.root.join(state);
-        let mut keys: Vec<String> = fs::read_dir(&dir)
+        let entries = match fs::read_dir(&dir) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            other => other,
+        };
+        let mut keys: Vec<String> = entries
             .map_err(|e| NotifyError::io(&dir, e))?
             .flatten()
             .filter(|e| e.path().is_dir())

@@ -218,7 +218,7 @@ impl IngestOptions {
                 "ingest.give_up_after_s",
                 self.give_up_after_s,
                 DAY_S,
-                60..=90 * DAY_S,
+                60..=3650 * DAY_S,
             )?),
             retry_after: Duration::from_secs(retry_after),
             retry_max: Duration::from_secs(retry_max),

@@ -366,7 +366,7 @@ impl Options {
                     "give_up_after_s",
                     self.give_up_after_s,
                     2 * DAY_S,
-                    60..=90 * DAY_S,
+                    60..=3650 * DAY_S,
                 )?),
             },
         })
@@ -540,7 +540,7 @@ pub fn run(
         ..Default::default()
     };
     if !options.dry_run {
-        report.recovered = outbox.recover(data, now)?;
+        report.recovered = outbox.recover(data, &settings.transport, now)?;
     }
 
     progress("reading the warehouse");

@@ -234,12 +234,25 @@ impl Outbox {
         Ok(rows)
     }
 
-    /// Settles messages a dead run left in `sending/` (see the module doc).
-    pub fn recover(&self, data: &Path, now: DateTime<Utc>) -> Result<Recovered, NotifyError> {
+    /// Settles messages a dead run left in `sending/` (see the module doc). With the file
+    /// transport nothing left the machine: the message in the outbox is its delivery, so it is
+    /// recorded as sent rather than held in doubt for ever.
+    pub fn recover(
+        &self,
+        data: &Path,
+        transport: &Transport,
+        now: DateTime<Utc>,
+    ) -> Result<Recovered, NotifyError> {
         let mut recovered = Recovered::default();
         for key in self.keys("sending")? {
             let meta = self.meta("sending", &key)?;
-            if meta.test || !ledger_has(data, &key) {
+            if matches!(transport, Transport::File) {
+                if !meta.test && !ledger_has(data, &key) {
+                    record(data, &meta, "sent", Some(now), transport.name(), now)?;
+                }
+                self.rename(&key, "sending", "sent")?;
+                recovered.sent.push(key);
+            } else if meta.test || !ledger_has(data, &key) {
                 if !meta.test {
                     record(data, &meta, "in-doubt", None, "unknown", now)?;
                 }
@@ -542,4 +555,58 @@ fn record(
         &[batch],
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// With the file transport nothing leaves the machine: a message a dead run left in
+    /// `sending/` is delivered (recorded as sent), not held in doubt for ever.
+    #[test]
+    fn the_file_transport_recovers_to_sent() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        let outbox = Outbox::open(&dir.path().join("outbox")).unwrap();
+        let now = DateTime::from_timestamp(1_795_300_000, 0).unwrap();
+        let row = LedgerRow {
+            key: "digest.alice.2026-11-22".into(),
+            kind: "digest".into(),
+            user: Some("alice".into()),
+            address: "alice@example.org".into(),
+            period: "2026-11-22".into(),
+            job_id: Some("1".into()),
+            finding: Some("timeout".into()),
+            severity: Some("warning".into()),
+            queued_at: now,
+            sent_at: None,
+            status: "queued".into(),
+            transport: "file".into(),
+        };
+        let meta = Meta {
+            key: row.key.clone(),
+            from: "jobsight@example.org".into(),
+            to: vec![row.address.clone()],
+            subject: "s".into(),
+            queued_at: now,
+            attempts: 0,
+            next_attempt: now,
+            last_error: None,
+            test: false,
+            rows: vec![row.clone()],
+        };
+        assert!(
+            outbox
+                .enqueue(&meta, b"Subject: s\r\n\r\nbody\r\n")
+                .unwrap()
+        );
+        // As a run killed right after it took the message leaves it.
+        outbox.rename(&row.key, "queue", "sending").unwrap();
+        let recovered = outbox.recover(&data, &Transport::File, now).unwrap();
+        assert_eq!(recovered.sent, [row.key.clone()]);
+        assert!(recovered.in_doubt.is_empty());
+        assert_eq!(outbox.state_of(&row.key), Some("sent"));
+        assert!(ledger_has(&data, &row.key));
+    }
 }

@@ -604,7 +604,7 @@ mod tests {
         // As a run killed right after it took the message leaves it.
         outbox.rename(&row.key, "queue", "sending").unwrap();
         let recovered = outbox.recover(&data, &Transport::File, now).unwrap();
-        assert_eq!(recovered.sent, [row.key.clone()]);
+        assert_eq!(recovered.sent, std::slice::from_ref(&row.key));
         assert!(recovered.in_doubt.is_empty());
         assert_eq!(outbox.state_of(&row.key), Some("sent"));
         assert!(ledger_has(&data, &row.key));

@@ -520,41 +520,27 @@ fn pending_jobs_back_off_then_go_to_failed_with_their_reason() {
     // The admins' daily digest lists the job the pipeline gave up on, with its reason. A dry run
     // first: it changes nothing, not even by creating the outbox.
     let outbox = s.data.parent().unwrap().join("outbox");
-    let dry = Command::new(JOBSIGHT)
-        .arg("--data")
-        .arg(&s.data)
-        .arg("--spool")
-        .arg(s.spool.root())
-        .args([
-            "notify",
-            "--dry-run",
-            "--now",
-            "2026-11-23T06:00:00Z",
-            "--outbox",
-        ])
-        .arg(&outbox)
-        .output()
-        .unwrap();
-    assert!(
-        dry.status.success(),
-        "{}",
-        String::from_utf8_lossy(&dry.stderr)
-    );
+    let notify = |extra: &[&str]| {
+        let out = Command::new(JOBSIGHT)
+            .arg("--data")
+            .arg(&s.data)
+            .arg("--spool")
+            .arg(s.spool.root())
+            .arg("notify")
+            .args(extra)
+            .args(["--now", "2026-11-23T06:00:00Z", "--outbox"])
+            .arg(&outbox)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    notify(&["--dry-run"]);
     assert!(!outbox.exists(), "a dry run created {}", outbox.display());
-    let out = Command::new(JOBSIGHT)
-        .arg("--data")
-        .arg(&s.data)
-        .arg("--spool")
-        .arg(s.spool.root())
-        .args(["notify", "--now", "2026-11-23T06:00:00Z", "--outbox"])
-        .arg(&outbox)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    notify(&[]);
     let record = names.iter().find(|n| !n.ends_with(".reason")).unwrap();
     let admin: String = walk(&outbox)
         .into_iter()

@@ -110,7 +110,7 @@ pub fn verdicts(
 }
 
 /// The whole-day run: classifies every job of `day` and writes part `classify`, replacing the
-/// per-job parts. The models' verdicts are another stage's ([`crate::model::predict`]); the
+/// per-job parts. The models' verdicts are another stage's (`model::predict`); the
 /// scheduler runs it on these verdicts.
 pub fn classify_day(
     data: &Path,

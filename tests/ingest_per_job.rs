@@ -521,22 +521,17 @@ fn pending_jobs_back_off_then_go_to_failed_with_their_reason() {
     // first: it changes nothing, not even by creating the outbox.
     let outbox = s.data.parent().unwrap().join("outbox");
     let notify = |extra: &[&str]| {
-        let out = Command::new(JOBSIGHT)
-            .arg("--data")
-            .arg(&s.data)
-            .arg("--spool")
-            .arg(s.spool.root())
-            .arg("notify")
-            .args(extra)
-            .args(["--now", "2026-11-23T06:00:00Z", "--outbox"])
-            .arg(&outbox)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::run_ok(
+            Command::new(JOBSIGHT)
+                .arg("--data")
+                .arg(&s.data)
+                .arg("--spool")
+                .arg(s.spool.root())
+                .arg("notify")
+                .args(extra)
+                .args(["--now", "2026-11-23T06:00:00Z", "--outbox"])
+                .arg(&outbox),
+        )
     };
     notify(&["--dry-run"]);
     assert!(!outbox.exists(), "a dry run created {}", outbox.display());

@@ -54,4 +54,14 @@ pub(crate) mod tests_support {
     pub fn manifest_dir() -> String {
         std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into())
     }
+
+    /// Makes a FIFO at `path` (with the `mkfifo` program: the crate forbids unsafe code), for
+    /// the tests that a FIFO never blocks a reader.
+    pub fn mkfifo(path: &std::path::Path) {
+        let made = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(made, "cannot make a FIFO at {}", path.display());
+    }
 }

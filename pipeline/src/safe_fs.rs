@@ -115,13 +115,7 @@ mod tests {
         let link = dir.path().join("l");
         std::os::unix::fs::symlink(&file, &link).unwrap();
         let fifo = dir.path().join("p");
-        assert!(
-            std::process::Command::new("mkfifo")
-                .arg(&fifo)
-                .status()
-                .unwrap()
-                .success()
-        );
+        crate::tests_support::mkfifo(&fifo);
 
         assert!(open_regular(&file, Links::Refuse).is_ok());
         assert!(open_regular(&link, Links::Follow).is_ok());

@@ -598,13 +598,7 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let (dir, spool) = spool();
         let fifo = spool.root().join("new/00000000000000000009.f.json");
-        assert!(
-            std::process::Command::new("mkfifo")
-                .arg(&fifo)
-                .status()
-                .unwrap()
-                .success()
-        );
+        crate::tests_support::mkfifo(&fifo);
         let victim = dir.path().join("victim");
         fs::write(&victim, "keep me").unwrap();
         std::os::unix::fs::symlink(

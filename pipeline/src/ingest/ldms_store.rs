@@ -355,13 +355,7 @@ mod tests {
         std::fs::write(store.join("sub/procstat"), "x").unwrap();
         std::os::unix::fs::symlink(".", store.join("a")).unwrap();
         std::os::unix::fs::symlink("/etc/passwd", store.join("passwd")).unwrap();
-        assert!(
-            std::process::Command::new("mkfifo")
-                .arg(store.join("fifo"))
-                .status()
-                .unwrap()
-                .success()
-        );
+        crate::tests_support::mkfifo(&store.join("fifo"));
         assert_eq!(
             store_files(std::slice::from_ref(&store)),
             [store.join("meminfo"), store.join("sub/procstat")]

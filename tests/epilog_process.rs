@@ -156,7 +156,7 @@ fn missing_spool_is_reported_and_exits_0() {
     assert!(out.status.success());
     let err = stderr(&out);
     assert!(
-        err.contains("job 81 NOT enqueued") && err.contains("nope/tmp"),
+        err.contains("job 81 NOT enqueued") && err.contains("nope is missing"),
         "{err}"
     );
 }

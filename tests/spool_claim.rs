@@ -160,7 +160,8 @@ fn a_directory_that_is_not_a_spool_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("is not a spool directory") && stderr.contains("jobsight spool init"),
+        stderr.contains("is not a spool directory")
+            && stderr.contains("jobsight spool init --spool "),
         "{stderr}"
     );
 }

@@ -1,146 +1,132 @@
-//! Opening and creating files the safe way, below every stage: the spool and the warehouse are
-//! written as root or `slurm` in directories that users' jobs can influence, and imports walk
-//! folders an admin points at. So a file is opened only if it is a regular file, without waiting
-//! on a FIFO or a device (`O_NONBLOCK`, then `fstat`); a file found by walking a folder is never
-//! reached through a link (`O_NOFOLLOW`); a file is created only where nothing is (`O_CREAT |
-//! O_EXCL | O_NOFOLLOW`: a planted link makes the call fail instead of writing through it); and a
-//! directory's mode is changed through the opened directory (`O_DIRECTORY | O_NOFOLLOW`, then
-//! `fchmod`), never through a link planted in its place. Each error says which file and why.
+//! Opening and creating files the safe way: one definition, shared with the hook
+//! ([`slurm_hooks::safe_fs`]) and re-exported here so that every stage finds it, plus the one way
+//! the pipeline replaces a file (a spool note, a warehouse part): [`write_replacing`].
 
-use std::fs::{File, OpenOptions};
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
 use std::io;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::path::Path;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 
-/// Whether a link at the path itself may be followed: yes for a path a person typed, no for one
-/// found by walking a folder or made by jobsight in a shared directory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Links {
-    Follow,
-    Refuse,
+pub use slurm_hooks::safe_fs::*;
+
+/// How long a hidden temporary file of a writer may sit untouched before a later write of the
+/// same file removes it as the leftover of a killed process: far longer than any write takes.
+pub const STALE_TEMPORARY_S: u64 = 6 * 3600;
+
+/// Whether a name is a hidden temporary file of [`write_replacing`] (`.<name>.tmp-<pid>`).
+pub fn is_temporary(name: &[u8]) -> bool {
+    name.starts_with(b".") && name.windows(5).any(|w| w == b".tmp-")
 }
 
-fn not_regular(path: &Path, what: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidInput,
-        format!("{} is {what}, not a regular file", path.display()),
-    )
-}
-
-/// Opens `path` for reading if it is a regular file: never blocks on a FIFO or a device, and with
-/// [`Links::Refuse`] fails on a link (ELOOP) instead of following it.
-pub fn open_regular(path: &Path, links: Links) -> io::Result<File> {
-    let mut flags = libc::O_NONBLOCK | libc::O_CLOEXEC;
-    if links == Links::Refuse {
-        flags |= libc::O_NOFOLLOW;
+/// Writes `name` in `dir` through `fill` into a hidden temporary file created where nothing is
+/// (never through a link), fsyncs it and renames it over `name`: readers see the old file or the
+/// new one, never half of one. A killed writer's temporary stays until [`remove_stale_temporaries`]
+/// (the nightly `compact` step, each ingest for the spool) or a writer with the same pid removes
+/// it; the directory is not listed here, so writing the 20,000th part of a day costs what the
+/// first did. `fill` gets
+/// the open temporary and its path (for its own errors) and hands the file back; `error` turns an
+/// I/O error on a path into the caller's error. Returns the final path.
+pub fn write_replacing<E>(
+    dir: &Dir,
+    name: &OsStr,
+    error: impl Fn(PathBuf, io::Error) -> E,
+    fill: impl FnOnce(File, &Path) -> Result<File, E>,
+) -> Result<PathBuf, E> {
+    let mut tmp = OsString::from(".");
+    tmp.push(name);
+    tmp.push(format!(".tmp-{}", std::process::id()));
+    let tmp_path = dir.join(&tmp);
+    // Our own leftover of a killed run with the same pid is ours to remove.
+    let _ = dir.remove(&tmp);
+    let written = (|| {
+        let file = dir
+            .create_new(&tmp, 0o644)
+            .map_err(|e| error(tmp_path.clone(), e))?;
+        let file = fill(file, &tmp_path)?;
+        file.sync_all().map_err(|e| error(tmp_path.clone(), e))?;
+        dir.rename(&tmp, dir, name)
+            .map_err(|e| error(dir.join(name), e))?;
+        let _ = dir.sync();
+        Ok(dir.join(name))
+    })();
+    if written.is_err() {
+        let _ = dir.remove(&tmp);
     }
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(flags)
-        .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) => io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "{} is a symbolic link, which is not followed here",
-                    path.display()
-                ),
-            ),
-            _ => e,
-        })?;
-    let kind = file.metadata()?.file_type();
-    use std::os::unix::fs::FileTypeExt;
-    if kind.is_file() {
-        Ok(file)
-    } else if kind.is_dir() {
-        Err(not_regular(path, "a directory"))
-    } else if kind.is_fifo() {
-        Err(not_regular(path, "a FIFO"))
-    } else if kind.is_socket() {
-        Err(not_regular(path, "a socket"))
-    } else {
-        Err(not_regular(path, "a device"))
-    }
+    written
 }
 
-/// Creates `path` for writing, with `mode`, only if nothing is there: not a file, not a link.
-pub fn create_new(path: &Path, mode: u32) -> io::Result<File> {
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!(
-                    "cannot create {} (nothing may be there, not even a link): {e}",
-                    path.display()
-                ),
-            )
+/// Removes the hidden temporaries of [`write_replacing`] in `dir` that nobody touched for
+/// [`STALE_TEMPORARY_S`]: leftovers of a writer that was killed. Returns how many.
+pub fn remove_stale_temporaries(dir: &Dir) -> usize {
+    let now = std::time::SystemTime::now();
+    let stale = std::time::Duration::from_secs(STALE_TEMPORARY_S);
+    let Ok(names) = dir.names() else { return 0 };
+    names
+        .into_iter()
+        .filter(|n| is_temporary(n.as_bytes()))
+        .filter(|n| {
+            dir.modified(n)
+                .is_ok_and(|m| now.duration_since(m).is_ok_and(|age| age > stale))
         })
-}
-
-/// Sets the mode of the directory `path` through the opened directory: a link in its place is
-/// refused, so the mode of what it points to never changes.
-pub fn set_dir_mode(path: &Path, mode: u32) -> io::Result<()> {
-    let dir = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) | Some(libc::ENOTDIR) => io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "{} is not a directory (a symbolic link or a file): refused",
-                    path.display()
-                ),
-            ),
-            _ => e,
-        })?;
-    dir.set_permissions(std::fs::Permissions::from_mode(mode))
+        .filter(|n| dir.remove(n).is_ok())
+        .count()
 }
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
-    fn fifos_links_and_directories_are_refused_without_blocking() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("f");
-        std::fs::write(&file, "x").unwrap();
-        let link = dir.path().join("l");
-        std::os::unix::fs::symlink(&file, &link).unwrap();
-        let fifo = dir.path().join("p");
-        crate::tests_support::mkfifo(&fifo);
-
-        assert!(open_regular(&file, Links::Refuse).is_ok());
-        assert!(open_regular(&link, Links::Follow).is_ok());
-        let e = open_regular(&link, Links::Refuse).unwrap_err().to_string();
-        assert!(e.contains("symbolic link"), "{e}");
-        let e = open_regular(&fifo, Links::Follow).unwrap_err().to_string();
-        assert!(e.contains("a FIFO, not a regular file"), "{e}");
-        let e = open_regular(dir.path(), Links::Follow)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("a directory"), "{e}");
-
-        // Creating where a link was planted fails and leaves the target alone.
-        assert!(create_new(&link, 0o644).is_err());
-        assert_eq!(std::fs::read_to_string(&file).unwrap(), "x");
-        assert!(create_new(&dir.path().join("new"), 0o644).is_ok());
-
-        // A link in a directory's place keeps its target's mode.
-        let target = dir.path().join("target");
-        std::fs::create_dir(&target).unwrap();
-        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o700)).unwrap();
-        let planted = dir.path().join("tmp");
-        std::os::unix::fs::symlink(&target, &planted).unwrap();
-        assert!(set_dir_mode(&planted, 0o777).is_err());
-        let mode = std::fs::metadata(&target).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o700);
+    fn replacing_writes_whole_files_and_clears_stale_temporaries_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = Dir::open(tmp.path(), Links::Follow).unwrap();
+        let write = |text: &'static str| {
+            write_replacing(
+                &dir,
+                OsStr::new("part.parquet"),
+                |_, e| e,
+                |mut f, _| {
+                    io::Write::write_all(&mut f, text.as_bytes())?;
+                    Ok(f)
+                },
+            )
+        };
+        write("one").unwrap();
+        // A killed writer's leftover, old, and a live writer's, fresh; a planted link at the
+        // final name is replaced, not written through.
+        let old = tmp.path().join(".part.parquet.tmp-1");
+        let fresh = tmp.path().join(".part.parquet.tmp-2");
+        std::fs::write(&old, "x").unwrap();
+        std::fs::write(&fresh, "y").unwrap();
+        let ago =
+            std::time::SystemTime::now() - std::time::Duration::from_secs(STALE_TEMPORARY_S + 60);
+        File::options()
+            .write(true)
+            .open(&old)
+            .unwrap()
+            .set_modified(ago)
+            .unwrap();
+        let victim = tmp.path().join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        std::fs::remove_file(tmp.path().join("part.parquet")).unwrap();
+        std::os::unix::fs::symlink(&victim, tmp.path().join("part.parquet")).unwrap();
+        let path = write("two").unwrap();
+        assert_eq!(std::fs::read_to_string(path).unwrap(), "two");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        assert_eq!(remove_stale_temporaries(&dir), 1);
+        assert!(!old.exists(), "a stale temporary is removed");
+        assert!(fresh.exists(), "a live writer's temporary is left alone");
+        // A failed fill leaves nothing behind.
+        let failed = write_replacing(
+            &dir,
+            OsStr::new("other"),
+            |_, e| e,
+            |_, _| Err(io::Error::other("no")),
+        );
+        assert!(failed.is_err());
+        let mut names = dir.names().unwrap();
+        names.sort();
+        assert_eq!(names, [".part.parquet.tmp-2", "part.parquet", "victim"]);
     }
 }

@@ -3,8 +3,10 @@
 //!
 //! Input: `new/` in a spool directory written by `jobsight-epilog` (layout in
 //! [`slurm_hooks::spool_dir`]). Output: records moved to `cur/` and returned to the caller, one per
-//! job run. Claiming is a `rename(2)` from `new/` to `cur/`, which exactly one process can win, so
-//! concurrent claimers never get the same record. Then the record is parsed:
+//! job run. Claiming is a rename from `new/` to `cur/` (`renameat2` with `RENAME_NOREPLACE`), which
+//! exactly one process can win, so concurrent claimers never get the same record. Every name is
+//! resolved relative to the spool's opened subdirectories ([`crate::safe_fs::Dir`]), never through
+//! a link. Then the record is parsed:
 //! - unreadable or malformed records move to `failed/` beside a `.reason` file saying why;
 //! - a second record of a job run that was already claimed (both hooks configured, one `Epilog`
 //!   record per node, a retried hook) moves to `duplicate/` beside a `.reason` naming the first.
@@ -17,16 +19,16 @@
 //! an error naming the path; a bad record never does.
 
 use std::ffi::{OsStr, OsString};
-use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use slurm_hooks::record::{JobKey, SpoolRecord};
 use slurm_hooks::spool_dir::{self, CUR, DUPLICATE, FAILED, NEW, RECORD_EXT, SEEN, SUBDIRS, TMP};
+
+use crate::safe_fs::{self, Dir, Links, Refusal};
 
 /// The hook's own bound (one definition): the hook never writes a larger record.
 pub const MAX_RECORD_BYTES: u64 = slurm_hooks::record::MAX_RECORD_BYTES as u64;
@@ -51,7 +53,7 @@ pub struct PendingNote {
 #[derive(Debug, thiserror::Error)]
 pub enum SpoolError {
     #[error(
-        "{path} is not a spool directory: {reason} (create one with `jobsight spool init {path}`)"
+        "{path} is not a spool directory: {reason} (create one with `jobsight spool init --spool {path}`)"
     )]
     NotASpool { path: PathBuf, reason: String },
     #[error("cannot create {path}: {source}")]
@@ -70,10 +72,18 @@ pub enum SpoolError {
     Read { path: PathBuf, source: io::Error },
 }
 
-/// A spool directory that exists and has every subdirectory.
+/// A spool directory that exists and has every subdirectory, each held open: every file name is
+/// resolved relative to an opened directory ([`Dir`]), so a link planted in place of a
+/// subdirectory after the spool was opened redirects nothing.
 #[derive(Debug, Clone)]
 pub struct Spool {
-    root: PathBuf,
+    root: Dir,
+    tmp: Dir,
+    new: Dir,
+    cur: Dir,
+    failed: Dir,
+    duplicate: Dir,
+    seen: Dir,
 }
 
 /// A record this process claimed: it now lives at `path` in `cur/`.
@@ -129,49 +139,78 @@ impl Spool {
     /// sets every one of them to `mode` (e.g. 0o2770 with a group shared by slurm and the
     /// pipeline). The mode is set with chmod, so the umask does not reduce it and setgid sticks.
     pub fn init(root: &Path, mode: u32) -> Result<Spool, SpoolError> {
-        for dir in std::iter::once(root.to_path_buf()).chain(SUBDIRS.iter().map(|s| root.join(s))) {
-            fs::create_dir_all(&dir).map_err(|source| SpoolError::Create {
-                path: dir.clone(),
-                source,
-            })?;
-            // Through the opened directory: a link planted in its place (this runs as root from
-            // ops/install-epilog.sh) is refused, its target's mode never changed.
-            crate::safe_fs::set_dir_mode(&dir, mode).map_err(|source| SpoolError::Create {
-                path: dir.clone(),
-                source,
-            })?;
+        let create = |path: &Path, source| SpoolError::Create {
+            path: path.to_path_buf(),
+            source,
+        };
+        let dir = Dir::create_all(root).map_err(|e| create(root, e))?;
+        dir.set_mode(mode).map_err(|e| create(root, e))?;
+        for sub in SUBDIRS.iter().chain([&DONE]) {
+            // Created and chmod-ed through the opened spool: a link planted in a subdirectory's
+            // place (this runs as root from ops/install-epilog.sh) is refused, its target's mode
+            // never changed.
+            dir.sub_or_create(sub, 0o700)
+                .and_then(|d| d.set_mode(mode))
+                .map_err(|e| create(&dir.join(sub), e))?;
         }
         Spool::open(root)
     }
 
     /// Opens an existing spool, checking that every subdirectory is a real directory.
     pub fn open(root: &Path) -> Result<Spool, SpoolError> {
-        for sub in SUBDIRS {
-            let dir = root.join(sub);
-            let problem = match fs::symlink_metadata(&dir) {
-                Ok(m) if m.file_type().is_symlink() => Some(format!("{sub}/ is a symlink")),
-                Ok(m) if m.is_dir() => None,
-                Ok(_) => Some(format!("{sub}/ is not a directory")),
-                Err(e) => Some(format!("{sub}/: {e}")),
-            };
-            if let Some(reason) = problem {
-                return Err(SpoolError::NotASpool {
-                    path: root.to_path_buf(),
-                    reason,
-                });
-            }
-        }
+        let not_a_spool = |reason: String| SpoolError::NotASpool {
+            path: root.to_path_buf(),
+            reason,
+        };
+        let root_dir = Dir::open(root, Links::Follow).map_err(|e| {
+            not_a_spool(if e.kind() == io::ErrorKind::NotFound {
+                "it does not exist".into()
+            } else {
+                e.to_string()
+            })
+        })?;
+        let sub = |name: &str| {
+            root_dir.sub(name).map_err(|e| {
+                not_a_spool(match safe_fs::refusal(&e) {
+                    Some(Refusal::Link) => format!("{name}/ is a symlink"),
+                    Some(_) => format!("{name}/ is not a directory"),
+                    None => format!("{name}/: {e}"),
+                })
+            })
+        };
         Ok(Spool {
-            root: root.to_path_buf(),
+            tmp: sub(TMP)?,
+            new: sub(NEW)?,
+            cur: sub(CUR)?,
+            failed: sub(FAILED)?,
+            duplicate: sub(DUPLICATE)?,
+            seen: sub(SEEN)?,
+            root: root_dir,
         })
     }
 
     pub fn root(&self) -> &Path {
-        &self.root
+        self.root.path()
     }
 
-    fn dir(&self, sub: &str) -> PathBuf {
-        self.root.join(sub)
+    /// The opened subdirectory of a state (`done/` is created on first use, so spools made
+    /// before it existed keep working).
+    fn state(&self, sub: &str) -> Result<Dir, SpoolError> {
+        Ok(match sub {
+            TMP => self.tmp.clone(),
+            NEW => self.new.clone(),
+            CUR => self.cur.clone(),
+            FAILED => self.failed.clone(),
+            DUPLICATE => self.duplicate.clone(),
+            SEEN => self.seen.clone(),
+            _ => self
+                .root
+                .sub_or_create(sub, 0o770)
+                .map_err(|source| SpoolError::Create {
+                    path: self.root.join(sub),
+                    source,
+                })?,
+        })
     }
 
     /// Names of the entries of `sub/` that are records or stray files (not `.reason` notes, not
@@ -179,26 +218,18 @@ impl Spool {
     /// Names are kept as raw bytes: a stray file with a non-UTF-8 name is still claimed (and
     /// quarantined), never left behind.
     fn entries(&self, sub: &str) -> Result<Vec<OsString>, SpoolError> {
-        let dir = self.dir(sub);
+        let dir = self.state(sub)?;
         let mut names = Vec::new();
-        for entry in fs::read_dir(&dir).map_err(|source| SpoolError::List {
-            path: dir.clone(),
+        for name in dir.names().map_err(|source| SpoolError::List {
+            path: dir.path().to_path_buf(),
             source,
         })? {
-            let entry = entry.map_err(|source| SpoolError::List {
-                path: dir.clone(),
-                source,
-            })?;
-            let name = entry.file_name();
             let bytes = name.as_bytes();
             // Only what jobsight itself puts beside records is left out, and only where it puts
             // it: anything else in new/ (a hidden file, a stray `.reason`) is claimed and
             // quarantined with a reason, never silently ignored.
             let ours = match sub {
-                CUR => {
-                    bytes.ends_with(PENDING_NOTE_EXT.as_bytes())
-                        || (bytes.starts_with(b".") && bytes.windows(5).any(|w| w == b".tmp-"))
-                }
+                CUR => bytes.ends_with(PENDING_NOTE_EXT.as_bytes()) || safe_fs::is_temporary(bytes),
                 FAILED | DUPLICATE => bytes.ends_with(b".reason"),
                 _ => false,
             };
@@ -218,42 +249,42 @@ impl Spool {
             if limit.is_some_and(|l| report.claimed.len() >= l) {
                 break;
             }
-            let from = self.dir(NEW).join(&name);
-            let path = self.dir(CUR).join(&name);
             // Only claimers write into cur/, always under the name a record had in new/, and names
             // are unique by construction. A name already in cur/ therefore means someone put a
-            // record back into new/ by hand: quarantine it rather than let rename replace the other.
-            if fs::symlink_metadata(&path).is_ok() {
-                let reason = "a record with the same name is already in cur/".to_string();
-                match self.set_aside_from(&from, &name, FAILED, &reason) {
-                    Ok(moved) => report.failed.push(SetAside {
-                        path: moved,
-                        reason,
-                    }),
-                    Err(SpoolError::Move { source, .. })
-                        if source.kind() == io::ErrorKind::NotFound =>
-                    {
-                        report.lost_races += 1;
-                    }
-                    Err(e) => return Err(e),
-                }
-                continue;
-            }
-            match fs::rename(&from, &path) {
+            // record back into new/ by hand: quarantine it rather than replace the other (the
+            // rename never replaces, in one step).
+            match self.new.rename_no_replace(&name, &self.cur, &name) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
                     report.lost_races += 1;
                     continue;
                 }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    let reason = "a record with the same name is already in cur/".to_string();
+                    match self.set_aside_from(&self.new, &name, FAILED, &reason) {
+                        Ok(moved) => report.failed.push(SetAside {
+                            path: moved,
+                            reason,
+                        }),
+                        Err(SpoolError::Move { source, .. })
+                            if source.kind() == io::ErrorKind::NotFound =>
+                        {
+                            report.lost_races += 1;
+                        }
+                        Err(e) => return Err(e),
+                    }
+                    continue;
+                }
                 Err(source) => {
                     return Err(SpoolError::Move {
-                        from,
-                        to: path,
+                        from: self.new.join(&name),
+                        to: self.cur.join(&name),
                         source,
                     });
                 }
             }
-            let record = match read_record(&path) {
+            let path = self.cur.join(&name);
+            let record = match read_record(&self.cur, &name) {
                 Ok(record) => record,
                 Err(reason) => {
                     let moved = self.set_aside(&name, FAILED, &reason)?;
@@ -291,34 +322,34 @@ impl Spool {
     /// got there first.
     fn mark_seen(&self, key: &JobKey, name: &OsStr) -> Result<Option<OsString>, SpoolError> {
         // Sharded by job id so no directory grows past 10,000 entries per cluster.
+        let cluster = spool_dir::file_name_part(&key.cluster, 64);
+        let shard = (key.job_id / 10_000).to_string();
         let dir = self
-            .dir(SEEN)
-            .join(spool_dir::file_name_part(&key.cluster, 64))
-            .join((key.job_id / 10_000).to_string());
-        fs::create_dir_all(&dir).map_err(|source| SpoolError::Create {
-            path: dir.clone(),
-            source,
-        })?;
-        let marker = dir.join(format!("{}.{}", key.job_id, key.restart_count));
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o640)
-            .open(&marker)
-        {
+            .seen
+            .sub_or_create(&cluster, 0o770)
+            .and_then(|d| d.sub_or_create(&shard, 0o770))
+            .map_err(|source| SpoolError::Create {
+                path: self.seen.join(&cluster).join(&shard),
+                source,
+            })?;
+        let marker = format!("{}.{}", key.job_id, key.restart_count);
+        match dir.create_new(&marker, 0o640) {
             Ok(mut file) => {
                 file.write_all(name.as_bytes())
                     .map_err(|source| SpoolError::Write {
-                        path: marker.clone(),
+                        path: dir.join(&marker),
                         source,
                     })?;
                 Ok(None)
             }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                let first = fs::read(&marker).map_err(|source| SpoolError::Read {
-                    path: marker.clone(),
-                    source,
-                })?;
+                let mut first = Vec::new();
+                dir.open_regular(&marker)
+                    .and_then(|f| f.take(MAX_MARKER_BYTES).read_to_end(&mut first))
+                    .map_err(|source| SpoolError::Read {
+                        path: dir.join(&marker),
+                        source,
+                    })?;
                 Ok(if first == name.as_bytes() {
                     None
                 } else {
@@ -326,7 +357,7 @@ impl Spool {
                 })
             }
             Err(source) => Err(SpoolError::Create {
-                path: marker,
+                path: dir.join(&marker),
                 source,
             }),
         }
@@ -334,18 +365,19 @@ impl Spool {
 
     /// Moves `cur/name` into `state/` and writes a `.reason` file beside it.
     fn set_aside(&self, name: &OsStr, state: &str, reason: &str) -> Result<PathBuf, SpoolError> {
-        self.set_aside_from(&self.dir(CUR).join(name), name, state, reason)
+        self.set_aside_from(&self.cur, name, state, reason)
     }
 
-    /// Moves `from` into `state/` under `name` (with a numbered suffix if that name is taken, so
+    /// Moves `name` from `from` into `state/` (with a numbered suffix if that name is taken, so
     /// nothing already there is replaced) and writes `<new name>.reason`.
     fn set_aside_from(
         &self,
-        from: &Path,
+        from: &Dir,
         name: &OsStr,
         state: &str,
         reason: &str,
     ) -> Result<PathBuf, SpoolError> {
+        let to_dir = self.state(state)?;
         // A file named like a reason file would be taken for one beside the records: it gets a
         // suffix, so that it is listed and counted as what it is.
         let base = if name.as_bytes().ends_with(b".reason") {
@@ -357,51 +389,53 @@ impl Spool {
         };
         let mut target = base.clone();
         let mut n = 1;
-        while fs::symlink_metadata(self.dir(state).join(&target)).is_ok() {
-            target = base.clone();
-            target.push(format!(".{n}"));
-            n += 1;
+        loop {
+            match from.rename_no_replace(name, &to_dir, &target) {
+                Ok(()) => break,
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    target = base.clone();
+                    target.push(format!(".{n}"));
+                    n += 1;
+                }
+                Err(source) => {
+                    return Err(SpoolError::Move {
+                        from: from.join(name),
+                        to: to_dir.join(&target),
+                        source,
+                    });
+                }
+            }
         }
-        let to = self.dir(state).join(&target);
-        fs::rename(from, &to).map_err(|source| SpoolError::Move {
-            from: from.to_path_buf(),
-            to: to.clone(),
-            source,
-        })?;
-        let mut reason_name = target;
+        let mut reason_name = target.clone();
         reason_name.push(".reason");
-        let reason_path = self.dir(state).join(reason_name);
         // Whatever sits at the reason's name was not written by jobsight for this record (the
         // record's name was free): a planted link or file is removed (unlink never follows a
         // link), and the reason created where nothing is, so no write goes through a link.
-        if fs::symlink_metadata(&reason_path).is_ok() {
-            let _ = fs::remove_file(&reason_path);
-        }
-        crate::safe_fs::create_new(&reason_path, 0o644)
+        let _ = to_dir.remove(&reason_name);
+        to_dir
+            .create_new(&reason_name, 0o644)
             // Escaped: an admin reads it with cat, and a record's bytes must not drive the terminal.
             .and_then(|mut f| {
                 f.write_all(format!("{}\n", crate::output::printable(reason)).as_bytes())
             })
             .map_err(|source| SpoolError::Write {
-                path: reason_path,
+                path: to_dir.join(&reason_name),
                 source,
             })?;
-        Ok(to)
+        Ok(to_dir.join(&target))
     }
 
     /// The records in `failed/` (unreadable, or given up on after the deadline) with the reason
     /// written beside each, for the admins' report: (file name, reason), in name order. A
     /// reason file is read as a regular file only (never through a link) and at most 4 KiB.
     pub fn failed(&self) -> Result<Vec<(String, String)>, SpoolError> {
-        use std::io::Read;
         let mut out = Vec::new();
         for name in self.entries(FAILED)? {
             let mut reason_name = name.clone();
             reason_name.push(".reason");
-            let path = self.dir(FAILED).join(reason_name);
             let mut reason = String::new();
             // No link followed, no FIFO waited on: only a regular file is read.
-            if let Ok(file) = crate::safe_fs::open_regular(&path, crate::safe_fs::Links::Refuse) {
+            if let Ok(file) = self.failed.open_regular(&reason_name) {
                 let _ = file.take(4096).read_to_string(&mut reason);
             }
             let reason = match reason.trim() {
@@ -413,6 +447,12 @@ impl Spool {
         Ok(out)
     }
 
+    /// Removes the hidden temporaries of pending notes in `cur/` that a killed ingest left
+    /// ([`safe_fs::remove_stale_temporaries`]). Returns how many.
+    pub fn remove_stale_temporaries(&self) -> usize {
+        safe_fs::remove_stale_temporaries(&self.cur)
+    }
+
     /// Names of the records in `cur/` (claimed, not finished), oldest first.
     pub fn claimed_names(&self) -> Result<Vec<OsString>, SpoolError> {
         self.entries(CUR)
@@ -421,72 +461,72 @@ impl Spool {
     /// Reads the record `cur/name` (no symlinks, bounded size); the error is a reason to
     /// quarantine it.
     pub fn read_claimed(&self, name: &OsStr) -> Result<SpoolRecord, String> {
-        read_record(&self.dir(CUR).join(name))
+        read_record(&self.cur, name)
     }
 
-    fn note_path(&self, name: &OsStr) -> PathBuf {
+    fn note_name(name: &OsStr) -> OsString {
         let mut note = name.to_os_string();
         note.push(PENDING_NOTE_EXT);
-        self.dir(CUR).join(note)
+        note
     }
 
     /// The pending note of `cur/name`, if any. A note that cannot be read or parsed counts as
     /// none: the record is simply tried again.
     pub fn pending_note(&self, name: &OsStr) -> Option<PendingNote> {
-        let bytes = fs::read(self.note_path(name)).ok()?;
+        let mut bytes = Vec::new();
+        self.cur
+            .open_regular(Self::note_name(name))
+            .and_then(|f| f.take(MAX_RECORD_BYTES).read_to_end(&mut bytes))
+            .ok()?;
         serde_json::from_slice(&bytes).ok()
     }
 
     /// Writes (atomically replaces) the pending note of `cur/name`.
     pub fn write_pending_note(&self, name: &OsStr, note: &PendingNote) -> Result<(), SpoolError> {
-        let path = self.note_path(name);
-        let mut tmp_name = OsString::from(".");
-        tmp_name.push(path.file_name().unwrap_or_default());
-        tmp_name.push(format!(".tmp-{}", std::process::id()));
-        let tmp = self.dir(CUR).join(tmp_name);
+        let note_name = Self::note_name(name);
         let json = serde_json::to_vec_pretty(note).unwrap_or_default();
-        // A stale temporary of a killed run of the same pid is ours to remove; then the note is
-        // created where nothing is, never through a link.
-        let _ = fs::remove_file(&tmp);
-        crate::safe_fs::create_new(&tmp, 0o644)
-            .and_then(|mut f| f.write_all(&json))
-            .and_then(|()| fs::rename(&tmp, &path))
-            .map_err(|source| SpoolError::Write { path, source })
+        let error = |path, source| SpoolError::Write { path, source };
+        safe_fs::write_replacing(&self.cur, &note_name, error, |mut file, tmp| {
+            file.write_all(&json)
+                .map_err(|e| error(tmp.to_path_buf(), e))?;
+            Ok(file)
+        })
+        .map(|_| ())
     }
 
     fn remove_pending_note(&self, name: &OsStr) -> Result<(), SpoolError> {
-        let path = self.note_path(name);
-        match fs::remove_file(&path) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => {
-                Err(SpoolError::Write { path, source: e })
-            }
+        let note_name = Self::note_name(name);
+        match self.cur.remove(&note_name) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(SpoolError::Write {
+                path: self.cur.join(&note_name),
+                source: e,
+            }),
             _ => Ok(()),
         }
     }
 
     /// Moves `cur/name` to `done/` (the job is in the warehouse) and drops its pending note.
     pub fn finish(&self, name: &OsStr) -> Result<PathBuf, SpoolError> {
-        let done = self.dir(DONE);
-        fs::create_dir_all(&done).map_err(|source| SpoolError::Create {
-            path: done.clone(),
-            source,
-        })?;
-        let from = self.dir(CUR).join(name);
-        let to = done.join(name);
+        let done = self.state(DONE)?;
         // Names are unique, but never replace: a clash means a record was put back by hand.
-        if fs::symlink_metadata(&to).is_ok() {
-            return self.quarantine(
-                name,
-                "its job is already in the warehouse from a record of the same name in done/",
-            );
+        match self.cur.rename_no_replace(name, &done, name) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                return self.quarantine(
+                    name,
+                    "its job is already in the warehouse from a record of the same name in done/",
+                );
+            }
+            Err(source) => {
+                return Err(SpoolError::Move {
+                    from: self.cur.join(name),
+                    to: done.join(name),
+                    source,
+                });
+            }
         }
-        fs::rename(&from, &to).map_err(|source| SpoolError::Move {
-            from,
-            to: to.clone(),
-            source,
-        })?;
         self.remove_pending_note(name)?;
-        Ok(to)
+        Ok(done.join(name))
     }
 
     /// Moves `cur/name` to `failed/` with its reason and drops its pending note. To retry it, an
@@ -502,12 +542,7 @@ impl Spool {
         let new = self.entries(NEW)?;
         let oldest_pending = new.first().map(|file| {
             let enqueued_at = enqueue_time_from_name(&file.to_string_lossy())
-                .or_else(|| {
-                    let modified = fs::metadata(self.dir(NEW).join(file))
-                        .and_then(|m| m.modified())
-                        .ok()?;
-                    Some(DateTime::<Utc>::from(modified))
-                })
+                .or_else(|| Some(DateTime::<Utc>::from(self.new.modified(file).ok()?)))
                 .unwrap_or(now);
             OldestPending {
                 file: file.to_string_lossy().into_owned(),
@@ -516,16 +551,16 @@ impl Spool {
             }
         });
         Ok(SpoolStatus {
-            spool: self.root.clone(),
+            spool: self.root().to_path_buf(),
             counts: StateCounts {
                 tmp: self.entries(TMP)?.len(),
                 new: new.len(),
                 cur: self.entries(CUR)?.len(),
                 failed: self.entries(FAILED)?.len(),
                 duplicate: self.entries(DUPLICATE)?.len(),
-                done: match fs::symlink_metadata(self.dir(DONE)) {
-                    Ok(_) => self.entries(DONE)?.len(),
-                    Err(_) => 0,
+                done: match self.root.exists(DONE) {
+                    Ok(true) => self.entries(DONE)?.len(),
+                    _ => 0,
                 },
             },
             oldest_pending,
@@ -533,21 +568,24 @@ impl Spool {
     }
 }
 
+/// The most a `seen/` marker holds: one record's name.
+const MAX_MARKER_BYTES: u64 = 4096;
+
 /// The enqueue time encoded at the start of a record's name (nanoseconds since the epoch).
 fn enqueue_time_from_name(name: &str) -> Option<DateTime<Utc>> {
     let nanos: i64 = name.split('.').next()?.parse().ok()?;
     Some(DateTime::from_timestamp_nanos(nanos))
 }
 
-/// Reads and parses one record without following symlinks and without reading more than
-/// [`MAX_RECORD_BYTES`]. The error is the reason written beside a quarantined record.
-fn read_record(path: &Path) -> Result<SpoolRecord, String> {
-    if path.extension().and_then(|e| e.to_str()) != Some(RECORD_EXT) {
+/// Reads and parses the record `name` of `dir` without following symlinks and without reading
+/// more than [`MAX_RECORD_BYTES`]. The error is the reason written beside a quarantined record.
+fn read_record(dir: &Dir, name: &OsStr) -> Result<SpoolRecord, String> {
+    if Path::new(name).extension().and_then(|e| e.to_str()) != Some(RECORD_EXT) {
         return Err(format!("not a .{RECORD_EXT} record file"));
     }
     // A link, a FIFO (which would block the claim for ever), a device: refused, not opened.
-    let file = crate::safe_fs::open_regular(path, crate::safe_fs::Links::Refuse).map_err(|e| {
-        if e.kind() == io::ErrorKind::InvalidInput {
+    let file = dir.open_regular(name).map_err(|e| {
+        if safe_fs::refusal(&e).is_some() {
             format!("cannot open: {e} (symlinks are refused)")
         } else {
             format!("cannot open: {e}")
@@ -567,6 +605,7 @@ fn read_record(path: &Path) -> Result<SpoolRecord, String> {
 mod tests {
     use super::*;
     use slurm_hooks::spool_dir::enqueue;
+    use std::fs;
 
     fn record(job: u64, restart: u32, hook: &str) -> SpoolRecord {
         let json = format!(
@@ -633,7 +672,7 @@ mod tests {
         fs::create_dir(&root).unwrap();
         std::os::unix::fs::symlink(&target, root.join("tmp")).unwrap();
         let e = Spool::init(&root, 0o777).unwrap_err().to_string();
-        assert!(e.contains("tmp") && e.contains("refused"), "{e}");
+        assert!(e.contains("tmp") && e.contains("not followed"), "{e}");
         assert_eq!(
             fs::metadata(&target).unwrap().permissions().mode() & 0o777,
             0o700

@@ -4,7 +4,7 @@
 //! Slurm runs `jobsight-epilog` (see `src/bin/`) as `EpilogSlurmctld` or `Epilog` when a job ends.
 //! The hook reads the job's environment ([`hook_env`]), turns it into a [`record::SpoolRecord`]
 //! (expanding host lists with [`hostlist`]) and writes it atomically into a maildir-like spool
-//! directory ([`spool_dir`]). The pipeline (crate `jobsight`) claims records from the same spool
+//! directory ([`spool_dir`]), opening and creating files only through [`safe_fs`]. The pipeline (crate `jobsight`) claims records from the same spool
 //! and parses them with the same types, so the format has exactly one definition.
 //!
 //! Everything here is synchronous, allocation-light and free of network access: the hook runs once
@@ -14,6 +14,7 @@
 pub mod hook_env;
 pub mod hostlist;
 pub mod record;
+pub mod safe_fs;
 pub mod spool_dir;
 pub mod text;
 

@@ -5,19 +5,19 @@
 //! `duplicate/` further records of a job already claimed (with a `.reason`), and `seen/` one marker
 //! per claimed job. The hook only ever touches `tmp/` and `new/`.
 //!
-//! [`enqueue`] writes the record under `tmp/` with `O_CREAT|O_EXCL` (which never follows a symlink
-//! and never reuses a name), fsyncs it, hard-links it into `new/` (which fails rather than replace
-//! an existing file), removes the `tmp/` name and fsyncs `new/`. A reader therefore sees a whole
+//! [`enqueue`] opens `tmp/` and `new/` (refusing links in their place), writes the record under
+//! `tmp/` with `O_CREAT|O_EXCL|O_NOFOLLOW` (which never follows a link and never reuses a name),
+//! fsyncs it, hard-links it into `new/` (which fails rather than replace an existing file), removes
+//! the `tmp/` name and fsyncs `new/`, every name relative to the opened directories. A reader therefore sees a whole
 //! record or none, a crash leaves at worst a stray file in `tmp/`, and no record overwrites another.
 //! `tmp/` and `new/` must be real directories, not symlinks.
 
-use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::record::SpoolRecord;
+use crate::safe_fs::{Dir, Links, Refusal};
 use crate::text::Text;
 
 /// Where the hook writes when neither `--spool` nor `JOBSIGHT_SPOOL` says otherwise.
@@ -37,7 +37,7 @@ pub const RECORD_EXT: &str = "json";
 #[derive(Debug, thiserror::Error)]
 pub enum EnqueueError {
     #[error(
-        "spool directory {path} is missing or not a directory (create it with `jobsight spool init`)"
+        "spool directory {path} is missing or not a directory (create it with `jobsight spool init --spool {path}`)"
     )]
     NotADirectory { path: PathBuf },
     #[error("spool directory {path} is a symlink; refusing to follow it")]
@@ -61,16 +61,19 @@ pub enum EnqueueError {
     },
 }
 
-/// Checks that `dir` is a real directory (not a symlink) and returns its path.
-fn real_dir(dir: PathBuf) -> Result<PathBuf, EnqueueError> {
-    match fs::symlink_metadata(&dir) {
-        Ok(m) if m.file_type().is_symlink() => Err(EnqueueError::Symlink { path: dir }),
-        Ok(m) if m.is_dir() => Ok(dir),
-        Ok(_) => Err(EnqueueError::NotADirectory { path: dir }),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            Err(EnqueueError::NotADirectory { path: dir })
-        }
-        Err(source) => Err(EnqueueError::Stat { path: dir, source }),
+/// Opens the spool's subdirectory `sub`, refusing a link in its place.
+fn real_dir(spool: &Dir, sub: &str) -> Result<Dir, EnqueueError> {
+    let path = spool.join(sub);
+    match spool.sub(sub) {
+        Ok(dir) => Ok(dir),
+        Err(e) => match crate::safe_fs::refusal(&e) {
+            Some(Refusal::Link) => Err(EnqueueError::Symlink { path }),
+            Some(_) => Err(EnqueueError::NotADirectory { path }),
+            None if e.kind() == io::ErrorKind::NotFound => {
+                Err(EnqueueError::NotADirectory { path })
+            }
+            None => Err(EnqueueError::Stat { path, source: e }),
+        },
     }
 }
 
@@ -132,10 +135,24 @@ pub struct Enqueued {
     pub stale_tmp: Option<(PathBuf, io::Error)>,
 }
 
-/// Writes `record` atomically into `spool/new/`.
+/// Writes `record` atomically into `spool/new/`. The spool's `tmp/` and `new/` are opened once and
+/// every name is resolved relative to them, so a link planted in their place is refused and one
+/// planted after they were opened redirects nothing.
 pub fn enqueue(spool: &Path, record: &SpoolRecord) -> Result<Enqueued, EnqueueError> {
-    let tmp_dir = real_dir(spool.join(TMP))?;
-    let new_dir = real_dir(spool.join(NEW))?;
+    let root = Dir::open(spool, Links::Follow).map_err(|e| {
+        if e.kind() == io::ErrorKind::NotFound || crate::safe_fs::refusal(&e).is_some() {
+            EnqueueError::NotADirectory {
+                path: spool.to_path_buf(),
+            }
+        } else {
+            EnqueueError::Stat {
+                path: spool.to_path_buf(),
+                source: e,
+            }
+        }
+    })?;
+    let tmp_dir = real_dir(&root, TMP)?;
+    let new_dir = real_dir(&root, NEW)?;
     let mut bytes = serde_json::to_vec(record).map_err(|source| EnqueueError::Serialise {
         job_id: record.job_id,
         source,
@@ -146,46 +163,48 @@ pub fn enqueue(spool: &Path, record: &SpoolRecord) -> Result<Enqueued, EnqueueEr
     // counter keep names apart, and O_EXCL catches anything else.
     static ATTEMPT: AtomicU32 = AtomicU32::new(0);
     let pid = std::process::id();
-    let (tmp_path, name) = loop {
+    let name = loop {
         let attempt = ATTEMPT.fetch_add(1, Ordering::Relaxed);
         let name = record_file_name(record, pid, attempt);
-        let path = tmp_dir.join(&name);
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o640)
-            .open(&path);
-        match file {
+        match tmp_dir.create_new(&name, 0o640) {
             Ok(mut file) => {
                 let written = file.write_all(&bytes).and_then(|()| file.sync_all());
                 if let Err(source) = written {
                     // Do not leave a partial record behind; the error is what matters.
-                    let _ = fs::remove_file(&path);
-                    return Err(EnqueueError::Write { path, source });
+                    let _ = tmp_dir.remove(&name);
+                    return Err(EnqueueError::Write {
+                        path: tmp_dir.join(&name),
+                        source,
+                    });
                 }
-                break (path, name);
+                break name;
             }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 1000 => continue,
-            Err(source) => return Err(EnqueueError::Create { path, source }),
+            Err(source) => {
+                return Err(EnqueueError::Create {
+                    path: tmp_dir.join(&name),
+                    source,
+                });
+            }
         }
     };
 
-    let new_path = new_dir.join(&name);
-    if let Err(source) = fs::hard_link(&tmp_path, &new_path) {
-        let _ = fs::remove_file(&tmp_path);
+    if let Err(source) = tmp_dir.hard_link(&name, &new_dir, &name) {
+        let _ = tmp_dir.remove(&name);
         return Err(EnqueueError::Link {
-            from: tmp_path,
-            to: new_path,
+            from: tmp_dir.join(&name),
+            to: new_dir.join(&name),
             source,
         });
     }
     // The record is in new/ now; a failure to tidy tmp/ or to sync the directory is not a loss.
-    let stale_tmp = fs::remove_file(&tmp_path).err().map(|e| (tmp_path, e));
-    if let Ok(dir) = File::open(&new_dir) {
-        let _ = dir.sync_all();
-    }
+    let stale_tmp = tmp_dir
+        .remove(&name)
+        .err()
+        .map(|e| (tmp_dir.join(&name), e));
+    let _ = new_dir.sync();
     Ok(Enqueued {
-        path: new_path,
+        path: new_dir.join(&name),
         stale_tmp,
     })
 }
@@ -195,6 +214,7 @@ mod tests {
     use super::*;
     use crate::hook_env::record_from_env;
     use std::ffi::OsString;
+    use std::fs;
 
     fn record(job: &str, host: &[u8]) -> SpoolRecord {
         use std::os::unix::ffi::OsStringExt;

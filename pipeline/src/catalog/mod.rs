@@ -23,6 +23,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::safe_fs::{self, Dir, Links};
+
 use chrono::NaiveDate;
 use datafusion::arrow::datatypes::{Schema, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
@@ -247,55 +249,53 @@ pub fn remove_parts(
     day: NaiveDate,
     prefix: &str,
 ) -> Result<Vec<PathBuf>, CatalogError> {
-    let dir = partition_dir(data, table, day);
     let start = format!(
         "part-{}-",
         slurm_hooks::spool_dir::file_name_part(&Text::from(prefix), 128)
     );
-    let entries = match fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => return Err(CatalogError::Create { path: dir, source }),
-    };
-    let mut removed = Vec::new();
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let is_chunk = name.strip_prefix(&start).is_some_and(|rest| {
+    remove_parts_named(data, table, day, |name| {
+        name.strip_prefix(&start).is_some_and(|rest| {
             rest.strip_suffix(".parquet")
                 .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        });
-        if is_chunk {
-            let path = entry.path();
-            fs::remove_file(&path).map_err(|source| CatalogError::Commit {
-                path: path.clone(),
-                source,
-            })?;
-            removed.push(path);
-        }
-    }
-    Ok(removed)
+        })
+    })
 }
 
 /// Removes the per-job parts (`part-job-*.parquet`) of a table's day partition: what the per-job
 /// path wrote before a whole-day run replaced it. Returns how many it removed.
 pub fn remove_job_parts(data: &Path, table: Table, day: NaiveDate) -> Result<usize, CatalogError> {
-    let dir = partition_dir(data, table, day);
-    let entries = match fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
-        Err(source) => return Err(CatalogError::Create { path: dir, source }),
+    remove_parts_named(data, table, day, |name| {
+        name.starts_with("part-job-") && name.ends_with(".parquet")
+    })
+    .map(|removed| removed.len())
+}
+
+/// Removes the files of one day's partition whose names `remove` picks, relative to the opened
+/// partition (a link is removed, never followed). Returns their paths.
+fn remove_parts_named(
+    data: &Path,
+    table: Table,
+    day: NaiveDate,
+    remove: impl Fn(&str) -> bool,
+) -> Result<Vec<PathBuf>, CatalogError> {
+    let path = partition_dir(data, table, day);
+    let dir = match Dir::open(&path, Links::Refuse) {
+        Ok(dir) => dir,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => return Err(CatalogError::Create { path, source }),
     };
-    let mut removed = 0;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let is_job_part = name
-            .to_str()
-            .is_some_and(|n| n.starts_with("part-job-") && n.ends_with(".parquet"));
-        if is_job_part {
-            let path = entry.path();
-            fs::remove_file(&path).map_err(|source| CatalogError::Commit { path, source })?;
-            removed += 1;
+    let names = dir.names().map_err(|source| CatalogError::Create {
+        path: path.clone(),
+        source,
+    })?;
+    let mut removed = Vec::new();
+    for name in names {
+        if name.to_str().is_some_and(&remove) {
+            dir.remove(&name).map_err(|source| CatalogError::Commit {
+                path: dir.join(&name),
+                source,
+            })?;
+            removed.push(dir.join(&name));
         }
     }
     Ok(removed)
@@ -353,9 +353,24 @@ pub fn write_part(
     )
 }
 
+/// Opens the partition directory of `table` for `day`, creating what is missing: the warehouse
+/// root (a path the admin chose) is followed if it is a link, the table's and the day's folders
+/// below it never are, and later names are resolved relative to the opened day folder.
+fn open_partition(data: &Path, table: Table, day: NaiveDate) -> Result<Dir, CatalogError> {
+    let dir = partition_dir(data, table, day);
+    let create = |source| CatalogError::Create {
+        path: dir.clone(),
+        source,
+    };
+    Dir::create_all(data)
+        .and_then(|d| d.sub_or_create(table.name(), 0o755))
+        .and_then(|d| d.sub_or_create(dir.file_name().unwrap_or_default(), 0o755))
+        .map_err(create)
+}
+
 /// Writes part `name` of `table` for `day` through `fill` into a hidden temporary file, fsyncs it
-/// and renames it over `part-<name>.parquet`: readers see the old file or the new one, never half
-/// of one.
+/// and renames it over `part-<name>.parquet` ([`safe_fs::write_replacing`]): readers see the old
+/// file or the new one, never half of one, and a killed writer's temporary does not stay.
 fn write_atomically(
     data: &Path,
     table: Table,
@@ -364,57 +379,25 @@ fn write_atomically(
     properties: WriterProperties,
     fill: impl FnOnce(&mut ArrowWriter<File>, &Path) -> Result<(), CatalogError>,
 ) -> Result<PathBuf, CatalogError> {
-    let dir = partition_dir(data, table, day);
-    fs::create_dir_all(&dir).map_err(|source| CatalogError::Create {
-        path: dir.clone(),
-        source,
-    })?;
+    let dir = open_partition(data, table, day)?;
     let final_path = part_path(data, table, day, name);
-    let file_name = final_path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let file_name = final_path.file_name().unwrap_or_default();
     // Hidden and without the .parquet extension: readers never list a half-written file.
-    let tmp_path = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        // Our own leftover of a killed run with the same pid is removed; then the file is created
-        // where nothing is, never through a link planted at its name.
-        let _ = fs::remove_file(&tmp_path);
-        let file = crate::safe_fs::create_new(&tmp_path, 0o644).map_err(|source| {
-            CatalogError::Create {
-                path: tmp_path.clone(),
+    safe_fs::write_replacing(
+        &dir,
+        file_name,
+        |path, source| CatalogError::Commit { path, source },
+        |file, tmp| {
+            let write_error = |source| CatalogError::Write {
+                path: tmp.to_path_buf(),
                 source,
-            }
-        })?;
-        let mut writer =
-            ArrowWriter::try_new(file, table.schema(), Some(properties)).map_err(|source| {
-                CatalogError::Write {
-                    path: tmp_path.clone(),
-                    source,
-                }
-            })?;
-        fill(&mut writer, &tmp_path)?;
-        let file = writer.into_inner().map_err(|source| CatalogError::Write {
-            path: tmp_path.clone(),
-            source,
-        })?;
-        file.sync_all().map_err(|source| CatalogError::Commit {
-            path: tmp_path.clone(),
-            source,
-        })?;
-        fs::rename(&tmp_path, &final_path).map_err(|source| CatalogError::Commit {
-            path: final_path.clone(),
-            source,
-        })?;
-        if let Ok(dir) = File::open(&dir) {
-            let _ = dir.sync_all();
-        }
-        Ok(final_path.clone())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp_path);
-    }
-    result
+            };
+            let mut writer = ArrowWriter::try_new(file, table.schema(), Some(properties))
+                .map_err(write_error)?;
+            fill(&mut writer, tmp)?;
+            writer.into_inner().map_err(write_error)
+        },
+    )
 }
 
 /// The Parquet files of one day's partition of `table`, in name order (hidden temporary files
@@ -548,10 +531,7 @@ pub fn compact_day(data: &Path, table: Table, day: NaiveDate) -> Result<Compacte
             continue;
         }
         if held.contains(name) {
-            fs::remove_file(&path).map_err(|source| CatalogError::Commit {
-                path: path.clone(),
-                source,
-            })?;
+            remove_part_file(&path)?;
             done.leftovers += 1;
         } else {
             fresh.push((name.to_string(), path));
@@ -617,14 +597,42 @@ pub fn compact_day(data: &Path, table: Table, day: NaiveDate) -> Result<Compacte
     )?;
     debug_assert_eq!(written, part_path(data, table, day, COMPACTED_PART));
     for (_, path) in &fresh {
-        fs::remove_file(path).map_err(|source| CatalogError::Commit {
-            path: path.clone(),
-            source,
-        })?;
+        remove_part_file(path)?;
     }
     done.parts = fresh.len();
     done.rows = rows;
     Ok(done)
+}
+
+/// Removes one part file that [`part_files`] listed, relative to its opened partition folder (a
+/// link in the folder's place is refused, a link at the file's name is removed, never followed).
+fn remove_part_file(path: &Path) -> Result<(), CatalogError> {
+    let commit = |source| CatalogError::Commit {
+        path: path.to_path_buf(),
+        source,
+    };
+    let parent = path.parent().unwrap_or(Path::new("."));
+    Dir::open(parent, Links::Refuse)
+        .and_then(|dir| dir.remove(path.file_name().unwrap_or_default()))
+        .map_err(commit)
+}
+
+/// Removes the hidden temporaries that killed writers left in any partition of any table
+/// ([`safe_fs::remove_stale_temporaries`]); the nightly `compact` step calls it. Partition folders
+/// are opened without following links. Returns how many it removed.
+pub fn remove_stale_temporaries(data: &Path) -> usize {
+    let mut removed = 0;
+    for table in Table::ALL {
+        let Ok(table_dir) = Dir::open(&table.dir(data), Links::Refuse) else {
+            continue;
+        };
+        for name in table_dir.names().unwrap_or_default() {
+            if let Ok(day) = table_dir.sub(&name) {
+                removed += safe_fs::remove_stale_temporaries(&day);
+            }
+        }
+    }
+    removed
 }
 
 /// The days that have a partition of `table`, oldest first (folders not named `day=YYYY-MM-DD`

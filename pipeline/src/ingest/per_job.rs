@@ -267,6 +267,8 @@ pub fn run_with(
     stored: &mut dyn FnMut(&str, &Outcome) -> Result<(), String>,
 ) -> Result<IngestReport, IngestError> {
     let lock = lock(spool)?;
+    // Under the lock, so no live writer's temporary is taken for a leftover.
+    spool.remove_stale_temporaries();
 
     let mut report = IngestReport {
         claim: spool.claim(None)?,

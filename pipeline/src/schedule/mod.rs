@@ -376,25 +376,26 @@ pub fn last_run(data: &Path, dag: &str) -> Option<LastRun> {
     serde_json::from_str(&text).ok()
 }
 
-/// Writes `value` as JSON to `path` atomically (temporary file, fsync, rename).
+/// Writes `value` as JSON to `path` atomically ([`crate::safe_fs::write_replacing`]: a hidden
+/// temporary file created where nothing is, fsync, rename).
 fn write_json_atomic(path: &Path, value: &impl Serialize) -> Result<(), ScheduleError> {
-    let err = |source| ScheduleError::State {
-        path: path.to_path_buf(),
-        source,
-    };
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    let text = serde_json::to_vec_pretty(value).map_err(|e| err(std::io::Error::other(e)))?;
-    let result = (|| {
-        use std::io::Write;
-        let mut file = File::create(&tmp)?;
-        file.write_all(&text)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(err)
+    let err = |path: PathBuf, source| ScheduleError::State { path, source };
+    let text = serde_json::to_vec_pretty(value)
+        .map_err(|e| err(path.to_path_buf(), std::io::Error::other(e)))?;
+    let parent = path.parent().unwrap_or(Path::new("."));
+    let dir = crate::safe_fs::Dir::create_all(parent).map_err(|e| err(parent.to_path_buf(), e))?;
+    crate::safe_fs::write_replacing(
+        &dir,
+        path.file_name().unwrap_or_default(),
+        err,
+        |mut file, tmp| {
+            use std::io::Write;
+            file.write_all(&text)
+                .map_err(|e| err(tmp.to_path_buf(), e))?;
+            Ok(file)
+        },
+    )
+    .map(|_| ())
 }
 
 /// The lock of one DAG, held while it runs; the kernel releases it when the process dies.
@@ -1024,6 +1025,10 @@ fn execute(
                 }
             }
             counts.insert("partitions".into(), tables_days);
+            counts.insert(
+                "stale_temporaries".into(),
+                catalog::remove_stale_temporaries(data) as u64,
+            );
             counts.insert("parts".into(), total.parts as u64);
             counts.insert("leftovers".into(), total.leftovers as u64);
             Ok((0, counts))

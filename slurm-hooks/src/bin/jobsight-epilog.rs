@@ -24,7 +24,7 @@ variables (SLURM_JOB_ID, ...); the hook writes one JSON record into DIR/new/ ato
 
 OPTIONS:
     --spool DIR    spool directory (default: $JOBSIGHT_SPOOL, else /var/spool/jobsight);
-                   create it with `jobsight spool init DIR`
+                   create it with `jobsight spool init --spool DIR`
     -h, --help     show this help
     -V, --version  show the version
 

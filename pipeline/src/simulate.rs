@@ -215,6 +215,27 @@ pub struct ClusterSpec {
     pub first_job_id: u64,
 }
 
+/// The largest job id Slurm gives (`job_id` is a 32-bit number, federation bits included).
+pub const MAX_JOB_ID: u64 = u32::MAX as u64;
+
+impl ClusterSpec {
+    /// Whether the day's job ids fit below [`MAX_JOB_ID`]: each job takes at most one id (array
+    /// tasks one each, a requeued job's two runs one), plus the tasks of an array cut at the end.
+    pub fn check(&self) -> Result<(), String> {
+        let last = self
+            .first_job_id
+            .checked_add(self.jobs as u64 + 4)
+            .filter(|last| *last <= MAX_JOB_ID);
+        match last {
+            Some(_) if self.first_job_id >= 1 => Ok(()),
+            _ => Err(format!(
+                "job ids from {} for {} jobs do not fit in Slurm's 1..={MAX_JOB_ID}",
+                self.first_job_id, self.jobs
+            )),
+        }
+    }
+}
+
 /// The inefficient jobs keep their 15 %, so anomalies can take at most the rest.
 pub const MAX_ANOMALY_SHARE: f64 = 0.85;
 
@@ -250,7 +271,8 @@ const HOSTILE_NAMES: [&[u8]; 4] = [
     b"x\",\"job_id\":1,\"y\":\"",
 ];
 
-/// Generates the day's jobs for `spec` from `seed`.
+/// Generates the day's jobs for `spec` from `seed`. The ids count up from `spec.first_job_id`;
+/// [`ClusterSpec::check`] says whether they fit (callers with user-given specs check first).
 pub fn simulate_day(spec: &ClusterSpec, seed: u64) -> Vec<SimJob> {
     let mut rng = Rng::new(seed);
     let node_names: Vec<String> = (1..=spec.nodes).map(|i| format!("node{i:02}")).collect();
@@ -444,6 +466,22 @@ pub fn hook_environments(cluster: &str, job: &SimJob) -> Vec<HookEnv> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn job_ids_must_fit_below_slurms_largest() {
+        let spec = |first_job_id, jobs| ClusterSpec {
+            first_job_id,
+            jobs,
+            ..ClusterSpec::default()
+        };
+        assert!(spec(1000, 200).check().is_ok());
+        assert!(spec(MAX_JOB_ID - 204, 200).check().is_ok());
+        assert!(spec(MAX_JOB_ID - 10, 200).check().is_err());
+        assert!(spec(u64::MAX, 1).check().is_err());
+        assert!(spec(0, 1).check().is_err());
+        let jobs = simulate_day(&spec(MAX_JOB_ID - 204, 200), 7);
+        assert!(jobs.iter().all(|j| j.job_id <= MAX_JOB_ID));
+    }
 
     #[test]
     fn a_seed_is_a_day() {

@@ -466,7 +466,8 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = 0.15, value_parser = parse_anomaly_share)]
     pub anomaly_share: f64,
     /// The first job id of the day; give each simulated day its own range for unique ids.
-    #[arg(long, default_value_t = 1000)]
+    /// Slurm's ids are 32-bit: the day's ids must fit below 4294967295.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=crate::simulate::MAX_JOB_ID))]
     pub first_job_id: u64,
     /// The simulated day (UTC).
     #[arg(long, default_value = "2026-11-20")]

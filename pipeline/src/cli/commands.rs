@@ -240,6 +240,8 @@ pub(super) fn simulate(
         anomaly_share,
         ..ClusterSpec::default()
     };
+    spec.check()
+        .map_err(|e| anyhow::anyhow!("--first-job-id / --jobs: {e}"))?;
     let started = std::time::Instant::now();
     let day_jobs = crate::simulate::simulate_day(&spec, seed);
     let refs: Vec<_> = day_jobs.iter().collect();

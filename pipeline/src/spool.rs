@@ -628,6 +628,112 @@ mod tests {
         (dir, spool)
     }
 
+    /// What a hostile or broken writer may leave in `new/`.
+    #[derive(Debug, Clone)]
+    enum Planted {
+        Record { job: u64, restart: u32 },
+        Bytes(Vec<u8>),
+        LinkToVictim,
+        LinkToDir,
+        Dangling,
+        Fifo,
+        Dir,
+    }
+
+    fn planted() -> impl proptest::strategy::Strategy<Value = (Vec<u8>, Planted)> {
+        use proptest::prelude::*;
+        let name = prop_oneof![
+            // Named like a record, or anything a file name can be.
+            (0u64..5, any::<bool>()).prop_map(|(n, reason)| {
+                format!("{n:020}.c.{n}.json{}", if reason { ".reason" } else { "" }).into_bytes()
+            }),
+            proptest::collection::vec(any::<u8>(), 1..40),
+        ]
+        .prop_map(|mut n| {
+            n.retain(|&b| b != b'/' && b != 0);
+            if n.is_empty() || n == b"." || n == b".." {
+                n = b"x".to_vec();
+            }
+            n
+        });
+        let what = prop_oneof![
+            (0u64..4, 0u32..2).prop_map(|(job, restart)| Planted::Record { job, restart }),
+            proptest::collection::vec(any::<u8>(), 0..64).prop_map(Planted::Bytes),
+            Just(Planted::LinkToVictim),
+            Just(Planted::LinkToDir),
+            Just(Planted::Dangling),
+            Just(Planted::Fifo),
+            Just(Planted::Dir),
+        ];
+        (name, what)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        /// Whatever is in `new/` (records, garbage, links, FIFOs, directories, any names): the
+        /// claim returns, empties `new/`, loses nothing (every entry ends in exactly one of
+        /// `cur/`, `failed/`, `duplicate/`, each set-aside one with a reason), and writes
+        /// nothing outside the spool.
+        #[test]
+        fn the_claim_keeps_everything_and_writes_nothing_outside(
+            entries in proptest::collection::vec(planted(), 0..12)
+        ) {
+            use std::os::unix::ffi::OsStrExt;
+            let (dir, spool) = spool();
+            let victim = dir.path().join("victim");
+            fs::write(&victim, "keep me").unwrap();
+            let victim_dir = dir.path().join("victim-dir");
+            fs::create_dir(&victim_dir).unwrap();
+            let new = spool.root().join(NEW);
+            let mut made = 0;
+            for (name, what) in entries {
+                let path = new.join(OsStr::from_bytes(&name));
+                if fs::symlink_metadata(&path).is_ok() {
+                    continue;
+                }
+                made += 1;
+                match what {
+                    Planted::Record { job, restart } => {
+                        let json = serde_json::to_vec(&record(job, restart, "epilog_slurmctld")).unwrap();
+                        fs::write(&path, json).unwrap();
+                    }
+                    Planted::Bytes(bytes) => fs::write(&path, bytes).unwrap(),
+                    Planted::LinkToVictim => std::os::unix::fs::symlink(&victim, &path).unwrap(),
+                    Planted::LinkToDir => std::os::unix::fs::symlink(&victim_dir, &path).unwrap(),
+                    Planted::Dangling => std::os::unix::fs::symlink(dir.path().join("none"), &path).unwrap(),
+                    Planted::Fifo => crate::tests_support::mkfifo(&path),
+                    Planted::Dir => fs::create_dir(&path).unwrap(),
+                }
+            }
+            let report = spool.claim(None).unwrap();
+            proptest::prop_assert_eq!(fs::read_dir(&new).unwrap().count(), 0);
+            let kept = |sub: &str| -> Vec<OsString> {
+                fs::read_dir(spool.root().join(sub)).unwrap()
+                    .map(|e| e.unwrap().file_name())
+                    .filter(|n| !n.as_bytes().ends_with(b".reason"))
+                    .collect()
+            };
+            let (cur, failed, duplicate) = (kept(CUR), kept(FAILED), kept(DUPLICATE));
+            proptest::prop_assert_eq!(cur.len() + failed.len() + duplicate.len(), made);
+            proptest::prop_assert_eq!(report.claimed.len(), cur.len());
+            proptest::prop_assert_eq!(report.failed.len(), failed.len());
+            proptest::prop_assert_eq!(report.duplicates.len(), duplicate.len());
+            for (sub, names) in [(FAILED, &failed), (DUPLICATE, &duplicate)] {
+                for name in names {
+                    let mut reason = name.clone();
+                    reason.push(".reason");
+                    let reason = spool.root().join(sub).join(reason);
+                    let meta = fs::symlink_metadata(&reason).unwrap();
+                    proptest::prop_assert!(meta.is_file() && meta.len() > 0, "{}", reason.display());
+                }
+            }
+            proptest::prop_assert_eq!(fs::read_to_string(&victim).unwrap(), "keep me");
+            proptest::prop_assert_eq!(fs::read_dir(&victim_dir).unwrap().count(), 0);
+            let outside: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+            proptest::prop_assert_eq!(outside.len(), 3, "{:?}", outside);
+        }
+    }
+
     /// Hostile spool contents: a FIFO named like a record is quarantined instead of blocking the
     /// claim for ever; a link planted where a `.reason` file will go is replaced, its target never
     /// written; `spool init` refuses a link planted in a subdirectory's place and leaves the

@@ -470,6 +470,45 @@ fn describe(e: ureq::Error, timeout: Duration) -> String {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// Whatever comes back from the Prometheus URL: no panic, and every sample either
+        /// arrives with the number that was sent or the answer is refused with a reason.
+        #[test]
+        fn answers_never_panic_nor_change_a_number(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..300),
+            value in "\\PC{0,12}",
+            number in proptest::num::f64::ANY,
+            ts in proptest::prop_oneof![0.0..4e9f64, proptest::num::f64::NORMAL],
+        ) {
+            let _ = parse_answer(&bytes);
+            let answer = |v: &str| {
+                serde_json::json!({"status": "success", "data": {"resultType": "matrix",
+                    "result": [{"metric": {"instance": "n1"}, "values": [[ts, v]]}]}})
+                .to_string()
+            };
+            // Any string: a number exactly as Rust reads it (or Prometheus's NaN/±Inf), or refused.
+            match parse_answer(answer(&value).as_bytes()) {
+                Ok(series) => {
+                    let got = series[0].values[0].1;
+                    let expected = parse_value(&value);
+                    proptest::prop_assert!(expected.is_some_and(|e| e.to_bits() == got.to_bits()
+                        || (e.is_nan() && got.is_nan())));
+                }
+                Err(AnswerError::Garbage(reason)) => proptest::prop_assert!(!reason.is_empty()),
+                Err(other) => proptest::prop_assert!(false, "{:?}", other),
+            }
+            // A number written the way Prometheus writes it comes back bit for bit.
+            let text = if number.is_nan() { "NaN".to_string() }
+                else if number.is_infinite() { if number > 0.0 { "+Inf".into() } else { "-Inf".into() } }
+                else { format!("{number:e}") };
+            if let Ok(series) = parse_answer(answer(&text).as_bytes()) {
+                let got = series[0].values[0].1;
+                proptest::prop_assert!(got.to_bits() == number.to_bits() || (got.is_nan() && number.is_nan()));
+                proptest::prop_assert!(series[0].values[0].0.is_finite());
+            }
+        }
+    }
+
     #[test]
     fn chunks_stay_under_the_points_limit_and_never_overlap() {
         // 7 s past a grid point to 600 s at 30 s: first point 30, last 600, 20 points.

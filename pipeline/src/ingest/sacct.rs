@@ -133,11 +133,13 @@ struct Array {
     task_id: Option<u32>,
 }
 
-/// Epoch seconds to a time; Slurm writes 0 for "not yet".
-fn epoch(seconds: Option<i64>) -> Option<DateTime<Utc>> {
-    seconds
-        .filter(|&s| s > 0)
-        .and_then(|s| DateTime::from_timestamp(s, 0))
+/// Epoch seconds to a time; Slurm writes 0 for "not yet". A time beyond what a date can hold is
+/// an error (the caller names the job), not "not yet".
+fn epoch(seconds: Option<i64>) -> Result<Option<DateTime<Utc>>, i64> {
+    match seconds.filter(|&s| s > 0) {
+        None => Ok(None),
+        Some(s) => DateTime::from_timestamp(s, 0).map(Some).ok_or(s),
+    }
 }
 
 /// Parses `sacct --json` output.
@@ -150,50 +152,70 @@ pub fn parse_json(bytes: &[u8]) -> Result<Vec<Accounting>, SacctError> {
             serde_json::Value::from(output.errors)
         )));
     };
-    Ok(jobs
-        .into_iter()
-        .map(|j| {
-            let allocated = |kind: &str, name: Option<&str>| {
-                j.tres.as_ref().and_then(|t| {
-                    t.allocated
-                        .iter()
-                        .find(|i| i.kind == kind && (name.is_none() || i.name.as_deref() == name))
-                        .and_then(|i| i.count)
-                        .and_then(|c| u64::try_from(c).ok())
-                })
-            };
-            let time = j.time.as_ref();
-            Accounting {
-                job_id: j.job_id,
-                cluster: j.cluster,
-                name: j.name,
-                user: j.user,
-                group: j.group,
-                account: j.account,
-                partition: j.partition,
-                qos: j.qos,
-                state: j.state.and_then(|s| s.current),
-                nodes: j.nodes,
-                num_nodes: allocated("node", None).map(|n| n as u32),
-                cpus: allocated("cpu", None)
-                    .map(|n| n as u32)
-                    .or(j.required.as_ref().and_then(|r| r.cpus)),
-                gpus: allocated("gres", Some("gpu")).map(|n| n as u32),
-                // The allocated memory is the job's total; `required.memory` may be per CPU.
-                req_mem_mb: allocated("mem", None).or(j.required.as_ref().and_then(|r| r.memory)),
-                time_limit_s: time.and_then(|t| t.limit).map(|minutes| minutes * 60),
-                submit: epoch(time.and_then(|t| t.submission)),
-                start: epoch(time.and_then(|t| t.start)),
-                end: epoch(time.and_then(|t| t.end)),
-                array_job_id: j
-                    .array
-                    .as_ref()
-                    .and_then(|a| a.job_id)
-                    .filter(|&id| id != 0),
-                array_task_id: j.array.as_ref().and_then(|a| a.task_id),
-            }
+    jobs.into_iter().map(accounting).collect()
+}
+
+/// One job of the answer. A number that does not fit where it goes (a count beyond 32 bits, a
+/// time limit whose seconds overflow) makes the answer an error naming the job and the field,
+/// never a different number.
+fn accounting(j: Job) -> Result<Accounting, SacctError> {
+    let job_id = j.job_id;
+    let out_of_range = |field: &str, value: &dyn std::fmt::Display| {
+        SacctError::Json(format!("job {job_id}: {field} {value} is out of range"))
+    };
+    let allocated = |kind: &str, name: Option<&str>| -> Result<Option<u64>, SacctError> {
+        let count = j.tres.as_ref().and_then(|t| {
+            t.allocated
+                .iter()
+                .find(|i| i.kind == kind && (name.is_none() || i.name.as_deref() == name))
+                .and_then(|i| i.count)
+        });
+        count
+            .map(|c| u64::try_from(c).map_err(|_| out_of_range(&format!("allocated {kind}"), &c)))
+            .transpose()
+    };
+    let count32 = |kind: &str, name: Option<&str>| -> Result<Option<u32>, SacctError> {
+        allocated(kind, name)?
+            .map(|c| u32::try_from(c).map_err(|_| out_of_range(&format!("allocated {kind}"), &c)))
+            .transpose()
+    };
+    let time = j.time.as_ref();
+    let time_limit_s = time
+        .and_then(|t| t.limit)
+        .map(|minutes| {
+            minutes
+                .checked_mul(60)
+                .ok_or_else(|| out_of_range("time limit (minutes)", &minutes))
         })
-        .collect())
+        .transpose()?;
+    Ok(Accounting {
+        num_nodes: count32("node", None)?,
+        cpus: count32("cpu", None)?.or(j.required.as_ref().and_then(|r| r.cpus)),
+        gpus: count32("gres", Some("gpu"))?,
+        // The allocated memory is the job's total; `required.memory` may be per CPU.
+        req_mem_mb: allocated("mem", None)?.or(j.required.as_ref().and_then(|r| r.memory)),
+        time_limit_s,
+        submit: epoch(time.and_then(|t| t.submission))
+            .map_err(|s| out_of_range("submit time", &s))?,
+        start: epoch(time.and_then(|t| t.start)).map_err(|s| out_of_range("start time", &s))?,
+        end: epoch(time.and_then(|t| t.end)).map_err(|s| out_of_range("end time", &s))?,
+        array_job_id: j
+            .array
+            .as_ref()
+            .and_then(|a| a.job_id)
+            .filter(|&id| id != 0),
+        array_task_id: j.array.as_ref().and_then(|a| a.task_id),
+        job_id,
+        cluster: j.cluster,
+        name: j.name,
+        user: j.user,
+        group: j.group,
+        account: j.account,
+        partition: j.partition,
+        qos: j.qos,
+        state: j.state.and_then(|s| s.current),
+        nodes: j.nodes,
+    })
 }
 
 /// One line of `TZ=UTC sacct -n -X -P -D -o JobIDRaw,Submit,ExitCode` (submit in epoch seconds).
@@ -431,6 +453,43 @@ mod tests {
 
     fn at(s: i64) -> DateTime<Utc> {
         DateTime::from_timestamp(s, 0).unwrap()
+    }
+
+    proptest::proptest! {
+        /// Whatever sacct (or something in its place) answers: no panic, and every number either
+        /// arrives as it was sent or the answer is an error naming the job.
+        #[test]
+        fn answers_never_panic_nor_change_a_number(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..300),
+            cpus in proptest::prop_oneof![0..5000i64, proptest::num::i64::ANY],
+            minutes in proptest::prop_oneof![0..100_000u64, proptest::num::u64::ANY],
+            end in proptest::prop_oneof![0..2_000_000_000i64, proptest::num::i64::ANY],
+        ) {
+            let _ = parse_json(&bytes);
+            let answer = format!(
+                r#"{{"jobs":[{{"job_id":7,"tres":{{"allocated":[{{"type":"cpu","count":{cpus}}}]}},
+                "time":{{"limit":{minutes},"end":{end}}}}}]}}"#
+            );
+            match parse_json(answer.as_bytes()) {
+                Ok(jobs) => {
+                    proptest::prop_assert_eq!(jobs[0].cpus.map(i64::from), Some(cpus));
+                    proptest::prop_assert_eq!(jobs[0].time_limit_s, Some(minutes * 60));
+                    proptest::prop_assert_eq!(
+                        jobs[0].end.map(|t| t.timestamp()),
+                        Some(end).filter(|&e| e > 0)
+                    );
+                }
+                Err(e) => {
+                    let e = e.to_string();
+                    proptest::prop_assert!(e.contains("job 7") && e.contains("out of range"), "{}", e);
+                    proptest::prop_assert!(
+                        u32::try_from(cpus).is_err()
+                            || minutes.checked_mul(60).is_none()
+                            || (end > 0 && DateTime::from_timestamp(end, 0).is_none())
+                    );
+                }
+            }
+        }
     }
 
     #[test]

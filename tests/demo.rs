@@ -162,6 +162,23 @@ fn demo_reports_what_is_on_disk() {
         "SELECT count(*) AS n FROM findings",
     );
     assert_eq!(stored[0]["n"].as_u64(), Some(reported as u64), "{stored:?}");
+    // No finding a user reads contradicts its own evidence (statistics in order, shares within
+    // 0..1, no unfilled placeholder): checked on every finding of the simulated day.
+    let findings = common::sql_json(
+        JOBSIGHT,
+        &dir.path().join("warehouse"),
+        "SELECT job_id, rule, evidence, message FROM findings",
+    );
+    for f in &findings {
+        let evidence: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(f["evidence"].as_str().unwrap()).unwrap();
+        let numbers: Vec<(&str, f64)> = evidence
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str(), v.as_f64()?)))
+            .collect();
+        let wrong = jobsight::rules::contradictions(&numbers, f["message"].as_str().unwrap());
+        assert!(wrong.is_empty(), "{f}: {wrong:?}");
+    }
     // One verdict per job, counted as reported, and the models name some anomalies right.
     let verdicts = report
         .split("one verdict per job from rules and models together: ")

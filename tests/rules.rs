@@ -586,6 +586,15 @@ fn every_rule_fires_on_its_fixture_and_not_on_the_healthy_twin() {
         let mut fixture = Fixture::healthy(shape);
         change(&mut fixture);
         let v = verdict(&book, &fixture);
+        for finding in &v.findings {
+            let wrong = finding.contradictions();
+            assert!(
+                wrong.is_empty(),
+                "rule {}'s finding contradicts its own evidence: {wrong:?}\n{}",
+                finding.rule,
+                finding.evidence_json()
+            );
+        }
         let text = render(&v, id);
         assert!(
             !text.is_empty(),

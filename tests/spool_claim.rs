@@ -165,3 +165,34 @@ fn a_directory_that_is_not_a_spool_is_a_clear_error() {
         "{stderr}"
     );
 }
+
+/// The attacks of `ops/hostile-inputs.sh` (SQL that writes, FIFOs and planted links in the spool,
+/// link loops in import folders, huge node lists and hostile names for the hook, absurd settings,
+/// numbers that would wrap, control bytes) against the binaries this build made: the script
+/// fails on the first attack that gets through, and is what was run against the release build.
+#[test]
+fn the_shipped_binaries_withstand_the_hostile_inputs() {
+    let epilog = Path::new(JOBSIGHT).with_file_name("jobsight-epilog");
+    assert!(
+        epilog.is_file(),
+        "{} is missing: build the workspace (`cargo build --workspace`) first",
+        epilog.display()
+    );
+    // The checkout the test runs in (cargo sets it), not the one it was compiled in.
+    let manifest =
+        std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into());
+    let script = Path::new(&manifest).join("../ops/hostile-inputs.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(JOBSIGHT)
+        .env_remove("JOBSIGHT_CONFIG")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("all 8 attack groups handled"), "{stdout}");
+}

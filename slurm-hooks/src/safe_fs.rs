@@ -294,22 +294,21 @@ impl Dir {
     ) -> io::Result<()> {
         let name = component(&self.path, name.as_ref())?;
         let to_name = component(&to.path, to_name.as_ref())?;
+        let taken = || {
+            error(
+                &to.join(to_name),
+                io::ErrorKind::AlreadyExists,
+                "already exists, and is never replaced",
+            )
+        };
         let moved =
             rustix::fs::renameat_with(&*self.fd, name, &*to.fd, to_name, RenameFlags::NOREPLACE);
         match moved {
             Ok(()) => Ok(()),
-            Err(rustix::io::Errno::EXIST) => Err(error(
-                &to.join(to_name),
-                io::ErrorKind::AlreadyExists,
-                "already exists, and is never replaced",
-            )),
+            Err(rustix::io::Errno::EXIST) => Err(taken()),
             Err(rustix::io::Errno::INVAL) | Err(rustix::io::Errno::NOSYS) => {
                 if to.exists(to_name)? {
-                    return Err(error(
-                        &to.join(to_name),
-                        io::ErrorKind::AlreadyExists,
-                        "already exists, and is never replaced",
-                    ));
+                    return Err(taken());
                 }
                 self.rename(name, to, to_name)
             }

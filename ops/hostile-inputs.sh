@@ -99,6 +99,9 @@ ok "absurd settings are refused by check, naming the setting"
 printf '1 0 0 nan 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n2 0 0 10 999999999999999999999 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n3 0 0 10 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n' >log.swf
 limited "$bin" import swf --cluster c log.swf >out 2>&1 || fail "import swf failed: $(cat out)"
 grep -qi "skipped" out || fail "bad SWF lines were not reported: $(cat out)"
+{ head -c 3000000 /dev/zero | tr '\0' '1'; printf '\n3 0 0 10 4 -1 -1 4 100 -1 1 1 1 1 1 1 -1 -1\n'; } >long.swf
+limited "$bin" import swf --cluster c long.swf >out 2>&1 || fail "import swf failed on a long line: $(cat out)"
+grep -q "longer than" out || fail "a 3 MB line was not skipped with its length: $(cat out)"
 if "$bin" simulate --first-job-id 18446744073709551615 >out 2>&1; then fail "simulate took a job id beyond 32 bits"; fi
 ok "out-of-range numbers are skipped with reasons or refused"
 

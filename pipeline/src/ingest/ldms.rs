@@ -151,11 +151,19 @@ pub fn stream_file(
         source,
     };
     let mut line = Vec::new();
-    if reader.read_until(b'\n', &mut line).map_err(read_error)? == 0 {
-        return Err(LdmsError::Format {
-            path: path.to_path_buf(),
-            reason: "empty file".into(),
-        });
+    let format_error = |reason: String| LdmsError::Format {
+        path: path.to_path_buf(),
+        reason,
+    };
+    match super::read_line(&mut reader, &mut line, super::MAX_LINE_BYTES).map_err(read_error)? {
+        super::Line::End => return Err(format_error("empty file".into())),
+        super::Line::TooLong(bytes) => {
+            return Err(format_error(format!(
+                "the header is {bytes} bytes, longer than the {} a line may have",
+                super::MAX_LINE_BYTES
+            )));
+        }
+        super::Line::Read => {}
     }
     let header = String::from_utf8_lossy(&line).trim_end().to_string();
     let names: Vec<&str> = header.split(',').collect();
@@ -171,8 +179,9 @@ pub fn stream_file(
         .collect();
     let mut number = 1;
     loop {
-        line.clear();
-        if reader.read_until(b'\n', &mut line).map_err(read_error)? == 0 {
+        let read =
+            super::read_line(&mut reader, &mut line, super::MAX_LINE_BYTES).map_err(read_error)?;
+        if read == super::Line::End {
             break;
         }
         number += 1;
@@ -184,6 +193,13 @@ pub fn stream_file(
                 reason,
             })
         };
+        if let super::Line::TooLong(bytes) = read {
+            skip(format!(
+                "a line of {bytes} bytes, longer than the {} a line may have",
+                super::MAX_LINE_BYTES
+            ));
+            continue;
+        }
         let Ok(text) = std::str::from_utf8(&line) else {
             skip("not UTF-8".into());
             continue;
@@ -292,12 +308,29 @@ pub struct RunLabel {
     pub params: Option<String>,
 }
 
+/// The largest labels file read (one line per run: a million runs fit).
+pub const MAX_LABELS_BYTES: u64 = 256 << 20;
+
 /// Reads `job_id,run_dir,app,mode,anomaly,start_s,end_s,params` (the HPAS labels format).
 pub fn read_labels(path: &Path) -> Result<Vec<RunLabel>, LdmsError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LdmsError::Read {
+    use std::io::Read;
+    let read_error = |source| LdmsError::Read {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    let mut text = String::new();
+    crate::safe_fs::open_regular(path, crate::safe_fs::Links::Follow)
+        .and_then(|f| f.take(MAX_LABELS_BYTES + 1).read_to_string(&mut text))
+        .map_err(read_error)?;
+    if text.len() as u64 > MAX_LABELS_BYTES {
+        return Err(LdmsError::Labels {
+            path: path.to_path_buf(),
+            line: 0,
+            reason: format!(
+                "larger than {MAX_LABELS_BYTES} bytes, the most a labels file may have"
+            ),
+        });
+    }
     let mut labels = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let fail = |reason: String| LdmsError::Labels {

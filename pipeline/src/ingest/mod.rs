@@ -39,6 +39,64 @@ impl std::fmt::Display for Skipped {
     }
 }
 
+/// The longest line an importer holds in memory (SWF, LDMS CSV): far above any real line (an
+/// LDMS row with a thousand metrics is about 20 KB), so that a file without newlines cannot make
+/// an import read gigabytes into one line. A longer line is skipped with its length as the reason.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// What [`read_line`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line {
+    /// Nothing more to read.
+    End,
+    /// A line (with its `\n`, unless it is the file's unterminated last line) is in the buffer.
+    Read,
+    /// A line of this many bytes, longer than the limit, was read past and not kept.
+    TooLong(usize),
+}
+
+/// Reads one line of at most `max` bytes into `line` (cleared first). A longer line is consumed
+/// up to its newline without being kept, so memory stays bounded whatever the input.
+pub fn read_line(
+    reader: &mut impl std::io::BufRead,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Line> {
+    line.clear();
+    let (mut total, mut too_long) = (0usize, false);
+    loop {
+        let buffer = reader.fill_buf()?;
+        if buffer.is_empty() {
+            return Ok(match (total, too_long) {
+                (0, _) => Line::End,
+                (_, true) => Line::TooLong(total),
+                _ => Line::Read,
+            });
+        }
+        let (chunk, ends) = match buffer.iter().position(|&b| b == b'\n') {
+            Some(i) => (&buffer[..=i], true),
+            None => (buffer, false),
+        };
+        let n = chunk.len();
+        if !too_long && line.len() + n <= max {
+            line.extend_from_slice(chunk);
+        } else if !too_long {
+            too_long = true;
+            line.clear();
+            line.shrink_to(64 * 1024);
+        }
+        total += n;
+        reader.consume(n);
+        if ends {
+            return Ok(if too_long {
+                Line::TooLong(total)
+            } else {
+                Line::Read
+            });
+        }
+    }
+}
+
 // The typed rows of the tables ingest writes live in the catalogue.
 pub use crate::catalog::rows::{JobRow, LabelRow, TelemetryBuilder};
 
@@ -180,5 +238,28 @@ fn writer_gone() -> CatalogError {
     CatalogError::Schema {
         table: "telemetry",
         reason: "the Parquet writer stopped".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_bounded_and_the_rest_is_read_past() {
+        let long = "x".repeat(100);
+        let text = format!("a,b\n{long}\nlast");
+        let mut reader = std::io::BufReader::with_capacity(8, text.as_bytes());
+        let mut line = Vec::new();
+        assert_eq!(read_line(&mut reader, &mut line, 16).unwrap(), Line::Read);
+        assert_eq!(line, b"a,b\n");
+        assert_eq!(
+            read_line(&mut reader, &mut line, 16).unwrap(),
+            Line::TooLong(101)
+        );
+        assert!(line.is_empty());
+        assert_eq!(read_line(&mut reader, &mut line, 16).unwrap(), Line::Read);
+        assert_eq!(line, b"last");
+        assert_eq!(read_line(&mut reader, &mut line, 16).unwrap(), Line::End);
     }
 }

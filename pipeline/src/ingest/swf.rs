@@ -57,7 +57,7 @@ fn state_of(status: i64) -> &'static str {
 
 /// Parses an SWF log read from `path`. `source` names it in the rows (e.g. `swf:KTH-SP2.swf`).
 pub fn parse(
-    reader: impl BufRead,
+    mut reader: impl BufRead,
     path: &Path,
     cluster: &str,
     source: &str,
@@ -69,9 +69,24 @@ pub fn parse(
     };
     let mut log = SwfLog::default();
     let mut epoch: Option<i64> = None;
-    for (index, line) in reader.split(b'\n').enumerate() {
-        let number = index + 1;
-        let raw = line?;
+    let mut raw = Vec::new();
+    let mut number = 0;
+    loop {
+        number += 1;
+        match super::read_line(&mut reader, &mut raw, super::MAX_LINE_BYTES)? {
+            super::Line::End => break,
+            super::Line::Read => {}
+            super::Line::TooLong(bytes) => {
+                log.skipped.push(skipped(
+                    number,
+                    format!(
+                        "a line of {bytes} bytes, longer than the {} a line may have",
+                        super::MAX_LINE_BYTES
+                    ),
+                ));
+                continue;
+            }
+        }
         let Ok(line) = std::str::from_utf8(&raw) else {
             log.skipped.push(skipped(number, "not UTF-8".into()));
             continue;

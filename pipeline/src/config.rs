@@ -303,6 +303,66 @@ mod tests {
         Options::parse(text, Path::new("t.toml"))?.resolve(Path::new("t.toml"))
     }
 
+    /// The integer settings and their ranges as docs/configuration.md "Ranges" states them.
+    const RANGES: [(&str, &str, u64, u64); 20] = [
+        ("ingest", "retry_after_s", 1, 86_400),
+        ("ingest", "give_up_after_s", 60, 3650 * 86_400),
+        ("prometheus", "step_s", 1, 3600),
+        ("prometheus", "rate_window_s", 1, 86_400),
+        ("prometheus", "timeout_s", 1, 600),
+        ("prometheus", "max_points_per_series", 2, 11_000),
+        ("prometheus", "lag_s", 0, 86_400),
+        ("features", "trim_s", 0, 86_400),
+        ("features", "bin_s", 1, 86_400),
+        ("features", "cores_per_node", 1, 1_000_000),
+        ("rules", "min_run_s", 0, 30 * 86_400),
+        ("model", "min_windows", 1, 1_000_000),
+        ("schedule", "behind_after_s", 60, 30 * 86_400),
+        ("notify", "lookback_days", 1, 366),
+        ("notify", "min_days_between", 0, 366),
+        ("notify", "min_run_s", 0, 30 * 86_400),
+        ("notify", "max_emails_per_user_per_day", 1, 100),
+        ("notify", "max_jobs_per_digest", 1, 1000),
+        ("notify", "top_wasters", 0, 1000),
+        ("notify.smtp", "timeout_s", 1, 600),
+    ];
+
+    proptest::proptest! {
+        /// Any value of any integer setting: accepted exactly when it lies in the documented
+        /// range, otherwise refused with an error naming the file and the key; never a panic.
+        #[test]
+        fn every_setting_is_accepted_exactly_within_its_documented_range(
+            which in 0..RANGES.len(),
+            value in proptest::prop_oneof![
+                -5i64..1_000_000,
+                proptest::num::i64::ANY,
+                0i64..4_000_000_000,
+            ],
+            near_edge in proptest::prop_oneof![-2i64..=2],
+            at_edge in proptest::bool::ANY,
+        ) {
+            let (section, key, lo, hi) = RANGES[which];
+            let value = if at_edge {
+                let edge = if value % 2 == 0 { lo } else { hi } as i64;
+                edge.saturating_add(near_edge)
+            } else {
+                value
+            };
+            // retry_max_s must be at least retry_after_s: at its largest, it never refuses.
+            let partner = if key == "retry_after_s" { "retry_max_s = 604800\n" } else { "" };
+            let text = format!("[{section}]\n{key} = {value}\n{partner}");
+            let inside = u64::try_from(value).is_ok_and(|v| (lo..=hi).contains(&v));
+            match resolve(&text) {
+                Ok(_) => proptest::prop_assert!(inside, "{} accepted", text),
+                Err(e) => {
+                    let e = e.to_string();
+                    proptest::prop_assert!(!inside, "{} refused: {}", text, e);
+                    proptest::prop_assert!(e.contains("t.toml") && e.contains(key), "{}", e);
+                }
+            }
+        }
+    }
+
     #[test]
     fn no_file_gives_working_defaults() {
         let s = resolve("").unwrap();

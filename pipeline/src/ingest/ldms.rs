@@ -659,6 +659,47 @@ mod tests {
         104.000001,1,n1,3\n\
         105.000001,1,n1,3,0,0,1200,3";
 
+    proptest::proptest! {
+        /// Any bytes as rows after a good header: no panic, every non-empty, non-comment row is a
+        /// sample or a skipped row with a reason, and a well-formed row's time and values arrive
+        /// exactly as written.
+        #[test]
+        fn every_row_is_a_sample_or_a_reason_and_values_arrive_unchanged(
+            rows in proptest::collection::vec(
+                proptest::collection::vec(proptest::num::u8::ANY, 0..60), 0..20),
+            seconds in 0u32..2_000_000_000,
+            micros in 0u32..1_000_000,
+            user in -1e15f64..1e15,
+        ) {
+            let mut text = b"#Time,Time_usec,ProducerName,component_id,job_id,app_id,user\n".to_vec();
+            let mut considered = 0;
+            for row in &rows {
+                let row: Vec<u8> = row.iter().copied().filter(|&b| b != b'\n').collect();
+                // As the parser sees it: bytes that are not UTF-8 are a skipped line whatever
+                // they hold; otherwise blank lines and comments are not lines of data.
+                let counts = match std::str::from_utf8(&row) {
+                    Err(_) => true,
+                    Ok(text) => {
+                        let text = text.trim_end();
+                        !text.is_empty() && !text.starts_with('#')
+                    }
+                };
+                if counts {
+                    considered += 1;
+                }
+                text.extend_from_slice(&row);
+                text.push(b'\n');
+            }
+            text.extend_from_slice(format!("{seconds}.{micros:06},{micros},n9,1,0,0,{user:?}\n").as_bytes());
+            let file = parse_file(&text[..], Path::new("s"), "s").unwrap();
+            proptest::prop_assert_eq!(file.samples.len() + file.skipped.len(), considered + 1);
+            proptest::prop_assert!(file.skipped.iter().all(|s| !s.reason.is_empty()));
+            let last = file.samples.last().unwrap();
+            proptest::prop_assert_eq!(last.ts_micros, i64::from(seconds) * 1_000_000 + i64::from(micros));
+            proptest::prop_assert_eq!(last.values[0].to_bits(), user.to_bits());
+        }
+    }
+
     #[test]
     fn parses_and_reports_malformed_rows() {
         let file = parse_file(CSV.as_bytes(), Path::new("procstat"), "procstat").unwrap();

@@ -305,6 +305,60 @@ mod tests {
         assert_eq!(files(&data), 2 * one, "a re-import replaces");
     }
 
+    proptest::proptest! {
+        /// Any bytes as lines: no panic, and every line that is not blank or a `;` header is
+        /// either a job or a skipped line with a reason. A well-formed line's numbers arrive as
+        /// they were written (job id, processors, run time, wait).
+        #[test]
+        fn every_line_is_a_job_or_a_reason_and_numbers_arrive_unchanged(
+            lines in proptest::collection::vec(
+                proptest::collection::vec(proptest::num::u8::ANY, 0..80), 0..20),
+            id in 1u64..=i64::MAX as u64,
+            wait in 0u32..1_000_000,
+            run in 0u32..10_000_000,
+            procs in 1u32..u32::MAX,
+        ) {
+            let mut text: Vec<u8> = b"; UnixStartTime: 1000\n".to_vec();
+            let mut considered = 0;
+            for line in &lines {
+                let line: Vec<u8> = line.iter().copied().filter(|&b| b != b'\n').collect();
+                // As the parser sees it: bytes that are not UTF-8 are a skipped line whatever
+                // they hold; otherwise blank lines and comments are not lines of data.
+                let counts = match std::str::from_utf8(&line) {
+                    Err(_) => true,
+                    Ok(text) => {
+                        let text = text.trim();
+                        !text.is_empty() && !text.starts_with(';')
+                    }
+                };
+                if counts {
+                    considered += 1;
+                }
+                text.extend_from_slice(&line);
+                text.push(b'\n');
+            }
+            let good = format!("{id} 0 {wait} {run} {procs} -1 -1 {procs} 200 -1 1 7 3 -1 1 1 -1 -1\n");
+            text.extend_from_slice(good.as_bytes());
+            let log = parse(&text[..], Path::new("p.swf"), "c", "swf:p").unwrap();
+            proptest::prop_assert_eq!(
+                log.jobs.len() + log.skipped.iter().filter(|s| s.line > 0).count(),
+                considered + 1
+            );
+            proptest::prop_assert!(log.skipped.iter().all(|s| !s.reason.is_empty()));
+            let last = log.jobs.last().unwrap();
+            proptest::prop_assert_eq!(&last.job_id, &id.to_string());
+            proptest::prop_assert_eq!(last.cpus, Some(procs));
+            proptest::prop_assert_eq!(
+                last.start.unwrap().timestamp() - last.submit.unwrap().timestamp(),
+                i64::from(wait)
+            );
+            proptest::prop_assert_eq!(
+                last.end.timestamp() - last.start.unwrap().timestamp(),
+                i64::from(run)
+            );
+        }
+    }
+
     /// Numbers that do not fit are skipped lines with a reason, never a wrapped or rounded value.
     #[test]
     fn numbers_out_of_range_are_reasons_not_other_numbers() {

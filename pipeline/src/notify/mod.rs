@@ -238,6 +238,9 @@ impl Options {
         }
         let delivery = self.delivery.unwrap_or(DeliveryKind::File);
         let smtp = self.smtp.unwrap_or_default();
+        // Checked whatever the delivery: a value out of range in the file is a mistake even
+        // while the file outbox is used, and `check` says so before the switch to SMTP.
+        let smtp_timeout = within("smtp.timeout_s", smtp.timeout_s, 30, 1..=600)?;
         let transport = match delivery {
             DeliveryKind::File => Transport::File,
             DeliveryKind::Smtp => {
@@ -279,12 +282,7 @@ impl Options {
                     username: smtp.username,
                     password,
                     ca_pem,
-                    timeout: Duration::from_secs(within(
-                        "smtp.timeout_s",
-                        smtp.timeout_s,
-                        30,
-                        1..=600,
-                    )?),
+                    timeout: Duration::from_secs(smtp_timeout),
                 })
             }
         };

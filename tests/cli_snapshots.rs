@@ -83,6 +83,7 @@ fn help_texts() {
         &["dag", "--help"],
         &["dag", "run", "--help"],
         &["daemon", "--help"],
+        &["summary", "--help"],
     ] {
         let out = common::run_ok(
             Command::new(JOBSIGHT)
@@ -92,6 +93,45 @@ fn help_texts() {
         );
         insta::assert_snapshot!(format!("help_{}", args.join("_").replace("--", "")), out);
     }
+}
+
+/// `jobsight summary` of a simulated day with job flow only (no features yet): usage and job
+/// flow per user, efficiency and waste empty, and `judged_share` 0 saying why.
+#[test]
+fn summary_of_a_simulated_day() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    common::run_ok(
+        Command::new(JOBSIGHT)
+            .arg("--data")
+            .arg(&data)
+            .args([
+                "simulate",
+                "--nodes",
+                "8",
+                "--seed",
+                "3",
+                "--day",
+                "2026-11-20",
+            ])
+            .env_remove("JOBSIGHT_CONFIG"),
+    );
+    let out = common::run_ok(
+        Command::new(JOBSIGHT)
+            .arg("--data")
+            .arg(&data)
+            .args([
+                "summary",
+                "--period",
+                "day",
+                "--by",
+                "user",
+                "--to",
+                "2026-11-20",
+            ])
+            .env_remove("JOBSIGHT_CONFIG"),
+    );
+    insta::assert_snapshot!("summary_by_user", out);
 }
 
 /// The built-in DAGs as `jobsight dag list` shows them: their schedules and steps.

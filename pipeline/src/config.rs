@@ -49,6 +49,7 @@ pub struct Options {
     pub rules: Option<RulesOptions>,
     pub model: Option<ModelOptions>,
     pub notify: Option<crate::notify::Options>,
+    pub summary: Option<crate::summary::Options>,
     pub schedule: Option<ScheduleOptions>,
 }
 
@@ -112,6 +113,7 @@ pub struct Settings {
     pub rules: crate::rules::Settings,
     pub model: ModelSettings,
     pub notify: crate::notify::Settings,
+    pub summary: crate::summary::Settings,
     pub schedule: ScheduleSettings,
 }
 
@@ -269,6 +271,7 @@ impl Options {
             cores_per_node: features.cores_per_node,
         };
         let notify = self.notify.unwrap_or_default().resolve().map_err(at)?;
+        let summary = self.summary.unwrap_or_default().resolve().map_err(at)?;
         let schedule_options = self.schedule.unwrap_or_default();
         let schedule = ScheduleSettings {
             dags: schedule_options.dags,
@@ -282,6 +285,7 @@ impl Options {
         Ok(Settings {
             schedule,
             notify,
+            summary,
             rules,
             model,
             features,
@@ -304,7 +308,7 @@ mod tests {
     }
 
     /// The integer settings and their ranges as docs/configuration.md "Ranges" states them.
-    const RANGES: [(&str, &str, u64, u64); 20] = [
+    const RANGES: [(&str, &str, u64, u64); 21] = [
         ("ingest", "retry_after_s", 1, 86_400),
         ("ingest", "give_up_after_s", 60, 3650 * 86_400),
         ("prometheus", "step_s", 1, 3600),
@@ -325,6 +329,7 @@ mod tests {
         ("notify", "max_jobs_per_digest", 1, 1000),
         ("notify", "top_wasters", 0, 1000),
         ("notify.smtp", "timeout_s", 1, 600),
+        ("summary", "short_job_s", 0, 86_400),
     ];
 
     proptest::proptest! {
@@ -508,5 +513,6 @@ mod tests {
         assert_eq!(s.rules, d.rules);
         assert_eq!(format!("{:?}", s.notify), format!("{:?}", d.notify));
         assert_eq!(s.schedule, d.schedule);
+        assert_eq!(s.summary, d.summary);
     }
 }

@@ -4,7 +4,8 @@
 //! One module per stage. So far: [`spool`] claims enqueued jobs and reports the queue; [`catalog`]
 //! owns the warehouse's tables; [`ingest`] turns SWF job logs and LDMS CSV runs into those tables;
 //! [`query`] runs SQL over them; [`features`], [`classify`] (with [`rules`] and [`model`]) and
-//! [`notify`] judge the jobs and tell their owners; [`schedule`] is the one place that knows the
+//! [`notify`] judge the jobs and tell their owners; [`summary`] sums up usage, efficiency and
+//! waste system-wide; [`schedule`] is the one place that knows the
 //! order of that work (DAGs, the daemon, the `runs` table); [`demo`] runs the pipeline on a
 //! simulated cluster.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
@@ -30,6 +31,7 @@ pub mod schedule;
 pub mod severity;
 pub mod simulate;
 pub mod spool;
+pub mod summary;
 
 /// The wall clock. Commands call this once and pass the time down; library functions take the
 /// time as a parameter so that tests choose it.

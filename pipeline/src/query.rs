@@ -5,6 +5,11 @@
 //! table with no files yet is registered empty, so a query over it returns no rows rather than
 //! "table not found". Results render as an aligned table, CSV or JSON lines.
 //!
+//! `jobs` is a view over the stored table (`stored.jobs`) that adds what admins' first queries
+//! need as plain numbers ([`JOBS_DERIVED`]): `elapsed_s`, `wait_s`, `core_hours`, `node_hours`,
+//! `gpu_hours`, `req_mem_gb`, so `SELECT sum(core_hours) FROM jobs` works where `cpus * ("end" -
+//! start)` cannot (an integer times a duration).
+//!
 //! Admins run SQL, and the warehouse must not change under them: only queries run. A statement
 //! is checked twice, as text (one statement, a query or an `EXPLAIN` of one) and as a plan
 //! (DataFusion's `SQLOptions` refuse DDL, DML, `COPY` and `SET`), so `INSERT`, `COPY ... TO`,
@@ -14,12 +19,15 @@
 //! memory pool is bounded ([`MEMORY_LIMIT`]): sorts and joins beyond it spill to disk or fail with
 //! an error instead of taking the machine's memory.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use datafusion::arrow::array::RecordBatch;
+use chrono::{DateTime, Utc};
+
+use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Field, Schema};
+use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Int64Type, Schema, TimeUnit};
 use datafusion::datasource::MemTable;
 use datafusion::error::DataFusionError;
 use datafusion::execution::context::SQLOptions;
@@ -59,6 +67,66 @@ pub enum QueryError {
     Render(String),
 }
 
+/// A batch's columns by name, cast once to plain types.
+#[derive(Debug)]
+pub struct Columns {
+    columns: BTreeMap<String, datafusion::arrow::array::ArrayRef>,
+}
+
+impl Columns {
+    pub fn of(batch: &RecordBatch) -> Result<Columns, QueryError> {
+        let mut columns = BTreeMap::new();
+        for (field, array) in batch.schema().fields().iter().zip(batch.columns()) {
+            let target = match field.data_type() {
+                DataType::Boolean => DataType::Boolean,
+                DataType::Timestamp(..) => DataType::Timestamp(TimeUnit::Microsecond, None),
+                DataType::Float32 | DataType::Float64 => DataType::Float64,
+                t if t.is_integer() => DataType::Int64,
+                _ => DataType::Utf8,
+            };
+            let plain = cast(array, &target)
+                .map_err(|e| QueryError::Render(format!("column {}: {e}", field.name())))?;
+            // A timestamp column goes on as microseconds.
+            let plain = if matches!(target, DataType::Timestamp(..)) {
+                cast(&plain, &DataType::Int64)
+                    .map_err(|e| QueryError::Render(format!("column {}: {e}", field.name())))?
+            } else {
+                plain
+            };
+            columns.insert(field.name().clone(), plain);
+        }
+        Ok(Columns { columns })
+    }
+
+    pub fn text(&self, name: &str, i: usize) -> Option<String> {
+        let a = self.columns.get(name)?;
+        (a.data_type() == &DataType::Utf8 && a.is_valid(i))
+            .then(|| a.as_string::<i32>().value(i).to_string())
+    }
+
+    pub fn float(&self, name: &str, i: usize) -> Option<f64> {
+        let a = self.columns.get(name)?;
+        (a.data_type() == &DataType::Float64 && a.is_valid(i))
+            .then(|| a.as_primitive::<Float64Type>().value(i))
+            .filter(|v| v.is_finite())
+    }
+
+    pub fn int(&self, name: &str, i: usize) -> Option<i64> {
+        let a = self.columns.get(name)?;
+        (a.data_type() == &DataType::Int64 && a.is_valid(i))
+            .then(|| a.as_primitive::<Int64Type>().value(i))
+    }
+
+    pub fn boolean(&self, name: &str, i: usize) -> Option<bool> {
+        let a = self.columns.get(name)?;
+        (a.data_type() == &DataType::Boolean && a.is_valid(i)).then(|| a.as_boolean().value(i))
+    }
+
+    pub fn time(&self, name: &str, i: usize) -> Option<DateTime<Utc>> {
+        DateTime::from_timestamp_micros(self.int(name, i)?)
+    }
+}
+
 /// Whether a directory holds at least one Parquet file anywhere below it (symlinks not followed,
 /// so a link loop cannot recurse forever).
 fn has_parquet(dir: &Path) -> bool {
@@ -78,22 +146,78 @@ pub const TABLE_ROWS: usize = 10_000;
 /// one session; beyond it they spill to disk or fail with an error.
 pub const MEMORY_LIMIT: usize = 4 << 30;
 
+/// The columns the `jobs` view adds to the stored table, as (name, SQL over the stored columns,
+/// meaning). Times are stored as microseconds since the epoch, so differences are exact integers.
+pub const JOBS_DERIVED: [(&str, &str, &str); 6] = [
+    (
+        "elapsed_s",
+        "(CAST(\"end\" AS BIGINT) - CAST(start AS BIGINT)) / 1000000",
+        "seconds from start to end (null when the start is unknown)",
+    ),
+    (
+        "wait_s",
+        "(CAST(start AS BIGINT) - CAST(submit AS BIGINT)) / 1000000",
+        "seconds from submission to start (queue wait)",
+    ),
+    (
+        "core_hours",
+        "CAST(cpus AS DOUBLE) * CAST(CAST(\"end\" AS BIGINT) - CAST(start AS BIGINT) AS DOUBLE) / 3.6e9",
+        "allocated CPUs × elapsed hours",
+    ),
+    (
+        "node_hours",
+        "CAST(num_nodes AS DOUBLE) * CAST(CAST(\"end\" AS BIGINT) - CAST(start AS BIGINT) AS DOUBLE) / 3.6e9",
+        "allocated nodes × elapsed hours",
+    ),
+    (
+        "gpu_hours",
+        "CAST(gpus AS DOUBLE) * CAST(CAST(\"end\" AS BIGINT) - CAST(start AS BIGINT) AS DOUBLE) / 3.6e9",
+        "allocated GPUs × elapsed hours",
+    ),
+    (
+        "req_mem_gb",
+        "CAST(req_mem_mb AS DOUBLE) / 1024",
+        "requested memory in GiB (the job's total)",
+    ),
+];
+
+/// The schema that holds the stored tables a view of the same name extends (`stored.jobs`).
+pub const STORED_SCHEMA: &str = "stored";
+
 /// A DataFusion session with every catalogue table of the warehouse at `data` registered.
 pub async fn session(data: &Path) -> Result<SessionContext, QueryError> {
     let runtime = RuntimeEnvBuilder::new()
         .with_memory_limit(MEMORY_LIMIT, 1.0)
         .build_arc()
         .map_err(QueryError::Query)?;
-    let ctx = SessionContext::new_with_config_rt(SessionConfig::new(), runtime);
+    // PostgreSQL's dialect: what psql, Grafana and admins write, and the generic dialect of
+    // sqlparser 0.62 refuses a column named `cluster` after a comma (`SELECT job_id, cluster`).
+    let config = SessionConfig::new().set_str("datafusion.sql_parser.dialect", "PostgreSQL");
+    let ctx = SessionContext::new_with_config_rt(config, runtime);
+    let catalog = ctx
+        .catalog("datafusion")
+        .ok_or_else(|| QueryError::Query(DataFusionError::Internal("no default catalog".into())))?;
+    catalog
+        .register_schema(
+            STORED_SCHEMA,
+            Arc::new(datafusion::catalog::MemorySchemaProvider::new()),
+        )
+        .map_err(QueryError::Query)?;
     for table in Table::ALL {
         let dir = table.dir(data);
         let schema = table.schema();
+        // `jobs` is stored under `stored.jobs` and shown through a view that adds numbers.
+        let name = if table == Table::Jobs {
+            format!("{STORED_SCHEMA}.{}", table.name())
+        } else {
+            table.name().to_string()
+        };
         if has_parquet(&dir) {
             let path = format!("{}/", dir.display());
             let options = ParquetReadOptions::default()
                 .schema(&schema)
                 .table_partition_cols(vec![(PARTITION_COLUMN.to_string(), DataType::Utf8)]);
-            ctx.register_parquet(table.name(), &path, options)
+            ctx.register_parquet(name.as_str(), &path, options)
                 .await
                 .map_err(|source| QueryError::Register {
                     table: table.name(),
@@ -111,7 +235,7 @@ pub async fn session(data: &Path) -> Result<SessionContext, QueryError> {
                     source,
                 },
             )?;
-            ctx.register_table(table.name(), Arc::new(empty))
+            ctx.register_table(name.as_str(), Arc::new(empty))
                 .map_err(|source| QueryError::Register {
                     table: table.name(),
                     path: dir.display().to_string(),
@@ -119,6 +243,21 @@ pub async fn session(data: &Path) -> Result<SessionContext, QueryError> {
                 })?;
         }
     }
+    let derived: Vec<String> = JOBS_DERIVED
+        .iter()
+        .map(|(name, sql, _)| format!("{sql} AS {name}"))
+        .collect();
+    let view = format!(
+        "CREATE VIEW jobs AS SELECT *, {} FROM {STORED_SCHEMA}.jobs",
+        derived.join(", ")
+    );
+    ctx.sql(&view)
+        .await
+        .map_err(|source| QueryError::Register {
+            table: "jobs",
+            path: "(the view over stored.jobs)".into(),
+            source,
+        })?;
     Ok(ctx)
 }
 
@@ -171,7 +310,8 @@ pub fn check_read_only(sql: &str) -> Result<(), QueryError> {
             .collect::<Vec<_>>()
             .join(" ")
     }
-    let statements = DFParser::parse_sql(sql).map_err(QueryError::Query)?;
+    let dialect = datafusion::sql::sqlparser::dialect::PostgreSqlDialect {};
+    let statements = DFParser::parse_sql_with_dialect(sql, &dialect).map_err(QueryError::Query)?;
     match statements.len() {
         0 => Err(QueryError::ReadOnly("an empty statement".into())),
         1 => is_query(&statements[0]).map_err(QueryError::ReadOnly),
@@ -431,7 +571,7 @@ mod tests {
             cluster: "c".into(),
             job_id: id.to_string(),
             name: Some(name.into()),
-            end: chrono::DateTime::from_timestamp(1_795_300_000, 0).unwrap(),
+            end: DateTime::from_timestamp(1_795_300_000, 0).unwrap(),
             source: "test".into(),
             ..JobRow::default()
         }

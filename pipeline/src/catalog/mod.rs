@@ -114,10 +114,13 @@ pub enum Table {
     /// The pipeline's own history: one row per DAG run and one per step of it, partitioned by the
     /// UTC day the run started (see [`crate::schedule`]).
     Runs,
+    /// System-wide efficiency and waste per day × cluster × partition × account × user (see
+    /// [`crate::summary`]).
+    Summaries,
 }
 
 impl Table {
-    pub const ALL: [Table; 13] = [
+    pub const ALL: [Table; 14] = [
         Table::Jobs,
         Table::Telemetry,
         Table::Labels,
@@ -131,6 +134,7 @@ impl Table {
         Table::Predictions,
         Table::Notifications,
         Table::Runs,
+        Table::Summaries,
     ];
 
     pub fn name(self) -> &'static str {
@@ -148,6 +152,7 @@ impl Table {
             Table::Predictions => "predictions",
             Table::Notifications => "notifications",
             Table::Runs => "runs",
+            Table::Summaries => "summaries",
         }
     }
 
@@ -174,6 +179,7 @@ impl Table {
             Table::Predictions => rows::PredictionRow::fields(),
             Table::Notifications => rows::LedgerRow::fields(),
             Table::Runs => rows::RunRow::fields(),
+            Table::Summaries => rows::SummaryRow::fields(),
         };
         Arc::new(Schema::new(fields))
     }
@@ -183,6 +189,7 @@ impl Table {
         match self {
             Table::Notifications => "UTC day the message was sent",
             Table::Runs => "UTC day the DAG run started",
+            Table::Summaries => "UTC day the summarised jobs ended",
             _ => "UTC day of the job's end",
         }
     }
@@ -602,6 +609,20 @@ pub fn compact_day(data: &Path, table: Table, day: NaiveDate) -> Result<Compacte
     done.parts = fresh.len();
     done.rows = rows;
     Ok(done)
+}
+
+/// Removes part `name` of `table` for `day` if it is there; says whether it was.
+pub fn remove_part(
+    data: &Path,
+    table: Table,
+    day: NaiveDate,
+    name: &str,
+) -> Result<bool, CatalogError> {
+    let path = part_path(data, table, day, name);
+    if fs::symlink_metadata(&path).is_err() {
+        return Ok(false);
+    }
+    remove_part_file(&path).map(|()| true)
 }
 
 /// Removes one part file that [`part_files`] listed, relative to its opened partition folder (a

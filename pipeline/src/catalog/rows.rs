@@ -600,3 +600,50 @@ impl TelemetryBuilder {
         RecordBatch::try_new(Table::Telemetry.schema(), columns)
     }
 }
+
+table_row! {
+    /// One row of `summaries`: a period's jobs of one cluster, partition, account and user, their
+    /// usage, efficiency and waste (see [`crate::summary`] for how each figure is derived).
+    /// Shares are `None` where no job of the group had the figure.
+    SummaryRow => Summaries {
+        /// `day`, `week` or `month`.
+        period: String,
+        /// The period's first day, `YYYY-MM-DD`.
+        period_start: String,
+        cluster: String,
+        partition: String,
+        account: String,
+        user: String,
+        jobs: u64,
+        completed: u64,
+        failed: u64,
+        cancelled: u64,
+        timeout: u64,
+        out_of_memory: u64,
+        node_fail: u64,
+        short_jobs: u64,
+        core_hours: f64,
+        node_hours: f64,
+        gpu_hours: f64,
+        judged_jobs: u64,
+        judged_share: Option<f64>,
+        cpu_eff: Option<f64>,
+        mem_eff: Option<f64>,
+        gpu_util: Option<f64>,
+        walltime_accuracy: Option<f64>,
+        wait_p50_s: Option<f64>,
+        wait_p95_s: Option<f64>,
+        findings: u64,
+        jobs_flagged: u64,
+        jobs_anomalous: u64,
+        idle_core_hours: f64,
+        idle_gpu_hours: f64,
+        idle_node_hours: f64,
+        overrequested_mem_gb_hours: f64,
+        wasted_nodes: f64,
+        waste_kwh: f64,
+        waste_cost: f64,
+        currency: String,
+        waste_co2_kg: f64,
+    }
+}

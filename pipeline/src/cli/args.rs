@@ -153,11 +153,23 @@ pub enum Command {
     ///
     /// Run a SQL query (DataFusion dialect) over every table of the warehouse: jobs, telemetry,
     /// labels, features, features_job, job_summary, windows, findings, classes, thresholds, predictions,
-    /// notifications, runs. Each table has the partition column `day` ('YYYY-MM-DD', the job's end
-    /// day). Read-only: one query (SELECT, WITH ... SELECT, EXPLAIN); INSERT, COPY, CREATE, DROP
+    /// notifications, runs, summaries. Each table has the partition column `day` ('YYYY-MM-DD', the
+    /// job's end day). `jobs` also has elapsed_s, wait_s, core_hours, node_hours, gpu_hours and
+    /// req_mem_gb as plain numbers (`SELECT user, sum(core_hours) FROM jobs GROUP BY user`). Read-only: one query (SELECT, WITH ... SELECT, EXPLAIN); INSERT, COPY, CREATE, DROP
     /// and SET are refused. Results stream: csv and json write every row as it comes, the table
     /// shows the first 10,000 rows with control characters escaped.
     Sql(SqlArgs),
+    /// Show system-wide usage, efficiency and waste per day, week or month.
+    ///
+    /// Show what the cluster's jobs used (core-, node- and GPU-hours), how well (CPU and memory
+    /// efficiency weighted by core-hours, GPU utilisation weighted by GPU-hours, wall-time
+    /// accuracy, queue wait) and what was wasted (idle core-, GPU- and node-hours, over-requested
+    /// memory, equivalent wasted nodes, and their energy, cost and CO2 from the `[summary]`
+    /// settings), per period and cluster, partition, account or user. Computed from the
+    /// warehouse's tables as the nightly `summarize` step computes the `summaries` table; a site
+    /// with job flow only gets the usage and job-flow figures. docs/summaries.md says how each
+    /// figure is derived.
+    Summary(SummaryArgs),
     /// Load historical or external data into the warehouse.
     Import {
         #[command(subcommand)]
@@ -575,6 +587,27 @@ pub struct NotifyArgs {
 pub struct SqlArgs {
     /// The query, e.g. "SELECT count(*) FROM jobs".
     pub query: String,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: SqlFormat,
+}
+
+/// The arguments of `jobsight summary`.
+#[derive(Debug, clap::Args)]
+pub struct SummaryArgs {
+    /// First UTC day of jobs' ends [default: 6 days before --to].
+    #[arg(long)]
+    pub from: Option<chrono::NaiveDate>,
+    /// Last UTC day of jobs' ends [default: the last day with jobs in the warehouse].
+    #[arg(long)]
+    pub to: Option<chrono::NaiveDate>,
+    /// The period each row covers (weeks start on Monday).
+    #[arg(long, value_enum, default_value = "week")]
+    pub period: crate::summary::Period,
+    /// What each row is for, within its cluster.
+    #[arg(long, value_enum, default_value = "cluster")]
+    pub by: crate::summary::Grouping,
+    /// `table` shows the main figures; `csv` and `json` give every column of the `summaries`
+    /// table.
     #[arg(long, value_enum, default_value = "table")]
     pub format: SqlFormat,
 }

@@ -606,6 +606,34 @@ pub(super) fn sql(args: SqlArgs, env: &Env, stdout: &mut StdoutLock<'_>) -> anyh
     Ok(())
 }
 
+/// `jobsight summary`.
+pub(super) fn summary(
+    args: SummaryArgs,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    use crate::catalog::{self, Table};
+    let data = &env.settings.data;
+    let Some(to) = args
+        .to
+        .or_else(|| catalog::days(data, Table::Jobs).last().copied())
+    else {
+        writeln!(
+            stdout,
+            "no jobs in {} yet: nothing to summarise",
+            data.display()
+        )?;
+        return Ok(());
+    };
+    let from = args.from.unwrap_or(to - chrono::Duration::days(6));
+    anyhow::ensure!(from <= to, "--from {from} is after --to {to}");
+    let rows =
+        crate::summary::summarize(data, &env.settings.summary, from, to, args.period, args.by)?;
+    let text = crate::summary::render(&rows, args.period, args.by, from, to, args.format)?;
+    write!(stdout, "{text}")?;
+    Ok(())
+}
+
 /// `jobsight import`.
 pub(super) fn import(
     source: ImportSource,

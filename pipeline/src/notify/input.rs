@@ -10,9 +10,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use datafusion::arrow::array::{Array, AsArray, RecordBatch};
-use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit};
 
 use super::NotifyError;
 use super::plan::{Item, JobReport, LedgerRow};
@@ -111,7 +108,7 @@ pub fn read_jobs(
     // A job id twice (runs of a requeued job): the run that ended last, as the features do.
     let mut by_id: BTreeMap<String, JobReport> = BTreeMap::new();
     for batch in &jobs {
-        let c = Columns::of(batch)?;
+        let c = query::Columns::of(batch).map_err(|e| NotifyError::Input(e.to_string()))?;
         for i in 0..batch.num_rows() {
             let Some(job_id) = c.text("job_id", i) else {
                 continue;
@@ -146,7 +143,7 @@ pub fn read_jobs(
         }
     }
     for batch in &findings {
-        let c = Columns::of(batch)?;
+        let c = query::Columns::of(batch).map_err(|e| NotifyError::Input(e.to_string()))?;
         for i in 0..batch.num_rows() {
             let Some(job) = c.text("job_id", i).and_then(|id| by_id.get_mut(&id)) else {
                 continue;
@@ -168,7 +165,7 @@ pub fn read_jobs(
         }
     }
     for batch in &predictions {
-        let c = Columns::of(batch)?;
+        let c = query::Columns::of(batch).map_err(|e| NotifyError::Input(e.to_string()))?;
         for i in 0..batch.num_rows() {
             let (Some(job), Some(verdict)) = (
                 c.text("job_id", i).and_then(|id| by_id.get_mut(&id)),
@@ -221,7 +218,7 @@ pub fn read_ledger(
     let batches = runtime.block_on(query::run(data, &sql))?;
     let mut rows = Vec::new();
     for batch in &batches {
-        let c = Columns::of(batch)?;
+        let c = query::Columns::of(batch).map_err(|e| NotifyError::Input(e.to_string()))?;
         for i in 0..batch.num_rows() {
             rows.push(LedgerRow {
                 key: c.text("key", i).unwrap_or_default(),
@@ -240,63 +237,4 @@ pub fn read_ledger(
         }
     }
     Ok(rows)
-}
-
-/// A batch's columns by name, cast once to plain types.
-struct Columns {
-    columns: BTreeMap<String, datafusion::arrow::array::ArrayRef>,
-}
-
-impl Columns {
-    fn of(batch: &RecordBatch) -> Result<Columns, NotifyError> {
-        let mut columns = BTreeMap::new();
-        for (field, array) in batch.schema().fields().iter().zip(batch.columns()) {
-            let target = match field.data_type() {
-                DataType::Boolean => DataType::Boolean,
-                DataType::Timestamp(..) => DataType::Timestamp(TimeUnit::Microsecond, None),
-                DataType::Float32 | DataType::Float64 => DataType::Float64,
-                t if t.is_integer() => DataType::Int64,
-                _ => DataType::Utf8,
-            };
-            let plain = cast(array, &target)
-                .map_err(|e| NotifyError::Input(format!("column {}: {e}", field.name())))?;
-            // A timestamp column goes on as microseconds.
-            let plain = if matches!(target, DataType::Timestamp(..)) {
-                cast(&plain, &DataType::Int64)
-                    .map_err(|e| NotifyError::Input(format!("column {}: {e}", field.name())))?
-            } else {
-                plain
-            };
-            columns.insert(field.name().clone(), plain);
-        }
-        Ok(Columns { columns })
-    }
-
-    fn text(&self, name: &str, i: usize) -> Option<String> {
-        let a = self.columns.get(name)?;
-        (a.data_type() == &DataType::Utf8 && a.is_valid(i))
-            .then(|| a.as_string::<i32>().value(i).to_string())
-    }
-
-    fn float(&self, name: &str, i: usize) -> Option<f64> {
-        let a = self.columns.get(name)?;
-        (a.data_type() == &DataType::Float64 && a.is_valid(i))
-            .then(|| a.as_primitive::<Float64Type>().value(i))
-            .filter(|v| v.is_finite())
-    }
-
-    fn int(&self, name: &str, i: usize) -> Option<i64> {
-        let a = self.columns.get(name)?;
-        (a.data_type() == &DataType::Int64 && a.is_valid(i))
-            .then(|| a.as_primitive::<Int64Type>().value(i))
-    }
-
-    fn boolean(&self, name: &str, i: usize) -> Option<bool> {
-        let a = self.columns.get(name)?;
-        (a.data_type() == &DataType::Boolean && a.is_valid(i)).then(|| a.as_boolean().value(i))
-    }
-
-    fn time(&self, name: &str, i: usize) -> Option<DateTime<Utc>> {
-        DateTime::from_timestamp_micros(self.int(name, i)?)
-    }
 }

@@ -183,13 +183,13 @@ impl Step {
         let allowed: &[&str] = match raw.run.as_str() {
             "ingest" => &["limit"],
             "features" | "classify" => &["on", "days"],
-            "compact" => &["days"],
+            "compact" | "summarize" => &["days"],
             "retrain" => &[],
             "notify" => &["critical_only"],
             "retain" => &["keep_days"],
             other => {
                 return Err(format!(
-                    "unknown step {other:?}; the steps are ingest, features, classify, compact, notify, retrain, retain"
+                    "unknown step {other:?}; the steps are ingest, features, classify, summarize, compact, notify, retrain, retain"
                 ));
             }
         };
@@ -239,12 +239,16 @@ impl Step {
             }
             "features" => Step::Features { on: on()? },
             "classify" => Step::Classify { on: on()? },
-            "compact" => {
+            "compact" | "summarize" => {
                 let days = raw.days.unwrap_or(1);
                 if !(1..=366).contains(&days) {
                     return Err(format!("days: {days} is outside 1..=366"));
                 }
-                Step::Compact { days }
+                if raw.run == "compact" {
+                    Step::Compact { days }
+                } else {
+                    Step::Summarize { days }
+                }
             }
             "notify" => Step::Notify {
                 critical_only: raw.critical_only.unwrap_or(false),

@@ -60,6 +60,8 @@ pub enum Step {
     Features { on: On },
     /// Rules, classes, thresholds and the models' verdicts ([`crate::classify`]).
     Classify { on: On },
+    /// The system-wide summaries of the last `days` days into `summaries` ([`crate::summary`]).
+    Summarize { days: u32 },
     /// Folds the small per-job and per-run parts of the last `days` days into one file per
     /// table and day ([`catalog::compact_day`]).
     Compact { days: u32 },
@@ -78,6 +80,7 @@ impl Step {
             Step::Ingest { .. } => "ingest",
             Step::Features { .. } => "features",
             Step::Classify { .. } => "classify",
+            Step::Summarize { .. } => "summarize",
             Step::Compact { .. } => "compact",
             Step::Notify { .. } => "notify",
             Step::Retrain => "retrain",
@@ -95,6 +98,10 @@ impl Step {
                 On::Days(1) => format!("{} of yesterday", self.name()),
                 On::Days(n) => format!("{} of the last {n} days", self.name()),
             },
+            Step::Summarize { days: 1 } => "summarize yesterday (usage, efficiency, waste)".into(),
+            Step::Summarize { days } => {
+                format!("summarize the last {days} days (usage, efficiency, waste)")
+            }
             Step::Compact { days: 1 } => "compact yesterday's small parts into day files".into(),
             Step::Compact { days } => {
                 format!("compact the small parts of the last {days} days into day files")
@@ -665,7 +672,10 @@ fn skip_reason(step: &Step, request: &RunRequest) -> Option<&'static str> {
         Step::Features { on: On::Ingested } | Step::Classify { on: On::Ingested } => {
             Some("works on ingested jobs, and a backfill ingests none")
         }
-        Step::Features { .. } | Step::Classify { .. } | Step::Compact { .. } => None,
+        Step::Features { .. }
+        | Step::Classify { .. }
+        | Step::Summarize { .. }
+        | Step::Compact { .. } => None,
     }
 }
 
@@ -990,6 +1000,17 @@ fn execute(
             counts.insert("in_doubt".into(), report.recovered.in_doubt.len() as u64);
             counts.insert("no_address".into(), report.no_address.len() as u64);
             Ok((report.jobs_read as u64, counts))
+        }
+        Step::Summarize { days } => {
+            let days = days_of(request, *days);
+            let (Some(first), Some(last)) = (days.iter().min(), days.iter().max()) else {
+                return Ok((0, counts));
+            };
+            let rows = crate::summary::write_days(data, &s.summary, *first, *last)
+                .map_err(|e| format!("summarizing {first} to {last}: {e}"))?;
+            counts.insert("days".into(), days.len() as u64);
+            counts.insert("rows".into(), rows as u64);
+            Ok((0, counts))
         }
         Step::Compact { days } => {
             // Ingest writes the parts compaction folds and removes: not both at once. Busy is an

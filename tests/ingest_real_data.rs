@@ -106,6 +106,36 @@ fn swf_kth_log() {
         "SELECT count(*) AS n FROM jobs WHERE day = '1996-10-01'",
     );
     assert!(number(&one_day[0], "n") > 0.0);
+
+    // Summaries on job flow alone: a month per row over the year, every job counted once, the
+    // core-hours those of the jobs table, and no efficiency (no telemetry: judged_share 0).
+    let months = common::run_ok(jobsight(data.path()).args([
+        "summary",
+        "--period",
+        "month",
+        "--from",
+        "1996-09-01",
+        "--to",
+        "1997-08-31",
+        "--format",
+        "json",
+    ]));
+    let rows: Vec<serde_json::Value> = months
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 12, "{months}");
+    let total = |key: &str| rows.iter().map(|r| r[key].as_f64().unwrap()).sum::<f64>();
+    assert_eq!(total("jobs"), 28489.0);
+    assert_eq!(total("completed"), 20541.0);
+    let core_hours = number(
+        &sql(data.path(), "SELECT sum(core_hours) AS h FROM jobs")[0],
+        "h",
+    );
+    assert!((total("core_hours") - core_hours).abs() < 1e-6 * core_hours);
+    assert!(rows.iter().all(|r| r["judged_share"].as_f64() == Some(0.0)
+        && r["cpu_eff"].is_null()
+        && r["wait_p50_s"].as_f64().is_some()));
 }
 
 /// Independent reading of one LDMS CSV file: header names, the complete rows as raw fields, and

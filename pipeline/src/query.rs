@@ -181,6 +181,44 @@ pub const JOBS_DERIVED: [(&str, &str, &str); 6] = [
     ),
 ];
 
+/// The table catalogue (`docs/tables.md`), generated from the catalogue's schemas and the `jobs`
+/// view's derived columns, so that no column is written twice; a test keeps the file equal to it.
+pub fn catalogue_markdown() -> String {
+    let mut out = String::from(
+        "# Tables\n\n\
+         Generated from the code (`query::catalogue_markdown`); a test fails when this file differs, \
+         and `JOBSIGHT_UPDATE_SCHEMAS=1 cargo test -p jobsight schema` rewrites it. Every table \
+         is hive-partitioned Parquet under `<data>/<table>/day=YYYY-MM-DD/`, and `day` \
+         ('YYYY-MM-DD') is a column of every table. Example queries: [queries.md](queries.md).\n",
+    );
+    for table in Table::ALL {
+        out += &format!(
+            "\n## `{}`\n\n{}\n\n`day`: {}.\n\n| column | type | may be null |\n|---|---|---|\n",
+            table.name(),
+            table.description(),
+            table.partition_meaning()
+        );
+        for field in table.schema().fields() {
+            out += &format!(
+                "| `{}` | {} | {} |\n",
+                field.name(),
+                field.data_type(),
+                if field.is_nullable() { "yes" } else { "no" }
+            );
+        }
+        if table == Table::Jobs {
+            out += &format!(
+                "\n`jobs` is a view over the stored table (`{STORED_SCHEMA}.jobs`) that adds:\n\n\
+                 | column | what | from |\n|---|---|---|\n"
+            );
+            for (name, sql, meaning) in JOBS_DERIVED {
+                out += &format!("| `{name}` | {meaning} | `{sql}` |\n");
+            }
+        }
+    }
+    out
+}
+
 /// The schema that holds the stored tables a view of the same name extends (`stored.jobs`).
 pub const STORED_SCHEMA: &str = "stored";
 
@@ -733,5 +771,20 @@ mod tests {
             );
             prop_assert_eq!(listing(dir.path()), before, "{}", sql);
         }
+    }
+
+    /// docs/tables.md is what the code generates (rewrite it with JOBSIGHT_UPDATE_SCHEMAS=1).
+    #[test]
+    fn schema_catalogue_page_matches_the_code() {
+        let path = format!("{}/../docs/tables.md", crate::tests_support::manifest_dir());
+        let generated = catalogue_markdown();
+        if std::env::var_os("JOBSIGHT_UPDATE_SCHEMAS").is_some() {
+            std::fs::write(&path, &generated).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            committed == generated,
+            "{path} differs from the code; regenerate it"
+        );
     }
 }

@@ -78,44 +78,23 @@ pub const FEATURE_STATS: [&str; 18] = [
     "idle_share",
 ];
 
-/// Every table of the warehouse. Later stages add theirs here.
+/// Every table of the warehouse, each described by [`Table::description`]. Later stages add
+/// theirs here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Table {
-    /// One row per job run: identity, request, timing, outcome.
     Jobs,
-    /// Long-format node telemetry attributed to jobs: one row per job, node, metric and sample.
     Telemetry,
-    /// Ground truth where a data set has it: which anomaly ran in which job and when.
     Labels,
-    /// Statistics of each job's telemetry per node and metric (see [`crate::features`]).
     Features,
-    /// Figures of each job's telemetry per metric across its nodes (see [`crate::features`]).
     FeaturesJob,
-    /// One row per job: telemetry coverage, whether it can be judged, efficiency figures (see
-    /// [`crate::features`]).
     JobSummary,
-    /// Statistics per job × node × metric over sliding windows, for the models (see
-    /// [`crate::features`]).
     Windows,
-    /// One row per triggered rule: job, rule, group, severity, node and time window, evidence and
-    /// the rendered texts (see [`crate::classify`]).
     Findings,
-    /// One row per job and class it belongs to (see [`crate::classify`]).
     Classes,
-    /// The thresholds block: one row per job and main characteristic, marked low / average / high
-    /// (see [`crate::classify`]).
     Thresholds,
-    /// One verdict per job: the models' window verdicts rolled up and combined with the rules
-    /// (see [`crate::model::predict`]).
     Predictions,
-    /// The ledger of what was emailed: one row per message and finding it reported, partitioned
-    /// by the UTC day it was sent (see [`crate::notify`]).
     Notifications,
-    /// The pipeline's own history: one row per DAG run and one per step of it, partitioned by the
-    /// UTC day the run started (see [`crate::schedule`]).
     Runs,
-    /// System-wide efficiency and waste per day × cluster × partition × account × user (see
-    /// [`crate::summary`]).
     Summaries,
 }
 
@@ -153,6 +132,53 @@ impl Table {
             Table::Notifications => "notifications",
             Table::Runs => "runs",
             Table::Summaries => "summaries",
+        }
+    }
+
+    /// What one row of the table is: shown by the generated table catalogue
+    /// (`docs/tables.md`), the one place it is written.
+    pub fn description(self) -> &'static str {
+        match self {
+            Table::Jobs => "One row per job run: identity, request, timing, outcome.",
+            Table::Telemetry => {
+                "Long-format node telemetry attributed to jobs: one row per job, node, metric and sample."
+            }
+            Table::Labels => {
+                "Ground truth where a data set has it: which anomaly ran in which job and when."
+            }
+            Table::Features => {
+                "Statistics of each job's telemetry per node and metric (written by `jobsight features`)."
+            }
+            Table::FeaturesJob => {
+                "Figures of each job's telemetry per metric across its nodes (written by `jobsight features`)."
+            }
+            Table::JobSummary => {
+                "One row per job: telemetry coverage, whether it can be judged, efficiency figures (written by `jobsight features`)."
+            }
+            Table::Windows => {
+                "Statistics per job × node × metric over sliding windows, for the models (written by `jobsight features`)."
+            }
+            Table::Findings => {
+                "One row per triggered rule: job, rule, group, severity, node and time window, evidence and the rendered texts (written by `jobsight classify`)."
+            }
+            Table::Classes => {
+                "One row per job and class it belongs to (written by `jobsight classify`)."
+            }
+            Table::Thresholds => {
+                "The thresholds block: one row per job and main characteristic, marked low / average / high (written by `jobsight classify`)."
+            }
+            Table::Predictions => {
+                "One verdict per job: the models' window verdicts rolled up and combined with the rules (written by `jobsight classify` with the models)."
+            }
+            Table::Notifications => {
+                "The ledger of what was emailed: one row per message and finding it reported, partitioned by the UTC day it was sent (written by `jobsight notify`)."
+            }
+            Table::Runs => {
+                "The pipeline's own history: one row per DAG run and one per step of it, partitioned by the UTC day the run started (written by the scheduler)."
+            }
+            Table::Summaries => {
+                "System-wide efficiency and waste per day × cluster × partition × account × user (written by the nightly `summarize` step; docs/summaries.md)."
+            }
         }
     }
 

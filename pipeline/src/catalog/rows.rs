@@ -628,8 +628,13 @@ table_row! {
         judged_jobs: u64,
         judged_share: Option<f64>,
         cpu_eff: Option<f64>,
+        /// The core-hours `cpu_eff` is weighted by: fold rows with
+        /// `sum(cpu_eff * cpu_eff_core_hours) / sum(cpu_eff_core_hours)`.
+        cpu_eff_core_hours: f64,
         mem_eff: Option<f64>,
+        mem_eff_core_hours: f64,
         gpu_util: Option<f64>,
+        gpu_util_gpu_hours: f64,
         walltime_accuracy: Option<f64>,
         wait_p50_s: Option<f64>,
         wait_p95_s: Option<f64>,

@@ -239,11 +239,11 @@ SELECT "day", "cluster", "partition", "account", "user",
     sum(node_hours) AS node_hours,
     sum(gpu_hours) AS gpu_hours,
     sum(CASE WHEN judgeable THEN 1 ELSE 0 END) AS judged_jobs,
-    sum(cpu_eff * core_hours) AS cpu_eff_core_hours,
+    sum(cpu_eff * core_hours) AS cpu_eff_x_core_hours,
     sum(CASE WHEN cpu_eff IS NOT NULL THEN core_hours END) AS cpu_eff_weight,
-    sum(mem_eff * core_hours) AS mem_eff_core_hours,
+    sum(mem_eff * core_hours) AS mem_eff_x_core_hours,
     sum(CASE WHEN mem_eff IS NOT NULL THEN core_hours END) AS mem_eff_weight,
-    sum(gpu_util * gpu_hours) AS gpu_util_gpu_hours,
+    sum(gpu_util * gpu_hours) AS gpu_util_x_gpu_hours,
     sum(CASE WHEN gpu_util IS NOT NULL THEN gpu_hours END) AS gpu_util_weight,
     sum(CASE WHEN time_limit_s > 0 THEN CAST(elapsed_s AS DOUBLE) END) AS limited_elapsed_s,
     sum(CASE WHEN time_limit_s > 0 AND elapsed_s IS NOT NULL THEN CAST(time_limit_s AS DOUBLE) END) AS limited_limit_s,
@@ -323,9 +323,9 @@ const COUNTS: [&str; 12] = [
 ];
 const HOURS: [&str; 3] = ["core_hours", "node_hours", "gpu_hours"];
 const WEIGHTED: [(&str, &str); 3] = [
-    ("cpu_eff_core_hours", "cpu_eff_weight"),
-    ("mem_eff_core_hours", "mem_eff_weight"),
-    ("gpu_util_gpu_hours", "gpu_util_weight"),
+    ("cpu_eff_x_core_hours", "cpu_eff_weight"),
+    ("mem_eff_x_core_hours", "mem_eff_weight"),
+    ("gpu_util_x_gpu_hours", "gpu_util_weight"),
 ];
 const WASTE: [&str; 4] = [
     "idle_core_hours",
@@ -530,8 +530,11 @@ fn row(
         judged_jobs,
         judged_share: share(judged_jobs as f64, jobs as f64),
         cpu_eff: share(cpu.0, cpu.1),
+        cpu_eff_core_hours: cpu.1,
         mem_eff: share(mem.0, mem.1),
+        mem_eff_core_hours: mem.1,
         gpu_util: share(gpu.0, gpu.1),
+        gpu_util_gpu_hours: gpu.1,
         walltime_accuracy: share(sums.limited.0, sums.limited.1),
         wait_p50_s,
         wait_p95_s,
@@ -789,12 +792,9 @@ mod tests {
         }
     }
 
-    /// Three jobs whose every figure is worked out by hand: the summary's numbers are exactly
-    /// those, per cluster, per user and folded into a week.
-    #[test]
-    fn every_figure_is_its_definition() {
-        let dir = tempfile::tempdir().unwrap();
-        let data = dir.path();
+    /// The test warehouse: three jobs on 2026-11-20 whose figures are worked out by hand in
+    /// `every_figure_is_its_definition`, carol's GPU job on 2026-11-21, and three DAG runs.
+    fn fixture(data: &Path) {
         let day = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
         let jobs = [
             // 4 CPUs for 2 h: 8 core-hours, waited 1 h, used half its time limit.
@@ -854,7 +854,10 @@ mod tests {
             &[JobSummaryRow::batch(&summaries).unwrap()],
         )
         .unwrap();
-        let findings = [finding("1", "a"), finding("1", "b")];
+        let findings = [
+            finding("1", "idle-cores"),
+            finding("1", "memory-overrequest"),
+        ];
         catalog::write_part(
             data,
             Table::Findings,
@@ -863,6 +866,91 @@ mod tests {
             &[FindingRow::batch(&findings).unwrap()],
         )
         .unwrap();
+
+        // The next day: carol's 8 CPUs and 2 GPUs for 3 h, 10 % busy, GPUs idle.
+        let next = day.succ_opt().unwrap();
+        let mut carol = job(
+            "4",
+            "carol",
+            "gpu",
+            8,
+            Some(2),
+            ["09:00:00", "09:00:00", "12:00:00"],
+            14_400,
+            "COMPLETED",
+            2048,
+        );
+        for t in [&mut carol.submit, &mut carol.start] {
+            *t = t.map(|t| t + Duration::days(1));
+        }
+        carol.end += Duration::days(1);
+        catalog::write_part(
+            data,
+            Table::Jobs,
+            next,
+            "t",
+            &[JobRow::batch(&[carol]).unwrap()],
+        )
+        .unwrap();
+        let s = summary("4", 0.1, 1.0, Some(0.0));
+        catalog::write_part(
+            data,
+            Table::JobSummary,
+            next,
+            "t",
+            &[JobSummaryRow::batch(&[s]).unwrap()],
+        )
+        .unwrap();
+        let f = finding("4", "idle-cores");
+        catalog::write_part(
+            data,
+            Table::Findings,
+            next,
+            "t",
+            &[FindingRow::batch(&[f]).unwrap()],
+        )
+        .unwrap();
+
+        let run = |id: &str, dag: &str, outcome: &str| crate::catalog::rows::RunRow {
+            run_id: id.into(),
+            dag: dag.into(),
+            step: String::new(),
+            position: 0,
+            trigger: "schedule".into(),
+            scheduled_for: at("02:30:00"),
+            started: at("02:30:00"),
+            ended: at("02:31:00"),
+            outcome: outcome.into(),
+            attempts: 1,
+            jobs: 0,
+            counts: "{}".into(),
+            error: None,
+            host: "h".into(),
+            pid: 1,
+        };
+        let runs = [
+            run("a", "nightly", "ok"),
+            run("b", "nightly", "ok"),
+            run("c", "per-job", "failed"),
+        ];
+        catalog::write_part(
+            data,
+            Table::Runs,
+            day,
+            "t",
+            &[crate::catalog::rows::RunRow::batch(&runs).unwrap()],
+        )
+        .unwrap();
+    }
+
+    /// Three jobs whose every figure is worked out by hand: the summary's numbers are exactly
+    /// those, per cluster, per user and folded into a week.
+    #[test]
+    fn every_figure_is_its_definition() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path();
+        let day = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
+        fixture(data);
 
         let settings = Settings::default();
         let rows = summarize(data, &settings, day, day, Period::Day, Grouping::Cluster).unwrap();
@@ -933,5 +1021,135 @@ mod tests {
         let c = query::Columns::of(&stored[0]).unwrap();
         assert_eq!(c.int("jobs", 0), Some(3));
         assert!(close(c.float("idle", 0).unwrap(), 4.0));
+    }
+
+    /// One query of `tests/sql/examples.slt`: its description, types, SQL and expected rows.
+    struct Example {
+        about: String,
+        types: String,
+        sql: String,
+        rows: Vec<String>,
+    }
+
+    fn examples() -> Vec<Example> {
+        let path = format!(
+            "{}/../tests/sql/examples.slt",
+            crate::tests_support::manifest_dir()
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut out = Vec::new();
+        let mut about = Vec::new();
+        let mut lines = text.lines().peekable();
+        while let Some(line) = lines.next() {
+            if let Some(comment) = line.strip_prefix('#') {
+                about.push(comment.trim().to_string());
+            } else if let Some(types) = line.strip_prefix("query ") {
+                let mut sql = Vec::new();
+                for l in lines.by_ref() {
+                    if l == "----" {
+                        break;
+                    }
+                    sql.push(l);
+                }
+                let mut rows = Vec::new();
+                while let Some(l) = lines.next_if(|l| !l.trim().is_empty()) {
+                    rows.push(l.to_string());
+                }
+                out.push(Example {
+                    about: about.join(" ").trim().to_string(),
+                    types: types.trim().to_string(),
+                    sql: sql.join("\n"),
+                    rows,
+                });
+                about.clear();
+            } else if line.trim().is_empty() {
+                // A blank line ends the file's own header; a query's comment follows it.
+                about.clear();
+            }
+        }
+        out
+    }
+
+    /// A result row as the .slt file writes it.
+    fn render_row(c: &query::Columns, types: &str, names: &[String], i: usize) -> String {
+        names
+            .iter()
+            .zip(types.chars())
+            .map(|(name, kind)| match kind {
+                'I' => c.int(name, i).map_or("NULL".into(), |v| v.to_string()),
+                'R' => c
+                    .float(name, i)
+                    .map_or("NULL".into(), |v| format!("{v:.3}")),
+                _ => c.text(name, i).unwrap_or_else(|| "NULL".into()),
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Every documented query gives its documented result on the test warehouse, and
+    /// docs/queries.md is generated from the same file (rewrite with JOBSIGHT_UPDATE_SCHEMAS=1).
+    #[test]
+    fn documented_queries_give_their_documented_results() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path();
+        fixture(data);
+        let (first, last) = (
+            NaiveDate::from_ymd_opt(2026, 11, 20).unwrap(),
+            NaiveDate::from_ymd_opt(2026, 11, 21).unwrap(),
+        );
+        write_days(data, &Settings::default(), first, last).unwrap();
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let examples = examples();
+        assert!(examples.len() >= 7);
+        let mut page = String::from(
+            "# Example queries\n\n\
+             Run them with `jobsight sql \"...\"`; the tables and their columns are in \
+             [tables.md](tables.md). Generated from `tests/sql/examples.slt`, whose queries a test \
+             runs on a small fixed warehouse (three users, two days): the results below are \
+             those, so every query here works as written.\n",
+        );
+        for example in &examples {
+            let batches = runtime
+                .block_on(query::run(data, &example.sql))
+                .unwrap_or_else(|e| panic!("{}: {e}", example.sql));
+            let mut got = Vec::new();
+            let mut names = Vec::new();
+            for batch in &batches {
+                names = batch
+                    .schema()
+                    .fields()
+                    .iter()
+                    .map(|f| f.name().clone())
+                    .collect();
+                assert_eq!(names.len(), example.types.len(), "{}", example.sql);
+                let c = query::Columns::of(batch).unwrap();
+                for i in 0..batch.num_rows() {
+                    got.push(render_row(&c, &example.types, &names, i));
+                }
+            }
+            assert_eq!(got, example.rows, "{}", example.sql);
+            page += &format!(
+                "\n{}\n\n```sql\n{}\n```\n\n| {} |\n|{}\n",
+                example.about,
+                example.sql,
+                names.join(" | "),
+                "---|".repeat(names.len()),
+            );
+            for row in &example.rows {
+                page += &format!("| {} |\n", row.split(' ').collect::<Vec<_>>().join(" | "));
+            }
+        }
+        let path = format!(
+            "{}/../docs/queries.md",
+            crate::tests_support::manifest_dir()
+        );
+        if std::env::var_os("JOBSIGHT_UPDATE_SCHEMAS").is_some() {
+            std::fs::write(&path, &page).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == page,
+            "{path} differs from tests/sql/examples.slt; regenerate it"
+        );
     }
 }

@@ -610,6 +610,14 @@ pub struct SummaryArgs {
     /// table.
     #[arg(long, value_enum, default_value = "table")]
     pub format: SqlFormat,
+    /// Instead: the effect of the emails, measured. Each emailed user's CPU efficiency in the
+    /// days before their first email and after it (--effect-days), from the notifications
+    /// ledger and their jobs.
+    #[arg(long)]
+    pub email_effect: bool,
+    /// The days before and after the first email that --email-effect compares.
+    #[arg(long, default_value_t = 14, value_parser = clap::value_parser!(u32).range(1..=366))]
+    pub effect_days: u32,
 }
 
 impl Cli {

@@ -614,6 +614,15 @@ pub(super) fn summary(
 ) -> anyhow::Result<()> {
     use crate::catalog::{self, Table};
     let data = &env.settings.data;
+    if args.email_effect {
+        let effects = crate::summary::email_effect(data, args.effect_days)?;
+        write!(
+            stdout,
+            "{}",
+            crate::summary::render_email_effect(&effects, args.effect_days)
+        )?;
+        return Ok(());
+    }
     let Some(to) = args
         .to
         .or_else(|| catalog::days(data, Table::Jobs).last().copied())

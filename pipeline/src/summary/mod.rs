@@ -599,6 +599,125 @@ pub fn write_days(
     Ok(written)
 }
 
+/// What an email changed for one user: the core-hour-weighted CPU efficiency of their judged
+/// jobs that ended in the `days` before their first email, against that of their jobs that
+/// started after it (jobs running when it was sent count for neither).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmailEffect {
+    pub user: String,
+    pub emailed_at: String,
+    pub jobs_before: u64,
+    pub cpu_eff_before: Option<f64>,
+    pub jobs_after: u64,
+    pub cpu_eff_after: Option<f64>,
+}
+
+impl EmailEffect {
+    /// After minus before, where both are known.
+    pub fn change(&self) -> Option<f64> {
+        Some(self.cpu_eff_after? - self.cpu_eff_before?)
+    }
+}
+
+/// The SQL of [`email_effect`]: the notifications ledger joined with the owners' jobs around
+/// their first email to them (a digest or a critical email that was sent).
+pub fn email_effect_sql(days: u32) -> String {
+    format!(
+        r##"WITH mail AS (
+    SELECT "user", min(sent_at) AS sent_at FROM notifications
+    WHERE status = 'sent' AND kind IN ('digest', 'critical') AND "user" IS NOT NULL
+    GROUP BY "user"
+), judged AS (
+    SELECT j."user", j.start, j."end", j.core_hours, s.cpu_eff
+    FROM jobs j JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day
+    WHERE s.judgeable AND s.cpu_eff IS NOT NULL AND j.core_hours > 0
+), around AS (
+    SELECT m."user", m.sent_at, j.core_hours, j.cpu_eff,
+        j."end" < m.sent_at AS before, j.start > m.sent_at AS after
+    FROM mail m JOIN judged j ON j."user" = m."user"
+    WHERE j."end" >= m.sent_at - INTERVAL '{days} days'
+      AND j.start <= m.sent_at + INTERVAL '{days} days'
+)
+SELECT "user", CAST(sent_at AS VARCHAR) AS emailed_at,
+    sum(CASE WHEN before THEN 1 ELSE 0 END) AS jobs_before,
+    sum(CASE WHEN before THEN cpu_eff * core_hours END)
+        / sum(CASE WHEN before THEN core_hours END) AS cpu_eff_before,
+    sum(CASE WHEN after THEN 1 ELSE 0 END) AS jobs_after,
+    sum(CASE WHEN after THEN cpu_eff * core_hours END)
+        / sum(CASE WHEN after THEN core_hours END) AS cpu_eff_after
+FROM around
+GROUP BY "user", sent_at
+ORDER BY "user""##
+    )
+}
+
+/// The effect of the emails, measured: for every user who was emailed, their CPU efficiency in
+/// the `days` before their first email and in the `days` after it, from the ledger and their jobs.
+pub fn email_effect(data: &Path, days: u32) -> Result<Vec<EmailEffect>, SummaryError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(SummaryError::Runtime)?;
+    let batches = runtime.block_on(query::run(data, &email_effect_sql(days)))?;
+    let mut out = Vec::new();
+    for batch in &batches {
+        let c = query::Columns::of(batch)?;
+        for i in 0..batch.num_rows() {
+            let count = |name| {
+                c.int(name, i)
+                    .and_then(|v| u64::try_from(v).ok())
+                    .unwrap_or(0)
+            };
+            out.push(EmailEffect {
+                user: c.text("user", i).unwrap_or_default(),
+                emailed_at: c.text("emailed_at", i).unwrap_or_default(),
+                jobs_before: count("jobs_before"),
+                cpu_eff_before: c.float("cpu_eff_before", i),
+                jobs_after: count("jobs_after"),
+                cpu_eff_after: c.float("cpu_eff_after", i),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The effect of the emails as a table for a person, with a closing line that counts the users
+/// whose efficiency rose, fell or could not be compared.
+pub fn render_email_effect(effects: &[EmailEffect], days: u32) -> String {
+    let share = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
+    let mut out = format!(
+        "CPU efficiency (weighted by core-hours) of emailed users' judged jobs, {days} days before and after their first email\n\n"
+    );
+    out += &format!(
+        "{:<16} {:<28} {:>11} {:>10} {:>10} {:>9} {:>7}\n",
+        "user", "first email", "jobs before", "eff before", "jobs after", "eff after", "change"
+    );
+    let (mut up, mut down, mut unknown) = (0, 0, 0);
+    for e in effects {
+        let change = e.change();
+        match change {
+            Some(c) if c > 0.0 => up += 1,
+            Some(_) => down += 1,
+            None => unknown += 1,
+        }
+        out += &format!(
+            "{:<16} {:<28} {:>11} {:>10} {:>10} {:>9} {:>7}\n",
+            crate::output::printable(&e.user),
+            e.emailed_at,
+            e.jobs_before,
+            share(e.cpu_eff_before),
+            e.jobs_after,
+            share(e.cpu_eff_after),
+            change.map_or("-".to_string(), |c| format!("{c:+.3}")),
+        );
+    }
+    out += &format!(
+        "\n{} emailed users: {up} improved, {down} did not, {unknown} without jobs on both sides\n",
+        effects.len()
+    );
+    out
+}
+
 /// The columns the table format shows, after the period and the group's keys.
 const SHOWN: [&str; 14] = [
     "jobs",
@@ -705,7 +824,7 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::rows::{FindingRow, JobRow, JobSummaryRow};
+    use crate::catalog::rows::{FindingRow, JobRow, JobSummaryRow, LedgerRow, RunRow};
     use chrono::{DateTime, Utc};
 
     fn at(hms: &str) -> DateTime<Utc> {
@@ -793,7 +912,8 @@ mod tests {
     }
 
     /// The test warehouse: three jobs on 2026-11-20 whose figures are worked out by hand in
-    /// `every_figure_is_its_definition`, carol's GPU job on 2026-11-21, and three DAG runs.
+    /// `every_figure_is_its_definition`, carol's GPU job and alice's job after her email on
+    /// 2026-11-21, the email, and three DAG runs.
     fn fixture(data: &Path) {
         let day = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
         let jobs = [
@@ -911,7 +1031,7 @@ mod tests {
         )
         .unwrap();
 
-        let run = |id: &str, dag: &str, outcome: &str| crate::catalog::rows::RunRow {
+        let run = |id: &str, dag: &str, outcome: &str| RunRow {
             run_id: id.into(),
             dag: dag.into(),
             step: String::new(),
@@ -928,6 +1048,62 @@ mod tests {
             host: "h".into(),
             pid: 1,
         };
+        // Alice is emailed at 12:30 after her two jobs; her next job runs at 90 % the next day.
+        let mut later = job(
+            "5",
+            "alice",
+            "cpu",
+            4,
+            None,
+            ["09:00:00", "09:00:00", "10:00:00"],
+            3600,
+            "COMPLETED",
+            8192,
+        );
+        for t in [&mut later.submit, &mut later.start] {
+            *t = t.map(|t| t + Duration::days(1));
+        }
+        later.end += Duration::days(1);
+        catalog::write_part(
+            data,
+            Table::Jobs,
+            next,
+            "t5",
+            &[JobRow::batch(&[later]).unwrap()],
+        )
+        .unwrap();
+        let s5 = summary("5", 0.9, 0.25, None);
+        catalog::write_part(
+            data,
+            Table::JobSummary,
+            next,
+            "t5",
+            &[JobSummaryRow::batch(&[s5]).unwrap()],
+        )
+        .unwrap();
+        let mail = LedgerRow {
+            key: "digest.alice.2026-11-20".into(),
+            kind: "digest".into(),
+            user: Some("alice".into()),
+            address: "alice@localhost".into(),
+            period: "2026-11-20".into(),
+            job_id: Some("1".into()),
+            finding: Some("idle-cores".into()),
+            severity: Some("warning".into()),
+            queued_at: at("12:30:00"),
+            sent_at: Some(at("12:30:00")),
+            status: "sent".into(),
+            transport: "file".into(),
+        };
+        catalog::write_part(
+            data,
+            Table::Notifications,
+            day,
+            "t",
+            &[LedgerRow::batch(&[mail]).unwrap()],
+        )
+        .unwrap();
+
         let runs = [
             run("a", "nightly", "ok"),
             run("b", "nightly", "ok"),
@@ -938,7 +1114,7 @@ mod tests {
             Table::Runs,
             day,
             "t",
-            &[crate::catalog::rows::RunRow::batch(&runs).unwrap()],
+            &[RunRow::batch(&runs).unwrap()],
         )
         .unwrap();
     }
@@ -1150,6 +1326,31 @@ mod tests {
         assert!(
             committed == page,
             "{path} differs from tests/sql/examples.slt; regenerate it"
+        );
+    }
+
+    /// Alice's judged jobs before her email ran at 0.6 (weighted by core-hours), her job after
+    /// it at 0.9: the effect is +0.3; nobody else was emailed.
+    #[test]
+    fn the_effect_of_an_email_is_measured() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture(dir.path());
+        let effects = email_effect(dir.path(), 14).unwrap();
+        assert_eq!(effects.len(), 1);
+        let alice = &effects[0];
+        assert_eq!(
+            (alice.user.as_str(), alice.jobs_before, alice.jobs_after),
+            ("alice", 2, 1)
+        );
+        assert!((alice.cpu_eff_before.unwrap() - 0.6).abs() < 1e-9);
+        assert!((alice.cpu_eff_after.unwrap() - 0.9).abs() < 1e-9);
+        assert!((alice.change().unwrap() - 0.3).abs() < 1e-9);
+        let text = render_email_effect(&effects, 14);
+        assert!(
+            text.ends_with(
+                "1 emailed users: 1 improved, 0 did not, 0 without jobs on both sides\n"
+            ),
+            "{text}"
         );
     }
 }

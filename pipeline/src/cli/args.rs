@@ -610,6 +610,13 @@ pub struct SummaryArgs {
     /// table.
     #[arg(long, value_enum, default_value = "table")]
     pub format: SqlFormat,
+    /// Only the N rows of each period with the most of --sort (the top users or projects, the
+    /// top wasters with --sort idle-core-hours).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub top: Option<u32>,
+    /// What --top ranks by.
+    #[arg(long, value_enum, default_value = "core-hours")]
+    pub sort: crate::summary::Rank,
     /// Instead: the effect of the emails, measured. Each emailed user's CPU efficiency in the
     /// days before their first email and after it (--effect-days), from the notifications
     /// ledger and their jobs.

@@ -636,8 +636,11 @@ pub(super) fn summary(
     };
     let from = args.from.unwrap_or(to - chrono::Duration::days(6));
     anyhow::ensure!(from <= to, "--from {from} is after --to {to}");
-    let rows =
+    let mut rows =
         crate::summary::summarize(data, &env.settings.summary, from, to, args.period, args.by)?;
+    if let Some(top) = args.top {
+        rows = crate::summary::top(rows, args.sort, top as usize);
+    }
     let text = crate::summary::render(&rows, args.period, args.by, from, to, args.format)?;
     write!(stdout, "{text}")?;
     Ok(())

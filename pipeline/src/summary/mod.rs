@@ -599,6 +599,55 @@ pub fn write_days(
     Ok(written)
 }
 
+/// What `--top` ranks rows by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Rank {
+    CoreHours,
+    GpuHours,
+    IdleCoreHours,
+    IdleGpuHours,
+    WasteKwh,
+    Jobs,
+}
+
+impl Rank {
+    fn of(self, row: &SummaryRow) -> f64 {
+        match self {
+            Rank::CoreHours => row.core_hours,
+            Rank::GpuHours => row.gpu_hours,
+            Rank::IdleCoreHours => row.idle_core_hours,
+            Rank::IdleGpuHours => row.idle_gpu_hours,
+            Rank::WasteKwh => row.waste_kwh,
+            Rank::Jobs => row.jobs as f64,
+        }
+    }
+}
+
+/// The `n` rows of each period with the most of `rank`, largest first (ties by key): the top
+/// users, accounts or partitions (ClusterCockpit's top lists), or the top wasters.
+pub fn top(mut rows: Vec<SummaryRow>, rank: Rank, n: usize) -> Vec<SummaryRow> {
+    rows.sort_by(|a, b| {
+        a.period_start
+            .cmp(&b.period_start)
+            .then(rank.of(b).total_cmp(&rank.of(a)))
+    });
+    let mut out: Vec<SummaryRow> = Vec::new();
+    let mut in_period = 0;
+    for row in rows {
+        if out
+            .last()
+            .is_none_or(|last| last.period_start != row.period_start)
+        {
+            in_period = 0;
+        }
+        if in_period < n {
+            out.push(row);
+        }
+        in_period += 1;
+    }
+    out
+}
+
 /// What an email changed for one user: the core-hour-weighted CPU efficiency of their judged
 /// jobs that ended in the `days` before their first email, against that of their jobs that
 /// started after it (jobs running when it was sent count for neither).
@@ -1171,6 +1220,15 @@ mod tests {
         assert!(close(r.waste_co2_kg, 0.196 * 0.3));
         let p50 = r.wait_p50_s.unwrap();
         assert!((p50 - 3540.0).abs() < 1.0, "{p50}");
+
+        // The top waster of the day is alice (bob's job was never judged).
+        let users_top = top(
+            summarize(data, &settings, day, day, Period::Day, Grouping::User).unwrap(),
+            Rank::IdleCoreHours,
+            1,
+        );
+        assert_eq!(users_top.len(), 1);
+        assert_eq!(users_top[0].user, "alice");
 
         // Per user: bob's job was never judged, so he has no efficiency, not a zero.
         let users = summarize(data, &settings, day, day, Period::Day, Grouping::User).unwrap();

@@ -1,0 +1,309 @@
+//! A year of a large cluster's job facts: the admins' queries through `jobsight sql`'s own path
+//! side by side with DuckDB on the same Parquet, in the same run, as ratios; and the time and peak
+//! memory of the nightly `summarize` step over the whole year.
+//!
+//! Data: BENCH_JOBS jobs (default 5,000,000) spread over 365 days of one cluster with 2,000 users
+//! in 200 accounts and 8 partitions, written as the bulk importers write them (one part per table
+//! and day): `jobs`; `job_summary` for the 70 % of jobs with telemetry; and `findings`, one or two
+//! for every fifth job. Generated from a fixed seed, so two runs see the same year.
+//!
+//! Each query runs best of three:
+//! - **jobsight:** `query::run`, a fresh session that lists the tables' folders, then the query;
+//! - **DuckDB:** a fresh connection that creates the same views (`jobs` with the same derived
+//!   columns) over `read_parquet(..., hive_partitioning)`, then the same SQL
+//!   (`benches/summaries_peers.py`).
+//!
+//! Both engines' answers are compared (row count and a checksum of the first numeric column), so
+//! the two measure the same work. Run:
+//! `cargo bench -p jobsight --bench summaries` (BENCH_JOBS=500000 for a quick look).
+
+#[path = "bench_support.rs"]
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use chrono::{NaiveDate, TimeZone, Utc};
+use jobsight::catalog::rows::{FindingRow, JobRow, JobSummaryRow};
+use jobsight::catalog::{self, Table};
+use jobsight::query::{self, Columns};
+use jobsight::simulate::Rng;
+use jobsight::summary;
+use support::{bench_python, manifest_dir};
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+const FIRST_DAY: (i32, u32, u32) = (2025, 1, 1);
+const RULES: [&str; 8] = [
+    "idle-cores",
+    "serial-on-many-cores",
+    "memory-overrequest",
+    "hung-job",
+    "gpu-idle",
+    "time-overrequest",
+    "io-heavy",
+    "node-imbalance",
+];
+
+/// The admins' queries: the documented kinds (queries.md) over a year instead of a fixture.
+const QUERIES: [(&str, &str); 7] = [
+    (
+        "core-hours per user, the year",
+        r#"SELECT "user", sum(core_hours) AS h FROM jobs GROUP BY "user" ORDER BY h DESC, "user" LIMIT 20"#,
+    ),
+    (
+        "top wasters of a week (summaries)",
+        r#"SELECT "user", sum(idle_core_hours) AS idle, sum(waste_kwh) AS kwh FROM summaries WHERE day BETWEEN '2025-06-02' AND '2025-06-08' GROUP BY "user" ORDER BY idle DESC, "user" LIMIT 10"#,
+    ),
+    (
+        "a user's jobs with a finding",
+        r#"SELECT j.job_id, f.rule FROM jobs j JOIN findings f ON f.job_id = j.job_id AND f.day = j.day WHERE j."user" = 'u7' AND f.rule = 'idle-cores' ORDER BY j.job_id"#,
+    ),
+    (
+        "efficiency by partition, a month (summaries)",
+        r#"SELECT "partition", sum(core_hours) AS h, sum(cpu_eff * cpu_eff_core_hours) / sum(cpu_eff_core_hours) AS eff FROM summaries WHERE day BETWEEN '2025-06-01' AND '2025-06-30' GROUP BY "partition" ORDER BY "partition""#,
+    ),
+    (
+        "rules that fire most",
+        r#"SELECT rule, count(*) AS n FROM findings GROUP BY rule ORDER BY n DESC, rule"#,
+    ),
+    (
+        "telemetry coverage per day",
+        r#"SELECT j.day, count(*) AS jobs, sum(CASE WHEN s.judgeable THEN 1 ELSE 0 END) AS judged FROM jobs j LEFT JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day GROUP BY j.day ORDER BY j.day"#,
+    ),
+    (
+        "jobs and core-hours by month and state",
+        r#"SELECT substr(day, 1, 7) AS month, state, count(*) AS n, sum(core_hours) AS h FROM jobs GROUP BY 1, 2 ORDER BY 1, 2"#,
+    ),
+];
+
+/// Writes the year: one part per table and day.
+fn generate(data: &Path, jobs: u64) -> u64 {
+    let mut rng = Rng::new(2025);
+    let first = NaiveDate::from_ymd_opt(FIRST_DAY.0, FIRST_DAY.1, FIRST_DAY.2).expect("day");
+    let per_day = jobs / 365;
+    let mut id = 1_000_000u64;
+    let mut written = 0;
+    let states = [
+        "COMPLETED",
+        "COMPLETED",
+        "COMPLETED",
+        "COMPLETED",
+        "FAILED",
+        "CANCELLED",
+        "TIMEOUT",
+        "OUT_OF_MEMORY",
+    ];
+    for d in 0..365 {
+        let day = first + chrono::Duration::days(d);
+        let midnight = Utc
+            .from_utc_datetime(&day.and_hms_opt(0, 0, 0).expect("midnight"))
+            .timestamp();
+        let (mut job_rows, mut summaries, mut findings) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..per_day {
+            id += 1;
+            let user = rng.below(2000);
+            let nodes = 1 + rng.below(8) as u32;
+            let gpus = rng.chance(0.2).then(|| 4 * nodes);
+            let elapsed = 60 + rng.below(6 * 3600) as i64;
+            let end = midnight + 60 + rng.below(86_000) as i64;
+            let start = end - elapsed;
+            let at = |s: i64| Utc.timestamp_opt(s, 0).single();
+            job_rows.push(JobRow {
+                cluster: "big".into(),
+                job_id: id.to_string(),
+                user: Some(format!("u{user}")),
+                account: Some(format!("a{}", user % 200)),
+                partition: Some(format!("p{}", rng.below(8))),
+                num_nodes: Some(nodes),
+                cpus: Some(nodes * 64),
+                gpus,
+                req_mem_mb: Some(u64::from(nodes) * 65_536),
+                time_limit_s: Some(elapsed as u64 + rng.below(4 * 3600)),
+                submit: at(start - rng.below(7200) as i64),
+                start: at(start),
+                end: at(end).expect("end"),
+                state: Some((*rng.pick(&states)).into()),
+                source: "bench".into(),
+                ..JobRow::default()
+            });
+            if rng.chance(0.7) {
+                let cpu_eff = rng.below(1000) as f64 / 1000.0;
+                summaries.push(JobSummaryRow {
+                    job_id: id.to_string(),
+                    elapsed_s: elapsed as f64,
+                    trimmed: true,
+                    nodes_expected: Some(u64::from(nodes)),
+                    nodes_seen: u64::from(nodes),
+                    nodes_missing: None,
+                    metrics: 13,
+                    samples: 1000,
+                    coverage_min: Some(1.0),
+                    coverage_mean: Some(1.0),
+                    judgeable: true,
+                    not_judgeable_reason: None,
+                    duty_cycle: None,
+                    cpu_used_cores: Some(cpu_eff * 64.0 * f64::from(nodes)),
+                    cpu_eff: Some(cpu_eff),
+                    mem_used_max_mb: Some(rng.below(u64::from(nodes) * 65_536) as f64),
+                    mem_eff: Some(rng.below(1000) as f64 / 1000.0),
+                    time_eff: None,
+                    gpu_util: gpus.map(|_| rng.below(1000) as f64 / 1000.0),
+                    core_hours: None,
+                    wasted_core_hours: None,
+                });
+            }
+            if rng.chance(0.2) {
+                for _ in 0..1 + rng.below(2) {
+                    findings.push(FindingRow {
+                        job_id: id.to_string(),
+                        rule: (*rng.pick(&RULES)).into(),
+                        title: String::new(),
+                        group: "efficiency".into(),
+                        method_group: None,
+                        severity: "warning".into(),
+                        node: None,
+                        window_start: None,
+                        window_end: None,
+                        message: String::new(),
+                        fix: String::new(),
+                        why: String::new(),
+                        tools: String::new(),
+                        evidence: "{}".into(),
+                        rules_version: "bench".into(),
+                    });
+                }
+            }
+        }
+        written += job_rows.len() as u64;
+        let batch = |b: Result<_, _>| vec![b.expect("batch")];
+        catalog::write_part(data, Table::Jobs, day, "bench", &batch(JobRow::batch(&job_rows)))
+            .expect("jobs");
+        catalog::write_part(
+            data,
+            Table::JobSummary,
+            day,
+            "bench",
+            &batch(JobSummaryRow::batch(&summaries)),
+        )
+        .expect("job_summary");
+        catalog::write_part(
+            data,
+            Table::Findings,
+            day,
+            "bench",
+            &batch(FindingRow::batch(&findings)),
+        )
+        .expect("findings");
+    }
+    written
+}
+
+/// Row count and the sum of the first numeric column of a result (rounded), to check that both
+/// engines answered the same.
+fn fingerprint(batches: &[datafusion::arrow::record_batch::RecordBatch]) -> (usize, f64) {
+    let mut rows = 0;
+    let mut sum = 0.0;
+    for batch in batches {
+        let c = Columns::of(batch).expect("columns");
+        let names: Vec<String> = batch
+            .schema()
+            .fields()
+            .iter()
+            .map(|f| f.name().clone())
+            .collect();
+        for i in 0..batch.num_rows() {
+            rows += 1;
+            if let Some(v) = names
+                .iter()
+                .find_map(|n| c.float(n, i).or_else(|| c.int(n, i).map(|v| v as f64)))
+            {
+                sum += v;
+            }
+        }
+    }
+    (rows, sum)
+}
+
+fn main() {
+    let jobs = env_number("BENCH_JOBS", 5_000_000);
+    let dir = std::path::PathBuf::from("/var/tmp/jobsight-bench-summaries");
+    let _ = std::fs::remove_dir_all(&dir);
+    let data = dir.join("data");
+    let python = bench_python("duckdb, pyarrow").expect(
+        "a Python with duckdb (benches/requirements.txt; set JOBSIGHT_BENCH_VENV to reuse one)",
+    );
+
+    let started = Instant::now();
+    let written = generate(&data, jobs);
+    eprintln!(
+        "generated {written} jobs over 365 days in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+
+    // The nightly step over the whole year (a backfill of `summarize`).
+    let first = NaiveDate::from_ymd_opt(FIRST_DAY.0, FIRST_DAY.1, FIRST_DAY.2).expect("day");
+    let last = first + chrono::Duration::days(364);
+    let started = Instant::now();
+    let rows = summary::write_days(&data, &summary::Settings::default(), first, last)
+        .expect("summaries");
+    let summarize_s = started.elapsed().as_secs_f64();
+    let peak = jobsight::peak_memory_mib().unwrap_or(0);
+    eprintln!("summaries of the year: {rows} rows in {summarize_s:.1} s, peak memory so far {peak} MiB");
+
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let script = manifest_dir().join("../benches/summaries_peers.py");
+    println!(
+        "| query ({written} jobs, a year) | jobsight | DuckDB | DuckDB / jobsight | rows |\n|---|---|---|---|---|"
+    );
+    for (name, sql) in QUERIES {
+        let mut best = Duration::MAX;
+        let mut ours = (0, 0.0);
+        for _ in 0..3 {
+            let t = Instant::now();
+            let batches = runtime.block_on(query::run(&data, sql)).expect(name);
+            best = best.min(t.elapsed());
+            ours = fingerprint(&batches);
+        }
+        let out = Command::new(&python)
+            .arg(&script)
+            .arg(&data)
+            .arg(sql)
+            .output()
+            .expect("python");
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let answer: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("the peer's JSON");
+        let duck_s = answer["seconds"].as_f64().expect("seconds");
+        let (duck_rows, duck_sum) = (
+            answer["rows"].as_u64().expect("rows") as usize,
+            answer["checksum"].as_f64().expect("checksum"),
+        );
+        assert_eq!(ours.0, duck_rows, "{name}: row counts differ");
+        assert!(
+            (ours.1 - duck_sum).abs() <= 1e-6 * ours.1.abs().max(1.0),
+            "{name}: answers differ ({} vs {duck_sum})",
+            ours.1
+        );
+        let ours_s = best.as_secs_f64();
+        println!(
+            "| {name} | {ours_s:.3} s | {duck_s:.3} s | {:.2} | {} |",
+            duck_s / ours_s,
+            ours.0
+        );
+    }
+    println!(
+        "\nnightly `summarize` over the year: {rows} rows in {summarize_s:.1} s; peak memory of the whole run {} MiB",
+        jobsight::peak_memory_mib().unwrap_or(0)
+    );
+}

@@ -183,8 +183,14 @@ fn generate(data: &Path, jobs: u64) -> u64 {
         }
         written += job_rows.len() as u64;
         let batch = |b: Result<_, _>| vec![b.expect("batch")];
-        catalog::write_part(data, Table::Jobs, day, "bench", &batch(JobRow::batch(&job_rows)))
-            .expect("jobs");
+        catalog::write_part(
+            data,
+            Table::Jobs,
+            day,
+            "bench",
+            &batch(JobRow::batch(&job_rows)),
+        )
+        .expect("jobs");
         catalog::write_part(
             data,
             Table::JobSummary,
@@ -251,11 +257,13 @@ fn main() {
     let first = NaiveDate::from_ymd_opt(FIRST_DAY.0, FIRST_DAY.1, FIRST_DAY.2).expect("day");
     let last = first + chrono::Duration::days(364);
     let started = Instant::now();
-    let rows = summary::write_days(&data, &summary::Settings::default(), first, last)
-        .expect("summaries");
+    let rows =
+        summary::write_days(&data, &summary::Settings::default(), first, last).expect("summaries");
     let summarize_s = started.elapsed().as_secs_f64();
     let peak = jobsight::peak_memory_mib().unwrap_or(0);
-    eprintln!("summaries of the year: {rows} rows in {summarize_s:.1} s, peak memory so far {peak} MiB");
+    eprintln!(
+        "summaries of the year: {rows} rows in {summarize_s:.1} s, peak memory so far {peak} MiB"
+    );
 
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let script = manifest_dir().join("../benches/summaries_peers.py");

@@ -1036,38 +1036,58 @@ mod tests {
         )
         .unwrap();
 
-        // The next day: carol's 8 CPUs and 2 GPUs for 3 h, 10 % busy, GPUs idle.
+        // The next day: carol's 8 CPUs and 2 GPUs for 3 h, 10 % busy, GPUs idle; and alice's
+        // job after her email (12:30, below), busy 90 %.
         let next = day.succ_opt().unwrap();
-        let mut carol = job(
-            "4",
-            "carol",
-            "gpu",
-            8,
-            Some(2),
-            ["09:00:00", "09:00:00", "12:00:00"],
-            14_400,
-            "COMPLETED",
-            2048,
-        );
-        for t in [&mut carol.submit, &mut carol.start] {
-            *t = t.map(|t| t + Duration::days(1));
-        }
-        carol.end += Duration::days(1);
+        let a_day_later = |mut job: JobRow| {
+            for t in [&mut job.submit, &mut job.start] {
+                *t = t.map(|t| t + Duration::days(1));
+            }
+            job.end += Duration::days(1);
+            job
+        };
+        let later_jobs = [
+            a_day_later(job(
+                "4",
+                "carol",
+                "gpu",
+                8,
+                Some(2),
+                ["09:00:00", "09:00:00", "12:00:00"],
+                14_400,
+                "COMPLETED",
+                2048,
+            )),
+            a_day_later(job(
+                "5",
+                "alice",
+                "cpu",
+                4,
+                None,
+                ["09:00:00", "09:00:00", "10:00:00"],
+                3600,
+                "COMPLETED",
+                8192,
+            )),
+        ];
         catalog::write_part(
             data,
             Table::Jobs,
             next,
             "t",
-            &[JobRow::batch(&[carol]).unwrap()],
+            &[JobRow::batch(&later_jobs).unwrap()],
         )
         .unwrap();
-        let s = summary("4", 0.1, 1.0, Some(0.0));
+        let later_summaries = [
+            summary("4", 0.1, 1.0, Some(0.0)),
+            summary("5", 0.9, 0.25, None),
+        ];
         catalog::write_part(
             data,
             Table::JobSummary,
             next,
             "t",
-            &[JobSummaryRow::batch(&[s]).unwrap()],
+            &[JobSummaryRow::batch(&later_summaries).unwrap()],
         )
         .unwrap();
         let f = finding("4", "idle-cores");
@@ -1080,56 +1100,6 @@ mod tests {
         )
         .unwrap();
 
-        let run = |id: &str, dag: &str, outcome: &str| RunRow {
-            run_id: id.into(),
-            dag: dag.into(),
-            step: String::new(),
-            position: 0,
-            trigger: "schedule".into(),
-            scheduled_for: at("02:30:00"),
-            started: at("02:30:00"),
-            ended: at("02:31:00"),
-            outcome: outcome.into(),
-            attempts: 1,
-            jobs: 0,
-            counts: "{}".into(),
-            error: None,
-            host: "h".into(),
-            pid: 1,
-        };
-        // Alice is emailed at 12:30 after her two jobs; her next job runs at 90 % the next day.
-        let mut later = job(
-            "5",
-            "alice",
-            "cpu",
-            4,
-            None,
-            ["09:00:00", "09:00:00", "10:00:00"],
-            3600,
-            "COMPLETED",
-            8192,
-        );
-        for t in [&mut later.submit, &mut later.start] {
-            *t = t.map(|t| t + Duration::days(1));
-        }
-        later.end += Duration::days(1);
-        catalog::write_part(
-            data,
-            Table::Jobs,
-            next,
-            "t5",
-            &[JobRow::batch(&[later]).unwrap()],
-        )
-        .unwrap();
-        let s5 = summary("5", 0.9, 0.25, None);
-        catalog::write_part(
-            data,
-            Table::JobSummary,
-            next,
-            "t5",
-            &[JobSummaryRow::batch(&[s5]).unwrap()],
-        )
-        .unwrap();
         let mail = LedgerRow {
             key: "digest.alice.2026-11-20".into(),
             kind: "digest".into(),
@@ -1153,6 +1123,23 @@ mod tests {
         )
         .unwrap();
 
+        let run = |id: &str, dag: &str, outcome: &str| RunRow {
+            run_id: id.into(),
+            dag: dag.into(),
+            step: String::new(),
+            position: 0,
+            trigger: "schedule".into(),
+            scheduled_for: at("02:30:00"),
+            started: at("02:30:00"),
+            ended: at("02:31:00"),
+            outcome: outcome.into(),
+            attempts: 1,
+            jobs: 0,
+            counts: "{}".into(),
+            error: None,
+            host: "h".into(),
+            pid: 1,
+        };
         let runs = [
             run("a", "nightly", "ok"),
             run("b", "nightly", "ok"),

@@ -790,7 +790,8 @@ fn the_per_job_dag_judges_each_ingested_job_once_and_records_its_run() {
         [
             ("features", StepOutcome::Ok),
             ("classify", StepOutcome::Ok),
-            // A backfilled day is compacted like a nightly one.
+            // A backfilled day is summarised and compacted like a nightly one.
+            ("summarize", StepOutcome::Ok),
             ("compact", StepOutcome::Ok),
             ("notify", StepOutcome::Skipped),
             ("retrain", StepOutcome::Skipped),

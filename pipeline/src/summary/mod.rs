@@ -362,6 +362,33 @@ fn share(numerator: f64, weight: f64) -> Option<f64> {
 /// Group key: period start, cluster, partition, account, user.
 type Key = (NaiveDate, String, String, String, String);
 
+/// The group key of row `i`: the period's start from the date in `date_column`, the cluster, and
+/// the partition, account and user where `grouping` keeps them (`*` where it does not).
+fn group_key(
+    c: &query::Columns,
+    i: usize,
+    date_column: &str,
+    start_of: impl Fn(NaiveDate) -> NaiveDate,
+    grouping: Grouping,
+) -> Option<Key> {
+    let date = NaiveDate::parse_from_str(&c.text(date_column, i)?, "%Y-%m-%d").ok()?;
+    let [partition, account, user] = grouping.keeps();
+    let masked = |keep: bool, column: &str| {
+        if keep {
+            c.text(column, i).unwrap_or_default()
+        } else {
+            "*".to_string()
+        }
+    };
+    Some((
+        start_of(date),
+        c.text("cluster", i).unwrap_or_default(),
+        masked(partition, "partition"),
+        masked(account, "account"),
+        masked(user, "user"),
+    ))
+}
+
 /// Summarises the jobs that ended from `from` to `to` (UTC days, inclusive) per `period` and
 /// cluster, partition, account and user, in key order.
 pub fn summarize(
@@ -372,14 +399,6 @@ pub fn summarize(
     period: Period,
     grouping: Grouping,
 ) -> Result<Vec<SummaryRow>, SummaryError> {
-    let [keep_partition, keep_account, keep_user] = grouping.keeps();
-    let masked = |keep: bool, value: Option<String>| {
-        if keep {
-            value.unwrap_or_default()
-        } else {
-            "*".to_string()
-        }
-    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -394,19 +413,9 @@ pub fn summarize(
     for batch in &days {
         let c = query::Columns::of(batch)?;
         for i in 0..batch.num_rows() {
-            let Some(day) = c
-                .text("day", i)
-                .and_then(|d| NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok())
-            else {
+            let Some(key) = group_key(&c, i, "day", |d| period.start_of(d), grouping) else {
                 continue;
             };
-            let key: Key = (
-                period.start_of(day),
-                c.text("cluster", i).unwrap_or_default(),
-                masked(keep_partition, c.text("partition", i)),
-                masked(keep_account, c.text("account", i)),
-                masked(keep_user, c.text("user", i)),
-            );
             let count = |name| {
                 c.int(name, i)
                     .and_then(|v| u64::try_from(v).ok())
@@ -427,19 +436,9 @@ pub fn summarize(
     for batch in &waits {
         let c = query::Columns::of(batch)?;
         for i in 0..batch.num_rows() {
-            let Some(start) = c
-                .text("period_start", i)
-                .and_then(|d| NaiveDate::parse_from_str(&d, "%Y-%m-%d").ok())
-            else {
+            let Some(key) = group_key(&c, i, "period_start", |d| d, grouping) else {
                 continue;
             };
-            let key: Key = (
-                start,
-                c.text("cluster", i).unwrap_or_default(),
-                c.text("partition", i).unwrap_or_default(),
-                c.text("account", i).unwrap_or_default(),
-                c.text("user", i).unwrap_or_default(),
-            );
             wait.insert(key, (c.float("wait_p50_s", i), c.float("wait_p95_s", i)));
         }
     }

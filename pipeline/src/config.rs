@@ -50,6 +50,7 @@ pub struct Options {
     pub model: Option<ModelOptions>,
     pub notify: Option<crate::notify::Options>,
     pub summary: Option<crate::summary::Options>,
+    pub serve: Option<crate::serve::Options>,
     pub schedule: Option<ScheduleOptions>,
 }
 
@@ -114,6 +115,7 @@ pub struct Settings {
     pub model: ModelSettings,
     pub notify: crate::notify::Settings,
     pub summary: crate::summary::Settings,
+    pub serve: crate::serve::Settings,
     pub schedule: ScheduleSettings,
 }
 
@@ -272,6 +274,7 @@ impl Options {
         };
         let notify = self.notify.unwrap_or_default().resolve().map_err(at)?;
         let summary = self.summary.unwrap_or_default().resolve().map_err(at)?;
+        let serve = self.serve.unwrap_or_default().resolve().map_err(at)?;
         let schedule_options = self.schedule.unwrap_or_default();
         let schedule = ScheduleSettings {
             dags: schedule_options.dags,
@@ -286,6 +289,7 @@ impl Options {
             schedule,
             notify,
             summary,
+            serve,
             rules,
             model,
             features,
@@ -308,7 +312,7 @@ mod tests {
     }
 
     /// The integer settings and their ranges as docs/configuration.md "Ranges" states them.
-    const RANGES: [(&str, &str, u64, u64); 21] = [
+    const RANGES: [(&str, &str, u64, u64); 22] = [
         ("ingest", "retry_after_s", 1, 86_400),
         ("ingest", "give_up_after_s", 60, 3650 * 86_400),
         ("prometheus", "step_s", 1, 3600),
@@ -330,6 +334,7 @@ mod tests {
         ("notify", "top_wasters", 0, 1000),
         ("notify.smtp", "timeout_s", 1, 600),
         ("summary", "short_job_s", 0, 86_400),
+        ("serve", "max_connections", 1, 10_000),
     ];
 
     proptest::proptest! {
@@ -514,5 +519,6 @@ mod tests {
         assert_eq!(format!("{:?}", s.notify), format!("{:?}", d.notify));
         assert_eq!(s.schedule, d.schedule);
         assert_eq!(s.summary, d.summary);
+        assert_eq!(s.serve, d.serve);
     }
 }

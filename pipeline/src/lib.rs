@@ -3,7 +3,7 @@
 //!
 //! One module per stage. So far: [`spool`] claims enqueued jobs and reports the queue; [`catalog`]
 //! owns the warehouse's tables; [`ingest`] turns SWF job logs and LDMS CSV runs into those tables;
-//! [`query`] runs SQL over them; [`features`], [`classify`] (with [`rules`] and [`model`]) and
+//! [`query`] runs SQL over them and [`serve`] serves it to psql and Grafana; [`features`], [`classify`] (with [`rules`] and [`model`]) and
 //! [`notify`] judge the jobs and tell their owners; [`summary`] sums up usage, efficiency and
 //! waste system-wide; [`schedule`] is the one place that knows the
 //! order of that work (DAGs, the daemon, the `runs` table); [`demo`] runs the pipeline on a
@@ -28,6 +28,7 @@ pub mod query;
 pub mod rules;
 pub mod safe_fs;
 pub mod schedule;
+pub mod serve;
 pub mod severity;
 pub mod simulate;
 pub mod spool;

@@ -222,15 +222,41 @@ pub fn catalogue_markdown() -> String {
 /// The schema that holds the stored tables a view of the same name extends (`stored.jobs`).
 pub const STORED_SCHEMA: &str = "stored";
 
-/// A DataFusion session with every catalogue table of the warehouse at `data` registered.
+/// A DataFusion session with every catalogue table of the warehouse at `data` registered, for
+/// one command: the tables are the files there now.
 pub async fn session(data: &Path) -> Result<SessionContext, QueryError> {
-    let runtime = RuntimeEnvBuilder::new()
-        .with_memory_limit(MEMORY_LIMIT, 1.0)
-        .build_arc()
-        .map_err(QueryError::Query)?;
+    build_session(data, Lifetime::OneCommand).await
+}
+
+/// A session for a server that stays up while the scheduler writes (`jobsight serve --pg`):
+/// every table is listed again at each query, so new days, new parts and tables that had no
+/// files when the server started are seen without a restart; `information_schema` is on for
+/// the clients that browse it.
+pub async fn live_session(data: &Path) -> Result<SessionContext, QueryError> {
+    build_session(data, Lifetime::Server).await
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lifetime {
+    OneCommand,
+    Server,
+}
+
+async fn build_session(data: &Path, lifetime: Lifetime) -> Result<SessionContext, QueryError> {
+    let live = lifetime == Lifetime::Server;
+    let mut runtime = RuntimeEnvBuilder::new().with_memory_limit(MEMORY_LIMIT, 1.0);
+    if live {
+        // DataFusion keeps a table's file list forever by default (no time-to-live): a server
+        // would never see the day the scheduler writes after it started. Listing one table's
+        // folder costs a directory walk, which a query over Parquet does not notice.
+        runtime = runtime.with_object_list_cache_limit(0);
+    }
+    let runtime = runtime.build_arc().map_err(QueryError::Query)?;
     // PostgreSQL's dialect: what psql, Grafana and admins write, and the generic dialect of
     // sqlparser 0.62 refuses a column named `cluster` after a comma (`SELECT job_id, cluster`).
-    let config = SessionConfig::new().set_str("datafusion.sql_parser.dialect", "PostgreSQL");
+    let config = SessionConfig::new()
+        .set_str("datafusion.sql_parser.dialect", "PostgreSQL")
+        .with_information_schema(live);
     let ctx = SessionContext::new_with_config_rt(config, runtime);
     let catalog = ctx
         .catalog("datafusion")
@@ -250,7 +276,9 @@ pub async fn session(data: &Path) -> Result<SessionContext, QueryError> {
         } else {
             table.name().to_string()
         };
-        if has_parquet(&dir) {
+        // A one-command session registers a table without files as an empty table; a server's
+        // lists the folder at every query, files or not, so the first day written shows up.
+        if live || has_parquet(&dir) {
             let path = format!("{}/", dir.display());
             let options = ParquetReadOptions::default()
                 .schema(&schema)
@@ -329,24 +357,15 @@ fn writes_in(query: &datafusion::sql::sqlparser::ast::Query) -> Option<&'static 
 pub fn check_read_only(sql: &str) -> Result<(), QueryError> {
     fn is_query(statement: &DfStatement) -> Result<(), String> {
         match statement {
-            DfStatement::Statement(s) => match s.as_ref() {
-                SqlStatement::Query(query) => match writes_in(query) {
-                    None => Ok(()),
-                    Some(form) => Err(form.into()),
-                },
-                other => Err(first_words(&other.to_string())),
+            DfStatement::Statement(s) => match refusal(s) {
+                None => Ok(()),
+                Some(form) => Err(form),
             },
             DfStatement::Explain(explain) => is_query(&explain.statement),
             DfStatement::CreateExternalTable(_) => Err("CREATE EXTERNAL TABLE".into()),
             DfStatement::CopyTo(_) => Err("COPY".into()),
             other => Err(first_words(&other.to_string())),
         }
-    }
-    fn first_words(text: &str) -> String {
-        text.split_whitespace()
-            .take(2)
-            .collect::<Vec<_>>()
-            .join(" ")
     }
     let dialect = datafusion::sql::sqlparser::dialect::PostgreSqlDialect {};
     let statements = DFParser::parse_sql_with_dialect(sql, &dialect).map_err(QueryError::Query)?;
@@ -357,8 +376,27 @@ pub fn check_read_only(sql: &str) -> Result<(), QueryError> {
     }
 }
 
+/// Why one parsed statement is not a read-only query, if it is not: the form refused (`DROP
+/// TABLE`, `INSERT`, `SELECT ... INTO`), for the error message. Queries and `EXPLAIN` of them
+/// pass. Shared by `jobsight sql` and the PostgreSQL endpoint, which parses statements itself.
+pub fn refusal(statement: &SqlStatement) -> Option<String> {
+    match statement {
+        SqlStatement::Query(query) => writes_in(query).map(String::from),
+        SqlStatement::Explain { statement, .. } => refusal(statement),
+        other => Some(first_words(&other.to_string())),
+    }
+}
+
+/// A statement's first two words (`DROP TABLE`, `CREATE VIEW`) name what it does.
+fn first_words(text: &str) -> String {
+    text.split_whitespace()
+        .take(2)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The plan-level guard: no DDL, no DML (which includes `COPY`), no `SET`.
-fn read_only() -> SQLOptions {
+pub fn read_only() -> SQLOptions {
     SQLOptions::new()
         .with_allow_ddl(false)
         .with_allow_dml(false)

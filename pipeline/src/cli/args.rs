@@ -159,6 +159,18 @@ pub enum Command {
     /// and SET are refused. Results stream: csv and json write every row as it comes, the table
     /// shows the first 10,000 rows with control characters escaped.
     Sql(SqlArgs),
+    /// Serve every table to psql, Grafana and BI tools over PostgreSQL's protocol, read-only.
+    ///
+    /// Serve the warehouse over PostgreSQL's wire protocol at --pg ADDR, so that `psql`,
+    /// Grafana's PostgreSQL data source and BI tools query every table `jobsight sql` sees.
+    /// Clients log in with SCRAM-SHA-256 as `[serve] pg_user` (default `jobsight`) with the
+    /// password in `[serve] pg_password_file` (or --password-file): its first line, at least 12
+    /// characters, in a file only its owner may read. Read-only: queries, EXPLAIN, SHOW, the
+    /// client's own SET, BEGIN/COMMIT and cursors are served; everything else is refused with
+    /// SQLSTATE 25006. Days the scheduler writes while the server runs are seen by open
+    /// connections. Prints the address it listens on, then serves until SIGINT or SIGTERM. No TLS
+    /// yet: listen on localhost (the default) or a trusted network. docs/sql.md has the details.
+    Serve(ServeArgs),
     /// Show system-wide usage, efficiency and waste per day, week or month.
     ///
     /// Show what the cluster's jobs used (core-, node- and GPU-hours), how well (CPU and memory
@@ -591,6 +603,17 @@ pub struct SqlArgs {
     pub format: SqlFormat,
 }
 
+/// The arguments of `jobsight serve`.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Where to listen for PostgreSQL clients, HOST:PORT (port 0 picks a free port).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:5432")]
+    pub pg: String,
+    /// The file holding the password clients log in with [default: `[serve] pg_password_file`].
+    #[arg(long, env = "JOBSIGHT_PG_PASSWORD_FILE")]
+    pub password_file: Option<PathBuf>,
+}
+
 /// The arguments of `jobsight summary`.
 #[derive(Debug, clap::Args)]
 pub struct SummaryArgs {
@@ -660,6 +683,10 @@ impl Cli {
                 set(&mut ingest.sacct, &a.sacct);
                 let prometheus = options.prometheus.get_or_insert_with(Default::default);
                 set(&mut prometheus.url, &a.prometheus_url);
+            }
+            Command::Serve(a) => {
+                let serve = options.serve.get_or_insert_with(Default::default);
+                set(&mut serve.pg_password_file, &a.password_file);
             }
             Command::Features(a) => {
                 let features = options.features.get_or_insert_with(Default::default);

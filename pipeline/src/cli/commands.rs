@@ -606,6 +606,31 @@ pub(super) fn sql(args: SqlArgs, env: &Env, stdout: &mut StdoutLock<'_>) -> anyh
     Ok(())
 }
 
+/// `jobsight serve`: prints where it listens (a test or a script reads the port from that line),
+/// then serves until SIGINT or SIGTERM.
+pub(super) fn serve(args: ServeArgs, env: &Env, stdout: &mut StdoutLock<'_>) -> anyhow::Result<()> {
+    let settings = &env.settings;
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the server's runtime")?;
+    let mut announced = Ok(());
+    runtime.block_on(crate::serve::serve_pg(
+        &settings.data,
+        &args.pg,
+        &settings.serve,
+        |addr| {
+            announced = writeln!(
+                stdout,
+                "serving {} over PostgreSQL on {addr} (user {}, read-only); stop with Ctrl-C",
+                settings.data.display(),
+                settings.serve.pg_user
+            )
+            .and_then(|()| stdout.flush());
+        },
+        crate::serve::stop_signal(),
+    ))?;
+    announced?;
+    Ok(())
+}
+
 /// `jobsight summary`.
 pub(super) fn summary(
     args: SummaryArgs,

@@ -73,6 +73,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Notify(args) => commands::notify(args, &env, &mut stdout),
         Command::Check { .. } => commands::check(&env, &mut stdout),
         Command::Sql(args) => commands::sql(args, &env, &mut stdout),
+        Command::Serve(args) => commands::serve(args, &env, &mut stdout),
         Command::Summary(args) => commands::summary(args, &env, &mut stdout),
         Command::Import { source } => commands::import(source, &env, &mut stdout),
     }

@@ -870,7 +870,7 @@ pub fn render(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::catalog::rows::{FindingRow, JobRow, JobSummaryRow, LedgerRow, RunRow};
     use chrono::{DateTime, Utc};
@@ -962,7 +962,7 @@ mod tests {
     /// The test warehouse: three jobs on 2026-11-20 whose figures are worked out by hand in
     /// `every_figure_is_its_definition`, carol's GPU job and alice's job after her email on
     /// 2026-11-21, the email, and three DAG runs.
-    fn fixture(data: &Path) {
+    pub(crate) fn fixture(data: &Path) {
         let day = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
         let jobs = [
             // 4 CPUs for 2 h: 8 core-hours, waited 1 h, used half its time limit.
@@ -1244,14 +1244,14 @@ mod tests {
     }
 
     /// One query of `tests/sql/examples.slt`: its description, types, SQL and expected rows.
-    struct Example {
-        about: String,
-        types: String,
-        sql: String,
-        rows: Vec<String>,
+    pub(crate) struct Example {
+        pub about: String,
+        pub types: String,
+        pub sql: String,
+        pub rows: Vec<String>,
     }
 
-    fn examples() -> Vec<Example> {
+    pub(crate) fn examples() -> Vec<Example> {
         let path = format!(
             "{}/../tests/sql/examples.slt",
             crate::tests_support::manifest_dir()
@@ -1371,6 +1371,36 @@ mod tests {
             committed == page,
             "{path} differs from tests/sql/examples.slt; regenerate it"
         );
+    }
+
+    /// The Grafana dashboard shipped in ops/ runs only queries this file tests: each panel's
+    /// SQL, with Grafana's range macros replaced by the range the Grafana examples use, is one
+    /// of them word for word.
+    #[test]
+    fn the_grafana_dashboard_runs_only_tested_queries() {
+        let path = format!(
+            "{}/../ops/grafana/jobsight.json",
+            crate::tests_support::manifest_dir()
+        );
+        let dashboard: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let tested: Vec<String> = examples().into_iter().map(|e| e.sql).collect();
+        let panels = dashboard["panels"].as_array().unwrap();
+        assert!(panels.len() >= 5);
+        for panel in panels {
+            for target in panel["targets"].as_array().unwrap() {
+                let sql = target["rawSql"]
+                    .as_str()
+                    .unwrap()
+                    .replace("$__timeFrom()", "'2026-11-01T00:00:00Z'")
+                    .replace("$__timeTo()", "'2026-11-30T23:59:59Z'");
+                assert!(
+                    tested.contains(&sql),
+                    "panel {:?} runs a query tests/sql/examples.slt does not test:\n{sql}",
+                    panel["title"]
+                );
+            }
+        }
     }
 
     /// Alice's judged jobs before her email ran at 0.6 (weighted by core-hours), her job after

@@ -12,6 +12,9 @@ if [ "$(id -u)" != 0 ]; then
   echo "install-psql.sh: psql is missing and installing it needs root (apt-get install postgresql-client)" >&2
   exit 1
 fi
-[ "${SKIP_APT_UPDATE:-0}" = 1 ] || apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql-client >/dev/null
+# Another apt-get (an unattended upgrade, another test's install) may hold dpkg's lock: wait for it
+# rather than fail.
+wait_lock=(-o DPkg::Lock::Timeout=600)
+[ "${SKIP_APT_UPDATE:-0}" = 1 ] || apt-get "${wait_lock[@]}" update -qq
+DEBIAN_FRONTEND=noninteractive apt-get "${wait_lock[@]}" install -y -qq --no-install-recommends postgresql-client >/dev/null
 command -v psql >/dev/null

@@ -664,17 +664,22 @@ mod tests {
         )
     }
 
-    /// psql from Debian's postgresql-client, installed by ops/sql/install-psql.sh when missing.
+    /// psql from Debian's postgresql-client, installed by ops/sql/install-psql.sh when missing:
+    /// once per test process (two apt-gets at once would fight over dpkg's lock).
     fn install_psql() {
-        let script = format!(
-            "{}/../ops/sql/install-psql.sh",
-            crate::tests_support::manifest_dir()
-        );
-        let status = std::process::Command::new("bash")
-            .arg(script)
-            .status()
-            .unwrap();
-        assert!(status.success(), "cannot install psql");
+        static INSTALLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let installed = INSTALLED.get_or_init(|| {
+            let script = format!(
+                "{}/../ops/sql/install-psql.sh",
+                crate::tests_support::manifest_dir()
+            );
+            let status = std::process::Command::new("bash")
+                .arg(script)
+                .status()
+                .unwrap();
+            status.success()
+        });
+        assert!(installed, "cannot install psql (ops/sql/install-psql.sh)");
     }
 
     /// The fixture warehouse of the summaries' tests, with its summaries written: the one the

@@ -84,6 +84,8 @@ fn help_texts() {
         &["dag", "run", "--help"],
         &["daemon", "--help"],
         &["summary", "--help"],
+        &["report", "--help"],
+        &["report", "job", "--help"],
     ] {
         let out = common::run_ok(
             Command::new(JOBSIGHT)

@@ -220,6 +220,40 @@ fn demo_reports_what_is_on_disk() {
     );
     assert_eq!(ledger[0]["n"].as_u64(), Some(messages.len() as u64));
     assert!(report.contains(&sent.display().to_string()), "{report}");
+    // Step 8: a page for every job, and every digest's link lands on its page: the link's path
+    // after the site's host is the page's path in the report folder.
+    let pages = dir.path().join("reports");
+    let ids: BTreeSet<u64> = keys.iter().map(|(id, _)| *id).collect();
+    let job_pages = std::fs::read_dir(pages.join("demo").join("jobs"))
+        .unwrap()
+        .count();
+    assert_eq!(job_pages, ids.len(), "{report}");
+    assert!(report.contains(&format!("8. Report pages")), "{report}");
+    assert!(
+        report.contains(&format!("{} job pages", ids.len())),
+        "{report}"
+    );
+    assert!(report.contains("0 job(s) without a page"), "{report}");
+    assert!(pages.join("index.html").is_file());
+    let mut links = 0;
+    for m in &messages {
+        let eml = std::fs::read_to_string(m.path().join("message.eml")).unwrap();
+        for url in eml.split("https://jobsight.example.org/").skip(1) {
+            let path: String = url
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || "/._-~".contains(*c))
+                .collect();
+            if path.ends_with(".html") {
+                assert!(
+                    pages.join(&path).is_file(),
+                    "{path} of {}",
+                    m.path().display()
+                );
+                links += 1;
+            }
+        }
+    }
+    assert!(links > 0, "no report link in any email");
     // Nothing from a job name reaches the terminal raw.
     assert!(!report.contains('\u{1b}'), "{report}");
 }

@@ -51,6 +51,7 @@ pub struct Options {
     pub notify: Option<crate::notify::Options>,
     pub summary: Option<crate::summary::Options>,
     pub serve: Option<crate::serve::Options>,
+    pub report: Option<crate::report::Options>,
     pub schedule: Option<ScheduleOptions>,
 }
 
@@ -116,6 +117,7 @@ pub struct Settings {
     pub notify: crate::notify::Settings,
     pub summary: crate::summary::Settings,
     pub serve: crate::serve::Settings,
+    pub report: crate::report::Settings,
     pub schedule: ScheduleSettings,
 }
 
@@ -275,6 +277,7 @@ impl Options {
         let notify = self.notify.unwrap_or_default().resolve().map_err(at)?;
         let summary = self.summary.unwrap_or_default().resolve().map_err(at)?;
         let serve = self.serve.unwrap_or_default().resolve().map_err(at)?;
+        let report = self.report.unwrap_or_default().resolve().map_err(at)?;
         let schedule_options = self.schedule.unwrap_or_default();
         let schedule = ScheduleSettings {
             dags: schedule_options.dags,
@@ -290,6 +293,7 @@ impl Options {
             notify,
             summary,
             serve,
+            report,
             rules,
             model,
             features,
@@ -518,7 +522,9 @@ mod tests {
         assert_eq!(s.rules, d.rules);
         assert_eq!(format!("{:?}", s.notify), format!("{:?}", d.notify));
         assert_eq!(s.schedule, d.schedule);
+        assert_eq!(s.report, d.report);
         assert_eq!(s.summary, d.summary);
         assert_eq!(s.serve, d.serve);
+        assert_eq!(s.report, d.report);
     }
 }

@@ -422,6 +422,7 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
     settings.model.diagnosis = Some(trained.diagnosis.clone());
     settings.model.unsupervised = Some(trained.unsupervised.clone());
     settings.notify.outbox = dir.join("outbox");
+    settings.report.dir = dir.join("reports");
     let book = Arc::new(rules::RuleBook::load(None)?);
     let models = Arc::new(Models::load(
         Some(&trained.diagnosis),
@@ -650,6 +651,20 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
         ),
     )?;
     show_queries(out, &runtime, &warehouse, &NOTIFY_QUERIES)?;
+
+    // 8. The pages behind the emails' links, from the nightly DAG's report step.
+    w(
+        out,
+        format!(
+            "\n8. Report pages (the nightly `report` step; `jobsight report job JOB_ID` writes one on demand): {} job pages, {} user pages and {} daily system report(s) in {}, {} job(s) without a page; open {} in a browser (static HTML, inline SVG charts, relative links: works offline)\n",
+            total("report", "job_pages"),
+            total("report", "user_pages"),
+            total("report", "system_reports"),
+            settings.report.dir.display(),
+            total("report", "failed"),
+            settings.report.dir.join("index.html").display(),
+        ),
+    )?;
     w(
         out,
         format!(

@@ -5,7 +5,8 @@
 //! owns the warehouse's tables; [`ingest`] turns SWF job logs and LDMS CSV runs into those tables;
 //! [`query`] runs SQL over them and [`serve`] serves it to psql and Grafana; [`features`], [`classify`] (with [`rules`] and [`model`]) and
 //! [`notify`] judge the jobs and tell their owners; [`summary`] sums up usage, efficiency and
-//! waste system-wide; [`schedule`] is the one place that knows the
+//! waste system-wide; [`report`] writes the pages behind the emails' links (per job, per user,
+//! per day) with [`templates`], which the emails use too; [`schedule`] is the one place that knows the
 //! order of that work (DAGs, the daemon, the `runs` table); [`demo`] runs the pipeline on a
 //! simulated cluster.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
@@ -25,6 +26,7 @@ pub mod notify;
 pub mod options;
 pub mod output;
 pub mod query;
+pub mod report;
 pub mod rules;
 pub mod safe_fs;
 pub mod schedule;
@@ -33,6 +35,7 @@ pub mod severity;
 pub mod simulate;
 pub mod spool;
 pub mod summary;
+pub mod templates;
 
 /// The wall clock. Commands call this once and pass the time down; library functions take the
 /// time as a parameter so that tests choose it.

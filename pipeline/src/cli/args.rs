@@ -182,10 +182,43 @@ pub enum Command {
     /// with job flow only gets the usage and job-flow figures. docs/summaries.md says how each
     /// figure is derived.
     Summary(SummaryArgs),
+    /// Write report pages: one job's, or every job, user and system page of a day.
+    ///
+    /// Write the static HTML pages behind the emails' links into `[report] dir` (or --dir): a
+    /// job's page (who, where, when, requested against used with the `#SBATCH` lines a better
+    /// request would use, the verdict of rules and models and the metrics behind it, findings
+    /// with what to do and the evidence, the thresholds block, classes, and telemetry charts per
+    /// node against a healthy reference), each user's page (their jobs, trend, repeating
+    /// findings, the emails they got) and the day's system report (efficiency and waste by
+    /// partition, account and user, rules that fire most, the pipeline's health), with an index.
+    /// Charts are inline SVG and links relative: the folder works offline and on any web server.
+    /// The nightly DAG's `report` step writes yesterday's pages. docs/reports.md has the details.
+    Report {
+        #[command(subcommand)]
+        action: ReportAction,
+        /// The folder to write into [default: `[report] dir`, else ./jobsight-reports].
+        #[arg(long, global = true, env = "JOBSIGHT_REPORT_DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Load historical or external data into the warehouse.
     Import {
         #[command(subcommand)]
         source: ImportSource,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReportAction {
+    /// One job's page (its last record when a requeue gave it several); prints the page's path.
+    Job {
+        /// The Slurm job id, e.g. 123456 or 123456_7.
+        job_id: String,
+    },
+    /// Every page of one UTC day: its jobs, the users who had a job end that day, the system
+    /// report, and the index.
+    Day {
+        /// The day (YYYY-MM-DD) [default: the last day with jobs in the warehouse].
+        day: Option<chrono::NaiveDate>,
     },
 }
 
@@ -708,6 +741,10 @@ impl Cli {
                 if a.test_mode {
                     notify.test_mode = Some(true);
                 }
+            }
+            Command::Report { dir, .. } => {
+                let report = options.report.get_or_insert_with(Default::default);
+                set(&mut report.dir, dir);
             }
             _ => {}
         }

@@ -593,6 +593,7 @@ pub(super) fn check(env: &Env, stdout: &mut StdoutLock<'_>) -> anyhow::Result<()
         book.version
     )?;
     writeln!(stdout, "{}", crate::notify::check(&settings.notify)?)?;
+    writeln!(stdout, "{}", crate::report::check(&settings.report)?)?;
     Ok(())
 }
 
@@ -628,6 +629,62 @@ pub(super) fn serve(args: ServeArgs, env: &Env, stdout: &mut StdoutLock<'_>) -> 
         crate::serve::stop_signal(),
     ))?;
     announced?;
+    Ok(())
+}
+
+/// `jobsight report`.
+pub(super) fn report(
+    action: ReportAction,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    use crate::catalog::{self, Table};
+    let settings = &env.settings;
+    let inputs = schedule::report_inputs(settings);
+    match action {
+        ReportAction::Job { job_id } => {
+            let path =
+                crate::report::write_job(&settings.data, &settings.report, &inputs, &job_id)?;
+            writeln!(stdout, "{}", path.display())?;
+        }
+        ReportAction::Day { day } => {
+            let Some(day) =
+                day.or_else(|| catalog::days(&settings.data, Table::Jobs).last().copied())
+            else {
+                writeln!(
+                    stdout,
+                    "no jobs in {} yet: no pages to write",
+                    settings.data.display()
+                )?;
+                return Ok(());
+            };
+            let progress = Progress::phases("writing pages");
+            let written = crate::report::write_day(
+                &settings.data,
+                &settings.report,
+                &inputs,
+                day,
+                &mut |m| progress.message(m),
+            )?;
+            drop(progress);
+            writeln!(
+                stdout,
+                "{day}: {} job pages, {} user pages, {} system reports in {} (open index.html)",
+                written.jobs,
+                written.users,
+                written.days,
+                settings.report.dir.display()
+            )?;
+            for (job, reason) in &written.failed {
+                writeln!(stdout, "job {job}: no page: {reason}")?;
+            }
+            anyhow::ensure!(
+                written.failed.is_empty(),
+                "{} job pages could not be written",
+                written.failed.len()
+            );
+        }
+    }
     Ok(())
 }
 

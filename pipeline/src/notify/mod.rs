@@ -310,10 +310,10 @@ impl Options {
             holidays_file: self.holidays_file,
             links: Links {
                 report_url: self.report_url.unwrap_or_else(|| {
-                    "https://jobsight.example.org/{cluster}/jobs/{job_id}".into()
+                    "https://jobsight.example.org/{cluster}/jobs/{job_id}.html".into()
                 }),
                 user_url: self.user_url.unwrap_or_else(|| {
-                    "https://jobsight.example.org/{cluster}/users/{user}".into()
+                    "https://jobsight.example.org/{cluster}/users/{user}.html".into()
                 }),
                 max_jobs_per_digest: within(
                     "max_jobs_per_digest",

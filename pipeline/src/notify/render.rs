@@ -17,41 +17,24 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 
 use super::plan::{JobReport, MessageKind, Period, Planned};
-use super::template::{Context, Escape, Template, TemplateError, Value, clean};
+use super::template::{Context, TemplateError, Value, clean, to_jinja};
 use crate::severity::Severity;
 
-/// The six template files: name, built-in text, escaping.
-pub const FILES: [(&str, &str, Escape); 6] = [
+/// The six template files: name and built-in text. How a file's values are escaped follows
+/// from its name ([`crate::templates`]): `.html` for HTML, `.subject` as one header line.
+pub const FILES: [(&str, &str); 6] = [
     (
         "digest.subject",
         include_str!("../../templates/digest.subject"),
-        Escape::Header,
     ),
-    (
-        "digest.txt",
-        include_str!("../../templates/digest.txt"),
-        Escape::Text,
-    ),
-    (
-        "digest.html",
-        include_str!("../../templates/digest.html"),
-        Escape::Html,
-    ),
+    ("digest.txt", include_str!("../../templates/digest.txt")),
+    ("digest.html", include_str!("../../templates/digest.html")),
     (
         "admin.subject",
         include_str!("../../templates/admin.subject"),
-        Escape::Header,
     ),
-    (
-        "admin.txt",
-        include_str!("../../templates/admin.txt"),
-        Escape::Text,
-    ),
-    (
-        "admin.html",
-        include_str!("../../templates/admin.html"),
-        Escape::Html,
-    ),
+    ("admin.txt", include_str!("../../templates/admin.txt")),
+    ("admin.html", include_str!("../../templates/admin.html")),
 ];
 
 /// Placeholders of `digest.*`: (scope, name, meaning).
@@ -67,7 +50,7 @@ pub const DIGEST_PLACEHOLDERS: &[(&str, &str, &str)] = &[
     (
         "message",
         "critical",
-        "section: true in an email about one job's critical finding",
+        "true in an email about one job's critical finding",
     ),
     (
         "message",
@@ -77,7 +60,7 @@ pub const DIGEST_PLACEHOLDERS: &[(&str, &str, &str)] = &[
     (
         "message",
         "more_jobs",
-        "section: jobs beyond `notify.max_jobs_per_digest`, not shown; empty when none",
+        "jobs beyond `notify.max_jobs_per_digest`, not shown; empty when none",
     ),
     (
         "message",
@@ -88,7 +71,7 @@ pub const DIGEST_PLACEHOLDERS: &[(&str, &str, &str)] = &[
     (
         "message",
         "jobs",
-        "section: the jobs shown, most important first",
+        "list: the jobs shown, most important first",
     ),
     ("job", "job_id", "Slurm job id"),
     (
@@ -125,7 +108,7 @@ pub const DIGEST_PLACEHOLDERS: &[(&str, &str, &str)] = &[
     (
         "job",
         "findings",
-        "section: the job's findings reported now, most severe first",
+        "list: the job's findings reported now, most severe first",
     ),
     ("finding", "severity", "critical, warning or info"),
     (
@@ -140,15 +123,11 @@ pub const DIGEST_PLACEHOLDERS: &[(&str, &str, &str)] = &[
         "what was seen, with the job's numbers",
     ),
     ("finding", "fix", "what to do"),
-    (
-        "finding",
-        "tools",
-        "section: tools that help, empty when none",
-    ),
+    ("finding", "tools", "tools that help, empty when none"),
     (
         "finding",
         "node",
-        "section: the node, for per-node findings; empty otherwise",
+        "the node, for per-node findings; empty otherwise",
     ),
 ];
 
@@ -158,7 +137,7 @@ pub const ADMIN_PLACEHOLDERS: &[(&str, &str, &str)] = &[
     (
         "message",
         "critical",
-        "section: true in an immediate email about one job",
+        "true in an immediate email about one job",
     ),
     (
         "message",
@@ -168,17 +147,17 @@ pub const ADMIN_PLACEHOLDERS: &[(&str, &str, &str)] = &[
     (
         "message",
         "critical_jobs",
-        "section: those jobs, most important first",
+        "list: those jobs, most important first",
     ),
     (
         "message",
         "broken_nodes",
-        "section: nodes named in findings of more than one user's jobs",
+        "list: nodes named in findings of more than one user's jobs",
     ),
     (
         "message",
         "top_wasters",
-        "section: users with the most idle core-hours over the lookback",
+        "list: users with the most idle core-hours over the lookback",
     ),
     ("message", "lookback_days", "`notify.lookback_days`"),
     (
@@ -194,22 +173,22 @@ pub const ADMIN_PLACEHOLDERS: &[(&str, &str, &str)] = &[
     (
         "message",
         "delivery_problems",
-        "section: messages in doubt or failed",
+        "list: messages in doubt or failed",
     ),
     (
         "message",
         "any_delivery_problems",
-        "section: shown once when there are delivery problems",
+        "true when there are delivery problems",
     ),
     (
         "message",
         "any_given_up",
-        "section: shown once when the pipeline gave up on jobs",
+        "true when the pipeline gave up on jobs",
     ),
     (
         "message",
         "given_up",
-        "section: jobs the pipeline gave up on (spool failed/), with file and reason",
+        "list: jobs the pipeline gave up on (spool failed/), with file and reason",
     ),
     (
         "message",
@@ -227,7 +206,7 @@ pub const ADMIN_PLACEHOLDERS: &[(&str, &str, &str)] = &[
     (
         "critical job",
         "findings",
-        "section: severity, kind, title, message, fix, tools, node as in digests",
+        "list: severity, kind, title, message, fix, tools, node as in digests",
     ),
     ("broken node", "node", "node name"),
     ("broken node", "jobs", "jobs with findings on it"),
@@ -256,10 +235,10 @@ pub const ADMIN_PLACEHOLDERS: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// The loaded templates, parsed.
-#[derive(Debug, Clone)]
+/// The loaded templates.
+#[derive(Debug)]
 pub struct Templates {
-    parsed: BTreeMap<&'static str, Template>,
+    set: crate::templates::Templates,
 }
 
 /// What a message's text parts are made from.
@@ -284,40 +263,30 @@ pub struct Links {
 }
 
 impl Templates {
-    /// The built-in templates, or the six files of `dir`.
+    /// The built-in templates, each replaced by the file of the same name in `dir` if it has one.
     pub fn load(dir: Option<&Path>) -> Result<Templates, TemplateError> {
-        let mut parsed = BTreeMap::new();
-        for (name, builtin, escape) in FILES {
-            let (path, text) = match dir {
-                Some(dir) => {
-                    let path = dir.join(name);
-                    let text = std::fs::read_to_string(&path).map_err(|e| TemplateError {
-                        path: path.clone(),
-                        line: 0,
-                        reason: format!("cannot read: {e}"),
-                    })?;
-                    (path, text)
-                }
-                None => (
-                    PathBuf::from(format!("(built-in) {name}")),
-                    builtin.to_string(),
-                ),
-            };
-            parsed.insert(name, Template::parse(&path, &text, escape)?);
-        }
-        Ok(Templates { parsed })
+        Ok(Templates {
+            set: crate::templates::Templates::load(&FILES, dir)?,
+        })
     }
 
-    /// Renders every template against samples with every documented placeholder, in both shapes
-    /// (a digest and a critical email).
+    /// Checks every template: the names it uses outside a loop are documented placeholders of
+    /// its message (found in any branch, taken or not), and it renders against samples with
+    /// every placeholder set, in both shapes (a digest and a critical email), so a misspelt
+    /// name inside a loop is found too.
     pub fn check(&self) -> Result<(), TemplateError> {
-        for (name, template) in &self.parsed {
-            let sample = if name.starts_with("digest") {
-                sample_digest(false)
+        for (name, _) in FILES {
+            let documented = if name.starts_with("digest") {
+                DIGEST_PLACEHOLDERS
             } else {
-                sample_admin(false)
+                ADMIN_PLACEHOLDERS
             };
-            template.check(&sample)?;
+            let known: Vec<&str> = documented
+                .iter()
+                .filter(|(scope, _, _)| *scope == "message")
+                .map(|(_, n, _)| *n)
+                .collect();
+            self.set.check_names(name, &known)?;
         }
         for critical in [false, true] {
             self.render_digest(&sample_digest(critical))?;
@@ -327,17 +296,8 @@ impl Templates {
     }
 
     fn render(&self, prefix: &str, context: &Context) -> Result<Rendered, TemplateError> {
-        let get = |suffix: &str| -> Result<String, TemplateError> {
-            let name = format!("{prefix}.{suffix}");
-            match self.parsed.get(name.as_str()) {
-                Some(t) => t.render(context),
-                None => Err(TemplateError {
-                    path: PathBuf::from(name),
-                    line: 0,
-                    reason: "missing".into(),
-                }),
-            }
-        };
+        let value = to_jinja(context);
+        let get = |suffix: &str| self.set.render(&format!("{prefix}.{suffix}"), &value);
         Ok(Rendered {
             subject: get("subject")?,
             text: get("txt")?,
@@ -358,7 +318,7 @@ impl Templates {
 pub fn write_builtin(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut written = Vec::new();
-    for (name, text, _) in FILES {
+    for (name, text) in FILES {
         let path = dir.join(name);
         let mut file = std::fs::OpenOptions::new()
             .write(true)
@@ -403,21 +363,13 @@ fn run_time(seconds: Option<i64>) -> String {
     }
 }
 
-/// A link from a URL template: placeholders replaced by percent-encoded values.
+/// A link from a URL template: placeholders replaced by the values as the report pages name
+/// their files ([`crate::templates::slug`]: letters, digits, `-`, `_`, `.`, and `~XX` for any
+/// other byte), which needs no further encoding in a URL and finds the page.
 pub fn link(template: &str, pairs: &[(&str, &str)]) -> String {
     let mut out = template.to_string();
     for (name, value) in pairs {
-        let encoded: String = value
-            .bytes()
-            .map(|b| {
-                if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-                    (b as char).to_string()
-                } else {
-                    format!("%{b:02X}")
-                }
-            })
-            .collect();
-        out = out.replace(&format!("{{{name}}}"), &encoded);
+        out = out.replace(&format!("{{{name}}}"), &crate::templates::slug(value));
     }
     out
 }
@@ -701,8 +653,8 @@ pub fn sample_job() -> JobReport {
 
 fn sample_links() -> Links {
     Links {
-        report_url: "https://jobsight.example.org/{cluster}/jobs/{job_id}".into(),
-        user_url: "https://jobsight.example.org/{cluster}/users/{user}".into(),
+        report_url: "https://jobsight.example.org/{cluster}/jobs/{job_id}.html".into(),
+        user_url: "https://jobsight.example.org/{cluster}/users/{user}.html".into(),
         max_jobs_per_digest: 1,
         min_days_between: 7,
         lookback_days: 7,
@@ -819,7 +771,7 @@ mod tests {
                 "https://x/{cluster}/jobs/{job_id}",
                 &[("job_id", "1 2/\"3"), ("cluster", "c")]
             ),
-            "https://x/c/jobs/1%202%2F%223"
+            "https://x/c/jobs/1~202~2F~223"
         );
     }
 
@@ -830,7 +782,7 @@ mod tests {
         // In a branch the samples never show: still found.
         std::fs::write(
             dir.path().join("digest.txt"),
-            "Hello {{user}}\n{{^jobs}}{{jobid}}{{/jobs}}",
+            "Hello {{ user }}\n{% if not jobs %}{{ jobid }}{% endif %}",
         )
         .unwrap();
         let err = Templates::load(Some(dir.path()))
@@ -838,10 +790,11 @@ mod tests {
             .check()
             .unwrap_err();
         assert!(err.path.ends_with("digest.txt"));
-        assert_eq!(err.line, 2);
-        assert!(err.reason.contains("unknown placeholder `jobid`"), "{err}");
-        std::fs::remove_file(dir.path().join("admin.html")).unwrap();
+        assert_eq!(err.line, Some(2));
+        assert!(err.reason.contains("`jobid`"), "{err}");
+        // A file that is no template's is refused: a typo would otherwise be ignored.
+        std::fs::write(dir.path().join("admin.htm"), "x").unwrap();
         let err = Templates::load(Some(dir.path())).unwrap_err();
-        assert!(err.to_string().contains("admin.html"), "{err}");
+        assert!(err.to_string().contains("admin.htm"), "{err}");
     }
 }

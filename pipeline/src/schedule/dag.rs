@@ -183,13 +183,13 @@ impl Step {
         let allowed: &[&str] = match raw.run.as_str() {
             "ingest" => &["limit"],
             "features" | "classify" => &["on", "days"],
-            "compact" | "summarize" => &["days"],
+            "compact" | "summarize" | "report" => &["days"],
             "retrain" => &[],
             "notify" => &["critical_only"],
             "retain" => &["keep_days"],
             other => {
                 return Err(format!(
-                    "unknown step {other:?}; the steps are ingest, features, classify, summarize, compact, notify, retrain, retain"
+                    "unknown step {other:?}; the steps are ingest, features, classify, summarize, report, compact, notify, retrain, retain"
                 ));
             }
         };
@@ -239,15 +239,15 @@ impl Step {
             }
             "features" => Step::Features { on: on()? },
             "classify" => Step::Classify { on: on()? },
-            "compact" | "summarize" => {
+            "compact" | "summarize" | "report" => {
                 let days = raw.days.unwrap_or(1);
                 if !(1..=366).contains(&days) {
                     return Err(format!("days: {days} is outside 1..=366"));
                 }
-                if raw.run == "compact" {
-                    Step::Compact { days }
-                } else {
-                    Step::Summarize { days }
+                match raw.run.as_str() {
+                    "compact" => Step::Compact { days },
+                    "summarize" => Step::Summarize { days },
+                    _ => Step::Report { days },
                 }
             }
             "notify" => Step::Notify {

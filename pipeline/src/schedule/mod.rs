@@ -62,6 +62,9 @@ pub enum Step {
     Classify { on: On },
     /// The system-wide summaries of the last `days` days into `summaries` ([`crate::summary`]).
     Summarize { days: u32 },
+    /// The report pages of the last `days` days: every job, the day's users, the system report
+    /// ([`crate::report`]).
+    Report { days: u32 },
     /// Folds the small per-job and per-run parts of the last `days` days into one file per
     /// table and day ([`catalog::compact_day`]).
     Compact { days: u32 },
@@ -81,6 +84,7 @@ impl Step {
             Step::Features { .. } => "features",
             Step::Classify { .. } => "classify",
             Step::Summarize { .. } => "summarize",
+            Step::Report { .. } => "report",
             Step::Compact { .. } => "compact",
             Step::Notify { .. } => "notify",
             Step::Retrain => "retrain",
@@ -102,6 +106,8 @@ impl Step {
             Step::Summarize { days } => {
                 format!("summarize the last {days} days (usage, efficiency, waste)")
             }
+            Step::Report { days: 1 } => "report pages of yesterday's jobs, users and system".into(),
+            Step::Report { days } => format!("report pages of the last {days} days"),
             Step::Compact { days: 1 } => "compact yesterday's small parts into day files".into(),
             Step::Compact { days } => {
                 format!("compact the small parts of the last {days} days into day files")
@@ -652,6 +658,25 @@ pub fn run_dag(
     Ok(report)
 }
 
+/// What the report pages need from outside the warehouse: the configured diagnosis model's
+/// feature importance, read from its file's header (none without a model, or when the file
+/// cannot be read: the pages then rank metrics by the findings and the healthy band alone).
+pub fn report_inputs(settings: &Settings) -> crate::report::Inputs {
+    let importance = settings
+        .model
+        .diagnosis
+        .as_deref()
+        .and_then(|path| crate::model::file::ModelFile::header(path).ok())
+        .map(|h| {
+            h.importance
+                .into_iter()
+                .map(|i| (i.feature, i.f1_drop))
+                .collect()
+        })
+        .unwrap_or_default();
+    crate::report::Inputs { importance }
+}
+
 /// Seconds since `timer`, to the millisecond.
 fn round_s(timer: std::time::Instant) -> f64 {
     (timer.elapsed().as_secs_f64() * 1000.0).round() / 1000.0
@@ -675,6 +700,7 @@ fn skip_reason(step: &Step, request: &RunRequest) -> Option<&'static str> {
         Step::Features { .. }
         | Step::Classify { .. }
         | Step::Summarize { .. }
+        | Step::Report { .. }
         | Step::Compact { .. } => None,
     }
 }
@@ -1011,6 +1037,28 @@ fn execute(
             counts.insert("days".into(), days.len() as u64);
             counts.insert("rows".into(), rows as u64);
             Ok((0, counts))
+        }
+        Step::Report { days } => {
+            let inputs = report_inputs(s);
+            let mut total = crate::report::Written::default();
+            let days = days_with_jobs(data, &days_of(request, *days));
+            for day in &days {
+                let written = crate::report::write_day(data, &s.report, &inputs, *day, &mut |_| {})
+                    .map_err(|e| format!("report pages of {day}: {e}"))?;
+                for (job, reason) in &written.failed {
+                    job_event(job, &mut vec![("no_page", json!(reason))]);
+                }
+                total.jobs += written.jobs;
+                total.users += written.users;
+                total.days += written.days;
+                total.failed.extend(written.failed);
+            }
+            counts.insert("days".into(), days.len() as u64);
+            counts.insert("job_pages".into(), total.jobs as u64);
+            counts.insert("user_pages".into(), total.users as u64);
+            counts.insert("system_reports".into(), total.days as u64);
+            counts.insert("failed".into(), total.failed.len() as u64);
+            Ok((total.jobs as u64, counts))
         }
         Step::Compact { days } => {
             // Ingest writes the parts compaction folds and removes: not both at once. Busy is an

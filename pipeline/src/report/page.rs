@@ -55,25 +55,34 @@ fn href(from: &std::path::Path, to: &std::path::Path) -> String {
 }
 
 /// The healthy run each job of `facts` is compared with, and its telemetry: the newest healthy
-/// run of the same user and job name that is not the job itself.
+/// run of the same job name by the same user that is not the job itself, else by anyone.
 pub async fn references(
     ctx: &SessionContext,
     facts: &Facts,
     healthy: &[HealthyRun],
 ) -> Result<HashMap<String, (HealthyRun, Series)>, QueryError> {
     let mut by_app: HashMap<(&str, &str), Vec<&HealthyRun>> = HashMap::new();
+    let mut by_name: HashMap<&str, Vec<&HealthyRun>> = HashMap::new();
     for run in healthy {
         by_app
             .entry((run.user.as_str(), run.name.as_str()))
             .or_default()
             .push(run);
+        by_name.entry(run.name.as_str()).or_default().push(run);
     }
     let mut loaded: HashMap<String, Series> = HashMap::new();
     let mut out = HashMap::new();
     for job in &facts.jobs {
+        let not_itself = |r: &&&HealthyRun| r.job_id != job.job_id;
         let Some(run) = by_app
             .get(&(job.user.as_str(), job.name.as_str()))
-            .and_then(|runs| runs.iter().find(|r| r.job_id != job.job_id))
+            .and_then(|runs| runs.iter().find(not_itself))
+            .or_else(|| {
+                by_name
+                    .get(job.name.as_str())
+                    .and_then(|runs| runs.iter().find(not_itself))
+            })
+            .copied()
         else {
             continue;
         };
@@ -94,7 +103,7 @@ pub async fn references(
             loaded.insert(run.job_id.clone(), series);
         }
         if let Some(series) = loaded.get(&run.job_id).filter(|s| !s.is_empty()) {
-            out.insert(job.job_id.clone(), ((*run).clone(), series.clone()));
+            out.insert(job.job_id.clone(), (run.clone(), series.clone()));
         }
     }
     Ok(out)
@@ -431,7 +440,7 @@ pub fn job_page(
             c(&run.job_id),
             run.day
         ),
-        None if !band.is_empty() => "grey band: the middle 80 % of healthy jobs' means on this cluster over the last 30 days (no healthy run of this job name by this user)".into(),
+        None if !band.is_empty() => "grey band: the middle 80 % of healthy jobs' means on this cluster over the last 30 days (no healthy run of this job name)".into(),
         None => "no healthy reference yet: no job of the last 30 days that ran without findings has telemetry features".into(),
     };
     let day = job.day.clone();

@@ -228,7 +228,7 @@ fn demo_reports_what_is_on_disk() {
         .unwrap()
         .count();
     assert_eq!(job_pages, ids.len(), "{report}");
-    assert!(report.contains(&format!("8. Report pages")), "{report}");
+    assert!(report.contains("8. Report pages"), "{report}");
     assert!(
         report.contains(&format!("{} job pages", ids.len())),
         "{report}"

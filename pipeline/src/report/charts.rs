@@ -6,6 +6,8 @@
 //! characters here; plotters escapes `<`, `>`, `&` and quotes itself. The pages insert the SVG
 //! unescaped, which is why nothing else may build it.
 
+use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use crate::templates::clean;
@@ -75,6 +77,26 @@ fn y_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo, hi + span * 0.08)
 }
 
+/// A line chart's frame: white ground, caption, room for the axes' labels, the ranges.
+type LineChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+fn line_frame<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    title: &str,
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+) -> Result<LineChart<'a, 'b>, String> {
+    root.fill(&WHITE).map_err(|e| e.to_string())?;
+    ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 15))
+        .margin(6)
+        .x_label_area_size(32)
+        .y_label_area_size(56)
+        .build_cartesian_2d(x, y)
+        .map_err(|e| e.to_string())
+}
+
 /// A metric's chart: the job's nodes (or their band), the healthy reference and the anomalous
 /// spans, over hours since the job's start.
 pub fn metric_chart(chart: &MetricChart) -> Result<String, ChartError> {
@@ -115,14 +137,7 @@ pub fn metric_chart(chart: &MetricChart) -> Result<String, ChartError> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-        let mut c = ChartBuilder::on(&root)
-            .caption(&title, ("sans-serif", 15))
-            .margin(6)
-            .x_label_area_size(32)
-            .y_label_area_size(56)
-            .build_cartesian_2d(0.0..x_max, y0..y1)
-            .map_err(|e| err(e.to_string()))?;
+        let mut c = line_frame(&root, &title, 0.0..x_max, y0..y1).map_err(&err)?;
         let in_minutes = x_max < 2.0;
         let x_fmt = |x: &f64| {
             if in_minutes {
@@ -303,14 +318,7 @@ pub fn trend_chart(
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-        let mut c = ChartBuilder::on(&root)
-            .caption(&title, ("sans-serif", 15))
-            .margin(6)
-            .x_label_area_size(32)
-            .y_label_area_size(56)
-            .build_cartesian_2d(-0.5..(n as f64 - 0.5), y0..y1)
-            .map_err(|e| err(e.to_string()))?;
+        let mut c = line_frame(&root, &title, -0.5..(n as f64 - 0.5), y0..y1).map_err(&err)?;
         let x_fmt = |x: &f64| {
             let i = x.round();
             if (x - i).abs() < 1e-6 && i >= 0.0 {

@@ -679,6 +679,8 @@ fn dag_settings(s: &Setup) -> Settings {
     settings.ingest.telemetry = jobsight::config::TelemetryKind::None;
     settings.data = s.data.clone();
     settings.spool = s.spool.root().to_path_buf();
+    // Set after the resolve, so the pages' folder that follows `data` is set here too.
+    settings.report.dir = s.data.parent().unwrap().join("reports");
     settings
 }
 
@@ -793,10 +795,18 @@ fn the_per_job_dag_judges_each_ingested_job_once_and_records_its_run() {
             // A backfilled day is summarised and compacted like a nightly one.
             ("summarize", StepOutcome::Ok),
             ("compact", StepOutcome::Ok),
+            // And its report pages rewritten, beside the warehouse.
+            ("report", StepOutcome::Ok),
             ("notify", StepOutcome::Skipped),
             ("retrain", StepOutcome::Skipped),
             ("retain", StepOutcome::Skipped)
         ]
+    );
+    let pages = s.data.parent().unwrap().join("reports");
+    assert!(
+        pages.join("index.html").is_file(),
+        "no report pages in {}",
+        pages.display()
     );
     assert_eq!(
         runs[0].steps[1].jobs, 2,

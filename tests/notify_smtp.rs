@@ -537,7 +537,7 @@ fn check_finds_a_broken_template_and_a_bad_holiday_line() {
     let original = std::fs::read_to_string(&admin).unwrap();
     std::fs::write(
         &admin,
-        format!("{original}{{{{^top_wasters}}}}\n{{{{usr}}}}{{{{/top_wasters}}}}\n"),
+        format!("{original}{{% if not top_wasters %}}\n{{{{ usr }}}}{{% endif %}}\n"),
     )
     .unwrap();
     let broken = check();
@@ -546,7 +546,7 @@ fn check_finds_a_broken_template_and_a_bad_holiday_line() {
     let line = original.lines().count() + 2;
     assert!(
         stderr.contains(&format!(
-            "admin.txt, line {line}: unknown placeholder `usr`"
+            "admin.txt, line {line}: unknown name `usr`"
         )),
         "{stderr}"
     );

@@ -277,7 +277,6 @@ impl Options {
         let notify = self.notify.unwrap_or_default().resolve().map_err(at)?;
         let summary = self.summary.unwrap_or_default().resolve().map_err(at)?;
         let serve = self.serve.unwrap_or_default().resolve().map_err(at)?;
-        let report = self.report.unwrap_or_default().resolve().map_err(at)?;
         let schedule_options = self.schedule.unwrap_or_default();
         let schedule = ScheduleSettings {
             dags: schedule_options.dags,
@@ -288,6 +287,8 @@ impl Options {
                 60..=30 * DAY_S,
             )?),
         };
+        let data = self.data.unwrap_or_else(|| PathBuf::from(DEFAULT_DATA));
+        let report = self.report.unwrap_or_default().resolve(&data).map_err(at)?;
         Ok(Settings {
             schedule,
             notify,
@@ -297,7 +298,7 @@ impl Options {
             rules,
             model,
             features,
-            data: self.data.unwrap_or_else(|| PathBuf::from(DEFAULT_DATA)),
+            data,
             spool: self
                 .spool
                 .unwrap_or_else(|| PathBuf::from(slurm_hooks::spool_dir::DEFAULT_SPOOL)),

@@ -49,8 +49,9 @@ pub const PAGES: [(&str, &str); 5] = [
     ),
 ];
 
-/// Where pages go when nothing says otherwise: beside the default warehouse.
-pub const DEFAULT_DIR: &str = "./jobsight-reports";
+/// Where pages go when nothing says otherwise: this folder beside the warehouse
+/// (`./jobsight-reports` with the default `./jobsight-data`).
+pub const DEFAULT_DIR_NAME: &str = "jobsight-reports";
 /// Telemetry charts per job page.
 pub const DEFAULT_MAX_CHARTS: usize = 6;
 
@@ -77,7 +78,7 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            dir: PathBuf::from(DEFAULT_DIR),
+            dir: Path::new(".").join(DEFAULT_DIR_NAME),
             templates: None,
             max_charts: DEFAULT_MAX_CHARTS,
         }
@@ -85,7 +86,9 @@ impl Default for Settings {
 }
 
 impl Options {
-    pub fn resolve(self) -> Result<Settings, crate::options::Invalid> {
+    /// `data` is the warehouse: the pages' default folder sits beside it, so that a run on any
+    /// warehouse (a test's temporary one above all) never writes into the working directory.
+    pub fn resolve(self, data: &Path) -> Result<Settings, crate::options::Invalid> {
         let max_charts = crate::options::within(
             "report.max_charts",
             self.max_charts,
@@ -93,7 +96,11 @@ impl Options {
             0..=50,
         )? as usize;
         Ok(Settings {
-            dir: self.dir.unwrap_or_else(|| PathBuf::from(DEFAULT_DIR)),
+            dir: self.dir.unwrap_or_else(|| {
+                data.parent()
+                    .unwrap_or(Path::new("."))
+                    .join(DEFAULT_DIR_NAME)
+            }),
             templates: self.templates,
             max_charts,
         })

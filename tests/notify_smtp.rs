@@ -545,9 +545,7 @@ fn check_finds_a_broken_template_and_a_bad_holiday_line() {
     assert!(!broken.status.success());
     let line = original.lines().count() + 2;
     assert!(
-        stderr.contains(&format!(
-            "admin.txt, line {line}: unknown name `usr`"
-        )),
+        stderr.contains(&format!("admin.txt, line {line}: unknown name `usr`")),
         "{stderr}"
     );
     std::fs::write(&admin, original).unwrap();

@@ -90,6 +90,7 @@ struct Fixture {
     nodes: BTreeMap<String, BTreeMap<String, NodeSeries>>,
     job: BTreeMap<String, Value>,
     summary_overrides: Vec<(String, Value)>,
+    history: BTreeMap<String, Value>,
 }
 
 impl Fixture {
@@ -139,10 +140,29 @@ impl Fixture {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
+        // Twelve earlier runs of `md-run` like this one (classify::history's figures).
+        let history = [
+            ("runs", Value::Num(12.0)),
+            ("elapsed_s", Value::Num(3400.0)),
+            (
+                "core_hours",
+                Value::Num((CORES * node_count) as f64 * 3400.0 / 3600.0),
+            ),
+            ("cpu_eff", Value::Num(0.86)),
+            ("mem_used_max_mb", Value::Num(38_000.0 * node_count as f64)),
+            (
+                "difference",
+                Value::Str("no metric stands out from the earlier runs".into()),
+            ),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
         Fixture {
             nodes,
             job,
             summary_overrides: Vec::new(),
+            history,
         }
     }
 
@@ -187,6 +207,11 @@ impl Fixture {
 
     fn job(&mut self, field: &str, value: Value) -> &mut Fixture {
         self.job.insert(field.to_string(), value);
+        self
+    }
+
+    fn history(&mut self, field: &str, value: Value) -> &mut Fixture {
+        self.history.insert(field.to_string(), value);
         self
     }
 
@@ -290,6 +315,7 @@ impl Fixture {
             summary,
             across,
             nodes: self.nodes.clone(),
+            history: self.history.clone(),
         }
     }
 }
@@ -409,6 +435,25 @@ fn rule_cases() -> Vec<Case> {
         }),
         ("time-overrequest", Shape::Single, |f| {
             f.job("time_limit_s", Value::Num(48.0 * 3600.0));
+        }),
+        ("slower-than-usual", Shape::Single, |f| {
+            f.history("elapsed_s", Value::Num(1500.0))
+                .history("changed_metric", Value::Str("mem_bw_bytes_per_s".into()))
+                .history("changed_ratio", Value::Num(0.4))
+                .history(
+                    "difference",
+                    Value::Str(
+                        "the biggest difference is in mem_bw_bytes_per_s: 0.40× its median in \
+                         those runs"
+                            .into(),
+                    ),
+                );
+        }),
+        ("less-efficient-than-usual", Shape::Single, |f| {
+            f.level("cpu_user", 0.35);
+        }),
+        ("bigger-than-usual", Shape::Multi, |f| {
+            f.all("mem_used_bytes", "max", 100e9);
         }),
         ("idle-node", Shape::Multi, |f| {
             f.node("c04", "cpu_user", "mean", 0.001);
@@ -823,7 +868,7 @@ fix = "Ask for less."
     .expect("write");
     let (ok, out, err) = run(&["rules", "check", candidate.to_str().expect("utf-8")]);
     assert!(
-        ok && out.contains("ok; with the built-in files: 31 rules"),
+        ok && out.contains("ok; with the built-in files: 34 rules"),
         "{out}{err}"
     );
     let (ok, out, err) = run(&[

@@ -89,6 +89,10 @@ pub struct RulesOptions {
     /// Site rule files layered over the built-in ones.
     pub dir: Option<PathBuf>,
     pub min_run_s: Option<u64>,
+    /// How far back a job's earlier runs are looked for, in days.
+    pub history_days: Option<u64>,
+    /// The newest earlier runs of the same application a job is compared with (0: off).
+    pub history_runs: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -273,6 +277,18 @@ impl Options {
                 0..=30 * DAY_S,
             )?,
             cores_per_node: features.cores_per_node,
+            history_days: within(
+                "rules.history_days",
+                rules_options.history_days,
+                u64::from(crate::rules::DEFAULT_HISTORY_DAYS),
+                1..=3660,
+            )? as u32,
+            history_runs: within(
+                "rules.history_runs",
+                rules_options.history_runs,
+                crate::rules::DEFAULT_HISTORY_RUNS as u64,
+                0..=1000,
+            )? as usize,
         };
         let notify = self.notify.unwrap_or_default().resolve().map_err(at)?;
         let summary = self.summary.unwrap_or_default().resolve().map_err(at)?;
@@ -317,7 +333,7 @@ mod tests {
     }
 
     /// The integer settings and their ranges as docs/configuration.md "Ranges" states them.
-    const RANGES: [(&str, &str, u64, u64); 22] = [
+    const RANGES: [(&str, &str, u64, u64); 24] = [
         ("ingest", "retry_after_s", 1, 86_400),
         ("ingest", "give_up_after_s", 60, 3650 * 86_400),
         ("prometheus", "step_s", 1, 3600),
@@ -329,6 +345,8 @@ mod tests {
         ("features", "bin_s", 1, 86_400),
         ("features", "cores_per_node", 1, 1_000_000),
         ("rules", "min_run_s", 0, 30 * 86_400),
+        ("rules", "history_days", 1, 3660),
+        ("rules", "history_runs", 0, 1000),
         ("model", "min_windows", 1, 1_000_000),
         ("schedule", "behind_after_s", 60, 30 * 86_400),
         ("notify", "lookback_days", 1, 366),

@@ -67,6 +67,12 @@ pub enum QueryError {
     Render(String),
 }
 
+/// A string as an SQL literal: quotes doubled; nothing else is needed inside single quotes. For
+/// values that come from the warehouse or a user (job ids, user names) in a generated query.
+pub fn literal(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
 /// A batch's columns by name, cast once to plain types.
 #[derive(Debug)]
 pub struct Columns {

@@ -61,7 +61,9 @@ pub fn run(
     };
     let mut per_rule: BTreeMap<String, RuleDiff> = BTreeMap::new();
     for (i, &day) in days.iter().enumerate() {
-        for mut job in input::read_day(data, day, None, None)? {
+        let mut jobs = input::read_day(data, day, None, None)?;
+        super::history::attach_or_warn(data, day, &mut jobs, settings);
+        for mut job in jobs {
             rules::prepare(&mut job, settings);
             let user = match job.job.get("user") {
                 Some(Value::Str(u)) => u.clone(),

@@ -12,6 +12,7 @@
 //! books over stored history and reports what changes.
 
 pub mod backtest;
+pub mod history;
 pub mod input;
 
 use std::path::{Path, PathBuf};
@@ -99,7 +100,8 @@ pub fn verdicts(
     only: Option<&[String]>,
     part: Option<&str>,
 ) -> Result<Vec<Verdict>, ClassifyError> {
-    let jobs = input::read_day(data, day, only, part)?;
+    let mut jobs = input::read_day(data, day, only, part)?;
+    history::attach_or_warn(data, day, &mut jobs, settings);
     Ok(jobs
         .into_iter()
         .map(|mut job| {

@@ -12,18 +12,13 @@ use chrono::{DateTime, NaiveDate, Utc};
 use datafusion::arrow::array::RecordBatch;
 use datafusion::prelude::SessionContext;
 
+pub use crate::query::literal;
 use crate::query::{Columns, QueryError};
 
 /// Points per telemetry series on a chart: enough to see a phase, few enough for a small page.
 pub const POINTS: i64 = 120;
 /// How far back a healthy reference and a user's history are looked for.
 pub const HISTORY_DAYS: u64 = 30;
-
-/// A string as an SQL literal: quotes doubled, control characters refused by the caller's
-/// cleaning; nothing else is needed inside single quotes.
-pub fn literal(text: &str) -> String {
-    format!("'{}'", text.replace('\'', "''"))
-}
 
 pub async fn rows(ctx: &SessionContext, sql: &str) -> Result<Vec<RecordBatch>, QueryError> {
     ctx.sql(sql)

@@ -80,6 +80,18 @@ pub const JOB_FIELDS: [&str; 30] = [
 ];
 
 /// Figures of `job_summary` that conditions read as `summary.<field>`.
+/// `history.<field>`: the same application's earlier runs (`classify::history`).
+pub const HISTORY_FIELDS: [&str; 8] = [
+    "runs",
+    "elapsed_s",
+    "core_hours",
+    "cpu_eff",
+    "mem_used_max_mb",
+    "changed_metric",
+    "changed_ratio",
+    "difference",
+];
+
 pub const SUMMARY_FIELDS: [&str; 20] = [
     "elapsed_s",
     "trimmed",
@@ -209,6 +221,8 @@ pub enum Group {
     Dynamics,
     /// Too little telemetry to judge.
     Telemetry,
+    /// A run far from the same application's earlier runs by the same user.
+    History,
 }
 
 impl Group {
@@ -227,6 +241,7 @@ impl Group {
             Group::Outcome => "outcome",
             Group::Dynamics => "dynamics",
             Group::Telemetry => "telemetry",
+            Group::History => "history",
         }
     }
 
@@ -902,6 +917,7 @@ impl<'a> Scope<'a> {
             }),
             ["job", field] => from_list(&JOB_FIELDS, field, "job"),
             ["summary", field] => from_list(&SUMMARY_FIELDS, field, "summary"),
+            ["history", field] => from_list(&HISTORY_FIELDS, field, "history"),
             ["node", "name"] if self.node => None,
             ["node", m, stat] if self.node => metric(m, &node_stats(), stat),
             ["node", ..] => Some(format!(
@@ -970,7 +986,9 @@ fn referenced_metrics(expr: &Expr, extra: &[String]) -> Vec<String> {
             ["node", m, _] => {
                 out.insert(m.to_string());
             }
-            [first, _] if !["job", "summary", "level", "value", "class"].contains(first) => {
+            [first, _]
+                if !["job", "summary", "history", "level", "value", "class"].contains(first) =>
+            {
                 out.insert(first.to_string());
             }
             _ => {}
@@ -985,7 +1003,9 @@ fn reads_telemetry(exprs: &[&Expr]) -> bool {
     exprs.iter().flat_map(|e| e.variables()).any(|name| {
         let parts: Vec<&str> = name.split('.').collect();
         match parts.as_slice() {
-            ["job", _] | ["limit", ..] | ["class", _] | [_] => false,
+            // The history's medians come from Slurm's records; its named difference, when there
+            // is telemetry, is text that says so when there is none.
+            ["job", _] | ["history", _] | ["limit", ..] | ["class", _] | [_] => false,
             ["summary", field] => {
                 !["judgeable", "not_judgeable_reason", "elapsed_s", "time_eff"].contains(field)
             }

@@ -56,9 +56,18 @@ pub struct Settings {
     pub min_run_s: u64,
     /// Cores of a node, for `job.cores_per_node` and `job.exclusive` (from `features`).
     pub cores_per_node: Option<u32>,
+    /// How far back a job's earlier runs are looked for (`history.*`), in days.
+    pub history_days: u32,
+    /// The newest earlier runs of the same application a job is compared with; 0 turns the
+    /// history off.
+    pub history_runs: usize,
 }
 
 pub const DEFAULT_MIN_RUN_S: u64 = 300;
+/// Two months: an application run weekly has eight earlier runs.
+pub const DEFAULT_HISTORY_DAYS: u32 = 60;
+/// Twelve earlier runs: a median that holds while five of them were anomalous.
+pub const DEFAULT_HISTORY_RUNS: usize = 12;
 
 impl Default for Settings {
     fn default() -> Settings {
@@ -66,6 +75,8 @@ impl Default for Settings {
             dir: None,
             min_run_s: DEFAULT_MIN_RUN_S,
             cores_per_node: None,
+            history_days: DEFAULT_HISTORY_DAYS,
+            history_runs: DEFAULT_HISTORY_RUNS,
         }
     }
 }
@@ -92,6 +103,9 @@ pub struct JobData {
     pub across: BTreeMap<String, BTreeMap<String, f64>>,
     /// `features` rows by node, then warehouse metric.
     pub nodes: BTreeMap<String, BTreeMap<String, NodeSeries>>,
+    /// The same application's earlier runs (`history.<field>`, [`book::HISTORY_FIELDS`]); empty
+    /// for a job without a user or a name.
+    pub history: BTreeMap<String, Value>,
 }
 
 /// One triggered rule.
@@ -384,6 +398,12 @@ impl Context<'_> {
             ["summary", field] => self
                 .data
                 .summary
+                .get(*field)
+                .cloned()
+                .unwrap_or(Value::Missing),
+            ["history", field] => self
+                .data
+                .history
                 .get(*field)
                 .cloned()
                 .unwrap_or(Value::Missing),

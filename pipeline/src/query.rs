@@ -67,6 +67,17 @@ pub enum QueryError {
     Render(String),
 }
 
+/// Runs `sql` in an open session and collects its batches (stages that ask several questions of
+/// one session: the report pages, the jobs' history).
+pub async fn collect(ctx: &SessionContext, sql: &str) -> Result<Vec<RecordBatch>, QueryError> {
+    ctx.sql(sql)
+        .await
+        .map_err(QueryError::Query)?
+        .collect()
+        .await
+        .map_err(QueryError::Query)
+}
+
 /// A string as an SQL literal: quotes doubled; nothing else is needed inside single quotes. For
 /// values that come from the warehouse or a user (job ids, user names) in a generated query.
 pub fn literal(text: &str) -> String {

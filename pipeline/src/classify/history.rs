@@ -139,7 +139,7 @@ async fn earlier_runs(
     );
     let mut runs: BTreeMap<Key, Vec<Run>> = BTreeMap::new();
     let mut seen = BTreeSet::new();
-    for batch in rows(ctx, &sql).await? {
+    for batch in query::collect(ctx, &sql).await? {
         let c = Columns::of(&batch)?;
         for i in 0..batch.num_rows() {
             let (Some(cluster), Some(user), Some(name), Some(job_id), Some(day), Some(end_us)) = (
@@ -191,7 +191,7 @@ async fn metric_means(
          WHERE day BETWEEN '{from}' AND '{to}' AND job_id IN ({})",
         ids.join(", ")
     );
-    for batch in rows(ctx, &sql).await? {
+    for batch in query::collect(ctx, &sql).await? {
         let c = Columns::of(&batch)?;
         for i in 0..batch.num_rows() {
             if let (Some(id), Some(day), Some(metric), Some(mean)) = (
@@ -207,18 +207,6 @@ async fn metric_means(
     Ok(means)
 }
 
-async fn rows(
-    ctx: &SessionContext,
-    sql: &str,
-) -> Result<Vec<datafusion::arrow::array::RecordBatch>, QueryError> {
-    ctx.sql(sql)
-        .await
-        .map_err(QueryError::Query)?
-        .collect()
-        .await
-        .map_err(QueryError::Query)
-}
-
 /// The newest `limit` of `runs` (oldest first) that ended before `job` started, newest first.
 fn before<'a>(job: &JobData, runs: &'a [Run], limit: usize) -> Vec<&'a Run> {
     let Some(start) = start_us(job) else {
@@ -231,18 +219,10 @@ fn before<'a>(job: &JobData, runs: &'a [Run], limit: usize) -> Vec<&'a Run> {
         .collect()
 }
 
+/// The median of the finite values.
 fn median(mut values: Vec<f64>) -> Option<f64> {
     values.retain(|v| v.is_finite());
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    Some(if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    })
+    crate::stats::median(&mut values)
 }
 
 /// The `history.<field>` values of `job` against its earlier runs `chosen`.

@@ -33,6 +33,7 @@ use std::sync::Arc;
 use super::Settings;
 use super::scan::{JobMeta, NamedSeries};
 use super::series::{Sample, SeriesStats, describe};
+use crate::stats::median;
 
 /// One `features` row.
 #[derive(Debug, Clone)]
@@ -104,19 +105,6 @@ pub struct JobFeatures {
     /// Sorted by metric.
     pub across: Vec<AcrossRow>,
     pub summary: Summary,
-}
-
-fn median(values: &mut [f64]) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    Some(if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    })
 }
 
 /// Averages of the finite samples in bins of `bin_us` (aligned to the epoch, as DataFusion's

@@ -76,6 +76,8 @@ impl Prepared {
     }
 }
 
+/// The upper median, not `stats::median`: saved models impute with it, and retraining must not
+/// change what an old model file means.
 fn median(values: &mut [f64]) -> Option<f64> {
     if values.is_empty() {
         return None;

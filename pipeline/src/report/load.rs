@@ -12,22 +12,13 @@ use chrono::{DateTime, NaiveDate, Utc};
 use datafusion::arrow::array::RecordBatch;
 use datafusion::prelude::SessionContext;
 
-pub use crate::query::literal;
 use crate::query::{Columns, QueryError};
+pub use crate::query::{collect as rows, literal};
 
 /// Points per telemetry series on a chart: enough to see a phase, few enough for a small page.
 pub const POINTS: i64 = 120;
 /// How far back a healthy reference and a user's history are looked for.
 pub const HISTORY_DAYS: u64 = 30;
-
-pub async fn rows(ctx: &SessionContext, sql: &str) -> Result<Vec<RecordBatch>, QueryError> {
-    ctx.sql(sql)
-        .await
-        .map_err(QueryError::Query)?
-        .collect()
-        .await
-        .map_err(QueryError::Query)
-}
 
 /// Calls `each` with every row of `sql`'s result.
 async fn each_row(

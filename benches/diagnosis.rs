@@ -48,6 +48,7 @@ fn compare(name: &str, data: &Path, python: Option<&Path>) {
     let cv = CrossValidation {
         folds: 5,
         hold_out: None,
+        leave_out_each: false,
         export: Some(export.path().to_path_buf()),
     };
     let report = model::cross_validate(

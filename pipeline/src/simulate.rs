@@ -102,7 +102,127 @@ pub struct SimJob {
     pub gpus: u32,
     /// What the job's telemetry shows: the ground truth recorded in `labels`.
     pub behaviour: Behaviour,
+    /// The application it runs and how this run of it behaves when healthy (its profile with
+    /// this run's input size and jitter applied).
+    pub app: AppProfile,
+    /// Memory the run holds per node when healthy, in MiB (the request is this times the
+    /// user's margin).
+    pub mem_footprint_mb: u64,
 }
+
+/// What an application looks like when it runs well. A day of one application is no test of
+/// models that must hold on applications they never saw (issue 20), and no real cluster has every
+/// job use the same share of its memory request; so each application has its own level of CPU
+/// work, instructions per cycle, memory per core and bandwidth, reads and writes (with
+/// checkpoints), metadata and network traffic. Figures at input size 1; the simulator varies each
+/// run's input size (memory) and jitters its levels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AppProfile {
+    pub name: &'static str,
+    /// Share of its cores' time the application computes.
+    pub effort: f64,
+    /// Instructions per cycle.
+    pub ipc: f64,
+    /// Memory bandwidth per busy core, bytes/s.
+    pub mem_bw_per_core: f64,
+    /// Resident memory per allocated core, bytes.
+    pub mem_per_core: f64,
+    /// Steady reads and writes, bytes/s per node.
+    pub disk_read: f64,
+    pub disk_write: f64,
+    /// A checkpoint every so many seconds (0: none), written for 30 s at `checkpoint_write` bytes/s.
+    pub checkpoint_every_s: u64,
+    pub checkpoint_write: f64,
+    /// File-system metadata operations per second per node.
+    pub metadata: f64,
+    /// Network bytes/s per node of a multi-node run.
+    pub net: f64,
+}
+
+/// The simulated cluster's applications: molecular dynamics (two codes), a Python training
+/// script, plane-wave DFT, a weather model, sequence search. Levels are of the kind each code
+/// shows in published job-level monitoring (compute-bound and cache-friendly MD, bandwidth-bound
+/// DFT, read-heavy search with many small files, periodic history output and restarts).
+pub const PROFILES: [AppProfile; 6] = [
+    AppProfile {
+        name: "lammps",
+        effort: 0.93,
+        ipc: 1.6,
+        mem_bw_per_core: 0.8e9,
+        mem_per_core: 0.6e9,
+        disk_read: 0.2e6,
+        disk_write: 0.5e6,
+        checkpoint_every_s: 600,
+        checkpoint_write: 60e6,
+        metadata: 2.0,
+        net: 60e6,
+    },
+    AppProfile {
+        name: "gromacs",
+        effort: 0.96,
+        ipc: 2.3,
+        mem_bw_per_core: 0.4e9,
+        mem_per_core: 0.3e9,
+        disk_read: 0.1e6,
+        disk_write: 0.2e6,
+        checkpoint_every_s: 900,
+        checkpoint_write: 30e6,
+        metadata: 1.0,
+        net: 40e6,
+    },
+    AppProfile {
+        name: "train.py",
+        effort: 0.78,
+        ipc: 1.2,
+        mem_bw_per_core: 0.9e9,
+        mem_per_core: 2.5e9,
+        disk_read: 40e6,
+        disk_write: 0.1e6,
+        checkpoint_every_s: 1800,
+        checkpoint_write: 100e6,
+        metadata: 40.0,
+        net: 20e6,
+    },
+    AppProfile {
+        name: "vasp",
+        effort: 0.9,
+        ipc: 1.1,
+        mem_bw_per_core: 1.2e9,
+        mem_per_core: 2.0e9,
+        disk_read: 1e6,
+        disk_write: 2e6,
+        checkpoint_every_s: 0,
+        checkpoint_write: 0.0,
+        metadata: 5.0,
+        net: 120e6,
+    },
+    AppProfile {
+        name: "wrf",
+        effort: 0.85,
+        ipc: 1.4,
+        mem_bw_per_core: 0.9e9,
+        mem_per_core: 1.2e9,
+        disk_read: 2e6,
+        disk_write: 5e6,
+        checkpoint_every_s: 1200,
+        checkpoint_write: 120e6,
+        metadata: 10.0,
+        net: 80e6,
+    },
+    AppProfile {
+        name: "blast",
+        effort: 0.8,
+        ipc: 1.9,
+        mem_bw_per_core: 0.25e9,
+        mem_per_core: 1.5e9,
+        disk_read: 30e6,
+        disk_write: 1e6,
+        checkpoint_every_s: 0,
+        checkpoint_write: 0.0,
+        metadata: 60.0,
+        net: 1e6,
+    },
+];
 
 /// A job's simulated behaviour. Anomalies follow the HPAS generators' signatures on one node
 /// during a window; inefficiencies are the patterns the rules look for, over the whole job.
@@ -215,6 +335,9 @@ pub struct ClusterSpec {
     pub first_job_id: u64,
 }
 
+/// Memory of a simulated node, MiB.
+pub const NODE_MEM_MB: u64 = 256 * 1024;
+
 /// The largest job id Slurm gives (`job_id` is a 32-bit number, federation bits included).
 pub const MAX_JOB_ID: u64 = u32::MAX as u64;
 
@@ -261,7 +384,6 @@ const USERS: [(&str, u32, &str); 5] = [
     ("erin", 2005, "ml"),
 ];
 const PARTITIONS: [&str; 4] = ["cpu", "cpu", "bigmem", "gpu"];
-const APPS: [&str; 6] = ["lammps", "gromacs", "train.py", "vasp", "wrf", "blast"];
 
 /// Names that users really submit and that must not trick anything downstream.
 const HOSTILE_NAMES: [&[u8]; 4] = [
@@ -294,7 +416,8 @@ pub fn simulate_day(spec: &ClusterSpec, seed: u64) -> Vec<SimJob> {
             90..=94 => Outcome::Timeout,
             _ => Outcome::OutOfMemory,
         };
-        let app = *rng.pick(&APPS);
+        let profile = *rng.pick(&PROFILES);
+        let app = profile.name;
         let name = if rng.chance(0.03) {
             rng.pick(&HOSTILE_NAMES).to_vec()
         } else {
@@ -323,6 +446,8 @@ pub fn simulate_day(spec: &ClusterSpec, seed: u64) -> Vec<SimJob> {
             req_mem_mb: 0,
             gpus: 0,
             behaviour: Behaviour::Healthy,
+            app: profile,
+            mem_footprint_mb: 0,
         };
         if rng.chance(0.05) {
             // An array job: tasks get consecutive job ids, the first id is the array's.
@@ -352,7 +477,46 @@ pub fn simulate_day(spec: &ClusterSpec, seed: u64) -> Vec<SimJob> {
     }
     jobs.truncate(spec.jobs);
     assign_time_and_behaviour(&mut jobs, spec.anomaly_share, seed);
+    assign_sizes(&mut jobs, seed);
     jobs
+}
+
+/// Each run's input size, levels and memory request, from a third random stream (so the jobs,
+/// times and behaviours of a seed stay what they were). Memory: the application's footprint
+/// per core times the run's input size (a log-uniform ×0.5–×2); the request is the footprint times
+/// the user's margin: most ask for a little more (×1.1–×1.6), some for much more (×1.6–×3),
+/// a tenth for far more (×3–×10, a copied template), rounded up to whole GiB per node; a job that
+/// runs out of memory asked for less than it needs, and one that over-requests for twenty times.
+fn assign_sizes(jobs: &mut [SimJob], seed: u64) {
+    let mut rng = Rng::new(seed ^ 0x5eed_a990_0000_0002);
+    let uniform = |rng: &mut Rng| rng.below(1_000_001) as f64 / 1e6;
+    let log_uniform =
+        |rng: &mut Rng, lo: f64, hi: f64| (lo.ln() + uniform(rng) * (hi.ln() - lo.ln())).exp();
+    let node_mb = NODE_MEM_MB as f64;
+    for job in jobs.iter_mut() {
+        let jitter = |rng: &mut Rng, scale: f64| 1.0 + (uniform(rng) * 2.0 - 1.0) * scale;
+        job.app.effort = (job.app.effort * jitter(&mut rng, 0.03)).min(0.99);
+        job.app.ipc *= jitter(&mut rng, 0.08);
+        job.app.mem_bw_per_core *= jitter(&mut rng, 0.15);
+        let input = log_uniform(&mut rng, 0.5, 2.0);
+        let oom = job.outcome == Outcome::OutOfMemory;
+        let footprint_mb = (job.app.mem_per_core * job.cpus_per_node as f64 * input / 1048576.0)
+            .clamp(if oom { 2048.0 } else { 256.0 }, 0.9 * node_mb);
+        let margin = match job.behaviour {
+            _ if oom => log_uniform(&mut rng, 0.6, 0.95),
+            Behaviour::Inefficiency(Inefficiency::MemOverRequest) => 20.0,
+            _ => match rng.below(10) {
+                0..=5 => log_uniform(&mut rng, 1.1, 1.6),
+                6..=8 => log_uniform(&mut rng, 1.6, 3.0),
+                _ => log_uniform(&mut rng, 3.0, 10.0),
+            },
+        };
+        // Whole GiB: up for a margin, down for a run that will not fit.
+        let gib = footprint_mb * margin / 1024.0;
+        let per_node_gib = if oom { gib.floor() } else { gib.ceil() }.clamp(1.0, node_mb / 1024.0);
+        job.mem_footprint_mb = footprint_mb.round() as u64;
+        job.req_mem_mb = per_node_gib as u64 * 1024 * job.nodes.len() as u64;
+    }
 }
 
 /// Timing, requests and behaviour, from a second random stream so that adding them did not change
@@ -374,7 +538,9 @@ fn assign_time_and_behaviour(jobs: &mut [SimJob], anomaly_share: f64, seed: u64)
             _ => (minutes * 60).max(120),
         };
         job.end_s = job.start_s + duration;
-        job.req_mem_mb = 4096 * (1 + rng.below(16)) * job.nodes.len() as u64;
+        // Once the memory request (now [`assign_sizes`]); the draw stays so that a seed's
+        // behaviours stay what they were.
+        let _ = rng.below(16);
         job.gpus = if job.partition == "gpu" { 4 } else { 0 };
         job.behaviour = match rng.below(100) {
             draw if draw < anomalies_from => Behaviour::Healthy,

@@ -275,19 +275,25 @@ pub enum ModelAction {
         options: TrainArgs,
     },
     /// Evaluate a model (--model) on the labelled windows in --data, or train and test one per fold
-    /// of a by-job cross-validation (--cv K), or with one application held out (--hold-out NAME):
-    /// per-class precision, recall and F1, macro F1, the confusion matrix, anomaly miss rate,
-    /// false-alarm rate and unknown rate.
+    /// of a by-job cross-validation (--cv K), with one application held out (--hold-out NAME), or
+    /// with each application left out in turn (--leave-out-application): per-class precision,
+    /// recall and F1, macro F1, the confusion matrix, anomaly miss rate, false-alarm rate and
+    /// unknown rate. An application is a job name without its run number (`lammps-42`: `lammps`).
     Eval {
         /// A model file to evaluate.
-        #[arg(long, conflicts_with_all = ["cv", "hold_out"])]
+        #[arg(long, conflicts_with_all = ["cv", "hold_out", "leave_out_application"])]
         model: Option<PathBuf>,
         /// Folds of a by-job cross-validation (the windows of one job never sit on both sides).
         #[arg(long, value_parser = clap::value_parser!(u64).range(2..=50))]
         cv: Option<u64>,
-        /// Train on every other application and test on this one (jobs named NAME).
+        /// Train on every other application and test on this one (jobs named NAME, or of
+        /// application NAME).
         #[arg(long, conflicts_with = "cv")]
         hold_out: Option<String>,
+        /// Leave each application out in turn: train on the others, judge it; the figures pooled
+        /// and per application (how the models do on applications they never saw).
+        #[arg(long, conflicts_with_all = ["cv", "hold_out"])]
+        leave_out_application: bool,
         /// Kind of model to cross-validate.
         #[arg(long, value_enum, default_value = "diagnosis")]
         kind: crate::model::Kind,

@@ -871,6 +871,7 @@ pub(super) fn run_model(
             model: path,
             cv,
             hold_out,
+            leave_out_application,
             kind,
             labels_from,
             export,
@@ -882,12 +883,14 @@ pub(super) fn run_model(
                 Some(path) => model::evaluate_model(data, &path, &labels)?,
                 None => {
                     anyhow::ensure!(
-                        cv.is_some() || hold_out.is_some(),
-                        "say what to evaluate: --model FILE, --cv K or --hold-out APPLICATION"
+                        cv.is_some() || hold_out.is_some() || leave_out_application,
+                        "say what to evaluate: --model FILE, --cv K, --hold-out APPLICATION or \
+                         --leave-out-application"
                     );
                     let cv = model::CrossValidation {
                         folds: cv.unwrap_or(5) as usize,
                         hold_out,
+                        leave_out_each: leave_out_application,
                         export,
                     };
                     model::cross_validate(

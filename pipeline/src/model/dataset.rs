@@ -528,6 +528,24 @@ pub fn label_window<'a>(truth: &'a Truth, key: &WindowKey) -> Option<&'a str> {
 }
 
 /// The application of each job (its Slurm job name), for the hold-out-one-application split.
+/// The application a job name stands for: the name without a run number at its end
+/// (`lammps-42`, `lammps_7` and `lammps.3` are `lammps`; `ExaMiniMD` and `train.py` stay as they
+/// are). A name that is only a number stays whole; no name is `(no name)`. What sites put in job
+/// names varies; a site whose names say more (`lmp_in.rhodo`) gets finer applications, one whose
+/// names say less (`job`) coarser ones.
+pub fn application_of(name: &str) -> &str {
+    let name = name.trim();
+    if name.is_empty() {
+        return "(no name)";
+    }
+    let without_number = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    if without_number.len() == name.len() {
+        return name;
+    }
+    let stem = without_number.trim_end_matches(['-', '_', '.']);
+    if stem.is_empty() { name } else { stem }
+}
+
 pub fn job_names(data: &Path) -> Result<HashMap<String, String>, ModelError> {
     let days = crate::catalog::days(data, Table::Jobs);
     let mut names = HashMap::new();
@@ -556,6 +574,24 @@ pub fn job_names(data: &Path) -> Result<HashMap<String, String>, ModelError> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn an_application_is_its_job_name_without_a_run_number() {
+        for (name, app) in [
+            ("lammps-42", "lammps"),
+            ("lammps_7", "lammps"),
+            ("lammps.3", "lammps"),
+            ("train.py-12", "train.py"),
+            ("train.py", "train.py"),
+            ("ExaMiniMD", "ExaMiniMD"),
+            ("run2b", "run2b"),
+            ("1234", "1234"),
+            ("  ", "(no name)"),
+            ("café-1", "café"),
+        ] {
+            assert_eq!(application_of(name), app, "{name}");
+        }
+    }
 
     fn key(node: &str, start_s: i64, end_s: i64) -> WindowKey {
         WindowKey {

@@ -611,6 +611,10 @@ pub struct EvalReport {
     pub model: Option<String>,
     pub folds: Option<usize>,
     pub hold_out: Option<String>,
+    /// Leave-one-application-out: the figures of each application when it was left out (the
+    /// overall figures pool every application's verdicts).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_application: Vec<ApplicationScores>,
     pub jobs: usize,
     pub classes: Vec<String>,
     pub unknown_below: Option<f64>,
@@ -623,6 +627,14 @@ pub struct EvalReport {
     pub train_seconds: f64,
     pub predict_seconds: f64,
     pub windows_per_second: f64,
+}
+
+/// One application's figures when the models were trained without it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ApplicationScores {
+    pub application: String,
+    pub jobs: usize,
+    pub scores: Scores,
 }
 
 /// Evaluates a stored model on the labelled windows of `data`.
@@ -681,6 +693,7 @@ pub fn evaluate_model(
         model: Some(path.display().to_string()),
         folds: None,
         hold_out: None,
+        per_application: Vec::new(),
         jobs: labelled.job_kind.len(),
         classes: if header.kind == Kind::Diagnosis {
             labelled.classes.clone()
@@ -777,8 +790,12 @@ fn export_fold(
 #[derive(Debug, Clone, Default)]
 pub struct CrossValidation {
     pub folds: usize,
-    /// Hold out every job of this application (Slurm job name) instead of k folds.
+    /// Hold out every job of this application (a job name, or its application as
+    /// [`dataset::application_of`] reads it) instead of k folds.
     pub hold_out: Option<String>,
+    /// Leave each application out in turn (one fold per application): how the models do on
+    /// applications they never saw.
+    pub leave_out_each: bool,
     /// Write each fold's feature rows here.
     pub export: Option<PathBuf>,
 }
@@ -801,28 +818,72 @@ pub fn cross_validate(
             labels_from.describe()
         )));
     }
+    // The application of every labelled job (for --hold-out and --leave-out-application).
+    let application = || -> Result<HashMap<String, String>, ModelError> {
+        let names = dataset::job_names(data)?;
+        Ok(labelled
+            .job_kind
+            .keys()
+            .map(|j| {
+                let name = names.get(j).map_or("", String::as_str);
+                // Job names are the users': shown in reports, so without control characters.
+                let app = dataset::application_of(name);
+                (j.clone(), crate::templates::clean(app, 64))
+            })
+            .collect())
+    };
+    let mut applications: Vec<String> = Vec::new();
     let fold_of: HashMap<String, usize> = match &cv.hold_out {
         Some(app) => {
             let names = dataset::job_names(data)?;
+            let apps = application()?;
+            let held =
+                |j: &String| names.get(j) == Some(app) || apps.get(j).is_some_and(|a| a == app);
             let of: HashMap<String, usize> = labelled
                 .job_kind
                 .keys()
-                .map(|j| (j.clone(), usize::from(names.get(j) != Some(app))))
+                .map(|j| (j.clone(), usize::from(!held(j))))
                 .collect();
             if !of.values().any(|&f| f == 0) {
                 return Err(ModelError::NoData(format!(
-                    "no labelled job is named {app:?}: nothing to hold out"
+                    "no labelled job is named {app:?} or of that application: nothing to hold out"
                 )));
             }
             of
+        }
+        None if cv.leave_out_each => {
+            let apps = application()?;
+            applications = apps
+                .values()
+                .cloned()
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            if applications.len() < 2 {
+                return Err(ModelError::NoData(format!(
+                    "the labelled jobs are of one application ({}): nothing to leave out; \
+                     --cv K splits them by job",
+                    applications.first().map_or("none", String::as_str)
+                )));
+            }
+            apps.into_iter()
+                .map(|(j, a)| {
+                    let fold = applications.iter().position(|x| *x == a).unwrap_or(0);
+                    (j, fold)
+                })
+                .collect()
         }
         None => labelled.folds(cv.folds.max(2), options.seed),
     };
     let n_folds = if cv.hold_out.is_some() {
         1
+    } else if cv.leave_out_each {
+        applications.len()
     } else {
         cv.folds.max(2)
     };
+    // Where each fold's verdicts start in `truth`, for the figures per application.
+    let mut fold_starts: Vec<(usize, usize)> = Vec::new();
     let mut truth = Vec::new();
     let mut at_threshold = Vec::new();
     let mut forced = Vec::new();
@@ -837,6 +898,7 @@ pub fn cross_validate(
             continue;
         }
         let rows: Vec<usize> = test_pos.iter().map(|&p| labelled.rows[p]).collect();
+        fold_starts.push((fold, truth.len()));
         match kind {
             Kind::Diagnosis => {
                 let started = Instant::now();
@@ -884,6 +946,23 @@ pub fn cross_validate(
             }
         }
     }
+    let classes_of = |kind: Kind| match kind {
+        Kind::Diagnosis => labelled.classes.clone(),
+        Kind::Unsupervised => score_classes(),
+    };
+    let mut per_application = Vec::new();
+    if cv.leave_out_each {
+        let classes = classes_of(kind);
+        for (i, &(fold, from)) in fold_starts.iter().enumerate() {
+            let to = fold_starts.get(i + 1).map_or(truth.len(), |n| n.1);
+            let jobs = fold_of.values().filter(|&&f| f == fold).count();
+            per_application.push(ApplicationScores {
+                application: applications[fold].clone(),
+                jobs,
+                scores: evaluate::scores(&classes, &truth[from..to], &at_threshold[from..to]),
+            });
+        }
+    }
     let (classes, scores, forced, flagged_share) = match kind {
         Kind::Diagnosis => (
             labelled.classes.clone(),
@@ -901,8 +980,9 @@ pub fn cross_validate(
     Ok(EvalReport {
         kind,
         model: None,
-        folds: cv.hold_out.is_none().then_some(n_folds),
+        folds: (cv.hold_out.is_none() && !cv.leave_out_each).then_some(n_folds),
         hold_out: cv.hold_out.clone(),
+        per_application,
         jobs: labelled.job_kind.len(),
         classes,
         unknown_below: (kind == Kind::Diagnosis).then_some(options.unknown_below),
@@ -922,6 +1002,10 @@ pub fn render_report(report: &EvalReport) -> String {
         (Some(m), _, _) => format!("model {m}"),
         (None, Some(k), _) => format!("{k}-fold cross-validation by job"),
         (None, None, Some(app)) => format!("application {app:?} held out"),
+        _ if !report.per_application.is_empty() => format!(
+            "leave-one-application-out over {} applications",
+            report.per_application.len()
+        ),
         _ => "evaluation".into(),
     };
     out.push_str(&format!(
@@ -963,6 +1047,23 @@ pub fn render_report(report: &EvalReport) -> String {
     }
     if let Some(forced) = &report.forced {
         table("top class, no unknown:", forced, &mut out);
+    }
+    if !report.per_application.is_empty() {
+        out.push_str(&format!(
+            "each application when left out:\n  {:<16} {:>6} {:>9} {:>9} {:>11} {:>9}\n",
+            "application", "jobs", "windows", "macro F1", "false alarm", "unknown"
+        ));
+        for a in &report.per_application {
+            out.push_str(&format!(
+                "  {:<16} {:>6} {:>9} {:>9.3} {:>11.3} {:>9.3}\n",
+                truncate(&a.application, 16),
+                a.jobs,
+                a.scores.windows,
+                a.scores.macro_f1,
+                a.scores.false_alarm_rate,
+                a.scores.unknown_rate
+            ));
+        }
     }
     if !report.flagged_share.is_empty() {
         out.push_str("share of windows flagged, by true class:\n");

@@ -9,7 +9,6 @@
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, NaiveDate, Utc};
-use datafusion::arrow::array::RecordBatch;
 use datafusion::prelude::SessionContext;
 
 use crate::query::{Columns, QueryError};

@@ -333,6 +333,9 @@ pub struct ClusterSpec {
     /// The first job id; the day's jobs count up from it. Simulating several days with different
     /// first ids gives the unique ids a real cluster has.
     pub first_job_id: u64,
+    /// An application ([`PROFILES`]) nobody runs this day: a training day without it, to judge
+    /// the models on an application they never saw.
+    pub without_application: Option<&'static str>,
 }
 
 /// Memory of a simulated node, MiB.
@@ -349,6 +352,11 @@ impl ClusterSpec {
             .first_job_id
             .checked_add(self.jobs as u64 + 4)
             .filter(|last| *last <= MAX_JOB_ID);
+        if let Some(app) = self.without_application
+            && !PROFILES.iter().any(|p| p.name == app)
+        {
+            return Err(format!("no simulated application is called {app:?}"));
+        }
         match last {
             Some(_) if self.first_job_id >= 1 => Ok(()),
             _ => Err(format!(
@@ -372,6 +380,7 @@ impl Default for ClusterSpec {
             node_epilog_share: 0.1,
             anomaly_share: 0.15,
             first_job_id: 1000,
+            without_application: None,
         }
     }
 }
@@ -400,6 +409,11 @@ pub fn simulate_day(spec: &ClusterSpec, seed: u64) -> Vec<SimJob> {
     let node_names: Vec<String> = (1..=spec.nodes).map(|i| format!("node{i:02}")).collect();
     let mut jobs = Vec::with_capacity(spec.jobs);
     let mut next_id = spec.first_job_id;
+    let profiles: Vec<AppProfile> = PROFILES
+        .iter()
+        .filter(|p| Some(p.name) != spec.without_application)
+        .copied()
+        .collect();
     while jobs.len() < spec.jobs {
         let (user, uid, account) = *rng.pick(&USERS);
         let partition = rng.pick(&PARTITIONS).to_string();
@@ -416,7 +430,7 @@ pub fn simulate_day(spec: &ClusterSpec, seed: u64) -> Vec<SimJob> {
             90..=94 => Outcome::Timeout,
             _ => Outcome::OutOfMemory,
         };
-        let profile = *rng.pick(&PROFILES);
+        let profile = *rng.pick(&profiles);
         let app = profile.name;
         let name = if rng.chance(0.03) {
             rng.pick(&HOSTILE_NAMES).to_vec()

@@ -340,6 +340,12 @@ pub struct TrainArgs {
     /// Seed for the trees, the samples and the folds.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// The features to train on: `absolute` (each window's statistics as measured), `relative`
+    /// (each against its job's typical window on the node, the median of its first and last
+    /// fifth of windows: the same across applications and input sizes) or `both`. Default:
+    /// `relative` for the diagnosis, `absolute` for the anomaly score (as measured, docs/models.md).
+    #[arg(long, value_enum)]
+    pub features: Option<crate::model::dataset::FeatureSet>,
 }
 
 impl TrainArgs {
@@ -357,6 +363,7 @@ impl TrainArgs {
         o.unknown_below = self.unknown_below;
         o.max_windows_per_class = self.max_windows_per_class;
         o.seed = self.seed;
+        o.features = self.features;
         Ok(o)
     }
 }

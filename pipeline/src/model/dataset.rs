@@ -30,6 +30,142 @@ pub use crate::catalog::WINDOW_STATS;
 /// The label of windows without an anomaly.
 pub const HEALTHY: &str = "healthy";
 
+/// The suffix of a job-relative feature: `cpu_user:mean@job` is `cpu_user:mean` of the window
+/// against the same job's typical window on the same node (the median of its first and last
+/// fifth of windows).
+pub const JOB_RELATIVE: &str = "@job";
+
+/// Which features a model is trained on when none are given (issue 20: absolute levels depend on
+/// the application and its input; a window against its own job's typical window does not).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum FeatureSet {
+    /// Every `<metric>:<stat>` as measured.
+    #[default]
+    Absolute,
+    /// Every `<metric>:<stat>@job`: the window against its job's typical window on its node.
+    Relative,
+    /// Both.
+    Both,
+}
+
+impl FeatureSet {
+    pub fn name(self) -> &'static str {
+        match self {
+            FeatureSet::Absolute => "absolute",
+            FeatureSet::Relative => "relative",
+            FeatureSet::Both => "both",
+        }
+    }
+
+    /// The feature names of this set over `metrics`.
+    pub fn names(self, metrics: &BTreeSet<String>) -> Vec<String> {
+        let base = metrics
+            .iter()
+            .flat_map(|m| WINDOW_STATS.iter().map(move |s| format!("{m}:{s}")));
+        match self {
+            FeatureSet::Absolute => base.collect(),
+            FeatureSet::Relative => base.map(|f| f + JOB_RELATIVE).collect(),
+            FeatureSet::Both => base.flat_map(|f| [f.clone(), f + JOB_RELATIVE]).collect(),
+        }
+    }
+}
+
+/// The measured feature a (possibly job-relative) feature is computed from.
+pub fn measured(feature: &str) -> &str {
+    feature.strip_suffix(JOB_RELATIVE).unwrap_or(feature)
+}
+
+/// A window's value against its job's typical value on the node, scale-free and bounded:
+/// `(x − m) / (|x| + |m|)` in [−1, 1], 0 when both are 0, NaN when either is missing. Bounded so
+/// that a metric near zero cannot produce an extreme value, and the same for a leak on a node of
+/// 8 GB or of 200 GB.
+pub fn relative(x: f64, m: f64) -> f64 {
+    if !(x.is_finite() && m.is_finite()) {
+        return f64::NAN;
+    }
+    let scale = x.abs() + m.abs();
+    if scale == 0.0 { 0.0 } else { (x - m) / scale }
+}
+
+/// Adds the job-relative columns `wanted` names to `windows` (whose columns are the measured
+/// ones) and returns the columns in `wanted`'s order. Rows must be in key order (by job and node).
+fn with_job_relative(windows: Windows, wanted: &[String]) -> Windows {
+    if windows.features == wanted {
+        return windows;
+    }
+    let source: HashMap<&str, usize> = windows
+        .features
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.as_str(), i))
+        .collect();
+    let width = windows.features.len();
+    let out_width = wanted.len();
+    let rows = windows.keys.len();
+    let mut values = vec![f64::NAN; rows * out_width];
+    let mut start = 0;
+    while start < rows {
+        let key = &windows.keys[start];
+        let mut end = start + 1;
+        while end < rows
+            && windows.keys[end].job_id == key.job_id
+            && windows.keys[end].node == key.node
+        {
+            end += 1;
+        }
+        // The job's typical window on this node: the median of each measured column over its
+        // first and last fifth of windows ("before and after"), so that an anomaly covering most
+        // of the middle of the run does not become its own baseline.
+        let n = end - start;
+        let edge = n.div_ceil(5);
+        let baseline: Vec<usize> = if n < 5 {
+            (start..end).collect()
+        } else {
+            (start..start + edge).chain(end - edge..end).collect()
+        };
+        let medians: Vec<f64> = (0..width)
+            .map(|c| {
+                let mut column: Vec<f64> = baseline
+                    .iter()
+                    .map(|&r| windows.values[r * width + c])
+                    .filter(|v| v.is_finite())
+                    .collect();
+                crate::stats::median(&mut column).unwrap_or(f64::NAN)
+            })
+            .collect();
+        for r in start..end {
+            for (o, f) in wanted.iter().enumerate() {
+                let Some(&c) = source.get(measured(f)) else {
+                    continue;
+                };
+                let x = windows.values[r * width + c];
+                values[r * out_width + o] = if f.ends_with(JOB_RELATIVE) {
+                    relative(x, medians[c])
+                } else {
+                    x
+                };
+            }
+        }
+        start = end;
+    }
+    Windows {
+        features: wanted.to_vec(),
+        values,
+        ..windows
+    }
+}
+
 /// One window of one node of one job: `[start_us, end_us)`, microseconds since the epoch.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct WindowKey {
@@ -203,18 +339,20 @@ pub fn days_with_windows(data: &Path) -> Vec<NaiveDate> {
 }
 
 /// Reads the windows of `days` (of the jobs in `only`, if given). The columns are `features` when
-/// given (a model's, in its order; a statistic the data lacks stays NaN), else every metric
-/// statistic the data holds, sorted.
+/// given (a model's, in its order; a statistic the data lacks stays NaN), else the `set` of every
+/// metric statistic the data holds, sorted. Job-relative columns are computed from the job's
+/// windows read here: a job's windows are read together, whole day or per-job part.
 pub fn read_windows(
     data: &Path,
     days: &[NaiveDate],
     only: Option<&HashSet<String>>,
     features: Option<&[String]>,
+    set: FeatureSet,
     part: Option<&str>,
 ) -> Result<Windows, ModelError> {
     let wanted = |id: &str| only.is_none_or(|set| set.contains(id));
     // The columns: given, or every metric found (a first, cheap pass over two columns).
-    let features: Vec<String> = match features {
+    let requested: Vec<String> = match features {
         Some(f) => f.to_vec(),
         None => {
             let mut metrics = BTreeSet::new();
@@ -240,12 +378,17 @@ pub fn read_windows(
                     Ok(())
                 },
             )?;
-            metrics
-                .iter()
-                .flat_map(|m| WINDOW_STATS.iter().map(move |s| format!("{m}:{s}")))
-                .collect()
+            set.names(&metrics)
         }
     };
+    // The measured columns behind them, each once.
+    let mut features: Vec<String> = Vec::new();
+    for f in &requested {
+        let m = measured(f);
+        if !features.iter().any(|x| x == m) {
+            features.push(m.to_string());
+        }
+    }
     // Where each (metric, statistic) goes.
     let mut column_of: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
     for (c, f) in features.iter().enumerate() {
@@ -348,7 +491,7 @@ pub fn read_windows(
         metrics_of,
         widths_s,
     };
-    Ok(unsorted.subset(&order))
+    Ok(with_job_relative(unsorted.subset(&order), &requested))
 }
 
 /// One labelled anomaly interval.
@@ -574,6 +717,55 @@ pub fn job_names(data: &Path) -> Result<HashMap<String, String>, ModelError> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// Two jobs of different sizes with the same anomaly (a level doubled in their third window)
+    /// look alike once each window is taken against its own job's typical window.
+    #[test]
+    fn job_relative_features_are_the_same_for_two_sizes_of_one_anomaly() {
+        let key = |job: &str, start: i64| WindowKey {
+            job_id: Arc::from(job),
+            node: Arc::from("n1"),
+            start_us: start,
+            end_us: start + 60,
+        };
+        let keys: Vec<WindowKey> = (0..5)
+            .map(|i| key("small", i * 60))
+            .chain((0..5).map(|i| key("big", i * 60)))
+            .collect();
+        let small = [1.0, 1.0, 2.0, 1.0, 1.0];
+        let big = [100.0, 100.0, 200.0, 100.0, f64::NAN];
+        let windows = Windows {
+            features: vec!["mem:mean".into()],
+            keys,
+            values: small.iter().chain(&big).copied().collect(),
+            ..Windows::default()
+        };
+        // Rows in key order: "big" sorts first.
+        let mut order: Vec<usize> = (0..10).collect();
+        order.sort_by(|&a, &b| windows.keys[a].cmp(&windows.keys[b]));
+        let windows = windows.subset(&order);
+        let wanted: Vec<String> = vec!["mem:mean@job".into(), "mem:mean".into()];
+        let out = with_job_relative(windows, &wanted);
+        assert_eq!(out.features, wanted);
+        let rel: Vec<f64> = (0..10).map(|r| out.row(r)[0]).collect();
+        let third = 1.0 / 3.0;
+        for (i, want) in [0.0, 0.0, third, 0.0].iter().enumerate() {
+            assert!((rel[i] - want).abs() < 1e-12, "big {i}: {}", rel[i]);
+            assert!(
+                (rel[5 + i] - want).abs() < 1e-12,
+                "small {i}: {}",
+                rel[5 + i]
+            );
+        }
+        assert!(rel[4].is_nan(), "a missing value stays missing");
+        assert_eq!(
+            out.row(2)[1],
+            200.0,
+            "the measured column is kept as it was"
+        );
+        assert_eq!(relative(0.0, 0.0), 0.0);
+        assert_eq!(relative(5.0, 0.0), 1.0);
+    }
 
     #[test]
     fn an_application_is_its_job_name_without_a_run_number() {

@@ -132,6 +132,22 @@ pub struct TrainOptions {
     /// forest more, and would drown the rare anomaly types.
     pub max_windows_per_class: usize,
     pub seed: u64,
+    /// The features trained on (a model keeps its list; evaluating or predicting uses that);
+    /// `None`: each kind's default ([`TrainOptions::feature_set`]).
+    pub features: Option<dataset::FeatureSet>,
+}
+
+impl TrainOptions {
+    /// The features a kind of model is trained on unless told otherwise, as measured
+    /// (docs/models.md): the diagnosis on job-relative features (better on the real HPAS runs and
+    /// on applications it never saw), the anomaly score on measured ones (job-relative ones made
+    /// it miss most cachecopy and cpuoccupy windows of the HPAS runs).
+    pub fn feature_set(&self, kind: Kind) -> dataset::FeatureSet {
+        self.features.unwrap_or(match kind {
+            Kind::Diagnosis => dataset::FeatureSet::Relative,
+            Kind::Unsupervised => dataset::FeatureSet::Absolute,
+        })
+    }
 }
 
 /// Taxonomist's confidence threshold lies between 0.75 and 0.9; the lower end keeps the unknown
@@ -146,6 +162,7 @@ impl Default for TrainOptions {
             unknown_below: DEFAULT_UNKNOWN_BELOW,
             max_windows_per_class: 3000,
             seed: 42,
+            features: None,
         }
     }
 }
@@ -173,6 +190,7 @@ impl Labelled {
         data: &Path,
         labels_from: &LabelsFrom,
         features: Option<&[String]>,
+        set: dataset::FeatureSet,
         classes: Option<&[String]>,
     ) -> Result<Labelled, ModelError> {
         let days = dataset::days_with_windows(data);
@@ -184,7 +202,8 @@ impl Labelled {
         }
         let truths = labels_from.read(data)?;
         let labelled_jobs: std::collections::HashSet<String> = truths.keys().cloned().collect();
-        let windows = dataset::read_windows(data, &days, Some(&labelled_jobs), features, None)?;
+        let windows =
+            dataset::read_windows(data, &days, Some(&labelled_jobs), features, set, None)?;
         let mut found: BTreeSet<String> = BTreeSet::new();
         let mut picked: Vec<(usize, String)> = Vec::new();
         let mut dropped = 0;
@@ -434,7 +453,7 @@ pub fn train(
 ) -> Result<ModelFile, ModelError> {
     let started = Instant::now();
     progress("reading windows and labels");
-    let labelled = Labelled::read(data, labels_from, None, None)?;
+    let labelled = Labelled::read(data, labels_from, None, options.feature_set(kind), None)?;
     let window = labelled.windows.window()?;
     let folds = labelled.folds(5, options.seed);
     let held_out = |job: &str| folds.get(job) == Some(&0);
@@ -511,6 +530,7 @@ pub fn train(
                     &dataset::days_with_windows(data),
                     None,
                     None,
+                    options.feature_set(kind),
                     None,
                 )?;
                 progress("no labels: training on every window");
@@ -646,7 +666,13 @@ pub fn evaluate_model(
     let model = ModelFile::load(path, None)?;
     let header = &model.header;
     let classes = (header.kind == Kind::Diagnosis).then_some(header.classes.as_slice());
-    let labelled = Labelled::read(data, labels_from, Some(&header.features), classes)?;
+    let labelled = Labelled::read(
+        data,
+        labels_from,
+        Some(&header.features),
+        dataset::FeatureSet::default(),
+        classes,
+    )?;
     if labelled.rows.is_empty() {
         return Err(ModelError::NoData(format!(
             "no labelled windows in {} ({}) to evaluate on",
@@ -810,7 +836,7 @@ pub fn cross_validate(
     progress: &mut dyn FnMut(&str),
 ) -> Result<EvalReport, ModelError> {
     progress("reading windows and labels");
-    let labelled = Labelled::read(data, labels_from, None, None)?;
+    let labelled = Labelled::read(data, labels_from, None, options.feature_set(kind), None)?;
     if labelled.rows.is_empty() {
         return Err(ModelError::NoData(format!(
             "no labelled windows in {} ({})",

@@ -285,7 +285,14 @@ pub fn predict(
     let windows = if models.is_empty() {
         Windows::default()
     } else {
-        dataset::read_windows(data, &[day], Some(&only), Some(&features), part)?
+        dataset::read_windows(
+            data,
+            &[day],
+            Some(&only),
+            Some(&features),
+            dataset::FeatureSet::default(),
+            part,
+        )?
     };
     if let Some(&width) = windows.widths_s.iter().next() {
         for (path, m) in models.files() {

@@ -4,7 +4,8 @@
 //! labelled healthy when a site has labels, else on every window (anomalies are rare, and the
 //! threshold below tolerates a few).
 //!
-//! Features: the window mean and standard deviation of every metric that varies in training,
+//! Features: the window mean and standard deviation of every metric that varies in training (as
+//! measured, or against the job's own median window, whichever the model was trained on),
 //! standardised by the training mean and spread; when there are more than `max_features`, those
 //! whose spread is largest relative to their level are kept. The components kept explain
 //! `variance` of the training variance. A window's score is its mean squared reconstruction error
@@ -69,7 +70,8 @@ impl AnomalyScore {
         // Candidate columns: mean and std of each metric, present and varying.
         let mut candidates: Vec<(usize, f64, f64, f64)> = Vec::new();
         for (c, f) in windows.features.iter().enumerate() {
-            if !(f.ends_with(":mean") || f.ends_with(":std")) {
+            let measured = super::dataset::measured(f);
+            if !(measured.ends_with(":mean") || measured.ends_with(":std")) {
                 continue;
             }
             let Some(fill) = fill[c] else { continue };

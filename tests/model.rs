@@ -82,10 +82,27 @@ fn train_evaluate_predict_and_refuse_bad_models() {
     // point is that it runs and reports every class).
     let cv = common::run_ok(jobsight(&data).args(["model", "eval", "--cv", "3", "--trees", "10"]));
     assert!(cv.contains("3-fold cross-validation by job"), "{cv}");
+    // Each application left out in turn: one row per application the day has.
+    let apps = common::run_ok(jobsight(&data).args([
+        "model",
+        "eval",
+        "--leave-out-application",
+        "--trees",
+        "5",
+    ]));
+    assert!(apps.contains("leave-one-application-out over"), "{apps}");
+    for app in ["lammps", "gromacs", "vasp"] {
+        assert!(apps.contains(&format!("\n  {app} ")), "{app}: {apps}");
+    }
+    let err =
+        fails(jobsight(&data).args(["model", "eval", "--leave-out-application", "--cv", "3"]));
+    assert!(err.contains("cannot be used with"), "{err}");
 
     let info = common::run_ok(jobsight(&data).args(["model", "info"]).arg(&model));
     assert!(info.contains("classes: healthy"), "{info}");
-    assert!(info.contains("most important features"), "{info}");
+    assert!(info.contains("most important metrics"), "{info}");
+    // The diagnosis learns from job-relative features by default.
+    assert!(info.contains("@job"), "{info}");
 
     // The unsupervised score trains on the healthy windows.
     let score = work.path().join("score.model");

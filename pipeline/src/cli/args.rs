@@ -310,7 +310,7 @@ pub enum ModelAction {
         format: Format,
     },
     /// Show a model file's header: kind, window, features, classes, training data, held-out
-    /// figures and the most important features.
+    /// figures and the most important metrics.
     Info {
         model: PathBuf,
         #[arg(long, value_enum, default_value = "table")]

@@ -45,6 +45,8 @@ pub struct TrainingSummary {
 /// values are shuffled.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Importance {
+    /// The metric whose features were shuffled together (a feature name in files made before
+    /// importance was taken per metric).
     pub feature: String,
     pub f1_drop: f64,
 }

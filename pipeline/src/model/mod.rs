@@ -383,17 +383,29 @@ pub fn permutation_importance(
         Ok(evaluate::scores(&model.classes, truth, &predicted).macro_f1)
     };
     let base = f1(base_x.clone())?;
-    // One fixed permutation of the rows (seeded), applied to each column in turn.
+    // One fixed permutation of the rows (seeded), applied to all the columns of one metric at
+    // once: a metric's statistics (and their job-relative twins) carry much the same
+    // information, so shuffling one column alone changes nothing while the others stand in, and
+    // every column would score zero. The importance is the metric's.
     let mut order: Vec<usize> = (0..rows.len()).collect();
     order.sort_by_key(|&i| evaluate::hash(&i.to_string(), seed));
-    let mut out = Vec::with_capacity(n);
+    let mut columns_of: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (c, feature) in model.prepared.features.iter().enumerate() {
+        columns_of
+            .entry(Windows::metric_of(feature))
+            .or_default()
+            .push(c);
+    }
+    let mut out = Vec::with_capacity(columns_of.len());
+    for (metric, columns) in columns_of {
         let mut x = base_x.clone();
         for (i, &j) in order.iter().enumerate() {
-            x[i * n + c] = base_x[j * n + c];
+            for &c in &columns {
+                x[i * n + c] = base_x[j * n + c];
+            }
         }
         out.push(Importance {
-            feature: feature.clone(),
+            feature: metric.to_string(),
             f1_drop: base - f1(x)?,
         });
     }
@@ -1181,7 +1193,9 @@ pub fn render_header(h: &Header) -> String {
         ));
     }
     if !h.importance.is_empty() {
-        out.push_str("most important features (macro F1 drop when shuffled):\n");
+        out.push_str(
+            "most important metrics (macro F1 drop when all of a metric's features are shuffled):\n",
+        );
         for i in h.importance.iter().take(10) {
             out.push_str(&format!("  {:<48} {:.3}\n", i.feature, i.f1_drop));
         }

@@ -125,7 +125,8 @@ pub enum ReportError {
 }
 
 /// What the caller knows that the warehouse does not: the diagnosis model's permutation
-/// importance (`<metric>:<stat>`, drop in F1), to rank the metrics on a job's page.
+/// importance (per metric; `<metric>:<stat>` in older model files; drop in F1), to rank the
+/// metrics on a job's page.
 #[derive(Debug, Clone, Default)]
 pub struct Inputs {
     pub importance: Vec<(String, f64)>,

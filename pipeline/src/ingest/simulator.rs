@@ -229,7 +229,9 @@ pub fn job_telemetry(
             let mut system = 0.02 * share * (effort / app.effort).min(1.0);
             let mut iowait = 0.002;
             let mut load = effort * job.cpus_per_node as f64 + noise(&mut rng, 0.3);
-            let mut mem = footprint * (1.0 + noise(&mut rng, 0.01));
+            // Resident memory jitters by tens of MB, not by a share of its size: 1 % of a
+            // 200 GB footprint would be a 2 GB swing per sample, which the leak rule reads as growth.
+            let mut mem = footprint + noise(&mut rng, 0.01 * footprint.min(8.0 * 1073741824.0));
             // The share of the application's normal work this node does.
             let busy = (effort / app.effort).min(1.0);
             let mut net = if multi { app.net * busy } else { 2e3 } * (1.0 + noise(&mut rng, 0.1));
@@ -641,7 +643,8 @@ mod tests {
         let mem = series(healthy, &spec, "mem_used_bytes", 0);
         let footprint = healthy.mem_footprint_mb as f64 * 1048576.0;
         assert!(
-            mem.iter().all(|m| (m / footprint - 1.0).abs() < 0.011),
+            mem.iter()
+                .all(|m| (m - footprint).abs() <= 0.011 * footprint.min(8.0 * 1073741824.0)),
             "{footprint}"
         );
     }

@@ -102,7 +102,12 @@ fn train_evaluate_predict_and_refuse_bad_models() {
     assert!(info.contains("classes: healthy"), "{info}");
     assert!(info.contains("most important metrics"), "{info}");
     // The diagnosis learns from job-relative features by default.
-    assert!(info.contains("@job"), "{info}");
+    let json = common::run_ok(
+        jobsight(&data)
+            .args(["model", "info", "--format", "json"])
+            .arg(&model),
+    );
+    assert!(json.contains(":mean@job\""), "{json}");
 
     // The unsupervised score trains on the healthy windows.
     let score = work.path().join("score.model");

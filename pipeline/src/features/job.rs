@@ -16,7 +16,7 @@
 //! figure whose inputs are missing is left empty, never guessed.
 //! - `cpu_used_cores`: sum over nodes of mean(cpu_user + cpu_system) × cores per node;
 //!   `cpu_eff` = used cores / allocated CPUs. Node-level data: on a node shared with other jobs
-//!   this counts their work too;
+//!   this counts their work too, so it is left empty above 1 (as `mem_eff`);
 //! - `mem_used_max_mb`: sum over nodes of the largest `mem_used_bytes`; `mem_eff` = that / the
 //!   requested memory (on a node the job shares, an upper bound of its own use), left empty above
 //!   1, where it cannot be the job's alone;
@@ -394,9 +394,14 @@ pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) ->
         ),
         _ => None,
     };
-    let cpu_eff = cpu_used_cores
+    let busy_share = cpu_used_cores
         .zip(job.cpus.filter(|&c| c > 0))
         .map(|(used, cpus)| used / f64::from(cpus));
+    // Node-level CPU, as memory below: on a node the job shares, other jobs' work is counted, and
+    // above the allocation the share cannot be the job's alone; a CPU efficiency above 100 %
+    // would tell the user something false (and the findings that quote it would contradict
+    // themselves). The waste still reads the node as busy.
+    let cpu_eff = busy_share.filter(|&eff| eff <= 1.0);
     let mem_used_max_mb = {
         let maxima: Vec<f64> = series
             .iter()
@@ -438,7 +443,7 @@ pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) ->
         gpu_util: (!gpu.is_empty()).then(|| gpu.values().sum::<f64>() / gpu.len() as f64),
         core_hours,
         wasted_core_hours: core_hours
-            .zip(cpu_eff)
+            .zip(busy_share)
             .map(|(hours, eff)| hours * (1.0 - eff.min(1.0))),
     };
     JobFeatures {

@@ -82,6 +82,28 @@ fn train_evaluate_predict_and_refuse_bad_models() {
     // point is that it runs and reports every class).
     let cv = common::run_ok(jobsight(&data).args(["model", "eval", "--cv", "3", "--trees", "10"]));
     assert!(cv.contains("3-fold cross-validation by job"), "{cv}");
+    // Half the anomalous training jobs labelled healthy, and refining against it: the report
+    // says what was done to the training labels.
+    let dirty = common::run_ok(jobsight(&data).args([
+        "model",
+        "eval",
+        "--cv",
+        "3",
+        "--trees",
+        "10",
+        "--contaminate",
+        "0.5",
+        "--refine",
+        "1",
+    ]));
+    assert!(
+        dirty
+            .contains("contaminated: 50 % of each fold's anomalous training jobs labelled healthy"),
+        "{dirty}"
+    );
+    assert!(dirty.contains("refined: up to 1 round(s)"), "{dirty}");
+    let err = fails(jobsight(&data).args(["model", "eval", "--cv", "3", "--contaminate", "1.5"]));
+    assert!(err.contains("not a share between 0 and 1"), "{err}");
     // Each application left out in turn: one row per application the day has.
     let apps = common::run_ok(jobsight(&data).args([
         "model",

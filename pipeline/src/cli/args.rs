@@ -304,6 +304,11 @@ pub enum ModelAction {
         /// here, to run another library on exactly the same data.
         #[arg(long)]
         export: Option<PathBuf>,
+        /// Label this share of each fold's anomalous training jobs healthy (0–1), as history
+        /// from production is: anomalies nobody noticed. The judged jobs keep their truth, so
+        /// the figures show what unlabelled anomalies in training cost (see --refine).
+        #[arg(long, default_value_t = 0.0, value_parser = share)]
+        contaminate: f64,
         #[command(flatten)]
         options: TrainArgs,
         #[arg(long, value_enum, default_value = "table")]
@@ -346,6 +351,25 @@ pub struct TrainArgs {
     /// `relative` for the diagnosis, `absolute` for the anomaly score (as measured, docs/models.md).
     #[arg(long, value_enum)]
     pub features: Option<crate::model::dataset::FeatureSet>,
+    /// Rounds of setting aside training windows the model disputes before the final fit, for
+    /// labels that miss anomalies (Refine's idea): the diagnosis drops windows whose label the
+    /// trees that never saw them reject, the anomaly score the windows that lie far from the
+    /// rest (judged within each application). 0: train on every window as labelled
+    /// (docs/models.md has what refining gains and costs).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=5))]
+    pub refine: u8,
+}
+
+/// A share between 0 and 1.
+fn share(text: &str) -> Result<f64, String> {
+    let v: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number"))?;
+    if (0.0..=1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("{v} is not a share between 0 and 1"))
+    }
 }
 
 impl TrainArgs {
@@ -364,6 +388,7 @@ impl TrainArgs {
         o.max_windows_per_class = self.max_windows_per_class;
         o.seed = self.seed;
         o.features = self.features;
+        o.refine = self.refine;
         Ok(o)
     }
 }

@@ -875,6 +875,7 @@ pub(super) fn run_model(
             kind,
             labels_from,
             export,
+            contaminate,
             options,
             format,
         } => {
@@ -892,6 +893,7 @@ pub(super) fn run_model(
                         hold_out,
                         leave_out_each: leave_out_application,
                         export,
+                        contaminate,
                     };
                     model::cross_validate(
                         data,

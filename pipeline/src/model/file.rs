@@ -39,6 +39,12 @@ pub struct TrainingSummary {
     /// Windows left out by the protocol (straddling an interval's edge or two intervals).
     pub dropped_windows: usize,
     pub seconds: f64,
+    /// Refining rounds asked for, and the training windows they set aside (files from before
+    /// refining load with 0 and 0, as they were trained).
+    #[serde(default)]
+    pub refine: u8,
+    #[serde(default)]
+    pub set_aside: usize,
 }
 
 /// One feature's permutation importance: how much macro F1 drops on held-out windows when its

@@ -231,6 +231,24 @@ fn matrix(values: Vec<f64>, rows: usize, columns: usize) -> Result<DenseMatrix<f
     DenseMatrix::new(rows, columns, values, false).map_err(|e| ModelError::Fit(e.to_string()))
 }
 
+/// One tree of the forest, grown from `seed` (smartcore's forest of one tree: its bootstrap and
+/// √features per split).
+fn grow(
+    x: &DenseMatrix<f64>,
+    y: &Vec<u32>,
+    seed: u64,
+    params: &ForestParams,
+) -> Result<Tree, ModelError> {
+    let mut p = RandomForestClassifierParameters::default()
+        .with_n_trees(1)
+        .with_min_samples_leaf(params.min_samples_leaf)
+        .with_seed(seed);
+    if let Some(depth) = params.max_depth {
+        p = p.with_max_depth(depth);
+    }
+    Tree::fit(x, y, p).map_err(|e| ModelError::Fit(e.to_string()))
+}
+
 impl Forest {
     /// Grows the forest on row-major `x` (`labels.len()` rows) with class indices `labels`.
     pub fn fit(
@@ -266,18 +284,8 @@ impl Forest {
             .into_par_iter()
             .map(|i| {
                 let seed = params.seed.wrapping_add(u64::from(i));
-                let mut p = RandomForestClassifierParameters::default()
-                    .with_n_trees(1)
-                    .with_min_samples_leaf(params.min_samples_leaf)
-                    .with_seed(seed);
-                if let Some(depth) = params.max_depth {
-                    p = p.with_max_depth(depth);
-                }
-                let fit = |x: &DenseMatrix<f64>, y: &Vec<u32>| {
-                    Tree::fit(x, y, p.clone()).map_err(|e| ModelError::Fit(e.to_string()))
-                };
                 match &all_rows {
-                    Some((all, y)) => fit(all, y),
+                    Some((all, y)) => grow(all, y, seed, params),
                     None => {
                         let picked = stratified_sample(labels, cap, seed);
                         let mut sub = Vec::with_capacity(picked.len() * columns);
@@ -285,12 +293,91 @@ impl Forest {
                             sub.extend_from_slice(&x[r * columns..(r + 1) * columns]);
                         }
                         let y: Vec<u32> = picked.iter().map(|&r| labels[r]).collect();
-                        fit(&matrix(sub, picked.len(), columns)?, &y)
+                        grow(&matrix(sub, picked.len(), columns)?, &y, seed, params)
                     }
                 }
             })
             .collect::<Result<_, _>>()?;
         Ok(Forest { classes, trees })
+    }
+
+    /// Out-of-bag votes: `trees` trees, each grown on a stratified half of the rows, and each row
+    /// voted on only by the trees that did not learn from it (the share of those trees per class;
+    /// all zero for a row every tree saw). This is how training judges its own labels without a
+    /// held-out set: a window whose label the trees that never saw it reject is suspect.
+    pub fn out_of_bag_votes(
+        x: &[f64],
+        labels: &[u32],
+        classes: usize,
+        params: &ForestParams,
+    ) -> Result<Vec<Vec<f32>>, ModelError> {
+        let rows = labels.len();
+        if rows < 2 {
+            return Ok(vec![vec![0.0; classes]; rows]);
+        }
+        let columns = x.len() / rows;
+        // Half the rows per tree (at most the usual cap), so each row is out of bag for about
+        // half the trees.
+        let cap = match params.max_samples_per_tree {
+            0 => rows / 2,
+            c => c.min(rows / 2),
+        }
+        .max(1);
+        let counts = (0..params.trees)
+            .into_par_iter()
+            .map(|i| {
+                // Seeds apart from the forest's own, so these trees are not its trees.
+                let seed = params.seed.wrapping_add(0x0b0b).wrapping_add(u64::from(i));
+                let picked = stratified_sample(labels, cap, seed);
+                let mut sub = Vec::with_capacity(picked.len() * columns);
+                for &r in &picked {
+                    sub.extend_from_slice(&x[r * columns..(r + 1) * columns]);
+                }
+                let y: Vec<u32> = picked.iter().map(|&r| labels[r]).collect();
+                let tree = grow(&matrix(sub, picked.len(), columns)?, &y, seed, params)?;
+                let mut seen = vec![false; rows];
+                for &r in &picked {
+                    seen[r] = true;
+                }
+                let out: Vec<usize> = (0..rows).filter(|&r| !seen[r]).collect();
+                let mut oob = Vec::with_capacity(out.len() * columns);
+                for &r in &out {
+                    oob.extend_from_slice(&x[r * columns..(r + 1) * columns]);
+                }
+                let predicted = tree
+                    .predict(&matrix(oob, out.len(), columns)?)
+                    .map_err(|e| ModelError::Predict(e.to_string()))?;
+                Ok::<_, ModelError>(out.into_iter().zip(predicted).collect::<Vec<_>>())
+            })
+            .try_fold(
+                || vec![0u32; rows * (classes + 1)],
+                |mut acc, voted| {
+                    for (r, class) in voted? {
+                        // Per row: a count per class, then how many trees voted at all.
+                        if (class as usize) < classes {
+                            acc[r * (classes + 1) + class as usize] += 1;
+                        }
+                        acc[r * (classes + 1) + classes] += 1;
+                    }
+                    Ok::<_, ModelError>(acc)
+                },
+            )
+            .try_reduce(
+                || vec![0u32; rows * (classes + 1)],
+                |mut a, b| {
+                    for (x, y) in a.iter_mut().zip(b) {
+                        *x += y;
+                    }
+                    Ok(a)
+                },
+            )?;
+        Ok(counts
+            .chunks(classes + 1)
+            .map(|c| {
+                let voters = c[classes].max(1) as f32;
+                c[..classes].iter().map(|&v| v as f32 / voters).collect()
+            })
+            .collect())
     }
 
     /// The share of trees voting for each class, per row of row-major `x`.

@@ -135,6 +135,12 @@ pub struct TrainOptions {
     /// The features trained on (a model keeps its list; evaluating or predicting uses that);
     /// `None`: each kind's default ([`TrainOptions::feature_set`]).
     pub features: Option<dataset::FeatureSet>,
+    /// Rounds of setting aside training windows the model itself disputes before the final fit
+    /// (0: none): labels from production miss anomalies nobody noticed ([`Diagnosis::fit`],
+    /// [`AnomalyScore::fit_refined`]). Off unless asked: measured in docs/models.md, "Training
+    /// on labels that miss anomalies", it helps on one application's runs and costs false alarms
+    /// on a cluster of several.
+    pub refine: u8,
 }
 
 impl TrainOptions {
@@ -154,6 +160,11 @@ impl TrainOptions {
 /// rate low on a small training set.
 pub const DEFAULT_UNKNOWN_BELOW: f64 = 0.75;
 
+/// A training window is set aside when the trees that never saw it give its label less than
+/// this share of their votes and another class more (the majority filter of Brodley and Friedl:
+/// fully grown trees memorise a few wrong labels, so a stricter share finds none).
+const DISPUTED_BELOW: f32 = 0.5;
+
 impl Default for TrainOptions {
     fn default() -> Self {
         TrainOptions {
@@ -163,6 +174,7 @@ impl Default for TrainOptions {
             max_windows_per_class: 3000,
             seed: 42,
             features: None,
+            refine: 0,
         }
     }
 }
@@ -330,6 +342,8 @@ pub struct Diagnosis {
     pub forest: Forest,
     pub classes: Vec<String>,
     pub unknown_below: f64,
+    /// Training windows set aside by refining (their label disputed).
+    pub set_aside: usize,
 }
 
 impl Diagnosis {
@@ -340,21 +354,41 @@ impl Diagnosis {
         options: &TrainOptions,
     ) -> Result<Diagnosis, ModelError> {
         let positions = &data.sample(positions, options.max_windows_per_class, options.seed);
-        let rows: Vec<usize> = positions.iter().map(|&p| data.rows[p]).collect();
-        let labels: Vec<u32> = positions.iter().map(|&p| data.labels[p]).collect();
-        let prepared = forest::prepare(&data.windows, &rows, &labels, options.forest.max_features);
-        if prepared.features.is_empty() {
-            return Err(ModelError::Fit(
-                "no feature varies over the training windows".into(),
-            ));
+        let mut rows: Vec<usize> = positions.iter().map(|&p| data.rows[p]).collect();
+        let mut labels: Vec<u32> = positions.iter().map(|&p| data.labels[p]).collect();
+        let prepare = |rows: &[usize], labels: &[u32]| {
+            let prepared =
+                forest::prepare(&data.windows, rows, labels, options.forest.max_features);
+            if prepared.features.is_empty() {
+                return Err(ModelError::Fit(
+                    "no feature varies over the training windows".into(),
+                ));
+            }
+            Ok(prepared)
+        };
+        let mut prepared = prepare(&rows, &labels)?;
+        let mut x = prepared.matrix(&data.windows, &rows);
+        let mut set_aside = 0;
+        for _ in 0..options.refine {
+            let votes = Forest::out_of_bag_votes(&x, &labels, data.classes.len(), &options.forest)?;
+            let keep = undisputed(&labels, &votes, data.classes.len());
+            if keep.len() == labels.len() {
+                break;
+            }
+            set_aside += labels.len() - keep.len();
+            rows = keep.iter().map(|&i| rows[i]).collect();
+            labels = keep.iter().map(|&i| labels[i]).collect();
+            // The columns are chosen again without the disputed windows' pull.
+            prepared = prepare(&rows, &labels)?;
+            x = prepared.matrix(&data.windows, &rows);
         }
-        let x = prepared.matrix(&data.windows, &rows);
         let forest = Forest::fit(x, &labels, data.classes.len(), &options.forest)?;
         Ok(Diagnosis {
             prepared,
             forest,
             classes: data.classes.clone(),
             unknown_below: options.unknown_below,
+            set_aside,
         })
     }
 
@@ -363,6 +397,66 @@ impl Diagnosis {
         self.forest
             .votes(self.prepared.matrix(windows, rows), rows.len())
     }
+}
+
+/// The application of each window of `rows` as a group number (the score's refining judges a
+/// window against its own application's), from the jobs' names; one group when the names cannot
+/// be read (refining then judges every window against all).
+fn application_groups(data: &Path, windows: &Windows, rows: &[usize]) -> Vec<u32> {
+    let names = dataset::job_names(data).unwrap_or_default();
+    let mut index: HashMap<&str, u32> = HashMap::new();
+    rows.iter()
+        .map(|&r| {
+            let name = names
+                .get(&*windows.keys[r].job_id)
+                .map_or("", String::as_str);
+            let next = index.len() as u32;
+            *index.entry(dataset::application_of(name)).or_insert(next)
+        })
+        .collect()
+}
+
+/// The training rows to keep after one refining round: every row but those whose label the
+/// out-of-bag trees dispute (less than [`DISPUTED_BELOW`] of their votes, another class more),
+/// as Refine (ISC 2025) drops the training samples a model fits worst.
+/// A class never loses more than a fifth of its rows in a round: when the trees reject that much
+/// of a class, the class is hard to learn, not mislabelled.
+fn undisputed(labels: &[u32], oob: &[Vec<f32>], classes: usize) -> Vec<usize> {
+    let disputed: Vec<Option<f32>> = labels
+        .iter()
+        .zip(oob)
+        .map(|(&l, v)| {
+            let own = v.get(l as usize).copied().unwrap_or(0.0);
+            let (top, share) = forest::top(v);
+            (v.iter().sum::<f32>() > 0.0
+                && own < DISPUTED_BELOW
+                && top != l as usize
+                && share > own)
+                .then_some(own)
+        })
+        .collect();
+    let mut budget: Vec<usize> = (0..classes)
+        .map(|k| labels.iter().filter(|&&l| l as usize == k).count() / 5)
+        .collect();
+    // The most disputed go first when a class's budget runs out.
+    let mut order: Vec<usize> = (0..labels.len())
+        .filter(|&i| disputed[i].is_some())
+        .collect();
+    order.sort_by(|&a, &b| {
+        disputed[a]
+            .unwrap_or(1.0)
+            .total_cmp(&disputed[b].unwrap_or(1.0))
+            .then(a.cmp(&b))
+    });
+    let mut dropped = vec![false; labels.len()];
+    for i in order {
+        let class = labels[i] as usize;
+        if budget.get(class).copied().unwrap_or(0) > 0 {
+            budget[class] -= 1;
+            dropped[i] = true;
+        }
+    }
+    (0..labels.len()).filter(|&i| !dropped[i]).collect()
 }
 
 /// Permutation importance on held-out windows: the drop in macro F1 (argmax verdicts) when one
@@ -479,6 +573,8 @@ pub fn train(
         other_jobs: labelled.other_jobs,
         dropped_windows: labelled.dropped_windows,
         seconds,
+        refine: options.refine,
+        set_aside: 0,
     };
     match kind {
         Kind::Diagnosis => {
@@ -525,6 +621,7 @@ pub fn train(
             );
             h.evaluation = evaluation;
             h.importance = importance;
+            h.training.set_aside = model.set_aside;
             ModelFile {
                 header: h,
                 body: Body::Diagnosis {
@@ -548,7 +645,14 @@ pub fn train(
                 progress("no labels: training on every window");
                 let step = (every.keys.len() / options.max_windows_per_class.max(1)).max(1);
                 let rows: Vec<usize> = (0..every.keys.len()).step_by(step).collect();
-                let model = AnomalyScore::fit(&every, &rows, &options.score)?;
+                let groups = application_groups(data, &every, &rows);
+                let (model, set_aside) = AnomalyScore::fit_refined(
+                    &every,
+                    &rows,
+                    &groups,
+                    &options.score,
+                    options.refine,
+                )?;
                 let h = header(
                     kind,
                     model.features.clone(),
@@ -558,6 +662,7 @@ pub fn train(
                         windows: rows.len(),
                         jobs: every.rows_by_job().len(),
                         per_class: Vec::new(),
+                        set_aside,
                         ..summary(&[], started.elapsed().as_secs_f64())
                     },
                     options,
@@ -582,7 +687,14 @@ pub fn train(
                 let test_pos = labelled.positions(held_out);
                 let evaluation = if train_pos.len() >= 10 && !test_pos.is_empty() {
                     let rows: Vec<usize> = train_pos.iter().map(|&p| labelled.rows[p]).collect();
-                    let model = AnomalyScore::fit(&labelled.windows, &rows, &options.score)?;
+                    let groups = application_groups(data, &labelled.windows, &rows);
+                    let (model, _) = AnomalyScore::fit_refined(
+                        &labelled.windows,
+                        &rows,
+                        &groups,
+                        &options.score,
+                        options.refine,
+                    )?;
                     Some(score_figures(&model, &labelled, &test_pos))
                 } else {
                     None
@@ -596,7 +708,14 @@ pub fn train(
             };
             progress("fitting on the healthy windows of all jobs");
             let rows: Vec<usize> = all_rows.iter().map(|&p| labelled.rows[p]).collect();
-            let model = AnomalyScore::fit(&labelled.windows, &rows, &options.score)?;
+            let groups = application_groups(data, &labelled.windows, &rows);
+            let (model, set_aside) = AnomalyScore::fit_refined(
+                &labelled.windows,
+                &rows,
+                &groups,
+                &options.score,
+                options.refine,
+            )?;
             let mut h = header(
                 kind,
                 model.features.clone(),
@@ -606,6 +725,7 @@ pub fn train(
                 options,
             );
             h.evaluation = evaluation;
+            h.training.set_aside = set_aside;
             ModelFile {
                 header: h,
                 body: Body::Unsupervised(model),
@@ -659,6 +779,15 @@ pub struct EvalReport {
     pub train_seconds: f64,
     pub predict_seconds: f64,
     pub windows_per_second: f64,
+    /// The contamination test asked for (share of anomalous training jobs labelled healthy) and
+    /// the training windows it relabelled, summed over the folds.
+    #[serde(default)]
+    pub contaminate: f64,
+    #[serde(default)]
+    pub contaminated_windows: usize,
+    /// Refining rounds the models were trained with.
+    #[serde(default)]
+    pub refine: u8,
 }
 
 /// One application's figures when the models were trained without it.
@@ -745,6 +874,9 @@ pub fn evaluate_model(
         train_seconds: header.training.seconds,
         predict_seconds: seconds,
         windows_per_second: rows.len() as f64 / seconds.max(1e-9),
+        contaminate: 0.0,
+        contaminated_windows: 0,
+        refine: header.training.refine,
     })
 }
 
@@ -836,6 +968,9 @@ pub struct CrossValidation {
     pub leave_out_each: bool,
     /// Write each fold's feature rows here.
     pub export: Option<PathBuf>,
+    /// Share of each fold's anomalous training jobs whose windows are labelled healthy, as
+    /// history from production is (anomalies nobody noticed); the test jobs keep their truth.
+    pub contaminate: f64,
 }
 
 /// By-job cross-validation (or one application held out) of a kind of model on `data`.
@@ -848,7 +983,7 @@ pub fn cross_validate(
     progress: &mut dyn FnMut(&str),
 ) -> Result<EvalReport, ModelError> {
     progress("reading windows and labels");
-    let labelled = Labelled::read(data, labels_from, None, options.feature_set(kind), None)?;
+    let mut labelled = Labelled::read(data, labels_from, None, options.feature_set(kind), None)?;
     if labelled.rows.is_empty() {
         return Err(ModelError::NoData(format!(
             "no labelled windows in {} ({})",
@@ -928,12 +1063,33 @@ pub fn cross_validate(
     let mut flagged_positions = Vec::new();
     let mut flags = Vec::new();
     let (mut train_s, mut predict_s, mut predicted_windows) = (0.0, 0.0, 0usize);
+    let truth_labels = labelled.labels.clone();
+    let mut contaminated_windows = 0;
     for fold in 0..n_folds {
         progress(&format!("fold {}/{n_folds}", fold + 1));
         let test_pos = labelled.positions(|j| fold_of.get(j) == Some(&fold));
         let train_pos = labelled.positions(|j| fold_of.get(j) != Some(&fold));
         if test_pos.is_empty() || train_pos.is_empty() {
             continue;
+        }
+        // This fold's training labels, some anomalous jobs labelled healthy if asked; the truth
+        // comes back at the end of the fold.
+        labelled.labels.clone_from(&truth_labels);
+        if cv.contaminate > 0.0 {
+            let unnoticed = unnoticed_jobs(
+                &labelled,
+                |j| fold_of.get(j) != Some(&fold),
+                cv.contaminate,
+                options.seed.wrapping_add(fold as u64),
+            );
+            for &p in &train_pos {
+                if unnoticed.contains(&*labelled.windows.keys[labelled.rows[p]].job_id)
+                    && labelled.labels[p] != 0
+                {
+                    labelled.labels[p] = 0;
+                    contaminated_windows += 1;
+                }
+            }
         }
         let rows: Vec<usize> = test_pos.iter().map(|&p| labelled.rows[p]).collect();
         fold_starts.push((fold, truth.len()));
@@ -970,8 +1126,15 @@ pub fn cross_validate(
                     .into_iter()
                     .map(|p| labelled.rows[p])
                     .collect();
+                let groups = application_groups(data, &labelled.windows, &healthy);
                 let started = Instant::now();
-                let model = AnomalyScore::fit(&labelled.windows, &healthy, &options.score)?;
+                let (model, _) = AnomalyScore::fit_refined(
+                    &labelled.windows,
+                    &healthy,
+                    &groups,
+                    &options.score,
+                    options.refine,
+                )?;
                 train_s += started.elapsed().as_secs_f64();
                 let started = Instant::now();
                 let scores = model.score(&labelled.windows, &rows);
@@ -984,6 +1147,7 @@ pub fn cross_validate(
             }
         }
     }
+    labelled.labels = truth_labels;
     let classes_of = |kind: Kind| match kind {
         Kind::Diagnosis => labelled.classes.clone(),
         Kind::Unsupervised => score_classes(),
@@ -1030,7 +1194,33 @@ pub fn cross_validate(
         train_seconds: train_s,
         predict_seconds: predict_s,
         windows_per_second: predicted_windows as f64 / predict_s.max(1e-9),
+        contaminate: cv.contaminate,
+        contaminated_windows,
+        refine: options.refine,
     })
+}
+
+/// A seeded `share` (rounded up) of the anomalous jobs for which `training(job)` holds: the jobs
+/// whose anomalies, in a contamination test, nobody noticed.
+fn unnoticed_jobs(
+    data: &Labelled,
+    training: impl Fn(&str) -> bool,
+    share: f64,
+    seed: u64,
+) -> std::collections::HashSet<String> {
+    let mut anomalous: Vec<(u64, &String)> = data
+        .job_kind
+        .iter()
+        .filter(|(job, kind)| *kind != HEALTHY && training(job))
+        .map(|(job, _)| (evaluate::hash(job, seed), job))
+        .collect();
+    anomalous.sort();
+    let take = (anomalous.len() as f64 * share.clamp(0.0, 1.0)).ceil() as usize;
+    anomalous
+        .into_iter()
+        .take(take)
+        .map(|(_, job)| job.clone())
+        .collect()
 }
 
 /// The report as text: one line per class, then the overall figures and the confusion matrix.
@@ -1052,6 +1242,19 @@ pub fn render_report(report: &EvalReport) -> String {
         report.scores.windows,
         report.jobs
     ));
+    if report.contaminate > 0.0 {
+        out.push_str(&format!(
+            "contaminated: {:.0} % of each fold's anomalous training jobs labelled healthy ({} window(s) over the folds)\n",
+            report.contaminate * 100.0,
+            report.contaminated_windows
+        ));
+    }
+    if report.refine > 0 {
+        out.push_str(&format!(
+            "refined: up to {} round(s) of setting aside disputed training windows\n",
+            report.refine
+        ));
+    }
     let table = |title: &str, s: &Scores, out: &mut String| {
         out.push_str(&format!(
             "{title}\n  {:<12} {:>9} {:>9} {:>9} {:>9}\n",
@@ -1176,6 +1379,12 @@ pub fn render_header(h: &Header) -> String {
         out.push_str(&format!(": {}", per.join(", ")));
     }
     out.push('\n');
+    if t.refine > 0 {
+        out.push_str(&format!(
+            "refined in up to {} round(s): {} training window(s) set aside as disputed\n",
+            t.refine, t.set_aside
+        ));
+    }
     if let Some(e) = &h.evaluation {
         let per: Vec<String> = e
             .per_class
@@ -1201,4 +1410,46 @@ pub fn render_header(h: &Header) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// Two clouds of 150 windows; ten of the second are labelled as the first (anomalies nobody
+    /// noticed). The trees that never saw those ten reject their label; nothing else is disputed.
+    #[test]
+    fn refining_sets_aside_the_windows_whose_label_the_forest_rejects() {
+        let (mut x, mut labels) = (Vec::new(), Vec::new());
+        for i in 0..300 {
+            let class = u32::from(i >= 150);
+            // Every window a point of its own: nothing but the first feature tells the clouds apart.
+            x.extend([
+                f64::from(class) * 10.0 + ((i * 37) % 101) as f64 / 30.0,
+                ((i * 53) % 97) as f64 / 20.0,
+                ((i * 29) % 89) as f64 / 20.0,
+            ]);
+            labels.push(if (150..160).contains(&i) { 0 } else { class });
+        }
+        let params = ForestParams {
+            trees: 30,
+            ..ForestParams::default()
+        };
+        let oob = Forest::out_of_bag_votes(&x, &labels, 2, &params).unwrap();
+        assert_eq!(oob.len(), 300);
+        let keep = undisputed(&labels, &oob, 2);
+        let dropped: Vec<usize> = (0..300).filter(|i| !keep.contains(i)).collect();
+        assert_eq!(dropped, (150..160).collect::<Vec<_>>());
+
+        // A class never loses more than a fifth of its windows in a round.
+        let all_wrong: Vec<u32> = vec![0; 300];
+        let votes = vec![vec![0.0, 1.0]; 300];
+        assert_eq!(undisputed(&all_wrong, &votes, 2).len(), 240);
+        // A window no out-of-bag tree voted on is kept.
+        assert_eq!(
+            undisputed(&[0, 1], &[vec![0.0, 0.0], vec![0.0, 0.0]], 2),
+            vec![0, 1]
+        );
+    }
 }

@@ -399,6 +399,18 @@ impl Diagnosis {
     }
 }
 
+/// The anomaly score fitted on `rows` of `windows`, refined within each window's application as
+/// `options` say; with the number of windows set aside.
+fn fit_score(
+    data: &Path,
+    windows: &Windows,
+    rows: &[usize],
+    options: &TrainOptions,
+) -> Result<(AnomalyScore, usize), ModelError> {
+    let groups = application_groups(data, windows, rows);
+    AnomalyScore::fit_refined(windows, rows, &groups, &options.score, options.refine)
+}
+
 /// The application of each window of `rows` as a group number (the score's refining judges a
 /// window against its own application's), from the jobs' names; one group when the names cannot
 /// be read (refining then judges every window against all).
@@ -645,14 +657,7 @@ pub fn train(
                 progress("no labels: training on every window");
                 let step = (every.keys.len() / options.max_windows_per_class.max(1)).max(1);
                 let rows: Vec<usize> = (0..every.keys.len()).step_by(step).collect();
-                let groups = application_groups(data, &every, &rows);
-                let (model, set_aside) = AnomalyScore::fit_refined(
-                    &every,
-                    &rows,
-                    &groups,
-                    &options.score,
-                    options.refine,
-                )?;
+                let (model, set_aside) = fit_score(data, &every, &rows, options)?;
                 let h = header(
                     kind,
                     model.features.clone(),
@@ -687,14 +692,7 @@ pub fn train(
                 let test_pos = labelled.positions(held_out);
                 let evaluation = if train_pos.len() >= 10 && !test_pos.is_empty() {
                     let rows: Vec<usize> = train_pos.iter().map(|&p| labelled.rows[p]).collect();
-                    let groups = application_groups(data, &labelled.windows, &rows);
-                    let (model, _) = AnomalyScore::fit_refined(
-                        &labelled.windows,
-                        &rows,
-                        &groups,
-                        &options.score,
-                        options.refine,
-                    )?;
+                    let (model, _) = fit_score(data, &labelled.windows, &rows, options)?;
                     Some(score_figures(&model, &labelled, &test_pos))
                 } else {
                     None
@@ -708,14 +706,7 @@ pub fn train(
             };
             progress("fitting on the healthy windows of all jobs");
             let rows: Vec<usize> = all_rows.iter().map(|&p| labelled.rows[p]).collect();
-            let groups = application_groups(data, &labelled.windows, &rows);
-            let (model, set_aside) = AnomalyScore::fit_refined(
-                &labelled.windows,
-                &rows,
-                &groups,
-                &options.score,
-                options.refine,
-            )?;
+            let (model, set_aside) = fit_score(data, &labelled.windows, &rows, options)?;
             let mut h = header(
                 kind,
                 model.features.clone(),
@@ -1126,15 +1117,8 @@ pub fn cross_validate(
                     .into_iter()
                     .map(|p| labelled.rows[p])
                     .collect();
-                let groups = application_groups(data, &labelled.windows, &healthy);
                 let started = Instant::now();
-                let (model, _) = AnomalyScore::fit_refined(
-                    &labelled.windows,
-                    &healthy,
-                    &groups,
-                    &options.score,
-                    options.refine,
-                )?;
+                let (model, _) = fit_score(data, &labelled.windows, &healthy, options)?;
                 train_s += started.elapsed().as_secs_f64();
                 let started = Instant::now();
                 let scores = model.score(&labelled.windows, &rows);

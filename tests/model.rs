@@ -102,6 +102,14 @@ fn train_evaluate_predict_and_refuse_bad_models() {
         "{dirty}"
     );
     assert!(dirty.contains("refined: up to 1 round(s)"), "{dirty}");
+    // Some training windows really were relabelled.
+    let relabelled: usize = dirty
+        .split("labelled healthy (")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(relabelled > 0, "{dirty}");
     let err = fails(jobsight(&data).args(["model", "eval", "--cv", "3", "--contaminate", "1.5"]));
     assert!(err.contains("not a share between 0 and 1"), "{err}");
     // Each application left out in turn: one row per application the day has.

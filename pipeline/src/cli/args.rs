@@ -307,7 +307,7 @@ pub enum ModelAction {
         /// Label this share of each fold's anomalous training jobs healthy (0–1), as history
         /// from production is: anomalies nobody noticed. The judged jobs keep their truth, so
         /// the figures show what unlabelled anomalies in training cost (see --refine).
-        #[arg(long, default_value_t = 0.0, value_parser = share)]
+        #[arg(long, default_value_t = 0.0, value_name = "SHARE", value_parser = share)]
         contaminate: f64,
         #[command(flatten)]
         options: TrainArgs,
@@ -356,7 +356,7 @@ pub struct TrainArgs {
     /// trees that never saw them reject, the anomaly score the windows that lie far from the
     /// rest (judged within each application). 0: train on every window as labelled
     /// (docs/models.md has what refining gains and costs).
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=5))]
+    #[arg(long, default_value_t = 0, value_name = "ROUNDS", value_parser = clap::value_parser!(u8).range(0..=5))]
     pub refine: u8,
 }
 

@@ -231,6 +231,15 @@ fn matrix(values: Vec<f64>, rows: usize, columns: usize) -> Result<DenseMatrix<f
     DenseMatrix::new(rows, columns, values, false).map_err(|e| ModelError::Fit(e.to_string()))
 }
 
+/// The rows `rows` of row-major `x` (`columns` wide) as a matrix.
+fn select(x: &[f64], columns: usize, rows: &[usize]) -> Result<DenseMatrix<f64>, ModelError> {
+    let mut sub = Vec::with_capacity(rows.len() * columns);
+    for &r in rows {
+        sub.extend_from_slice(&x[r * columns..(r + 1) * columns]);
+    }
+    matrix(sub, rows.len(), columns)
+}
+
 /// One tree of the forest, grown from `seed` (smartcore's forest of one tree: its bootstrap and
 /// √features per split).
 fn grow(
@@ -288,12 +297,8 @@ impl Forest {
                     Some((all, y)) => grow(all, y, seed, params),
                     None => {
                         let picked = stratified_sample(labels, cap, seed);
-                        let mut sub = Vec::with_capacity(picked.len() * columns);
-                        for &r in &picked {
-                            sub.extend_from_slice(&x[r * columns..(r + 1) * columns]);
-                        }
                         let y: Vec<u32> = picked.iter().map(|&r| labels[r]).collect();
-                        grow(&matrix(sub, picked.len(), columns)?, &y, seed, params)
+                        grow(&select(&x, columns, &picked)?, &y, seed, params)
                     }
                 }
             })
@@ -329,23 +334,15 @@ impl Forest {
                 // Seeds apart from the forest's own, so these trees are not its trees.
                 let seed = params.seed.wrapping_add(0x0b0b).wrapping_add(u64::from(i));
                 let picked = stratified_sample(labels, cap, seed);
-                let mut sub = Vec::with_capacity(picked.len() * columns);
-                for &r in &picked {
-                    sub.extend_from_slice(&x[r * columns..(r + 1) * columns]);
-                }
                 let y: Vec<u32> = picked.iter().map(|&r| labels[r]).collect();
-                let tree = grow(&matrix(sub, picked.len(), columns)?, &y, seed, params)?;
+                let tree = grow(&select(x, columns, &picked)?, &y, seed, params)?;
                 let mut seen = vec![false; rows];
                 for &r in &picked {
                     seen[r] = true;
                 }
                 let out: Vec<usize> = (0..rows).filter(|&r| !seen[r]).collect();
-                let mut oob = Vec::with_capacity(out.len() * columns);
-                for &r in &out {
-                    oob.extend_from_slice(&x[r * columns..(r + 1) * columns]);
-                }
                 let predicted = tree
-                    .predict(&matrix(oob, out.len(), columns)?)
+                    .predict(&select(x, columns, &out)?)
                     .map_err(|e| ModelError::Predict(e.to_string()))?;
                 Ok::<_, ModelError>(out.into_iter().zip(predicted).collect::<Vec<_>>())
             })

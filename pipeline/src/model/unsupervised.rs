@@ -385,6 +385,34 @@ mod tests {
         }
     }
 
+    /// A group of its own level is judged against itself; a group too small for a cut of its
+    /// own takes the cut of all values.
+    #[test]
+    fn far_out_cuts_within_each_group() {
+        let mut values: Vec<f64> = (0..100).map(|i| 1.0 + (i % 10) as f64 * 0.01).collect();
+        let mut groups = vec![0u32; 100];
+        // A rare application, well above the common one but steady: 40 windows.
+        values.extend((0..40).map(|i| 5.0 + (i % 10) as f64 * 0.01));
+        groups.extend([1u32; 40]);
+        // Five windows of a third, too few for a cut of their own.
+        values.extend([5.0; 5]);
+        groups.extend([2u32; 5]);
+        let cuts = far_out_per_group(&values, &groups, REFINE_Z);
+        let kept = |range: std::ops::Range<usize>| range.filter(|&i| values[i] <= cuts[i]).count();
+        assert_eq!(kept(0..100), 100);
+        assert_eq!(
+            kept(100..140),
+            40,
+            "the rare application is not an anomaly of its own"
+        );
+        assert_eq!(
+            kept(140..145),
+            0,
+            "too few to judge alone: against all, far out"
+        );
+        assert_eq!(cuts[140], far_out(&values, REFINE_Z));
+    }
+
     #[test]
     fn refining_sets_aside_unlabelled_anomalies_and_then_flags_them() {
         let params = ScoreParams {

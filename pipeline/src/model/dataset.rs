@@ -35,6 +35,9 @@ pub const HEALTHY: &str = "healthy";
 /// fifth of windows).
 pub const JOB_RELATIVE: &str = "@job";
 
+/// The application of a job without a name: never given a baseline (it stands for many).
+pub const NO_NAME: &str = "(no name)";
+
 /// Which features a model is trained on when none are given (issue 20: absolute levels depend on
 /// the application and its input; a window against its own job's typical window does not).
 #[derive(
@@ -679,7 +682,7 @@ pub fn label_window<'a>(truth: &'a Truth, key: &WindowKey) -> Option<&'a str> {
 pub fn application_of(name: &str) -> &str {
     let name = name.trim();
     if name.is_empty() {
-        return "(no name)";
+        return NO_NAME;
     }
     let without_number = name.trim_end_matches(|c: char| c.is_ascii_digit());
     if without_number.len() == name.len() {
@@ -689,8 +692,30 @@ pub fn application_of(name: &str) -> &str {
     if stem.is_empty() { name } else { stem }
 }
 
-pub fn job_names(data: &Path) -> Result<HashMap<String, String>, ModelError> {
-    let days = crate::catalog::days(data, Table::Jobs);
+/// The application of every job in the warehouse's `jobs` table (of `days`, or all), by job id
+/// (cleaned of control characters: job names are the users' and end up in reports).
+pub fn applications(
+    data: &Path,
+    days: Option<&[NaiveDate]>,
+) -> Result<HashMap<String, String>, ModelError> {
+    Ok(job_names(data, days)?
+        .into_iter()
+        .map(|(job, name)| {
+            let app = crate::templates::clean(application_of(&name), 64);
+            (job, app)
+        })
+        .collect())
+}
+
+/// The name of every job in the warehouse's `jobs` table (of `days`, or all), by job id.
+pub fn job_names(
+    data: &Path,
+    days: Option<&[NaiveDate]>,
+) -> Result<HashMap<String, String>, ModelError> {
+    let days = match days {
+        Some(d) => d.to_vec(),
+        None => crate::catalog::days(data, Table::Jobs),
+    };
     let mut names = HashMap::new();
     batches(
         data,

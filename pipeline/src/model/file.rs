@@ -45,6 +45,10 @@ pub struct TrainingSummary {
     pub refine: u8,
     #[serde(default)]
     pub set_aside: usize,
+    /// The anomaly score's application baselines: each application's cut on the score and the
+    /// runs it was learned from (empty in files from before baselines).
+    #[serde(default)]
+    pub baselines: Vec<(String, f64, usize)>,
 }
 
 /// One feature's permutation importance: how much macro F1 drops on held-out windows when its

@@ -14,6 +14,7 @@
 //! figures and the by-job cross-validation; [`predict`] turns window verdicts into one verdict
 //! per job, combined with the rules' findings, for the `predictions` table.
 
+pub mod baseline;
 pub mod dataset;
 pub mod evaluate;
 pub mod file;
@@ -22,12 +23,13 @@ pub mod predict;
 pub mod retrain;
 pub mod unsupervised;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use baseline::Baselines;
 use dataset::{HEALTHY, Truth, Windows};
 use evaluate::Scores;
 use file::{Body, Header, Importance, ModelFile, TrainingSummary};
@@ -193,6 +195,9 @@ pub struct Labelled {
     pub other_jobs: usize,
     pub dropped_windows: usize,
     pub days: Vec<String>,
+    /// The application of every job of the warehouse (empty when its jobs table cannot be
+    /// read): the anomaly score judges windows within their application.
+    pub applications: HashMap<String, String>,
 }
 
 impl Labelled {
@@ -213,7 +218,7 @@ impl Labelled {
             )));
         }
         let truths = labels_from.read(data)?;
-        let labelled_jobs: std::collections::HashSet<String> = truths.keys().cloned().collect();
+        let labelled_jobs: HashSet<String> = truths.keys().cloned().collect();
         let windows =
             dataset::read_windows(data, &days, Some(&labelled_jobs), features, set, None)?;
         let mut found: BTreeSet<String> = BTreeSet::new();
@@ -275,6 +280,7 @@ impl Labelled {
             other_jobs,
             dropped_windows: dropped,
             days: days.iter().map(|d| d.to_string()).collect(),
+            applications: dataset::applications(data, None).unwrap_or_default(),
         })
     }
 
@@ -285,6 +291,26 @@ impl Labelled {
             .enumerate()
             .filter(|(_, r)| keep(&self.windows.keys[**r].job_id))
             .map(|(p, _)| p)
+            .collect()
+    }
+
+    /// The history the anomaly score's application baselines are learned from, as rows of
+    /// `windows`, of the jobs for which `keep(job)` holds: the windows labelled healthy of
+    /// labelled jobs (a window the protocol left out, across an anomaly's edge, is not known to
+    /// be healthy), every window of the others (history without labels).
+    pub fn history(&self, keep: impl Fn(&str) -> bool) -> Vec<usize> {
+        let healthy: HashSet<usize> = self
+            .rows
+            .iter()
+            .zip(&self.labels)
+            .filter(|(_, l)| **l == 0)
+            .map(|(r, _)| *r)
+            .collect();
+        (0..self.windows.keys.len())
+            .filter(|r| {
+                let job = &*self.windows.keys[*r].job_id;
+                keep(job) && (healthy.contains(r) || !self.job_kind.contains_key(job))
+            })
             .collect()
     }
 
@@ -401,29 +427,39 @@ impl Diagnosis {
 
 /// The anomaly score fitted on `rows` of `windows`, refined within each window's application as
 /// `options` say; with the number of windows set aside.
+/// Fits the anomaly score on `rows` (healthy windows, or every window without labels) and
+/// learns the baselines of the applications among `history` (every window of the training jobs:
+/// labels are not needed).
 fn fit_score(
-    data: &Path,
     windows: &Windows,
     rows: &[usize],
+    history: &[usize],
+    applications: &HashMap<String, String>,
     options: &TrainOptions,
 ) -> Result<(AnomalyScore, usize), ModelError> {
-    let groups = application_groups(data, windows, rows);
-    AnomalyScore::fit_refined(windows, rows, &groups, &options.score, options.refine)
+    let groups = application_groups(applications, windows, rows);
+    let (mut model, set_aside) =
+        AnomalyScore::fit_refined(windows, rows, &groups, &options.score, options.refine)?;
+    let scores = model.score(windows, history);
+    model.baselines = Baselines::learn(windows, history, &scores, applications);
+    Ok((model, set_aside))
 }
 
 /// The application of each window of `rows` as a group number (the score's refining judges a
-/// window against its own application's), from the jobs' names; one group when the names cannot
-/// be read (refining then judges every window against all).
-fn application_groups(data: &Path, windows: &Windows, rows: &[usize]) -> Vec<u32> {
-    let names = dataset::job_names(data).unwrap_or_default();
+/// window against its own application's); jobs without a known name form one group.
+fn application_groups(
+    applications: &HashMap<String, String>,
+    windows: &Windows,
+    rows: &[usize],
+) -> Vec<u32> {
     let mut index: HashMap<&str, u32> = HashMap::new();
     rows.iter()
         .map(|&r| {
-            let name = names
+            let app = applications
                 .get(&*windows.keys[r].job_id)
-                .map_or("", String::as_str);
+                .map_or(dataset::NO_NAME, String::as_str);
             let next = index.len() as u32;
-            *index.entry(dataset::application_of(name)).or_insert(next)
+            *index.entry(app).or_insert(next)
         })
         .collect()
 }
@@ -587,6 +623,7 @@ pub fn train(
         seconds,
         refine: options.refine,
         set_aside: 0,
+        baselines: Vec::new(),
     };
     match kind {
         Kind::Diagnosis => {
@@ -657,7 +694,10 @@ pub fn train(
                 progress("no labels: training on every window");
                 let step = (every.keys.len() / options.max_windows_per_class.max(1)).max(1);
                 let rows: Vec<usize> = (0..every.keys.len()).step_by(step).collect();
-                let (model, set_aside) = fit_score(data, &every, &rows, options)?;
+                let history: Vec<usize> = (0..every.keys.len()).collect();
+                let applications = dataset::applications(data, None).unwrap_or_default();
+                let (model, set_aside) =
+                    fit_score(&every, &rows, &history, &applications, options)?;
                 let h = header(
                     kind,
                     model.features.clone(),
@@ -668,6 +708,7 @@ pub fn train(
                         jobs: every.rows_by_job().len(),
                         per_class: Vec::new(),
                         set_aside,
+                        baselines: model.baselines.summary(),
                         ..summary(&[], started.elapsed().as_secs_f64())
                     },
                     options,
@@ -692,7 +733,14 @@ pub fn train(
                 let test_pos = labelled.positions(held_out);
                 let evaluation = if train_pos.len() >= 10 && !test_pos.is_empty() {
                     let rows: Vec<usize> = train_pos.iter().map(|&p| labelled.rows[p]).collect();
-                    let (model, _) = fit_score(data, &labelled.windows, &rows, options)?;
+                    let history = labelled.history(|j| !held_out(j));
+                    let (model, _) = fit_score(
+                        &labelled.windows,
+                        &rows,
+                        &history,
+                        &labelled.applications,
+                        options,
+                    )?;
                     Some(score_figures(&model, &labelled, &test_pos))
                 } else {
                     None
@@ -706,7 +754,14 @@ pub fn train(
             };
             progress("fitting on the healthy windows of all jobs");
             let rows: Vec<usize> = all_rows.iter().map(|&p| labelled.rows[p]).collect();
-            let (model, set_aside) = fit_score(data, &labelled.windows, &rows, options)?;
+            let history = labelled.history(|_| true);
+            let (model, set_aside) = fit_score(
+                &labelled.windows,
+                &rows,
+                &history,
+                &labelled.applications,
+                options,
+            )?;
             let mut h = header(
                 kind,
                 model.features.clone(),
@@ -717,6 +772,7 @@ pub fn train(
             );
             h.evaluation = evaluation;
             h.training.set_aside = set_aside;
+            h.training.baselines = model.baselines.summary();
             ModelFile {
                 header: h,
                 body: Body::Unsupervised(model),
@@ -739,7 +795,7 @@ pub fn score_figures(model: &AnomalyScore, data: &Labelled, positions: &[usize])
         .map(|&p| u32::from(data.labels[p] != 0))
         .collect();
     let predicted: Vec<Option<u32>> = model
-        .score(&data.windows, &rows)
+        .judge(&data.windows, &rows, &data.applications)
         .into_iter()
         .map(|s| Some(u32::from(s > 1.0)))
         .collect();
@@ -889,7 +945,7 @@ fn check_window(path: &Path, header: &Header, data: &Labelled) -> Result<(), Mod
 fn flagged_share(model: &AnomalyScore, data: &Labelled, positions: &[usize]) -> Vec<(String, f64)> {
     let rows: Vec<usize> = positions.iter().map(|&p| data.rows[p]).collect();
     let flags: Vec<bool> = model
-        .score(&data.windows, &rows)
+        .judge(&data.windows, &rows, &data.applications)
         .into_iter()
         .map(|s| s > 1.0)
         .collect();
@@ -984,22 +1040,20 @@ pub fn cross_validate(
     }
     // The application of every labelled job (for --hold-out and --leave-out-application).
     let application = || -> Result<HashMap<String, String>, ModelError> {
-        let names = dataset::job_names(data)?;
+        let all = dataset::applications(data, None)?;
         Ok(labelled
             .job_kind
             .keys()
             .map(|j| {
-                let name = names.get(j).map_or("", String::as_str);
-                // Job names are the users': shown in reports, so without control characters.
-                let app = dataset::application_of(name);
-                (j.clone(), crate::templates::clean(app, 64))
+                let app = all.get(j).map_or(dataset::NO_NAME, String::as_str);
+                (j.clone(), app.to_string())
             })
             .collect())
     };
     let mut applications: Vec<String> = Vec::new();
     let fold_of: HashMap<String, usize> = match &cv.hold_out {
         Some(app) => {
-            let names = dataset::job_names(data)?;
+            let names = dataset::job_names(data, None)?;
             let apps = application()?;
             let held =
                 |j: &String| names.get(j) == Some(app) || apps.get(j).is_some_and(|a| a == app);
@@ -1118,10 +1172,19 @@ pub fn cross_validate(
                     .map(|p| labelled.rows[p])
                     .collect();
                 let started = Instant::now();
-                let (model, _) = fit_score(data, &labelled.windows, &healthy, options)?;
+                // The training jobs' every window (not other jobs': an application left out
+                // must not get a baseline from its runs the labels left out).
+                let history = labelled.history(|j| fold_of.get(j).is_some_and(|&f| f != fold));
+                let (model, _) = fit_score(
+                    &labelled.windows,
+                    &healthy,
+                    &history,
+                    &labelled.applications,
+                    options,
+                )?;
                 train_s += started.elapsed().as_secs_f64();
                 let started = Instant::now();
-                let scores = model.score(&labelled.windows, &rows);
+                let scores = model.judge(&labelled.windows, &rows, &labelled.applications);
                 predict_s += started.elapsed().as_secs_f64();
                 predicted_windows += rows.len();
                 truth.extend(test_pos.iter().map(|&p| u32::from(labelled.labels[p] != 0)));
@@ -1191,7 +1254,7 @@ fn unnoticed_jobs(
     training: impl Fn(&str) -> bool,
     share: f64,
     seed: u64,
-) -> std::collections::HashSet<String> {
+) -> HashSet<String> {
     let mut anomalous: Vec<(u64, &String)> = data
         .job_kind
         .iter()
@@ -1367,6 +1430,17 @@ pub fn render_header(h: &Header) -> String {
         out.push_str(&format!(
             "refined in up to {} round(s): {} training window(s) set aside as disputed\n",
             t.refine, t.set_aside
+        ));
+    }
+    if !t.baselines.is_empty() {
+        let per: Vec<String> = t
+            .baselines
+            .iter()
+            .map(|(app, cut, runs)| format!("{app} ×{cut:.2} ({runs} runs)"))
+            .collect();
+        out.push_str(&format!(
+            "application baselines (the score's threshold for each): {}\n",
+            per.join(", ")
         ));
     }
     if let Some(e) = &h.evaluation {

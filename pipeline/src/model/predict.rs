@@ -312,6 +312,19 @@ pub fn predict(
         .iter()
         .filter_map(|r| Some((r.id.as_str(), r.anomaly.as_deref()?)))
         .collect();
+    // The anomaly score of every window, each over its application's cut: judged together,
+    // so that an application the model has no baseline of is judged against its other runs.
+    let judged_scores: Option<Vec<f64>> = match &models.unsupervised {
+        Some((_, m)) => match &m.body {
+            Body::Unsupervised(score) => {
+                let applications = dataset::applications(data, Some(&[day]))?;
+                let all: Vec<usize> = (0..windows.keys.len()).collect();
+                Some(score.judge(&windows, &all, &applications))
+            }
+            Body::Diagnosis { .. } => None,
+        },
+        None => None,
+    };
     let by_job = windows.rows_by_job();
     let mut out = Vec::with_capacity(verdicts.len());
     for verdict in verdicts {
@@ -324,7 +337,7 @@ pub fn predict(
             .iter()
             .filter_map(|f| Some((f.rule.as_str(), *anomaly_of.get(f.rule.as_str())?)))
             .collect();
-        let mut p = judge(&windows, &rows, models)?;
+        let mut p = judge(&windows, &rows, models, judged_scores.as_deref())?;
         p.job_id = verdict.job_id.clone();
         combine(&mut p, &rule_anomalies);
         out.push(p);
@@ -332,8 +345,14 @@ pub fn predict(
     Ok(out)
 }
 
-/// The models' verdict on one job's windows.
-fn judge(windows: &Windows, rows: &[usize], models: &Models) -> Result<JobPrediction, ModelError> {
+/// The models' verdict on one job's windows; `scores` are the anomaly score's, by row of
+/// `windows`.
+fn judge(
+    windows: &Windows,
+    rows: &[usize],
+    models: &Models,
+    scores: Option<&[f64]>,
+) -> Result<JobPrediction, ModelError> {
     let mut p = JobPrediction {
         job_id: String::new(),
         verdict: "not-judged".into(),
@@ -407,13 +426,8 @@ fn judge(windows: &Windows, rows: &[usize], models: &Models) -> Result<JobPredic
             },
             None => (None, Vec::new(), 1.0),
         };
-        let scores = match &models.unsupervised {
-            Some((_, m)) => match &m.body {
-                Body::Unsupervised(score) => Some(score.score(windows, node_rows)),
-                Body::Diagnosis { .. } => None,
-            },
-            None => None,
-        };
+        let scores: Option<Vec<f64>> =
+            scores.map(|all| node_rows.iter().map(|&r| all[r]).collect());
         verdicts.push(node_verdict(
             node,
             &keys,

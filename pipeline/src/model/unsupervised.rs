@@ -33,7 +33,7 @@ pub const REFINED_THRESHOLD_Z: f64 = 5.0;
 
 /// The cut above which a value lies more than `z` robust deviations (1.4826 × MAD, the standard
 /// deviation of normal data) above the median of `values`.
-fn far_out(values: &[f64], z: f64) -> f64 {
+pub(crate) fn far_out(values: &[f64], z: f64) -> f64 {
     let mut sorted = values.to_vec();
     let median = crate::stats::median(&mut sorted).unwrap_or(0.0);
     let mut deviations: Vec<f64> = values.iter().map(|v| (v - median).abs()).collect();
@@ -102,6 +102,10 @@ pub struct AnomalyScore {
     /// Training error at the percentile: a window scoring above it is anomalous.
     pub threshold: f64,
     pub explained: f64,
+    /// Each training application's cut on the score ([`super::baseline`]; files from before
+    /// baselines load with none and judge every window against the threshold alone).
+    #[serde(default)]
+    pub baselines: super::baseline::Baselines,
 }
 
 impl AnomalyScore {
@@ -201,6 +205,7 @@ impl AnomalyScore {
             components: kept,
             threshold: 1.0,
             explained,
+            baselines: Default::default(),
         };
         let mut errors: Vec<f64> = z.chunks(n).map(|row| model.error(row)).collect();
         errors.sort_by(f64::total_cmp);

@@ -147,6 +147,13 @@ fn train_evaluate_predict_and_refuse_bad_models() {
             .arg(&score),
     );
     assert!(out.contains("unsupervised model"), "{out}");
+    // It keeps a baseline for each application with runs enough (in the header, for people).
+    let info = common::run_ok(jobsight(&data).args(["model", "info"]).arg(&score));
+    assert!(
+        info.contains("application baselines (the score's threshold for each): ")
+            && info.contains(" runs)"),
+        "{info}"
+    );
 
     // One verdict per job into `predictions`, next to the rules.
     let out = common::run_ok(

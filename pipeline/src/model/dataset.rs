@@ -692,13 +692,15 @@ pub fn application_of(name: &str) -> &str {
     if stem.is_empty() { name } else { stem }
 }
 
-/// The application of every job in the warehouse's `jobs` table (of `days`, or all), by job id
-/// (cleaned of control characters: job names are the users' and end up in reports).
+/// The application of every job in the warehouse's `jobs` table (of `days`, or all; of one
+/// per-job `part`, or all), by job id (cleaned of control characters: job names are the users'
+/// and end up in reports).
 pub fn applications(
     data: &Path,
     days: Option<&[NaiveDate]>,
+    part: Option<&str>,
 ) -> Result<HashMap<String, String>, ModelError> {
-    Ok(job_names(data, days)?
+    Ok(job_names(data, days, part)?
         .into_iter()
         .map(|(job, name)| {
             let app = crate::templates::clean(application_of(&name), 64);
@@ -707,10 +709,12 @@ pub fn applications(
         .collect())
 }
 
-/// The name of every job in the warehouse's `jobs` table (of `days`, or all), by job id.
+/// The name of every job in the warehouse's `jobs` table (of `days`, or all; of one per-job
+/// `part`, or all), by job id.
 pub fn job_names(
     data: &Path,
     days: Option<&[NaiveDate]>,
+    part: Option<&str>,
 ) -> Result<HashMap<String, String>, ModelError> {
     let days = match days {
         Some(d) => d.to_vec(),
@@ -721,7 +725,7 @@ pub fn job_names(
         data,
         Table::Jobs,
         &days,
-        None,
+        part,
         Some(&["job_id", "name"]),
         |batch, path| {
             let ids = text_column(batch, "job_id", path)?;

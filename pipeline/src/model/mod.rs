@@ -280,7 +280,7 @@ impl Labelled {
             other_jobs,
             dropped_windows: dropped,
             days: days.iter().map(|d| d.to_string()).collect(),
-            applications: dataset::applications(data, None).unwrap_or_default(),
+            applications: dataset::applications(data, None, None).unwrap_or_default(),
         })
     }
 
@@ -695,7 +695,7 @@ pub fn train(
                 let step = (every.keys.len() / options.max_windows_per_class.max(1)).max(1);
                 let rows: Vec<usize> = (0..every.keys.len()).step_by(step).collect();
                 let history: Vec<usize> = (0..every.keys.len()).collect();
-                let applications = dataset::applications(data, None).unwrap_or_default();
+                let applications = dataset::applications(data, None, None).unwrap_or_default();
                 let (model, set_aside) =
                     fit_score(&every, &rows, &history, &applications, options)?;
                 let h = header(
@@ -1040,7 +1040,7 @@ pub fn cross_validate(
     }
     // The application of every labelled job (for --hold-out and --leave-out-application).
     let application = || -> Result<HashMap<String, String>, ModelError> {
-        let all = dataset::applications(data, None)?;
+        let all = dataset::applications(data, None, None)?;
         Ok(labelled
             .job_kind
             .keys()
@@ -1053,7 +1053,7 @@ pub fn cross_validate(
     let mut applications: Vec<String> = Vec::new();
     let fold_of: HashMap<String, usize> = match &cv.hold_out {
         Some(app) => {
-            let names = dataset::job_names(data, None)?;
+            let names = dataset::job_names(data, None, None)?;
             let apps = application()?;
             let held =
                 |j: &String| names.get(j) == Some(app) || apps.get(j).is_some_and(|a| a == app);

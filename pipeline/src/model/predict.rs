@@ -317,7 +317,7 @@ pub fn predict(
     let judged_scores: Option<Vec<f64>> = match &models.unsupervised {
         Some((_, m)) => match &m.body {
             Body::Unsupervised(score) => {
-                let applications = dataset::applications(data, Some(&[day]))?;
+                let applications = dataset::applications(data, Some(&[day]), part)?;
                 let all: Vec<usize> = (0..windows.keys.len()).collect();
                 Some(score.judge(&windows, &all, &applications))
             }

@@ -342,6 +342,10 @@ pub struct TrainArgs {
     /// A tree's cost grows with the square of its rows, so this bounds training time.
     #[arg(long, default_value_t = 2000)]
     pub max_samples_per_tree: usize,
+    /// Columns one tree learns from (a seeded subset per tree beyond it, random subspaces; 0:
+    /// all). Bounds smartcore's per-tree cost of sorting every column (docs/models.md).
+    #[arg(long, default_value_t = 0)]
+    pub columns_per_tree: usize,
     /// Seed for the trees, the samples and the folds.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -383,6 +387,7 @@ impl TrainArgs {
         o.forest.trees = self.trees;
         o.forest.max_features = self.max_features;
         o.forest.max_samples_per_tree = self.max_samples_per_tree;
+        o.forest.columns_per_tree = self.columns_per_tree;
         o.forest.seed = self.seed;
         o.unknown_below = self.unknown_below;
         o.max_windows_per_class = self.max_windows_per_class;

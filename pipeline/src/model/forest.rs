@@ -36,6 +36,11 @@ pub struct ForestParams {
     /// (0: all rows). Model files from before this option load with 0, as they were grown.
     #[serde(default)]
     pub max_samples_per_tree: usize,
+    /// Columns one tree learns from, a seeded subset per tree when there are more (0: all; Ho's
+    /// random subspaces on top of the bagging): smartcore sorts every column of a tree's rows
+    /// before growing it, so this bounds the cost per tree. Files from before load with 0.
+    #[serde(default)]
+    pub columns_per_tree: usize,
     pub seed: u64,
 }
 
@@ -47,6 +52,7 @@ impl Default for ForestParams {
             min_samples_leaf: 1,
             max_depth: None,
             max_samples_per_tree: 2000,
+            columns_per_tree: 0,
             seed: 42,
         }
     }
@@ -225,6 +231,10 @@ pub fn prepare(windows: &Windows, rows: &[usize], labels: &[u32], max_features: 
 pub struct Forest {
     pub classes: usize,
     trees: Vec<Tree>,
+    /// The columns each tree learnt from (and reads), when not all of them
+    /// ([`ForestParams::columns_per_tree`]); empty: every tree reads every column.
+    #[serde(default)]
+    tree_columns: Vec<Vec<usize>>,
 }
 
 fn matrix(values: Vec<f64>, rows: usize, columns: usize) -> Result<DenseMatrix<f64>, ModelError> {
@@ -238,6 +248,34 @@ fn select(x: &[f64], columns: usize, rows: &[usize]) -> Result<DenseMatrix<f64>,
         sub.extend_from_slice(&x[r * columns..(r + 1) * columns]);
     }
     matrix(sub, rows.len(), columns)
+}
+
+/// The columns `keep` of the rows `rows` of row-major `x` (`columns` wide) as a matrix.
+fn select_columns(
+    x: &[f64],
+    columns: usize,
+    rows: impl Iterator<Item = usize>,
+    keep: &[usize],
+) -> Result<DenseMatrix<f64>, ModelError> {
+    let mut sub = Vec::new();
+    let mut n = 0;
+    for r in rows {
+        let row = &x[r * columns..(r + 1) * columns];
+        sub.extend(keep.iter().map(|&c| row[c]));
+        n += 1;
+    }
+    matrix(sub, n, keep.len())
+}
+
+/// A seeded subset of `wanted` of `columns` column indices, in column order.
+fn column_subset(columns: usize, wanted: usize, seed: u64) -> Vec<usize> {
+    let mut keyed: Vec<(u64, usize)> = (0..columns)
+        .map(|c| (super::evaluate::hash(&c.to_string(), seed), c))
+        .collect();
+    keyed.sort_unstable();
+    let mut picked: Vec<usize> = keyed.into_iter().take(wanted).map(|k| k.1).collect();
+    picked.sort_unstable();
+    picked
 }
 
 /// One tree of the forest, grown from `seed` (smartcore's forest of one tree: its bootstrap and
@@ -280,8 +318,20 @@ impl Forest {
         }
         let cap = params.max_samples_per_tree;
         let sampled = cap > 0 && rows > cap;
-        // Without sampling, every tree reads the one matrix of all rows.
-        let (all_rows, x) = if sampled {
+        let subsets = params.columns_per_tree > 0 && params.columns_per_tree < columns;
+        // Seeds apart from the trees' own, so a tree's columns and its bootstrap are unrelated.
+        let tree_columns: Vec<Vec<usize>> = if subsets {
+            (0..params.trees)
+                .map(|i| {
+                    let seed = params.seed.wrapping_add(0xc01).wrapping_add(u64::from(i));
+                    column_subset(columns, params.columns_per_tree, seed)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        // Without sampling or subsets, every tree reads the one matrix of all rows.
+        let (all_rows, x) = if sampled || subsets {
             (None, x)
         } else {
             (
@@ -293,17 +343,27 @@ impl Forest {
             .into_par_iter()
             .map(|i| {
                 let seed = params.seed.wrapping_add(u64::from(i));
-                match &all_rows {
-                    Some((all, y)) => grow(all, y, seed, params),
-                    None => {
-                        let picked = stratified_sample(labels, cap, seed);
-                        let y: Vec<u32> = picked.iter().map(|&r| labels[r]).collect();
-                        grow(&select(&x, columns, &picked)?, &y, seed, params)
-                    }
+                if let Some((all, y)) = &all_rows {
+                    return grow(all, y, seed, params);
                 }
+                let picked = if sampled {
+                    stratified_sample(labels, cap, seed)
+                } else {
+                    (0..rows).collect()
+                };
+                let y: Vec<u32> = picked.iter().map(|&r| labels[r]).collect();
+                let sub = match tree_columns.get(usize::from(i)) {
+                    Some(keep) => select_columns(&x, columns, picked.iter().copied(), keep)?,
+                    None => select(&x, columns, &picked)?,
+                };
+                grow(&sub, &y, seed, params)
             })
             .collect::<Result<_, _>>()?;
-        Ok(Forest { classes, trees })
+        Ok(Forest {
+            classes,
+            trees,
+            tree_columns,
+        })
     }
 
     /// Out-of-bag votes: `trees` trees, each grown on a stratified half of the rows, and each row
@@ -383,13 +443,28 @@ impl Forest {
             return Ok(Vec::new());
         }
         let columns = x.len() / rows;
-        let x = matrix(x, rows, columns)?;
+        let (all, x) = if self.tree_columns.is_empty() {
+            (Some(matrix(x, rows, columns)?), Vec::new())
+        } else {
+            (None, x)
+        };
         let counts = self
             .trees
             .par_iter()
-            .map(|tree| {
-                tree.predict(&x)
-                    .map_err(|e| ModelError::Predict(e.to_string()))
+            .enumerate()
+            .map(|(i, tree)| {
+                let predicted = match (&all, self.tree_columns.get(i)) {
+                    (Some(all), _) => tree.predict(all),
+                    (None, Some(keep)) => {
+                        tree.predict(&select_columns(&x, columns, 0..rows, keep)?)
+                    }
+                    (None, None) => {
+                        return Err(ModelError::Predict(format!(
+                            "tree {i} has no list of columns (the file is damaged)"
+                        )));
+                    }
+                };
+                predicted.map_err(|e| ModelError::Predict(e.to_string()))
             })
             .try_fold(
                 || vec![0u32; rows * self.classes],
@@ -537,5 +612,45 @@ mod tests {
         let forest = Forest::fit(x, &y, 2, &params).unwrap();
         let votes = forest.votes(vec![0.3, 2.0, 10.2, 1.0], 2).unwrap();
         assert_eq!((top(&votes[0]).0, top(&votes[1]).0), (0, 1));
+    }
+
+    /// Each tree on a subset of the columns: trees that never see the separating column vote
+    /// at random, the others separate, so the forest still does; the subsets are seeded and
+    /// kept in the file, and a file without them reads every column.
+    #[test]
+    fn trees_learn_from_column_subsets_when_asked() {
+        let subset = column_subset(10, 4, 3);
+        assert_eq!(subset.len(), 4);
+        assert!(subset.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(subset, column_subset(10, 4, 3));
+        assert_ne!(subset, column_subset(10, 4, 4));
+
+        // Column 0 separates; columns 1-3 are noise.
+        let (mut x, mut y) = (Vec::new(), Vec::new());
+        for i in 0..120 {
+            let class = (i % 2) as u32;
+            x.extend([
+                f64::from(class) * 10.0 + (i % 7) as f64 * 0.1,
+                (i % 5) as f64,
+                (i % 3) as f64,
+                (i % 11) as f64,
+            ]);
+            y.push(class);
+        }
+        let params = ForestParams {
+            trees: 31,
+            columns_per_tree: 2,
+            ..ForestParams::default()
+        };
+        let forest = Forest::fit(x, &y, 2, &params).unwrap();
+        assert_eq!(forest.tree_columns.len(), 31);
+        assert!(forest.tree_columns.iter().all(|c| c.len() == 2));
+        let probe = vec![0.3, 2.0, 1.0, 4.0, 10.2, 1.0, 2.0, 7.0];
+        let votes = forest.votes(probe.clone(), 2).unwrap();
+        assert_eq!((top(&votes[0]).0, top(&votes[1]).0), (0, 1));
+        // The subsets travel with the model.
+        let text = serde_json::to_string(&forest).unwrap();
+        let back: Forest = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.votes(probe, 2).unwrap(), votes);
     }
 }

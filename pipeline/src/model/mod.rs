@@ -314,6 +314,18 @@ impl Labelled {
             .collect()
     }
 
+    /// The anomaly score fitted on `rows` of the windows, its application baselines learned
+    /// from the [`Labelled::history`] of the jobs `history_of` picks.
+    pub fn fit_score(
+        &self,
+        rows: &[usize],
+        history_of: impl Fn(&str) -> bool,
+        options: &TrainOptions,
+    ) -> Result<(AnomalyScore, usize), ModelError> {
+        let history = self.history(history_of);
+        fit_score(&self.windows, rows, &history, &self.applications, options)
+    }
+
     /// At most `cap` positions per class, chosen by a seeded hash of the window (job, node,
     /// start), so the same data gives the same sample; order kept.
     pub fn sample(&self, positions: &[usize], cap: usize, seed: u64) -> Vec<usize> {
@@ -733,14 +745,7 @@ pub fn train(
                 let test_pos = labelled.positions(held_out);
                 let evaluation = if train_pos.len() >= 10 && !test_pos.is_empty() {
                     let rows: Vec<usize> = train_pos.iter().map(|&p| labelled.rows[p]).collect();
-                    let history = labelled.history(|j| !held_out(j));
-                    let (model, _) = fit_score(
-                        &labelled.windows,
-                        &rows,
-                        &history,
-                        &labelled.applications,
-                        options,
-                    )?;
+                    let (model, _) = labelled.fit_score(&rows, |j| !held_out(j), options)?;
                     Some(score_figures(&model, &labelled, &test_pos))
                 } else {
                     None
@@ -754,14 +759,7 @@ pub fn train(
             };
             progress("fitting on the healthy windows of all jobs");
             let rows: Vec<usize> = all_rows.iter().map(|&p| labelled.rows[p]).collect();
-            let history = labelled.history(|_| true);
-            let (model, set_aside) = fit_score(
-                &labelled.windows,
-                &rows,
-                &history,
-                &labelled.applications,
-                options,
-            )?;
+            let (model, set_aside) = labelled.fit_score(&rows, |_| true, options)?;
             let mut h = header(
                 kind,
                 model.features.clone(),
@@ -1174,12 +1172,9 @@ pub fn cross_validate(
                 let started = Instant::now();
                 // The training jobs' every window (not other jobs': an application left out
                 // must not get a baseline from its runs the labels left out).
-                let history = labelled.history(|j| fold_of.get(j).is_some_and(|&f| f != fold));
-                let (model, _) = fit_score(
-                    &labelled.windows,
+                let (model, _) = labelled.fit_score(
                     &healthy,
-                    &history,
-                    &labelled.applications,
+                    |j| fold_of.get(j).is_some_and(|&f| f != fold),
                     options,
                 )?;
                 train_s += started.elapsed().as_secs_f64();

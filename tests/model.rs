@@ -263,6 +263,40 @@ fn train_evaluate_predict_and_refuse_bad_models() {
         Retrained::NoNewLabels
     );
 
+    // The anomaly score's baselines refreshed from the newest days (the nightly `retrain` step):
+    // a score that has none (as if trained before these applications ran) gets one for each
+    // application with runs enough, the file before kept beside it; again, nothing changes.
+    use jobsight::model::file::{Body, ModelFile};
+    use jobsight::model::retrain::{Rebaselined, rebaseline_score};
+    let mut bare = ModelFile::load(&score, None).unwrap();
+    let Body::Unsupervised(s) = &mut bare.body else {
+        panic!("not a score")
+    };
+    let learnt = std::mem::take(&mut s.baselines);
+    assert!(!learnt.applications.is_empty());
+    let rebased = work.path().join("rebased.model");
+    bare.save(&rebased).unwrap();
+    let done = rebaseline_score(&data, &rebased, &mut |_| {}).unwrap();
+    let Rebaselined::Refreshed {
+        applications, new, ..
+    } = &done
+    else {
+        panic!("{done:?}")
+    };
+    assert_eq!(*applications, new.len());
+    for app in learnt.applications.keys() {
+        assert!(new.contains(app), "{app}: {done:?}");
+    }
+    assert!(work.path().join("rebased.model.previous").is_file());
+    let info = common::run_ok(jobsight(&data).args(["model", "info"]).arg(&rebased));
+    assert!(info.contains("application baselines"), "{info}");
+    assert_eq!(
+        rebaseline_score(&data, &rebased, &mut |_| {}).unwrap(),
+        Rebaselined::Unchanged
+    );
+    let err = rebaseline_score(&data, &model, &mut |_| {}).unwrap_err();
+    assert!(err.to_string().contains("diagnosis"), "{err}");
+
     // A cluster whose nodes report fewer metrics: the model says which ones it lacks.
     let sparse = warehouse(&work.path().join("sparse"), &["--metrics", "16"]);
     common::run_ok(jobsight(&sparse).args(["classify", "--model"]).arg(&model));

@@ -12,11 +12,18 @@
 //!
 //! The two figures come from different held-out jobs (the candidate's include the new labels), so
 //! the comparison guards against a clearly worse model, not a small regression.
+//!
+//! The anomaly score needs no labels to stay current: [`rebaseline_score`] refreshes its
+//! per-application baselines ([`super::baseline`]) from the newest [`BASELINE_DAYS`] days of
+//! windows each night, so an application that started running after the model was trained is
+//! judged against its own history once it has run a few times.
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::file::ModelFile;
+use super::baseline::Baselines;
+use super::dataset::{self, HEALTHY, Truth};
+use super::file::{Body, ModelFile};
 use super::{Kind, LabelsFrom, ModelError, TrainOptions};
 use crate::catalog::{self, Table};
 
@@ -121,5 +128,94 @@ pub fn retrain_diagnosis(
         previous,
         old_f1,
         new_f1,
+    })
+}
+
+/// How many of the newest days with windows the anomaly score's baselines are learned from.
+pub const BASELINE_DAYS: usize = 7;
+
+/// What a rebaseline call did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rebaselined {
+    /// The model file was rewritten with the refreshed baselines (the one before kept at
+    /// `previous`): `applications` have one now, `new` of them for the first time.
+    Refreshed {
+        previous: PathBuf,
+        applications: usize,
+        new: Vec<String>,
+    },
+    /// No windows, or the baselines came out as they were.
+    Unchanged,
+}
+
+/// Refreshes the per-application baselines of the anomaly score at `model` from the newest
+/// [`BASELINE_DAYS`] days of windows of the warehouse at `data`: every window but those the
+/// `labels` table says are anomalous (or that straddle a labelled anomaly's edge). An
+/// application with enough runs there gets its baseline replaced; the others keep theirs.
+pub fn rebaseline_score(
+    data: &Path,
+    model: &Path,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Rebaselined, ModelError> {
+    let file = ModelFile::load(model, Some(Kind::Unsupervised))?;
+    let (mut header, Body::Unsupervised(mut score)) = (file.header, file.body) else {
+        return Err(ModelError::Invalid {
+            path: model.to_path_buf(),
+            reason: "its body is not an anomaly score".into(),
+        });
+    };
+    let mut days = dataset::days_with_windows(data);
+    let days = days.split_off(days.len().saturating_sub(BASELINE_DAYS));
+    if days.is_empty() {
+        return Ok(Rebaselined::Unchanged);
+    }
+    progress("reading the newest days' windows");
+    let windows = dataset::read_windows(
+        data,
+        &days,
+        None,
+        Some(&header.features),
+        dataset::FeatureSet::default(),
+        None,
+    )?;
+    let truths = LabelsFrom::Table.read(data)?;
+    let history: Vec<usize> = (0..windows.keys.len())
+        .filter(|&r| {
+            let key = &windows.keys[r];
+            match truths.get(&*key.job_id) {
+                None | Some(Truth::Other(_)) => true,
+                Some(truth) => dataset::label_window(truth, key) == Some(HEALTHY),
+            }
+        })
+        .collect();
+    progress("scoring them and learning each application's baseline");
+    let applications = dataset::applications(data, Some(&days), None)?;
+    let scores = score.score(&windows, &history);
+    let learned = Baselines::learn(&windows, &history, &scores, &applications);
+    let mut merged = score.baselines.clone();
+    let new: Vec<String> = learned
+        .applications
+        .keys()
+        .filter(|app| !merged.applications.contains_key(*app))
+        .cloned()
+        .collect();
+    merged.applications.extend(learned.applications);
+    if merged == score.baselines {
+        return Ok(Rebaselined::Unchanged);
+    }
+    score.baselines = merged;
+    header.training.baselines = score.baselines.summary();
+    let applications = score.baselines.applications.len();
+    let previous = sibling(model, ".previous");
+    std::fs::copy(model, &previous).map_err(|e| ModelError::write(&previous, e))?;
+    ModelFile {
+        header,
+        body: Body::Unsupervised(score),
+    }
+    .save(model)?;
+    Ok(Rebaselined::Refreshed {
+        previous,
+        applications,
+        new,
     })
 }

@@ -71,7 +71,8 @@ pub enum Step {
     /// Emails to owners and admins ([`crate::notify`]).
     Notify { critical_only: bool },
     /// Retrains the configured diagnosis model when the warehouse has labels newer than it, and
-    /// rotates it when the new one is not worse ([`crate::model::retrain`]).
+    /// rotates it when the new one is not worse; refreshes the configured anomaly score's
+    /// per-application baselines from the newest days ([`crate::model::retrain`]).
     Retrain,
     /// Removes raw telemetry and windows older than `keep_days`.
     Retain { keep_days: u32 },
@@ -116,7 +117,9 @@ impl Step {
                 critical_only: true,
             } => "notify (critical findings only)".into(),
             Step::Notify { .. } => "notify (digests and critical findings)".into(),
-            Step::Retrain => "retrain the diagnosis model when there are new labels".into(),
+            Step::Retrain => {
+                "retrain the diagnosis on new labels; refresh the anomaly score's baselines".into()
+            }
             Step::Retain { keep_days } => {
                 format!("retain (telemetry and windows of the last {keep_days} days)")
             }
@@ -1103,8 +1106,8 @@ fn execute(
             Ok((0, counts))
         }
         Step::Retrain => {
-            use crate::model::retrain::{self, Retrained};
-            let Some(model) = &s.model.diagnosis else {
+            use crate::model::retrain::{self, Rebaselined, Retrained};
+            if s.model.diagnosis.is_none() && s.model.unsupervised.is_none() {
                 counts.insert("no_model".into(), 1);
                 log.event(
                     "retrain",
@@ -1112,58 +1115,94 @@ fn execute(
                         ("dag", json!(dag.name)),
                         (
                             "outcome",
-                            json!("nothing to retrain: no [model] diagnosis configured"),
+                            json!("nothing to retrain: no [model] diagnosis or unsupervised configured"),
                         ),
                     ],
                 );
                 return Ok((0, counts));
-            };
-            let mut phase = |p: &str| {
-                log.event("retrain", &[("dag", json!(dag.name)), ("phase", json!(p))]);
-            };
-            let done = retrain::retrain_diagnosis(data, model, &mut phase)
-                .map_err(|e| format!("retraining {}: {e}", model.display()))?;
-            let f1 =
-                |v: &Option<f64>| v.map_or(json!(null), |f| json!((f * 1000.0).round() / 1000.0));
-            let mut fields = vec![
-                ("dag", json!(dag.name)),
-                ("model", json!(model.display().to_string())),
-            ];
-            match &done {
-                Retrained::NoNewLabels => {
-                    fields.push(("outcome", json!("no labels newer than the model")));
-                }
-                Retrained::Rotated {
-                    previous,
-                    old_f1,
-                    new_f1,
-                } => {
-                    fields.push(("outcome", json!("rotated")));
-                    fields.push(("previous", json!(previous.display().to_string())));
-                    fields.push(("old_macro_f1", f1(old_f1)));
-                    fields.push(("new_macro_f1", f1(new_f1)));
-                }
-                Retrained::Kept {
-                    candidate,
-                    old_f1,
-                    new_f1,
-                } => {
-                    fields.push((
-                        "outcome",
-                        json!("kept the current model: the candidate is worse"),
-                    ));
-                    fields.push(("candidate", json!(candidate.display().to_string())));
-                    fields.push(("old_macro_f1", f1(old_f1)));
-                    fields.push(("new_macro_f1", f1(new_f1)));
-                }
             }
-            log.event("retrain", &fields);
-            let outcome = match done {
-                Retrained::NoNewLabels => "no_new_labels",
-                Retrained::Rotated { .. } => "rotated",
-                Retrained::Kept { .. } => "kept",
-            };
-            counts.insert(outcome.into(), 1);
+            if let Some(model) = &s.model.diagnosis {
+                let mut phase = |p: &str| {
+                    log.event("retrain", &[("dag", json!(dag.name)), ("phase", json!(p))]);
+                };
+                let done = retrain::retrain_diagnosis(data, model, &mut phase)
+                    .map_err(|e| format!("retraining {}: {e}", model.display()))?;
+                let f1 = |v: &Option<f64>| {
+                    v.map_or(json!(null), |f| json!((f * 1000.0).round() / 1000.0))
+                };
+                let mut fields = vec![
+                    ("dag", json!(dag.name)),
+                    ("model", json!(model.display().to_string())),
+                ];
+                match &done {
+                    Retrained::NoNewLabels => {
+                        fields.push(("outcome", json!("no labels newer than the model")));
+                    }
+                    Retrained::Rotated {
+                        previous,
+                        old_f1,
+                        new_f1,
+                    } => {
+                        fields.push(("outcome", json!("rotated")));
+                        fields.push(("previous", json!(previous.display().to_string())));
+                        fields.push(("old_macro_f1", f1(old_f1)));
+                        fields.push(("new_macro_f1", f1(new_f1)));
+                    }
+                    Retrained::Kept {
+                        candidate,
+                        old_f1,
+                        new_f1,
+                    } => {
+                        fields.push((
+                            "outcome",
+                            json!("kept the current model: the candidate is worse"),
+                        ));
+                        fields.push(("candidate", json!(candidate.display().to_string())));
+                        fields.push(("old_macro_f1", f1(old_f1)));
+                        fields.push(("new_macro_f1", f1(new_f1)));
+                    }
+                }
+                log.event("retrain", &fields);
+                let outcome = match done {
+                    Retrained::NoNewLabels => "no_new_labels",
+                    Retrained::Rotated { .. } => "rotated",
+                    Retrained::Kept { .. } => "kept",
+                };
+                counts.insert(outcome.into(), 1);
+            }
+            if let Some(model) = &s.model.unsupervised {
+                let mut phase = |p: &str| {
+                    log.event(
+                        "rebaseline",
+                        &[("dag", json!(dag.name)), ("phase", json!(p))],
+                    );
+                };
+                let done = retrain::rebaseline_score(data, model, &mut phase)
+                    .map_err(|e| format!("refreshing the baselines of {}: {e}", model.display()))?;
+                let mut fields = vec![
+                    ("dag", json!(dag.name)),
+                    ("model", json!(model.display().to_string())),
+                ];
+                match &done {
+                    Rebaselined::Unchanged => {
+                        fields.push(("outcome", json!("baselines unchanged")));
+                        counts.insert("baselines_unchanged".into(), 1);
+                    }
+                    Rebaselined::Refreshed {
+                        previous,
+                        applications,
+                        new,
+                    } => {
+                        fields.push(("outcome", json!("baselines refreshed")));
+                        fields.push(("previous", json!(previous.display().to_string())));
+                        fields.push(("applications", json!(applications)));
+                        fields.push(("new_applications", json!(new)));
+                        counts.insert("baselines_refreshed".into(), 1);
+                        counts.insert("new_applications".into(), new.len() as u64);
+                    }
+                }
+                log.event("rebaseline", &fields);
+            }
             Ok((0, counts))
         }
         Step::Retain { keep_days } => {

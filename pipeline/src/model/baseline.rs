@@ -9,13 +9,16 @@
 //! Its baseline is a cut on the score, [`BASELINE_Z`] robust deviations (1.4826 × MAD) above the
 //! median of the logarithm of the scores of its windows (no labels are needed: the median and
 //! MAD ignore anomalies while they are a minority of the windows; where there are labels, only
-//! windows labelled healthy are used), never below the score's own threshold. A window is anomalous when its score exceeds its application's cut. A baseline
-//! needs [`MIN_JOBS`] runs and [`MIN_WINDOWS`] windows; a job of an application without one (or
-//! without a name) is judged against the score's threshold alone.
+//! windows labelled healthy are used), never below the score's own threshold. A window is
+//! anomalous when its score exceeds its application's cut. A baseline needs [`MIN_JOBS`] runs and
+//! [`MIN_WINDOWS`] windows; a job of an application without one (or without a name) is judged
+//! against the score's threshold alone.
 //!
 //! Where they come from: the model keeps the baselines of the applications in its training days
-//! (`model train`); when judging a set of jobs (a day), an application the model has none of is
-//! given one from the *other* runs of it among the jobs judged, never from the run itself.
+//! (`model train`), refreshed each night from the newest days
+//! ([`super::retrain::rebaseline_score`]); when judging a set of jobs (a day), an application
+//! the model has none of is given one from the *other* runs of it among the jobs judged, never
+//! from the run itself.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;

@@ -38,6 +38,9 @@ pub const MIN_WINDOWS: usize = 30;
 /// the demo's training day from 0.488 to 0.028; 3 and 4 miss more anomalies for few fewer false
 /// alarms.
 pub const BASELINE_Z: f64 = 2.0;
+/// Runs of an application judged together beyond which its cut is taken over all of them rather
+/// than over each run's others (the same within a few per cent, and linear instead of quadratic).
+const LEAVE_ONE_OUT_RUNS: usize = 50;
 /// Windows per application the cut is taken over (evenly spaced beyond it).
 const MAX_WINDOWS: usize = 5000;
 
@@ -145,14 +148,20 @@ impl Baselines {
     ) -> HashMap<Arc<str>, f64> {
         let mut out = HashMap::new();
         for (app, runs) in by_application(windows, rows, scores, application) {
+            // Of an application with many runs, one run barely moves the median and MAD of all:
+            // one cut for all of them, instead of one per run over the others (runs × windows).
+            let shared = match self.applications.get(app) {
+                Some(b) => Some(b.cut),
+                None if runs.len() > LEAVE_ONE_OUT_RUNS => {
+                    Some(baseline_of(runs.values()).map_or(1.0, |b| b.cut))
+                }
+                None => None,
+            };
             for job in runs.keys() {
-                let cut = match self.applications.get(app) {
-                    Some(b) => b.cut,
-                    None => {
-                        let others = runs.iter().filter(|(j, _)| *j != job).map(|(_, s)| s);
-                        baseline_of(others).map_or(1.0, |b| b.cut)
-                    }
-                };
+                let cut = shared.unwrap_or_else(|| {
+                    let others = runs.iter().filter(|(j, _)| *j != job).map(|(_, s)| s);
+                    baseline_of(others).map_or(1.0, |b| b.cut)
+                });
                 out.insert((*job).clone(), cut);
             }
         }
@@ -268,6 +277,29 @@ mod tests {
         // One run alone is judged against the threshold.
         let alone = model.cuts(&windows, &rows[..20], &scores[..20], &application);
         assert_eq!(alone[&windows.keys[0].job_id], 1.0);
+    }
+
+    /// Of an application with many runs judged together, one cut over all of them: the outlier
+    /// run still stands out.
+    #[test]
+    fn many_runs_share_one_cut_and_the_outlier_still_stands_out() {
+        let model = Baselines::default();
+        let (windows, scores, application) =
+            history(&[("popular", LEAVE_ONE_OUT_RUNS + 10, 10, |i, w| {
+                if i == 7 {
+                    60.0 * wobble(w)
+                } else {
+                    5.0 * wobble(w)
+                }
+            })]);
+        let rows: Vec<usize> = (0..windows.keys.len()).collect();
+        let cuts = model.cuts(&windows, &rows, &scores, &application);
+        let first = cuts[&windows.keys[0].job_id];
+        assert!(cuts.values().all(|&c| c == first));
+        for (&r, &s) in rows.iter().zip(&scores) {
+            let job = &windows.keys[r].job_id;
+            assert_eq!(s / first > 1.0, &**job == "popular-7", "{job}");
+        }
     }
 
     /// A model's baseline wins over the runs at hand.

@@ -437,11 +437,10 @@ impl Diagnosis {
     }
 }
 
-/// The anomaly score fitted on `rows` of `windows`, refined within each window's application as
-/// `options` say; with the number of windows set aside.
-/// Fits the anomaly score on `rows` (healthy windows, or every window without labels) and
-/// learns the baselines of the applications among `history` (every window of the training jobs:
-/// labels are not needed).
+/// The anomaly score fitted on `rows` of `windows` (healthy windows, or every window without
+/// labels), refined within each window's application as `options` say, with the baselines of
+/// the applications among `history` (windows not known to be anomalous,
+/// [`Labelled::history`]); and the number of windows refining set aside.
 fn fit_score(
     windows: &Windows,
     rows: &[usize],

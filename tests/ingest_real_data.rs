@@ -217,6 +217,9 @@ fn ldms_examinimd_runs() {
     }
     assert_eq!(run_files.len(), 56 * 3);
     let mut truncated = 0;
+    // The series every source shares, derived beside the samplers' own (rows per name): CPU
+    // shares and disk rates need two samples, memory one.
+    let mut shared: BTreeMap<String, u64> = BTreeMap::new();
     for file in &run_files {
         let sampler = file.file_name().unwrap().to_str().unwrap().to_string();
         let (header, rows, incomplete) = read_csv(file);
@@ -226,6 +229,21 @@ fn ldms_examinimd_runs() {
             .iter()
             .map(|c| if counters(&sampler, c) { n - 1 } else { n })
             .sum();
+        let names: Vec<String> = match sampler.as_str() {
+            "procstat" => ["cpu_user", "cpu_system", "cpu_iowait", "cpu_idle"]
+                .map(String::from)
+                .into_iter()
+                .chain((0..20).map(|c| format!("cpu_core{c}_util")))
+                .collect(),
+            "meminfo" => vec!["mem_used_bytes".into(), "mem_available_bytes".into()],
+            _ => vec![
+                "disk_read_bytes_per_s".into(),
+                "disk_write_bytes_per_s".into(),
+            ],
+        };
+        for name in names {
+            *shared.entry(name).or_default() += if sampler == "meminfo" { n } else { n - 1 };
+        }
         *expected.entry(sampler).or_default() += per_file;
     }
     assert!(
@@ -234,7 +252,8 @@ fn ldms_examinimd_runs() {
     );
     let stored = sql(
         &data,
-        "SELECT split_part(CAST(metric AS VARCHAR), '.', 1) AS sampler, count(*) AS n FROM telemetry GROUP BY 1 ORDER BY 1",
+        "SELECT split_part(CAST(metric AS VARCHAR), '.', 1) AS sampler, count(*) AS n FROM telemetry
+         WHERE metric LIKE '%.%' GROUP BY 1 ORDER BY 1",
     );
     let stored: BTreeMap<String, u64> = stored
         .iter()
@@ -246,6 +265,33 @@ fn ldms_examinimd_runs() {
         })
         .collect();
     assert_eq!(stored, expected, "telemetry rows per sampler");
+    let derived = sql(
+        &data,
+        "SELECT metric, count(*) AS n, min(value) AS lo, max(value) AS hi FROM telemetry
+         WHERE metric NOT LIKE '%.%' GROUP BY 1 ORDER BY 1",
+    );
+    let counted: BTreeMap<String, u64> = derived
+        .iter()
+        .map(|r| {
+            (
+                r["metric"].as_str().unwrap().to_string(),
+                number(r, "n") as u64,
+            )
+        })
+        .collect();
+    assert_eq!(counted, shared, "shared series rows");
+    for r in &derived {
+        let (metric, lo, hi) = (
+            r["metric"].as_str().unwrap(),
+            number(r, "lo"),
+            number(r, "hi"),
+        );
+        if metric.starts_with("cpu_") {
+            assert!((0.0..=1.0).contains(&lo) && hi <= 1.0, "{r:?}");
+        } else {
+            assert!(lo >= 0.0, "{r:?}");
+        }
+    }
 
     // Exact round trip of gauges: every meminfo value of one run, and a counter's rates.
     let run = dataset.join("ExaMiniMD_ML");

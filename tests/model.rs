@@ -110,6 +110,42 @@ fn train_evaluate_predict_and_refuse_bad_models() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
     assert!(relabelled > 0, "{dirty}");
+    // Only the metrics asked for (names and prefixes), and a clear error when none has windows.
+    let narrow = work.path().join("narrow.model");
+    common::run_ok(
+        jobsight(&data)
+            .args(["model", "train", "--kind", "diagnosis", "--trees", "5"])
+            .args(["--metrics", "cpu_user,mem_*", "--out"])
+            .arg(&narrow),
+    );
+    let json: serde_json::Value = serde_json::from_str(&common::run_ok(
+        jobsight(&data)
+            .args(["model", "info", "--format", "json"])
+            .arg(&narrow),
+    ))
+    .unwrap();
+    let metrics: std::collections::BTreeSet<&str> = json["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap().split(':').next().unwrap())
+        .collect();
+    assert_eq!(
+        metrics,
+        [
+            "cpu_user",
+            "mem_available_bytes",
+            "mem_bw_bytes_per_s",
+            "mem_used_bytes"
+        ]
+        .into(),
+        "{json}"
+    );
+    let err = fails(jobsight(&data).args(["model", "eval", "--cv", "3", "--metrics", "ipmi_*"]));
+    assert!(
+        err.contains("none of the metrics ipmi_* has windows"),
+        "{err}"
+    );
     let err = fails(jobsight(&data).args(["model", "eval", "--cv", "3", "--contaminate", "1.5"]));
     assert!(err.contains("not a share between 0 and 1"), "{err}");
     // Each application left out in turn: one row per application the day has.

@@ -355,6 +355,13 @@ pub struct TrainArgs {
     /// `relative` for the diagnosis, `absolute` for the anomaly score (as measured, docs/models.md).
     #[arg(long, value_enum)]
     pub features: Option<crate::model::dataset::FeatureSet>,
+    /// Train on these metrics only (comma-separated names, or prefixes ending in `*`); default:
+    /// every metric with windows. The series two telemetry sources share let a model trained on
+    /// one judge the other, e.g. the simulator's and LDMS's: cpu_user, cpu_system, cpu_iowait,
+    /// cpu_idle, mem_used_bytes, mem_available_bytes, disk_read_bytes_per_s,
+    /// disk_write_bytes_per_s (docs/models.md, "Simulated → real").
+    #[arg(long, value_delimiter = ',', value_name = "METRICS")]
+    pub metrics: Vec<String>,
     /// Rounds of setting aside training windows the model disputes before the final fit, for
     /// labels that miss anomalies (Refine's idea): the diagnosis drops windows whose label the
     /// trees that never saw them reject, the anomaly score the windows that lie far from the
@@ -393,6 +400,7 @@ impl TrainArgs {
         o.max_windows_per_class = self.max_windows_per_class;
         o.seed = self.seed;
         o.features = self.features;
+        o.metrics = (!self.metrics.is_empty()).then(|| self.metrics.clone());
         o.refine = self.refine;
         Ok(o)
     }

@@ -7,6 +7,8 @@
 //! jiffies in `procstat`, event counts in `vmstat`) are stored as per-second rates under
 //! `<sampler>.<column>_per_s`, computed between consecutive samples; a counter that goes down was
 //! reset, and the new value counts as the increase since the reset, as Prometheus's `rate()` does.
+//! The series every source shares (`cpu_user`, `mem_used_bytes`, ...) are derived beside them
+//! ([`super::shared_series`]).
 //!
 //! `ldms-runs` imports a directory of runs in which each run directory (any directory holding a
 //! `data/` folder) is one job on its producer node, as in the HPAS ExaMiniMD data set. The job id
@@ -27,6 +29,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
+use super::shared_series::SharedSeries;
 use super::{JobRow, LabelRow, Skipped, TelemetryBuilder};
 use crate::catalog::{self, CatalogError, Table};
 
@@ -272,10 +275,22 @@ pub fn counter_rate(previous: (i64, f64), current: (i64, f64)) -> Option<f64> {
     })
 }
 
-/// Appends a file's samples for one job to `out`: gauges as sampled, counters as per-second rates.
-/// Samples must be of one node and in time order (as the store writes them); a sample whose time
-/// does not advance gives no rate.
+/// Appends a file's samples for one job to `out`: gauges as sampled, counters as per-second rates,
+/// and the series every source shares that the sampler gives ([`SharedSeries`]). Samples must be
+/// of one node and in time order (as the store writes them); a sample whose time does not advance
+/// gives no rate.
 pub fn push_series(file: &SamplerFile, job_id: &str, out: &mut TelemetryBuilder) {
+    if let Some(shared) = SharedSeries::of(&file.sampler, &file.columns) {
+        let mut previous: Option<&Sample> = None;
+        for sample in &file.samples {
+            shared.derive(previous, sample, |metric, value| {
+                out.push(job_id, &sample.node, metric, sample.ts_micros, value)
+            });
+            if previous.is_none_or(|p| sample.ts_micros > p.ts_micros) {
+                previous = Some(sample);
+            }
+        }
+    }
     for (column_index, column) in file.columns.iter().enumerate() {
         let counter = is_counter(&file.sampler, column);
         let metric = metric_name(&file.sampler, column);

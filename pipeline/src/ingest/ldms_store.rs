@@ -26,6 +26,7 @@ use datafusion::arrow::array::{Array, AsArray};
 use datafusion::arrow::datatypes::TimestampMicrosecondType;
 
 use super::ldms::{self, LdmsError, Sample};
+use super::shared_series::SharedSeries;
 use super::{Skipped, TelemetrySink};
 use crate::catalog::{self, Table};
 
@@ -76,6 +77,8 @@ impl NodeCursor {
 struct NodeState {
     cursor: NodeCursor,
     previous: Vec<Option<(i64, f64)>>,
+    /// The node's last sample, for the shared series' shares and rates.
+    last: Option<Sample>,
 }
 
 /// What attributing one stream did.
@@ -111,14 +114,17 @@ pub fn attribute_stream(
     }
     let mut out = Attributed::default();
     let mut skipped = Vec::new();
-    // Names and counter flags of the columns, resolved at the first sample.
+    // Names and counter flags of the columns, and the shared series they give, resolved at the
+    // first sample.
     let mut metrics: Vec<(String, bool)> = Vec::new();
+    let mut shared: Option<SharedSeries> = None;
     let on_sample = |columns: &[String], sample: Sample| {
         if metrics.len() != columns.len() {
             metrics = columns
                 .iter()
                 .map(|c| (ldms::metric_name(sampler, c), ldms::is_counter(sampler, c)))
                 .collect();
+            shared = SharedSeries::of(sampler, columns);
         }
         out.samples += 1;
         let Some(state) = nodes.get_mut(sample.node.as_str()) else {
@@ -145,18 +151,33 @@ pub fn attribute_stream(
                 rate
             })
             .collect();
+        let mut derived: Vec<(&str, f64)> = Vec::new();
+        if let Some(shared) = &shared {
+            shared.derive(state.last.as_ref(), &sample, |name, v| {
+                derived.push((name, v))
+            });
+        }
         let active = state.cursor.at(windows, sample.ts_micros);
         if active.is_empty() {
             out.samples_without_job += 1;
-            return;
         }
         for &w in active {
-            for ((metric, _), value) in metrics.iter().zip(&values) {
-                if let Some(value) = value {
-                    emit(&windows[w], &sample.node, metric, sample.ts_micros, *value);
-                    out.rows += 1;
-                }
+            let measured = metrics
+                .iter()
+                .zip(&values)
+                .filter_map(|((metric, _), value)| Some((metric.as_str(), (*value)?)));
+            for (metric, value) in measured.chain(derived.iter().copied()) {
+                emit(&windows[w], &sample.node, metric, sample.ts_micros, value);
+                out.rows += 1;
             }
+        }
+        if shared.is_some()
+            && state
+                .last
+                .as_ref()
+                .is_none_or(|l| sample.ts_micros > l.ts_micros)
+        {
+            state.last = Some(sample);
         }
     };
     ldms::stream_file(reader, path, on_sample, |s| skipped.push(s))?;
@@ -473,6 +494,31 @@ mod tests {
         // The job's first rate uses the sample before its start; the reset counts from zero.
         assert_eq!(values, vec![(100, 100.0), (102, 100.0), (103, 40.0)]);
         assert_eq!(rows[0].2, "procstat.user_per_s");
+    }
+
+    #[test]
+    fn shared_series_come_with_the_columns_and_use_the_sample_before_the_job() {
+        let csv = "#Time,Time_usec,ProducerName,component_id,job_id,app_id,MemTotal,MemAvailable\n\
+                   99.000000,0,n1,1,0,0,1000,900\n\
+                   100.000000,0,n1,1,0,0,1000,700\n";
+        let (rows, _) = run(csv, "meminfo", &[window("a", "n1", 100, 200)]);
+        let names: Vec<&str> = rows.iter().map(|r| r.2.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "mem_available_bytes",
+                "mem_used_bytes",
+                "meminfo.MemAvailable",
+                "meminfo.MemTotal"
+            ]
+        );
+        assert_eq!(f64::from_bits(rows[1].4), 300.0 * 1024.0);
+        let csv = "#Time,Time_usec,ProducerName,component_id,job_id,app_id,user,sys,idle,iowait\n\
+                   99.000000,0,n1,1,0,0,0,0,0,0\n\
+                   100.000000,0,n1,1,0,0,30,10,50,10\n";
+        let (rows, _) = run(csv, "procstat", &[window("a", "n1", 100, 200)]);
+        let user = rows.iter().find(|r| r.2 == "cpu_user").unwrap();
+        assert_eq!((user.3, f64::from_bits(user.4)), (100_000_000, 0.3));
     }
 
     #[test]

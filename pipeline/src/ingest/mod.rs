@@ -12,6 +12,7 @@ pub mod per_job;
 pub mod prometheus;
 pub mod sacct;
 pub mod settings;
+pub mod shared_series;
 pub mod simulator;
 pub mod swf;
 

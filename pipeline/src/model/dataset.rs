@@ -345,6 +345,49 @@ pub fn days_with_windows(data: &Path) -> Vec<NaiveDate> {
 /// given (a model's, in its order; a statistic the data lacks stays NaN), else the `set` of every
 /// metric statistic the data holds, sorted. Job-relative columns are computed from the job's
 /// windows read here: a job's windows are read together, whole day or per-job part.
+/// The metrics with windows on `days` (of the jobs in `only`, when given): a cheap pass over two
+/// columns.
+pub fn window_metrics(
+    data: &Path,
+    days: &[NaiveDate],
+    only: Option<&HashSet<String>>,
+    part: Option<&str>,
+) -> Result<BTreeSet<String>, ModelError> {
+    let wanted = |id: &str| only.is_none_or(|set| set.contains(id));
+    let mut metrics = BTreeSet::new();
+    batches(
+        data,
+        Table::Windows,
+        days,
+        part,
+        Some(&["job_id", "metric"]),
+        |batch, path| {
+            let ids = text_column(batch, "job_id", path)?;
+            let names = text_column(batch, "metric", path)?;
+            let (ids, names) = (ids.as_string::<i32>(), names.as_string::<i32>());
+            for i in 0..batch.num_rows() {
+                if ids.is_valid(i)
+                    && names.is_valid(i)
+                    && wanted(ids.value(i))
+                    && !metrics.contains(names.value(i))
+                {
+                    metrics.insert(names.value(i).to_string());
+                }
+            }
+            Ok(())
+        },
+    )?;
+    Ok(metrics)
+}
+
+/// Whether `metric` is one of `patterns`: a name, or a prefix ending in `*` (`cpu_core*`).
+pub fn metric_matches(metric: &str, patterns: &[String]) -> bool {
+    patterns.iter().any(|p| match p.strip_suffix('*') {
+        Some(prefix) => metric.starts_with(prefix),
+        None => metric == p,
+    })
+}
+
 pub fn read_windows(
     data: &Path,
     days: &[NaiveDate],
@@ -354,35 +397,10 @@ pub fn read_windows(
     part: Option<&str>,
 ) -> Result<Windows, ModelError> {
     let wanted = |id: &str| only.is_none_or(|set| set.contains(id));
-    // The columns: given, or every metric found (a first, cheap pass over two columns).
+    // The columns: given, or every metric found.
     let requested: Vec<String> = match features {
         Some(f) => f.to_vec(),
-        None => {
-            let mut metrics = BTreeSet::new();
-            batches(
-                data,
-                Table::Windows,
-                days,
-                part,
-                Some(&["job_id", "metric"]),
-                |batch, path| {
-                    let ids = text_column(batch, "job_id", path)?;
-                    let names = text_column(batch, "metric", path)?;
-                    let (ids, names) = (ids.as_string::<i32>(), names.as_string::<i32>());
-                    for i in 0..batch.num_rows() {
-                        if ids.is_valid(i)
-                            && names.is_valid(i)
-                            && wanted(ids.value(i))
-                            && !metrics.contains(names.value(i))
-                        {
-                            metrics.insert(names.value(i).to_string());
-                        }
-                    }
-                    Ok(())
-                },
-            )?;
-            set.names(&metrics)
-        }
+        None => set.names(&window_metrics(data, days, only, part)?),
     };
     // The measured columns behind them, each once.
     let mut features: Vec<String> = Vec::new();
@@ -883,5 +901,17 @@ mod tests {
             panic!()
         };
         assert_eq!(iv[0].node.as_deref(), Some("n1"));
+    }
+
+    #[test]
+    fn metrics_are_matched_by_name_or_prefix() {
+        let patterns = ["cpu_user".to_string(), "mem_*".to_string()];
+        assert!(metric_matches("cpu_user", &patterns));
+        assert!(metric_matches("mem_used_bytes", &patterns));
+        assert!(
+            !metric_matches("cpu_user_share", &patterns),
+            "a name is not a prefix"
+        );
+        assert!(!metric_matches("meminfo.MemFree", &patterns));
     }
 }

@@ -137,6 +137,10 @@ pub struct TrainOptions {
     /// The features trained on (a model keeps its list; evaluating or predicting uses that);
     /// `None`: each kind's default ([`TrainOptions::feature_set`]).
     pub features: Option<dataset::FeatureSet>,
+    /// The metrics trained on, names or prefixes ending in `*` (`None`: every metric with
+    /// windows): the series two telemetry sources share, for a model trained on one to judge the
+    /// other (docs/models.md, "Simulated → real").
+    pub metrics: Option<Vec<String>>,
     /// Rounds of setting aside training windows the model itself disputes before the final fit
     /// (0: none): labels from production miss anomalies nobody noticed ([`Diagnosis::fit`],
     /// [`AnomalyScore::fit_refined`]). Off unless asked: measured in docs/models.md, "Training
@@ -176,6 +180,7 @@ impl Default for TrainOptions {
             max_windows_per_class: 3000,
             seed: 42,
             features: None,
+            metrics: None,
             refine: 0,
         }
     }
@@ -201,13 +206,15 @@ pub struct Labelled {
 }
 
 impl Labelled {
-    /// Reads the windows (all days with windows) and labels them. `classes` fixes the class list
-    /// (a model's); classes found beyond it are appended.
+    /// Reads the windows (all days with windows) and labels them: the columns `features` (a
+    /// model's) or else the `set` of the `metrics` matched (every metric when `None`). `classes`
+    /// fixes the class list (a model's); classes found beyond it are appended.
     pub fn read(
         data: &Path,
         labels_from: &LabelsFrom,
         features: Option<&[String]>,
         set: dataset::FeatureSet,
+        metrics: Option<&[String]>,
         classes: Option<&[String]>,
     ) -> Result<Labelled, ModelError> {
         let days = dataset::days_with_windows(data);
@@ -219,8 +226,42 @@ impl Labelled {
         }
         let truths = labels_from.read(data)?;
         let labelled_jobs: HashSet<String> = truths.keys().cloned().collect();
-        let windows =
-            dataset::read_windows(data, &days, Some(&labelled_jobs), features, set, None)?;
+        let chosen: Option<Vec<String>> = match (features, metrics) {
+            (Some(f), _) => Some(f.to_vec()),
+            (None, None) => None,
+            (None, Some(patterns)) => {
+                let found = dataset::window_metrics(data, &days, Some(&labelled_jobs), None)?;
+                let kept: BTreeSet<String> = found
+                    .iter()
+                    .filter(|m| dataset::metric_matches(m, patterns))
+                    .cloned()
+                    .collect();
+                if kept.is_empty() {
+                    let some: Vec<&str> = found.iter().take(12).map(String::as_str).collect();
+                    return Err(ModelError::NoData(format!(
+                        "none of the metrics {} has windows in {} (it has {} metrics: {}{})",
+                        patterns.join(","),
+                        data.display(),
+                        found.len(),
+                        some.join(", "),
+                        if found.len() > some.len() {
+                            ", ..."
+                        } else {
+                            ""
+                        }
+                    )));
+                }
+                Some(set.names(&kept))
+            }
+        };
+        let windows = dataset::read_windows(
+            data,
+            &days,
+            Some(&labelled_jobs),
+            chosen.as_deref(),
+            set,
+            None,
+        )?;
         let mut found: BTreeSet<String> = BTreeSet::new();
         let mut picked: Vec<(usize, String)> = Vec::new();
         let mut dropped = 0;
@@ -618,7 +659,14 @@ pub fn train(
 ) -> Result<ModelFile, ModelError> {
     let started = Instant::now();
     progress("reading windows and labels");
-    let labelled = Labelled::read(data, labels_from, None, options.feature_set(kind), None)?;
+    let labelled = Labelled::read(
+        data,
+        labels_from,
+        None,
+        options.feature_set(kind),
+        options.metrics.as_deref(),
+        None,
+    )?;
     let window = labelled.windows.window()?;
     let folds = labelled.folds(5, options.seed);
     let held_out = |job: &str| folds.get(job) == Some(&0);
@@ -856,6 +904,7 @@ pub fn evaluate_model(
         labels_from,
         Some(&header.features),
         dataset::FeatureSet::default(),
+        None,
         classes,
     )?;
     if labelled.rows.is_empty() {
@@ -1027,7 +1076,14 @@ pub fn cross_validate(
     progress: &mut dyn FnMut(&str),
 ) -> Result<EvalReport, ModelError> {
     progress("reading windows and labels");
-    let mut labelled = Labelled::read(data, labels_from, None, options.feature_set(kind), None)?;
+    let mut labelled = Labelled::read(
+        data,
+        labels_from,
+        None,
+        options.feature_set(kind),
+        options.metrics.as_deref(),
+        None,
+    )?;
     if labelled.rows.is_empty() {
         return Err(ModelError::NoData(format!(
             "no labelled windows in {} ({})",

@@ -2,7 +2,9 @@
 //! user would: the KTH SP2 job log (SWF, 28,489 jobs) and the 56 HPAS ExaMiniMD runs sampled by real
 //! LDMS (with injected anomalies and their labels). Row counts match the source files, values
 //! round-trip exactly, counters become the rates an independent computation gives, the memleak
-//! runs show memory growing inside the labelled windows, and re-imports add no rows.
+//! runs show memory growing inside the labelled windows, and re-imports add no rows. The 351
+//! Flow-Bench 1000 Genome workflow runs (Pegasus traces): runs, tasks and labels as the CSV files
+//! hold them, every task placed in the DAG.
 //!
 //! The data sets live beside the project (not in it). When they are missing the tests fail with a
 //! message saying so, unless JOBSIGHT_SKIP_SHARED_DATA=1 says to skip them.
@@ -479,4 +481,112 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+#[test]
+fn flowbench_1000genome_traces() {
+    let Some(archive) = shared_data("flowbench-1000genome.tar.xz") else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    common::run_ok(
+        Command::new("tar")
+            .arg("xJf")
+            .arg(&archive)
+            .arg("-C")
+            .arg(work.path()),
+    );
+    let parsed = work.path().join("parsed");
+    // Expected, from the files independently of the importer: runs and tasks per folder, tasks
+    // per anomaly_type (the second column; these traces hold no quoted fields).
+    let mut runs: BTreeMap<String, u64> = BTreeMap::new();
+    let mut labels: BTreeMap<String, u64> = BTreeMap::new();
+    for file in walk(&parsed)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+    {
+        let folder = file
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap();
+        *runs.entry(folder.to_string()).or_default() += 1;
+        let text = std::fs::read_to_string(&file).unwrap();
+        for line in text.lines().skip(1).filter(|l| !l.is_empty()) {
+            let label = line.split(',').nth(1).unwrap();
+            let label = if label == "None" { "none" } else { label };
+            *labels.entry(label.to_string()).or_default() += 1;
+        }
+    }
+    assert_eq!(runs.values().sum::<u64>(), 351);
+    assert_eq!(labels.values().sum::<u64>(), 48087);
+
+    let data = work.path().join("warehouse");
+    let dag = work.path().join("adjacency_list_dags/1000genome.json");
+    let import = || {
+        common::run_ok(
+            jobsight(&data)
+                .args(["import", "pegasus", "--dag"])
+                .arg(&dag)
+                .arg(&parsed),
+        )
+    };
+    let out = import();
+    assert!(
+        out.contains("imported 351 workflow runs: 48087 tasks (15689 labelled anomalous)"),
+        "{out}"
+    );
+    let count = |query: &str| -> BTreeMap<String, u64> {
+        sql(&data, query)
+            .iter()
+            .map(|r| (r["k"].as_str().unwrap().to_string(), number(r, "n") as u64))
+            .collect()
+    };
+    assert_eq!(
+        count("SELECT label AS k, count(*) AS n FROM workflows GROUP BY 1"),
+        runs
+    );
+    assert_eq!(
+        count("SELECT label AS k, count(*) AS n FROM workflow_tasks GROUP BY 1"),
+        labels
+    );
+    // Every task is in the DAG; the roots are the create_dir tasks; a run of the normal folder
+    // has no anomalous task and a makespan.
+    let dag_rows = &sql(
+        &data,
+        "SELECT count(*) AS n, count(depth) AS placed, max(depth) AS deepest,
+                sum(CASE WHEN depth = 0 THEN 1 ELSE 0 END) AS roots FROM workflow_tasks",
+    )[0];
+    assert_eq!(number(dag_rows, "placed"), number(dag_rows, "n"));
+    assert_eq!(number(dag_rows, "roots"), 351.0, "{dag_rows:?}");
+    assert!(number(dag_rows, "deepest") >= 3.0, "{dag_rows:?}");
+    let normal = &sql(
+        &data,
+        "SELECT max(anomalous_tasks) AS a, min(makespan_s) AS m, count(DISTINCT workflow) AS w
+         FROM workflows WHERE label = 'normal'",
+    )[0];
+    assert_eq!(number(normal, "a"), 0.0);
+    assert!(number(normal, "m") > 60.0, "{normal:?}");
+    assert_eq!(number(normal, "w"), 1.0, "one workflow: 1000-genome");
+
+    // Again, with one run copied under a second folder: replaced, not added; the copy reported.
+    let copy = parsed.join("zz-copies");
+    std::fs::create_dir_all(&copy).unwrap();
+    let first = walk(&parsed.join("normal"))
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "csv"))
+        .unwrap();
+    std::fs::copy(&first, copy.join(first.file_name().unwrap())).unwrap();
+    let (stdout, stderr) = common::run_ok_with_stderr(
+        jobsight(&data)
+            .args(["import", "pegasus", "--dag"])
+            .arg(&dag)
+            .arg(&parsed),
+    );
+    assert!(stdout.contains("imported 351 workflow runs"), "{stdout}");
+    assert!(stderr.contains("was already imported from"), "{stderr}");
+    let total = &sql(&data, "SELECT count(*) AS n FROM workflow_tasks")[0];
+    assert_eq!(number(total, "n"), 48087.0);
 }

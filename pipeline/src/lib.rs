@@ -33,10 +33,12 @@ pub mod schedule;
 pub mod serve;
 pub mod severity;
 pub mod simulate;
+pub mod skipped;
 pub mod spool;
 pub mod stats;
 pub mod summary;
 pub mod templates;
+pub mod workflow;
 
 /// The wall clock. Commands call this once and pass the time down; library functions take the
 /// time as a parameter so that tests choose it.

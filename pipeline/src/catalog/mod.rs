@@ -96,10 +96,12 @@ pub enum Table {
     Notifications,
     Runs,
     Summaries,
+    Workflows,
+    WorkflowTasks,
 }
 
 impl Table {
-    pub const ALL: [Table; 14] = [
+    pub const ALL: [Table; 16] = [
         Table::Jobs,
         Table::Telemetry,
         Table::Labels,
@@ -114,6 +116,8 @@ impl Table {
         Table::Notifications,
         Table::Runs,
         Table::Summaries,
+        Table::Workflows,
+        Table::WorkflowTasks,
     ];
 
     pub fn name(self) -> &'static str {
@@ -132,6 +136,8 @@ impl Table {
             Table::Notifications => "notifications",
             Table::Runs => "runs",
             Table::Summaries => "summaries",
+            Table::Workflows => "workflows",
+            Table::WorkflowTasks => "workflow_tasks",
         }
     }
 
@@ -179,6 +185,12 @@ impl Table {
             Table::Summaries => {
                 "System-wide efficiency and waste per day × cluster × partition × account × user (written by the nightly `summarize` step; docs/summaries.md)."
             }
+            Table::Workflows => {
+                "One row per workflow run: its tasks, anomalous tasks where labelled, start, end and makespan (written by `jobsight import pegasus`; docs/workflows.md)."
+            }
+            Table::WorkflowTasks => {
+                "One row per task of a workflow run: its times, delays, bytes, kickstart counters, place in the DAG and label where the data has one (written by `jobsight import pegasus`)."
+            }
         }
     }
 
@@ -206,6 +218,8 @@ impl Table {
             Table::Notifications => rows::LedgerRow::fields(),
             Table::Runs => rows::RunRow::fields(),
             Table::Summaries => rows::SummaryRow::fields(),
+            Table::Workflows => rows::WorkflowRow::fields(),
+            Table::WorkflowTasks => rows::WorkflowTaskRow::fields(),
         };
         Arc::new(Schema::new(fields))
     }
@@ -216,6 +230,7 @@ impl Table {
             Table::Notifications => "UTC day the message was sent",
             Table::Runs => "UTC day the DAG run started",
             Table::Summaries => "UTC day the summarised jobs ended",
+            Table::Workflows | Table::WorkflowTasks => "UTC day the workflow run ended",
             _ => "UTC day of the job's end",
         }
     }

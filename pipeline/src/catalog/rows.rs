@@ -652,3 +652,66 @@ table_row! {
         waste_co2_kg: f64,
     }
 }
+
+table_row! {
+    /// One row of `workflows`: one run of a workflow (a Pegasus execution, say).
+    WorkflowRow => Workflows {
+        workflow_id: String,
+        /// The workflow the run executes (`1000-genome` for the run `1000-genome-run0009`).
+        workflow: String,
+        /// The run's label where the data set gives one (Flow-Bench: the folder, `normal`,
+        /// `cpu_2`, `hdd_5`, ...).
+        label: Option<String>,
+        tasks: u32,
+        /// Tasks whose label is not `none`, when tasks are labelled.
+        anomalous_tasks: Option<u32>,
+        start: Option<DateTime<Utc>>,
+        end: DateTime<Utc>,
+        makespan_s: Option<f64>,
+        source: String,
+    }
+}
+
+table_row! {
+    /// One row of `workflow_tasks`: one task of a workflow run, with its times, delays, bytes,
+    /// kickstart counters and place in the DAG.
+    WorkflowTaskRow => WorkflowTasks {
+        workflow_id: String,
+        task_id: String,
+        task_type: Option<String>,
+        /// The task's anomaly label where the data has one (`none` for a healthy task).
+        label: Option<String>,
+        host: Option<String>,
+        transformation: Option<String>,
+        ready: Option<DateTime<Utc>>,
+        submit: Option<DateTime<Utc>>,
+        execute_start: Option<DateTime<Utc>>,
+        execute_end: Option<DateTime<Utc>>,
+        /// The last time the task shows (its post script's end, else its stage-out's or
+        /// execution's end).
+        end: Option<DateTime<Utc>>,
+        wms_delay_s: Option<f64>,
+        pre_script_delay_s: Option<f64>,
+        queue_delay_s: Option<f64>,
+        runtime_s: Option<f64>,
+        post_script_delay_s: Option<f64>,
+        stage_in_delay_s: Option<f64>,
+        stage_out_delay_s: Option<f64>,
+        stage_in_bytes: Option<f64>,
+        stage_out_bytes: Option<f64>,
+        cpu_time_s: Option<f64>,
+        utime_s: Option<f64>,
+        stime_s: Option<f64>,
+        iowait_s: Option<f64>,
+        bytes_read: Option<f64>,
+        bytes_written: Option<f64>,
+        read_calls: Option<f64>,
+        write_calls: Option<f64>,
+        exitcode: Option<i32>,
+        /// Tasks it waits for and tasks that wait for it, and its depth (0 for a task that waits
+        /// for none; the longest chain of tasks above it), from the DAG when one was given.
+        parents: Option<u32>,
+        children: Option<u32>,
+        depth: Option<u32>,
+    }
+}

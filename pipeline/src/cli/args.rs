@@ -468,6 +468,18 @@ pub enum ImportSource {
         #[arg(long, default_value = "ldms")]
         cluster: String,
     },
+    /// Parsed Pegasus workflow traces (Flow-Bench's format: one CSV per run, one row per task)
+    /// into `workflows` and `workflow_tasks`. Every *.csv below DIR is one run; its folder is the
+    /// run's label, its `anomaly_type` column the tasks' labels. Columns are found by name, so
+    /// any workflow's traces import; bad rows are skipped and reported with file and line.
+    /// Importing a run again replaces it (docs/workflows.md).
+    Pegasus {
+        dir: PathBuf,
+        /// The workflow's DAG as an adjacency list (JSON: task id to the ids of the tasks that
+        /// wait for it), for each task's parents, children and depth.
+        #[arg(long)]
+        dag: Option<PathBuf>,
+    },
     /// A production LDMS CSV store (node-level streams, one file per sampler, rows of all nodes
     /// in time order) into `telemetry`: each sample goes to every job of the warehouse's `jobs`
     /// table that ran on its node at its time (a sorted merge per node). Import the jobs first

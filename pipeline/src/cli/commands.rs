@@ -773,6 +773,25 @@ pub(super) fn import(
                 crate::peak_memory_mib().map_or("?".into(), |m| m.to_string())
             )?;
         }
+        ImportSource::Pegasus { dir, dag } => {
+            let bar = Progress::new("importing workflow runs", "runs");
+            let done =
+                crate::workflow::pegasus::import(&data, &dir, dag.as_deref(), |i, n, run| {
+                    bar.message(run.to_string());
+                    bar.set(i, n);
+                })?;
+            drop(bar);
+            report_skipped(&done.skipped);
+            writeln!(
+                stdout,
+                "imported {} workflow runs: {} tasks ({} labelled anomalous) into {}; skipped {} row(s) or file(s)",
+                done.runs,
+                done.tasks,
+                done.anomalous_tasks,
+                data.display(),
+                done.skipped.len(),
+            )?;
+        }
         ImportSource::LdmsStore { paths, cluster } => {
             let runtime =
                 tokio::runtime::Runtime::new().context("cannot start the query runtime")?;

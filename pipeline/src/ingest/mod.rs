@@ -24,21 +24,7 @@ use datafusion::arrow::record_batch::RecordBatch;
 
 use crate::catalog::{self, CatalogError, Table};
 
-/// Input that was not imported, with where and why: every source reports these instead of
-/// dropping anything silently.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Skipped {
-    pub file: PathBuf,
-    /// 1-based line number; 0 when the problem concerns the whole file or run.
-    pub line: usize,
-    pub reason: String,
-}
-
-impl std::fmt::Display for Skipped {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}: {}", self.file.display(), self.line, self.reason)
-    }
-}
+pub use crate::skipped::Skipped;
 
 /// The longest line an importer holds in memory (SWF, LDMS CSV): far above any real line (an
 /// LDMS row with a thousand metrics is about 20 KB), so that a file without newlines cannot make

@@ -1,0 +1,9 @@
+//! Workflows: runs of many dependent tasks (Pegasus executions, and later Slurm job arrays and
+//! dependency chains), where one slow task delays everything after it.
+//!
+//! So far the stage imports Pegasus / Flow-Bench execution traces into the tables `workflows`
+//! (one row per run) and `workflow_tasks` (one row per task, with its place in the DAG)
+//! ([`pegasus`]). What issue 21 asks beyond that (Slurm chains as workflows, task features relative
+//! to their task type, anomaly detection, Gantt charts) is listed as not done in docs/workflows.md.
+
+pub mod pegasus;

@@ -589,4 +589,30 @@ fn flowbench_1000genome_traces() {
     assert!(stderr.contains("was already imported from"), "{stderr}");
     let total = &sql(&data, "SELECT count(*) AS n FROM workflow_tasks")[0];
     assert_eq!(number(total, "n"), 48087.0);
+
+    // The task score and the run labels, by run-level folds, beside the published figures
+    // (Flow-Bench's best unsupervised ROC-AUC 0.610; PEARC's CNN accuracy 0.90-0.93); the
+    // issue's goals are 0.85 and 0.95. Seeded: the same figures on every run.
+    let eval = common::run_ok(jobsight(&data).args(["workflow", "eval"]));
+    insta::assert_snapshot!("workflow-eval-1000genome", eval);
+    let json: serde_json::Value = serde_json::from_str(&common::run_ok(
+        jobsight(&data).args(["workflow", "eval", "--format", "json"]),
+    ))
+    .unwrap();
+    assert!(json["task_roc_auc"].as_f64().unwrap() >= 0.85, "{json}");
+    assert!(
+        json["run_family_accuracy"].as_f64().unwrap() >= 0.95,
+        "{json}"
+    );
+    let empty = work.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = jobsight(&empty)
+        .args(["workflow", "eval"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("found 0 labelled workflow run(s) (no labels)"),
+        "{err}"
+    );
 }

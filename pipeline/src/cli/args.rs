@@ -149,6 +149,15 @@ pub enum Command {
         #[command(subcommand)]
         action: ModelAction,
     },
+    /// Score workflow tasks and label workflow runs, and evaluate how well.
+    ///
+    /// Workflow runs imported with `jobsight import pegasus`: each task scored against the
+    /// history of its kind, pooled over the tasks of its host in its run; each run labelled by a
+    /// random forest over its hosts' figures (docs/workflows.md).
+    Workflow {
+        #[command(subcommand)]
+        action: WorkflowAction,
+    },
     /// Run a SQL query over every table of the warehouse.
     ///
     /// Run a SQL query (DataFusion dialect) over every table of the warehouse: jobs, telemetry,
@@ -248,6 +257,25 @@ pub enum DagAction {
     /// pipeline is behind or its last run failed.
     Status {
         /// `table` for people, `json` for scripts.
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WorkflowAction {
+    /// Evaluate the task score and the run labels on the labelled workflow runs, with folds by
+    /// run (a run's tasks never on both sides; each fold's task histories from its training runs
+    /// only): the task score's ROC-AUC and average precision (a task is anomalous when its label
+    /// is not `none`), per anomaly label, and the runs' accuracy, macro F1 and confusion matrix,
+    /// beside the published figures.
+    Eval {
+        /// Folds by run.
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(2..=50))]
+        folds: u64,
+        /// Seed for the folds and the forest.
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
         #[arg(long, value_enum, default_value = "table")]
         format: Format,
     },

@@ -415,6 +415,34 @@ pub(super) fn model(
     Ok(())
 }
 
+/// `jobsight workflow`.
+pub(super) fn workflow(
+    action: WorkflowAction,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    use crate::workflow::detect;
+    let data = env.settings.data.clone();
+    match action {
+        WorkflowAction::Eval {
+            folds,
+            seed,
+            format,
+        } => {
+            let runtime =
+                tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+            let (tasks, runs) = runtime.block_on(detect::read_tasks(&data))?;
+            let report = detect::evaluate(&tasks, &runs, folds as usize, seed)?;
+            let text = match format {
+                Format::Table => detect::render(&report),
+                Format::Json => serde_json::to_string(&report)? + "\n",
+            };
+            stdout.write_all(text.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
 /// `jobsight rules`.
 pub(super) fn rules(
     action: RulesAction,

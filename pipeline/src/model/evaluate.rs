@@ -88,18 +88,7 @@ pub fn scores(classes: &[String], truth: &[u32], predicted: &[Option<u32>]) -> S
     }
 }
 
-/// A 64-bit mix of a string and a seed (FNV-1a then splitmix), for seeded, portable shuffles.
-pub fn hash(text: &str, seed: u64) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
-    for b in text.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h = h.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    h ^ (h >> 31)
-}
+pub use crate::stats::hash;
 
 /// The fold of each job: `jobs` are (job id, kind of job) pairs.
 pub fn folds(jobs: &[(String, String)], k: usize, seed: u64) -> Vec<(String, usize)> {

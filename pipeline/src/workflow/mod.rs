@@ -3,7 +3,9 @@
 //!
 //! So far the stage imports Pegasus / Flow-Bench execution traces into the tables `workflows`
 //! (one row per run) and `workflow_tasks` (one row per task, with its place in the DAG)
-//! ([`pegasus`]). What issue 21 asks beyond that (Slurm chains as workflows, task features relative
-//! to their task type, anomaly detection, Gantt charts) is listed as not done in docs/workflows.md.
+//! ([`pegasus`]), and scores tasks and labels runs, with an evaluation by run-level folds
+//! ([`detect`]). What issue 21 asks beyond that (Slurm chains as workflows, findings in the rules
+//! and emails, Gantt charts) is listed as not done in docs/workflows.md.
 
+pub mod detect;
 pub mod pegasus;

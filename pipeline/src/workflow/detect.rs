@@ -1,0 +1,676 @@
+//! Anomalous tasks and runs of workflows, and how well they are found: `jobsight workflow eval`.
+//!
+//! **Task score (unsupervised).** A degraded worker (cores taken away, a disk throttled) slows
+//! every task that runs on it. So each task is described against the history of its *kind* (its
+//! id without Pegasus's `_ID<digits>`: `individuals_ID0000047` is an `individuals` task), as a
+//! robust z-score (median and 1.4826 × MAD of the kind's history) of:
+//! - `slack`: the share of its run time not spent on the CPU, 1 − cpu time / runtime;
+//! - `runtime`, `stage_in`, `stage_out`, `stime`: the logarithms of its runtime, stage-in and
+//!   stage-out delays and kernel time.
+//!
+//! A task's score is the median `slack` z-score of the tasks that ran on its host in its run
+//! (the host's evidence, not one task's noise; the task's own when it has no host; the runtime's
+//! z-score where the trace has no CPU time). No labels are used, and nothing is tuned per
+//! workflow: the kinds and their history come from the data.
+//!
+//! **Run label (supervised).** Per run, over its hosts (each host's median z-score of each of the
+//! five figures): the largest, the 75th percentile, the median and the share above 2. A random
+//! forest (smartcore) learns the runs' labels from these.
+//!
+//! **Evaluation.** Folds by run (stratified by the run's label; a run's tasks never sit on both
+//! sides): each fold's kind histories come from its training runs only, the test runs are scored
+//! against them, and the forest is trained on the training runs' figures. Task scores are pooled
+//! over the folds for ROC-AUC and average precision (anomalous = a label other than `none`).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+
+use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Float64Type};
+use serde::Serialize;
+use smartcore::ensemble::random_forest_classifier::{
+    RandomForestClassifier, RandomForestClassifierParameters,
+};
+use smartcore::linalg::basic::matrix::DenseMatrix;
+
+use crate::output::printable;
+use crate::query::{self, QueryError};
+use crate::stats;
+
+/// The figures each task is described by, against its kind's history.
+pub const FIGURES: [&str; 5] = ["slack", "runtime", "stage_in", "stage_out", "stime"];
+/// A z-score is bounded, so that one task with a near-zero spread of history cannot dominate.
+const Z_LIMIT: f64 = 20.0;
+/// A host "stands out" on a figure above this z-score (a run-level feature).
+const STANDS_OUT: f64 = 2.0;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DetectError {
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error("workflow_tasks: {0}")]
+    Read(String),
+    #[error(
+        "found {runs} labelled workflow run(s) ({labels}); an evaluation needs at least {needed} of at least two labels: import them with `jobsight import pegasus`"
+    )]
+    TooFewRuns {
+        runs: usize,
+        labels: String,
+        needed: usize,
+    },
+    #[error("the run classifier failed: {0}")]
+    Fit(String),
+}
+
+/// One task, as the detector sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    pub run: String,
+    pub kind: String,
+    pub host: Option<String>,
+    /// Anomalous by its label (`None`: not labelled).
+    pub anomalous: Option<bool>,
+    pub label: Option<String>,
+    /// The raw figures, in [`FIGURES`] order (`None`: not measured).
+    pub figures: [Option<f64>; 5],
+}
+
+/// A task's kind: its id without Pegasus's `_ID<digits>` suffix.
+pub fn kind_of(task_id: &str) -> &str {
+    match task_id.rsplit_once("_ID") {
+        Some((kind, n))
+            if !kind.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            kind
+        }
+        _ => task_id,
+    }
+}
+
+/// The raw figures of a task from its columns.
+pub fn figures(
+    runtime: Option<f64>,
+    cpu_time: Option<f64>,
+    stage_in: Option<f64>,
+    stage_out: Option<f64>,
+    stime: Option<f64>,
+) -> [Option<f64>; 5] {
+    let log = |v: Option<f64>| v.filter(|v| *v >= 0.0).map(f64::ln_1p);
+    let slack = match (cpu_time, runtime) {
+        (Some(c), Some(r)) if r > 0.0 && c >= 0.0 => Some(1.0 - c / r),
+        _ => None,
+    };
+    [
+        slack,
+        log(runtime),
+        log(stage_in),
+        log(stage_out),
+        log(stime),
+    ]
+}
+
+/// Reads every task of the warehouse with its run's label.
+pub async fn read_tasks(
+    data: &Path,
+) -> Result<(Vec<Task>, BTreeMap<String, Option<String>>), DetectError> {
+    let batches = query::run(
+        data,
+        "SELECT t.workflow_id, t.task_id, t.host, t.label, t.runtime_s, t.cpu_time_s,
+                t.stage_in_delay_s, t.stage_out_delay_s, t.stime_s, w.label AS run_label
+         FROM workflow_tasks t JOIN workflows w ON t.workflow_id = w.workflow_id",
+    )
+    .await?;
+    let mut tasks = Vec::new();
+    let mut runs: BTreeMap<String, Option<String>> = BTreeMap::new();
+    for batch in &batches {
+        read_batch(batch, &mut tasks, &mut runs)?;
+    }
+    Ok((tasks, runs))
+}
+
+fn read_batch(
+    batch: &RecordBatch,
+    tasks: &mut Vec<Task>,
+    runs: &mut BTreeMap<String, Option<String>>,
+) -> Result<(), DetectError> {
+    let text = |name: &str| -> Result<Vec<Option<String>>, DetectError> {
+        let column = batch
+            .column_by_name(name)
+            .ok_or_else(|| DetectError::Read(format!("no column {name}")))?;
+        let column = cast(column, &DataType::Utf8).map_err(|e| DetectError::Read(e.to_string()))?;
+        let column = column.as_string::<i32>();
+        Ok((0..column.len())
+            .map(|i| column.is_valid(i).then(|| column.value(i).to_string()))
+            .collect())
+    };
+    let number = |name: &str| -> Result<Vec<Option<f64>>, DetectError> {
+        let column = batch
+            .column_by_name(name)
+            .ok_or_else(|| DetectError::Read(format!("no column {name}")))?;
+        let column =
+            cast(column, &DataType::Float64).map_err(|e| DetectError::Read(e.to_string()))?;
+        let column = column.as_primitive::<Float64Type>();
+        Ok((0..column.len())
+            .map(|i| column.is_valid(i).then(|| column.value(i)))
+            .collect())
+    };
+    let (run, task, host, label, run_label) = (
+        text("workflow_id")?,
+        text("task_id")?,
+        text("host")?,
+        text("label")?,
+        text("run_label")?,
+    );
+    let (runtime, cpu, stage_in, stage_out, stime) = (
+        number("runtime_s")?,
+        number("cpu_time_s")?,
+        number("stage_in_delay_s")?,
+        number("stage_out_delay_s")?,
+        number("stime_s")?,
+    );
+    for i in 0..batch.num_rows() {
+        let (Some(run), Some(task)) = (&run[i], &task[i]) else {
+            continue;
+        };
+        runs.insert(run.clone(), run_label[i].clone());
+        tasks.push(Task {
+            run: run.clone(),
+            kind: kind_of(task).to_string(),
+            host: host[i].clone(),
+            anomalous: label[i].as_ref().map(|l| l != "none"),
+            label: label[i].clone(),
+            figures: figures(runtime[i], cpu[i], stage_in[i], stage_out[i], stime[i]),
+        });
+    }
+    Ok(())
+}
+
+/// The history of each kind: median and spread of each figure.
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    by_kind: HashMap<String, [Option<(f64, f64)>; 5]>,
+}
+
+impl History {
+    /// Learns from `tasks` (no labels read).
+    pub fn learn<'a>(tasks: impl Iterator<Item = &'a Task>) -> History {
+        let mut values: HashMap<&str, [Vec<f64>; 5]> = HashMap::new();
+        for t in tasks {
+            let v = values.entry(t.kind.as_str()).or_default();
+            for (f, x) in t.figures.iter().enumerate() {
+                if let Some(x) = x {
+                    v[f].push(*x);
+                }
+            }
+        }
+        let by_kind = values
+            .into_iter()
+            .map(|(kind, mut v)| {
+                let robust = |xs: &mut Vec<f64>| {
+                    let m = stats::median(xs)?;
+                    let mut dev: Vec<f64> = xs.iter().map(|x| (x - m).abs()).collect();
+                    let mad = stats::median(&mut dev)? * 1.4826;
+                    Some((m, mad))
+                };
+                (kind.to_string(), std::array::from_fn(|f| robust(&mut v[f])))
+            })
+            .collect();
+        History { by_kind }
+    }
+
+    /// A task's z-scores (0 where the figure or its history is missing or has no spread). A
+    /// trace without CPU times has no slack: its runtime's z-score stands in for it.
+    pub fn z(&self, task: &Task) -> [f64; 5] {
+        let history = self.by_kind.get(&task.kind);
+        let mut z: [f64; 5] =
+            std::array::from_fn(|f| match (task.figures[f], history.and_then(|h| h[f])) {
+                (Some(x), Some((m, s))) if s > 0.0 => ((x - m) / s).clamp(-Z_LIMIT, Z_LIMIT),
+                _ => 0.0,
+            });
+        if task.figures[0].is_none() {
+            z[0] = z[1];
+        }
+        z
+    }
+}
+
+/// Each task's host-level z-scores: the median over the tasks of its host in its run (its own
+/// without a host), in `tasks` order.
+pub fn host_scores(tasks: &[&Task], history: &History) -> Vec<[f64; 5]> {
+    let own: Vec<[f64; 5]> = tasks.iter().map(|t| history.z(t)).collect();
+    let mut groups: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    for (i, t) in tasks.iter().enumerate() {
+        if let Some(h) = &t.host {
+            groups
+                .entry((t.run.as_str(), h.as_str()))
+                .or_default()
+                .push(i);
+        }
+    }
+    let mut out = own.clone();
+    for members in groups.values() {
+        let pooled: [f64; 5] = std::array::from_fn(|f| {
+            let mut v: Vec<f64> = members.iter().map(|&i| own[i][f]).collect();
+            stats::median(&mut v).unwrap_or(0.0)
+        });
+        for &i in members {
+            out[i] = pooled;
+        }
+    }
+    out
+}
+
+/// The run-level figures of each run in `runs`: per figure, over its hosts, the largest, the
+/// 75th percentile, the median and the share of hosts above [`STANDS_OUT`].
+pub fn run_features(tasks: &[&Task], hosts: &[[f64; 5]], runs: &[String]) -> Vec<Vec<f64>> {
+    let mut per_run: HashMap<&str, BTreeMap<&str, [f64; 5]>> = HashMap::new();
+    for (t, h) in tasks.iter().zip(hosts) {
+        let host = t.host.as_deref().unwrap_or("");
+        per_run.entry(t.run.as_str()).or_default().insert(host, *h);
+    }
+    runs.iter()
+        .map(|run| {
+            let hosts: Vec<[f64; 5]> = per_run
+                .get(run.as_str())
+                .map(|m| m.values().copied().collect())
+                .unwrap_or_default();
+            let mut row = Vec::with_capacity(FIGURES.len() * 4);
+            for f in 0..FIGURES.len() {
+                let mut v: Vec<f64> = hosts.iter().map(|h| h[f]).collect();
+                v.sort_by(f64::total_cmp);
+                let at = |q: f64| {
+                    v.get(((v.len().max(1) - 1) as f64 * q).round() as usize)
+                        .copied()
+                };
+                row.push(v.last().copied().unwrap_or(0.0));
+                row.push(at(0.75).unwrap_or(0.0));
+                row.push(at(0.5).unwrap_or(0.0));
+                row.push(if v.is_empty() {
+                    0.0
+                } else {
+                    v.iter().filter(|x| **x > STANDS_OUT).count() as f64 / v.len() as f64
+                });
+            }
+            row
+        })
+        .collect()
+}
+
+/// Folds by run, stratified by the run's label, seeded: run -> fold.
+pub fn folds(
+    runs: &BTreeMap<String, Option<String>>,
+    k: usize,
+    seed: u64,
+) -> HashMap<String, usize> {
+    let mut by_label: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (run, label) in runs {
+        by_label
+            .entry(label.as_deref().unwrap_or(""))
+            .or_default()
+            .push(run);
+    }
+    let mut out = HashMap::new();
+    let mut next = 0;
+    for members in by_label.values_mut() {
+        members.sort_by_key(|r| (stats::hash(r, seed), *r));
+        for run in members.iter() {
+            out.insert(run.to_string(), next % k);
+            next += 1;
+        }
+    }
+    out
+}
+
+/// What `jobsight workflow eval` found.
+#[derive(Debug, Clone, Serialize)]
+pub struct WorkflowEval {
+    pub runs: usize,
+    pub runs_by_label: Vec<(String, usize)>,
+    pub tasks: usize,
+    pub anomalous_tasks: usize,
+    pub folds: usize,
+    pub task_roc_auc: Option<f64>,
+    pub task_average_precision: Option<f64>,
+    /// ROC-AUC of each task label against `none`.
+    pub task_roc_auc_by_label: Vec<(String, f64)>,
+    /// Run labels, and the confusion matrix of the runs (rows: truth, columns: verdict).
+    pub run_labels: Vec<String>,
+    pub run_confusion: Vec<Vec<usize>>,
+    pub run_accuracy: f64,
+    pub run_macro_f1: f64,
+    /// Accuracy when labels are compared by family (the part before `_`: cpu_2 and cpu_3 are
+    /// both `cpu`).
+    pub run_family_accuracy: f64,
+    pub seconds: f64,
+}
+
+/// Cross-validates the task score and the run classifier over `k` folds by run.
+pub fn evaluate(
+    tasks: &[Task],
+    runs: &BTreeMap<String, Option<String>>,
+    k: usize,
+    seed: u64,
+) -> Result<WorkflowEval, DetectError> {
+    let started = std::time::Instant::now();
+    let labelled: BTreeMap<String, String> = runs
+        .iter()
+        .filter_map(|(r, l)| Some((r.clone(), l.clone()?)))
+        .collect();
+    let names: Vec<String> = labelled
+        .values()
+        .cloned()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if labelled.len() < k.max(2) || names.len() < 2 {
+        return Err(DetectError::TooFewRuns {
+            runs: labelled.len(),
+            labels: if names.is_empty() {
+                "no labels".into()
+            } else {
+                format!("labels: {}", printable(&names.join(", ")))
+            },
+            needed: k.max(2),
+        });
+    }
+    let fold_of = folds(runs, k, seed);
+    let class = |label: &str| names.iter().position(|n| n == label).unwrap_or(0) as u32;
+    let mut scores: Vec<(f64, bool, Option<&str>)> = Vec::new();
+    let mut confusion = vec![vec![0usize; names.len()]; names.len()];
+    for fold in 0..k {
+        let in_test = |t: &Task| fold_of.get(&t.run) == Some(&fold);
+        let history = History::learn(tasks.iter().filter(|t| !in_test(t)));
+        let (train, test): (Vec<&Task>, Vec<&Task>) = tasks.iter().partition(|t| !in_test(t));
+        let train_hosts = host_scores(&train, &history);
+        let test_hosts = host_scores(&test, &history);
+        for (t, h) in test.iter().zip(&test_hosts) {
+            if let Some(a) = t.anomalous {
+                scores.push((h[0], a, t.label.as_deref()));
+            }
+        }
+        let split = |test_side: bool| -> Vec<String> {
+            labelled
+                .keys()
+                .filter(|r| (fold_of.get(*r) == Some(&fold)) == test_side)
+                .cloned()
+                .collect()
+        };
+        let (train_runs, test_runs) = (split(false), split(true));
+        if test_runs.is_empty() {
+            continue;
+        }
+        let x_train = run_features(&train, &train_hosts, &train_runs);
+        let y_train: Vec<u32> = train_runs.iter().map(|r| class(&labelled[r])).collect();
+        let forest = fit_forest(&x_train, &y_train, seed)?;
+        let x_test = run_features(&test, &test_hosts, &test_runs);
+        let predicted = forest
+            .predict(&dense(&x_test)?)
+            .map_err(|e| DetectError::Fit(e.to_string()))?;
+        for (run, p) in test_runs.iter().zip(predicted) {
+            confusion[class(&labelled[run]) as usize][p as usize] += 1;
+        }
+    }
+    let (s, y): (Vec<f64>, Vec<bool>) = scores.iter().map(|(s, a, _)| (*s, *a)).unzip();
+    let by_label = {
+        let kinds: BTreeSet<&str> = scores
+            .iter()
+            .filter_map(|(_, a, l)| a.then_some(*l).flatten())
+            .collect();
+        kinds
+            .into_iter()
+            .filter_map(|kind| {
+                let (s, y): (Vec<f64>, Vec<bool>) = scores
+                    .iter()
+                    .filter(|(_, a, l)| !a || *l == Some(kind))
+                    .map(|(s, a, _)| (*s, *a))
+                    .unzip();
+                Some((kind.to_string(), stats::roc_auc(&s, &y)?))
+            })
+            .collect()
+    };
+    let total: usize = confusion.iter().flatten().sum();
+    let right: usize = (0..names.len()).map(|i| confusion[i][i]).sum();
+    let family = |n: &str| n.split('_').next().unwrap_or(n).to_string();
+    let family_right: usize = confusion
+        .iter()
+        .enumerate()
+        .flat_map(|(i, row)| row.iter().enumerate().map(move |(j, c)| (i, j, *c)))
+        .filter(|(i, j, _)| family(&names[*i]) == family(&names[*j]))
+        .map(|(_, _, c)| c)
+        .sum();
+    let f1: Vec<f64> = (0..names.len())
+        .map(|c| {
+            let tp = confusion[c][c] as f64;
+            let predicted: usize = confusion.iter().map(|row| row[c]).sum();
+            let actual: usize = confusion[c].iter().sum();
+            if predicted + actual == 0 {
+                0.0
+            } else {
+                2.0 * tp / (predicted + actual) as f64
+            }
+        })
+        .collect();
+    let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    let mut runs_by_label: BTreeMap<String, usize> = BTreeMap::new();
+    for l in labelled.values() {
+        *runs_by_label.entry(l.clone()).or_default() += 1;
+    }
+    Ok(WorkflowEval {
+        runs: labelled.len(),
+        runs_by_label: runs_by_label.into_iter().collect(),
+        tasks: tasks.len(),
+        anomalous_tasks: tasks.iter().filter(|t| t.anomalous == Some(true)).count(),
+        folds: k,
+        task_roc_auc: stats::roc_auc(&s, &y),
+        task_average_precision: stats::average_precision(&s, &y),
+        task_roc_auc_by_label: by_label,
+        run_labels: names.clone(),
+        run_confusion: confusion,
+        run_accuracy: ratio(right, total),
+        run_macro_f1: f1.iter().sum::<f64>() / f1.len() as f64,
+        run_family_accuracy: ratio(family_right, total),
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+type RunForest = RandomForestClassifier<f64, u32, DenseMatrix<f64>, Vec<u32>>;
+
+fn dense(rows: &[Vec<f64>]) -> Result<DenseMatrix<f64>, DetectError> {
+    let width = rows.first().map_or(0, Vec::len);
+    let values: Vec<f64> = rows.iter().flatten().copied().collect();
+    DenseMatrix::new(rows.len(), width, values, false).map_err(|e| DetectError::Fit(e.to_string()))
+}
+
+fn fit_forest(x: &[Vec<f64>], y: &[u32], seed: u64) -> Result<RunForest, DetectError> {
+    let params = RandomForestClassifierParameters::default()
+        .with_n_trees(200)
+        .with_seed(seed);
+    RunForest::fit(&dense(x)?, &y.to_vec(), params).map_err(|e| DetectError::Fit(e.to_string()))
+}
+
+/// The evaluation for people.
+pub fn render(e: &WorkflowEval) -> String {
+    let f3 = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
+    let mut out = format!(
+        "workflow runs: {} ({}); {} tasks, {} labelled anomalous; {} folds by run\n",
+        e.runs,
+        e.runs_by_label
+            .iter()
+            .map(|(l, n)| format!("{} {n}", printable(l)))
+            .collect::<Vec<_>>()
+            .join(", "),
+        e.tasks,
+        e.anomalous_tasks,
+        e.folds
+    );
+    out += "task anomaly score (unsupervised: the CPU share of each task's run time against its kind's history, pooled over its host in its run):\n";
+    out += &format!(
+        "  ROC-AUC {}, average precision {} (Flow-Bench paper, best unsupervised on 1000 Genome: ROC-AUC 0.610, AP 0.380)\n",
+        f3(e.task_roc_auc),
+        f3(e.task_average_precision)
+    );
+    if !e.task_roc_auc_by_label.is_empty() {
+        out += &format!(
+            "  ROC-AUC per anomaly against healthy tasks: {}\n",
+            e.task_roc_auc_by_label
+                .iter()
+                .map(|(l, v)| format!("{} {v:.3}", printable(l)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    out += "run labels (random forest on the runs' host figures):\n";
+    out += &format!(
+        "  accuracy {:.3}, macro F1 {:.3}; by family ({}) accuracy {:.3} (PEARC 2021, CNN on Gantt charts: 0.90-0.93)\n",
+        e.run_accuracy,
+        e.run_macro_f1,
+        {
+            let fams: BTreeSet<&str> = e
+                .run_labels
+                .iter()
+                .map(|n| n.split('_').next().unwrap_or(n))
+                .collect();
+            fams.into_iter().collect::<Vec<_>>().join(" / ")
+        },
+        e.run_family_accuracy
+    );
+    let labels: Vec<String> = e.run_labels.iter().map(|l| printable(l)).collect();
+    let width = labels
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(5)
+        .max(6);
+    out += &format!(
+        "  confusion (rows: truth; columns: verdict):\n  {:width$}",
+        ""
+    );
+    for l in &labels {
+        out += &format!(" {l:>width$}");
+    }
+    out.push('\n');
+    for (l, row) in labels.iter().zip(&e.run_confusion) {
+        out += &format!("  {l:width$}");
+        for c in row {
+            out += &format!(" {c:>width$}");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(run: &str, kind: &str, host: &str, runtime: f64, cpu: f64, label: &str) -> Task {
+        Task {
+            run: run.into(),
+            kind: kind.into(),
+            host: Some(host.into()),
+            anomalous: Some(label != "none"),
+            label: Some(label.into()),
+            figures: figures(Some(runtime), Some(cpu), Some(1.0), Some(1.0), Some(1.0)),
+        }
+    }
+
+    #[test]
+    fn kinds() {
+        assert_eq!(kind_of("individuals_ID0000047"), "individuals");
+        assert_eq!(
+            kind_of("create_dir_1000-genome_0_condorpool"),
+            "create_dir_1000-genome_0_condorpool"
+        );
+        assert_eq!(kind_of("_ID12"), "_ID12");
+        assert_eq!(kind_of("x_IDab"), "x_IDab");
+    }
+
+    #[test]
+    fn a_slow_host_scores_every_task_on_it() {
+        // Two kinds over three runs on hosts a and b; in run r3, host b has lost cores: its
+        // tasks take twice as long for the same CPU time.
+        let mut tasks = Vec::new();
+        for (r, run) in ["r1", "r2", "r3"].iter().enumerate() {
+            for (i, kind) in ["k1", "k1", "k2", "k2"].iter().enumerate() {
+                let host = if i % 2 == 0 { "a" } else { "b" };
+                let slow = *run == "r3" && host == "b";
+                let base = if *kind == "k1" { 100.0 } else { 10.0 } + i as f64;
+                let runtime = if slow { 2.0 * base } else { base };
+                // Healthy tasks spend 80-91 % of their run time on the CPU.
+                let cpu = (0.8 + 0.01 * (i + 4 * r) as f64) * base;
+                let label = if slow { "cpu_2" } else { "none" };
+                tasks.push(task(run, kind, host, runtime, cpu, label));
+            }
+        }
+        let history = History::learn(tasks.iter());
+        let refs: Vec<&Task> = tasks.iter().collect();
+        let hosts = host_scores(&refs, &history);
+        let score = |run: &str, host: &str| {
+            refs.iter()
+                .zip(&hosts)
+                .find(|(t, _)| t.run == run && t.host.as_deref() == Some(host))
+                .map(|(_, h)| h[0])
+                .unwrap()
+        };
+        assert!(score("r3", "b") > 2.0, "{}", score("r3", "b"));
+        for (run, host) in [
+            ("r1", "a"),
+            ("r1", "b"),
+            ("r2", "a"),
+            ("r2", "b"),
+            ("r3", "a"),
+        ] {
+            assert!(score(run, host) < 2.0, "{run} {host}: {}", score(run, host));
+        }
+        let s: Vec<f64> = hosts.iter().map(|h| h[0]).collect();
+        let y: Vec<bool> = tasks.iter().map(|t| t.anomalous == Some(true)).collect();
+        assert_eq!(stats::roc_auc(&s, &y), Some(1.0));
+        let runs = vec!["r1".to_string(), "r3".to_string()];
+        let features = run_features(&refs, &hosts, &runs);
+        assert_eq!(features[0].len(), FIGURES.len() * 4);
+        assert!(
+            features[1][0] > features[0][0],
+            "the slow host is the run's largest slack"
+        );
+        assert_eq!(features[1][3], 0.5, "one host of two stands out");
+    }
+
+    #[test]
+    fn without_cpu_time_the_runtime_stands_in() {
+        let mut tasks: Vec<Task> = (0..5)
+            .map(|i| task("r", "k", "h", 100.0 + i as f64, 50.0, "none"))
+            .collect();
+        let slow = Task {
+            figures: figures(Some(300.0), None, None, None, None),
+            ..tasks[0].clone()
+        };
+        tasks.push(slow.clone());
+        let history = History::learn(tasks.iter());
+        let z = history.z(&slow);
+        assert!(z[0] > 2.0 && z[0] == z[1], "{z:?}");
+    }
+
+    #[test]
+    fn folds_keep_runs_whole_and_labels_spread() {
+        let runs: BTreeMap<String, Option<String>> = (0..20)
+            .map(|i| {
+                (
+                    format!("r{i}"),
+                    Some(if i < 10 { "normal" } else { "cpu_2" }.to_string()),
+                )
+            })
+            .collect();
+        let f = folds(&runs, 5, 42);
+        assert_eq!(f.len(), 20);
+        for fold in 0..5 {
+            let members: Vec<&String> = f
+                .iter()
+                .filter(|(_, v)| **v == fold)
+                .map(|(k, _)| k)
+                .collect();
+            assert_eq!(members.len(), 4, "{members:?}");
+        }
+        assert_eq!(f, folds(&runs, 5, 42), "seeded");
+    }
+}

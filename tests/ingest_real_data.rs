@@ -604,6 +604,52 @@ fn flowbench_1000genome_traces() {
         json["run_family_accuracy"].as_f64().unwrap() >= 0.95,
         "{json}"
     );
+    // Scored into workflow_scores; a run's page with its Gantt chart, flagged tasks and critical
+    // path (the DAG gives every run one).
+    let out = common::run_ok(jobsight(&data).args(["workflow", "score"]));
+    assert!(
+        out.contains("scored 48087 tasks of 351 workflow runs"),
+        "{out}"
+    );
+    let flags = &sql(
+        &data,
+        "SELECT avg(CASE WHEN s.flagged THEN 1.0 ELSE 0.0 END) AS share, t.label = 'none' AS healthy
+         FROM workflow_scores s JOIN workflow_tasks t USING (workflow_id, task_id)
+         GROUP BY 2 ORDER BY 2",
+    );
+    let (anomalous, healthy) = (number(&flags[0], "share"), number(&flags[1], "share"));
+    assert!(healthy < 0.05 && anomalous > 4.0 * healthy, "{flags:?}");
+    let pages = work.path().join("pages");
+    let page = common::run_ok(
+        jobsight(&data)
+            .args(["report", "workflow", "1000-genome-run0134", "--dir"])
+            .arg(&pages),
+    );
+    let html = std::fs::read_to_string(page.trim()).unwrap();
+    for wanted in [
+        "<svg",
+        "Gantt chart",
+        "Flagged tasks",
+        "Critical path",
+        "worker1-container",
+    ] {
+        assert!(
+            html.contains(wanted),
+            "{wanted} missing from {}",
+            page.trim()
+        );
+    }
+    let missing = jobsight(&data)
+        .args(["report", "workflow", "no-such-run", "--dir"])
+        .arg(&pages)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        !missing.status.success() && err.contains("workflow run no-such-run is not in"),
+        "{err}"
+    );
+
     let empty = work.path().join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     let out = jobsight(&empty)

@@ -98,10 +98,11 @@ pub enum Table {
     Summaries,
     Workflows,
     WorkflowTasks,
+    WorkflowScores,
 }
 
 impl Table {
-    pub const ALL: [Table; 16] = [
+    pub const ALL: [Table; 17] = [
         Table::Jobs,
         Table::Telemetry,
         Table::Labels,
@@ -118,6 +119,7 @@ impl Table {
         Table::Summaries,
         Table::Workflows,
         Table::WorkflowTasks,
+        Table::WorkflowScores,
     ];
 
     pub fn name(self) -> &'static str {
@@ -138,6 +140,7 @@ impl Table {
             Table::Summaries => "summaries",
             Table::Workflows => "workflows",
             Table::WorkflowTasks => "workflow_tasks",
+            Table::WorkflowScores => "workflow_scores",
         }
     }
 
@@ -191,6 +194,9 @@ impl Table {
             Table::WorkflowTasks => {
                 "One row per task of a workflow run: its times, delays, bytes, kickstart counters, place in the DAG and label where the data has one (written by `jobsight import pegasus`)."
             }
+            Table::WorkflowScores => {
+                "One row per task of a workflow run: its anomaly score against its kind's history, pooled over its host (written by `jobsight workflow score`)."
+            }
         }
     }
 
@@ -220,6 +226,7 @@ impl Table {
             Table::Summaries => rows::SummaryRow::fields(),
             Table::Workflows => rows::WorkflowRow::fields(),
             Table::WorkflowTasks => rows::WorkflowTaskRow::fields(),
+            Table::WorkflowScores => rows::WorkflowScoreRow::fields(),
         };
         Arc::new(Schema::new(fields))
     }
@@ -230,7 +237,9 @@ impl Table {
             Table::Notifications => "UTC day the message was sent",
             Table::Runs => "UTC day the DAG run started",
             Table::Summaries => "UTC day the summarised jobs ended",
-            Table::Workflows | Table::WorkflowTasks => "UTC day the workflow run ended",
+            Table::Workflows | Table::WorkflowTasks | Table::WorkflowScores => {
+                "UTC day the workflow run ended"
+            }
             _ => "UTC day of the job's end",
         }
     }

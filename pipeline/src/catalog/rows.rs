@@ -668,6 +668,11 @@ table_row! {
         start: Option<DateTime<Utc>>,
         end: DateTime<Utc>,
         makespan_s: Option<f64>,
+        /// The critical path (from the last task to end back through the parent that ended
+        /// last, to a task that waited for none): its tasks and its time from the first one's
+        /// ready time to the end, when the DAG was given.
+        critical_path_tasks: Option<u32>,
+        critical_path_s: Option<f64>,
         source: String,
     }
 }
@@ -713,5 +718,28 @@ table_row! {
         parents: Option<u32>,
         children: Option<u32>,
         depth: Option<u32>,
+        /// The ids of the tasks it waits for, as a JSON array of strings.
+        parent_ids: Option<String>,
+        on_critical_path: Option<bool>,
+    }
+}
+
+table_row! {
+    /// One row of `workflow_scores`: a task's anomaly score against the history of its kind
+    /// (written by `jobsight workflow score`; docs/workflows.md).
+    WorkflowScoreRow => WorkflowScores {
+        workflow_id: String,
+        task_id: String,
+        /// The median slack z-score of the tasks of its host in its run.
+        score: f64,
+        /// Above the flagging cut (a z-score of 2).
+        flagged: bool,
+        slack_z: f64,
+        runtime_z: f64,
+        stage_in_z: f64,
+        stage_out_z: f64,
+        stime_z: f64,
+        /// Runs the kind's history was learnt from.
+        history_runs: u32,
     }
 }

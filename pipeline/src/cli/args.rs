@@ -223,6 +223,12 @@ pub enum ReportAction {
         /// The Slurm job id, e.g. 123456 or 123456_7.
         job_id: String,
     },
+    /// One workflow run's page, with its Gantt chart (tasks coloured by phase, flagged tasks
+    /// marked, the critical path drawn); prints the page's path.
+    Workflow {
+        /// The run's id (`jobsight sql "SELECT workflow_id FROM workflows"`).
+        run: String,
+    },
     /// Every page of one UTC day: its jobs, the users who had a job end that day, the system
     /// report, and the index.
     Day {
@@ -264,6 +270,10 @@ pub enum DagAction {
 
 #[derive(Debug, Subcommand)]
 pub enum WorkflowAction {
+    /// Score every task of every workflow run in the warehouse against the history of its kind
+    /// (all runs present; no labels read) into `workflow_scores`, flagging tasks whose host
+    /// stands out (a z-score above 2). Run it again after an import: it replaces the scores.
+    Score,
     /// Evaluate the task score and the run labels on the labelled workflow runs, with folds by
     /// run (a run's tasks never on both sides; each fold's task histories from its training runs
     /// only): the task score's ROC-AUC and average precision (a task is anomalous when its label

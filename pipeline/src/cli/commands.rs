@@ -424,6 +424,23 @@ pub(super) fn workflow(
     use crate::workflow::detect;
     let data = env.settings.data.clone();
     match action {
+        WorkflowAction::Score => {
+            let runtime =
+                tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+            let (tasks, runs) = runtime.block_on(detect::read_tasks(&data))?;
+            anyhow::ensure!(
+                !tasks.is_empty(),
+                "no workflow tasks in {}: import workflow runs first (jobsight import pegasus)",
+                data.display()
+            );
+            let (scored, flagged, days) = detect::write_scores(&data, detect::score(&tasks))?;
+            writeln!(
+                stdout,
+                "scored {scored} tasks of {} workflow runs into workflow_scores ({days} day partition(s)); {flagged} flagged (a host's z-score above {})",
+                runs.len(),
+                detect::FLAG_ABOVE
+            )?;
+        }
         WorkflowAction::Eval {
             folds,
             seed,
@@ -673,6 +690,10 @@ pub(super) fn report(
         ReportAction::Job { job_id } => {
             let path =
                 crate::report::write_job(&settings.data, &settings.report, &inputs, &job_id)?;
+            writeln!(stdout, "{}", path.display())?;
+        }
+        ReportAction::Workflow { run } => {
+            let path = crate::report::write_workflow(&settings.data, &settings.report, &run)?;
             writeln!(stdout, "{}", path.display())?;
         }
         ReportAction::Day { day } => {

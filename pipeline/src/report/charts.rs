@@ -304,6 +304,118 @@ pub fn bar_chart(title: &str, unit: &str, bars: &[Bar]) -> Result<String, ChartE
     Ok(svg)
 }
 
+/// One task of a workflow run's Gantt chart: its times in seconds since the run's start.
+#[derive(Debug, Clone, Default)]
+pub struct GanttTask {
+    pub ready: Option<f64>,
+    pub submit: Option<f64>,
+    pub start: Option<f64>,
+    pub finish: Option<f64>,
+    pub end: Option<f64>,
+    /// Its score flagged it (drawn with a red mark at the left edge).
+    pub flagged: bool,
+    /// On the run's critical path (drawn outlined in black, and joined by a line).
+    pub critical: bool,
+}
+
+/// The phases of a task, as the PEARC 2021 figures colour them: (name, colour).
+pub const GANTT_PHASES: [(&str, RGBColor); 4] = [
+    ("waiting (ready → submitted)", RGBColor(200, 200, 200)),
+    ("queued (submitted → executing)", RGBColor(245, 166, 35)),
+    ("executing", RGBColor(31, 119, 180)),
+    ("staging out, post script", RGBColor(44, 160, 44)),
+];
+
+/// A workflow run's Gantt chart: one row per task in the given order (the first at the top),
+/// each phase a bar, flagged tasks marked red at the left, the critical path outlined and
+/// joined. Time in minutes since the run's start.
+pub fn gantt_chart(title: &str, tasks: &[GanttTask]) -> Result<String, ChartError> {
+    let title = clean(title, 80);
+    let err = failed(&title);
+    let n = tasks.len().max(1);
+    let last = tasks
+        .iter()
+        .flat_map(|t| [t.ready, t.submit, t.start, t.finish, t.end])
+        .flatten()
+        .filter(|v| v.is_finite())
+        .fold(0.0_f64, f64::max)
+        / 60.0;
+    let x_max = (last * 1.02).max(1.0);
+    // Rows of 2 to 10 pixels: a workflow of a thousand tasks still fits a page.
+    let row_px = (700 / n as u32).clamp(2, 10);
+    let height = 70 + row_px * n as u32;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+        let mut c = ChartBuilder::on(&root)
+            .caption(&title, ("sans-serif", 15))
+            .margin(6)
+            .x_label_area_size(30)
+            .y_label_area_size(40)
+            .build_cartesian_2d(0.0..x_max, 0.0..n as f64)
+            .map_err(|e| err(e.to_string()))?;
+        c.configure_mesh()
+            .disable_y_mesh()
+            .x_desc("minutes since the run's first task was ready")
+            .y_desc("tasks")
+            .y_labels(0)
+            .light_line_style(RGBColor(240, 240, 240))
+            .label_style(("sans-serif", 11))
+            .draw()
+            .map_err(|e| err(e.to_string()))?;
+        // Row i spans [n - 1 - i, n - i) on the y axis, so the first task is at the top.
+        let row = |i: usize| (n - 1 - i) as f64;
+        let minutes = |v: Option<f64>| v.filter(|v| v.is_finite()).map(|v| v / 60.0);
+        let mut bars = Vec::new();
+        for (i, t) in tasks.iter().enumerate() {
+            let times = [t.ready, t.submit, t.start, t.finish, t.end].map(minutes);
+            for (phase, (_, colour)) in GANTT_PHASES.iter().enumerate() {
+                if let (Some(a), Some(b)) = (times[phase], times[phase + 1])
+                    && b > a
+                {
+                    bars.push(Rectangle::new(
+                        [(a, row(i) + 0.1), (b, row(i) + 0.9)],
+                        colour.filled(),
+                    ));
+                }
+            }
+            if t.critical
+                && let (Some(a), Some(b)) = (times[2].or(times[0]), times[4].or(times[3]))
+            {
+                bars.push(Rectangle::new(
+                    [(a, row(i) + 0.05), (b, row(i) + 0.95)],
+                    BLACK.stroke_width(1),
+                ));
+            }
+            if t.flagged {
+                bars.push(Rectangle::new(
+                    [(0.0, row(i)), (x_max * 0.008, row(i) + 1.0)],
+                    ANOMALOUS.filled(),
+                ));
+            }
+        }
+        c.draw_series(bars).map_err(|e| err(e.to_string()))?;
+        // The critical path, joined from each task's start to the next one's (in time order).
+        let mut path: Vec<(f64, f64)> = tasks
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.critical)
+            .filter_map(|(i, t)| Some((minutes(t.start.or(t.ready))?, row(i) + 0.5)))
+            .collect();
+        path.sort_by(|a, b| a.0.total_cmp(&b.0));
+        if path.len() > 1 {
+            c.draw_series(std::iter::once(PathElement::new(
+                path,
+                BLACK.stroke_width(1),
+            )))
+            .map_err(|e| err(e.to_string()))?;
+        }
+        root.present().map_err(|e| err(e.to_string()))?;
+    }
+    Ok(svg)
+}
+
 /// A value per day as a line with points: a user's efficiency over their recent days.
 pub fn trend_chart(
     title: &str,
@@ -387,6 +499,34 @@ pub fn short_number(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gantt_chart_draws_phases_flags_and_the_critical_path() {
+        let task = |ready: f64, flagged: bool, critical: bool| GanttTask {
+            ready: Some(ready),
+            submit: Some(ready + 10.0),
+            start: Some(ready + 60.0),
+            finish: Some(ready + 600.0),
+            end: Some(ready + 660.0),
+            flagged,
+            critical,
+        };
+        let svg = gantt_chart(
+            "run <1>",
+            &[
+                task(0.0, false, true),
+                task(30.0, true, false),
+                task(700.0, false, true),
+            ],
+        )
+        .unwrap();
+        assert!(svg.contains("run &lt;1&gt;"), "the title is escaped");
+        // Three tasks × four phases, two critical outlines, one flag: 15 rectangles beyond the
+        // frame's (which a chart without tasks has too: no task is no error).
+        let frame = gantt_chart("empty", &[]).unwrap().matches("<rect").count();
+        assert_eq!(svg.matches("<rect").count() - frame, 15, "{svg}");
+        assert!(svg.contains("<polyline"), "the critical path is joined");
+    }
 
     #[test]
     fn a_hostile_node_name_is_escaped_in_the_svg() {

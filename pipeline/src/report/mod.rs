@@ -32,7 +32,7 @@ use crate::query::{self, QueryError};
 use crate::templates::{TemplateError, Templates, slug};
 
 /// The built-in page templates: name and text.
-pub const PAGES: [(&str, &str); 5] = [
+pub const PAGES: [(&str, &str); 6] = [
     (
         "base.html",
         include_str!("../../templates/report/base.html"),
@@ -46,6 +46,10 @@ pub const PAGES: [(&str, &str); 5] = [
     (
         "index.html",
         include_str!("../../templates/report/index.html"),
+    ),
+    (
+        "workflow.html",
+        include_str!("../../templates/report/workflow.html"),
     ),
 ];
 
@@ -115,6 +119,8 @@ pub enum ReportError {
     Template(#[from] TemplateError),
     #[error("job {0} is not in the warehouse's jobs table")]
     NoSuchJob(String),
+    #[error("workflow run {0} is not in the warehouse's workflows table (jobsight import pegasus)")]
+    NoSuchWorkflow(String),
     #[error("cannot write {path}: {source}")]
     Write {
         path: PathBuf,
@@ -184,6 +190,11 @@ pub fn user_path(cluster: &str, user: &str) -> PathBuf {
         .join(format!("{}.html", slug(user)))
 }
 
+/// A workflow run's page, relative to the report folder.
+pub fn workflow_path(run: &str) -> PathBuf {
+    PathBuf::from("workflows").join(format!("{}.html", slug(run)))
+}
+
 pub fn day_path(cluster: &str, day: &str) -> PathBuf {
     PathBuf::from(slug(cluster))
         .join("days")
@@ -213,6 +224,26 @@ const DAY_NAMES: [&str; 14] = [
     "clusters",
 ];
 
+/// The names a workflow run's page template is given ([`page::workflow_page`]).
+const WORKFLOW_NAMES: [&str; 16] = [
+    "title",
+    "root",
+    "run",
+    "workflow",
+    "label",
+    "tasks",
+    "start",
+    "end",
+    "makespan",
+    "critical_path",
+    "scored",
+    "flagged",
+    "flagged_shown",
+    "critical",
+    "phases",
+    "chart_svgs",
+];
+
 /// Checks the page templates in effect (`jobsight check`): each parses, the job and user pages
 /// render against samples with every value set, and the day report and index use only the
 /// names they are given. Returns a line for `check`'s output.
@@ -224,6 +255,7 @@ pub fn check(settings: &Settings) -> Result<String, ReportError> {
     pages.render("user.html", &user)?;
     pages.check_names("day.html", &DAY_NAMES)?;
     pages.check_names("index.html", &DAY_NAMES)?;
+    pages.check_names("workflow.html", &WORKFLOW_NAMES)?;
     Ok(format!(
         "report: page templates {} pass; pages go to {}",
         match &settings.templates {
@@ -262,6 +294,24 @@ pub fn write_job(
             .map_err(|e| ReportError::Query(QueryError::Render(e.to_string())))?;
         let path = settings.dir.join(job_path(&job.cluster, &job.job_id));
         write_page(&path, &pages.render("job.html", &value)?)?;
+        Ok(path)
+    })
+}
+
+/// One workflow run's page (`jobsight report workflow RUN`), with its Gantt chart. Returns the
+/// page's path.
+pub fn write_workflow(data: &Path, settings: &Settings, run: &str) -> Result<PathBuf, ReportError> {
+    let pages = templates(settings)?;
+    let scored = crate::catalog::Table::WorkflowScores.dir(data).is_dir();
+    runtime()?.block_on(async {
+        let ctx = query::session(data).await?;
+        let facts = load::workflow(&ctx, run, scored)
+            .await?
+            .ok_or_else(|| ReportError::NoSuchWorkflow(run.to_string()))?;
+        let value = page::workflow_page(&facts)
+            .map_err(|e| ReportError::Query(QueryError::Render(e.to_string())))?;
+        let path = settings.dir.join(workflow_path(&facts.workflow_id));
+        write_page(&path, &pages.render("workflow.html", &value)?)?;
         Ok(path)
     })
 }

@@ -66,11 +66,13 @@ pub struct PegasusImport {
 }
 
 /// A task's place in the DAG.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Place {
     pub parents: u32,
     pub children: u32,
     pub depth: u32,
+    /// The tasks it waits for, sorted.
+    pub parent_ids: Vec<String>,
 }
 
 /// Reads an adjacency-list DAG (JSON object: task id -> ids of the tasks that wait for it) and
@@ -97,13 +99,19 @@ pub fn places(adjacency: &BTreeMap<String, Vec<String>>) -> Result<HashMap<Strin
         parents: 0,
         children: 0,
         depth: 0,
+        parent_ids: Vec::new(),
     };
     for (task, children) in adjacency {
         let distinct: HashSet<&str> = children.iter().map(String::as_str).collect();
-        tasks.entry(task).or_insert(zero).children = distinct.len() as u32;
+        tasks.entry(task).or_insert_with(|| zero.clone()).children = distinct.len() as u32;
         for child in distinct {
-            tasks.entry(child).or_insert(zero).parents += 1;
+            let place = tasks.entry(child).or_insert_with(|| zero.clone());
+            place.parents += 1;
+            place.parent_ids.push(task.clone());
         }
+    }
+    for place in tasks.values_mut() {
+        place.parent_ids.sort();
     }
     // Kahn's order: a task's depth is one more than its deepest parent's.
     let mut waiting: HashMap<&str, u32> = tasks.iter().map(|(t, p)| (*t, p.parents)).collect();
@@ -439,6 +447,8 @@ fn task_row(fields: &[String], columns: &Columns, run: &str) -> Result<WorkflowT
         parents: None,
         children: None,
         depth: None,
+        parent_ids: None,
+        on_critical_path: None,
     })
 }
 
@@ -483,8 +493,44 @@ pub fn run_row(
         start,
         end,
         makespan_s: start.map(|s| (end - s).num_microseconds().unwrap_or(0) as f64 / 1e6),
+        critical_path_tasks: None,
+        critical_path_s: None,
         source: source.to_string(),
     })
+}
+
+/// The run's critical path, as positions in `tasks` from its end back to its start: the task
+/// that ended last, then each time the parent (in the DAG) that ended last, until a task that
+/// waited for none of the run's tasks. The tasks on it decided the makespan; empty when no task
+/// has an end.
+pub fn critical_path(tasks: &[WorkflowTaskRow], places: &HashMap<String, Place>) -> Vec<usize> {
+    let at: HashMap<&str, usize> = tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.task_id.as_str(), i))
+        .collect();
+    let latest = |candidates: &mut dyn Iterator<Item = usize>| {
+        candidates
+            .filter(|&i| tasks[i].end.is_some())
+            .max_by_key(|&i| (tasks[i].end, std::cmp::Reverse(i)))
+    };
+    let mut path = Vec::new();
+    let mut next = latest(&mut (0..tasks.len()));
+    while let Some(i) = next {
+        if path.contains(&i) {
+            break; // only a cyclic DAG could lead back, and those are refused; never loop.
+        }
+        path.push(i);
+        next = places.get(&tasks[i].task_id).and_then(|p| {
+            latest(
+                &mut p
+                    .parent_ids
+                    .iter()
+                    .filter_map(|id| at.get(id.as_str()).copied()),
+            )
+        });
+    }
+    path
 }
 
 /// Every `*.csv` file below `dir`, sorted, never through a link.
@@ -559,13 +605,20 @@ pub fn import(
             }
         };
         done.skipped.append(&mut trace.skipped);
+        let mut critical = None;
         if let Some(places) = &places {
             for task in &mut trace.tasks {
                 if let Some(p) = places.get(&task.task_id) {
                     (task.parents, task.children, task.depth) =
                         (Some(p.parents), Some(p.children), Some(p.depth));
+                    task.parent_ids = serde_json::to_string(&p.parent_ids).ok();
                 }
             }
+            let path = critical_path(&trace.tasks, places);
+            for (i, task) in trace.tasks.iter_mut().enumerate() {
+                task.on_critical_path = Some(path.contains(&i));
+            }
+            critical = Some(path);
         }
         let label = file
             .parent()
@@ -576,11 +629,20 @@ pub fn import(
             "pegasus:{}",
             file.strip_prefix(dir).unwrap_or(file).display()
         );
-        let Some(row) = run_row(&run, label, &trace.tasks, &source) else {
+        let Some(mut row) = run_row(&run, label, &trace.tasks, &source) else {
             done.skipped
                 .push(skip_file("run not imported: no task with a time".into()));
             continue;
         };
+        if let Some(path) = &critical {
+            let first = path.last().map(|&i| &trace.tasks[i]);
+            let last = path.first().map(|&i| &trace.tasks[i]);
+            row.critical_path_tasks = Some(path.len() as u32);
+            row.critical_path_s = first
+                .and_then(|f| f.ready.or(f.submit).or(f.execute_start))
+                .zip(last.and_then(|l| l.end))
+                .map(|(from, to)| (to - from).num_microseconds().unwrap_or(0) as f64 / 1e6);
+        }
         let batch_error = |e: datafusion::arrow::error::ArrowError| PegasusError::Batch {
             run: run.clone(),
             reason: e.to_string(),
@@ -702,12 +764,38 @@ mod tests {
         ]))
         .unwrap();
         let p = |t: &str| {
-            let p = places[t];
+            let p = &places[t];
             (p.parents, p.children, p.depth)
         };
         assert_eq!(p("a"), (0, 2, 0));
         assert_eq!(p("d"), (2, 1, 2));
         assert_eq!(p("e"), (1, 0, 3));
+        assert_eq!(places["d"].parent_ids, ["b", "c"]);
+        // The critical path: d ended last of e's... e ended last; of d's parents c ended later.
+        let task = |id: &str, end: i64| WorkflowTaskRow {
+            task_id: id.into(),
+            end: DateTime::from_timestamp(end, 0),
+            ..parse_trace(
+                &format!("{HEADER}\nx,None,c,1,1,1,1,1,1,,0\n"),
+                Path::new("t"),
+                "r",
+            )
+            .unwrap()
+            .tasks[0]
+                .clone()
+        };
+        let tasks = [
+            task("a", 10),
+            task("b", 20),
+            task("c", 30),
+            task("d", 40),
+            task("e", 50),
+        ];
+        let path: Vec<&str> = critical_path(&tasks, &places)
+            .iter()
+            .map(|&i| tasks[i].task_id.as_str())
+            .collect();
+        assert_eq!(path, ["e", "d", "c", "a"]);
         let err = super::places(&adj(&[("a", &["b"]), ("b", &["c"]), ("c", &["b"])])).unwrap_err();
         assert!(err.contains("cycle") && err.contains("\"b\""), "{err}");
     }

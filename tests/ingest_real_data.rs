@@ -58,6 +58,19 @@ fn sql(data: &Path, query: &str) -> Vec<serde_json::Map<String, serde_json::Valu
         .collect()
 }
 
+/// A temporary folder holding the archive's contents.
+fn extracted(archive: &Path) -> tempfile::TempDir {
+    let work = tempfile::tempdir().unwrap();
+    common::run_ok(
+        Command::new("tar")
+            .arg("xJf")
+            .arg(archive)
+            .arg("-C")
+            .arg(work.path()),
+    );
+    work
+}
+
 fn number(row: &serde_json::Map<String, serde_json::Value>, key: &str) -> f64 {
     row[key]
         .as_f64()
@@ -179,14 +192,7 @@ fn ldms_examinimd_runs() {
     ) else {
         return;
     };
-    let work = tempfile::tempdir().unwrap();
-    common::run_ok(
-        Command::new("tar")
-            .arg("xJf")
-            .arg(&archive)
-            .arg("-C")
-            .arg(work.path()),
-    );
+    let work = extracted(&archive);
     let data = work.path().join("warehouse");
     let out = common::run_ok(
         jobsight(&data)
@@ -488,14 +494,7 @@ fn flowbench_1000genome_traces() {
     let Some(archive) = shared_data("flowbench-1000genome.tar.xz") else {
         return;
     };
-    let work = tempfile::tempdir().unwrap();
-    common::run_ok(
-        Command::new("tar")
-            .arg("xJf")
-            .arg(&archive)
-            .arg("-C")
-            .arg(work.path()),
-    );
+    let work = extracted(&archive);
     let parsed = work.path().join("parsed");
     // Expected, from the files independently of the importer: runs and tasks per folder, tasks
     // per anomaly_type (the second column; these traces hold no quoted fields).

@@ -423,11 +423,10 @@ pub(super) fn workflow(
 ) -> anyhow::Result<()> {
     use crate::workflow::detect;
     let data = env.settings.data.clone();
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+    let (tasks, runs) = runtime.block_on(detect::read_tasks(&data))?;
     match action {
         WorkflowAction::Score => {
-            let runtime =
-                tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
-            let (tasks, runs) = runtime.block_on(detect::read_tasks(&data))?;
             anyhow::ensure!(
                 !tasks.is_empty(),
                 "no workflow tasks in {}: import workflow runs first (jobsight import pegasus)",
@@ -446,9 +445,6 @@ pub(super) fn workflow(
             seed,
             format,
         } => {
-            let runtime =
-                tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
-            let (tasks, runs) = runtime.block_on(detect::read_tasks(&data))?;
             let report = detect::evaluate(&tasks, &runs, folds as usize, seed)?;
             let text = match format {
                 Format::Table => detect::render(&report),

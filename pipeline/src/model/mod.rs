@@ -325,6 +325,24 @@ impl Labelled {
         })
     }
 
+    /// The labelled windows a kind of model trains on: its feature set over the metrics the
+    /// options name (every metric by default).
+    pub fn for_training(
+        data: &Path,
+        labels_from: &LabelsFrom,
+        kind: Kind,
+        options: &TrainOptions,
+    ) -> Result<Labelled, ModelError> {
+        Labelled::read(
+            data,
+            labels_from,
+            None,
+            options.feature_set(kind),
+            options.metrics.as_deref(),
+            None,
+        )
+    }
+
     /// Positions (into `rows`) of the windows of the jobs for which `keep(job)` holds.
     pub fn positions(&self, keep: impl Fn(&str) -> bool) -> Vec<usize> {
         self.rows
@@ -659,14 +677,7 @@ pub fn train(
 ) -> Result<ModelFile, ModelError> {
     let started = Instant::now();
     progress("reading windows and labels");
-    let labelled = Labelled::read(
-        data,
-        labels_from,
-        None,
-        options.feature_set(kind),
-        options.metrics.as_deref(),
-        None,
-    )?;
+    let labelled = Labelled::for_training(data, labels_from, kind, options)?;
     let window = labelled.windows.window()?;
     let folds = labelled.folds(5, options.seed);
     let held_out = |job: &str| folds.get(job) == Some(&0);
@@ -1076,14 +1087,7 @@ pub fn cross_validate(
     progress: &mut dyn FnMut(&str),
 ) -> Result<EvalReport, ModelError> {
     progress("reading windows and labels");
-    let mut labelled = Labelled::read(
-        data,
-        labels_from,
-        None,
-        options.feature_set(kind),
-        options.metrics.as_deref(),
-        None,
-    )?;
+    let mut labelled = Labelled::for_training(data, labels_from, kind, options)?;
     if labelled.rows.is_empty() {
         return Err(ModelError::NoData(format!(
             "no labelled windows in {} ({})",

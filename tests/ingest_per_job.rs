@@ -795,6 +795,8 @@ fn the_per_job_dag_judges_each_ingested_job_once_and_records_its_run() {
             // A backfilled day is summarised and compacted like a nightly one.
             ("summarize", StepOutcome::Ok),
             ("compact", StepOutcome::Ok),
+            // No workflow imported: nothing to score, and not an error.
+            ("workflow-score", StepOutcome::Ok),
             // And its report pages rewritten, beside the warehouse.
             ("report", StepOutcome::Ok),
             ("notify", StepOutcome::Skipped),

@@ -184,12 +184,12 @@ impl Step {
             "ingest" => &["limit"],
             "features" | "classify" => &["on", "days"],
             "compact" | "summarize" | "report" => &["days"],
-            "retrain" => &[],
+            "retrain" | "workflow-score" => &[],
             "notify" => &["critical_only"],
             "retain" => &["keep_days"],
             other => {
                 return Err(format!(
-                    "unknown step {other:?}; the steps are ingest, features, classify, summarize, report, compact, notify, retrain, retain"
+                    "unknown step {other:?}; the steps are ingest, features, classify, summarize, report, compact, notify, retrain, retain, workflow-score"
                 ));
             }
         };
@@ -254,6 +254,7 @@ impl Step {
                 critical_only: raw.critical_only.unwrap_or(false),
             },
             "retrain" => Step::Retrain,
+            "workflow-score" => Step::WorkflowScore,
             _ => {
                 let keep_days = raw.keep_days.ok_or("keep_days is required")?;
                 if !(1..=36_500).contains(&keep_days) {

@@ -76,6 +76,9 @@ pub enum Step {
     Retrain,
     /// Removes raw telemetry and windows older than `keep_days`.
     Retain { keep_days: u32 },
+    /// Scores every workflow task of the warehouse against its kind's history into
+    /// `workflow_scores` ([`crate::workflow::detect`]); nothing when no workflow was imported.
+    WorkflowScore,
 }
 
 impl Step {
@@ -90,6 +93,7 @@ impl Step {
             Step::Notify { .. } => "notify",
             Step::Retrain => "retrain",
             Step::Retain { .. } => "retain",
+            Step::WorkflowScore => "workflow-score",
         }
     }
 
@@ -123,6 +127,7 @@ impl Step {
             Step::Retain { keep_days } => {
                 format!("retain (telemetry and windows of the last {keep_days} days)")
             }
+            Step::WorkflowScore => "score the workflow runs' tasks (workflow_scores)".into(),
         }
     }
 }
@@ -704,7 +709,8 @@ fn skip_reason(step: &Step, request: &RunRequest) -> Option<&'static str> {
         | Step::Classify { .. }
         | Step::Summarize { .. }
         | Step::Report { .. }
-        | Step::Compact { .. } => None,
+        | Step::Compact { .. }
+        | Step::WorkflowScore => None,
     }
 }
 
@@ -1103,6 +1109,25 @@ fn execute(
             );
             counts.insert("parts".into(), total.parts as u64);
             counts.insert("leftovers".into(), total.leftovers as u64);
+            Ok((0, counts))
+        }
+        Step::WorkflowScore => {
+            use crate::workflow::detect;
+            if !Table::WorkflowTasks.dir(data).is_dir() {
+                counts.insert("tasks".into(), 0);
+                return Ok((0, counts));
+            }
+            let runtime = tokio::runtime::Runtime::new()
+                .map_err(|e| format!("cannot start the query runtime: {e}"))?;
+            let (tasks, runs) = runtime
+                .block_on(detect::read_tasks(data))
+                .map_err(|e| format!("reading the workflow tasks: {e}"))?;
+            let (scored, flagged, days) = detect::write_scores(data, detect::score(&tasks))
+                .map_err(|e| format!("writing workflow_scores: {e}"))?;
+            counts.insert("runs".into(), runs.len() as u64);
+            counts.insert("tasks".into(), scored as u64);
+            counts.insert("flagged".into(), flagged as u64);
+            counts.insert("days".into(), days as u64);
             Ok((0, counts))
         }
         Step::Retrain => {

@@ -14,6 +14,24 @@ pub use slurm_hooks::safe_fs::*;
 /// same file removes it as the leftover of a killed process: far longer than any write takes.
 pub const STALE_TEMPORARY_S: u64 = 6 * 3600;
 
+/// The text of a regular file (no FIFO or device; a link only when `links` allows it), refused
+/// with [`io::ErrorKind::FileTooLarge`] beyond `limit` bytes, so that an input file cannot make
+/// an importer read gigabytes.
+pub fn read_text_at_most(path: &Path, links: Links, limit: u64) -> io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    open_regular(path, links)?
+        .take(limit + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::FileTooLarge,
+            format!("larger than {limit} bytes"),
+        ));
+    }
+    Ok(text)
+}
+
 /// Whether a name is a hidden temporary file of [`write_replacing`] (`.<name>.tmp-<pid>`).
 pub fn is_temporary(name: &[u8]) -> bool {
     name.starts_with(b".") && name.windows(5).any(|w| w == b".tmp-")
@@ -76,6 +94,17 @@ pub fn remove_stale_temporaries(dir: &Dir) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_is_read_up_to_its_limit_and_refused_beyond() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("labels.csv");
+        std::fs::write(&path, "12345").unwrap();
+        assert_eq!(read_text_at_most(&path, Links::Refuse, 5).unwrap(), "12345");
+        let e = read_text_at_most(&path, Links::Refuse, 4).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
+        assert_eq!(e.to_string(), "larger than 4 bytes");
+    }
 
     #[test]
     fn replacing_writes_whole_files_and_clears_stale_temporaries_only() {

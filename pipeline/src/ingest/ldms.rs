@@ -328,24 +328,28 @@ pub const MAX_LABELS_BYTES: u64 = 256 << 20;
 
 /// Reads `job_id,run_dir,app,mode,anomaly,start_s,end_s,params` (the HPAS labels format).
 pub fn read_labels(path: &Path) -> Result<Vec<RunLabel>, LdmsError> {
-    use std::io::Read;
-    let read_error = |source| LdmsError::Read {
-        path: path.to_path_buf(),
-        source,
+    let text = match crate::safe_fs::read_text_at_most(
+        path,
+        crate::safe_fs::Links::Follow,
+        MAX_LABELS_BYTES,
+    ) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => {
+            return Err(LdmsError::Labels {
+                path: path.to_path_buf(),
+                line: 0,
+                reason: format!(
+                    "larger than {MAX_LABELS_BYTES} bytes, the most a labels file may have"
+                ),
+            });
+        }
+        Err(source) => {
+            return Err(LdmsError::Read {
+                path: path.to_path_buf(),
+                source,
+            });
+        }
     };
-    let mut text = String::new();
-    crate::safe_fs::open_regular(path, crate::safe_fs::Links::Follow)
-        .and_then(|f| f.take(MAX_LABELS_BYTES + 1).read_to_string(&mut text))
-        .map_err(read_error)?;
-    if text.len() as u64 > MAX_LABELS_BYTES {
-        return Err(LdmsError::Labels {
-            path: path.to_path_buf(),
-            line: 0,
-            reason: format!(
-                "larger than {MAX_LABELS_BYTES} bytes, the most a labels file may have"
-            ),
-        });
-    }
     let mut labels = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let fail = |reason: String| LdmsError::Labels {

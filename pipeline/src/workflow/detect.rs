@@ -248,6 +248,12 @@ impl History {
 /// without a host), in `tasks` order.
 pub fn host_scores(tasks: &[&Task], history: &History) -> Vec<[f64; 5]> {
     let own: Vec<[f64; 5]> = tasks.iter().map(|t| history.z(t)).collect();
+    pooled_by_host(tasks, &own)
+}
+
+/// The median of `own` (each task's z-scores, in `tasks` order) over the tasks of each host in
+/// each run; a task without a host keeps its own.
+fn pooled_by_host(tasks: &[&Task], own: &[[f64; 5]]) -> Vec<[f64; 5]> {
     let mut groups: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
     for (i, t) in tasks.iter().enumerate() {
         if let Some(h) = &t.host {
@@ -257,7 +263,7 @@ pub fn host_scores(tasks: &[&Task], history: &History) -> Vec<[f64; 5]> {
                 .push(i);
         }
     }
-    let mut out = own.clone();
+    let mut out = own.to_vec();
     for members in groups.values() {
         let pooled: [f64; 5] = std::array::from_fn(|f| {
             let mut v: Vec<f64> = members.iter().map(|&i| own[i][f]).collect();
@@ -321,12 +327,12 @@ pub fn score(tasks: &[Task]) -> Vec<(Option<chrono::NaiveDate>, WorkflowScoreRow
         runs_of_kind.entry(&t.kind).or_default().insert(&t.run);
     }
     let refs: Vec<&Task> = tasks.iter().collect();
-    let hosts = host_scores(&refs, &history);
+    let own: Vec<[f64; 5]> = tasks.iter().map(|t| history.z(t)).collect();
+    let hosts = pooled_by_host(&refs, &own);
     tasks
         .iter()
-        .zip(hosts)
-        .map(|(t, h)| {
-            let z = history.z(t);
+        .zip(own.iter().zip(hosts))
+        .map(|(t, (z, h))| {
             (
                 t.day,
                 WorkflowScoreRow {

@@ -23,7 +23,6 @@
 //! run's end, one part per run (`pegasus-<run>`), so importing again replaces what it wrote.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
@@ -159,21 +158,10 @@ fn read_limited(
     limit: u64,
     links: crate::safe_fs::Links,
 ) -> Result<String, PegasusError> {
-    let read_error = |source| PegasusError::Read {
+    crate::safe_fs::read_text_at_most(path, links, limit).map_err(|source| PegasusError::Read {
         path: path.to_path_buf(),
         source,
-    };
-    let file = crate::safe_fs::open_regular(path, links).map_err(read_error)?;
-    let mut text = String::new();
-    file.take(limit + 1)
-        .read_to_string(&mut text)
-        .map_err(read_error)?;
-    if text.len() as u64 > limit {
-        return Err(read_error(std::io::Error::other(format!(
-            "larger than {limit} bytes"
-        ))));
-    }
-    Ok(text)
+    })
 }
 
 /// Splits one CSV line: fields in double quotes may hold commas, and `""` stands for a quote.
@@ -254,7 +242,7 @@ struct Columns {
 }
 
 /// Every column the importer reads, by the name Flow-Bench's dictionary gives it.
-const KNOWN: [&str; 31] = [
+const KNOWN: [&str; 29] = [
     "anomaly_type",
     "type",
     "kickstart_hostname",
@@ -283,9 +271,7 @@ const KNOWN: [&str; 31] = [
     "kickstart_online_read_system_calls",
     "kickstart_online_write_system_calls",
     "kickstart_executables_exitcode",
-    "stage_in_start",
     "stage_in_end",
-    "stage_out_start",
 ];
 
 impl Columns {

@@ -81,6 +81,7 @@ fn generate(data: &Path, day: NaiveDate, jobs: u64, metrics: u64) {
             exit_signal: None,
             name: Some(format!("app{}", j % 31)),
             source: "bench".into(),
+            dependency: None,
         };
         let batch = JobRow::batch(std::slice::from_ref(&row)).expect("jobs batch");
         catalog::write_part(data, Table::Jobs, day, &name, &[batch]).expect("jobs part");

@@ -791,12 +791,14 @@ fn the_per_job_dag_judges_each_ingested_job_once_and_records_its_run() {
         outcomes,
         [
             ("features", StepOutcome::Ok),
+            // Neither array nor chain: no Slurm workflow, and no workflow imported: nothing
+            // to score, and not an error.
+            ("slurm-workflows", StepOutcome::Ok),
+            ("workflow-score", StepOutcome::Ok),
             ("classify", StepOutcome::Ok),
             // A backfilled day is summarised and compacted like a nightly one.
             ("summarize", StepOutcome::Ok),
             ("compact", StepOutcome::Ok),
-            // No workflow imported: nothing to score, and not an error.
-            ("workflow-score", StepOutcome::Ok),
             // And its report pages rewritten, beside the warehouse.
             ("report", StepOutcome::Ok),
             ("notify", StepOutcome::Skipped),
@@ -811,7 +813,7 @@ fn the_per_job_dag_judges_each_ingested_job_once_and_records_its_run() {
         pages.display()
     );
     assert_eq!(
-        runs[0].steps[1].jobs, 2,
+        runs[0].steps[3].jobs, 2,
         "both jobs of the day judged again"
     );
     let backfills = common::sql_json(

@@ -114,16 +114,21 @@ fn epilog_hook_on_a_real_slurm() {
         job_state(cancel) == "RUNNING"
     });
     sh(&format!("scancel {cancel}"));
+    let mut ok = 0;
     for kind in ["ok", "fail", "oom"] {
-        expected.insert(
-            sbatch(&format!("lifecycle/{kind}"), &[]),
-            (kind, kind.as_bytes().to_vec()),
-        );
+        let job = sbatch(&format!("lifecycle/{kind}"), &[]);
+        expected.insert(job, (kind, kind.as_bytes().to_vec()));
+        if kind == "ok" {
+            ok = job;
+        }
     }
     let array = sbatch("lifecycle/array", &[]);
+    // The hostile job also waits for the ok one: a two-job chain, whose dependency sacct's
+    // submit line must give (before the name's newline breaks sacct's line).
     let hostile = sbatch(
         "lifecycle/ok",
         &[
+            format!("--dependency=afterok:{ok}").into(),
             "-J".into(),
             OsString::from_vec(hostile_name.to_vec()),
             "--chdir".into(),
@@ -313,7 +318,9 @@ fn epilog_hook_on_a_real_slurm() {
                 if want_exit.is_some() {
                     assert_eq!(sacct::exit_of(acct, &exits), want_exit, "{kind}: {exits:?}");
                 }
-                let row = sacct::job_row(r, acct, sacct::exit_of(acct, &exits)).unwrap();
+                let row = sacct::job_row(r, acct, sacct::line_of(acct, &exits)).unwrap();
+                let want_dependency = (kind == "hostile").then(|| format!("afterok:{ok}"));
+                assert_eq!(row.dependency, want_dependency, "{kind}: {exits:?}");
                 assert_eq!(
                     (row.job_id.as_str(), row.user.as_deref()),
                     (r.job_id.to_string().as_str(), Some("alice"))

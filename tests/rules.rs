@@ -91,6 +91,7 @@ struct Fixture {
     job: BTreeMap<String, Value>,
     summary_overrides: Vec<(String, Value)>,
     history: BTreeMap<String, Value>,
+    workflow: BTreeMap<String, Value>,
 }
 
 impl Fixture {
@@ -158,11 +159,27 @@ impl Fixture {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
+        // A step of a chain that two later jobs waited for, on a node no slower than usual.
+        let workflow = [
+            ("run", Value::Str("slurm-c-4200".into())),
+            ("tasks", Value::Num(4.0)),
+            ("waiting", Value::Num(2.0)),
+            ("on_critical_path", Value::Num(1.0)),
+            ("score", Value::Num(0.3)),
+            ("flagged", Value::Num(0.0)),
+            ("runtime_z", Value::Num(0.1)),
+            ("history_runs", Value::Num(9.0)),
+            ("queue_delay_s", Value::Num(40.0)),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
         Fixture {
             nodes,
             job,
             summary_overrides: Vec::new(),
             history,
+            workflow,
         }
     }
 
@@ -212,6 +229,11 @@ impl Fixture {
 
     fn history(&mut self, field: &str, value: Value) -> &mut Fixture {
         self.history.insert(field.to_string(), value);
+        self
+    }
+
+    fn workflow(&mut self, field: &str, value: Value) -> &mut Fixture {
+        self.workflow.insert(field.to_string(), value);
         self
     }
 
@@ -316,6 +338,7 @@ impl Fixture {
             across,
             nodes: self.nodes.clone(),
             history: self.history.clone(),
+            workflow: self.workflow.clone(),
         }
     }
 }
@@ -448,6 +471,11 @@ fn rule_cases() -> Vec<Case> {
                             .into(),
                     ),
                 );
+        }),
+        ("slow-step-of-a-chain", Shape::Single, |f| {
+            f.workflow("flagged", Value::Num(1.0))
+                .workflow("score", Value::Num(2.6))
+                .workflow("runtime_z", Value::Num(3.1));
         }),
         ("less-efficient-than-usual", Shape::Single, |f| {
             f.level("cpu_user", 0.35);
@@ -868,7 +896,7 @@ fix = "Ask for less."
     .expect("write");
     let (ok, out, err) = run(&["rules", "check", candidate.to_str().expect("utf-8")]);
     assert!(
-        ok && out.contains("ok; with the built-in files: 34 rules"),
+        ok && out.contains("ok; with the built-in files: 35 rules"),
         "{out}{err}"
     );
     let (ok, out, err) = run(&[

@@ -34,6 +34,7 @@ pub mod serve;
 pub mod severity;
 pub mod simulate;
 pub mod skipped;
+pub mod slurm_text;
 pub mod spool;
 pub mod stats;
 pub mod summary;

@@ -108,6 +108,9 @@ pub struct SimJob {
     /// Memory the run holds per node when healthy, in MiB (the request is this times the
     /// user's margin).
     pub mem_footprint_mb: u64,
+    /// The job it was submitted to wait for (`--dependency=afterok:ID`), when it is the next
+    /// step of a chain.
+    pub dependency: Option<u64>,
 }
 
 /// What an application looks like when it runs well. A day of one application is no test of
@@ -462,6 +465,7 @@ pub fn simulate_day(spec: &ClusterSpec, seed: u64) -> Vec<SimJob> {
             behaviour: Behaviour::Healthy,
             app: profile,
             mem_footprint_mb: 0,
+            dependency: None,
         };
         if rng.chance(0.05) {
             // An array job: tasks get consecutive job ids, the first id is the array's.
@@ -492,7 +496,32 @@ pub fn simulate_day(spec: &ClusterSpec, seed: u64) -> Vec<SimJob> {
     jobs.truncate(spec.jobs);
     assign_time_and_behaviour(&mut jobs, spec.anomaly_share, seed);
     assign_sizes(&mut jobs, seed);
+    assign_dependencies(&mut jobs, seed);
     jobs
+}
+
+/// Chains, from a fourth random stream (so nothing a seed gave before changes): about one job in
+/// ten (not an array task) becomes the next step of a chain, waiting (`afterok`) for the same
+/// user's job that completed last before it started. Times stay as they were: the dependency
+/// was met when the job started.
+fn assign_dependencies(jobs: &mut [SimJob], seed: u64) {
+    let mut rng = Rng::new(seed ^ 0x5eed_c4a1_0000_0003);
+    for i in 0..jobs.len() {
+        if jobs[i].array.is_some() || !rng.chance(0.1) {
+            continue;
+        }
+        let parent = jobs
+            .iter()
+            .filter(|p| {
+                p.user == jobs[i].user
+                    && p.job_id != jobs[i].job_id
+                    && p.outcome == Outcome::Completed
+                    && p.end_s <= jobs[i].start_s
+            })
+            .max_by_key(|p| (p.end_s, p.job_id))
+            .map(|p| p.job_id);
+        jobs[i].dependency = parent;
+    }
 }
 
 /// Each run's input size, levels and memory request, from a third random stream (so the jobs,

@@ -179,6 +179,9 @@ table_row! {
         exit_signal: Option<i32>,
         name: Option<String>,
         source: String,
+        /// The jobs it waited for, as Slurm's `--dependency` takes them (`afterok:12:13`,
+        /// `afterany:7_2?singleton`), when the accounting record or log says so.
+        dependency: Option<String>,
     }
 }
 
@@ -721,6 +724,9 @@ table_row! {
         /// The ids of the tasks it waits for, as a JSON array of strings.
         parent_ids: Option<String>,
         on_critical_path: Option<bool>,
+        /// What the task does, the same in every run (its history): a Pegasus task's id without
+        /// `_ID<digits>`, a Slurm job's application (its name without a run number).
+        kind: Option<String>,
     }
 }
 

@@ -14,6 +14,7 @@
 pub mod backtest;
 pub mod history;
 pub mod input;
+pub mod workflow;
 
 use std::path::{Path, PathBuf};
 
@@ -102,6 +103,7 @@ pub fn verdicts(
 ) -> Result<Vec<Verdict>, ClassifyError> {
     let mut jobs = input::read_day(data, day, only, part)?;
     history::attach_or_warn(data, day, &mut jobs, settings);
+    workflow::attach_or_warn(data, day, &mut jobs);
     Ok(jobs
         .into_iter()
         .map(|mut job| {

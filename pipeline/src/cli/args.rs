@@ -149,9 +149,10 @@ pub enum Command {
         #[command(subcommand)]
         action: ModelAction,
     },
-    /// Score workflow tasks and label workflow runs, and evaluate how well.
+    /// Build workflow runs from Slurm arrays and chains, score their tasks, evaluate.
     ///
-    /// Workflow runs imported with `jobsight import pegasus`: each task scored against the
+    /// Workflow runs imported with `jobsight import pegasus` or built from Slurm arrays and
+    /// dependency chains (`jobsight workflow slurm`): each task scored against the
     /// history of its kind, pooled over the tasks of its host in its run; each run labelled by a
     /// random forest over its hosts' figures (docs/workflows.md).
     Workflow {
@@ -270,6 +271,20 @@ pub enum DagAction {
 
 #[derive(Debug, Subcommand)]
 pub enum WorkflowAction {
+    /// Build workflow runs from the jobs: the tasks of a job array, and jobs chained with
+    /// `--dependency` (from sacct's submit line, or an SWF log's preceding job), become runs of
+    /// `workflows` and `workflow_tasks` (each job a task of the kind of its job name; ready when
+    /// its last parent ended). Rebuilds the runs that ended in the range, reading as many days
+    /// before it so that chains begun earlier are whole; the nightly DAG's `slurm-workflows` step
+    /// does the same for its last days.
+    Slurm {
+        /// The first day (YYYY-MM-DD) [default: the first day with jobs].
+        #[arg(long)]
+        since: Option<chrono::NaiveDate>,
+        /// The last day [default: the last day with jobs].
+        #[arg(long)]
+        until: Option<chrono::NaiveDate>,
+    },
     /// Score every task of every workflow run in the warehouse against the history of its kind
     /// (all runs present; no labels read) into `workflow_scores`, flagging tasks whose host
     /// stands out (a z-score above 2). Run it again after an import: it replaces the scores.

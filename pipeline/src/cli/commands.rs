@@ -421,15 +421,36 @@ pub(super) fn workflow(
     env: &Env,
     stdout: &mut StdoutLock<'_>,
 ) -> anyhow::Result<()> {
-    use crate::workflow::detect;
+    use crate::workflow::{detect, slurm};
     let data = env.settings.data.clone();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+    if let WorkflowAction::Slurm { since, until } = action {
+        let days = crate::catalog::days(&data, crate::catalog::Table::Jobs);
+        let (Some(first), Some(last)) = (
+            since.or(days.first().copied()),
+            until.or(days.last().copied()),
+        ) else {
+            anyhow::bail!(
+                "no jobs in {}: nothing to build workflows from",
+                data.display()
+            );
+        };
+        anyhow::ensure!(first <= last, "--since {first} is after --until {last}");
+        let done = slurm::rebuild(&runtime, &data, first, last)?;
+        writeln!(
+            stdout,
+            "{} Slurm workflow run(s) of {} job(s) (arrays and dependency chains) from {first} to {last} into workflows and workflow_tasks; read {} job(s) from {}",
+            done.runs, done.tasks, done.jobs_read, done.read_from,
+        )?;
+        return Ok(());
+    }
     let (tasks, runs) = runtime.block_on(detect::read_tasks(&data))?;
     match action {
+        WorkflowAction::Slurm { .. } => unreachable!("handled above"),
         WorkflowAction::Score => {
             anyhow::ensure!(
                 !tasks.is_empty(),
-                "no workflow tasks in {}: import workflow runs first (jobsight import pegasus)",
+                "no workflow tasks in {}: import workflow runs first (jobsight import pegasus, or jobsight workflow slurm)",
                 data.display()
             );
             let (scored, flagged, days) = detect::write_scores(&data, detect::score(&tasks))?;

@@ -92,7 +92,7 @@ impl AccountingSource for Sacct {
                 return Err(format!("job {} is not in sacct yet", record.job_id));
             }
         };
-        sacct::job_row(record, acct, sacct::exit_of(acct, &exits))
+        sacct::job_row(record, acct, sacct::line_of(acct, &exits))
             .ok_or_else(|| format!("sacct has no end time for job {}", record.job_id))
     }
 }

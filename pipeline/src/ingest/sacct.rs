@@ -218,20 +218,24 @@ fn accounting(j: Job) -> Result<Accounting, SacctError> {
     })
 }
 
-/// One line of `TZ=UTC sacct -n -X -P -D -o JobIDRaw,Submit,ExitCode` (submit in epoch seconds).
+/// One line of `TZ=UTC sacct -n -X -P -D -o JobIDRaw,Submit,ExitCode,SubmitLine` (submit in
+/// epoch seconds). The submit line comes last because it may hold `|` itself.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExitLine {
     pub job_id: u64,
     pub submit: i64,
     pub code: i32,
     pub signal: i32,
+    /// The `--dependency` the job was submitted with, from its submit line (validated by
+    /// [`dependency_in_submit_line`]).
+    pub dependency: Option<String>,
 }
 
 /// Parses the text exit codes; lines that do not fit are ignored (sacct prints nothing else here).
 pub fn parse_exit_codes(text: &str) -> Vec<ExitLine> {
     text.lines()
         .filter_map(|line| {
-            let mut f = line.trim().split('|');
+            let mut f = line.trim().splitn(4, '|');
             let job_id = f.next()?.parse().ok()?;
             let submit = f.next()?;
             // `2026-11-22T05:20:24` in UTC (the query sets TZ=UTC), or epoch seconds.
@@ -246,9 +250,37 @@ pub fn parse_exit_codes(text: &str) -> Vec<ExitLine> {
                 submit,
                 code: code.parse().ok()?,
                 signal: signal.parse().ok()?,
+                dependency: f.next().and_then(dependency_in_submit_line),
             })
         })
         .collect()
+}
+
+/// The `--dependency` (`-d`) value of a submit line as sacct prints it (`sbatch --parsable
+/// --dependency=afterok:12 job.sh`), when it is a dependency list Slurm would take. sacct joins
+/// the arguments with spaces, so the search stops at `--wrap` (what follows is the job's command,
+/// not options) and takes a value only when it parses, so an argument of the script that happens
+/// to follow a `-d` is not taken for one. Slurm 22.05 keeps the submit line of the command line
+/// only: a `#SBATCH --dependency` inside the script is not in it.
+pub fn dependency_in_submit_line(line: &str) -> Option<String> {
+    let mut words = line.split_whitespace();
+    while let Some(word) = words.next() {
+        let value = if word == "--wrap" || word.starts_with("--wrap=") {
+            return None;
+        } else if let Some(v) = word.strip_prefix("--dependency=") {
+            v
+        } else if word == "--dependency" || word == "-d" {
+            words.next()?
+        } else if let Some(v) = word.strip_prefix("-d").filter(|v| !v.is_empty()) {
+            v
+        } else {
+            continue;
+        };
+        if crate::slurm_text::is_dependency_list(value) {
+            return Some(value.to_string());
+        }
+    }
+    None
 }
 
 /// Which accounting record a spool record refers to.
@@ -337,21 +369,23 @@ pub fn select<'a>(
     }
 }
 
-/// The exit code and signal of `acct` from the text output, matched by job id and submit time.
-pub fn exit_of(acct: &Accounting, lines: &[ExitLine]) -> Option<(i32, i32)> {
+/// The text output's line of `acct`, matched by job id and submit time.
+pub fn line_of<'a>(acct: &Accounting, lines: &'a [ExitLine]) -> Option<&'a ExitLine> {
     let submit = acct.submit?.timestamp();
     lines
         .iter()
         .find(|l| l.job_id == acct.job_id && l.submit == submit)
-        .map(|l| (l.code, l.signal))
+}
+
+/// The exit code and signal of `acct` from the text output, matched by job id and submit time.
+pub fn exit_of(acct: &Accounting, lines: &[ExitLine]) -> Option<(i32, i32)> {
+    line_of(acct, lines).map(|l| (l.code, l.signal))
 }
 
 /// The `jobs` row of a claimed job: identity from the spool record, everything else from sacct.
-pub fn job_row(
-    record: &SpoolRecord,
-    acct: &Accounting,
-    exit: Option<(i32, i32)>,
-) -> Option<JobRow> {
+/// `line` is the job's line of the text output ([`line_of`]): its exit code and dependency.
+pub fn job_row(record: &SpoolRecord, acct: &Accounting, line: Option<&ExitLine>) -> Option<JobRow> {
+    let exit = line.map(|l| (l.code, l.signal));
     let text = |t: &Option<slurm_hooks::Text>| {
         t.as_ref()
             .map(|t| String::from_utf8_lossy(t.as_bytes()).into_owned())
@@ -398,6 +432,7 @@ pub fn job_row(
         exit_signal,
         name: acct.name.clone().or(text(&record.job_name)),
         source: "sacct".into(),
+        dependency: line.and_then(|l| l.dependency.clone()),
     })
 }
 
@@ -438,7 +473,14 @@ pub fn query(
         Ok(out.stdout)
     };
     let json = run(&["--json"])?;
-    let text = run(&["-n", "-X", "-P", "-D", "-o", "JobIDRaw,Submit,ExitCode"])?;
+    let text = run(&[
+        "-n",
+        "-X",
+        "-P",
+        "-D",
+        "-o",
+        "JobIDRaw,Submit,ExitCode,SubmitLine",
+    ])?;
     Ok((
         parse_json(&json)?,
         parse_exit_codes(&String::from_utf8_lossy(&text)),
@@ -448,6 +490,52 @@ pub fn query(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The dependency of a submit line: in every spelling sbatch takes, only before `--wrap`,
+    /// and only a list Slurm would take.
+    #[test]
+    fn dependencies_from_submit_lines() {
+        let dep = dependency_in_submit_line;
+        assert_eq!(
+            dep("sbatch --parsable --dependency=afterok:12 job.sh").as_deref(),
+            Some("afterok:12")
+        );
+        assert_eq!(
+            dep("sbatch -d afterany:7_2:8?afternotok:9 x.sh").as_deref(),
+            Some("afterany:7_2:8?afternotok:9")
+        );
+        assert_eq!(dep("sbatch -dsingleton x.sh").as_deref(), Some("singleton"));
+        assert_eq!(
+            dep("sbatch --dependency after:5+10,afterok:6_* x.sh").as_deref(),
+            Some("after:5+10,afterok:6_*")
+        );
+        assert_eq!(dep("sbatch -J a job.sh"), None);
+        assert_eq!(
+            dep("sbatch --wrap ls -d afterok:3"),
+            None,
+            "the command, not an option"
+        );
+        assert_eq!(dep("sbatch -d afterok: x.sh"), None);
+        assert_eq!(dep("sbatch -d afterok:3;rm x.sh"), None);
+        assert_eq!(dep("sbatch -d sometime:3 x.sh"), None);
+        assert_eq!(
+            dep("sbatch -d afterok:99999999999 x.sh"),
+            None,
+            "beyond Slurm's ids"
+        );
+        assert_eq!(dep("sbatch --dependency"), None);
+        assert_eq!(
+            crate::slurm_text::dependency_job("12_3"),
+            Some((12, Some(3)))
+        );
+        assert_eq!(crate::slurm_text::dependency_job("12+5"), Some((12, None)));
+        assert_eq!(crate::slurm_text::dependency_job("12_x"), None);
+        let lines = parse_exit_codes(
+            "7|1700000000|0:0|sbatch -d afterok:6 -J a|b x.sh\n8|1700000000|1:0|\n",
+        );
+        assert_eq!(lines[0].dependency.as_deref(), Some("afterok:6"));
+        assert_eq!((lines[1].code, lines[1].dependency.clone()), (1, None));
+    }
 
     const FIXTURE: &str = include_str!("../../../tests/fixtures/sacct-22.05.8.json");
 

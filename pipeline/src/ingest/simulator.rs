@@ -154,6 +154,7 @@ pub fn job_row(job: &SimJob, cluster: &str, day: NaiveDate) -> JobRow {
         exit_signal: Some((raw & 0x7f) as i32),
         name: Some(String::from_utf8_lossy(&job.name).into_owned()),
         source: "simulator".into(),
+        dependency: job.dependency.map(|p| format!("afterok:{p}")),
     }
 }
 

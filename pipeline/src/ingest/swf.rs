@@ -157,8 +157,8 @@ fn job_from_fields(line: &str, epoch: i64, cluster: &str, source: &str) -> Resul
         app,
         queue,
         partition,
-        _,
-        _,
+        preceding,
+        _think_time,
     ] = n;
     // Checked: offsets that overflow or leave chrono's range are no time, not a wrapped one.
     let time = |offset: i64| {
@@ -200,6 +200,11 @@ fn job_from_fields(line: &str, epoch: i64, cluster: &str, source: &str) -> Resul
         state: Some(state_of(status).to_string()),
         name: known(app).map(|a| a.to_string()),
         source: source.to_string(),
+        // The SWF's "preceding job": this one could start only after that one ended, however
+        // it ended (Slurm's `afterany`). Job 0 is no job.
+        dependency: known(preceding)
+            .filter(|&p| p > 0)
+            .map(|p| format!("afterany:{p}")),
         ..JobRow::default()
     })
 }
@@ -379,6 +384,22 @@ mod tests {
         assert!(reasons[2].contains("not a whole number"), "{reasons:?}");
         assert!(reasons[3].contains("out of range"), "{reasons:?}");
         assert!(reasons[4].contains("not a whole number"), "{reasons:?}");
+    }
+
+    /// Field 17, the preceding job, becomes the job's dependency (`afterany`); -1 and 0 none.
+    #[test]
+    fn a_preceding_job_is_a_dependency() {
+        let log = "; UnixStartTime: 1000\n\
+            1 0 10 100 4 -1 -1 4 200 -1 1 7 3 -1 1 1 -1 -1\n\
+            2 5 10 100 4 -1 -1 4 200 -1 1 7 3 -1 1 1 1 30\n\
+            3 5 10 100 4 -1 -1 4 200 -1 1 7 3 -1 1 1 0 -1\n";
+        let parsed = parse(log.as_bytes(), Path::new("t.swf"), "kth", "swf:test").unwrap();
+        let deps: Vec<Option<&str>> = parsed
+            .jobs
+            .iter()
+            .map(|j| j.dependency.as_deref())
+            .collect();
+        assert_eq!(deps, [None, Some("afterany:1"), None]);
     }
 
     #[test]

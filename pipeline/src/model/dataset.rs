@@ -36,7 +36,7 @@ pub const HEALTHY: &str = "healthy";
 pub const JOB_RELATIVE: &str = "@job";
 
 /// The application of a job without a name: never given a baseline (it stands for many).
-pub const NO_NAME: &str = "(no name)";
+pub use crate::slurm_text::NO_NAME;
 
 /// Which features a model is trained on when none are given (issue 20: absolute levels depend on
 /// the application and its input; a window against its own job's typical window does not).
@@ -692,23 +692,7 @@ pub fn label_window<'a>(truth: &'a Truth, key: &WindowKey) -> Option<&'a str> {
 }
 
 /// The application of each job (its Slurm job name), for the hold-out-one-application split.
-/// The application a job name stands for: the name without a run number at its end
-/// (`lammps-42`, `lammps_7` and `lammps.3` are `lammps`; `ExaMiniMD` and `train.py` stay as they
-/// are). A name that is only a number stays whole; no name is `(no name)`. What sites put in job
-/// names varies; a site whose names say more (`lmp_in.rhodo`) gets finer applications, one whose
-/// names say less (`job`) coarser ones.
-pub fn application_of(name: &str) -> &str {
-    let name = name.trim();
-    if name.is_empty() {
-        return NO_NAME;
-    }
-    let without_number = name.trim_end_matches(|c: char| c.is_ascii_digit());
-    if without_number.len() == name.len() {
-        return name;
-    }
-    let stem = without_number.trim_end_matches(['-', '_', '.']);
-    if stem.is_empty() { name } else { stem }
-}
+pub use crate::slurm_text::application_of;
 
 /// The application of every job in the warehouse's `jobs` table (of `days`, or all; of one
 /// per-job `part`, or all), by job id (cleaned of control characters: job names are the users'

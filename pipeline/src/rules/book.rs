@@ -79,6 +79,24 @@ pub const JOB_FIELDS: [&str; 30] = [
     "wait_s",
 ];
 
+/// `workflow.<field>`: the job as a task of a Slurm workflow run (an array or a dependency chain,
+/// `workflow_tasks` and `workflow_scores`; `classify::workflow`); empty for a job of none.
+/// `run` its run's id, `tasks` the run's jobs, `waiting` the jobs that waited for it, `on_critical_path`
+/// 1 when it decided the run's makespan, `score` and `flagged` its host's slack score in the run
+/// (`workflow_scores`), `runtime_z` its own run time against its application's, `history_runs`
+/// the runs that history was learnt from, `queue_delay_s` its wait from ready to start.
+pub const WORKFLOW_FIELDS: [&str; 9] = [
+    "run",
+    "tasks",
+    "waiting",
+    "on_critical_path",
+    "score",
+    "flagged",
+    "runtime_z",
+    "history_runs",
+    "queue_delay_s",
+];
+
 /// Figures of `job_summary` that conditions read as `summary.<field>`.
 /// `history.<field>`: the same application's earlier runs (`classify::history`).
 pub const HISTORY_FIELDS: [&str; 8] = [
@@ -918,6 +936,7 @@ impl<'a> Scope<'a> {
             ["job", field] => from_list(&JOB_FIELDS, field, "job"),
             ["summary", field] => from_list(&SUMMARY_FIELDS, field, "summary"),
             ["history", field] => from_list(&HISTORY_FIELDS, field, "history"),
+            ["workflow", field] => from_list(&WORKFLOW_FIELDS, field, "workflow"),
             ["node", "name"] if self.node => None,
             ["node", m, stat] if self.node => metric(m, &node_stats(), stat),
             ["node", ..] => Some(format!(
@@ -987,7 +1006,10 @@ fn referenced_metrics(expr: &Expr, extra: &[String]) -> Vec<String> {
                 out.insert(m.to_string());
             }
             [first, _]
-                if !["job", "summary", "history", "level", "value", "class"].contains(first) =>
+                if ![
+                    "job", "summary", "history", "workflow", "level", "value", "class",
+                ]
+                .contains(first) =>
             {
                 out.insert(first.to_string());
             }
@@ -1005,7 +1027,11 @@ fn reads_telemetry(exprs: &[&Expr]) -> bool {
         match parts.as_slice() {
             // The history's medians come from Slurm's records; its named difference, when there
             // is telemetry, is text that says so when there is none.
-            ["job", _] | ["history", _] | ["limit", ..] | ["class", _] | [_] => false,
+            // A workflow's figures come from Slurm's records too (the run time standing in for
+            // the CPU time without telemetry).
+            ["job", _] | ["history", _] | ["workflow", _] | ["limit", ..] | ["class", _] | [_] => {
+                false
+            }
             ["summary", field] => {
                 !["judgeable", "not_judgeable_reason", "elapsed_s", "time_eff"].contains(field)
             }

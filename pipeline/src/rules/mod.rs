@@ -106,6 +106,9 @@ pub struct JobData {
     /// The same application's earlier runs (`history.<field>`, [`book::HISTORY_FIELDS`]); empty
     /// for a job without a user or a name.
     pub history: BTreeMap<String, Value>,
+    /// The job as a task of a Slurm workflow run (`workflow.<field>`,
+    /// [`book::WORKFLOW_FIELDS`]); empty for a job of none.
+    pub workflow: BTreeMap<String, Value>,
 }
 
 /// One triggered rule.
@@ -404,6 +407,12 @@ impl Context<'_> {
             ["history", field] => self
                 .data
                 .history
+                .get(*field)
+                .cloned()
+                .unwrap_or(Value::Missing),
+            ["workflow", field] => self
+                .data
+                .workflow
                 .get(*field)
                 .cloned()
                 .unwrap_or(Value::Missing),

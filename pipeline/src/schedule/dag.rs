@@ -183,13 +183,13 @@ impl Step {
         let allowed: &[&str] = match raw.run.as_str() {
             "ingest" => &["limit"],
             "features" | "classify" => &["on", "days"],
-            "compact" | "summarize" | "report" => &["days"],
+            "compact" | "summarize" | "report" | "slurm-workflows" => &["days"],
             "retrain" | "workflow-score" => &[],
             "notify" => &["critical_only"],
             "retain" => &["keep_days"],
             other => {
                 return Err(format!(
-                    "unknown step {other:?}; the steps are ingest, features, classify, summarize, report, compact, notify, retrain, retain, workflow-score"
+                    "unknown step {other:?}; the steps are ingest, features, classify, summarize, report, compact, notify, retrain, retain, slurm-workflows, workflow-score"
                 ));
             }
         };
@@ -239,7 +239,7 @@ impl Step {
             }
             "features" => Step::Features { on: on()? },
             "classify" => Step::Classify { on: on()? },
-            "compact" | "summarize" | "report" => {
+            "compact" | "summarize" | "report" | "slurm-workflows" => {
                 let days = raw.days.unwrap_or(1);
                 if !(1..=366).contains(&days) {
                     return Err(format!("days: {days} is outside 1..=366"));
@@ -247,6 +247,7 @@ impl Step {
                 match raw.run.as_str() {
                     "compact" => Step::Compact { days },
                     "summarize" => Step::Summarize { days },
+                    "slurm-workflows" => Step::SlurmWorkflows { days },
                     _ => Step::Report { days },
                 }
             }

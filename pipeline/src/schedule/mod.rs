@@ -76,6 +76,9 @@ pub enum Step {
     Retrain,
     /// Removes raw telemetry and windows older than `keep_days`.
     Retain { keep_days: u32 },
+    /// Rebuilds the workflow runs of Slurm arrays and dependency chains that ended in the last
+    /// `days` days ([`crate::workflow::slurm`]).
+    SlurmWorkflows { days: u32 },
     /// Scores every workflow task of the warehouse against its kind's history into
     /// `workflow_scores` ([`crate::workflow::detect`]); nothing when no workflow was imported.
     WorkflowScore,
@@ -93,6 +96,7 @@ impl Step {
             Step::Notify { .. } => "notify",
             Step::Retrain => "retrain",
             Step::Retain { .. } => "retain",
+            Step::SlurmWorkflows { .. } => "slurm-workflows",
             Step::WorkflowScore => "workflow-score",
         }
     }
@@ -126,6 +130,14 @@ impl Step {
             }
             Step::Retain { keep_days } => {
                 format!("retain (telemetry and windows of the last {keep_days} days)")
+            }
+            Step::SlurmWorkflows { days: 1 } => {
+                "yesterday's Slurm arrays and dependency chains as workflow runs".into()
+            }
+            Step::SlurmWorkflows { days } => {
+                format!(
+                    "the Slurm arrays and dependency chains of the last {days} days as workflow runs"
+                )
             }
             Step::WorkflowScore => "score the workflow runs' tasks (workflow_scores)".into(),
         }
@@ -710,6 +722,7 @@ fn skip_reason(step: &Step, request: &RunRequest) -> Option<&'static str> {
         | Step::Summarize { .. }
         | Step::Report { .. }
         | Step::Compact { .. }
+        | Step::SlurmWorkflows { .. }
         | Step::WorkflowScore => None,
     }
 }
@@ -1109,6 +1122,27 @@ fn execute(
             );
             counts.insert("parts".into(), total.parts as u64);
             counts.insert("leftovers".into(), total.leftovers as u64);
+            Ok((0, counts))
+        }
+        Step::SlurmWorkflows { days: n } => {
+            let days = days_of(request, *n);
+            let (Some(first), Some(last)) = (days.iter().min(), days.iter().max()) else {
+                return Ok((0, counts));
+            };
+            // A backfill's day covers as many days as a nightly run, so chains stay whole.
+            let first = &(*first).min(
+                last.checked_sub_days(chrono::Days::new(u64::from(n.saturating_sub(1))))
+                    .unwrap_or(*last),
+            );
+            let runtime = tokio::runtime::Runtime::new()
+                .map_err(|e| format!("cannot start the query runtime: {e}"))?;
+            let done = crate::workflow::slurm::rebuild(&runtime, data, *first, *last)
+                .map_err(|e| format!("building the Slurm workflows of {first} to {last}: {e}"))?;
+            counts.insert("jobs_read".into(), done.jobs_read as u64);
+            counts.insert("runs".into(), done.runs as u64);
+            counts.insert("tasks".into(), done.tasks as u64);
+            counts.insert("days_written".into(), done.days_written as u64);
+            counts.insert("days_cleared".into(), done.days_cleared as u64);
             Ok((0, counts))
         }
         Step::WorkflowScore => {

@@ -121,7 +121,7 @@ pub async fn read_tasks(
 ) -> Result<(Vec<Task>, BTreeMap<String, Option<String>>), DetectError> {
     let batches = query::run(
         data,
-        "SELECT t.workflow_id, t.task_id, t.host, t.label, t.runtime_s, t.cpu_time_s,
+        "SELECT t.workflow_id, t.task_id, t.kind, t.host, t.label, t.runtime_s, t.cpu_time_s,
                 t.stage_in_delay_s, t.stage_out_delay_s, t.stime_s, w.label AS run_label,
                 to_char(w.\"end\", '%Y-%m-%d') AS run_day
          FROM workflow_tasks t JOIN workflows w ON t.workflow_id = w.workflow_id",
@@ -161,9 +161,10 @@ fn read_batch(
             .map(|i| column.is_valid(i).then(|| column.value(i)))
             .collect())
     };
-    let (run, task, host, label, run_label, day) = (
+    let (run, task, kind, host, label, run_label, day) = (
         text("workflow_id")?,
         text("task_id")?,
+        text("kind")?,
         text("host")?,
         text("label")?,
         text("run_label")?,
@@ -185,7 +186,8 @@ fn read_batch(
             run: run.clone(),
             task_id: task.clone(),
             day: day[i].as_deref().and_then(|d| d.parse().ok()),
-            kind: kind_of(task).to_string(),
+            // Parts written before the kind was stored have none: derive it as they did.
+            kind: kind[i].clone().unwrap_or_else(|| kind_of(task).to_string()),
             host: host[i].clone(),
             anomalous: label[i].as_ref().map(|l| l != "none"),
             label: label[i].clone(),

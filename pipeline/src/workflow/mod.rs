@@ -9,3 +9,4 @@
 
 pub mod detect;
 pub mod pegasus;
+pub mod slurm;

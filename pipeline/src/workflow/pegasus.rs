@@ -402,7 +402,6 @@ fn task_row(fields: &[String], columns: &Columns, run: &str) -> Result<WorkflowT
     }
     Ok(WorkflowTaskRow {
         workflow_id: run.to_string(),
-        task_id,
         task_type: text("type"),
         label,
         host: text("kickstart_hostname"),
@@ -435,6 +434,8 @@ fn task_row(fields: &[String], columns: &Columns, run: &str) -> Result<WorkflowT
         depth: None,
         parent_ids: None,
         on_critical_path: None,
+        kind: Some(super::detect::kind_of(&task_id).to_string()),
+        task_id,
     })
 }
 
@@ -519,6 +520,33 @@ pub fn critical_path(tasks: &[WorkflowTaskRow], places: &HashMap<String, Place>)
     path
 }
 
+/// Gives each task of a run its place in the DAG and the run its critical path (marked on its
+/// tasks, counted and timed on the run).
+pub fn apply_dag(
+    tasks: &mut [WorkflowTaskRow],
+    places: &HashMap<String, Place>,
+    run: &mut WorkflowRow,
+) {
+    for task in tasks.iter_mut() {
+        if let Some(p) = places.get(&task.task_id) {
+            (task.parents, task.children, task.depth) =
+                (Some(p.parents), Some(p.children), Some(p.depth));
+            task.parent_ids = serde_json::to_string(&p.parent_ids).ok();
+        }
+    }
+    let path = critical_path(tasks, places);
+    for (i, task) in tasks.iter_mut().enumerate() {
+        task.on_critical_path = Some(path.contains(&i));
+    }
+    let first = path.last().map(|&i| &tasks[i]);
+    let last = path.first().map(|&i| &tasks[i]);
+    run.critical_path_tasks = Some(path.len() as u32);
+    run.critical_path_s = first
+        .and_then(|f| f.ready.or(f.submit).or(f.execute_start))
+        .zip(last.and_then(|l| l.end))
+        .map(|(from, to)| (to - from).num_microseconds().unwrap_or(0) as f64 / 1e6);
+}
+
 /// Every `*.csv` file below `dir`, sorted, never through a link.
 pub fn trace_files(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
@@ -591,21 +619,6 @@ pub fn import(
             }
         };
         done.skipped.append(&mut trace.skipped);
-        let mut critical = None;
-        if let Some(places) = &places {
-            for task in &mut trace.tasks {
-                if let Some(p) = places.get(&task.task_id) {
-                    (task.parents, task.children, task.depth) =
-                        (Some(p.parents), Some(p.children), Some(p.depth));
-                    task.parent_ids = serde_json::to_string(&p.parent_ids).ok();
-                }
-            }
-            let path = critical_path(&trace.tasks, places);
-            for (i, task) in trace.tasks.iter_mut().enumerate() {
-                task.on_critical_path = Some(path.contains(&i));
-            }
-            critical = Some(path);
-        }
         let label = file
             .parent()
             .filter(|p| *p != dir && p.starts_with(dir))
@@ -620,14 +633,8 @@ pub fn import(
                 .push(skip_file("run not imported: no task with a time".into()));
             continue;
         };
-        if let Some(path) = &critical {
-            let first = path.last().map(|&i| &trace.tasks[i]);
-            let last = path.first().map(|&i| &trace.tasks[i]);
-            row.critical_path_tasks = Some(path.len() as u32);
-            row.critical_path_s = first
-                .and_then(|f| f.ready.or(f.submit).or(f.execute_start))
-                .zip(last.and_then(|l| l.end))
-                .map(|(from, to)| (to - from).num_microseconds().unwrap_or(0) as f64 / 1e6);
+        if let Some(places) = &places {
+            apply_dag(&mut trace.tasks, places, &mut row);
         }
         let batch_error = |e: datafusion::arrow::error::ArrowError| PegasusError::Batch {
             run: run.clone(),

@@ -664,10 +664,13 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
     w(
         out,
         format!(
-            "\n8. Report pages (the nightly `report` step; `jobsight report job JOB_ID` writes one on demand): {} job pages, {} user pages and {} daily system report(s) in {}, {} job(s) without a page; open {} in a browser (static HTML, inline SVG charts, relative links: works offline)\n",
+            "\n8. Report pages (the nightly `report` step; `jobsight report job JOB_ID` writes one on demand): {} job pages, {} user pages, {} daily system report(s) and {} workflow run page(s) (the day's job arrays and dependency chains, with Gantt charts) in {}, {} job(s) without a page; open {} in a browser (static HTML, inline SVG charts, relative links: works offline)\n",
             total("report", "job_pages"),
             total("report", "user_pages"),
             total("report", "system_reports"),
+            // Pages, not writes: a run's page is rewritten on each day one of its jobs ended.
+            std::fs::read_dir(settings.report.dir.join("workflows"))
+                .map_or(0, |entries| entries.count()),
             settings.report.dir.display(),
             total("report", "failed"),
             settings.report.dir.join("index.html").display(),

@@ -400,7 +400,7 @@ pub fn render_runs(reports: &[crate::schedule::RunReport]) -> String {
                 .map(|(k, v)| format!("{k} {v}"))
                 .collect();
             out.push_str(&printable(&format!(
-                "  {}. {:<9} {:<8} {:>6.1} s  {} job(s){}{}{}",
+                "  {}. {:<15} {:<8} {:>6.1} s  {} job(s){}{}{}",
                 s.position,
                 s.step,
                 s.outcome.name(),

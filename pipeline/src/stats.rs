@@ -16,6 +16,29 @@ pub fn median(values: &mut [f64]) -> Option<f64> {
     })
 }
 
+/// The value at fraction `p` of `sorted` (ascending, not empty) by linear interpolation between
+/// the closest ranks, numpy's default method.
+pub fn percentile_of_sorted(sorted: &[f64], p: f64) -> f64 {
+    let rank = p * (sorted.len() - 1) as f64;
+    let low = rank.floor() as usize;
+    let high = (low + 1).min(sorted.len() - 1);
+    let weight = rank - low as f64;
+    sorted[low] + weight * (sorted[high] - sorted[low])
+}
+
+/// The median and 95th percentile of the finite `values` (numpy's method); `None` for none.
+pub fn median_and_p95(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    let mut v: Vec<f64> = values.filter(|v| v.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some((
+        percentile_of_sorted(&v, 0.5),
+        percentile_of_sorted(&v, 0.95),
+    ))
+}
+
 /// A 64-bit mix of a string and a seed (FNV-1a then splitmix), for seeded, portable shuffles.
 pub fn hash(text: &str, seed: u64) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;

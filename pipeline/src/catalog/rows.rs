@@ -677,12 +677,20 @@ table_row! {
         critical_path_tasks: Option<u32>,
         critical_path_s: Option<f64>,
         source: String,
+        /// The delay distributions over the run's tasks: median and 95th percentile of the wait
+        /// from ready to start of execution (the workflow system's and the queue's), and of
+        /// the run time.
+        ready_to_start_median_s: Option<f64>,
+        ready_to_start_p95_s: Option<f64>,
+        runtime_median_s: Option<f64>,
+        runtime_p95_s: Option<f64>,
     }
 }
 
 table_row! {
     /// One row of `workflow_tasks`: one task of a workflow run, with its times, delays, bytes,
     /// kickstart counters and place in the DAG.
+    #[derive(Default)]
     WorkflowTaskRow => WorkflowTasks {
         workflow_id: String,
         task_id: String,
@@ -747,5 +755,8 @@ table_row! {
         stime_z: f64,
         /// Runs the kind's history was learnt from.
         history_runs: u32,
+        /// Its run time over the median run time of the tasks of its kind in its run (1 for
+        /// the only task of its kind): the same task type in the same run as the yardstick.
+        runtime_vs_run: Option<f64>,
     }
 }

@@ -117,39 +117,11 @@ mod tests {
         WorkflowTaskRow {
             workflow_id: run.into(),
             task_id: id.into(),
-            task_type: None,
-            label: None,
             host: Some("n1".into()),
-            transformation: None,
-            ready: None,
-            submit: None,
-            execute_start: None,
-            execute_end: None,
-            end: None,
-            wms_delay_s: None,
-            pre_script_delay_s: None,
             queue_delay_s: Some(30.0),
-            runtime_s: None,
-            post_script_delay_s: None,
-            stage_in_delay_s: None,
-            stage_out_delay_s: None,
-            stage_in_bytes: None,
-            stage_out_bytes: None,
-            cpu_time_s: None,
-            utime_s: None,
-            stime_s: None,
-            iowait_s: None,
-            bytes_read: None,
-            bytes_written: None,
-            read_calls: None,
-            write_calls: None,
-            exitcode: None,
-            parents: None,
             children: Some(children),
-            depth: None,
-            parent_ids: None,
             on_critical_path: Some(true),
-            kind: None,
+            ..WorkflowTaskRow::default()
         }
     }
 
@@ -174,6 +146,10 @@ mod tests {
             critical_path_tasks: None,
             critical_path_s: None,
             source: source.into(),
+            ready_to_start_median_s: None,
+            ready_to_start_p95_s: None,
+            runtime_median_s: None,
+            runtime_p95_s: None,
         };
         let write = |table: Table, name: &str, batch| {
             catalog::write_part(data, table, run_day, name, &[batch]).unwrap();
@@ -199,6 +175,7 @@ mod tests {
             stage_out_z: 0.0,
             stime_z: 0.0,
             history_runs: 6,
+            runtime_vs_run: Some(1.0),
         };
         write(
             Table::WorkflowScores,

@@ -735,10 +735,11 @@ pub(super) fn report(
             drop(progress);
             writeln!(
                 stdout,
-                "{day}: {} job pages, {} user pages, {} system reports in {} (open index.html)",
+                "{day}: {} job pages, {} user pages, {} system reports, {} workflow run pages in {} (open index.html)",
                 written.jobs,
                 written.users,
                 written.days,
+                written.workflows,
                 settings.report.dir.display()
             )?;
             for (job, reason) in &written.failed {

@@ -59,15 +59,7 @@ pub struct SeriesStats {
     pub idle_share: Option<f64>,
 }
 
-/// The value at fraction `p` of `sorted` (ascending, not empty) by linear interpolation between
-/// the closest ranks, numpy's default method.
-pub fn percentile_of_sorted(sorted: &[f64], p: f64) -> f64 {
-    let rank = p * (sorted.len() - 1) as f64;
-    let low = rank.floor() as usize;
-    let high = (low + 1).min(sorted.len() - 1);
-    let weight = rank - low as f64;
-    sorted[low] + weight * (sorted[high] - sorted[low])
-}
+pub use crate::stats::percentile_of_sorted;
 
 /// The percentiles of `values` (any order; reordered in place), by selection rather than a full
 /// sort: each rank is selected in the part of the slice above the previous one.

@@ -153,7 +153,49 @@ pub struct Facts {
     pub telemetry: HashMap<String, Series>,
     /// The job's mean per metric (`features_job`).
     pub means: HashMap<String, BTreeMap<String, f64>>,
+    /// The Slurm workflow run each job is a step of ([`slurm_runs`]), by job id.
+    pub workflows: HashMap<String, String>,
 }
+
+/// The workflow runs a day's pages show: the Slurm run each of the day's jobs is a step of (runs
+/// that ended in the [`RUN_LOOK_AHEAD_DAYS`] days from `day`), and every run that ended on `day`.
+/// Call only when `workflows` and `workflow_tasks` exist.
+pub async fn slurm_runs(
+    ctx: &SessionContext,
+    day: NaiveDate,
+) -> Result<(HashMap<String, String>, Vec<String>), QueryError> {
+    let last = day
+        .checked_add_days(chrono::Days::new(RUN_LOOK_AHEAD_DAYS))
+        .unwrap_or(day);
+    let mut steps = HashMap::new();
+    let sql = format!(
+        "SELECT t.task_id, t.workflow_id FROM workflow_tasks t \
+         JOIN workflows w ON w.workflow_id = t.workflow_id AND w.day = t.day \
+         WHERE w.source = 'slurm' AND t.day >= '{day}' AND t.day <= '{last}'"
+    );
+    each_row(ctx, &sql, |c, i| {
+        steps.insert(text(c, "task_id", i), text(c, "workflow_id", i));
+    })
+    .await?;
+    let mut ended = Vec::new();
+    let sql = format!("SELECT workflow_id FROM workflows WHERE day = '{day}' ORDER BY workflow_id");
+    each_row(ctx, &sql, |c, i| ended.push(text(c, "workflow_id", i))).await?;
+    Ok((steps, ended))
+}
+
+/// Every workflow run's id.
+pub async fn workflow_ids(ctx: &SessionContext) -> Result<Vec<String>, QueryError> {
+    let mut ids = Vec::new();
+    each_row(ctx, "SELECT DISTINCT workflow_id FROM workflows", |c, i| {
+        ids.push(text(c, "workflow_id", i))
+    })
+    .await?;
+    Ok(ids)
+}
+
+/// Days after a job's day in which the workflow run it is a step of may end (as the rules read
+/// them).
+pub const RUN_LOOK_AHEAD_DAYS: u64 = 8;
 
 fn text(c: &Columns, name: &str, i: usize) -> String {
     c.text(name, i).unwrap_or_default()

@@ -144,6 +144,8 @@ pub struct Written {
     pub jobs: usize,
     pub users: usize,
     pub days: usize,
+    /// Pages of workflow runs: those the day's jobs are steps of, and those that ended that day.
+    pub workflows: usize,
     /// (job id, reason) of pages that could not be drawn.
     pub failed: Vec<(String, String)>,
 }
@@ -207,7 +209,7 @@ fn templates(settings: &Settings) -> Result<Templates, ReportError> {
 
 /// The names the day report's and the index's templates are given (the job and user pages are
 /// checked by rendering samples instead).
-const DAY_NAMES: [&str; 14] = [
+const DAY_NAMES: [&str; 15] = [
     "title",
     "root",
     "cluster",
@@ -222,6 +224,7 @@ const DAY_NAMES: [&str; 14] = [
     "worst",
     "chart_svgs",
     "clusters",
+    "workflows",
 ];
 
 /// The names a workflow run's page template is given ([`page::workflow_page`]).
@@ -283,9 +286,14 @@ pub fn write_job(
             day,
             job: Some(job_id.to_string()),
         };
-        let facts = load::facts(&ctx, &scope).await?;
+        let mut facts = load::facts(&ctx, &scope).await?;
+        let runs = workflow_runs(data, &ctx, day).await?;
+        facts.workflows = runs.steps;
         let (healthy, band) = load::healthy(&ctx, day).await?;
         let references = page::references(&ctx, &facts, &healthy).await?;
+        if let Some(run) = facts.workflows.get(job_id) {
+            write_workflow_page(data, &ctx, &pages, settings, run).await?;
+        }
         let job = facts
             .jobs
             .last()
@@ -302,18 +310,81 @@ pub fn write_job(
 /// page's path.
 pub fn write_workflow(data: &Path, settings: &Settings, run: &str) -> Result<PathBuf, ReportError> {
     let pages = templates(settings)?;
-    let scored = crate::catalog::Table::WorkflowScores.dir(data).is_dir();
     runtime()?.block_on(async {
         let ctx = query::session(data).await?;
-        let facts = load::workflow(&ctx, run, scored)
-            .await?
-            .ok_or_else(|| ReportError::NoSuchWorkflow(run.to_string()))?;
-        let value = page::workflow_page(&facts)
-            .map_err(|e| ReportError::Query(QueryError::Render(e.to_string())))?;
-        let path = settings.dir.join(workflow_path(&facts.workflow_id));
-        write_page(&path, &pages.render("workflow.html", &value)?)?;
-        Ok(path)
+        write_workflow_page(data, &ctx, &pages, settings, run).await
     })
+}
+
+async fn write_workflow_page(
+    data: &Path,
+    ctx: &datafusion::prelude::SessionContext,
+    pages: &Templates,
+    settings: &Settings,
+    run: &str,
+) -> Result<PathBuf, ReportError> {
+    let scored = crate::catalog::Table::WorkflowScores.dir(data).is_dir();
+    let facts = load::workflow(ctx, run, scored)
+        .await?
+        .ok_or_else(|| ReportError::NoSuchWorkflow(run.to_string()))?;
+    let value = page::workflow_page(&facts)
+        .map_err(|e| ReportError::Query(QueryError::Render(e.to_string())))?;
+    let path = settings.dir.join(workflow_path(&facts.workflow_id));
+    write_page(&path, &pages.render("workflow.html", &value)?)?;
+    Ok(path)
+}
+
+/// The workflow runs of a day's pages ([`load::slurm_runs`]); none when no workflow is stored.
+async fn workflow_runs(
+    data: &Path,
+    ctx: &datafusion::prelude::SessionContext,
+    day: NaiveDate,
+) -> Result<DayRuns, ReportError> {
+    use crate::catalog::Table;
+    if !Table::Workflows.dir(data).is_dir() || !Table::WorkflowTasks.dir(data).is_dir() {
+        return Ok(DayRuns::default());
+    }
+    let (steps, ended) = load::slurm_runs(ctx, day).await?;
+    Ok(DayRuns {
+        steps,
+        ended,
+        stored: true,
+    })
+}
+
+/// Removes the pages of workflow runs no longer in the warehouse: a Slurm run that another
+/// chain joined later is stored under the joined run's id, and its old page would mislead.
+async fn remove_stale_workflow_pages(
+    ctx: &datafusion::prelude::SessionContext,
+    dir: &Path,
+) -> Result<(), ReportError> {
+    let runs = load::workflow_ids(ctx).await?;
+    let pages: std::collections::HashSet<PathBuf> =
+        runs.iter().map(|r| dir.join(workflow_path(r))).collect();
+    for entry in std::fs::read_dir(dir.join("workflows"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "html") && !pages.contains(&path) {
+            std::fs::remove_file(&path).map_err(|source| ReportError::Write {
+                path: path.clone(),
+                source,
+            })?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(Default)]
+struct DayRuns {
+    /// Whether the warehouse holds workflow runs at all.
+    stored: bool,
+    /// Job id -> the Slurm run it is a step of.
+    steps: std::collections::HashMap<String, String>,
+    /// Runs that ended on the day.
+    ended: Vec<String>,
 }
 
 /// Every page of `day`: its jobs, the users who had a job that day, the day's system report,
@@ -329,10 +400,22 @@ pub fn write_day(
     runtime()?.block_on(async {
         let ctx = query::session(data).await?;
         let scope = load::Scope { day, job: None };
-        let facts = load::facts(&ctx, &scope).await?;
+        let mut facts = load::facts(&ctx, &scope).await?;
+        let runs = workflow_runs(data, &ctx, day).await?;
+        // The pages the day's job pages link to, and the day's runs.
+        let mut run_pages: std::collections::BTreeSet<&String> = runs.ended.iter().collect();
+        run_pages.extend(facts.jobs.iter().filter_map(|j| runs.steps.get(&j.job_id)));
+        let mut written = Written::default();
+        for run in run_pages {
+            write_workflow_page(data, &ctx, &pages, settings, run).await?;
+            written.workflows += 1;
+        }
+        if runs.stored {
+            remove_stale_workflow_pages(&ctx, &settings.dir).await?;
+        }
+        facts.workflows = runs.steps.clone();
         let (healthy, band) = load::healthy(&ctx, day).await?;
         let references = page::references(&ctx, &facts, &healthy).await?;
-        let mut written = Written::default();
         for (n, job) in facts.jobs.iter().enumerate() {
             let page = page::job_page(job, &facts, &references, &band, inputs, settings)
                 .map_err(|e| e.to_string())
@@ -405,7 +488,9 @@ fn write_index(dir: &Path, pages: &Templates) -> Result<(), ReportError> {
         names
     };
     let mut clusters = Vec::new();
-    for cluster in list_dirs(dir) {
+    let mut workflows = list(dir.join("workflows"));
+    workflows.reverse();
+    for cluster in list_dirs(dir).into_iter().filter(|c| c != "workflows") {
         let mut days = list(dir.join(&cluster).join("days"));
         days.reverse();
         let users = list(dir.join(&cluster).join("users"));
@@ -421,6 +506,7 @@ fn write_index(dir: &Path, pages: &Templates) -> Result<(), ReportError> {
         "title": "jobsight reports",
         "root": "",
         "clusters": clusters,
+        "workflows": workflows.iter().map(|w| serde_json::json!({"name": w, "href": format!("workflows/{w}.html")})).collect::<Vec<_>>(),
     }));
     write_page(
         &dir.join("index.html"),

@@ -12,7 +12,7 @@ use serde_json::json;
 
 use super::charts::{self, Bar, MetricChart};
 use super::load::{self, Facts, HealthyRun, JobFacts, Series, UserHistory};
-use super::{Inputs, Settings, day_path, job_path, user_path};
+use super::{Inputs, Settings, day_path, job_path, user_path, workflow_path};
 use crate::query::QueryError;
 use crate::templates::clean;
 
@@ -450,6 +450,9 @@ pub fn job_page(
             "root": href(&me, std::path::Path::new("")),
             "user_href": href(&me, &user_path(&job.cluster, &job.user)),
             "day_href": href(&me, &day_path(&job.cluster, &day)),
+            "workflow": facts.workflows.get(&job.job_id).map(|run| json!({
+                "run": c(run), "href": href(&me, &workflow_path(run)),
+            })),
             "job": {
                 "job_id": c(&job.job_id), "name": c(&job.name), "user": c(&job.user),
                 "account": c(&job.account), "partition": c(&job.partition), "qos": c(&job.qos),
@@ -515,6 +518,9 @@ pub fn samples(settings: &Settings) -> Result<(Value, Value), charts::ChartError
     };
     let mut facts = Facts::default();
     let id = job.job_id.clone();
+    facts
+        .workflows
+        .insert(id.clone(), format!("slurm-{}-{id}", job.cluster));
     facts.summaries.insert(
         id.clone(),
         SummaryFacts {
@@ -633,7 +639,7 @@ pub fn samples(settings: &Settings) -> Result<(Value, Value), charts::ChartError
 
 /// A workflow run's page: its figures, its Gantt chart, its flagged tasks and its critical path.
 pub fn workflow_page(run: &load::WorkflowFacts) -> Result<Value, charts::ChartError> {
-    let me = super::workflow_path(&run.workflow_id);
+    let me = workflow_path(&run.workflow_id);
     let origin = run
         .tasks
         .iter()

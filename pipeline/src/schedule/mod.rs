@@ -1073,12 +1073,14 @@ fn execute(
                 total.jobs += written.jobs;
                 total.users += written.users;
                 total.days += written.days;
+                total.workflows += written.workflows;
                 total.failed.extend(written.failed);
             }
             counts.insert("days".into(), days.len() as u64);
             counts.insert("job_pages".into(), total.jobs as u64);
             counts.insert("user_pages".into(), total.users as u64);
             counts.insert("system_reports".into(), total.days as u64);
+            counts.insert("workflow_pages".into(), total.workflows as u64);
             counts.insert("failed".into(), total.failed.len() as u64);
             Ok((total.jobs as u64, counts))
         }

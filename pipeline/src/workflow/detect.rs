@@ -331,6 +331,18 @@ pub fn score(tasks: &[Task]) -> Vec<(Option<chrono::NaiveDate>, WorkflowScoreRow
     let refs: Vec<&Task> = tasks.iter().collect();
     let own: Vec<[f64; 5]> = tasks.iter().map(|t| history.z(t)).collect();
     let hosts = pooled_by_host(&refs, &own);
+    // The run time (figure 1 is its logarithm) against the same kind in the same run.
+    let runtime = |t: &Task| t.figures[1].map(f64::exp_m1);
+    let mut in_run: HashMap<(&str, &str), Vec<f64>> = HashMap::new();
+    for t in tasks {
+        if let Some(r) = runtime(t) {
+            in_run.entry((&t.run, &t.kind)).or_default().push(r);
+        }
+    }
+    let run_medians: HashMap<(&str, &str), f64> = in_run
+        .into_iter()
+        .filter_map(|(k, mut v)| Some((k, stats::median(&mut v)?)))
+        .collect();
     tasks
         .iter()
         .zip(own.iter().zip(hosts))
@@ -350,6 +362,10 @@ pub fn score(tasks: &[Task]) -> Vec<(Option<chrono::NaiveDate>, WorkflowScoreRow
                     history_runs: runs_of_kind
                         .get(t.kind.as_str())
                         .map_or(0, |r| r.len() as u32),
+                    runtime_vs_run: runtime(t)
+                        .zip(run_medians.get(&(t.run.as_str(), t.kind.as_str())))
+                        .filter(|(_, m)| **m > 0.0)
+                        .map(|(r, m)| r / m),
                 },
             )
         })
@@ -638,6 +654,26 @@ pub fn render(e: &WorkflowEval) -> String {
         }
         out.push('\n');
     }
+    // Per label, as the job models' evaluation shows them.
+    out += &format!("  {:width$} precision recall     F1 runs\n", "label");
+    for (i, l) in labels.iter().enumerate() {
+        let support: usize = e.run_confusion.get(i).map_or(0, |r| r.iter().sum());
+        let called: usize = e.run_confusion.iter().filter_map(|r| r.get(i)).sum();
+        let hit = e
+            .run_confusion
+            .get(i)
+            .and_then(|r| r.get(i))
+            .copied()
+            .unwrap_or(0);
+        let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        let (precision, recall) = (ratio(hit, called), ratio(hit, support));
+        let f1 = if precision + recall > 0.0 {
+            2.0 * precision * recall / (precision + recall)
+        } else {
+            0.0
+        };
+        out += &format!("  {l:width$} {precision:>9.3} {recall:>6.3} {f1:>6.3} {support:>4}\n");
+    }
     out
 }
 
@@ -717,6 +753,14 @@ mod tests {
             "the slow host is the run's largest slack"
         );
         assert_eq!(features[1][3], 0.5, "one host of two stands out");
+        // Against the same kind in the same run: r3's slow k1 task took 202 s, its twin 100 s.
+        let rows = super::score(&tasks);
+        let slow = rows
+            .iter()
+            .find(|(_, r)| r.workflow_id == "r3" && r.task_id == "k1_ID202")
+            .unwrap();
+        let vs_run = slow.1.runtime_vs_run.unwrap();
+        assert!((vs_run - 202.0 / 151.0).abs() < 1e-9, "{vs_run}");
     }
 
     #[test]

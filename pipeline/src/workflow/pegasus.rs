@@ -30,6 +30,7 @@ use chrono::{DateTime, Utc};
 use crate::catalog::rows::{WorkflowRow, WorkflowTaskRow};
 use crate::catalog::{self, CatalogError, Table};
 use crate::skipped::Skipped;
+use crate::stats;
 
 /// The largest trace file read (a run of a million tasks is about 500 MB; Flow-Bench's are
 /// 100 kB).
@@ -466,6 +467,18 @@ pub fn run_row(
         .filter_map(|t| t.ready.or(t.submit).or(t.execute_start))
         .min();
     let labelled = tasks.iter().filter(|t| t.label.is_some()).count();
+    let seconds = |from: DateTime<Utc>, to: DateTime<Utc>| {
+        (to - from).num_microseconds().map(|us| us as f64 / 1e6)
+    };
+    let waits = stats::median_and_p95(
+        tasks
+            .iter()
+            .filter_map(|t| seconds(t.ready.or(t.submit)?, t.execute_start?)),
+    );
+    let runtimes = stats::median_and_p95(tasks.iter().filter_map(|t| {
+        t.runtime_s
+            .or_else(|| seconds(t.execute_start?, t.execute_end?))
+    }));
     Some(WorkflowRow {
         workflow_id: run.to_string(),
         workflow: workflow_of(run).to_string(),
@@ -483,6 +496,10 @@ pub fn run_row(
         critical_path_tasks: None,
         critical_path_s: None,
         source: source.to_string(),
+        ready_to_start_median_s: waits.map(|w| w.0),
+        ready_to_start_p95_s: waits.map(|w| w.1),
+        runtime_median_s: runtimes.map(|r| r.0),
+        runtime_p95_s: runtimes.map(|r| r.1),
     })
 }
 

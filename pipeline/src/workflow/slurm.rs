@@ -244,7 +244,6 @@ fn run_of(
                     }
                     .into(),
                 ),
-                label: None,
                 host: job.host.clone(),
                 transformation: job.name.clone(),
                 ready,
@@ -252,30 +251,14 @@ fn run_of(
                 execute_start: job.start,
                 execute_end: Some(job.end),
                 end: Some(job.end),
-                wms_delay_s: None,
-                pre_script_delay_s: None,
                 queue_delay_s: seconds(ready, job.start).map(|s| s.max(0.0)),
                 runtime_s,
-                post_script_delay_s: None,
-                stage_in_delay_s: None,
-                stage_out_delay_s: None,
-                stage_in_bytes: None,
-                stage_out_bytes: None,
                 cpu_time_s: job.cpu_used_cores.zip(runtime_s).map(|(c, r)| c * r),
-                utime_s: None,
-                stime_s: None,
-                iowait_s: None,
-                bytes_read: None,
-                bytes_written: None,
-                read_calls: None,
-                write_calls: None,
                 exitcode: job.exit_code,
-                parents: None,
-                children: None,
-                depth: None,
-                parent_ids: None,
-                on_critical_path: None,
                 kind: Some(kind.to_string()),
+                // Labels, stage-in/out, kickstart counters: Slurm has none; the DAG's places
+                // come with `apply_dag`.
+                ..WorkflowTaskRow::default()
             }
         })
         .collect();
@@ -473,6 +456,9 @@ mod tests {
         assert_eq!(run.tasks, 5);
         assert_eq!(run.start, at(0));
         assert_eq!(run.end, at(45).unwrap());
+        // Waits from ready to start: 1, 1, 2, 3 and 10 minutes.
+        assert_eq!(run.ready_to_start_median_s, Some(120.0));
+        assert_eq!(run.ready_to_start_p95_s, Some(180.0 + 0.8 * 420.0));
         let task = |id: &str| tasks.iter().find(|t| t.task_id == id).unwrap();
         assert_eq!(task("13").parent_ids.as_deref(), Some(r#"["10"]"#));
         assert_eq!(task("14").parents, Some(3));

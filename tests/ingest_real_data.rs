@@ -594,15 +594,21 @@ fn flowbench_1000genome_traces() {
     // issue's goals are 0.85 and 0.95. Seeded: the same figures on every run.
     let eval = common::run_ok(jobsight(&data).args(["workflow", "eval"]));
     insta::assert_snapshot!("workflow-eval-1000genome", eval);
-    let json: serde_json::Value = serde_json::from_str(&common::run_ok(
-        jobsight(&data).args(["workflow", "eval", "--format", "json"]),
-    ))
-    .unwrap();
-    assert!(json["task_roc_auc"].as_f64().unwrap() >= 0.85, "{json}");
-    assert!(
-        json["run_family_accuracy"].as_f64().unwrap() >= 0.95,
-        "{json}"
-    );
+    // The figure after the first `label` (one evaluation is 10 s: the goals are read from the
+    // table rather than from a second run's JSON).
+    let figure = |label: &str| -> f64 {
+        let after = eval
+            .split(label)
+            .nth(1)
+            .unwrap_or_else(|| panic!("{label}: {eval}"));
+        after[..after.find([',', ' ', '\n']).unwrap()]
+            .parse()
+            .unwrap()
+    };
+    assert!(figure("  ROC-AUC ") >= 0.85, "unsupervised: {eval}");
+    assert!(figure("normal) accuracy ") >= 0.95, "run families: {eval}");
+    // The supervised task classifier against Flow-Bench's supervised GNNs (about 0.80).
+    assert!(figure(", accuracy ") >= 0.80, "supervised: {eval}");
     // Scored into workflow_scores; a run's page with its Gantt chart, flagged tasks and critical
     // path (the DAG gives every run one).
     let out = common::run_ok(jobsight(&data).args(["workflow", "score"]));

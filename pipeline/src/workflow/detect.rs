@@ -246,6 +246,101 @@ impl History {
     }
 }
 
+/// Each task's run time over the median run time of the tasks of its kind in its run (figure 1
+/// is the run time's logarithm), in `tasks` order; `None` without a run time.
+pub fn runtime_vs_run(tasks: &[&Task]) -> Vec<Option<f64>> {
+    let runtime = |t: &Task| t.figures[1].map(f64::exp_m1);
+    let mut in_run: HashMap<(&str, &str), Vec<f64>> = HashMap::new();
+    for t in tasks {
+        if let Some(r) = runtime(t) {
+            in_run.entry((&t.run, &t.kind)).or_default().push(r);
+        }
+    }
+    let medians: HashMap<(&str, &str), f64> = in_run
+        .into_iter()
+        .filter_map(|(k, mut v)| Some((k, stats::median(&mut v)?)))
+        .collect();
+    tasks
+        .iter()
+        .map(|t| {
+            let m = *medians.get(&(t.run.as_str(), t.kind.as_str()))?;
+            runtime(t).filter(|_| m > 0.0).map(|r| r / m)
+        })
+        .collect()
+}
+
+/// The figures the supervised task classifier learns from: the task's own z-scores, its host's
+/// (the unsupervised score's inputs), and the logarithm of its run time against its kind in its
+/// run (0 without one).
+fn task_features(tasks: &[&Task], history: &History, hosts: &[[f64; 5]]) -> Vec<Vec<f64>> {
+    let vs_run = runtime_vs_run(tasks);
+    tasks
+        .iter()
+        .zip(hosts)
+        .zip(vs_run)
+        .map(|((t, h), v)| {
+            let mut row: Vec<f64> = history.z(t).to_vec();
+            row.extend_from_slice(h);
+            row.push(v.filter(|v| *v > 0.0).map_or(0.0, f64::ln));
+            row
+        })
+        .collect()
+}
+
+/// The labelled tasks of `tasks`, with their host z-scores.
+fn labelled_only<'a>(tasks: &[&'a Task], hosts: &[[f64; 5]]) -> (Vec<&'a Task>, Vec<[f64; 5]>) {
+    tasks
+        .iter()
+        .zip(hosts)
+        .filter(|(t, _)| t.anomalous.is_some())
+        .map(|(t, h)| (*t, *h))
+        .unzip()
+}
+
+/// Training rows one tree of the task classifier learns from (a seeded sample beyond it).
+const TASK_ROWS_PER_TREE: usize = 3000;
+/// Trees of the task classifier.
+const TASK_TREES: u64 = 30;
+
+/// The supervised task classifier of one fold: `TASK_TREES` trees, each on its own seeded sample
+/// of the training tasks; returns each test task's share of trees that call it anomalous.
+fn task_votes(
+    x_train: &[Vec<f64>],
+    y_train: &[u32],
+    keys: &[String],
+    x_test: &[Vec<f64>],
+    seed: u64,
+) -> Result<Vec<f64>, DetectError> {
+    use rayon::prelude::*;
+    if x_train.is_empty() || x_test.is_empty() || !y_train.contains(&1) || !y_train.contains(&0) {
+        return Ok(vec![0.0; x_test.len()]);
+    }
+    let test = dense(x_test)?;
+    let calls: Vec<Vec<u32>> = (0..TASK_TREES)
+        .into_par_iter()
+        .map(|tree| {
+            // Sampled by the tasks' names, not their places: the same sample whatever order the
+            // warehouse returned them in.
+            let mut rows: Vec<usize> = (0..x_train.len()).collect();
+            let tree_seed = seed ^ tree.wrapping_mul(0x9e37_79b9);
+            rows.sort_by_key(|&i| (stats::hash(&keys[i], tree_seed), &keys[i]));
+            rows.truncate(TASK_ROWS_PER_TREE);
+            let x: Vec<Vec<f64>> = rows.iter().map(|&i| x_train[i].clone()).collect();
+            let y: Vec<u32> = rows.iter().map(|&i| y_train[i]).collect();
+            let params = RandomForestClassifierParameters::default()
+                .with_n_trees(1)
+                .with_seed(seed.wrapping_add(tree));
+            RunForest::fit(&dense(&x)?, &y, params)
+                .map_err(|e| DetectError::Fit(e.to_string()))?
+                .predict(&test)
+                .map_err(|e| DetectError::Fit(e.to_string()))
+        })
+        .collect::<Result<_, _>>()?;
+    Ok((0..x_test.len())
+        .map(|i| calls.iter().filter(|c| c[i] == 1).count() as f64 / calls.len() as f64)
+        .collect())
+}
+
 /// Each task's host-level z-scores: the median over the tasks of its host in its run (its own
 /// without a host), in `tasks` order.
 pub fn host_scores(tasks: &[&Task], history: &History) -> Vec<[f64; 5]> {
@@ -331,22 +426,11 @@ pub fn score(tasks: &[Task]) -> Vec<(Option<chrono::NaiveDate>, WorkflowScoreRow
     let refs: Vec<&Task> = tasks.iter().collect();
     let own: Vec<[f64; 5]> = tasks.iter().map(|t| history.z(t)).collect();
     let hosts = pooled_by_host(&refs, &own);
-    // The run time (figure 1 is its logarithm) against the same kind in the same run.
-    let runtime = |t: &Task| t.figures[1].map(f64::exp_m1);
-    let mut in_run: HashMap<(&str, &str), Vec<f64>> = HashMap::new();
-    for t in tasks {
-        if let Some(r) = runtime(t) {
-            in_run.entry((&t.run, &t.kind)).or_default().push(r);
-        }
-    }
-    let run_medians: HashMap<(&str, &str), f64> = in_run
-        .into_iter()
-        .filter_map(|(k, mut v)| Some((k, stats::median(&mut v)?)))
-        .collect();
+    let vs_run = runtime_vs_run(&refs);
     tasks
         .iter()
-        .zip(own.iter().zip(hosts))
-        .map(|(t, (z, h))| {
+        .zip(own.iter().zip(hosts).zip(vs_run))
+        .map(|(t, ((z, h), vs_run))| {
             (
                 t.day,
                 WorkflowScoreRow {
@@ -362,10 +446,7 @@ pub fn score(tasks: &[Task]) -> Vec<(Option<chrono::NaiveDate>, WorkflowScoreRow
                     history_runs: runs_of_kind
                         .get(t.kind.as_str())
                         .map_or(0, |r| r.len() as u32),
-                    runtime_vs_run: runtime(t)
-                        .zip(run_medians.get(&(t.run.as_str(), t.kind.as_str())))
-                        .filter(|(_, m)| **m > 0.0)
-                        .map(|(r, m)| r / m),
+                    runtime_vs_run: vs_run,
                 },
             )
         })
@@ -439,6 +520,12 @@ pub struct WorkflowEval {
     /// Accuracy when labels are compared by family (the part before `_`: cpu_2 and cpu_3 are
     /// both `cpu`).
     pub run_family_accuracy: f64,
+    /// The supervised task classifier (where tasks are labelled): ROC-AUC and average precision
+    /// of its vote share, and accuracy and the anomalous class's F1 at half the votes.
+    pub supervised_task_roc_auc: Option<f64>,
+    pub supervised_task_average_precision: Option<f64>,
+    pub supervised_task_accuracy: Option<f64>,
+    pub supervised_task_f1: Option<f64>,
     pub seconds: f64,
 }
 
@@ -474,6 +561,7 @@ pub fn evaluate(
     let fold_of = folds(runs, k, seed);
     let class = |label: &str| names.iter().position(|n| n == label).unwrap_or(0) as u32;
     let mut scores: Vec<(f64, bool, Option<&str>)> = Vec::new();
+    let mut supervised: Vec<(f64, bool)> = Vec::new();
     let mut confusion = vec![vec![0usize; names.len()]; names.len()];
     for fold in 0..k {
         let in_test = |t: &Task| fold_of.get(&t.run) == Some(&fold);
@@ -485,6 +573,25 @@ pub fn evaluate(
             if let Some(a) = t.anomalous {
                 scores.push((h[0], a, t.label.as_deref()));
             }
+        }
+        // The supervised task classifier, on the labelled tasks of the training runs.
+        let (train_l, train_lh) = labelled_only(&train, &train_hosts);
+        let (test_l, test_lh) = labelled_only(&test, &test_hosts);
+        let votes = task_votes(
+            &task_features(&train_l, &history, &train_lh),
+            &train_l
+                .iter()
+                .map(|t| u32::from(t.anomalous == Some(true)))
+                .collect::<Vec<_>>(),
+            &train_l
+                .iter()
+                .map(|t| format!("{}\n{}", t.run, t.task_id))
+                .collect::<Vec<_>>(),
+            &task_features(&test_l, &history, &test_lh),
+            seed.wrapping_add(fold as u64),
+        )?;
+        for (t, v) in test_l.iter().zip(votes) {
+            supervised.push((v, t.anomalous == Some(true)));
         }
         let split = |test_side: bool| -> Vec<String> {
             labelled
@@ -553,7 +660,24 @@ pub fn evaluate(
     for l in labelled.values() {
         *runs_by_label.entry(l.clone()).or_default() += 1;
     }
+    let (sv, sy): (Vec<f64>, Vec<bool>) = supervised.iter().copied().unzip();
+    let called = |v: f64| v >= 0.5;
+    let (mut tp, mut fp, mut fneg, mut right_tasks) = (0usize, 0usize, 0usize, 0usize);
+    for (v, a) in &supervised {
+        match (called(*v), *a) {
+            (true, true) => tp += 1,
+            (true, false) => fp += 1,
+            (false, true) => fneg += 1,
+            (false, false) => {}
+        }
+        right_tasks += usize::from(called(*v) == *a);
+    }
+    let any = !supervised.is_empty();
     Ok(WorkflowEval {
+        supervised_task_roc_auc: stats::roc_auc(&sv, &sy),
+        supervised_task_average_precision: stats::average_precision(&sv, &sy),
+        supervised_task_accuracy: any.then(|| ratio(right_tasks, supervised.len())),
+        supervised_task_f1: any.then(|| ratio(2 * tp, 2 * tp + fp + fneg)),
         runs: labelled.len(),
         runs_by_label: runs_by_label.into_iter().collect(),
         tasks: tasks.len(),
@@ -615,6 +739,15 @@ pub fn render(e: &WorkflowEval) -> String {
                 .map(|(l, v)| format!("{} {v:.3}", printable(l)))
                 .collect::<Vec<_>>()
                 .join(", ")
+        );
+    }
+    if let Some(auc) = e.supervised_task_roc_auc {
+        out += "task classifier (supervised where tasks are labelled: a forest over each task's z-scores, its host's, and its run time against its kind in its run):\n";
+        out += &format!(
+            "  ROC-AUC {auc:.3}, average precision {}, accuracy {}, F1 of the anomalous tasks {} (Flow-Bench paper: supervised GNNs about 0.80 accuracy per workflow)\n",
+            f3(e.supervised_task_average_precision),
+            f3(e.supervised_task_accuracy),
+            f3(e.supervised_task_f1),
         );
     }
     out += "run labels (random forest on the runs' host figures):\n";

@@ -624,6 +624,41 @@ fn flowbench_1000genome_traces() {
     );
     let (anomalous, healthy) = (number(&flags[0], "share"), number(&flags[1], "share"));
     assert!(healthy < 0.05 && anomalous > 4.0 * healthy, "{flags:?}");
+    // The same evaluation through `model eval --workflows`, and the workflow models trained into a
+    // file, shown by `model info` and applied by `workflow score --model`.
+    let eval2 = common::run_ok(jobsight(&data).args(["model", "eval", "--workflows", "--cv", "2"]));
+    assert!(
+        eval2.contains("2 folds by run") && eval2.contains("task classifier"),
+        "{eval2}"
+    );
+    let model = work.path().join("workflow.model");
+    common::run_ok(
+        jobsight(&data)
+            .args(["model", "train", "--workflows", "--out"])
+            .arg(&model),
+    );
+    let info = common::run_ok(Command::new(JOBSIGHT).args(["model", "info"]).arg(&model));
+    assert!(info.contains("351 runs, 48087 tasks"), "{info}");
+    common::run_ok(
+        jobsight(&data)
+            .args(["workflow", "score", "--model"])
+            .arg(&model),
+    );
+    let verdicts = &sql(
+        &data,
+        "SELECT avg(CASE WHEN s.run_verdict = w.label THEN 1.0 ELSE 0.0 END) AS right,
+                avg(CASE WHEN t.label <> 'none' THEN s.supervised_share END) AS anomalous,
+                avg(CASE WHEN t.label = 'none' THEN s.supervised_share END) AS healthy
+         FROM workflow_scores s JOIN workflow_tasks t USING (workflow_id, task_id)
+         JOIN workflows w USING (workflow_id)",
+    );
+    // On its own training runs, so only a check that the file carries the models.
+    let v = &verdicts[0];
+    assert!(number(v, "right") > 0.95, "{verdicts:?}");
+    assert!(
+        number(v, "anomalous") > number(v, "healthy") + 0.4,
+        "{verdicts:?}"
+    );
     let pages = work.path().join("pages");
     let page = common::run_ok(
         jobsight(&data)

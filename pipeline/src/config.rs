@@ -79,6 +79,9 @@ pub struct ModelOptions {
     pub diagnosis: Option<PathBuf>,
     /// An anomaly-score model file (`jobsight model train --kind unsupervised`).
     pub unsupervised: Option<PathBuf>,
+    /// A workflow model file (`jobsight model train --workflows`), applied by the nightly
+    /// `workflow-score` step.
+    pub workflow: Option<PathBuf>,
     /// Windows of one anomaly type a node needs before it gets that verdict.
     pub min_windows: Option<usize>,
 }
@@ -150,6 +153,7 @@ fn models_window(model: &ModelSettings) -> crate::features::WindowSpec {
 pub struct ModelSettings {
     pub diagnosis: Option<PathBuf>,
     pub unsupervised: Option<PathBuf>,
+    pub workflow: Option<PathBuf>,
     pub min_windows: usize,
 }
 
@@ -227,6 +231,7 @@ impl Options {
         let model = ModelSettings {
             diagnosis: model_options.diagnosis,
             unsupervised: model_options.unsupervised,
+            workflow: model_options.workflow,
             min_windows: within(
                 "model.min_windows",
                 model_options.min_windows.map(|m| m as u64),

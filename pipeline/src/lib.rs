@@ -41,6 +41,10 @@ pub mod summary;
 pub mod templates;
 pub mod workflow;
 
+/// The smartcore release the models' trees come from (a different one may not read them): every
+/// model file records it.
+pub const SMARTCORE_VERSION: &str = "0.7.0";
+
 /// The wall clock. Commands call this once and pass the time down; library functions take the
 /// time as a parameter so that tests choose it.
 pub fn now() -> DateTime<Utc> {

@@ -39,6 +39,16 @@ pub fn median_and_p95(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     ))
 }
 
+/// The FNV-1a hash of `bytes` as 16 hex digits: the model files' checksum.
+pub fn fnv1a(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
 /// A 64-bit mix of a string and a seed (FNV-1a then splitmix), for seeded, portable shuffles.
 pub fn hash(text: &str, seed: u64) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;

@@ -758,5 +758,9 @@ table_row! {
         /// Its run time over the median run time of the tasks of its kind in its run (1 for
         /// the only task of its kind): the same task type in the same run as the yardstick.
         runtime_vs_run: Option<f64>,
+        /// With a workflow model (`workflow score --model FILE`): the share of the supervised
+        /// task classifier's trees that call it anomalous, and the label the model gives its run.
+        supervised_share: Option<f64>,
+        run_verdict: Option<String>,
     }
 }

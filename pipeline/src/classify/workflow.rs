@@ -176,6 +176,8 @@ mod tests {
             stime_z: 0.0,
             history_runs: 6,
             runtime_vs_run: Some(1.0),
+            supervised_share: None,
+            run_verdict: None,
         };
         write(
             Table::WorkflowScores,

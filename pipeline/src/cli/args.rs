@@ -288,7 +288,12 @@ pub enum WorkflowAction {
     /// Score every task of every workflow run in the warehouse against the history of its kind
     /// (all runs present; no labels read) into `workflow_scores`, flagging tasks whose host
     /// stands out (a z-score above 2). Run it again after an import: it replaces the scores.
-    Score,
+    Score {
+        /// A workflow model (`jobsight model train --workflows`): each task also gets the share
+        /// of the task classifier's trees that call it anomalous, and each run a label.
+        #[arg(long)]
+        model: Option<PathBuf>,
+    },
     /// Evaluate the task score and the run labels on the labelled workflow runs, with folds by
     /// run (a run's tasks never on both sides; each fold's task histories from its training runs
     /// only): the task score's ROC-AUC and average precision (a task is anomalous when its label
@@ -315,8 +320,13 @@ pub enum ModelAction {
     /// importance stored in the file. An unsupervised model learns healthy windows (or every
     /// window, when there are no labels) and flags what it cannot reconstruct.
     Train {
-        #[arg(long, value_enum)]
-        kind: crate::model::Kind,
+        #[arg(long, value_enum, required_unless_present = "workflows")]
+        kind: Option<crate::model::Kind>,
+        /// Train the workflow models instead: the supervised task classifier and the run-label
+        /// forest of `jobsight workflow eval`, on every labelled workflow run (imported with
+        /// `jobsight import pegasus`); `jobsight workflow score --model FILE` applies them.
+        #[arg(long, conflicts_with_all = ["kind", "labels_from"])]
+        workflows: bool,
         /// `labels` (the warehouse table, default) or a CSV file with the header
         /// job_id,anomaly,start,end[,node] (RFC 3339 times).
         #[arg(long)]
@@ -336,6 +346,10 @@ pub enum ModelAction {
         /// A model file to evaluate.
         #[arg(long, conflicts_with_all = ["cv", "hold_out", "leave_out_application"])]
         model: Option<PathBuf>,
+        /// Evaluate the workflow models instead, with folds by workflow run (--cv, default 5;
+        /// --seed): what `jobsight workflow eval` prints.
+        #[arg(long, conflicts_with_all = ["model", "hold_out", "leave_out_application", "labels_from", "export"])]
+        workflows: bool,
         /// Folds of a by-job cross-validation (the windows of one job never sit on both sides).
         #[arg(long, value_parser = clap::value_parser!(u64).range(2..=50))]
         cv: Option<u64>,

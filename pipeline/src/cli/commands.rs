@@ -447,13 +447,17 @@ pub(super) fn workflow(
     let (tasks, runs) = runtime.block_on(detect::read_tasks(&data))?;
     match action {
         WorkflowAction::Slurm { .. } => unreachable!("handled above"),
-        WorkflowAction::Score => {
+        WorkflowAction::Score { model } => {
             anyhow::ensure!(
                 !tasks.is_empty(),
                 "no workflow tasks in {}: import workflow runs first (jobsight import pegasus, or jobsight workflow slurm)",
                 data.display()
             );
-            let (scored, flagged, days) = detect::write_scores(&data, detect::score(&tasks))?;
+            let mut rows = detect::score(&tasks);
+            if let Some(path) = &model {
+                crate::workflow::model::WorkflowModel::read(path)?.apply(&tasks, &mut rows)?;
+            }
+            let (scored, flagged, days) = detect::write_scores(&data, rows)?;
             writeln!(
                 stdout,
                 "scored {scored} tasks of {} workflow runs into workflow_scores ({days} day partition(s)); {flagged} flagged (a host's z-score above {})",
@@ -930,11 +934,29 @@ pub(super) fn run_model(
     let mut progress = |phase: &str| eprintln!("{phase} ...");
     match action {
         ModelAction::Train {
+            workflows: true,
+            out,
+            options,
+            ..
+        } => {
+            use crate::workflow::{detect, model as workflow_model};
+            let runtime =
+                tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+            let (tasks, runs) = runtime.block_on(detect::read_tasks(data))?;
+            progress("training the task classifier and the run labels");
+            let mut m = workflow_model::train(&tasks, &runs, data, options.seed)?;
+            m.write(&out)?;
+            writeln!(stdout, "wrote {}", out.display())?;
+            stdout.write_all(workflow_model::render_header(&m.header).as_bytes())?;
+        }
+        ModelAction::Train {
             kind,
             labels_from,
             out,
             options,
+            ..
         } => {
+            let kind = kind.context("--kind is required (or --workflows)")?;
             let labels = LabelsFrom::parse(labels_from.as_deref());
             let file = model::train(
                 data,
@@ -954,6 +976,28 @@ pub(super) fn run_model(
             stdout.write_all(model::render_header(&file.header).as_bytes())?;
         }
         ModelAction::Eval {
+            workflows: true,
+            cv,
+            options,
+            format,
+            ..
+        } => {
+            let runtime =
+                tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+            let (tasks, runs) = runtime.block_on(crate::workflow::detect::read_tasks(data))?;
+            let report = crate::workflow::detect::evaluate(
+                &tasks,
+                &runs,
+                cv.unwrap_or(5) as usize,
+                options.seed,
+            )?;
+            let text = match format {
+                Format::Table => crate::workflow::detect::render(&report),
+                Format::Json => serde_json::to_string(&report)? + "\n",
+            };
+            stdout.write_all(text.as_bytes())?;
+        }
+        ModelAction::Eval {
             model: path,
             cv,
             hold_out,
@@ -964,6 +1008,7 @@ pub(super) fn run_model(
             contaminate,
             options,
             format,
+            workflows: false,
         } => {
             let labels = LabelsFrom::parse(labels_from.as_deref());
             let report = match path {
@@ -1000,6 +1045,14 @@ pub(super) fn run_model(
             model: path,
             format,
         } => {
+            if let Some(header) = crate::workflow::model::WorkflowModel::header(&path)? {
+                match format {
+                    Format::Table => stdout
+                        .write_all(crate::workflow::model::render_header(&header).as_bytes())?,
+                    Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&header)?)?,
+                }
+                return Ok(());
+            }
             let header = model::file::ModelFile::header(&path)?;
             match format {
                 Format::Table => stdout.write_all(model::render_header(&header).as_bytes())?,

@@ -21,8 +21,7 @@ use super::{Kind, ModelError};
 pub const FORMAT: &str = "jobsight-model";
 /// Bumped whenever the body's layout changes; older files must be retrained.
 pub const FORMAT_VERSION: u32 = 1;
-/// The smartcore release the trees come from (a different one may not read them).
-pub const SMARTCORE_VERSION: &str = "0.7.0";
+pub use crate::SMARTCORE_VERSION;
 
 /// The training data, summarised.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -102,14 +101,7 @@ pub struct ModelFile {
     pub body: Body,
 }
 
-pub fn fnv1a(bytes: &[u8]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{h:016x}")
-}
+pub use crate::stats::fnv1a;
 
 impl ModelFile {
     /// Writes the file atomically (a temporary name, then a rename).

@@ -1158,7 +1158,14 @@ fn execute(
             let (tasks, runs) = runtime
                 .block_on(detect::read_tasks(data))
                 .map_err(|e| format!("reading the workflow tasks: {e}"))?;
-            let (scored, flagged, days) = detect::write_scores(data, detect::score(&tasks))
+            let mut rows = detect::score(&tasks);
+            if let Some(path) = &s.model.workflow {
+                crate::workflow::model::WorkflowModel::read(path)
+                    .and_then(|m| m.apply(&tasks, &mut rows))
+                    .map_err(|e| format!("applying the workflow model: {e}"))?;
+                counts.insert("with_model".into(), 1);
+            }
+            let (scored, flagged, days) = detect::write_scores(data, rows)
                 .map_err(|e| format!("writing workflow_scores: {e}"))?;
             counts.insert("runs".into(), runs.len() as u64);
             counts.insert("tasks".into(), scored as u64);

@@ -272,7 +272,7 @@ pub fn runtime_vs_run(tasks: &[&Task]) -> Vec<Option<f64>> {
 /// The figures the supervised task classifier learns from: the task's own z-scores, its host's
 /// (the unsupervised score's inputs), and the logarithm of its run time against its kind in its
 /// run (0 without one).
-fn task_features(tasks: &[&Task], history: &History, hosts: &[[f64; 5]]) -> Vec<Vec<f64>> {
+pub fn task_features(tasks: &[&Task], history: &History, hosts: &[[f64; 5]]) -> Vec<Vec<f64>> {
     let vs_run = runtime_vs_run(tasks);
     tasks
         .iter()
@@ -302,43 +302,70 @@ const TASK_ROWS_PER_TREE: usize = 3000;
 /// Trees of the task classifier.
 const TASK_TREES: u64 = 30;
 
-/// The supervised task classifier of one fold: `TASK_TREES` trees, each on its own seeded sample
-/// of the training tasks; returns each test task's share of trees that call it anomalous.
-fn task_votes(
-    x_train: &[Vec<f64>],
-    y_train: &[u32],
+/// The supervised task classifier: `TASK_TREES` trees, each on its own seeded sample of the
+/// labelled training tasks (`y` 1 for anomalous), sampled by the tasks' names (`keys`), not their
+/// places, so that the same tasks give the same trees whatever order the warehouse returned them
+/// in. Empty when the tasks are not labelled both ways.
+pub fn fit_task_trees(
+    x: &[Vec<f64>],
+    y: &[u32],
     keys: &[String],
-    x_test: &[Vec<f64>],
     seed: u64,
-) -> Result<Vec<f64>, DetectError> {
+) -> Result<Vec<RunForest>, DetectError> {
     use rayon::prelude::*;
-    if x_train.is_empty() || x_test.is_empty() || !y_train.contains(&1) || !y_train.contains(&0) {
-        return Ok(vec![0.0; x_test.len()]);
+    if x.is_empty() || !y.contains(&1) || !y.contains(&0) {
+        return Ok(Vec::new());
     }
-    let test = dense(x_test)?;
-    let calls: Vec<Vec<u32>> = (0..TASK_TREES)
+    (0..TASK_TREES)
         .into_par_iter()
         .map(|tree| {
-            // Sampled by the tasks' names, not their places: the same sample whatever order the
-            // warehouse returned them in.
-            let mut rows: Vec<usize> = (0..x_train.len()).collect();
+            let mut rows: Vec<usize> = (0..x.len()).collect();
             let tree_seed = seed ^ tree.wrapping_mul(0x9e37_79b9);
             rows.sort_by_key(|&i| (stats::hash(&keys[i], tree_seed), &keys[i]));
             rows.truncate(TASK_ROWS_PER_TREE);
-            let x: Vec<Vec<f64>> = rows.iter().map(|&i| x_train[i].clone()).collect();
-            let y: Vec<u32> = rows.iter().map(|&i| y_train[i]).collect();
+            let xs: Vec<Vec<f64>> = rows.iter().map(|&i| x[i].clone()).collect();
+            let ys: Vec<u32> = rows.iter().map(|&i| y[i]).collect();
             let params = RandomForestClassifierParameters::default()
                 .with_n_trees(1)
                 .with_seed(seed.wrapping_add(tree));
-            RunForest::fit(&dense(&x)?, &y, params)
-                .map_err(|e| DetectError::Fit(e.to_string()))?
-                .predict(&test)
-                .map_err(|e| DetectError::Fit(e.to_string()))
+            RunForest::fit(&dense(&xs)?, &ys, params).map_err(|e| DetectError::Fit(e.to_string()))
         })
+        .collect()
+}
+
+/// Each task's share of `trees` that call it anomalous (0 without trees).
+pub fn task_votes(trees: &[RunForest], x: &[Vec<f64>]) -> Result<Vec<f64>, DetectError> {
+    if trees.is_empty() || x.is_empty() {
+        return Ok(vec![0.0; x.len()]);
+    }
+    let m = dense(x)?;
+    let calls: Vec<Vec<u32>> = trees
+        .iter()
+        .map(|t| t.predict(&m).map_err(|e| DetectError::Fit(e.to_string())))
         .collect::<Result<_, _>>()?;
-    Ok((0..x_test.len())
+    Ok((0..x.len())
         .map(|i| calls.iter().filter(|c| c[i] == 1).count() as f64 / calls.len() as f64)
         .collect())
+}
+
+/// The labelled tasks' features, labels (1: anomalous) and names, for the task classifier.
+pub fn labelled_task_rows(
+    tasks: &[&Task],
+    history: &History,
+    hosts: &[[f64; 5]],
+) -> (Vec<Vec<f64>>, Vec<u32>, Vec<String>) {
+    let (tasks, hosts) = labelled_only(tasks, hosts);
+    (
+        task_features(&tasks, history, &hosts),
+        tasks
+            .iter()
+            .map(|t| u32::from(t.anomalous == Some(true)))
+            .collect(),
+        tasks
+            .iter()
+            .map(|t| format!("{}\n{}", t.run, t.task_id))
+            .collect(),
+    )
 }
 
 /// Each task's host-level z-scores: the median over the tasks of its host in its run (its own
@@ -447,6 +474,8 @@ pub fn score(tasks: &[Task]) -> Vec<(Option<chrono::NaiveDate>, WorkflowScoreRow
                         .get(t.kind.as_str())
                         .map_or(0, |r| r.len() as u32),
                     runtime_vs_run: vs_run,
+                    supervised_share: None,
+                    run_verdict: None,
                 },
             )
         })
@@ -575,21 +604,10 @@ pub fn evaluate(
             }
         }
         // The supervised task classifier, on the labelled tasks of the training runs.
-        let (train_l, train_lh) = labelled_only(&train, &train_hosts);
         let (test_l, test_lh) = labelled_only(&test, &test_hosts);
-        let votes = task_votes(
-            &task_features(&train_l, &history, &train_lh),
-            &train_l
-                .iter()
-                .map(|t| u32::from(t.anomalous == Some(true)))
-                .collect::<Vec<_>>(),
-            &train_l
-                .iter()
-                .map(|t| format!("{}\n{}", t.run, t.task_id))
-                .collect::<Vec<_>>(),
-            &task_features(&test_l, &history, &test_lh),
-            seed.wrapping_add(fold as u64),
-        )?;
+        let (x, y, keys) = labelled_task_rows(&train, &history, &train_hosts);
+        let trees = fit_task_trees(&x, &y, &keys, seed.wrapping_add(fold as u64))?;
+        let votes = task_votes(&trees, &task_features(&test_l, &history, &test_lh))?;
         for (t, v) in test_l.iter().zip(votes) {
             supervised.push((v, t.anomalous == Some(true)));
         }
@@ -695,15 +713,16 @@ pub fn evaluate(
     })
 }
 
-type RunForest = RandomForestClassifier<f64, u32, DenseMatrix<f64>, Vec<u32>>;
+/// A smartcore forest (the run labels') or one tree of the task classifier.
+pub type RunForest = RandomForestClassifier<f64, u32, DenseMatrix<f64>, Vec<u32>>;
 
-fn dense(rows: &[Vec<f64>]) -> Result<DenseMatrix<f64>, DetectError> {
+pub fn dense(rows: &[Vec<f64>]) -> Result<DenseMatrix<f64>, DetectError> {
     let width = rows.first().map_or(0, Vec::len);
     let values: Vec<f64> = rows.iter().flatten().copied().collect();
     DenseMatrix::new(rows.len(), width, values, false).map_err(|e| DetectError::Fit(e.to_string()))
 }
 
-fn fit_forest(x: &[Vec<f64>], y: &[u32], seed: u64) -> Result<RunForest, DetectError> {
+pub fn fit_forest(x: &[Vec<f64>], y: &[u32], seed: u64) -> Result<RunForest, DetectError> {
     let params = RandomForestClassifierParameters::default()
         .with_n_trees(200)
         .with_seed(seed);

@@ -8,5 +8,6 @@
 //! and emails, Gantt charts) is listed as not done in docs/workflows.md.
 
 pub mod detect;
+pub mod model;
 pub mod pegasus;
 pub mod slurm;

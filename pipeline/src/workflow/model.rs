@@ -217,20 +217,32 @@ impl WorkflowModel {
     }
 }
 
+/// The longest header line read, and the longest body.
+const MAX_HEADER_BYTES: u64 = 1 << 20;
+const MAX_BODY_BYTES: u64 = 1 << 30;
+
 /// The header, and the body when `body` is asked for; `(None, None)` for a file of another format.
 fn read(path: &Path, body: bool) -> Result<(Option<Header>, Option<Body>), WorkflowModelError> {
     let fail = |reason: String| WorkflowModelError::File {
         path: path.display().to_string(),
         reason,
     };
-    let text = crate::safe_fs::read_text_at_most(path, crate::safe_fs::Links::Follow, 1 << 30)
+    // The first line only, to see whose file it is: a job model (or anything else) is left to
+    // the job models' reader, whose message says what the file is not.
+    use std::io::{BufRead, Read};
+    let file = crate::safe_fs::open_regular(path, crate::safe_fs::Links::Follow)
         .map_err(|e| fail(e.to_string()))?;
-    let (first, rest) = text.split_once('\n').unwrap_or((&text, ""));
-    let value: serde_json::Value = serde_json::from_str(first)
-        .map_err(|e| fail(format!("the first line is not JSON: {e}")))?;
-    if value.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+    let mut reader = std::io::BufReader::new(file);
+    let mut first = Vec::new();
+    (&mut reader)
+        .take(MAX_HEADER_BYTES)
+        .read_until(b'\n', &mut first)
+        .map_err(|e| fail(e.to_string()))?;
+    let value: Option<serde_json::Value> = serde_json::from_slice(&first).ok();
+    let Some(value) = value.filter(|v| v.get("format").and_then(|f| f.as_str()) == Some(FORMAT))
+    else {
         return Ok((None, None));
-    }
+    };
     let header: Header = serde_json::from_value(value)
         .map_err(|e| fail(format!("the header is not a workflow model's: {e}")))?;
     if header.version != FORMAT_VERSION {
@@ -242,7 +254,12 @@ fn read(path: &Path, body: bool) -> Result<(Option<Header>, Option<Body>), Workf
     if !body {
         return Ok((Some(header), None));
     }
-    let text = rest.strip_suffix('\n').unwrap_or(rest);
+    let mut rest = String::new();
+    reader
+        .take(MAX_BODY_BYTES)
+        .read_to_string(&mut rest)
+        .map_err(|e| fail(format!("the body: {e}")))?;
+    let text = rest.strip_suffix('\n').unwrap_or(&rest);
     if text.len() != header.body_bytes || stats::fnv1a(text.as_bytes()) != header.body_fnv1a {
         return Err(fail(
             "the body does not match the header's length and checksum: the file was cut short or edited".into(),
@@ -345,6 +362,12 @@ mod tests {
         let other = dir.path().join("job.model");
         std::fs::write(&other, "{\"format\":\"jobsight-model\"}\n{}\n").unwrap();
         assert!(WorkflowModel::header(&other).unwrap().is_none());
+        let junk = dir.path().join("junk.model");
+        std::fs::write(&junk, b"hello\xff\n").unwrap();
+        assert!(
+            WorkflowModel::header(&junk).unwrap().is_none(),
+            "left to the job models' reader"
+        );
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, &text[..text.len() - 10]).unwrap();
         let e = WorkflowModel::read(&path).unwrap_err().to_string();

@@ -1,11 +1,12 @@
-//! Workflows: runs of many dependent tasks (Pegasus executions, and later Slurm job arrays and
-//! dependency chains), where one slow task delays everything after it.
+//! Workflows: runs of many dependent tasks (Pegasus executions, Slurm job arrays and dependency
+//! chains), where one slow task delays everything after it.
 //!
-//! So far the stage imports Pegasus / Flow-Bench execution traces into the tables `workflows`
-//! (one row per run) and `workflow_tasks` (one row per task, with its place in the DAG)
-//! ([`pegasus`]), and scores tasks and labels runs, with an evaluation by run-level folds
-//! ([`detect`]). What issue 21 asks beyond that (Slurm chains as workflows, findings in the rules
-//! and emails, Gantt charts) is listed as not done in docs/workflows.md.
+//! The stage imports Pegasus / Flow-Bench execution traces ([`pegasus`]) and rebuilds Slurm
+//! arrays and `--dependency` chains from `jobs` ([`slurm`]) into the tables `workflows` (one row
+//! per run) and `workflow_tasks` (one row per task, with its place in the DAG); scores tasks,
+//! classifies tasks and runs, and evaluates both by run-level folds ([`detect`]); and keeps the
+//! supervised models in a model file ([`model`]). The rules read the scores from the warehouse
+//! (`classify::workflow`), the report pages draw the runs (docs/workflows.md).
 
 pub mod detect;
 pub mod model;

@@ -240,37 +240,66 @@ fn fingerprint(batches: &[datafusion::arrow::record_batch::RecordBatch]) -> (usi
 fn main() {
     let jobs = env_number("BENCH_JOBS", 5_000_000);
     let dir = std::path::PathBuf::from("/var/tmp/jobsight-bench-summaries");
-    let _ = std::fs::remove_dir_all(&dir);
     let data = dir.join("data");
     let python = bench_python("duckdb, pyarrow").expect(
         "a Python with duckdb (benches/requirements.txt; set JOBSIGHT_BENCH_VENV to reuse one)",
     );
+    // BENCH_REUSE=1 keeps the year (and its summaries) a previous run generated: only the
+    // queries run again, for looking at one query; BENCH_QUERY=text runs the queries whose name
+    // contains it.
+    let reuse = std::env::var("BENCH_REUSE").is_ok_and(|v| v == "1") && dir.join("done").exists();
+    let only = std::env::var("BENCH_QUERY").unwrap_or_default();
 
-    let started = Instant::now();
-    let written = generate(&data, jobs);
-    eprintln!(
-        "generated {written} jobs over 365 days in {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
+    let (written, rows, summarize_s) = if reuse {
+        let text = std::fs::read_to_string(dir.join("done")).expect("the previous run's figures");
+        let mut numbers = text
+            .split_whitespace()
+            .map(|w| w.parse::<f64>().expect("a number"));
+        let mut next = || numbers.next().expect("three numbers");
+        let (written, rows, seconds) = (next() as u64, next() as usize, next());
+        eprintln!("reusing the year of {written} jobs in {}", data.display());
+        (written, rows, seconds)
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+        let started = Instant::now();
+        let written = generate(&data, jobs);
+        eprintln!(
+            "generated {written} jobs over 365 days in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
 
-    // The nightly step over the whole year (a backfill of `summarize`).
-    let first = NaiveDate::from_ymd_opt(FIRST_DAY.0, FIRST_DAY.1, FIRST_DAY.2).expect("day");
-    let last = first + chrono::Duration::days(364);
-    let started = Instant::now();
-    let rows =
-        summary::write_days(&data, &summary::Settings::default(), first, last).expect("summaries");
-    let summarize_s = started.elapsed().as_secs_f64();
-    let peak = jobsight::peak_memory_mib().unwrap_or(0);
-    eprintln!(
-        "summaries of the year: {rows} rows in {summarize_s:.1} s, peak memory so far {peak} MiB"
-    );
+        // The nightly step over the whole year (a backfill of `summarize`).
+        let first = NaiveDate::from_ymd_opt(FIRST_DAY.0, FIRST_DAY.1, FIRST_DAY.2).expect("day");
+        let last = first + chrono::Duration::days(364);
+        let started = Instant::now();
+        let rows = summary::write_days(&data, &summary::Settings::default(), first, last)
+            .expect("summaries");
+        let summarize_s = started.elapsed().as_secs_f64();
+        let peak = jobsight::peak_memory_mib().unwrap_or(0);
+        eprintln!(
+            "summaries of the year: {rows} rows in {summarize_s:.1} s, peak memory so far {peak} MiB"
+        );
+        std::fs::write(dir.join("done"), format!("{written} {rows} {summarize_s}"))
+            .expect("the run's figures");
+        (written, rows, summarize_s)
+    };
 
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let script = manifest_dir().join("../benches/summaries_peers.py");
     println!(
         "| query ({written} jobs, a year) | jobsight | DuckDB | DuckDB / jobsight | rows |\n|---|---|---|---|---|"
     );
-    for (name, sql) in QUERIES {
+    // BENCH_SQL=query measures that one query instead (both engines), for looking at a shape.
+    let own = std::env::var("BENCH_SQL").ok();
+    let queries: Vec<(&str, &str)> = match &own {
+        Some(sql) => vec![("BENCH_SQL", sql.as_str())],
+        None => QUERIES
+            .iter()
+            .filter(|(name, _)| name.contains(&only))
+            .copied()
+            .collect(),
+    };
+    for (name, sql) in queries {
         let mut best = Duration::MAX;
         let mut ours = (0, 0.0);
         for _ in 0..3 {
@@ -303,6 +332,36 @@ fn main() {
             "{name}: answers differ ({} vs {duck_sum})",
             ours.1
         );
+        if std::env::var("BENCH_SPLIT").is_ok() {
+            // Where one query's time goes: the session, the plan, the run.
+            let t = Instant::now();
+            let ctx = runtime.block_on(query::session(&data)).expect("session");
+            let session_s = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let frame = runtime.block_on(ctx.sql(sql)).expect("plan");
+            let logical_s = t.elapsed().as_secs_f64();
+            let plan = runtime
+                .block_on(frame.create_physical_plan())
+                .expect("physical plan");
+            let plan_s = t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let again = runtime.block_on(ctx.sql(sql)).expect("plan");
+            runtime
+                .block_on(again.create_physical_plan())
+                .expect("physical plan");
+            eprintln!(
+                "{name}: logical {logical_s:.3} s, planned again in the same session {:.3} s",
+                t.elapsed().as_secs_f64()
+            );
+            let t = Instant::now();
+            runtime
+                .block_on(datafusion::physical_plan::collect(plan, ctx.task_ctx()))
+                .expect("run");
+            eprintln!(
+                "{name}: session {session_s:.3} s, plan {plan_s:.3} s, run {:.3} s",
+                t.elapsed().as_secs_f64()
+            );
+        }
         let ours_s = best.as_secs_f64();
         println!(
             "| {name} | {ours_s:.3} s | {duck_s:.3} s | {:.2} | {} |",

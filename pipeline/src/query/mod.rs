@@ -10,6 +10,10 @@
 //! `gpu_hours`, `req_mem_gb`, so `SELECT sum(core_hours) FROM jobs` works where `cpus * ("end" -
 //! start)` cannot (an integer times a duration).
 //!
+//! The session is tuned for the admins' queries over a year of day parts (docs/benchmarks.md):
+//! footers read with a small hint, strings read as views, and computed GROUP BY keys moved under
+//! the aggregation (`group_keys.rs`), so a key over `day` is one value per file.
+//!
 //! Admins run SQL, and the warehouse must not change under them: only queries run. A statement
 //! is checked twice, as text (one statement, a query or an `EXPLAIN` of one) and as a plan
 //! (DataFusion's `SQLOptions` refuse DDL, DML, `COPY` and `SET`), so `INSERT`, `COPY ... TO`,

@@ -581,6 +581,7 @@ pub fn write_days(
 /// Days [`write_days`] summarises with one query.
 const WRITE_DAYS_AT_ONCE: i64 = 31;
 
+/// Summarises the days from `from` to `to` with one query and writes (or removes) each day's part.
 fn write_chunk(
     data: &Path,
     settings: &Settings,

@@ -426,7 +426,9 @@ pub struct TrainArgs {
     /// every metric with windows. The series two telemetry sources share let a model trained on
     /// one judge the other, e.g. the simulator's and LDMS's: cpu_user, cpu_system, cpu_iowait,
     /// cpu_idle, mem_used_bytes, mem_available_bytes, disk_read_bytes_per_s,
-    /// disk_write_bytes_per_s (docs/models.md, "Simulated → real").
+    /// disk_write_bytes_per_s (docs/models.md, "Simulated → real"). `mem_used_share` (memory in
+    /// use as a share of the node's) is derived from the two memory series and only used when
+    /// named here.
     #[arg(long, value_delimiter = ',', value_name = "METRICS")]
     pub metrics: Vec<String>,
     /// Rounds of setting aside training windows the model disputes before the final fit, for

@@ -89,6 +89,94 @@ pub fn measured(feature: &str) -> &str {
     feature.strip_suffix(JOB_RELATIVE).unwrap_or(feature)
 }
 
+/// The node's memory in use as a share of its capacity, in [0, 1]: a ratio to the node's
+/// capacity means the same on a node of 8 GB or of 200 GB (issue 20). Not a stored series: every
+/// source records memory in use and available (their sum is the node's MemTotal), so each
+/// window's share is derived from those two series' statistics when windows are read. Linear
+/// statistics are divided by the window's capacity (the two means' sum); skewness and kurtosis
+/// do not change with scale and are the bytes' own. Only by name ([`derived_metrics`]).
+pub const MEMORY_SHARE: &str = "mem_used_share";
+const MEMORY_USED: &str = "mem_used_bytes";
+const MEMORY_AVAILABLE: &str = "mem_available_bytes";
+
+/// The stored columns a measured feature is computed from: itself, or for the memory share the
+/// used bytes' statistic and the two means that make the node's capacity.
+fn stored_columns(measured: &str) -> Vec<String> {
+    match measured.rsplit_once(':') {
+        Some((MEMORY_SHARE, stat)) => vec![
+            format!("{MEMORY_USED}:{stat}"),
+            format!("{MEMORY_USED}:mean"),
+            format!("{MEMORY_AVAILABLE}:mean"),
+        ],
+        _ => vec![measured.to_string()],
+    }
+}
+
+/// Whether a node that reported `metrics` also has the memory share.
+fn has_memory_share(metrics: &BTreeSet<String>) -> bool {
+    metrics.contains(MEMORY_USED) && metrics.contains(MEMORY_AVAILABLE)
+}
+
+/// Adds the memory-share columns `wanted` names (measured ones) to `windows`, whose columns
+/// include their stored columns ([`stored_columns`]); a node's windows without both series get
+/// NaN (missing), and every node with both is said to report the share.
+fn with_memory_share(mut windows: Windows, wanted: &[String]) -> Windows {
+    for metrics in windows.metrics_of.values_mut() {
+        if has_memory_share(metrics) {
+            metrics.insert(MEMORY_SHARE.to_string());
+        }
+    }
+    let mut shares: Vec<&str> = Vec::new();
+    for f in wanted.iter().map(|f| measured(f)) {
+        if Windows::metric_of(f) == MEMORY_SHARE && !shares.contains(&f) {
+            shares.push(f);
+        }
+    }
+    if shares.is_empty() {
+        return windows;
+    }
+    let column = |name: &str| windows.features.iter().position(|f| f == name);
+    let used_mean = column(&format!("{MEMORY_USED}:mean"));
+    let available_mean = column(&format!("{MEMORY_AVAILABLE}:mean"));
+    // Per share column: the used bytes' statistic, and whether it scales with the capacity.
+    let sources: Vec<(Option<usize>, bool)> = shares
+        .iter()
+        .map(|f| {
+            let stat = f.rsplit_once(':').map_or("", |(_, s)| s);
+            (
+                column(&format!("{MEMORY_USED}:{stat}")),
+                !matches!(stat, "skewness" | "kurtosis"),
+            )
+        })
+        .collect();
+    let width = windows.features.len();
+    let out_width = width + shares.len();
+    let rows = windows.keys.len();
+    let mut values = Vec::with_capacity(rows * out_width);
+    for r in 0..rows {
+        let row = &windows.values[r * width..(r + 1) * width];
+        values.extend_from_slice(row);
+        let capacity = match (used_mean, available_mean) {
+            (Some(u), Some(a)) => row[u] + row[a],
+            _ => f64::NAN,
+        };
+        for &(source, scales) in &sources {
+            let x = source.map_or(f64::NAN, |c| row[c]);
+            values.push(match (scales, capacity > 0.0) {
+                (false, true) => x,
+                (true, true) => x / capacity,
+                // No capacity known (a series missing): the share is missing too.
+                (_, false) => f64::NAN,
+            });
+        }
+    }
+    windows
+        .features
+        .extend(shares.iter().map(|s| (*s).to_string()));
+    windows.values = values;
+    windows
+}
+
 /// A window's value against its job's typical value on the node, scale-free and bounded:
 /// `(x − m) / (|x| + |m|)` in [−1, 1], 0 when both are 0, NaN when either is missing. Bounded so
 /// that a metric near zero cannot produce an extreme value, and the same for a leak on a node of
@@ -380,6 +468,18 @@ pub fn window_metrics(
     Ok(metrics)
 }
 
+/// The metrics derived from the `stored` ones that a model can be trained on by name
+/// (`--metrics`). No default feature set includes them: measured, the memory share changes
+/// nothing where every node has the same memory and made simulated → real worse
+/// (docs/models.md, "Memory as a share of the node").
+pub fn derived_metrics(stored: &BTreeSet<String>) -> Vec<String> {
+    if has_memory_share(stored) {
+        vec![MEMORY_SHARE.to_string()]
+    } else {
+        Vec::new()
+    }
+}
+
 /// Whether `metric` is one of `patterns`: a name, or a prefix ending in `*` (`cpu_core*`).
 pub fn metric_matches(metric: &str, patterns: &[String]) -> bool {
     patterns.iter().any(|p| match p.strip_suffix('*') {
@@ -402,12 +502,13 @@ pub fn read_windows(
         Some(f) => f.to_vec(),
         None => set.names(&window_metrics(data, days, only, part)?),
     };
-    // The measured columns behind them, each once.
+    // The stored columns behind them, each once.
     let mut features: Vec<String> = Vec::new();
     for f in &requested {
-        let m = measured(f);
-        if !features.iter().any(|x| x == m) {
-            features.push(m.to_string());
+        for m in stored_columns(measured(f)) {
+            if !features.contains(&m) {
+                features.push(m);
+            }
         }
     }
     // Where each (metric, statistic) goes.
@@ -512,7 +613,8 @@ pub fn read_windows(
         metrics_of,
         widths_s,
     };
-    Ok(with_job_relative(unsorted.subset(&order), &requested))
+    let measured_windows = with_memory_share(unsorted.subset(&order), &requested);
+    Ok(with_job_relative(measured_windows, &requested))
 }
 
 /// One labelled anomaly interval.
@@ -748,6 +850,53 @@ pub fn job_names(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// The memory share divides the used bytes' linear statistics by the window's capacity
+    /// (used + available means), keeps the scale-free ones, is missing where a series is, and
+    /// a node with both series reports it.
+    #[test]
+    fn memory_share_is_used_over_capacity() {
+        let key = |start| WindowKey {
+            job_id: Arc::from("1"),
+            node: Arc::from("n1"),
+            start_us: start,
+            end_us: start + 60_000_000,
+        };
+        let features: Vec<String> = [
+            "mem_used_bytes:mean",
+            "mem_used_bytes:max",
+            "mem_used_bytes:skewness",
+            "mem_available_bytes:mean",
+        ]
+        .map(String::from)
+        .to_vec();
+        let stored: BTreeSet<String> = ["mem_used_bytes", "mem_available_bytes"]
+            .map(String::from)
+            .into();
+        let windows = Windows {
+            features,
+            keys: vec![key(0), key(15_000_000)],
+            values: vec![30.0, 40.0, 0.5, 70.0, 30.0, 40.0, 0.5, f64::NAN],
+            metrics_of: HashMap::from([((Arc::from("1"), Arc::from("n1")), stored.clone())]),
+            widths_s: BTreeSet::from([60]),
+        };
+        let wanted = ["mem_used_share:max", "mem_used_share:skewness"].map(String::from);
+        let out = with_memory_share(windows, &wanted);
+        assert_eq!(&out.features[4..], &wanted);
+        assert_eq!(&out.row(0)[4..], &[0.4, 0.5]);
+        assert!(out.row(1)[4..].iter().all(|v| v.is_nan()));
+        assert!(out.metrics_of.values().all(|m| m.contains(MEMORY_SHARE)));
+        assert_eq!(derived_metrics(&stored), vec![MEMORY_SHARE.to_string()]);
+        assert!(derived_metrics(&BTreeSet::from(["mem_used_bytes".to_string()])).is_empty());
+        assert_eq!(
+            stored_columns("mem_used_share:p95"),
+            [
+                "mem_used_bytes:p95",
+                "mem_used_bytes:mean",
+                "mem_available_bytes:mean"
+            ]
+        );
+    }
 
     /// Two jobs of different sizes with the same anomaly (a level doubled in their third window)
     /// look alike once each window is taken against its own job's typical window.

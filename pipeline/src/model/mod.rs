@@ -230,7 +230,8 @@ impl Labelled {
             (Some(f), _) => Some(f.to_vec()),
             (None, None) => None,
             (None, Some(patterns)) => {
-                let found = dataset::window_metrics(data, &days, Some(&labelled_jobs), None)?;
+                let mut found = dataset::window_metrics(data, &days, Some(&labelled_jobs), None)?;
+                found.extend(dataset::derived_metrics(&found));
                 let kept: BTreeSet<String> = found
                     .iter()
                     .filter(|m| dataset::metric_matches(m, patterns))

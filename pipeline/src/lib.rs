@@ -30,6 +30,7 @@ pub mod report;
 pub mod rules;
 pub mod safe_fs;
 pub mod schedule;
+pub mod series;
 pub mod serve;
 pub mod severity;
 pub mod simulate;

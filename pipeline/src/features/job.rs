@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use super::Settings;
 use super::scan::{JobMeta, NamedSeries};
-use super::series::{Sample, SeriesStats, describe};
+use crate::series::{Sample, SeriesStats, describe};
 use crate::stats::median;
 
 /// One `features` row.

@@ -27,7 +27,6 @@
 pub mod job;
 pub mod reference;
 pub mod scan;
-pub mod series;
 
 use std::collections::BTreeMap;
 use std::fmt::Display;

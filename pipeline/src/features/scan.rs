@@ -31,8 +31,8 @@ use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use rayon::prelude::*;
 
 use super::FeaturesError;
-use super::series::Sample;
 use crate::catalog::{self, Table};
+use crate::series::Sample;
 
 /// Rows per Arrow batch while scanning: large enough that per-batch work (dictionary lookups) is
 /// negligible.

@@ -47,6 +47,7 @@ use crate::catalog::{PARTITION_COLUMN, Table};
 
 mod group_keys;
 mod local_files;
+pub mod series_functions;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum SqlFormat {
@@ -242,6 +243,21 @@ pub fn catalogue_markdown() -> String {
             }
         }
     }
+    out += "\n## Functions\n\n\
+            The features' per-series statistics, as aggregate functions of every session \
+            (`query/series_functions.rs`): the same definitions as the `features` table's \
+            columns, on any selection. The `features` step also trims each series to the job's \
+            run; here a `WHERE` on `ts` does that. For example:\n\n\
+            ```sql\n\
+            SELECT job_id, node, js_p95(value) AS p95, js_slope_per_h(ts, value) AS per_hour\n\
+            FROM telemetry WHERE metric = 'mem_used_bytes' AND day = '2026-11-20'\n\
+            GROUP BY job_id, node\n\
+            ```\n\n\
+            | function | what |\n|---|---|\n";
+    for figure in series_functions::FIGURES {
+        let args = if figure.timed { "ts, value" } else { "value" };
+        out += &format!("| `{}({args})` | {} |\n", figure.name, figure.meaning);
+    }
     out
 }
 
@@ -312,6 +328,9 @@ async fn build_session(data: &Path, lifetime: Lifetime) -> Result<SessionContext
     let day_type = DataType::Utf8View;
     let ctx = SessionContext::new_with_config_rt(config, runtime);
     ctx.add_optimizer_rule(Arc::new(group_keys::GroupKeysBelowAggregate));
+    for function in series_functions::all() {
+        ctx.register_udaf(function);
+    }
     let catalog = ctx
         .catalog("datafusion")
         .ok_or_else(|| QueryError::Query(DataFusionError::Internal("no default catalog".into())))?;

@@ -1,6 +1,8 @@
 //! The statistics of one series (one job, node and metric after trimming), computed in memory from
-//! its samples: the pure core of the single pass, shared by the day and per-job paths and checked
-//! against the reference SQL ([`super::reference`]) and by hand.
+//! its samples: the pure core of the features' single pass, shared by the day and per-job paths
+//! and checked against the reference SQL (`features::reference`) and by hand; and of the SQL
+//! functions `js_*` (`query::series_functions`), which compute the same on any selection. A leaf
+//! below both, so that neither calls the other.
 //!
 //! Definitions (the reference SQL computes the same for the columns it has):
 //! - `n` finite samples; NaN and infinities are counted in `n_nonfinite` and left out of

@@ -1,7 +1,8 @@
 //! Features throughput and peak memory, side by side with the tools a user would otherwise pick,
 //! in the same run on the same Parquet warehouse:
-//! - `jobsight features` (the single pass) and jobsight's reference SQL run by DataFusion
-//!   (`jobsight sql`, one statement per day);
+//! - `jobsight features` (the single pass), jobsight's reference SQL run by DataFusion
+//!   (`jobsight sql`, one statement per day), and the features as one DataFusion plan over the
+//!   series core's SQL function `js_describe` (`features::reference::describe_sql`);
 //! - DuckDB running the same reference SQL, polars (lazy, streaming engine) and pandas (group-by),
 //!   all computing the same per job × node × metric statistics (benches/features_peers.py);
 //! - reading every column of the telemetry files with pyarrow and nothing else: the floor.
@@ -11,7 +12,7 @@
 //!    small enough that every peer fits in this machine's memory (pandas and polars hold the
 //!    table, DuckDB and DataFusion hold every group's values for the percentiles). Every peer's
 //!    result is compared with jobsight's `features` (rows matched, largest difference per column).
-//! 2. As the day grows: a BENCH_NODES-node cluster (default 1,000) at a quarter, half and the
+//! 2. As the day grows: a BENCH_NODES-node cluster (default 1,000; 0 skips it) at a quarter, half and the
 //!    whole day's jobs, jobsight and the read-only floor, to show that jobsight's peak memory
 //!    stays bounded.
 //!
@@ -187,6 +188,26 @@ fn main() {
         reference.peak_mib = reference.peak_mib.max(m.peak_mib);
     }
     print_row("jobsight reference SQL (DataFusion)", &reference, &ours);
+    // The same statistics (and the temporal ones) as one DataFusion plan over `js_describe`.
+    let mut described = Measured {
+        seconds: 0.0,
+        peak_mib: 0.0,
+        stdout: String::new(),
+    };
+    for day in days(&python, &data) {
+        let sql = jobsight::features::reference::describe_sql(day, 60, &[]);
+        let m = measure(
+            &python,
+            &[JOBSIGHT, "--data", data_s, "sql", "--format", "csv", &sql],
+        );
+        described.seconds += m.seconds;
+        described.peak_mib = described.peak_mib.max(m.peak_mib);
+    }
+    print_row(
+        "jobsight plan over js_describe (DataFusion)",
+        &described,
+        &ours,
+    );
     for engine in ["duckdb", "polars", "pandas"] {
         let out = work.path().join(format!("{engine}.parquet"));
         let out_s = out.to_str().unwrap_or_default();
@@ -201,7 +222,10 @@ fn main() {
     }
     drop(work);
 
-    // 2. Peak memory as the day grows, at full size.
+    // 2. Peak memory as the day grows, at full size (BENCH_NODES=0 leaves it out).
+    if nodes == 0 {
+        return;
+    }
     println!(
         "\nas the day grows: {nodes} nodes, 50 metrics @10 s; ratios to jobsight at the same size"
     );

@@ -141,6 +141,25 @@ fn train_evaluate_predict_and_refuse_bad_models() {
         .into(),
         "{json}"
     );
+    // The memory share is derived from the two memory series, and only by its name.
+    let share = work.path().join("share.model");
+    common::run_ok(
+        jobsight(&data)
+            .args(["model", "train", "--kind", "diagnosis", "--trees", "5"])
+            .args(["--metrics", "cpu_user,mem_used_share", "--out"])
+            .arg(&share),
+    );
+    let json: serde_json::Value = serde_json::from_str(&common::run_ok(
+        jobsight(&data)
+            .args(["model", "info", "--format", "json"])
+            .arg(&share),
+    ))
+    .unwrap();
+    assert_eq!(
+        json["metrics"],
+        serde_json::json!(["cpu_user", "mem_used_share"]),
+        "{json}"
+    );
     let err = fails(jobsight(&data).args(["model", "eval", "--cv", "3", "--metrics", "ipmi_*"]));
     assert!(
         err.contains("none of the metrics ipmi_* has windows"),

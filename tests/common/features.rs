@@ -111,6 +111,26 @@ pub fn agree_with_reference(
             assert!(ok, "{column} of {}: {} vs {}", key(r), f[column], r[column]);
         }
     }
+    // The single pass and the plan over `js_describe` compute each series with the same core
+    // on the same samples: every figure equal, to the last bit (JSON numbers round-trip).
+    let described = crate::common::sql_json(
+        JOBSIGHT,
+        data,
+        &reference::describe_sql(day, trim_s, only_jobs),
+    );
+    assert_eq!(
+        fast.len(),
+        described.len(),
+        "js_describe's row count differs"
+    );
+    for r in &described {
+        let f = fast
+            .get(&key(r))
+            .unwrap_or_else(|| panic!("{} only in js_describe's plan", key(r)));
+        for column in reference::DESCRIBED {
+            assert_eq!(f[column], r[column], "{column} of {}", key(r));
+        }
+    }
     let fast_job = crate::common::sql_json(
         JOBSIGHT,
         data,

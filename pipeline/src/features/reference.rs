@@ -22,6 +22,9 @@
 //!   is never above it (tested: p95 of 1, 2, 3, 4, 10 is 8.799994, not 8.8). The single pass is
 //!   exact.
 //!
+//! The same statistics, and the temporal figures plain SQL cannot express, as one DataFusion plan
+//! over the series core's SQL function `js_describe`: [`describe_sql`].
+//!
 //! Across nodes ([`across_nodes_sql`]): `nodes`, `mean` of the node means, `min` and `max` over all
 //! samples, the lowest and highest node mean, `node_cv` = population std / mean of the node means,
 //! and tacc_stats' node `imbalance` (0 for a single node, 1 when some node did nothing while
@@ -103,6 +106,62 @@ FROM stats st FULL OUTER JOIN bad b
   ON st.job_id = b.job_id AND st.node = b.node AND st.metric = b.metric
 ORDER BY job_id, node, metric"#,
         samples = trimmed_samples(day, trim_s, only_jobs),
+    )
+}
+
+/// The columns of `features` that [`describe_sql`] gives, after the key, in the table's order:
+/// the series core's figures through `js_describe`, and `trimmed` from the job.
+pub const DESCRIBED: [&str; 22] = [
+    "n",
+    "n_nonfinite",
+    "trimmed",
+    "min",
+    "max",
+    "mean",
+    "std",
+    "cv",
+    "skewness",
+    "kurtosis",
+    "p05",
+    "p25",
+    "p50",
+    "p75",
+    "p95",
+    "interval_s",
+    "slope_per_h",
+    "catastrophe",
+    "max_rise",
+    "rise_from",
+    "rise_to",
+    "cliff_at",
+];
+
+/// One day's per job × node × metric statistics as a single DataFusion plan: the trimmed samples
+/// as in [`node_metric_sql`], grouped, each group described by `js_describe` (the SQL function
+/// over the series core the single pass uses, `query::series_functions`). It computes what the
+/// single pass computes, on any engine DataFusion runs on, and the figures plain SQL lacks
+/// (slope, catastrophe, rises); it holds every group's samples until the end, where the single
+/// pass holds one row group's jobs.
+pub fn describe_sql(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String {
+    let figures: Vec<String> = DESCRIBED
+        .iter()
+        .map(|c| match *c {
+            "trimmed" => "trimmed".to_string(),
+            "n" | "n_nonfinite" => format!("CAST(d['{c}'] AS BIGINT UNSIGNED) AS {c}"),
+            _ => format!("d['{c}'] AS {c}"),
+        })
+        .collect();
+    format!(
+        r#"{samples},
+g AS (
+  SELECT job_id, node, metric, bool_or(trimmed) AS trimmed, js_describe(ts, value) AS d
+  FROM s GROUP BY job_id, node, metric
+)
+SELECT job_id, node, metric, {figures}
+FROM g
+ORDER BY job_id, node, metric"#,
+        samples = trimmed_samples(day, trim_s, only_jobs),
+        figures = figures.join(", "),
     )
 }
 

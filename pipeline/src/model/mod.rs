@@ -230,12 +230,16 @@ impl Labelled {
             (Some(f), _) => Some(f.to_vec()),
             (None, None) => None,
             (None, Some(patterns)) => {
-                let mut found = dataset::window_metrics(data, &days, Some(&labelled_jobs), None)?;
-                found.extend(dataset::derived_metrics(&found));
+                let found = dataset::window_metrics(data, &days, Some(&labelled_jobs), None)?;
+                // A derived metric only by its full name: `mem_*` means the stored series.
+                let derived = dataset::derived_metrics(&found)
+                    .into_iter()
+                    .filter(|m| patterns.contains(m));
                 let kept: BTreeSet<String> = found
                     .iter()
                     .filter(|m| dataset::metric_matches(m, patterns))
                     .cloned()
+                    .chain(derived)
                     .collect();
                 if kept.is_empty() {
                     let some: Vec<&str> = found.iter().take(12).map(String::as_str).collect();

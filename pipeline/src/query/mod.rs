@@ -258,6 +258,12 @@ pub fn catalogue_markdown() -> String {
         let args = if figure.timed { "ts, value" } else { "value" };
         out += &format!("| `{}({args})` | {} |\n", figure.name, figure.meaning);
     }
+    out += &format!(
+        "| `{}(ts, value)` | every figure above at once, as a struct (`n`, `n_nonfinite`, `min`, \
+         `max`, `mean`, then the figures above without `js_`, and the times `rise_from`, \
+         `rise_to`, `cliff_at`), as the `features` table has them |\n",
+        series_functions::DESCRIBE
+    );
     out
 }
 

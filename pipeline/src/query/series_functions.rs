@@ -15,15 +15,19 @@
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, ListArray};
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, BooleanArray, Float64Array, Int64Array, ListArray, StructArray,
+    TimestampMicrosecondArray,
+};
+use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{
-    DataType, Field, FieldRef, Float64Type, TimeUnit, TimestampMicrosecondType,
+    DataType, Field, FieldRef, Fields, Float64Type, Int64Type, TimeUnit, TimestampMicrosecondType,
 };
-use datafusion::common::{Result, ScalarValue, plan_err};
+use datafusion::common::{Result, ScalarValue, internal_err, plan_err};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::{
-    Accumulator, AggregateUDF, AggregateUDFImpl, Signature, Volatility,
+    Accumulator, AggregateUDF, AggregateUDFImpl, EmitTo, GroupsAccumulator, Signature, Volatility,
 };
 
 use crate::series::{PERCENTILES, SeriesStats, describe};
@@ -132,34 +136,137 @@ pub const FIGURES: [Figure; 14] = [
 // The percentile functions are the series core's percentiles, in its order.
 const _: () = assert!(PERCENTILES.len() == 5);
 
+/// The function that answers every figure at once, as a struct: what the `features` step
+/// computes for a series, for a plan that computes features in SQL.
+pub const DESCRIBE: &str = "js_describe";
+
 /// Every function, ready to register with a session.
 pub fn all() -> Vec<AggregateUDF> {
     FIGURES
         .iter()
-        .map(|&figure| AggregateUDF::from(SeriesFunction::new(figure)))
+        .map(|&figure| Output::Figure(figure))
+        .chain([Output::Describe])
+        .map(|output| AggregateUDF::from(SeriesFunction::new(output)))
         .collect()
+}
+
+/// What a function answers: one figure, or all of them (`js_describe`).
+#[derive(Debug, Clone, Copy)]
+enum Output {
+    Figure(Figure),
+    Describe,
+}
+
+/// How a time (microseconds since the epoch) is read from a series' statistics.
+type ReadTime = fn(&SeriesStats) -> Option<i64>;
+
+/// The figures of `js_describe` that are times rather than numbers.
+const DESCRIBE_TIMES: [(&str, ReadTime); 3] = [
+    ("rise_from", |s| s.rise_from),
+    ("rise_to", |s| s.rise_to),
+    ("cliff_at", |s| s.cliff_at),
+];
+
+fn describe_fields() -> Fields {
+    let mut fields = vec![
+        Field::new("n", DataType::Int64, true),
+        Field::new("n_nonfinite", DataType::Int64, true),
+    ];
+    for name in ["min", "max", "mean"] {
+        fields.push(Field::new(name, DataType::Float64, true));
+    }
+    // The figures of FIGURES after js_count, by their names without `js_`.
+    for figure in &FIGURES[1..] {
+        let name = figure.name.trim_start_matches("js_");
+        fields.push(Field::new(name, DataType::Float64, true));
+    }
+    for (name, _) in DESCRIBE_TIMES {
+        fields.push(Field::new(
+            name,
+            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
+            true,
+        ));
+    }
+    Fields::from(fields)
+}
+
+impl Output {
+    fn name(&self) -> &'static str {
+        match self {
+            Output::Figure(f) => f.name,
+            Output::Describe => DESCRIBE,
+        }
+    }
+
+    fn timed(&self) -> bool {
+        match self {
+            Output::Figure(f) => f.timed,
+            Output::Describe => true,
+        }
+    }
+
+    fn data_type(&self) -> DataType {
+        match self {
+            Output::Figure(f) if f.name == COUNT => DataType::Int64,
+            Output::Figure(_) => DataType::Float64,
+            Output::Describe => DataType::Struct(describe_fields()),
+        }
+    }
+
+    /// The answer for each group, from its statistics.
+    fn build(&self, stats: &[SeriesStats]) -> Result<ArrayRef> {
+        let numbers = |read: fn(&SeriesStats) -> Option<f64>| -> ArrayRef {
+            Arc::new(Float64Array::from_iter(stats.iter().map(read)))
+        };
+        let counts = |read: fn(&SeriesStats) -> u64| -> ArrayRef {
+            Arc::new(Int64Array::from_iter(
+                stats.iter().map(|s| i64::try_from(read(s)).ok()),
+            ))
+        };
+        Ok(match self {
+            Output::Figure(f) if f.name == COUNT => counts(|s| s.n),
+            Output::Figure(f) => numbers(f.read),
+            Output::Describe => {
+                let mut columns = vec![
+                    counts(|s| s.n),
+                    counts(|s| s.n_nonfinite),
+                    numbers(|s| s.min),
+                    numbers(|s| s.max),
+                    numbers(|s| s.mean),
+                ];
+                columns.extend(FIGURES[1..].iter().map(|f| numbers(f.read)));
+                for (_, read) in DESCRIBE_TIMES {
+                    columns.push(Arc::new(
+                        TimestampMicrosecondArray::from_iter(stats.iter().map(read))
+                            .with_timezone("UTC"),
+                    ));
+                }
+                Arc::new(StructArray::try_new(describe_fields(), columns, None)?)
+            }
+        })
+    }
 }
 
 /// One `js_` function.
 #[derive(Debug)]
 struct SeriesFunction {
-    figure: Figure,
+    output: Output,
     signature: Signature,
 }
 
 impl SeriesFunction {
-    fn new(figure: Figure) -> SeriesFunction {
+    fn new(output: Output) -> SeriesFunction {
         SeriesFunction {
-            figure,
+            output,
             signature: Signature::user_defined(Volatility::Immutable),
         }
     }
 
     fn usage(&self) -> String {
-        if self.figure.timed {
-            format!("{}(time, value)", self.figure.name)
+        if self.output.timed() {
+            format!("{}(time, value)", self.output.name())
         } else {
-            format!("{}(value)", self.figure.name)
+            format!("{}(value)", self.output.name())
         }
     }
 }
@@ -167,25 +274,25 @@ impl SeriesFunction {
 // DataFusion compares and hashes functions to tell two plans apart; a function is its name.
 impl PartialEq for SeriesFunction {
     fn eq(&self, other: &Self) -> bool {
-        self.figure.name == other.figure.name
+        self.output.name() == other.output.name()
     }
 }
 impl Eq for SeriesFunction {}
 impl std::hash::Hash for SeriesFunction {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.figure.name.hash(state);
+        self.output.name().hash(state);
     }
 }
 
 const TIME: DataType = DataType::Timestamp(TimeUnit::Microsecond, None);
 
-fn list_of(item: DataType) -> DataType {
-    DataType::List(Arc::new(Field::new_list_field(item, true)))
+fn list_field(item: DataType) -> FieldRef {
+    Arc::new(Field::new_list_field(item, true))
 }
 
 impl AggregateUDFImpl for SeriesFunction {
     fn name(&self) -> &str {
-        self.figure.name
+        self.output.name()
     }
 
     fn signature(&self) -> &Signature {
@@ -196,7 +303,7 @@ impl AggregateUDFImpl for SeriesFunction {
     /// function's usage.
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
         let is_value = |t: &DataType| t.is_numeric() || t.is_null();
-        match (self.figure.timed, arg_types) {
+        match (self.output.timed(), arg_types) {
             (false, [v]) if is_value(v) => Ok(vec![DataType::Float64]),
             (true, [t, v])
                 if matches!(t, DataType::Timestamp(..) | DataType::Null) && is_value(v) =>
@@ -206,7 +313,7 @@ impl AggregateUDFImpl for SeriesFunction {
             _ => plan_err!(
                 "{} takes {}, not ({})",
                 self.usage(),
-                if self.figure.timed {
+                if self.output.timed() {
                     "a timestamp and a number"
                 } else {
                     "a number"
@@ -221,11 +328,7 @@ impl AggregateUDFImpl for SeriesFunction {
     }
 
     fn return_type(&self, _arg_types: &[DataType]) -> Result<DataType> {
-        Ok(if self.figure.name == COUNT {
-            DataType::Int64
-        } else {
-            DataType::Float64
-        })
+        Ok(self.output.data_type())
     }
 
     /// The samples collected so far: their times (microseconds; 0 for the untimed functions)
@@ -234,12 +337,12 @@ impl AggregateUDFImpl for SeriesFunction {
         Ok(vec![
             Arc::new(Field::new(
                 format!("{}[times]", args.name),
-                list_of(DataType::Int64),
+                DataType::List(list_field(DataType::Int64)),
                 true,
             )),
             Arc::new(Field::new(
                 format!("{}[values]", args.name),
-                list_of(DataType::Float64),
+                DataType::List(list_field(DataType::Float64)),
                 true,
             )),
         ])
@@ -247,96 +350,255 @@ impl AggregateUDFImpl for SeriesFunction {
 
     fn accumulator(&self, _args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
         Ok(Box::new(SeriesAccumulator {
-            figure: self.figure,
-            times: Vec::new(),
-            values: Vec::new(),
+            output: self.output,
+            samples: Samples::default(),
+        }))
+    }
+
+    fn groups_accumulator_supported(&self, _args: AccumulatorArgs) -> bool {
+        true
+    }
+
+    fn create_groups_accumulator(
+        &self,
+        _args: AccumulatorArgs,
+    ) -> Result<Box<dyn GroupsAccumulator>> {
+        Ok(Box::new(SeriesGroups {
+            output: self.output,
+            groups: Vec::new(),
+            samples: 0,
         }))
     }
 }
 
-/// A group's samples, described when the group is complete.
-#[derive(Debug)]
-struct SeriesAccumulator {
-    figure: Figure,
+/// One group's samples: times (microseconds) and values, in arrival order.
+#[derive(Debug, Default)]
+struct Samples {
     times: Vec<i64>,
     values: Vec<f64>,
 }
 
-impl Accumulator for SeriesAccumulator {
-    fn update_batch(&mut self, columns: &[ArrayRef]) -> Result<()> {
-        let (times, values) = if self.figure.timed {
-            let times = cast(&columns[0], &TIME)?;
-            (Some(times), cast(&columns[1], &DataType::Float64)?)
-        } else {
-            (None, cast(&columns[0], &DataType::Float64)?)
-        };
-        let values = values.as_primitive::<Float64Type>();
-        let times = times
-            .as_ref()
-            .map(|t| t.as_primitive::<TimestampMicrosecondType>());
-        for i in 0..values.len() {
-            // A sample without a value, or a timed one without a time, is no sample.
-            if values.is_null(i) || times.is_some_and(|t| t.is_null(i)) {
-                continue;
-            }
-            self.times.push(times.map_or(0, |t| t.value(i)));
-            self.values.push(values.value(i));
-        }
-        Ok(())
-    }
-
-    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
-        let (times, values): (&ListArray, &ListArray) = (states[0].as_list(), states[1].as_list());
-        for i in 0..times.len() {
-            if times.is_null(i) || values.is_null(i) {
-                continue;
-            }
-            let (t, v) = (times.value(i), values.value(i));
-            let (t, v) = (
-                t.as_primitive::<datafusion::arrow::datatypes::Int64Type>(),
-                v.as_primitive::<Float64Type>(),
-            );
-            self.times.extend(t.values().iter().copied());
-            self.values.extend(v.values().iter().copied());
-        }
-        Ok(())
-    }
-
-    fn state(&mut self) -> Result<Vec<ScalarValue>> {
-        let times: Vec<ScalarValue> = self
-            .times
-            .iter()
-            .map(|&t| ScalarValue::Int64(Some(t)))
-            .collect();
-        let values: Vec<ScalarValue> = self
-            .values
-            .iter()
-            .map(|&v| ScalarValue::Float64(Some(v)))
-            .collect();
-        Ok(vec![
-            ScalarValue::List(ScalarValue::new_list_nullable(&times, &DataType::Int64)),
-            ScalarValue::List(ScalarValue::new_list_nullable(&values, &DataType::Float64)),
-        ])
-    }
-
-    fn evaluate(&mut self) -> Result<ScalarValue> {
+impl Samples {
+    fn describe(&self) -> SeriesStats {
         let mut samples: Vec<(i64, f64)> = self
             .times
             .iter()
             .copied()
             .zip(self.values.iter().copied())
             .collect();
-        let stats = describe(&mut samples, None);
-        if self.figure.name == COUNT {
-            return Ok(ScalarValue::Int64(i64::try_from(stats.n).ok()));
+        describe(&mut samples, None)
+    }
+}
+
+/// The function's arguments as microsecond times (timed functions) and doubles.
+fn arguments(timed: bool, columns: &[ArrayRef]) -> Result<(Option<ArrayRef>, ArrayRef)> {
+    Ok(if timed {
+        (
+            Some(cast(&columns[0], &TIME)?),
+            cast(&columns[1], &DataType::Float64)?,
+        )
+    } else {
+        (None, cast(&columns[0], &DataType::Float64)?)
+    })
+}
+
+/// Calls `add(row, time, value)` for every row of the arguments that is a sample: a row without
+/// a value, or a timed one without a time, is none; an untimed sample is at time 0.
+fn each_sample(
+    timed: bool,
+    columns: &[ArrayRef],
+    mut add: impl FnMut(usize, i64, f64),
+) -> Result<()> {
+    let (times, values) = arguments(timed, columns)?;
+    let values = values.as_primitive::<Float64Type>();
+    let times = times
+        .as_ref()
+        .map(|t| t.as_primitive::<TimestampMicrosecondType>());
+    for row in 0..values.len() {
+        if values.is_null(row) || times.is_some_and(|t| t.is_null(row)) {
+            continue;
         }
-        Ok(ScalarValue::Float64((self.figure.read)(&stats)))
+        add(row, times.map_or(0, |t| t.value(row)), values.value(row));
+    }
+    Ok(())
+}
+
+/// The state of `groups` as the two list columns of [`SeriesFunction::state_fields`].
+fn state_lists<'a>(groups: impl Iterator<Item = &'a Samples> + Clone) -> Result<Vec<ArrayRef>> {
+    let offsets = OffsetBuffer::from_lengths(groups.clone().map(|g| g.values.len()));
+    let times: Int64Array = groups
+        .clone()
+        .flat_map(|g| g.times.iter().copied())
+        .collect();
+    let values: Float64Array = groups.flat_map(|g| g.values.iter().copied()).collect();
+    Ok(vec![
+        Arc::new(ListArray::try_new(
+            list_field(DataType::Int64),
+            offsets.clone(),
+            Arc::new(times),
+            None,
+        )?),
+        Arc::new(ListArray::try_new(
+            list_field(DataType::Float64),
+            offsets,
+            Arc::new(values),
+            None,
+        )?),
+    ])
+}
+
+/// Calls `merge(row, times, values)` for every row of a state (two list columns).
+fn each_state(states: &[ArrayRef], mut merge: impl FnMut(usize, &[i64], &[f64])) -> Result<()> {
+    let (times, values): (&ListArray, &ListArray) = (states[0].as_list(), states[1].as_list());
+    let (time_offsets, value_offsets) = (times.value_offsets(), values.value_offsets());
+    let time_values = times.values().as_primitive::<Int64Type>().values();
+    let value_values = values.values().as_primitive::<Float64Type>().values();
+    for row in 0..times.len() {
+        if times.is_null(row) || values.is_null(row) {
+            continue;
+        }
+        let t = &time_values[time_offsets[row] as usize..time_offsets[row + 1] as usize];
+        let v = &value_values[value_offsets[row] as usize..value_offsets[row + 1] as usize];
+        if t.len() != v.len() {
+            return internal_err!(
+                "a js_ function's state has {} times for {} values",
+                t.len(),
+                v.len()
+            );
+        }
+        merge(row, t, v);
+    }
+    Ok(())
+}
+
+/// One group's accumulator (DataFusion's path without groups, e.g. a whole-table aggregate).
+#[derive(Debug)]
+struct SeriesAccumulator {
+    output: Output,
+    samples: Samples,
+}
+
+impl Accumulator for SeriesAccumulator {
+    fn update_batch(&mut self, columns: &[ArrayRef]) -> Result<()> {
+        let samples = &mut self.samples;
+        each_sample(self.output.timed(), columns, |_, t, v| {
+            samples.times.push(t);
+            samples.values.push(v);
+        })
+    }
+
+    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
+        let samples = &mut self.samples;
+        each_state(states, |_, t, v| {
+            samples.times.extend_from_slice(t);
+            samples.values.extend_from_slice(v);
+        })
+    }
+
+    fn state(&mut self) -> Result<Vec<ScalarValue>> {
+        state_lists(std::iter::once(&self.samples))?
+            .iter()
+            .map(|list| ScalarValue::try_from_array(list, 0))
+            .collect()
+    }
+
+    fn evaluate(&mut self) -> Result<ScalarValue> {
+        let answer = self.output.build(&[self.samples.describe()])?;
+        ScalarValue::try_from_array(&answer, 0)
     }
 
     fn size(&self) -> usize {
         size_of_val(self)
-            + self.times.capacity() * size_of::<i64>()
-            + self.values.capacity() * size_of::<f64>()
+            + self.samples.times.capacity() * size_of::<i64>()
+            + self.samples.values.capacity() * size_of::<f64>()
+    }
+}
+
+/// Every group's samples at once (DataFusion's grouped path: one accumulator for all groups).
+#[derive(Debug)]
+struct SeriesGroups {
+    output: Output,
+    groups: Vec<Samples>,
+    /// Samples held, for [`GroupsAccumulator::size`].
+    samples: usize,
+}
+
+impl SeriesGroups {
+    /// The groups `emit_to` asks for, taken out.
+    fn take(&mut self, emit_to: EmitTo) -> Vec<Samples> {
+        let taken = emit_to.take_needed(&mut self.groups);
+        self.samples = self.groups.iter().map(|g| g.values.len()).sum();
+        taken
+    }
+}
+
+impl GroupsAccumulator for SeriesGroups {
+    fn update_batch(
+        &mut self,
+        columns: &[ArrayRef],
+        group_indices: &[usize],
+        opt_filter: Option<&BooleanArray>,
+        total_num_groups: usize,
+    ) -> Result<()> {
+        self.groups.resize_with(total_num_groups, Samples::default);
+        let (groups, samples) = (&mut self.groups, &mut self.samples);
+        each_sample(self.output.timed(), columns, |row, t, v| {
+            if opt_filter.is_some_and(|f| !(f.is_valid(row) && f.value(row))) {
+                return;
+            }
+            let group = &mut groups[group_indices[row]];
+            group.times.push(t);
+            group.values.push(v);
+            *samples += 1;
+        })
+    }
+
+    fn evaluate(&mut self, emit_to: EmitTo) -> Result<ArrayRef> {
+        let stats: Vec<SeriesStats> = self.take(emit_to).iter().map(Samples::describe).collect();
+        self.output.build(&stats)
+    }
+
+    fn state(&mut self, emit_to: EmitTo) -> Result<Vec<ArrayRef>> {
+        let taken = self.take(emit_to);
+        state_lists(taken.iter())
+    }
+
+    fn merge_batch(
+        &mut self,
+        states: &[ArrayRef],
+        group_indices: &[usize],
+        total_num_groups: usize,
+    ) -> Result<()> {
+        self.groups.resize_with(total_num_groups, Samples::default);
+        let (groups, samples) = (&mut self.groups, &mut self.samples);
+        each_state(states, |row, t, v| {
+            let group = &mut groups[group_indices[row]];
+            group.times.extend_from_slice(t);
+            group.values.extend_from_slice(v);
+            *samples += v.len();
+        })
+    }
+
+    fn convert_to_state(
+        &self,
+        columns: &[ArrayRef],
+        opt_filter: Option<&BooleanArray>,
+    ) -> Result<Vec<ArrayRef>> {
+        // Each row its own group: a list of its one sample, or an empty list.
+        let mut rows: Vec<Samples> = (0..columns[0].len()).map(|_| Samples::default()).collect();
+        each_sample(self.output.timed(), columns, |row, t, v| {
+            if opt_filter.is_none_or(|f| f.is_valid(row) && f.value(row)) {
+                rows[row].times.push(t);
+                rows[row].values.push(v);
+            }
+        })?;
+        state_lists(rows.iter())
+    }
+
+    fn size(&self) -> usize {
+        size_of_val(self)
+            + self.groups.capacity() * size_of::<Samples>()
+            + self.samples * (size_of::<i64>() + size_of::<f64>())
     }
 }
 
@@ -452,6 +714,75 @@ mod tests {
                 "{sql}: the data should define every figure"
             );
         }
+
+        // js_describe: every figure of the core, numbers and times, per group.
+        let sql =
+            "SELECT series, js_describe(ts, value) AS d FROM t GROUP BY series ORDER BY series";
+        let batches = ctx.sql(sql).await.expect(sql).collect().await.expect(sql);
+        let described: Vec<(String, SeriesStats)> = batches
+            .iter()
+            .flat_map(|b| {
+                let names = b.column(0).as_string::<i32>().clone();
+                let d = b.column(1).as_struct().clone();
+                (0..b.num_rows()).map(move |i| (names.value(i).to_string(), d.slice(i, 1)))
+            })
+            .map(|(name, d)| {
+                let number = |field: &str| {
+                    let c = cast(d.column_by_name(field).expect(field), &DataType::Float64)
+                        .expect(field);
+                    let c = c.as_primitive::<Float64Type>();
+                    c.is_valid(0).then(|| c.value(0))
+                };
+                let time = |field: &str| {
+                    let c = d
+                        .column_by_name(field)
+                        .expect(field)
+                        .as_primitive::<TimestampMicrosecondType>();
+                    c.is_valid(0).then(|| c.value(0))
+                };
+                let stats = SeriesStats {
+                    n: number("n").map_or(0, |n| n as u64),
+                    n_nonfinite: number("n_nonfinite").map_or(0, |n| n as u64),
+                    min: number("min"),
+                    max: number("max"),
+                    mean: number("mean"),
+                    std: number("std"),
+                    cv: number("cv"),
+                    skewness: number("skewness"),
+                    kurtosis: number("kurtosis"),
+                    percentiles: ["p05", "p25", "p50", "p75", "p95"].map(number),
+                    interval_s: number("interval_s"),
+                    slope_per_h: number("slope_per_h"),
+                    catastrophe: number("catastrophe"),
+                    max_rise: number("max_rise"),
+                    rise_from: time("rise_from"),
+                    rise_to: time("rise_to"),
+                    cliff_at: time("cliff_at"),
+                    idle_share: None,
+                };
+                (name, stats)
+            })
+            .collect();
+        let expected: Vec<(String, SeriesStats)> = ["a", "b"]
+            .iter()
+            .map(|s| {
+                let mut samples: Vec<(i64, f64)> = rows
+                    .iter()
+                    .filter(|r| r.0 == *s)
+                    .filter_map(|r| r.2.map(|v| (r.1 * 1_000_000, v)))
+                    .collect();
+                (s.to_string(), describe(&mut samples, None))
+            })
+            .collect();
+        // The struct carries the core's numbers through Arrow unchanged, bit for bit.
+        assert_eq!(format!("{described:?}"), format!("{expected:?}"));
+        assert_eq!(expected[0].1.n_nonfinite, 1, "the NaN is counted, not used");
+
+        // A whole-table aggregate takes DataFusion's other path (one accumulator).
+        let sql = "SELECT js_p95(value) AS x FROM t WHERE series = 'a'";
+        let batches = ctx.sql(sql).await.expect(sql).collect().await.expect(sql);
+        let x = batches[0].column(0).as_primitive::<Float64Type>().value(0);
+        assert_eq!(Some(x), expected[0].1.percentiles[4]);
 
         let bad = ctx.sql("SELECT js_slope_per_h(value) FROM t").await;
         assert!(bad.is_err_and(|e| e.to_string().contains("js_slope_per_h(time, value)")));

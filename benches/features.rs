@@ -106,7 +106,7 @@ fn days(python: &Path, data: &Path) -> Vec<chrono::NaiveDate> {
 
 fn print_row(name: &str, m: &Measured, baseline: &Measured) {
     println!(
-        "  {name:<36} {:>9.1} {:>10.0} {:>12.2} {:>12.2}",
+        "  {name:<38} {:>9.1} {:>10.0} {:>12.2} {:>12.2}",
         m.seconds,
         m.peak_mib,
         m.seconds / baseline.seconds,
@@ -143,7 +143,7 @@ fn simulate(python: &Path, data: &Path, nodes: u64, jobs: u64) -> f64 {
 
 fn header() {
     println!(
-        "  {:<36} {:>9} {:>10} {:>12} {:>12}",
+        "  {:<38} {:>9} {:>10} {:>12} {:>12}",
         "engine", "seconds", "peak MiB", "time ratio", "memory ratio"
     );
 }
@@ -203,11 +203,7 @@ fn main() {
         described.seconds += m.seconds;
         described.peak_mib = described.peak_mib.max(m.peak_mib);
     }
-    print_row(
-        "jobsight plan over js_describe (DataFusion)",
-        &described,
-        &ours,
-    );
+    print_row("jobsight js_describe plan (DataFusion)", &described, &ours);
     for engine in ["duckdb", "polars", "pandas"] {
         let out = work.path().join(format!("{engine}.parquet"));
         let out_s = out.to_str().unwrap_or_default();

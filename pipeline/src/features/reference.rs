@@ -32,6 +32,8 @@
 
 use chrono::NaiveDate;
 
+use crate::catalog::FEATURE_STATS;
+
 /// The common start of both statements: `j` the day's jobs, `s` their samples after trimming
 /// (with `finite` telling NaN and infinities apart), `f` the finite ones.
 fn trimmed_samples(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String {
@@ -110,31 +112,20 @@ ORDER BY job_id, node, metric"#,
 }
 
 /// The columns of `features` that [`describe_sql`] gives, after the key, in the table's order:
-/// the series core's figures through `js_describe`, and `trimmed` from the job.
-pub const DESCRIBED: [&str; 22] = [
-    "n",
-    "n_nonfinite",
-    "trimmed",
-    "min",
-    "max",
-    "mean",
-    "std",
-    "cv",
-    "skewness",
-    "kurtosis",
-    "p05",
-    "p25",
-    "p50",
-    "p75",
-    "p95",
-    "interval_s",
-    "slope_per_h",
-    "catastrophe",
-    "max_rise",
-    "rise_from",
-    "rise_to",
-    "cliff_at",
-];
+/// the counts, `trimmed` (from the job), the statistics but the two that need more than the
+/// samples (`coverage` needs the job's run, `idle_share` the metric's idle threshold), and the
+/// times of the rise and the cliff.
+pub fn described_columns() -> Vec<&'static str> {
+    let stats = FEATURE_STATS
+        .iter()
+        .copied()
+        .filter(|c| !matches!(*c, "coverage" | "idle_share"));
+    ["n", "n_nonfinite", "trimmed"]
+        .into_iter()
+        .chain(stats)
+        .chain(["rise_from", "rise_to", "cliff_at"])
+        .collect()
+}
 
 /// One day's per job × node × metric statistics as a single DataFusion plan: the trimmed samples
 /// as in [`node_metric_sql`], grouped, each group described by `js_describe` (the SQL function
@@ -143,9 +134,9 @@ pub const DESCRIBED: [&str; 22] = [
 /// (slope, catastrophe, rises); it holds every group's samples until the end, where the single
 /// pass holds one row group's jobs.
 pub fn describe_sql(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String {
-    let figures: Vec<String> = DESCRIBED
-        .iter()
-        .map(|c| match *c {
+    let figures: Vec<String> = described_columns()
+        .into_iter()
+        .map(|c| match c {
             "trimmed" => "trimmed".to_string(),
             "n" | "n_nonfinite" => format!("CAST(d['{c}'] AS BIGINT UNSIGNED) AS {c}"),
             _ => format!("d['{c}'] AS {c}"),

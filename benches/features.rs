@@ -169,41 +169,48 @@ fn main() {
     );
     header();
     let ours = ours_and_floor(&python, script, data_s);
-    let mut sql_files = Vec::new();
-    let mut reference = Measured {
-        seconds: 0.0,
-        peak_mib: 0.0,
-        stdout: String::new(),
+    let days = days(&python, &data);
+    // One `jobsight sql` per day: the times summed, the peak the largest.
+    let per_day = |sql_of: &dyn Fn(chrono::NaiveDate) -> String| {
+        let mut total = Measured {
+            seconds: 0.0,
+            peak_mib: 0.0,
+            stdout: String::new(),
+        };
+        for &day in &days {
+            let m = measure(
+                &python,
+                &[
+                    JOBSIGHT,
+                    "--data",
+                    data_s,
+                    "sql",
+                    "--format",
+                    "csv",
+                    &sql_of(day),
+                ],
+            );
+            total.seconds += m.seconds;
+            total.peak_mib = total.peak_mib.max(m.peak_mib);
+        }
+        total
     };
-    for day in days(&python, &data) {
-        let sql = jobsight::features::reference::node_metric_sql(day, 60, &[]);
-        let path = work.path().join(format!("features-{day}.sql"));
-        std::fs::write(&path, &sql).expect("write sql");
-        sql_files.push(path.to_string_lossy().into_owned());
-        let m = measure(
-            &python,
-            &[JOBSIGHT, "--data", data_s, "sql", "--format", "csv", &sql],
-        );
-        reference.seconds += m.seconds;
-        reference.peak_mib = reference.peak_mib.max(m.peak_mib);
-    }
+    let reference = per_day(&|day| jobsight::features::reference::node_metric_sql(day, 60, &[]));
     print_row("jobsight reference SQL (DataFusion)", &reference, &ours);
     // The same statistics (and the temporal ones) as one DataFusion plan over `js_describe`.
-    let mut described = Measured {
-        seconds: 0.0,
-        peak_mib: 0.0,
-        stdout: String::new(),
-    };
-    for day in days(&python, &data) {
-        let sql = jobsight::features::reference::describe_sql(day, 60, &[]);
-        let m = measure(
-            &python,
-            &[JOBSIGHT, "--data", data_s, "sql", "--format", "csv", &sql],
-        );
-        described.seconds += m.seconds;
-        described.peak_mib = described.peak_mib.max(m.peak_mib);
-    }
+    let described = per_day(&|day| jobsight::features::reference::describe_sql(day, 60, &[]));
     print_row("jobsight js_describe plan (DataFusion)", &described, &ours);
+    // DuckDB runs the reference SQL from files.
+    let mut sql_files = Vec::new();
+    for &day in &days {
+        let path = work.path().join(format!("features-{day}.sql"));
+        std::fs::write(
+            &path,
+            jobsight::features::reference::node_metric_sql(day, 60, &[]),
+        )
+        .expect("write sql");
+        sql_files.push(path.to_string_lossy().into_owned());
+    }
     for engine in ["duckdb", "polars", "pandas"] {
         let out = work.path().join(format!("{engine}.parquet"));
         let out_s = out.to_str().unwrap_or_default();

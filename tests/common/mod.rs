@@ -131,11 +131,22 @@ pub fn run_ok(command: &mut Command) -> String {
 /// Runs `jobsight --data DATA sql --format json QUERY` with the binary `jobsight` and returns the
 /// rows.
 pub fn sql_json(jobsight: &str, data: &Path, query: &str) -> Vec<serde_json::Value> {
+    sql_json_with(jobsight, data, query, &[])
+}
+
+/// [`sql_json`] with DataFusion options set in the environment (`DATAFUSION_...`).
+pub fn sql_json_with(
+    jobsight: &str,
+    data: &Path,
+    query: &str,
+    env: &[(String, String)],
+) -> Vec<serde_json::Value> {
     run_ok(
         Command::new(jobsight)
             .arg("--data")
             .arg(data)
-            .args(["sql", "--format", "json", query]),
+            .args(["sql", "--format", "json", query])
+            .envs(env.iter().map(|(k, v)| (k, v))),
     )
     .lines()
     .map(|l| serde_json::from_str(l).unwrap())

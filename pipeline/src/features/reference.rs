@@ -34,9 +34,12 @@ use chrono::NaiveDate;
 
 use crate::catalog::FEATURE_STATS;
 
-/// The common start of both statements: `j` the day's jobs, `s` their samples after trimming
-/// (with `finite` telling NaN and infinities apart), `f` the finite ones.
-fn trimmed_samples(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String {
+/// `WITH j AS (...)`: the day's jobs (of `only_jobs`, or every one when empty), one row per job
+/// id covering its runs, with whether it is trimmed and the window of samples kept. The window
+/// is computed here once per job, not per sample (`t.ts >= j.start + INTERVAL ...` made DataFusion
+/// add an interval to every one of 27 M timestamps: the join took 2.9 s of CPU, 0.3 s with the
+/// bounds computed here).
+fn day_jobs(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String {
     let day = day.format("%Y-%m-%d");
     // Job ids are quoted as SQL strings (quotes doubled), never spliced in raw.
     let only = if only_jobs.is_empty() {
@@ -50,22 +53,36 @@ fn trimmed_samples(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String 
     };
     format!(
         r#"WITH j AS (
-  SELECT job_id, start, "end",
-         CAST("end" AS BIGINT) - CAST(start AS BIGINT) > {twice_trim_us} AS trimmed
+  SELECT job_id, CAST("end" AS BIGINT) - CAST(start AS BIGINT) > {twice_trim_us} AS trimmed,
+         start + INTERVAL '{trim_s} seconds' AS keep_from, "end" - INTERVAL '{trim_s} seconds' AS keep_to
   FROM (SELECT job_id, min(start) AS start, max("end") AS "end" FROM jobs
         WHERE day = '{day}' AND start IS NOT NULL{only} GROUP BY job_id)
-),
+)"#,
+        twice_trim_us = 2 * trim_s * 1_000_000,
+    )
+}
+
+/// The common start of the reference statements: [`day_jobs`]' `j`, `s` their samples after
+/// trimming (with `finite` telling NaN and infinities apart), `f` the finite ones.
+///
+/// `s` takes the job id from `telemetry`, not from `j`, although the two are equal: DataFusion 55
+/// lets `j.job_id`, the key `j` is grouped by, decide every column after the join, and then drops
+/// grouping keys it believes decided (the across-nodes statement lost `node` from
+/// `GROUP BY job_id, metric, node` that way; docs/sql.md).
+fn trimmed_samples(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String {
+    format!(
+        r#"{jobs},
 s AS (
   SELECT CAST(t.job_id AS VARCHAR) AS job_id, CAST(t.node AS VARCHAR) AS node,
          CAST(t.metric AS VARCHAR) AS metric, t.ts, t.value, j.trimmed,
          NOT isnan(t.value) AND abs(t.value) <> CAST('Infinity' AS DOUBLE) AS finite
   FROM telemetry t JOIN j ON CAST(t.job_id AS VARCHAR) = j.job_id
   WHERE t.day = '{day}'
-    AND (NOT j.trimmed
-         OR (t.ts >= j.start + INTERVAL '{trim_s} seconds' AND t.ts <= j."end" - INTERVAL '{trim_s} seconds'))
+    AND (NOT j.trimmed OR (t.ts >= j.keep_from AND t.ts <= j.keep_to))
 ),
 f AS (SELECT * FROM s WHERE finite)"#,
-        twice_trim_us = 2 * trim_s * 1_000_000,
+        jobs = day_jobs(day, trim_s, only_jobs),
+        day = day.format("%Y-%m-%d"),
     )
 }
 
@@ -127,31 +144,69 @@ pub fn described_columns() -> Vec<&'static str> {
         .collect()
 }
 
+/// The DataFusion options [`describe_sql`]'s plan runs best with (every option gives the same
+/// result; `jobsight sql` takes them from the environment, `DATAFUSION_EXECUTION_BATCH_SIZE` for
+/// the last). With the defaults, DataFusion copies the day's few jobs to every partition for the
+/// join and then groups the samples twice: a partial grouping per partition, whose state is every
+/// sample (sent on as 1.4 GB of lists on the bench's 64-node day), and a final one. With these,
+/// the join is partitioned by job, that partitioning is accepted for the grouping by job, node
+/// and metric (Hash(job) satisfies Hash(job, node, metric)), and each sample is grouped once, in
+/// the partition of its job; batches of 32,768 rows halve the per-batch work. Measured in
+/// docs/benchmarks.md.
+pub const DESCRIBE_OPTIONS: [(&str, &str); 4] = [
+    (
+        "datafusion.optimizer.hash_join_single_partition_threshold",
+        "0",
+    ),
+    (
+        "datafusion.optimizer.hash_join_single_partition_threshold_rows",
+        "0",
+    ),
+    ("datafusion.optimizer.subset_repartition_threshold", "1"),
+    ("datafusion.execution.batch_size", "32768"),
+];
+
+/// [`DESCRIBE_OPTIONS`] as the environment variables DataFusion reads them from.
+pub fn describe_options_env() -> Vec<(String, String)> {
+    DESCRIBE_OPTIONS
+        .iter()
+        .map(|(key, value)| (key.to_uppercase().replace('.', "_"), value.to_string()))
+        .collect()
+}
+
 /// One day's per job × node × metric statistics as a single DataFusion plan: the trimmed samples
 /// as in [`node_metric_sql`], grouped, each group described by `js_describe` (the SQL function
 /// over the series core the single pass uses, `query::series_functions`). It computes what the
 /// single pass computes, on any engine DataFusion runs on, and the figures plain SQL lacks
 /// (slope, catastrophe, rises); it holds every group's samples until the end, where the single
-/// pass holds one row group's jobs.
+/// pass holds one row group's jobs. Fastest with [`DESCRIBE_OPTIONS`].
 pub fn describe_sql(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String {
     let figures: Vec<String> = described_columns()
         .into_iter()
         .map(|c| match c {
-            "trimmed" => "trimmed".to_string(),
+            "trimmed" => "k.trimmed".to_string(),
             "n" | "n_nonfinite" => format!("CAST(d['{c}'] AS BIGINT UNSIGNED) AS {c}"),
             _ => format!("d['{c}'] AS {c}"),
         })
         .collect();
+    // The samples are joined with the jobs and grouped on telemetry's own dictionary columns: no
+    // string is copied per sample, the join partitions by the grouping's first key, and no key
+    // comes from the grouped `j` (see `trimmed_samples` for why that matters).
     format!(
-        r#"{samples},
+        r#"{jobs},
+k AS (SELECT j.*, arrow_cast(j.job_id, 'Dictionary(Int32, Utf8)') AS job_key FROM j),
 g AS (
-  SELECT job_id, node, metric, bool_or(trimmed) AS trimmed, js_describe(ts, value) AS d
-  FROM s GROUP BY job_id, node, metric
+  SELECT t.job_id AS job_key, t.node, t.metric, js_describe(t.ts, t.value) AS d
+  FROM telemetry t JOIN k ON t.job_id = k.job_key
+  WHERE t.day = '{day}'
+    AND (NOT k.trimmed OR (t.ts >= k.keep_from AND t.ts <= k.keep_to))
+  GROUP BY t.job_id, t.node, t.metric
 )
-SELECT job_id, node, metric, {figures}
-FROM g
+SELECT k.job_id, CAST(g.node AS VARCHAR) AS node, CAST(g.metric AS VARCHAR) AS metric, {figures}
+FROM g JOIN k ON g.job_key = k.job_key
 ORDER BY job_id, node, metric"#,
-        samples = trimmed_samples(day, trim_s, only_jobs),
+        jobs = day_jobs(day, trim_s, only_jobs),
+        day = day.format("%Y-%m-%d"),
         figures = figures.join(", "),
     )
 }

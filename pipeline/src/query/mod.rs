@@ -36,8 +36,10 @@ use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Int64Type, Schema, TimeUnit};
 use datafusion::datasource::MemTable;
 use datafusion::error::DataFusionError;
+use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::context::SQLOptions;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::optimizer::OptimizerRule;
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use datafusion::sql::parser::{DFParser, Statement as DfStatement};
 use datafusion::sql::sqlparser::ast::Statement as SqlStatement;
@@ -47,6 +49,7 @@ use crate::catalog::{PARTITION_COLUMN, Table};
 
 mod group_keys;
 mod local_files;
+mod repeated_keys;
 pub mod series_functions;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -319,7 +322,10 @@ async fn build_session(data: &Path, lifetime: Lifetime) -> Result<SessionContext
     runtime.register_object_store(&file_url, Arc::new(local_files::LocalFiles::default()));
     // PostgreSQL's dialect: what psql, Grafana and admins write, and the generic dialect of
     // sqlparser 0.62 refuses a column named `cluster` after a comma (`SELECT job_id, cluster`).
-    let config = SessionConfig::new()
+    // DataFusion's own options can be tuned from the environment (`DATAFUSION_EXECUTION_TARGET_PARTITIONS=4`
+    // for `datafusion.execution.target_partitions`, docs/sql.md); the three below are jobsight's.
+    let config = SessionConfig::from_env()
+        .map_err(QueryError::Query)?
         .set_str("datafusion.sql_parser.dialect", "PostgreSQL")
         // DataFusion reads the last 512 KiB of a Parquet file to find its footer: a whole day's
         // part of most tables (a 13,700-job `jobs` part is 560 KB, its footer 10 KB), read
@@ -333,6 +339,19 @@ async fn build_session(data: &Path, lifetime: Lifetime) -> Result<SessionContext
     // view itself. `Columns` casts them back to plain strings for the stages.
     let day_type = DataType::Utf8View;
     let ctx = SessionContext::new_with_config_rt(config, runtime);
+    // DataFusion's rule for repeated keys replaced by one that does not drop ORDER BY keys it
+    // wrongly believes decided (repeated_keys.rs), in the same place among the rules.
+    let rules: Vec<Arc<dyn OptimizerRule + Send + Sync>> = (ctx.state().optimizers().iter())
+        .map(|rule| match rule.name() {
+            repeated_keys::REPLACED => Arc::new(repeated_keys::RepeatedKeys) as _,
+            _ => Arc::clone(rule),
+        })
+        .collect();
+    let ctx = SessionContext::new_with_state(
+        SessionStateBuilder::new_from_existing(ctx.state())
+            .with_optimizer_rules(rules)
+            .build(),
+    );
     ctx.add_optimizer_rule(Arc::new(group_keys::GroupKeysBelowAggregate));
     for function in series_functions::all() {
         ctx.register_udaf(function);
@@ -719,6 +738,33 @@ mod tests {
         fn the_check_never_panics(sql in "\\PC{0,200}") {
             let _ = check_read_only(&sql);
         }
+    }
+
+    /// A key that a join repeats does not decide the order of the rows with that key: ORDER BY
+    /// keeps every key (DataFusion 55 dropped the second: repeated_keys.rs); a key given twice
+    /// is kept once.
+    #[tokio::test]
+    async fn order_by_keeps_keys_after_a_join() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = session(dir.path()).await.unwrap();
+        let sql = "WITH j AS (SELECT k FROM (VALUES ('a'), ('b')) AS v(k) GROUP BY k), \
+                   t AS (SELECT * FROM (VALUES ('a', 'z'), ('b', 'x'), ('a', 'y'), ('a', 'w')) AS v(k, m)) \
+                   SELECT j.k, t.m, count(*) AS n FROM t JOIN j ON t.k = j.k \
+                   GROUP BY j.k, t.m ORDER BY j.k, t.m";
+        let batches = collect(&ctx, sql).await.unwrap();
+        let text = render(&batches, SqlFormat::Csv).unwrap();
+        assert_eq!(text, "k,m,n\na,w,1\na,y,1\na,z,1\nb,x,1\n");
+        let plan = collect(&ctx, &format!("EXPLAIN {sql}")).await.unwrap();
+        let plan = render(&plan, SqlFormat::Csv).unwrap();
+        assert!(
+            plan.contains("Sort: j.k ASC NULLS LAST, t.m ASC NULLS LAST"),
+            "{plan}"
+        );
+        // A key given twice is still kept once (other rules fail on repeated GROUP BY keys).
+        let sql = "SELECT k, count(*) AS n FROM (VALUES ('b'), ('a'), ('b')) AS v(k) \
+                   GROUP BY k, k, 'x', 'x' ORDER BY k DESC, k";
+        let text = render(&collect(&ctx, sql).await.unwrap(), SqlFormat::Csv).unwrap();
+        assert_eq!(text, "k,n\nb,2\na,1\n");
     }
 
     fn job(id: u32, name: &str) -> JobRow {

@@ -30,7 +30,7 @@ use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, EmitTo, GroupsAccumulator, Signature, Volatility,
 };
 
-use crate::series::{PERCENTILES, SeriesStats, describe};
+use crate::series::{PERCENTILES, Sample, SeriesStats, describe};
 
 /// One figure of [`SeriesStats`] as a function: its SQL name, whether it takes the sample time
 /// first, what it means (for `docs/sql.md`), and how it is read from the statistics.
@@ -371,24 +371,9 @@ impl AggregateUDFImpl for SeriesFunction {
     }
 }
 
-/// One group's samples: times (microseconds) and values, in arrival order.
-#[derive(Debug, Default)]
-struct Samples {
-    times: Vec<i64>,
-    values: Vec<f64>,
-}
-
-impl Samples {
-    fn describe(&self) -> SeriesStats {
-        let mut samples: Vec<(i64, f64)> = self
-            .times
-            .iter()
-            .copied()
-            .zip(self.values.iter().copied())
-            .collect();
-        describe(&mut samples, None)
-    }
-}
+/// One group's samples, (time in microseconds, value), in arrival order: one push per row,
+/// described in place at the end.
+type Samples = Vec<Sample>;
 
 /// The function's arguments as microsecond times (timed functions) and doubles.
 fn arguments(timed: bool, columns: &[ArrayRef]) -> Result<(Option<ArrayRef>, ArrayRef)> {
@@ -402,53 +387,74 @@ fn arguments(timed: bool, columns: &[ArrayRef]) -> Result<(Option<ArrayRef>, Arr
     })
 }
 
-/// Calls `add(row, time, value)` for every row of the arguments that is a sample: a row without
-/// a value, or a timed one without a time, is none; an untimed sample is at time 0.
+/// Calls `add(row, sample)` for every row of the arguments that is a sample and passes the
+/// aggregate's `FILTER`: a row without a value, or a timed one without a time, is none; an
+/// untimed sample is at time 0.
 fn each_sample(
     timed: bool,
     columns: &[ArrayRef],
-    mut add: impl FnMut(usize, i64, f64),
+    filter: Option<&BooleanArray>,
+    mut add: impl FnMut(usize, Sample),
 ) -> Result<()> {
     let (times, values) = arguments(timed, columns)?;
     let values = values.as_primitive::<Float64Type>();
     let times = times
         .as_ref()
         .map(|t| t.as_primitive::<TimestampMicrosecondType>());
-    for row in 0..values.len() {
-        if values.is_null(row) || times.is_some_and(|t| t.is_null(row)) {
-            continue;
+    if filter.is_none() && values.null_count() == 0 && times.is_none_or(|t| t.null_count() == 0) {
+        // The usual batch (no null, no FILTER): straight over the buffers, no check per row.
+        match times {
+            Some(times) => times
+                .values()
+                .iter()
+                .zip(values.values())
+                .enumerate()
+                .for_each(|(row, (&t, &v))| add(row, (t, v))),
+            None => (values.values().iter().enumerate()).for_each(|(row, &v)| add(row, (0, v))),
         }
-        add(row, times.map_or(0, |t| t.value(row)), values.value(row));
+        return Ok(());
+    }
+    for row in 0..values.len() {
+        let skipped = values.is_null(row)
+            || times.is_some_and(|t| t.is_null(row))
+            || filter.is_some_and(|f| !(f.is_valid(row) && f.value(row)));
+        if !skipped {
+            add(row, (times.map_or(0, |t| t.value(row)), values.value(row)));
+        }
     }
     Ok(())
 }
 
 /// The state of `groups` as the two list columns of [`SeriesFunction::state_fields`].
-fn state_lists<'a>(groups: impl Iterator<Item = &'a Samples> + Clone) -> Result<Vec<ArrayRef>> {
-    let offsets = OffsetBuffer::from_lengths(groups.clone().map(|g| g.values.len()));
-    let times: Int64Array = groups
-        .clone()
-        .flat_map(|g| g.times.iter().copied())
-        .collect();
-    let values: Float64Array = groups.flat_map(|g| g.values.iter().copied()).collect();
+fn state_lists(groups: &[Samples]) -> Result<Vec<ArrayRef>> {
+    let total = groups.iter().map(Vec::len).sum();
+    let (mut times, mut values) = (Vec::with_capacity(total), Vec::with_capacity(total));
+    for &(t, v) in groups.iter().flatten() {
+        times.push(t);
+        values.push(v);
+    }
+    let offsets = OffsetBuffer::from_lengths(groups.iter().map(Vec::len));
     Ok(vec![
         Arc::new(ListArray::try_new(
             list_field(DataType::Int64),
             offsets.clone(),
-            Arc::new(times),
+            Arc::new(Int64Array::from(times)),
             None,
         )?),
         Arc::new(ListArray::try_new(
             list_field(DataType::Float64),
             offsets,
-            Arc::new(values),
+            Arc::new(Float64Array::from(values)),
             None,
         )?),
     ])
 }
 
-/// Calls `merge(row, times, values)` for every row of a state (two list columns).
-fn each_state(states: &[ArrayRef], mut merge: impl FnMut(usize, &[i64], &[f64])) -> Result<()> {
+/// Calls `merge(row, samples)` for every row of a state (two list columns).
+fn each_state(
+    states: &[ArrayRef],
+    mut merge: impl FnMut(usize, &mut dyn Iterator<Item = Sample>),
+) -> Result<()> {
     let (times, values): (&ListArray, &ListArray) = (states[0].as_list(), states[1].as_list());
     let (time_offsets, value_offsets) = (times.value_offsets(), values.value_offsets());
     let time_values = times.values().as_primitive::<Int64Type>().values();
@@ -466,7 +472,7 @@ fn each_state(states: &[ArrayRef], mut merge: impl FnMut(usize, &[i64], &[f64]))
                 v.len()
             );
         }
-        merge(row, t, v);
+        merge(row, &mut t.iter().copied().zip(v.iter().copied()));
     }
     Ok(())
 }
@@ -481,36 +487,28 @@ struct SeriesAccumulator {
 impl Accumulator for SeriesAccumulator {
     fn update_batch(&mut self, columns: &[ArrayRef]) -> Result<()> {
         let samples = &mut self.samples;
-        each_sample(self.output.timed(), columns, |_, t, v| {
-            samples.times.push(t);
-            samples.values.push(v);
-        })
+        each_sample(self.output.timed(), columns, None, |_, s| samples.push(s))
     }
 
     fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
         let samples = &mut self.samples;
-        each_state(states, |_, t, v| {
-            samples.times.extend_from_slice(t);
-            samples.values.extend_from_slice(v);
-        })
+        each_state(states, |_, s| samples.extend(s))
     }
 
     fn state(&mut self) -> Result<Vec<ScalarValue>> {
-        state_lists(std::iter::once(&self.samples))?
+        state_lists(std::slice::from_ref(&self.samples))?
             .iter()
             .map(|list| ScalarValue::try_from_array(list, 0))
             .collect()
     }
 
     fn evaluate(&mut self) -> Result<ScalarValue> {
-        let answer = self.output.build(&[self.samples.describe()])?;
+        let answer = self.output.build(&[describe(&mut self.samples, None)])?;
         ScalarValue::try_from_array(&answer, 0)
     }
 
     fn size(&self) -> usize {
-        size_of_val(self)
-            + self.samples.times.capacity() * size_of::<i64>()
-            + self.samples.values.capacity() * size_of::<f64>()
+        size_of_val(self) + self.samples.capacity() * size_of::<Sample>()
     }
 }
 
@@ -527,8 +525,14 @@ impl SeriesGroups {
     /// The groups `emit_to` asks for, taken out.
     fn take(&mut self, emit_to: EmitTo) -> Vec<Samples> {
         let taken = emit_to.take_needed(&mut self.groups);
-        self.samples = self.groups.iter().map(|g| g.values.len()).sum();
+        self.samples = self.groups.iter().map(Vec::len).sum();
         taken
+    }
+
+    /// Makes room for `total_num_groups` groups and returns them with the count of samples.
+    fn grown(&mut self, total_num_groups: usize) -> (&mut Vec<Samples>, &mut usize) {
+        self.groups.resize_with(total_num_groups, Samples::default);
+        (&mut self.groups, &mut self.samples)
     }
 }
 
@@ -540,27 +544,24 @@ impl GroupsAccumulator for SeriesGroups {
         opt_filter: Option<&BooleanArray>,
         total_num_groups: usize,
     ) -> Result<()> {
-        self.groups.resize_with(total_num_groups, Samples::default);
-        let (groups, samples) = (&mut self.groups, &mut self.samples);
-        each_sample(self.output.timed(), columns, |row, t, v| {
-            if opt_filter.is_some_and(|f| !(f.is_valid(row) && f.value(row))) {
-                return;
-            }
-            let group = &mut groups[group_indices[row]];
-            group.times.push(t);
-            group.values.push(v);
+        let timed = self.output.timed();
+        let (groups, samples) = self.grown(total_num_groups);
+        each_sample(timed, columns, opt_filter, |row, s| {
+            groups[group_indices[row]].push(s);
             *samples += 1;
         })
     }
 
     fn evaluate(&mut self, emit_to: EmitTo) -> Result<ArrayRef> {
-        let stats: Vec<SeriesStats> = self.take(emit_to).iter().map(Samples::describe).collect();
+        // Each group's samples are dropped as soon as it is described.
+        let stats: Vec<SeriesStats> = (self.take(emit_to).into_iter())
+            .map(|mut group| describe(&mut group, None))
+            .collect();
         self.output.build(&stats)
     }
 
     fn state(&mut self, emit_to: EmitTo) -> Result<Vec<ArrayRef>> {
-        let taken = self.take(emit_to);
-        state_lists(taken.iter())
+        state_lists(&self.take(emit_to))
     }
 
     fn merge_batch(
@@ -569,13 +570,12 @@ impl GroupsAccumulator for SeriesGroups {
         group_indices: &[usize],
         total_num_groups: usize,
     ) -> Result<()> {
-        self.groups.resize_with(total_num_groups, Samples::default);
-        let (groups, samples) = (&mut self.groups, &mut self.samples);
-        each_state(states, |row, t, v| {
+        let (groups, samples) = self.grown(total_num_groups);
+        each_state(states, |row, s| {
             let group = &mut groups[group_indices[row]];
-            group.times.extend_from_slice(t);
-            group.values.extend_from_slice(v);
-            *samples += v.len();
+            let before = group.len();
+            group.extend(s);
+            *samples += group.len() - before;
         })
     }
 
@@ -585,20 +585,17 @@ impl GroupsAccumulator for SeriesGroups {
         opt_filter: Option<&BooleanArray>,
     ) -> Result<Vec<ArrayRef>> {
         // Each row its own group: a list of its one sample, or an empty list.
-        let mut rows: Vec<Samples> = (0..columns[0].len()).map(|_| Samples::default()).collect();
-        each_sample(self.output.timed(), columns, |row, t, v| {
-            if opt_filter.is_none_or(|f| f.is_valid(row) && f.value(row)) {
-                rows[row].times.push(t);
-                rows[row].values.push(v);
-            }
+        let mut rows: Vec<Samples> = vec![Samples::new(); columns[0].len()];
+        each_sample(self.output.timed(), columns, opt_filter, |row, s| {
+            rows[row].push(s)
         })?;
-        state_lists(rows.iter())
+        state_lists(&rows)
     }
 
     fn size(&self) -> usize {
         size_of_val(self)
             + self.groups.capacity() * size_of::<Samples>()
-            + self.samples * (size_of::<i64>() + size_of::<f64>())
+            + self.samples * size_of::<Sample>()
     }
 }
 

@@ -61,6 +61,13 @@ pub fn peak_memory_mib() -> Option<u64> {
     Some(kib / 1024)
 }
 
+/// Starts [`peak_memory_mib`] again from the memory in use now (Linux: `5` written to
+/// `/proc/self/clear_refs`), so that the peak of one piece of work can be told from the peak of
+/// those before it. Returns whether it could.
+pub fn reset_peak_memory() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
 /// Helpers for unit tests.
 #[cfg(test)]
 pub(crate) mod tests_support {

@@ -661,6 +661,12 @@ pub struct SimulateArgs {
     /// The simulated day (UTC).
     #[arg(long, default_value = "2026-11-20")]
     pub day: chrono::NaiveDate,
+    /// Where jobs run: `anywhere`, a random run of neighbouring nodes whatever else runs there
+    /// (jobs share nodes); `free-nodes`, as a scheduler would, each job on the nodes free
+    /// earliest and waiting in the queue until they are (no node runs two jobs at once; with
+    /// enough jobs, a fully busy cluster). The output says how busy the nodes were.
+    #[arg(long, value_enum, default_value_t = crate::simulate::Placement::Anywhere)]
+    pub placement: crate::simulate::Placement,
 }
 
 /// The arguments of `jobsight ingest`.

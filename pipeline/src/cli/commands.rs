@@ -229,6 +229,7 @@ pub(super) fn simulate(
         anomaly_share,
         first_job_id,
         day,
+        placement,
     } = args;
     let data = env.settings.data.clone();
     let spec = ClusterSpec {
@@ -238,6 +239,7 @@ pub(super) fn simulate(
         jobs: jobs.map_or(4 * nodes as usize, |j| j as usize),
         node_epilog_share: 0.0,
         anomaly_share,
+        placement,
         ..ClusterSpec::default()
     };
     spec.check()
@@ -272,6 +274,13 @@ pub(super) fn simulate(
         data.display(),
         written.telemetry_rows as f64 / seconds / 1e6,
         crate::peak_memory_mib().map_or("?".into(), |m| m.to_string())
+    )?;
+    writeln!(
+        stdout,
+        "jobs ran on {:.1} % of the day's node-time (placement {}; above 100 % when jobs share nodes)",
+        100.0 * crate::simulate::busy_share(&day_jobs, spec.nodes),
+        clap::ValueEnum::to_possible_value(&placement)
+            .map_or("?".into(), |v| v.get_name().to_string())
     )?;
     Ok(())
 }

@@ -528,6 +528,8 @@ pub fn run_dag(
         let position = i as u32 + 1;
         let step_started = ctx.clock.now();
         let step_timer = std::time::Instant::now();
+        // Each step's own peak memory in its log line (steps run one at a time in a run).
+        let peak_known = crate::reset_peak_memory();
         if let Some(why) = skip_reason(step, request) {
             log.event(
                 "step-skip",
@@ -598,6 +600,9 @@ pub fn run_dag(
             ("jobs", json!(jobs)),
             ("seconds", json!(round_s(step_timer))),
         ];
+        if let Some(mib) = crate::peak_memory_mib().filter(|_| peak_known) {
+            fields.push(("peak_mib", json!(mib)));
+        }
         for (k, v) in &counts {
             fields.push((k.as_str(), json!(v)));
         }

@@ -281,6 +281,10 @@ pub enum CatalogError {
     },
     #[error("batch for table {table} does not match its schema: {reason}")]
     Schema { table: &'static str, reason: String },
+    /// What a [`write_part_streaming`] filler returns when its own work failed (that error is
+    /// reported by the caller): nothing is written.
+    #[error("writing a part of table {table} was given up")]
+    Abandoned { table: &'static str },
 }
 
 /// The directory of one day's partition of a table.
@@ -387,22 +391,8 @@ pub fn write_part(
     name: &str,
     batches: &[RecordBatch],
 ) -> Result<PathBuf, CatalogError> {
-    let schema = table.schema();
     for batch in batches {
-        if batch.schema().fields() != schema.fields() {
-            return Err(CatalogError::Schema {
-                table: table.name(),
-                reason: format!(
-                    "got {:?}",
-                    batch
-                        .schema()
-                        .fields()
-                        .iter()
-                        .map(|f| f.name())
-                        .collect::<Vec<_>>()
-                ),
-            });
-        }
+        check_schema(table, batch)?;
     }
     write_atomically(
         data,
@@ -420,6 +410,49 @@ pub fn write_part(
             Ok(())
         },
     )
+}
+
+/// Whether `batch` has the columns of `table`, in order.
+fn check_schema(table: Table, batch: &RecordBatch) -> Result<(), CatalogError> {
+    if batch.schema().fields() == table.schema().fields() {
+        return Ok(());
+    }
+    Err(CatalogError::Schema {
+        table: table.name(),
+        reason: format!(
+            "got {:?}",
+            (batch.schema().fields().iter())
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+        ),
+    })
+}
+
+/// [`write_part`] for a part too big to hold in memory: `fill` gets a function that writes one
+/// batch (checked against the table's schema) and calls it as the batches come; the writer keeps
+/// at most a row group. The part replaces the old one atomically when `fill` returns `Ok`, and
+/// nothing changes when it returns an error.
+pub fn write_part_streaming(
+    data: &Path,
+    table: Table,
+    day: NaiveDate,
+    name: &str,
+    fill: impl FnOnce(
+        &mut (dyn FnMut(&RecordBatch) -> Result<(), CatalogError> + Send),
+    ) -> Result<(), CatalogError>,
+) -> Result<PathBuf, CatalogError> {
+    // Not known in advance: written as a large part is (zstd).
+    let properties = writer_properties(SMALL_PART_ROWS);
+    write_atomically(data, table, day, name, properties, |writer, tmp| {
+        let mut write = |batch: &RecordBatch| {
+            check_schema(table, batch)?;
+            writer.write(batch).map_err(|source| CatalogError::Write {
+                path: tmp.to_path_buf(),
+                source,
+            })
+        };
+        fill(&mut write)
+    })
 }
 
 /// Opens the partition directory of `table` for `day`, creating what is missing: the warehouse

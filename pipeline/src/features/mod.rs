@@ -414,7 +414,12 @@ fn compute_jobs_streaming_windows(
         (Some(Err(e)), _) => Err(e),
         (_, Err(e)) => Err(e.into()),
         (Some(Ok(done)), Ok(_)) => Ok(done),
-        (None, Ok(_)) => unreachable!("the part is written only after the computation"),
+        // The writer calls the computation before it commits; never seen, but not a panic.
+        (None, Ok(_)) => Err(FeaturesError::Build {
+            day,
+            table: Table::Windows.name(),
+            reason: "the windows part was written without computing the day".into(),
+        }),
     }
 }
 

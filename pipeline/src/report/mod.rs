@@ -290,7 +290,8 @@ pub fn write_job(
         let runs = workflow_runs(data, &ctx, day).await?;
         facts.workflows = runs.steps;
         let (healthy, band) = load::healthy(&ctx, day).await?;
-        let references = page::references(&ctx, &facts, &healthy).await?;
+        let references =
+            load_telemetry(&ctx, day, &mut facts, &healthy, &band, inputs, settings).await?;
         if let Some(run) = facts.workflows.get(job_id) {
             write_workflow_page(data, &ctx, &pages, settings, run).await?;
         }
@@ -377,6 +378,61 @@ async fn remove_stale_workflow_pages(
     Ok(())
 }
 
+/// Loads the telemetry the pages of `facts`' jobs chart into `facts.telemetry`, and that of
+/// their healthy reference runs: per job only the metrics its page charts
+/// ([`page::metrics_to_load`]), for the reference run the metrics of every job compared with
+/// it; one query per day the runs ended on ([`load::telemetry`]).
+async fn load_telemetry(
+    ctx: &datafusion::prelude::SessionContext,
+    day: NaiveDate,
+    facts: &mut load::Facts,
+    healthy: &[load::HealthyRun],
+    band: &std::collections::BTreeMap<String, (f64, f64)>,
+    inputs: &Inputs,
+    settings: &Settings,
+) -> Result<page::References, ReportError> {
+    let runs = page::reference_runs(facts, healthy);
+    let mut by_day: std::collections::BTreeMap<NaiveDate, load::Wanted> = Default::default();
+    for job in &facts.jobs {
+        let metrics = page::metrics_to_load(job, facts, inputs, band, settings.max_charts);
+        load::want(
+            by_day.entry(day).or_default(),
+            &job.job_id,
+            metrics.as_deref(),
+        );
+        if let Some(run) = runs.get(&job.job_id) {
+            load::want(
+                by_day.entry(run.day).or_default(),
+                &run.job_id,
+                metrics.as_deref(),
+            );
+        }
+    }
+    let mut references = page::References {
+        runs,
+        series: Default::default(),
+    };
+    let reference_ids: std::collections::HashSet<(NaiveDate, &String)> = references
+        .runs
+        .values()
+        .map(|r| (r.day, &r.job_id))
+        .collect();
+    for (on, wanted) in &by_day {
+        let loaded = load::telemetry(ctx, *on, wanted).await?;
+        for (job_id, series) in loaded {
+            if reference_ids.contains(&(*on, &job_id)) {
+                references
+                    .series
+                    .insert((*on, job_id.clone()), series.clone());
+            }
+            if *on == day {
+                facts.telemetry.insert(job_id, series);
+            }
+        }
+    }
+    Ok(references)
+}
+
 #[derive(Default)]
 struct DayRuns {
     /// Whether the warehouse holds workflow runs at all.
@@ -415,7 +471,12 @@ pub fn write_day(
         }
         facts.workflows = runs.steps.clone();
         let (healthy, band) = load::healthy(&ctx, day).await?;
-        let references = page::references(&ctx, &facts, &healthy).await?;
+        progress(&format!(
+            "{} jobs: loading the telemetry their pages chart",
+            facts.jobs.len()
+        ));
+        let references =
+            load_telemetry(&ctx, day, &mut facts, &healthy, &band, inputs, settings).await?;
         for (n, job) in facts.jobs.iter().enumerate() {
             let page = page::job_page(job, &facts, &references, &band, inputs, settings)
                 .map_err(|e| e.to_string())
@@ -784,6 +845,150 @@ mod tests {
         // Running the day again replaces the pages: same files, same text.
         write_day(&data, &settings, &Inputs::default(), day, &mut |_| {}).unwrap();
         assert_eq!(every_page(&settings.dir), pages);
+    }
+
+    /// Job 667: an earlier healthy run of job 666's name by the same user, with telemetry of
+    /// both of its metrics; and both jobs' `features_job` means.
+    fn healthy_twin(data: &Path, day: NaiveDate) {
+        use crate::catalog::rows::FeaturesJobRow;
+        let start = DateTime::parse_from_rfc3339("2026-11-20T04:00:00Z")
+            .unwrap()
+            .to_utc();
+        let job = JobRow {
+            cluster: "c".into(),
+            job_id: "667".into(),
+            user: Some(format!("mallory{HOSTILE}")),
+            num_nodes: Some(1),
+            nodes: Some("n2".into()),
+            cpus: Some(16),
+            submit: Some(start),
+            start: Some(start),
+            end: start + chrono::Duration::hours(2),
+            state: Some("COMPLETED".into()),
+            name: Some(HOSTILE.into()),
+            source: "test".into(),
+            ..JobRow::default()
+        };
+        catalog::write_part(
+            data,
+            Table::Jobs,
+            day,
+            "twin",
+            &[JobRow::batch(&[job]).unwrap()],
+        )
+        .unwrap();
+        let summary = JobSummaryRow {
+            job_id: "667".into(),
+            elapsed_s: 7200.0,
+            trimmed: false,
+            nodes_expected: Some(1),
+            nodes_seen: 1,
+            nodes_missing: None,
+            metrics: 2,
+            samples: 480,
+            coverage_min: Some(1.0),
+            coverage_mean: Some(1.0),
+            judgeable: true,
+            not_judgeable_reason: None,
+            duty_cycle: None,
+            cpu_used_cores: Some(15.0),
+            cpu_eff: Some(15.0 / 16.0),
+            mem_used_max_mb: None,
+            mem_eff: None,
+            time_eff: None,
+            gpu_util: None,
+            core_hours: Some(32.0),
+            wasted_core_hours: Some(2.0),
+        };
+        catalog::write_part(
+            data,
+            Table::JobSummary,
+            day,
+            "twin",
+            &[JobSummaryRow::batch(&[summary]).unwrap()],
+        )
+        .unwrap();
+        let mut t = TelemetryBuilder::default();
+        for i in 0..240 {
+            let ts = (start + chrono::Duration::seconds(30 * i)).timestamp_micros();
+            t.push("667", "n2", "cpu_user", ts, 15.0);
+            t.push("667", "n2", HOSTILE, ts, 2.0 * i as f64);
+        }
+        catalog::write_part(data, Table::Telemetry, day, "twin", &[t.finish().unwrap()]).unwrap();
+        let mean = |job: &str, metric: &str, mean: f64| FeaturesJobRow {
+            job_id: job.into(),
+            metric: metric.into(),
+            nodes: 1,
+            mean: Some(mean),
+            min: None,
+            max: None,
+            node_mean_min: None,
+            node_mean_max: None,
+            node_cv: None,
+            imbalance: None,
+        };
+        let means = [
+            mean("666", "cpu_user", 1.0),
+            mean("666", HOSTILE, 120.0),
+            mean("667", "cpu_user", 15.0),
+            mean("667", HOSTILE, 240.0),
+        ];
+        catalog::write_part(
+            data,
+            Table::FeaturesJob,
+            day,
+            "twin",
+            &[FeaturesJobRow::batch(&means).unwrap()],
+        )
+        .unwrap();
+    }
+
+    /// A day's pages load only the telemetry they chart: with one chart per page, job 666 gets
+    /// the metric its finding names, and its healthy reference run (job 667) that metric too,
+    /// whatever 667's own page charts; the page shows one chart with the reference line.
+    #[test]
+    fn only_the_charted_telemetry_is_loaded() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        let day = warehouse(&data);
+        healthy_twin(&data, day);
+        let settings = Settings {
+            dir: tmp.path().join("pages"),
+            max_charts: 1,
+            ..Settings::default()
+        };
+        let inputs = Inputs::default();
+        let (facts, references) = runtime()
+            .unwrap()
+            .block_on(async {
+                let ctx = query::session(&data).await?;
+                let mut facts = load::facts(&ctx, &load::Scope { day, job: None }).await?;
+                let (healthy, band) = load::healthy(&ctx, day).await?;
+                let references =
+                    load_telemetry(&ctx, day, &mut facts, &healthy, &band, &inputs, &settings)
+                        .await?;
+                Ok::<_, ReportError>((facts, references))
+            })
+            .unwrap();
+        let metrics = |series: &load::Series| -> Vec<String> {
+            let mut m: Vec<String> = series.values().flat_map(|m| m.keys().cloned()).collect();
+            m.sort();
+            m.dedup();
+            m
+        };
+        assert_eq!(metrics(&facts.telemetry["666"]), vec!["cpu_user"]);
+        assert!(metrics(&facts.telemetry["667"]).contains(&"cpu_user".to_string()));
+        let (run, series) = references.of("666").expect("666 has a reference");
+        assert_eq!(run.job_id, "667");
+        assert_eq!(series["n2"]["cpu_user"].len(), load::POINTS as usize);
+        let written = write_day(&data, &settings, &inputs, day, &mut |_| {}).unwrap();
+        assert_eq!(written.failed, vec![]);
+        let page = std::fs::read_to_string(settings.dir.join("c/jobs/666.html")).unwrap();
+        assert_eq!(page.matches("<svg").count(), 1, "one chart");
+        assert!(
+            page.contains("healthy run 667"),
+            "the reference line is drawn"
+        );
     }
 
     #[test]

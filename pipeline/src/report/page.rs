@@ -1,6 +1,6 @@
 //! From facts to what a page shows: the values of the job, user and day templates, the charts,
 //! the healthy reference, the ranking of metrics and the `#SBATCH` lines a better request would
-//! use. Pure functions, except [`references`] and [`day_page`], which read the warehouse.
+//! use. Pure functions, except [`day_page`], which reads the warehouse.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -54,13 +54,9 @@ fn href(from: &std::path::Path, to: &std::path::Path) -> String {
     format!("{}{}", "../".repeat(depth), to.display())
 }
 
-/// The healthy run each job of `facts` is compared with, and its telemetry: the newest healthy
-/// run of the same job name by the same user that is not the job itself, else by anyone.
-pub async fn references(
-    ctx: &SessionContext,
-    facts: &Facts,
-    healthy: &[HealthyRun],
-) -> Result<HashMap<String, (HealthyRun, Series)>, QueryError> {
+/// The healthy run each job of `facts` is compared with: the newest healthy run of the same job
+/// name by the same user that is not the job itself, else by anyone. Job id → run.
+pub fn reference_runs(facts: &Facts, healthy: &[HealthyRun]) -> HashMap<String, HealthyRun> {
     let mut by_app: HashMap<(&str, &str), Vec<&HealthyRun>> = HashMap::new();
     let mut by_name: HashMap<&str, Vec<&HealthyRun>> = HashMap::new();
     for run in healthy {
@@ -70,43 +66,89 @@ pub async fn references(
             .push(run);
         by_name.entry(run.name.as_str()).or_default().push(run);
     }
-    let mut loaded: HashMap<String, Series> = HashMap::new();
     let mut out = HashMap::new();
     for job in &facts.jobs {
         let not_itself = |r: &&&HealthyRun| r.job_id != job.job_id;
-        let Some(run) = by_app
+        let run = by_app
             .get(&(job.user.as_str(), job.name.as_str()))
             .and_then(|runs| runs.iter().find(not_itself))
             .or_else(|| {
                 by_name
                     .get(job.name.as_str())
                     .and_then(|runs| runs.iter().find(not_itself))
-            })
-            .copied()
-        else {
-            continue;
-        };
-        if !loaded.contains_key(&run.job_id) {
-            let series = match facts.telemetry.get(&run.job_id) {
-                Some(s) => s.clone(),
-                None => {
-                    let scope = load::Scope {
-                        day: run.day,
-                        job: Some(run.job_id.clone()),
-                    };
-                    load::telemetry(ctx, &scope)
-                        .await?
-                        .remove(&run.job_id)
-                        .unwrap_or_default()
-                }
-            };
-            loaded.insert(run.job_id.clone(), series);
-        }
-        if let Some(series) = loaded.get(&run.job_id).filter(|s| !s.is_empty()) {
-            out.insert(job.job_id.clone(), (run.clone(), series.clone()));
+            });
+        if let Some(run) = run {
+            out.insert(job.job_id.clone(), (*run).clone());
         }
     }
-    Ok(out)
+    out
+}
+
+/// The healthy runs the jobs' pages are compared with ([`reference_runs`]) and the telemetry of
+/// each run (by the run's day and job id), loaded once however many jobs share a run.
+#[derive(Debug, Default)]
+pub struct References {
+    pub runs: HashMap<String, HealthyRun>,
+    pub series: HashMap<(NaiveDate, String), Series>,
+}
+
+impl References {
+    /// A job's reference run and its telemetry, if the run has any.
+    pub fn of(&self, job_id: &str) -> Option<(&HealthyRun, &Series)> {
+        let run = self.runs.get(job_id)?;
+        let series = self
+            .series
+            .get(&(run.day, run.job_id.clone()))
+            .filter(|s| !s.is_empty())?;
+        Some((run, series))
+    }
+}
+
+/// A job's metrics in the order its page charts them ([`ranked_metrics`]): those it has
+/// telemetry loaded for and those the features step described (`features_job`), so that the
+/// order is known before any telemetry is read and stays the same once it is.
+pub fn job_metrics_ranked(
+    job: &JobFacts,
+    facts: &Facts,
+    inputs: &Inputs,
+    band: &BTreeMap<String, (f64, f64)>,
+) -> Vec<String> {
+    let means = facts.means.get(&job.job_id);
+    let mut metrics: Vec<String> = facts
+        .telemetry
+        .get(&job.job_id)
+        .into_iter()
+        .flat_map(|s| s.values().flat_map(|m| m.keys().cloned()))
+        .chain(means.into_iter().flat_map(|m| m.keys().cloned()))
+        .collect();
+    metrics.sort();
+    metrics.dedup();
+    let findings_text: String = facts
+        .findings
+        .get(&job.job_id)
+        .into_iter()
+        .flatten()
+        .map(|f| format!("{} {} {}", f.rule, f.message, f.evidence))
+        .collect();
+    ranked_metrics(&metrics, &findings_text, &inputs.importance, means, band)
+}
+
+/// The metrics whose telemetry a job's page needs: the first `max_charts` of its ranking; `None`
+/// (every metric) for a job the features step did not describe, whose metrics are known only
+/// from its telemetry.
+pub fn metrics_to_load(
+    job: &JobFacts,
+    facts: &Facts,
+    inputs: &Inputs,
+    band: &BTreeMap<String, (f64, f64)>,
+    max_charts: usize,
+) -> Option<Vec<String>> {
+    if facts.means.get(&job.job_id).is_none_or(|m| m.is_empty()) {
+        return None;
+    }
+    let mut ranked = job_metrics_ranked(job, facts, inputs, band);
+    ranked.truncate(max_charts);
+    Some(ranked)
 }
 
 /// A request line of a better job script, and why.
@@ -256,7 +298,7 @@ fn hours_since(start: Option<DateTime<Utc>>, t: DateTime<Utc>) -> Option<f64> {
 pub fn job_page(
     job: &JobFacts,
     facts: &Facts,
-    references: &HashMap<String, (HealthyRun, Series)>,
+    references: &References,
     band: &BTreeMap<String, (f64, f64)>,
     inputs: &Inputs,
     settings: &Settings,
@@ -362,24 +404,16 @@ pub fn job_page(
             })
         })
         .collect();
-    // Which metrics to chart.
-    let metrics: Vec<String> = series
-        .map(|s| {
-            let mut m: Vec<String> = s.values().flat_map(|m| m.keys().cloned()).collect();
-            m.sort();
-            m.dedup();
-            m
-        })
-        .unwrap_or_default();
-    let findings_text: String = findings
-        .iter()
-        .map(|f| format!("{} {} {}", f.rule, f.message, f.evidence))
-        .collect();
+    // Which metrics to chart: the first of the ranking that have telemetry.
     let means = facts.means.get(&job.job_id);
-    let ranked = ranked_metrics(&metrics, &findings_text, &inputs.importance, means, band);
-    let reference = references.get(&job.job_id);
+    let ranked = job_metrics_ranked(job, facts, inputs, band);
+    let reference = references.of(&job.job_id);
     let mut chart_svgs = Vec::new();
-    for metric in ranked.iter().take(settings.max_charts) {
+    let charted = ranked
+        .iter()
+        .filter(|m| series.is_some_and(|s| s.values().any(|x| x.contains_key(*m))))
+        .take(settings.max_charts);
+    for metric in charted {
         let Some(series) = series else { break };
         let mut chart = MetricChart {
             title: metric.clone(),
@@ -606,7 +640,10 @@ pub fn samples(settings: &Settings) -> Result<(Value, Value), charts::ChartError
         user: "alice".into(),
         name: "lammps".into(),
     };
-    let references = HashMap::from([(id, (reference, series))]);
+    let references = References {
+        runs: HashMap::from([(id, reference.clone())]),
+        series: HashMap::from([((reference.day, reference.job_id.clone()), series)]),
+    };
     let inputs = Inputs {
         importance: vec![("cpu_user:mean".into(), 0.2)],
     };

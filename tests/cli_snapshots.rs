@@ -86,6 +86,8 @@ fn help_texts() {
         &["summary", "--help"],
         &["report", "--help"],
         &["report", "job", "--help"],
+        &["ballista", "--help"],
+        &["ballista", "executor", "--help"],
     ] {
         let out = common::run_ok(
             Command::new(JOBSIGHT)

@@ -3,10 +3,15 @@
 //! a constant series (no skewness or kurtosis), a series of only NaN, exact percentiles, coverage
 //! and the refusal to judge a job with too little telemetry. Then the single pass against the
 //! reference SQL ([`jobsight::features::reference`]) on the same warehouse and on a simulated day.
+//! With the cargo feature `ballista`, the same plan and admin queries on a real Ballista cluster
+//! (tests/ballista.rs).
 #![allow(clippy::unwrap_used)]
 
 #[path = "common/features.rs"]
 mod agreement;
+#[cfg(feature = "ballista")]
+#[path = "ballista.rs"]
+mod ballista;
 mod common;
 
 use std::path::Path;

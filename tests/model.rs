@@ -237,6 +237,22 @@ fn train_evaluate_predict_and_refuse_bad_models() {
             assert_ne!(row["verdict"], "not-judged", "{row}");
         }
     }
+    // The models judge the windows a few jobs at a time; one window at a time (still whole jobs)
+    // gives the same predictions, every column.
+    let every = "SELECT * FROM predictions ORDER BY day, job_id";
+    let whole_day = common::sql_json(JOBSIGHT, &data, every);
+    let small = work.path().join("one-window.toml");
+    std::fs::write(&small, "[model]\nwindows_at_a_time = 1\n").unwrap();
+    common::run_ok(
+        jobsight(&data)
+            .arg("--config")
+            .arg(&small)
+            .args(["classify", "--model"])
+            .arg(&model)
+            .arg("--anomaly-model")
+            .arg(&score),
+    );
+    assert_eq!(common::sql_json(JOBSIGHT, &data, every), whole_day);
 
     // A damaged file, an outdated format and the wrong kind are errors that say so.
     let text = std::fs::read(&model).unwrap();

@@ -53,6 +53,15 @@ pub struct Options {
     pub serve: Option<crate::serve::Options>,
     pub report: Option<crate::report::Options>,
     pub schedule: Option<ScheduleOptions>,
+    pub engine: Option<EngineOptions>,
+}
+
+/// `[engine]`: where admins' queries run.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineOptions {
+    /// A Ballista scheduler, `df://host:port`: `jobsight sql` runs there (docs/ballista.md).
+    pub ballista: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -84,6 +93,8 @@ pub struct ModelOptions {
     pub workflow: Option<PathBuf>,
     /// Windows of one anomaly type a node needs before it gets that verdict.
     pub min_windows: Option<usize>,
+    /// Windows the models judge at a time (whole jobs): what their inputs take in memory.
+    pub windows_at_a_time: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -126,6 +137,7 @@ pub struct Settings {
     pub serve: crate::serve::Settings,
     pub report: crate::report::Settings,
     pub schedule: ScheduleSettings,
+    pub engine: crate::query::Engine,
 }
 
 /// The window the configured models were trained on (the diagnosis model's, else the anomaly
@@ -155,6 +167,7 @@ pub struct ModelSettings {
     pub unsupervised: Option<PathBuf>,
     pub workflow: Option<PathBuf>,
     pub min_windows: usize,
+    pub windows_at_a_time: usize,
 }
 
 pub const DEFAULT_DATA: &str = "./jobsight-data";
@@ -238,6 +251,12 @@ impl Options {
                 crate::model::predict::DEFAULT_MIN_WINDOWS as u64,
                 1..=1_000_000,
             )? as usize,
+            windows_at_a_time: within(
+                "model.windows_at_a_time",
+                model_options.windows_at_a_time,
+                crate::model::predict::WINDOWS_AT_A_TIME as u64,
+                1..=100_000_000,
+            )? as usize,
         };
         let runs_models = model.diagnosis.is_some() || model.unsupervised.is_some();
         let features = crate::features::Settings {
@@ -308,10 +327,27 @@ impl Options {
                 60..=30 * DAY_S,
             )?),
         };
+        let engine = match self.engine.unwrap_or_default().ballista {
+            None => crate::query::Engine::Local,
+            Some(url) => {
+                let ok = url
+                    .strip_prefix("df://")
+                    .and_then(|rest| rest.rsplit_once(':'))
+                    .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
+                if !ok {
+                    return Err(invalid(
+                        "engine.ballista",
+                        format!("{url:?} is not a scheduler address like df://host:50050"),
+                    ));
+                }
+                crate::query::Engine::Ballista(url)
+            }
+        };
         let data = self.data.unwrap_or_else(|| PathBuf::from(DEFAULT_DATA));
         let report = self.report.unwrap_or_default().resolve(&data).map_err(at)?;
         Ok(Settings {
             schedule,
+            engine,
             notify,
             summary,
             serve,
@@ -338,7 +374,7 @@ mod tests {
     }
 
     /// The integer settings and their ranges as docs/configuration.md "Ranges" states them.
-    const RANGES: [(&str, &str, u64, u64); 24] = [
+    const RANGES: [(&str, &str, u64, u64); 25] = [
         ("ingest", "retry_after_s", 1, 86_400),
         ("ingest", "give_up_after_s", 60, 3650 * 86_400),
         ("prometheus", "step_s", 1, 3600),
@@ -353,6 +389,7 @@ mod tests {
         ("rules", "history_days", 1, 3660),
         ("rules", "history_runs", 0, 1000),
         ("model", "min_windows", 1, 1_000_000),
+        ("model", "windows_at_a_time", 1, 100_000_000),
         ("schedule", "behind_after_s", 60, 30 * 86_400),
         ("notify", "lookback_days", 1, 366),
         ("notify", "min_days_between", 0, 366),
@@ -550,5 +587,26 @@ mod tests {
         assert_eq!(s.summary, d.summary);
         assert_eq!(s.serve, d.serve);
         assert_eq!(s.report, d.report);
+        assert_eq!(s.engine, d.engine);
+    }
+
+    /// `[engine] ballista` takes a scheduler address and refuses anything else, naming the key.
+    #[test]
+    fn the_engine_is_a_ballista_scheduler_address() {
+        assert_eq!(resolve("").unwrap().engine, crate::query::Engine::Local);
+        let s = resolve("[engine]\nballista = \"df://sched.example.org:50050\"").unwrap();
+        assert_eq!(
+            s.engine,
+            crate::query::Engine::Ballista("df://sched.example.org:50050".into())
+        );
+        for bad in [
+            "sched:50050",
+            "df://sched",
+            "df://:50050",
+            "df://sched:port",
+        ] {
+            let err = resolve(&format!("[engine]\nballista = \"{bad}\"")).unwrap_err();
+            assert!(err.to_string().contains("engine.ballista"), "{bad}: {err}");
+        }
     }
 }

@@ -215,6 +215,50 @@ pub enum Command {
         #[command(subcommand)]
         source: ImportSource,
     },
+    /// Run a Ballista scheduler or executor with jobsight's SQL functions (scale-out).
+    ///
+    /// Run one process of a Ballista cluster that `jobsight sql` sends its queries to when the
+    /// configuration says `[engine] ballista = "df://HOST:PORT"`: one scheduler, and executors on
+    /// the machines that do the work. They carry jobsight's SQL functions (`js_p95`,
+    /// `js_describe`, ...) and query rules, which stock Ballista processes lack. Every executor
+    /// reads the warehouse at the path the client names: mount it at the same place on every
+    /// machine (a shared file system). Runs until SIGINT or SIGTERM. Needs a jobsight built with
+    /// `--features ballista`. docs/ballista.md has the set-up.
+    Ballista {
+        #[command(subcommand)]
+        role: BallistaRole,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BallistaRole {
+    /// The scheduler: plans queries and hands their tasks to the executors.
+    Scheduler {
+        /// Where clients and executors reach it, HOST:PORT.
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:50050")]
+        bind: std::net::SocketAddr,
+    },
+    /// An executor: runs tasks the scheduler hands it and serves their results.
+    Executor {
+        /// The scheduler, HOST:PORT.
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:50050")]
+        scheduler: String,
+        /// The address it listens on (and tells the scheduler and other executors).
+        #[arg(long, value_name = "IP", default_value = "127.0.0.1")]
+        bind: std::net::IpAddr,
+        /// Where results are fetched from (Arrow Flight).
+        #[arg(long, default_value_t = 50051)]
+        flight_port: u16,
+        /// Where the scheduler hands it tasks (gRPC).
+        #[arg(long, default_value_t = 50052)]
+        grpc_port: u16,
+        /// Where intermediate results go between a query's stages.
+        #[arg(long, value_name = "DIR", default_value = "/var/tmp/jobsight-ballista")]
+        work_dir: PathBuf,
+        /// Tasks at once [default: the machine's cores].
+        #[arg(long)]
+        tasks: Option<usize>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -345,11 +345,7 @@ pub(super) fn classify(
     let ClassifyArgs { day, .. } = args;
     let settings = &env.settings;
     let data = env.settings.data.clone();
-    let models = load_models(
-        settings.model.diagnosis.as_deref(),
-        settings.model.unsupervised.as_deref(),
-        settings.model.min_windows,
-    )?;
+    let models = schedule::load_models(settings)?;
     let rules_settings = &settings.rules;
     let book = RuleBook::load(rules_settings.dir.as_deref())?;
     let days = match day {
@@ -678,7 +674,13 @@ pub(super) fn sql(args: SqlArgs, env: &Env, stdout: &mut StdoutLock<'_>) -> anyh
     let data = env.settings.data.clone();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
     // Streamed: a result larger than memory goes out batch by batch.
-    runtime.block_on(query::write_results(&data, &query, format, stdout))?;
+    runtime.block_on(query::write_results(
+        &data,
+        &env.settings.engine,
+        &query,
+        format,
+        stdout,
+    ))?;
     Ok(())
 }
 
@@ -920,20 +922,6 @@ pub(super) fn report_skipped(skipped: &[crate::ingest::Skipped]) {
     }
 }
 
-/// The configured models, loaded and checked once; `None` when a site runs none.
-pub(super) fn load_models(
-    diagnosis: Option<&std::path::Path>,
-    unsupervised: Option<&std::path::Path>,
-    min_windows: usize,
-) -> anyhow::Result<Option<crate::model::predict::Models>> {
-    if diagnosis.is_none() && unsupervised.is_none() {
-        return Ok(None);
-    }
-    let mut models = crate::model::predict::Models::load(diagnosis, unsupervised)?;
-    models.min_windows = min_windows;
-    Ok(Some(models))
-}
-
 pub(super) fn run_model(
     action: ModelAction,
     data: &std::path::Path,
@@ -1070,4 +1058,54 @@ pub(super) fn run_model(
         }
     }
     Ok(())
+}
+
+/// `jobsight ballista scheduler|executor`: one process of a Ballista cluster, until stopped.
+pub(super) fn ballista(role: BallistaRole, stdout: &mut StdoutLock<'_>) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the Ballista runtime")?;
+    #[cfg(feature = "ballista")]
+    {
+        use crate::query::ballista;
+        match role {
+            BallistaRole::Scheduler { bind } => {
+                writeln!(
+                    stdout,
+                    "Ballista scheduler with jobsight's SQL functions on {bind}; stop with Ctrl-C"
+                )?;
+                stdout.flush()?;
+                runtime.block_on(ballista::run_scheduler(bind))?;
+            }
+            BallistaRole::Executor {
+                scheduler,
+                bind,
+                flight_port,
+                grpc_port,
+                work_dir,
+                tasks,
+            } => {
+                writeln!(
+                    stdout,
+                    "Ballista executor with jobsight's SQL functions on {bind}:{flight_port} \
+                     (tasks on {grpc_port}) for the scheduler at {scheduler}; stop with Ctrl-C"
+                )?;
+                stdout.flush()?;
+                runtime.block_on(ballista::run_executor(ballista::Executor {
+                    scheduler,
+                    bind,
+                    flight_port,
+                    grpc_port,
+                    work_dir,
+                    tasks,
+                }))?;
+            }
+        }
+        Ok(())
+    }
+    #[cfg(not(feature = "ballista"))]
+    {
+        let _ = (role, stdout, runtime);
+        anyhow::bail!(
+            "this jobsight was built without Ballista: build it with `cargo build --release --features ballista`"
+        )
+    }
 }

@@ -75,6 +75,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Check { .. } => commands::check(&env, &mut stdout),
         Command::Sql(args) => commands::sql(args, &env, &mut stdout),
         Command::Serve(args) => commands::serve(args, &env, &mut stdout),
+        Command::Ballista { role } => commands::ballista(role, &mut stdout),
         Command::Summary(args) => commands::summary(args, &env, &mut stdout),
         Command::Report { action, .. } => commands::report(action, &env, &mut stdout),
         Command::Import { source } => commands::import(source, &env, &mut stdout),

@@ -181,6 +181,19 @@ impl super::unsupervised::AnomalyScore {
         application: &HashMap<String, String>,
     ) -> Vec<f64> {
         let scores = self.score(windows, rows);
+        self.over_cuts(windows, rows, scores, application)
+    }
+
+    /// `scores` ([`Self::score`] of `rows` of `windows`) each over its job's cut, as
+    /// [`Self::judge`] has them; only the windows' keys are read, so the scores may have been
+    /// computed a few jobs at a time.
+    pub fn over_cuts(
+        &self,
+        windows: &Windows,
+        rows: &[usize],
+        scores: Vec<f64>,
+        application: &HashMap<String, String>,
+    ) -> Vec<f64> {
         let cuts = self.baselines.cuts(windows, rows, &scores, application);
         rows.iter()
             .zip(scores)

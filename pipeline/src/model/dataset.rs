@@ -496,6 +496,32 @@ pub fn read_windows(
     set: FeatureSet,
     part: Option<&str>,
 ) -> Result<Windows, ModelError> {
+    let mut out = None;
+    read_windows_by_jobs(data, days, only, features, set, part, usize::MAX, |w| {
+        out = Some(w);
+        Ok(())
+    })?;
+    Ok(out.unwrap_or_default())
+}
+
+/// [`read_windows`], handed to `each` a few whole jobs at a time: the windows of the jobs read so
+/// far once they reach `max_rows` rows, then the rest, so that a day of any size is judged in
+/// flat memory. Each call gets every window of its jobs (job-relative columns need them all):
+/// every writer writes a job's windows together, so a job ends where the next one starts in
+/// the same file (or the next). A job whose windows lie in two files apart (its per-job part and
+/// the day's part, say) may come twice, each time with what one of them holds. With `max_rows` =
+/// `usize::MAX`, exactly one call, rows or not.
+#[allow(clippy::too_many_arguments)]
+pub fn read_windows_by_jobs(
+    data: &Path,
+    days: &[NaiveDate],
+    only: Option<&HashSet<String>>,
+    features: Option<&[String]>,
+    set: FeatureSet,
+    part: Option<&str>,
+    max_rows: usize,
+    mut each: impl FnMut(Windows) -> Result<(), ModelError>,
+) -> Result<(), ModelError> {
     let wanted = |id: &str| only.is_none_or(|set| set.contains(id));
     // The columns: given, or every metric found.
     let requested: Vec<String> = match features {
@@ -532,11 +558,36 @@ pub fn read_windows(
         interned.insert(s.to_string(), a.clone());
         a
     };
+    let mut held = Windows {
+        features: features.clone(),
+        ..Windows::default()
+    };
     let mut row_of: HashMap<(Arc<str>, Arc<str>, i64), usize> = HashMap::new();
-    let mut keys: Vec<WindowKey> = Vec::new();
-    let mut values: Vec<f64> = Vec::new();
-    let mut metrics_of: HashMap<(Arc<str>, Arc<str>), BTreeSet<String>> = HashMap::new();
-    let mut widths_s = BTreeSet::new();
+    let mut delivered = false;
+    // Hands over what is held (whole jobs), in key order, so that results never depend on the
+    // order of files and row groups.
+    let mut flush = |held: &mut Windows,
+                     row_of: &mut HashMap<(Arc<str>, Arc<str>, i64), usize>,
+                     last: bool|
+     -> Result<(), ModelError> {
+        if held.keys.is_empty() && (delivered || !last) {
+            return Ok(());
+        }
+        delivered = true;
+        row_of.clear();
+        let taken = std::mem::replace(
+            held,
+            Windows {
+                features: features.clone(),
+                ..Windows::default()
+            },
+        );
+        let mut order: Vec<usize> = (0..taken.keys.len()).collect();
+        order.sort_by(|&a, &b| taken.keys[a].cmp(&taken.keys[b]));
+        let measured_windows = with_memory_share(taken.subset(&order), &requested);
+        each(with_job_relative(measured_windows, &requested))
+    };
+    let mut current: Option<Arc<str>> = None;
     batches(data, Table::Windows, days, part, None, |batch, path| {
         let ids = text_column(batch, "job_id", path)?;
         let nodes = text_column(batch, "node", path)?;
@@ -572,49 +623,49 @@ pub fn read_windows(
             if !wanted(ids.value(i)) || !starts.is_valid(i) || !ends.is_valid(i) {
                 continue;
             }
+            // A new job: the ones before it are whole (in this file), and may go.
+            if current.as_deref() != Some(ids.value(i)) {
+                if held.keys.len() >= max_rows {
+                    flush(&mut held, &mut row_of, false)?;
+                }
+                current = Some(intern(ids.value(i)));
+            }
             let (job, node) = (intern(ids.value(i)), intern(nodes.value(i)));
             let metric = names.value(i);
-            let metrics = metrics_of.entry((job.clone(), node.clone())).or_default();
+            let metrics = held
+                .metrics_of
+                .entry((job.clone(), node.clone()))
+                .or_default();
             if !metrics.contains(metric) {
                 metrics.insert(metric.to_string());
             }
             let (start, end) = (starts.value(i), ends.value(i));
-            widths_s.insert((end - start) / 1_000_000);
+            held.widths_s.insert((end - start) / 1_000_000);
             let Some(columns) = column_of.get(metric) else {
                 continue;
             };
             let row = *row_of
                 .entry((job.clone(), node.clone(), start))
                 .or_insert_with(|| {
-                    keys.push(WindowKey {
+                    held.keys.push(WindowKey {
                         job_id: job,
                         node,
                         start_us: start,
                         end_us: end,
                     });
-                    values.extend(std::iter::repeat_n(f64::NAN, width));
-                    keys.len() - 1
+                    held.values.extend(std::iter::repeat_n(f64::NAN, width));
+                    held.keys.len() - 1
                 });
             for &(s, c) in columns {
                 if stats[s].is_valid(i) {
-                    values[row * width + c] = stats[s].value(i);
+                    held.values[row * width + c] = stats[s].value(i);
                 }
             }
         }
         Ok(())
     })?;
-    // Rows in key order, so that results never depend on the order of files and row groups.
-    let mut order: Vec<usize> = (0..keys.len()).collect();
-    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
-    let unsorted = Windows {
-        features,
-        keys,
-        values,
-        metrics_of,
-        widths_s,
-    };
-    let measured_windows = with_memory_share(unsorted.subset(&order), &requested);
-    Ok(with_job_relative(measured_windows, &requested))
+    // The last job ends with the last file.
+    flush(&mut held, &mut row_of, true)
 }
 
 /// One labelled anomaly interval.

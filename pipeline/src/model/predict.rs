@@ -42,6 +42,8 @@ pub struct Models {
     pub diagnosis: Option<(PathBuf, ModelFile)>,
     pub unsupervised: Option<(PathBuf, ModelFile)>,
     pub min_windows: usize,
+    /// Windows judged at a time ([`WINDOWS_AT_A_TIME`]).
+    pub windows_at_a_time: usize,
 }
 
 impl Models {
@@ -57,6 +59,7 @@ impl Models {
             diagnosis: load(diagnosis, Kind::Diagnosis)?,
             unsupervised: load(unsupervised, Kind::Unsupervised)?,
             min_windows: DEFAULT_MIN_WINDOWS,
+            windows_at_a_time: WINDOWS_AT_A_TIME,
         })
     }
 
@@ -270,6 +273,12 @@ fn node_verdict(
     base
 }
 
+/// Windows the models judge at a time, by default (`[model] windows_at_a_time`; whole jobs,
+/// [`dataset::read_windows_by_jobs`]): their inputs are held for this many windows, not for the
+/// day's. What is kept of every window is its key and what the models said ([`Calls`]), a
+/// small part of its inputs. The verdicts do not depend on it.
+pub const WINDOWS_AT_A_TIME: usize = 20_000;
+
 /// Verdicts for the jobs of `verdicts` (the rules' results for a day, or one job, whose windows
 /// are then read from its own `part` only).
 pub fn predict(
@@ -282,31 +291,35 @@ pub fn predict(
 ) -> Result<Vec<JobPrediction>, ModelError> {
     let only: HashSet<String> = verdicts.iter().map(|v| v.job_id.clone()).collect();
     let features = models.features();
-    let windows = if models.is_empty() {
-        Windows::default()
-    } else {
-        dataset::read_windows(
+    let mut calls = Calls::default();
+    if !models.is_empty() {
+        dataset::read_windows_by_jobs(
             data,
             &[day],
             Some(&only),
             Some(&features),
             dataset::FeatureSet::default(),
             part,
-        )?
-    };
-    if let Some(&width) = windows.widths_s.iter().next() {
-        for (path, m) in models.files() {
-            if m.header.window_s != width {
-                return Err(ModelError::Invalid {
-                    path: path.clone(),
-                    reason: format!(
-                        "it was trained on {} s windows and {day} has {width} s windows",
-                        m.header.window_s
-                    ),
-                });
-            }
-        }
+            models.windows_at_a_time,
+            |windows| {
+                if let Some(&width) = windows.widths_s.iter().next() {
+                    for (path, m) in models.files() {
+                        if m.header.window_s != width {
+                            return Err(ModelError::Invalid {
+                                path: path.clone(),
+                                reason: format!(
+                                    "it was trained on {} s windows and {day} has {width} s windows",
+                                    m.header.window_s
+                                ),
+                            });
+                        }
+                    }
+                }
+                calls.add(windows, models)
+            },
+        )?;
     }
+    calls.sort();
     let anomaly_of: BTreeMap<&str, &str> = book
         .rules
         .iter()
@@ -318,14 +331,25 @@ pub fn predict(
         Some((_, m)) => match &m.body {
             Body::Unsupervised(score) => {
                 let applications = dataset::applications(data, Some(&[day]), part)?;
-                let all: Vec<usize> = (0..windows.keys.len()).collect();
-                Some(score.judge(&windows, &all, &applications))
+                let keys = Windows {
+                    keys: std::mem::take(&mut calls.keys),
+                    ..Windows::default()
+                };
+                let all: Vec<usize> = (0..keys.keys.len()).collect();
+                let judged = score.over_cuts(
+                    &keys,
+                    &all,
+                    std::mem::take(&mut calls.scores),
+                    &applications,
+                );
+                calls.keys = keys.keys;
+                Some(judged)
             }
             Body::Diagnosis { .. } => None,
         },
         None => None,
     };
-    let by_job = windows.rows_by_job();
+    let by_job = calls.rows_by_job();
     let mut out = Vec::with_capacity(verdicts.len());
     for verdict in verdicts {
         let rows = by_job
@@ -337,7 +361,7 @@ pub fn predict(
             .iter()
             .filter_map(|f| Some((f.rule.as_str(), *anomaly_of.get(f.rule.as_str())?)))
             .collect();
-        let mut p = judge(&windows, &rows, models, judged_scores.as_deref())?;
+        let mut p = judge(&calls, &rows, models, judged_scores.as_deref())?;
         p.job_id = verdict.job_id.clone();
         combine(&mut p, &rule_anomalies);
         out.push(p);
@@ -345,10 +369,95 @@ pub fn predict(
     Ok(out)
 }
 
-/// The models' verdict on one job's windows; `scores` are the anomaly score's, by row of
-/// `windows`.
+/// What the models said of each window judged, in key order once [`Calls::sort`]ed: all that
+/// the verdicts need, kept instead of the windows' inputs.
+#[derive(Debug, Default)]
+struct Calls {
+    keys: Vec<dataset::WindowKey>,
+    /// The diagnosis's votes per window (none without a diagnosis model).
+    votes: Vec<Vec<f32>>,
+    /// The anomaly score per window, before the application's cut (none without the model).
+    scores: Vec<f64>,
+    /// The metrics each job's node reported.
+    metrics_of: std::collections::HashMap<(Arc<str>, Arc<str>), std::collections::BTreeSet<String>>,
+    /// The jobs judged so far.
+    jobs: HashSet<Arc<str>>,
+}
+
+impl Calls {
+    /// The models' calls on `windows` (whole jobs). A job judged before, from another file that
+    /// also held it, is replaced by what this one holds.
+    fn add(&mut self, windows: Windows, models: &Models) -> Result<(), ModelError> {
+        let again: HashSet<Arc<str>> = windows
+            .keys
+            .iter()
+            .filter(|k| self.jobs.contains(&k.job_id))
+            .map(|k| k.job_id.clone())
+            .collect();
+        if !again.is_empty() {
+            let kept: Vec<usize> = (0..self.keys.len())
+                .filter(|&i| !again.contains(&self.keys[i].job_id))
+                .collect();
+            self.keep(&kept);
+            self.metrics_of.retain(|(job, _), _| !again.contains(job));
+        }
+        let rows: Vec<usize> = (0..windows.keys.len()).collect();
+        if let Some((_, m)) = &models.diagnosis
+            && let Body::Diagnosis { prepared, forest } = &m.body
+        {
+            self.votes
+                .extend(forest.votes(prepared.matrix(&windows, &rows), rows.len())?);
+        }
+        if let Some((_, m)) = &models.unsupervised
+            && let Body::Unsupervised(score) = &m.body
+        {
+            self.scores.extend(score.score(&windows, &rows));
+        }
+        self.jobs
+            .extend(windows.keys.iter().map(|k| k.job_id.clone()));
+        self.keys.extend(windows.keys);
+        for (key, metrics) in windows.metrics_of {
+            self.metrics_of.entry(key).or_default().extend(metrics);
+        }
+        Ok(())
+    }
+
+    /// Every list in key order (job, node, start), as one read of the whole day has them.
+    fn sort(&mut self) {
+        let mut order: Vec<usize> = (0..self.keys.len()).collect();
+        order.sort_by(|&a, &b| self.keys[a].cmp(&self.keys[b]));
+        self.keep(&order);
+    }
+
+    /// Keeps `rows` of every list, in that order.
+    fn keep(&mut self, rows: &[usize]) {
+        self.keys = rows.iter().map(|&i| self.keys[i].clone()).collect();
+        if !self.votes.is_empty() {
+            let mut votes = std::mem::take(&mut self.votes);
+            self.votes = rows
+                .iter()
+                .map(|&i| std::mem::take(&mut votes[i]))
+                .collect();
+        }
+        if !self.scores.is_empty() {
+            self.scores = rows.iter().map(|&i| self.scores[i]).collect();
+        }
+    }
+
+    /// Row numbers by job.
+    fn rows_by_job(&self) -> BTreeMap<Arc<str>, Vec<usize>> {
+        let mut out: BTreeMap<Arc<str>, Vec<usize>> = BTreeMap::new();
+        for (i, k) in self.keys.iter().enumerate() {
+            out.entry(k.job_id.clone()).or_default().push(i);
+        }
+        out
+    }
+}
+
+/// The models' verdict on one job's windows (`rows` of `calls`); `scores` are the anomaly
+/// score's over their cuts, by row of `calls`.
 fn judge(
-    windows: &Windows,
+    calls: &Calls,
     rows: &[usize],
     models: &Models,
     scores: Option<&[f64]>,
@@ -383,17 +492,26 @@ fn judge(
     // Group the job's rows by node (rows are in key order: node, then start).
     let mut nodes: BTreeMap<Arc<str>, Vec<usize>> = BTreeMap::new();
     for &r in rows {
-        nodes
-            .entry(windows.keys[r].node.clone())
-            .or_default()
-            .push(r);
+        nodes.entry(calls.keys[r].node.clone()).or_default().push(r);
     }
+    let (classes, unknown_below) = match &models.diagnosis {
+        Some((_, m)) => match &m.body {
+            Body::Diagnosis { .. } => (
+                m.header.classes.clone(),
+                m.header
+                    .unknown_below
+                    .unwrap_or(super::DEFAULT_UNKNOWN_BELOW),
+            ),
+            Body::Unsupervised(_) => (Vec::new(), 1.0),
+        },
+        None => (Vec::new(), 1.0),
+    };
     let mut verdicts = Vec::new();
     let mut missing_reasons = Vec::new();
     for (node, node_rows) in &nodes {
-        let present = windows
+        let present = calls
             .metrics_of
-            .get(&(windows.keys[node_rows[0]].job_id.clone(), node.clone()));
+            .get(&(calls.keys[node_rows[0]].job_id.clone(), node.clone()));
         let missing: Vec<&str> = models
             .files()
             .flat_map(|(_, m)| m.header.metrics.iter())
@@ -412,20 +530,9 @@ fn judge(
             ));
             continue;
         }
-        let keys: Vec<&dataset::WindowKey> = node_rows.iter().map(|&r| &windows.keys[r]).collect();
-        let (votes, classes, unknown_below) = match &models.diagnosis {
-            Some((_, m)) => match &m.body {
-                Body::Diagnosis { prepared, forest } => (
-                    Some(forest.votes(prepared.matrix(windows, node_rows), node_rows.len())?),
-                    m.header.classes.clone(),
-                    m.header
-                        .unknown_below
-                        .unwrap_or(super::DEFAULT_UNKNOWN_BELOW),
-                ),
-                Body::Unsupervised(_) => (None, Vec::new(), 1.0),
-            },
-            None => (None, Vec::new(), 1.0),
-        };
+        let keys: Vec<&dataset::WindowKey> = node_rows.iter().map(|&r| &calls.keys[r]).collect();
+        let votes: Option<Vec<Vec<f32>>> = (!calls.votes.is_empty())
+            .then(|| node_rows.iter().map(|&r| calls.votes[r].clone()).collect());
         let scores: Option<Vec<f64>> =
             scores.map(|all| node_rows.iter().map(|&r| all[r]).collect());
         verdicts.push(node_verdict(

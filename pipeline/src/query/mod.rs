@@ -36,9 +36,9 @@ use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, Float64Type, Int64Type, Schema, TimeUnit};
 use datafusion::datasource::MemTable;
 use datafusion::error::DataFusionError;
-use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::context::SQLOptions;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::execution::{FunctionRegistry, SessionState, SessionStateBuilder};
 use datafusion::optimizer::OptimizerRule;
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use datafusion::sql::parser::{DFParser, Statement as DfStatement};
@@ -47,6 +47,8 @@ use futures::StreamExt;
 
 use crate::catalog::{PARTITION_COLUMN, Table};
 
+#[cfg(feature = "ballista")]
+pub mod ballista;
 mod group_keys;
 mod local_files;
 mod repeated_keys;
@@ -78,6 +80,33 @@ pub enum QueryError {
     Output(std::io::Error),
     #[error("cannot render the result: {0}")]
     Render(String),
+    #[error("{0}")]
+    Engine(String),
+}
+
+/// Where an admin's queries run: in this process, or on the Ballista cluster of a scheduler
+/// (`[engine] ballista = "df://host:50050"`, cargo feature `ballista`; [`ballista`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Engine {
+    #[default]
+    Local,
+    Ballista(String),
+}
+
+impl Engine {
+    /// A session over the warehouse at `data` on this engine.
+    pub async fn session(&self, data: &Path) -> Result<SessionContext, QueryError> {
+        match self {
+            Engine::Local => session(data).await,
+            #[cfg(feature = "ballista")]
+            Engine::Ballista(url) => ballista::remote_session(data, url).await,
+            #[cfg(not(feature = "ballista"))]
+            Engine::Ballista(url) => Err(QueryError::Engine(format!(
+                "the configuration sends queries to the Ballista scheduler at {url}, but this \
+                 jobsight was built without Ballista (cargo build --features ballista)"
+            ))),
+        }
+    }
 }
 
 /// Runs `sql` in an open session and collects its batches (stages that ask several questions of
@@ -283,6 +312,30 @@ fn with_string_views(schema: &Schema) -> Arc<Schema> {
     Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()))
 }
 
+/// `base` as jobsight plans queries everywhere (a command's session, `serve --pg`, a Ballista
+/// scheduler): DataFusion's rule for repeated keys replaced by one that does not drop ORDER BY
+/// keys it wrongly believes decided (repeated_keys.rs), in the same place among the rules; the
+/// rule that keeps grouping keys below an aggregate (group_keys.rs) last; and the features'
+/// SQL functions ([`series_functions`]).
+pub fn jobsight_state(base: SessionState) -> Result<SessionState, QueryError> {
+    let rules: Vec<Arc<dyn OptimizerRule + Send + Sync>> = (base.optimizers().iter())
+        .map(|rule| match rule.name() {
+            repeated_keys::REPLACED => Arc::new(repeated_keys::RepeatedKeys) as _,
+            _ => Arc::clone(rule),
+        })
+        .chain([Arc::new(group_keys::GroupKeysBelowAggregate) as _])
+        .collect();
+    let mut state = SessionStateBuilder::new_from_existing(base)
+        .with_optimizer_rules(rules)
+        .build();
+    for function in series_functions::all() {
+        state
+            .register_udaf(Arc::new(function))
+            .map_err(QueryError::Query)?;
+    }
+    Ok(state)
+}
+
 /// The schema that holds the stored tables a view of the same name extends (`stored.jobs`).
 pub const STORED_SCHEMA: &str = "stored";
 
@@ -320,11 +373,29 @@ async fn build_session(data: &Path, lifetime: Lifetime) -> Result<SessionContext
     let file_url = url::Url::parse("file://")
         .map_err(|e| QueryError::Query(DataFusionError::Internal(e.to_string())))?;
     runtime.register_object_store(&file_url, Arc::new(local_files::LocalFiles::default()));
+    let ctx = SessionContext::new_with_state(jobsight_state(
+        SessionStateBuilder::new()
+            .with_default_features()
+            .with_config(session_config(live)?)
+            .with_runtime_env(runtime)
+            .build(),
+    )?);
+    let tables = if live {
+        Tables::Listed
+    } else {
+        Tables::EmptyWhenNoFiles
+    };
+    register_tables(&ctx, data, tables).await?;
+    Ok(ctx)
+}
+
+/// The session options of every jobsight session; `information_schema` on for a server.
+fn session_config(live: bool) -> Result<SessionConfig, QueryError> {
     // PostgreSQL's dialect: what psql, Grafana and admins write, and the generic dialect of
     // sqlparser 0.62 refuses a column named `cluster` after a comma (`SELECT job_id, cluster`).
     // DataFusion's own options can be tuned from the environment (`DATAFUSION_EXECUTION_TARGET_PARTITIONS=4`
     // for `datafusion.execution.target_partitions`, docs/sql.md); the three below are jobsight's.
-    let config = SessionConfig::from_env()
+    Ok(SessionConfig::from_env()
         .map_err(QueryError::Query)?
         .set_str("datafusion.sql_parser.dialect", "PostgreSQL")
         // DataFusion reads the last 512 KiB of a Parquet file to find its footer: a whole day's
@@ -332,30 +403,34 @@ async fn build_session(data: &Path, lifetime: Lifetime) -> Result<SessionContext
         // again for its columns. 64 KiB holds the footer of every table here in one read
         // (a larger one costs a second read): a scan of a year of `jobs` 0.126 -> 0.100 s.
         .set_str("datafusion.execution.parquet.metadata_size_hint", "65536")
-        .with_information_schema(live);
+        .with_information_schema(live))
+}
+
+/// Which of the warehouse's tables a session has, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tables {
+    /// Every table; one without files as an empty table (a command's session: the files there now).
+    EmptyWhenNoFiles,
+    /// Every table, its folder listed again at each query, files or not, so that the first day
+    /// written shows up (a server's session).
+    Listed,
+    /// Only the tables with files: a Ballista cluster cannot be sent an in-memory table.
+    #[cfg_attr(not(feature = "ballista"), allow(dead_code))]
+    WithFilesOnly,
+}
+
+/// Registers the warehouse's tables at `data` in `ctx`: each table's folder of hive-partitioned
+/// Parquet, `jobs` under [`STORED_SCHEMA`] with the view that extends it.
+async fn register_tables(
+    ctx: &SessionContext,
+    data: &Path,
+    tables: Tables,
+) -> Result<(), QueryError> {
     // Strings are read as views (Utf8View), as DataFusion does by default when it infers a
     // schema: no copy of each string out of the Parquet page, 7-16 % off the admins' queries
     // over a year of `jobs` (docs/benchmarks.md); `day` too, whose 10 characters fit in the
     // view itself. `Columns` casts them back to plain strings for the stages.
     let day_type = DataType::Utf8View;
-    let ctx = SessionContext::new_with_config_rt(config, runtime);
-    // DataFusion's rule for repeated keys replaced by one that does not drop ORDER BY keys it
-    // wrongly believes decided (repeated_keys.rs), in the same place among the rules.
-    let rules: Vec<Arc<dyn OptimizerRule + Send + Sync>> = (ctx.state().optimizers().iter())
-        .map(|rule| match rule.name() {
-            repeated_keys::REPLACED => Arc::new(repeated_keys::RepeatedKeys) as _,
-            _ => Arc::clone(rule),
-        })
-        .collect();
-    let ctx = SessionContext::new_with_state(
-        SessionStateBuilder::new_from_existing(ctx.state())
-            .with_optimizer_rules(rules)
-            .build(),
-    );
-    ctx.add_optimizer_rule(Arc::new(group_keys::GroupKeysBelowAggregate));
-    for function in series_functions::all() {
-        ctx.register_udaf(function);
-    }
     let catalog = ctx
         .catalog("datafusion")
         .ok_or_else(|| QueryError::Query(DataFusionError::Internal("no default catalog".into())))?;
@@ -365,6 +440,7 @@ async fn build_session(data: &Path, lifetime: Lifetime) -> Result<SessionContext
             Arc::new(datafusion::catalog::MemorySchemaProvider::new()),
         )
         .map_err(QueryError::Query)?;
+    let mut has_jobs = false;
     for table in Table::ALL {
         let dir = table.dir(data);
         let schema = with_string_views(&table.schema());
@@ -374,9 +450,8 @@ async fn build_session(data: &Path, lifetime: Lifetime) -> Result<SessionContext
         } else {
             table.name().to_string()
         };
-        // A one-command session registers a table without files as an empty table; a server's
-        // lists the folder at every query, files or not, so the first day written shows up.
-        if live || has_parquet(&dir) {
+        let files = has_parquet(&dir);
+        if tables == Tables::Listed || files {
             let path = format!("{}/", dir.display());
             let options = ParquetReadOptions::default()
                 .schema(&schema)
@@ -388,7 +463,7 @@ async fn build_session(data: &Path, lifetime: Lifetime) -> Result<SessionContext
                     path,
                     source,
                 })?;
-        } else {
+        } else if tables == Tables::EmptyWhenNoFiles {
             let mut fields: Vec<Field> =
                 schema.fields().iter().map(|f| f.as_ref().clone()).collect();
             fields.push(Field::new(PARTITION_COLUMN, day_type.clone(), false));
@@ -405,7 +480,13 @@ async fn build_session(data: &Path, lifetime: Lifetime) -> Result<SessionContext
                     path: dir.display().to_string(),
                     source,
                 })?;
+        } else {
+            continue;
         }
+        has_jobs |= table == Table::Jobs;
+    }
+    if !has_jobs {
+        return Ok(());
     }
     let derived: Vec<String> = JOBS_DERIVED
         .iter()
@@ -422,7 +503,7 @@ async fn build_session(data: &Path, lifetime: Lifetime) -> Result<SessionContext
             path: "(the view over stored.jobs)".into(),
             source,
         })?;
-    Ok(ctx)
+    Ok(())
 }
 
 /// The writing form a query's body, its set operations or its `WITH` clauses hide, if any:
@@ -502,9 +583,13 @@ pub fn read_only() -> SQLOptions {
 }
 
 /// Plans one read-only SQL statement over the warehouse.
-async fn frame(data: &Path, sql: &str) -> Result<datafusion::dataframe::DataFrame, QueryError> {
+async fn frame(
+    data: &Path,
+    engine: &Engine,
+    sql: &str,
+) -> Result<datafusion::dataframe::DataFrame, QueryError> {
     check_read_only(sql)?;
-    let ctx = session(data).await?;
+    let ctx = engine.session(data).await?;
     ctx.sql_with_options(sql, read_only())
         .await
         .map_err(|e| match e {
@@ -517,7 +602,7 @@ async fn frame(data: &Path, sql: &str) -> Result<datafusion::dataframe::DataFram
 /// Runs one read-only SQL statement over the warehouse and collects its result: for the
 /// pipeline's own small queries. What an admin types goes through [`write_results`].
 pub async fn run(data: &Path, sql: &str) -> Result<Vec<RecordBatch>, QueryError> {
-    frame(data, sql)
+    frame(data, &Engine::Local, sql)
         .await?
         .collect()
         .await
@@ -528,11 +613,12 @@ pub async fn run(data: &Path, sql: &str) -> Result<Vec<RecordBatch>, QueryError>
 /// (the aligned table: its first [`TABLE_ROWS`] rows, then a note). Returns the rows written.
 pub async fn write_results(
     data: &Path,
+    engine: &Engine,
     sql: &str,
     format: SqlFormat,
     out: &mut dyn std::io::Write,
 ) -> Result<u64, QueryError> {
-    let mut stream = frame(data, sql)
+    let mut stream = frame(data, engine, sql)
         .await?
         .execute_stream()
         .await
@@ -822,7 +908,7 @@ mod tests {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let run = |sql: &str, format| {
             let mut out = Vec::new();
-            let rows = runtime.block_on(write_results(data, sql, format, &mut out));
+            let rows = runtime.block_on(write_results(data, &Engine::Local, sql, format, &mut out));
             (rows, String::from_utf8(out).unwrap())
         };
         for sql in [
@@ -927,7 +1013,7 @@ mod tests {
             let before = listing(dir.path());
             let runtime = tokio::runtime::Runtime::new().unwrap();
             let mut sink = Vec::new();
-            let result = runtime.block_on(write_results(&data, &sql, SqlFormat::Csv, &mut sink));
+            let result = runtime.block_on(write_results(&data, &Engine::Local, &sql, SqlFormat::Csv, &mut sink));
             prop_assert!(
                 matches!(result, Err(QueryError::ReadOnly(_) | QueryError::Query(_))),
                 "{}: {:?}", sql, result

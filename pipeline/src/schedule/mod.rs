@@ -246,6 +246,7 @@ pub fn load_models(settings: &Settings) -> Result<Option<Models>, crate::model::
     }
     let mut models = Models::load(m.diagnosis.as_deref(), m.unsupervised.as_deref())?;
     models.min_windows = m.min_windows;
+    models.windows_at_a_time = m.windows_at_a_time;
     Ok(Some(models))
 }
 

@@ -429,10 +429,6 @@ pub fn days_with_windows(data: &Path) -> Vec<NaiveDate> {
     crate::catalog::days(data, Table::Windows)
 }
 
-/// Reads the windows of `days` (of the jobs in `only`, if given). The columns are `features` when
-/// given (a model's, in its order; a statistic the data lacks stays NaN), else the `set` of every
-/// metric statistic the data holds, sorted. Job-relative columns are computed from the job's
-/// windows read here: a job's windows are read together, whole day or per-job part.
 /// The metrics with windows on `days` (of the jobs in `only`, when given): a cheap pass over two
 /// columns.
 pub fn window_metrics(
@@ -488,6 +484,10 @@ pub fn metric_matches(metric: &str, patterns: &[String]) -> bool {
     })
 }
 
+/// Reads the windows of `days` (of the jobs in `only`, if given). The columns are `features` when
+/// given (a model's, in its order; a statistic the data lacks stays NaN), else the `set` of every
+/// metric statistic the data holds, sorted. Job-relative columns are computed from the job's
+/// windows read here: a job's windows are read together, whole day or per-job part.
 pub fn read_windows(
     data: &Path,
     days: &[NaiveDate],

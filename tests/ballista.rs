@@ -3,7 +3,9 @@
 //! `[engine] ballista`. Every query's answer must equal the local run's on the same warehouse,
 //! byte for byte: the features' DataFusion plan (`js_describe`), a `js_` function, the `day`
 //! hive partitions and telemetry's dictionary columns (whose type must survive the shuffle), the
-//! `jobs` view, and the ORDER BY that DataFusion 55 drops without jobsight's rule. Both executors
+//! `jobs` view, joins with an empty side (which Ballista's adaptive planner never finished), the
+//! ORDER BY that DataFusion 55 drops without jobsight's rule, and `jobsight summary`'s report
+//! (every command within two minutes). Both executors
 //! must have done part of the work (their shuffle folders), and a scheduler that is down must be
 //! named in the error.
 
@@ -62,9 +64,47 @@ fn spawn(args: &[&str]) -> Child {
         .unwrap()
 }
 
+/// How long one command may take: Ballista's adaptive planner made some joins wait forever.
+const LIMIT: Duration = Duration::from_secs(120);
+
+/// `command`'s stdout; a failure, or no end within [`LIMIT`], fails the test.
+fn finished(command: &mut Command) -> String {
+    use std::io::Read;
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        stdout.read_to_string(&mut text).unwrap();
+        text
+    });
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut stderr = String::new();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut stderr)
+                .unwrap();
+            assert!(status.success(), "{command:?} failed: {stderr}");
+            return reader.join().unwrap();
+        }
+        if started.elapsed() > LIMIT {
+            let _ = child.kill();
+            panic!("{command:?} did not finish in {} s", LIMIT.as_secs());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// `jobsight sql --format csv QUERY` with `config`'s engine (and its warehouse).
 fn sql(config: &Path, query: &str) -> String {
-    run_ok(
+    finished(
         Command::new(JOBSIGHT)
             .arg("--config")
             .arg(config)
@@ -80,6 +120,13 @@ fn queries_on_a_ballista_cluster_equal_the_local_run() {
     run_ok(Command::new(JOBSIGHT).arg("--data").arg(&data).args([
         "simulate", "--nodes", "4", "--jobs", "12", "--seed", "3", "--day", DAY,
     ]));
+    // Features too, for the summaries' efficiency figures.
+    run_ok(
+        Command::new(JOBSIGHT)
+            .arg("--data")
+            .arg(&data)
+            .arg("features"),
+    );
     let scheduler = free_port();
     let mut cluster = Cluster(vec![spawn(&[
         "ballista",
@@ -143,6 +190,17 @@ fn queries_on_a_ballista_cluster_equal_the_local_run() {
         "SELECT \"user\", count(*) AS jobs, round(sum(core_hours), 6) AS core_hours, \
          max(elapsed_s) AS longest FROM jobs GROUP BY \"user\" ORDER BY \"user\""
             .into(),
+        // A join with a side that is empty: a table without files yet, a day with no rows
+        // (Ballista 55's adaptive planner never finished these; jobsight turns it off).
+        "SELECT j.day, count(f.n) AS flagged FROM jobs j LEFT JOIN \
+         (SELECT job_id, day, count(*) AS n FROM findings GROUP BY 1, 2) f \
+         ON f.job_id = j.job_id AND f.day = j.day GROUP BY j.day ORDER BY j.day"
+            .into(),
+        "SELECT j.day, count(t.n) AS n FROM jobs j LEFT JOIN \
+         (SELECT CAST(job_id AS VARCHAR) AS job_id, day, count(*) AS n FROM telemetry \
+          WHERE day = '2030-01-01' GROUP BY 1, 2) t \
+         ON t.job_id = j.job_id AND t.day = j.day GROUP BY j.day ORDER BY j.day"
+            .into(),
         // ORDER BY after a join with a grouped subquery (DataFusion 55 drops `t.m` without
         // jobsight's rule, docs/sql.md).
         "WITH j AS (SELECT job_id FROM jobs GROUP BY job_id), \
@@ -168,6 +226,24 @@ fn queries_on_a_ballista_cluster_equal_the_local_run() {
         "day\n2026-11-20\n2026-11-21\n",
         "the day partitions"
     );
+    // `jobsight summary` (a year of it is what outgrows one machine) gives the same report.
+    let summary = |config: &Path| {
+        run_ok(Command::new(JOBSIGHT).arg("--config").arg(config).args([
+            "summary",
+            "--from",
+            "2026-11-20",
+            "--to",
+            "2026-11-21",
+            "--by",
+            "user",
+        ]))
+    };
+    let here = summary(&local);
+    assert!(
+        here.contains("| alice ") && here.contains("core_hours"),
+        "{here}"
+    );
+    assert_eq!(summary(&remote), here, "the summaries differ");
     // Both executors ran tasks: each wrote shuffle files under its work folder.
     for work in &work_dirs {
         let entries = std::fs::read_dir(work).map(|d| d.count()).unwrap_or(0);

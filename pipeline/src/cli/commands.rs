@@ -800,8 +800,15 @@ pub(super) fn summary(
     };
     let from = args.from.unwrap_or(to - chrono::Duration::days(6));
     anyhow::ensure!(from <= to, "--from {from} is after --to {to}");
-    let mut rows =
-        crate::summary::summarize(data, &env.settings.summary, from, to, args.period, args.by)?;
+    let mut rows = crate::summary::summarize_on(
+        &env.settings.engine,
+        data,
+        &env.settings.summary,
+        from,
+        to,
+        args.period,
+        args.by,
+    )?;
     if let Some(top) = args.top {
         rows = crate::summary::top(rows, args.sort, top as usize);
     }

@@ -49,11 +49,19 @@ pub async fn remote_session(data: &Path, url: &str) -> Result<SessionContext, Qu
         .map_err(|e| {
             QueryError::Engine(format!("cannot reach the Ballista scheduler at {url}: {e}"))
         })?;
+    for (key, value) in BALLISTA_OPTIONS {
+        ctx.sql(&format!("SET {key} = {value}"))
+            .await
+            .map_err(QueryError::Query)?
+            .collect()
+            .await
+            .map_err(QueryError::Query)?;
+    }
     // Ballista puts its own functions in place of the session's: the features' come back.
     for function in series_functions::all() {
         ctx.register_udaf(function);
     }
-    super::register_tables(&ctx, data, super::Tables::WithFilesOnly).await?;
+    super::register_tables(&ctx, data, super::Tables::Listed).await?;
     Ok(ctx)
 }
 
@@ -109,6 +117,13 @@ pub async fn run_scheduler(bind: SocketAddr) -> Result<(), QueryError> {
         .await
         .map_err(failed("the Ballista scheduler stopped"))
 }
+
+/// Ballista options of every remote session. Ballista 55's adaptive planner (on by default) never
+/// finishes a query that joins with an input that turns out empty: `jobsight summary` joins
+/// `jobs` with `findings` and `predictions`, empty until the first classify, and an admin's join
+/// with a filter that matches nothing hangs the same way (seen here with a scheduler, two
+/// executors and a 12-job warehouse: no error, no end). The static planner runs them all.
+const BALLISTA_OPTIONS: [(&str, &str); 1] = [("ballista.planner.adaptive.enabled", "false")];
 
 /// Where an executor listens and whom it serves.
 #[derive(Debug, Clone)]

@@ -411,12 +411,10 @@ fn session_config(live: bool) -> Result<SessionConfig, QueryError> {
 enum Tables {
     /// Every table; one without files as an empty table (a command's session: the files there now).
     EmptyWhenNoFiles,
-    /// Every table, its folder listed again at each query, files or not, so that the first day
-    /// written shows up (a server's session).
+    /// Every table as its folder, files or not: a server's session, which lists the folders
+    /// again at each query so that the first day written shows up; and a Ballista session,
+    /// which cannot send an in-memory table to its executors.
     Listed,
-    /// Only the tables with files: a Ballista cluster cannot be sent an in-memory table.
-    #[cfg_attr(not(feature = "ballista"), allow(dead_code))]
-    WithFilesOnly,
 }
 
 /// Registers the warehouse's tables at `data` in `ctx`: each table's folder of hive-partitioned
@@ -440,7 +438,6 @@ async fn register_tables(
             Arc::new(datafusion::catalog::MemorySchemaProvider::new()),
         )
         .map_err(QueryError::Query)?;
-    let mut has_jobs = false;
     for table in Table::ALL {
         let dir = table.dir(data);
         let schema = with_string_views(&table.schema());
@@ -463,7 +460,7 @@ async fn register_tables(
                     path,
                     source,
                 })?;
-        } else if tables == Tables::EmptyWhenNoFiles {
+        } else {
             let mut fields: Vec<Field> =
                 schema.fields().iter().map(|f| f.as_ref().clone()).collect();
             fields.push(Field::new(PARTITION_COLUMN, day_type.clone(), false));
@@ -480,13 +477,7 @@ async fn register_tables(
                     path: dir.display().to_string(),
                     source,
                 })?;
-        } else {
-            continue;
         }
-        has_jobs |= table == Table::Jobs;
-    }
-    if !has_jobs {
-        return Ok(());
     }
     let derived: Vec<String> = JOBS_DERIVED
         .iter()
@@ -602,7 +593,16 @@ async fn frame(
 /// Runs one read-only SQL statement over the warehouse and collects its result: for the
 /// pipeline's own small queries. What an admin types goes through [`write_results`].
 pub async fn run(data: &Path, sql: &str) -> Result<Vec<RecordBatch>, QueryError> {
-    frame(data, &Engine::Local, sql)
+    run_on(&Engine::Local, data, sql).await
+}
+
+/// [`run`] on `engine`: for the work that grows with history (`jobsight summary` over a year).
+pub async fn run_on(
+    engine: &Engine,
+    data: &Path,
+    sql: &str,
+) -> Result<Vec<RecordBatch>, QueryError> {
+    frame(data, engine, sql)
         .await?
         .collect()
         .await

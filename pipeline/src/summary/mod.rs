@@ -399,14 +399,41 @@ pub fn summarize(
     period: Period,
     grouping: Grouping,
 ) -> Result<Vec<SummaryRow>, SummaryError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(SummaryError::Runtime)?;
+    summarize_on(
+        &query::Engine::Local,
+        data,
+        settings,
+        from,
+        to,
+        period,
+        grouping,
+    )
+}
+
+/// [`summarize`] with its queries run on `engine` (`jobsight summary` over a year on a Ballista
+/// cluster, `[engine] ballista`).
+pub fn summarize_on(
+    engine: &query::Engine,
+    data: &Path,
+    settings: &Settings,
+    from: NaiveDate,
+    to: NaiveDate,
+    period: Period,
+    grouping: Grouping,
+) -> Result<Vec<SummaryRow>, SummaryError> {
+    // On Ballista, the multi-threaded runtime `jobsight sql` uses too (the client's gRPC calls run
+    // beside the query's stream).
+    let runtime = match engine {
+        query::Engine::Local => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+        query::Engine::Ballista(_) => tokio::runtime::Runtime::new(),
+    }
+    .map_err(SummaryError::Runtime)?;
     let (days, waits) = runtime.block_on(async {
         Ok::<_, QueryError>((
-            query::run(data, &summary_sql(settings, from, to)).await?,
-            query::run(data, &wait_sql(period, grouping, from, to)).await?,
+            query::run_on(engine, data, &summary_sql(settings, from, to)).await?,
+            query::run_on(engine, data, &wait_sql(period, grouping, from, to)).await?,
         ))
     })?;
     let mut groups: std::collections::BTreeMap<Key, Sums> = Default::default();

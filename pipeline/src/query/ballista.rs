@@ -1,7 +1,7 @@
 //! Scale-out on Apache Ballista (cargo feature `ballista`): the queries that grow with history
-//! (an admin's SQL over a year, the features plan over a backfill) run on a Ballista cluster's
-//! executors instead of this machine, when the configuration names a scheduler
-//! (`[engine] ballista = "df://host:50050"`).
+//! (`jobsight sql` over a year, the features plan over many days included; `jobsight summary`)
+//! run on a Ballista cluster's executors instead of this machine, when the configuration names a
+//! scheduler (`[engine] ballista = "df://host:50050"`).
 //!
 //! Ballista ships query plans between processes by name: a plan that calls `js_p95` or
 //! `js_describe` can only run where those functions are compiled in, and DataFusion 55's rule for

@@ -4,8 +4,9 @@
 //! byte for byte: the features' DataFusion plan (`js_describe`), a `js_` function, the `day`
 //! hive partitions and telemetry's dictionary columns (whose type must survive the shuffle), the
 //! `jobs` view, joins with an empty side (which Ballista's adaptive planner never finished), the
-//! ORDER BY that DataFusion 55 drops without jobsight's rule, and `jobsight summary`'s report
-//! (every command within two minutes). Both executors
+//! ORDER BY that DataFusion 55 drops without jobsight's rule, and `jobsight summary`'s report;
+//! a features backfill (`jobsight features`: the DataFusion plan on the executors) writes what
+//! the single pass wrote (every command within two minutes). Both executors
 //! must have done part of the work (their shuffle folders), and a scheduler that is down must be
 //! named in the error.
 
@@ -120,13 +121,13 @@ fn queries_on_a_ballista_cluster_equal_the_local_run() {
     run_ok(Command::new(JOBSIGHT).arg("--data").arg(&data).args([
         "simulate", "--nodes", "4", "--jobs", "12", "--seed", "3", "--day", DAY,
     ]));
-    // Features too, for the summaries' efficiency figures.
-    run_ok(
-        Command::new(JOBSIGHT)
-            .arg("--data")
-            .arg(&data)
-            .arg("features"),
-    );
+    // Features too, for the summaries' efficiency figures (the single pass: the cluster's
+    // features plan is compared with it below).
+    run_ok(Command::new(JOBSIGHT).arg("--data").arg(&data).args([
+        "features",
+        "--cores-per-node",
+        "32",
+    ]));
     let scheduler = free_port();
     let mut cluster = Cluster(vec![spawn(&[
         "ballista",
@@ -244,6 +245,20 @@ fn queries_on_a_ballista_cluster_equal_the_local_run() {
         "{here}"
     );
     assert_eq!(summary(&remote), here, "the summaries differ");
+    // A features backfill on the cluster (`jobsight features` with `[engine] ballista`: the
+    // DataFusion plan on the executors) writes what the single pass wrote above.
+    let single_pass = super::feature_tables(&data);
+    let said = finished(Command::new(JOBSIGHT).arg("--config").arg(&remote).args([
+        "features",
+        "--cores-per-node",
+        "32",
+    ]));
+    assert!(
+        said.contains("on 2 day(s)")
+            && said.contains("by the DataFusion plan, on the Ballista cluster"),
+        "{said}"
+    );
+    super::assert_same_features(&single_pass, &super::feature_tables(&data), "on Ballista");
     // Both executors ran tasks: each wrote shuffle files under its work folder.
     for work in &work_dirs {
         let entries = std::fs::read_dir(work).map(|d| d.count()).unwrap_or(0);

@@ -74,6 +74,8 @@ fn warehouse(data: &Path) {
         t.push("c", "n2", "cpu", (s + 3) * 1_000_000, 0.5);
     }
     t.push("c", "n2", "cpu", 930 * 1_000_000, f64::NAN);
+    // A sample of a job that is not in `jobs`: counted as left out, never attributed.
+    t.push("stray", "n1", "x", 100 * 1_000_000, 1.0);
     catalog::write_part(data, Table::Telemetry, day, "t", &[t.finish().unwrap()]).unwrap();
 }
 
@@ -324,4 +326,101 @@ fn the_single_pass_agrees_with_the_reference_sql() {
         rows += agreement::agree_with_reference(&sim, day, 60, &[]);
     }
     assert!(rows > 1000, "{rows}");
+}
+
+/// The three tables `jobsight features` writes, as JSON rows in key order.
+fn feature_tables(data: &Path) -> Vec<Vec<serde_json::Value>> {
+    [
+        "SELECT * FROM features ORDER BY day, job_id, node, metric",
+        "SELECT * FROM features_job ORDER BY day, job_id, metric",
+        "SELECT * FROM job_summary ORDER BY day, job_id",
+    ]
+    .map(|q| common::sql_json(JOBSIGHT, data, q))
+    .to_vec()
+}
+
+/// `jobsight features --engine METHOD EXTRA...`: the three tables it wrote and what it said.
+fn features_by(data: &Path, method: &str, extra: &[&str]) -> (Vec<Vec<serde_json::Value>>, String) {
+    let out = common::run_ok(
+        Command::new(JOBSIGHT)
+            .arg("--data")
+            .arg(data)
+            .args(["features", "--engine", method])
+            .args(extra),
+    );
+    (feature_tables(data), out)
+}
+
+/// Two runs' tables hold the same rows: every column equal to the last bit but the node
+/// imbalance, which an engine averages in its own order (within 1e-9).
+fn assert_same_features(a: &[Vec<serde_json::Value>], b: &[Vec<serde_json::Value>], what: &str) {
+    for (a, b) in a.iter().zip(b) {
+        assert_eq!(a.len(), b.len(), "row counts differ ({what})");
+        for (x, y) in a.iter().zip(b) {
+            let (x, y) = (x.as_object().unwrap(), y.as_object().unwrap());
+            assert_eq!(x.keys().collect::<Vec<_>>(), y.keys().collect::<Vec<_>>());
+            for (column, value) in x {
+                if column == "imbalance" {
+                    assert!(
+                        agreement::near(value, &y[column], 1e-9),
+                        "imbalance: {value} vs {} ({what})",
+                        y[column]
+                    );
+                } else {
+                    assert_eq!(value, &y[column], "{column} of {x:?} ({what})");
+                }
+            }
+        }
+    }
+}
+
+/// The features step as a DataFusion plan (`--engine plan`, what a backfill runs on a Ballista
+/// cluster) writes the single pass's rows: every column equal to the last bit, but the node
+/// imbalance, which the engine averages in its own order; the samples left out counted alike.
+#[test]
+fn the_features_plan_writes_what_the_single_pass_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hand = tmp.path().join("hand");
+    warehouse(&hand);
+    let sim = tmp.path().join("sim");
+    common::run_ok(
+        Command::new(JOBSIGHT)
+            .arg("--data")
+            .arg(&sim)
+            .args(["simulate", "--nodes", "8", "--jobs", "20", "--step", "30"]),
+    );
+    for (data, extra) in [(&hand, vec![]), (&sim, vec!["--cores-per-node", "32"])] {
+        let (single, said_single) = features_by(data, "single-pass", &extra);
+        let (plan, said_plan) = features_by(data, "plan", &extra);
+        assert!(said_single.contains("by the single pass"), "{said_single}");
+        assert!(
+            said_plan.contains("by the DataFusion plan, here"),
+            "{said_plan}"
+        );
+        let left_out = |said: &str| {
+            said.split("; ")
+                .find(|p| p.contains("left out"))
+                .map(str::to_string)
+        };
+        assert_eq!(left_out(&said_single), left_out(&said_plan));
+        assert_same_features(&single, &plan, &data.display().to_string());
+    }
+    // The hand-made day: the stray job's sample is the one left out.
+    let (_, said) = features_by(&hand, "plan", &[]);
+    assert!(
+        said.contains("1 sample(s) of jobs not in `jobs` left out"),
+        "{said}"
+    );
+    // The plan computes no windows, and says so rather than skipping them.
+    let refused = Command::new(JOBSIGHT)
+        .arg("--data")
+        .arg(&hand)
+        .args(["features", "--engine", "plan", "--windows", "60:15"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success() && stderr.contains("does not compute windows"),
+        "{stderr}"
+    );
 }

@@ -18,6 +18,15 @@ fn only(jobs: &[String]) -> String {
     format!(" AND job_id IN ({})", ids.join(", "))
 }
 
+/// Two JSON numbers equal within `tolerance` relative to the larger (at least 1), or both null.
+pub fn near(a: &serde_json::Value, b: &serde_json::Value, tolerance: f64) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (None, None) => a.is_null() && b.is_null(),
+        (Some(x), Some(y)) => (x - y).abs() <= tolerance * x.abs().max(y.abs()).max(1.0),
+        _ => false,
+    }
+}
+
 /// Runs the reference SQL of `day` through `jobsight sql` and the single pass's rows from the
 /// tables, and compares every statistic: counts exactly; moments to 1e-9 relative (skewness and
 /// kurtosis 1e-6: they divide small central moments); percentiles to DataFusion's truncation
@@ -55,14 +64,6 @@ pub fn agree_with_reference(
     assert_eq!(fast.len(), slow.len(), "row counts differ");
     let fast: std::collections::HashMap<String, &serde_json::Value> =
         fast.iter().map(|r| (key(r), r)).collect();
-    let near = |a: &serde_json::Value, b: &serde_json::Value, tolerance: f64| match (
-        a.as_f64(),
-        b.as_f64(),
-    ) {
-        (None, None) => a.is_null() && b.is_null(),
-        (Some(a), Some(b)) => (a - b).abs() <= tolerance * a.abs().max(b.abs()).max(1.0),
-        _ => false,
-    };
     for r in &slow {
         let f = fast
             .get(&key(r))

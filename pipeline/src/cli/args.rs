@@ -757,6 +757,13 @@ pub struct FeaturesArgs {
     /// WIDTH or WIDTH:STRIDE in seconds (e.g. 60:15). Default: features.windows (none).
     #[arg(long)]
     pub windows: Option<crate::features::WindowSpec>,
+    /// How the statistics are computed: `auto` runs the DataFusion plan on the Ballista
+    /// cluster when the configuration has `[engine] ballista` (a backfill over history) and
+    /// the single pass here otherwise, or when windows are asked for; `single-pass` always
+    /// here; `plan` the DataFusion plan on the configured engine (here without Ballista). The
+    /// plan computes no windows.
+    #[arg(long, value_enum, default_value_t = crate::features::Method::Auto)]
+    pub engine: crate::features::Method,
 }
 
 /// The arguments of `jobsight classify`.

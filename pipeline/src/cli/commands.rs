@@ -292,7 +292,7 @@ pub(super) fn features(
     stdout: &mut StdoutLock<'_>,
 ) -> anyhow::Result<()> {
     // The flags are in the settings already (the overlay).
-    let FeaturesArgs { day, .. } = args;
+    let FeaturesArgs { day, engine, .. } = args;
     let data = env.settings.data.clone();
     let features = &env.settings.features;
     let days = match day {
@@ -301,19 +301,25 @@ pub(super) fn features(
     };
     let started = std::time::Instant::now();
     let mut total = crate::features::Computed::default();
+    let used = crate::features::method_used(engine, &env.settings.engine, features);
     let bar = Progress::new("features of", "row groups");
     for day in days {
         bar.message(day.to_string());
-        let done = crate::features::compute_day(&data, day, features, |done, all| {
-            bar.set(done, all);
-        })
-        .with_context(|| format!("computing the features of {day}"))?;
+        let (done, _) = crate::features::compute_day_by(
+            engine,
+            &env.settings.engine,
+            &data,
+            day,
+            features,
+            |done, all| bar.set(done, all),
+        )
+        .with_context(|| format!("computing the features of {day} ({})", used.name()))?;
         total.add(&done);
     }
     drop(bar);
     writeln!(
         stdout,
-        "features of {} job(s) on {} day(s): {} rows (job x node x metric), {} across nodes (job x metric){}; {} job(s) cannot be judged for lack of telemetry (see job_summary); {} sample(s) of jobs not in `jobs` left out; into {} in {:.1} s; peak memory {} MiB",
+        "features of {} job(s) on {} day(s): {} rows (job x node x metric), {} across nodes (job x metric){}; {} job(s) cannot be judged for lack of telemetry (see job_summary); {} sample(s) of jobs not in `jobs` left out; into {} in {:.1} s by the {}; peak memory {} MiB",
         total.jobs,
         total.days,
         total.rows,
@@ -330,6 +336,7 @@ pub(super) fn features(
         total.unattributed,
         data.display(),
         started.elapsed().as_secs_f64(),
+        used.name(),
         crate::peak_memory_mib().map_or("?".into(), |m| m.to_string())
     )?;
     Ok(())
@@ -672,7 +679,7 @@ pub(super) fn check(env: &Env, stdout: &mut StdoutLock<'_>) -> anyhow::Result<()
 pub(super) fn sql(args: SqlArgs, env: &Env, stdout: &mut StdoutLock<'_>) -> anyhow::Result<()> {
     let SqlArgs { query, format } = args;
     let data = env.settings.data.clone();
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+    let runtime = query::engine_runtime().context("cannot start the query runtime")?;
     // Streamed: a result larger than memory goes out batch by batch.
     runtime.block_on(query::write_results(
         &data,
@@ -1069,7 +1076,7 @@ pub(super) fn run_model(
 
 /// `jobsight ballista scheduler|executor`: one process of a Ballista cluster, until stopped.
 pub(super) fn ballista(role: BallistaRole, stdout: &mut StdoutLock<'_>) -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the Ballista runtime")?;
+    let runtime = query::engine_runtime().context("cannot start the Ballista runtime")?;
     #[cfg(feature = "ballista")]
     {
         use crate::query::ballista;

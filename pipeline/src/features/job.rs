@@ -203,19 +203,18 @@ fn core_of(metric: &str) -> Option<u32> {
         .ok()
 }
 
+/// Whether `metric` is a per-core utilisation series (`cpu_core<N>_util`), which the duty cycle
+/// reads.
+pub fn is_core_metric(metric: &str) -> bool {
+    core_of(metric).is_some()
+}
+
 /// Computes a job's features from its samples per (node, metric).
 pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) -> JobFeatures {
     let bin_us = settings.bin_s.max(1) as i64 * 1_000_000;
-    let elapsed_us = (job.end_us - job.start_us).max(0);
-    let window_us = if job.trimmed {
-        job.keep_to_us - job.keep_from_us
-    } else {
-        elapsed_us
-    };
     let mut series: Vec<SeriesRow> = Vec::with_capacity(samples.len());
     let mut bins: BTreeMap<Arc<str>, Vec<BTreeMap<i64, f64>>> = BTreeMap::new();
-    let mut core_duty: Vec<f64> = Vec::new();
-    let mut core_samples_ok = true;
+    let mut cores: Vec<(u64, u64)> = Vec::new();
     let mut samples = samples;
     samples.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
     let mut windows = Vec::new();
@@ -248,16 +247,9 @@ pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) ->
             .or_default()
             .push(binned(&points, bin_us));
         if core_of(&metric).is_some() {
-            let finite: Vec<f64> = points
-                .iter()
-                .map(|p| p.1)
-                .filter(|v| v.is_finite())
-                .collect();
-            core_samples_ok &= finite.len() >= 5;
-            if !finite.is_empty() {
-                core_duty
-                    .push(finite.iter().filter(|&&v| v > 0.5).count() as f64 / finite.len() as f64);
-            }
+            let finite = points.iter().filter(|p| p.1.is_finite());
+            let busy = finite.clone().filter(|p| p.1 > 0.5).count() as u64;
+            cores.push((finite.count() as u64, busy));
         }
         series.push(SeriesRow {
             node,
@@ -267,6 +259,33 @@ pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) ->
         });
     }
 
+    let imbalances: BTreeMap<Arc<str>, Option<f64>> = bins
+        .iter()
+        .map(|(metric, node_bins)| (metric.clone(), imbalance(node_bins)))
+        .collect();
+    let mut features = finish(job, series, &imbalances, &cores, settings);
+    features.windows = windows;
+    features
+}
+
+/// The job-level figures from the job's series (sorted by node, then metric; coverage not yet
+/// set): each series' coverage, the rows across nodes (with each metric's node imbalance from
+/// `imbalances`, computed from the samples by the caller) and the summary. `cores`: for each
+/// per-core utilisation series, its finite samples and those above 0.5. The single pass and the
+/// features plan ([`super::plan`]) both end here, so the two cannot differ past the samples.
+pub fn finish(
+    job: &JobMeta,
+    mut series: Vec<SeriesRow>,
+    imbalances: &BTreeMap<Arc<str>, Option<f64>>,
+    cores: &[(u64, u64)],
+    settings: &Settings,
+) -> JobFeatures {
+    let elapsed_us = (job.end_us - job.start_us).max(0);
+    let window_us = if job.trimmed {
+        job.keep_to_us - job.keep_from_us
+    } else {
+        elapsed_us
+    };
     // Coverage per series, then per node (median over the job's metrics, absent ones count 0).
     let job_interval = median(
         &mut series
@@ -350,10 +369,10 @@ pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) ->
 
     // Across nodes, per metric.
     let mut across = Vec::new();
-    for (metric, node_bins) in &bins {
+    for metric in &metrics {
         let rows: Vec<&SeriesRow> = series
             .iter()
-            .filter(|s| &s.metric == metric && s.stats.n > 0)
+            .filter(|s| &s.metric == *metric && s.stats.n > 0)
             .collect();
         if rows.is_empty() {
             continue;
@@ -363,7 +382,7 @@ pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) ->
         let mean = means.iter().sum::<f64>() / k;
         let spread = (means.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / k).sqrt();
         across.push(AcrossRow {
-            metric: metric.clone(),
+            metric: (*metric).clone(),
             nodes: rows.len() as u64,
             mean: Some(mean),
             min: rows.iter().filter_map(|r| r.stats.min).reduce(f64::min),
@@ -371,12 +390,14 @@ pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) ->
             node_mean_min: means.iter().copied().reduce(f64::min),
             node_mean_max: means.iter().copied().reduce(f64::max),
             node_cv: (mean != 0.0).then(|| spread / mean),
-            imbalance: imbalance(node_bins),
+            imbalance: imbalances.get(*metric).copied().flatten(),
         });
     }
 
     // Efficiency.
-    let mean_of = |metric: &str| -> HashMap<&Arc<str>, f64> {
+    // By node name: sums over nodes in one order, so that a job's figures are the same in every
+    // run (a hash map's order changed the last bit of cpu_eff from run to run).
+    let mean_of = |metric: &str| -> BTreeMap<&Arc<str>, f64> {
         series
             .iter()
             .filter(|s| &*s.metric == metric)
@@ -423,7 +444,7 @@ pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) ->
         coverage_mean,
         judgeable: reason.is_none(),
         not_judgeable_reason: reason,
-        duty_cycle: (!core_duty.is_empty() && core_samples_ok).then(|| duty_category(&core_duty)),
+        duty_cycle: duty_cycle(cores),
         cpu_used_cores,
         cpu_eff,
         mem_used_max_mb,
@@ -450,10 +471,22 @@ pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) ->
         job_id: job.job_id.clone(),
         trimmed: job.trimmed,
         series,
-        windows,
+        windows: Vec::new(),
         across,
         summary,
     }
+}
+
+/// SUPReMM's category from each core series' finite samples and those above 0.5: none when there
+/// are no per-core series or one has fewer than 5 samples.
+fn duty_cycle(cores: &[(u64, u64)]) -> Option<&'static str> {
+    let duty: Vec<f64> = cores
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|&(n, busy)| busy as f64 / n as f64)
+        .collect();
+    let enough = cores.iter().all(|(n, _)| *n >= 5);
+    (!duty.is_empty() && enough).then(|| duty_category(&duty))
 }
 
 #[cfg(test)]

@@ -181,6 +181,25 @@ pub fn describe_options_env() -> Vec<(String, String)> {
 /// (slope, catastrophe, rises); it holds every group's samples until the end, where the single
 /// pass holds one row group's jobs. Fastest with [`DESCRIBE_OPTIONS`].
 pub fn describe_sql(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String {
+    describe_with(day, trim_s, only_jobs, &[])
+}
+
+/// [`describe_sql`] with `extra` aggregates of each group's trimmed samples `t` after the
+/// described columns, as (SQL expression, column name).
+fn describe_with(
+    day: NaiveDate,
+    trim_s: u64,
+    only_jobs: &[String],
+    extra: &[(String, &str)],
+) -> String {
+    let extra_in_groups: String = extra
+        .iter()
+        .map(|(expr, name)| format!(", {expr} AS {name}"))
+        .collect();
+    let extra_out: String = extra
+        .iter()
+        .map(|(_, name)| format!(", g.{name}"))
+        .collect();
     let figures: Vec<String> = described_columns()
         .into_iter()
         .map(|c| match c {
@@ -196,13 +215,13 @@ pub fn describe_sql(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String
         r#"{jobs},
 k AS (SELECT j.*, arrow_cast(j.job_id, 'Dictionary(Int32, Utf8)') AS job_key FROM j),
 g AS (
-  SELECT t.job_id AS job_key, t.node, t.metric, js_describe(t.ts, t.value) AS d
+  SELECT t.job_id AS job_key, t.node, t.metric, js_describe(t.ts, t.value) AS d{extra_in_groups}
   FROM telemetry t JOIN k ON t.job_id = k.job_key
   WHERE t.day = '{day}'
     AND (NOT k.trimmed OR (t.ts >= k.keep_from AND t.ts <= k.keep_to))
   GROUP BY t.job_id, t.node, t.metric
 )
-SELECT k.job_id, CAST(g.node AS VARCHAR) AS node, CAST(g.metric AS VARCHAR) AS metric, {figures}
+SELECT k.job_id, CAST(g.node AS VARCHAR) AS node, CAST(g.metric AS VARCHAR) AS metric, {figures}{extra_out}
 FROM g JOIN k ON g.job_key = k.job_key
 ORDER BY job_id, node, metric"#,
         jobs = day_jobs(day, trim_s, only_jobs),
@@ -211,15 +230,74 @@ ORDER BY job_id, node, metric"#,
     )
 }
 
-/// The reference SQL for one day's per job × metric figures across the job's nodes, from the
-/// trimmed samples, columns in the order of the `features_job` schema. Node imbalance follows tacc_stats: samples are averaged per node
-/// in bins of `bin_s` seconds (so that nodes sampled at slightly different times line up), and
-/// imbalance = max over nodes of the mean over bins of (max over nodes − node) / max over nodes.
-/// Bins whose maximum is not positive say nothing about imbalance and are left out.
-pub fn across_nodes_sql(day: NaiveDate, trim_s: u64, bin_s: u64, only_jobs: &[String]) -> String {
+/// The features plan's statement for one day's series ([`super::plan`]): [`describe_sql`] for
+/// every job, plus what the job-level figures need beyond the statistics, counted from the finite
+/// samples of each series: `idle_n`, those below the metric's idle threshold (`idle_below`;
+/// 0 for a metric without one), and `busy_n`, those above 0.5 (the per-core duty cycle). Both
+/// comparisons are bounded on the other side as well, so that neither a NaN nor an infinity
+/// is counted, whichever way the engine orders NaN.
+pub fn plan_series_sql(
+    day: NaiveDate,
+    trim_s: u64,
+    idle_below: &std::collections::BTreeMap<String, f64>,
+) -> String {
+    let idle = if idle_below.is_empty() {
+        "CAST(0 AS BIGINT)".to_string()
+    } else {
+        let below: Vec<String> = idle_below
+            .iter()
+            .map(|(metric, limit)| {
+                format!(
+                    "(t.metric = {} AND t.value < {limit:?} AND t.value > CAST('-Infinity' AS DOUBLE))",
+                    crate::query::literal(metric)
+                )
+            })
+            .collect();
+        format!(
+            "CAST(sum(CASE WHEN {} THEN 1 ELSE 0 END) AS BIGINT)",
+            below.join(" OR ")
+        )
+    };
+    let busy = "CAST(sum(CASE WHEN t.value > 0.5 AND t.value < CAST('Infinity' AS DOUBLE) \
+                THEN 1 ELSE 0 END) AS BIGINT)"
+        .to_string();
+    describe_with(day, trim_s, &[], &[(idle, "idle_n"), (busy, "busy_n")])
+}
+
+/// The features plan's count of the day's samples it leaves out: `unattributed`, of job ids not
+/// in the day's `jobs`, and `trimmed_away`, outside a job's kept span (as the single pass counts).
+pub fn plan_left_out_sql(day: NaiveDate, trim_s: u64) -> String {
+    format!(
+        r#"{jobs},
+k AS (SELECT j.*, arrow_cast(j.job_id, 'Dictionary(Int32, Utf8)') AS job_key FROM j)
+SELECT CAST(sum(CASE WHEN k.job_key IS NULL THEN 1 ELSE 0 END) AS BIGINT) AS unattributed,
+       CAST(sum(CASE WHEN k.trimmed AND (t.ts < k.keep_from OR t.ts > k.keep_to) THEN 1 ELSE 0 END)
+            AS BIGINT) AS trimmed_away
+FROM telemetry t LEFT JOIN k ON t.job_id = k.job_key
+WHERE t.day = '{day}'"#,
+        jobs = day_jobs(day, trim_s, &[]),
+        day = day.format("%Y-%m-%d"),
+    )
+}
+
+/// The features plan's node imbalance of every job × metric of the day, as
+/// [`across_nodes_sql`] computes it: `job_id`, `metric`, `imbalance` (NULL when no bin's top is
+/// positive; a metric without a row has no finite sample).
+pub fn plan_imbalance_sql(day: NaiveDate, trim_s: u64, bin_s: u64) -> String {
     format!(
         r#"{samples},
-binned AS (
+{imbalance}
+SELECT job_id, metric, imbalance FROM imbalance"#,
+        samples = trimmed_samples(day, trim_s, &[]),
+        imbalance = imbalance_ctes(bin_s),
+    )
+}
+
+/// tacc_stats' node imbalance from the finite trimmed samples `f`, as CTEs ending in
+/// `imbalance(job_id, metric, imbalance)`.
+fn imbalance_ctes(bin_s: u64) -> String {
+    format!(
+        r#"binned AS (
   SELECT job_id, metric, node, date_bin(INTERVAL '{bin_s} seconds', ts) AS bin, avg(value) AS v
   FROM f GROUP BY job_id, metric, node, date_bin(INTERVAL '{bin_s} seconds', ts)
 ),
@@ -234,7 +312,19 @@ behind AS (
 ),
 imbalance AS (
   SELECT job_id, metric, max(behind) AS imbalance FROM behind GROUP BY job_id, metric
-),
+)"#
+    )
+}
+
+/// The reference SQL for one day's per job × metric figures across the job's nodes, from the
+/// trimmed samples, columns in the order of the `features_job` schema. Node imbalance follows tacc_stats: samples are averaged per node
+/// in bins of `bin_s` seconds (so that nodes sampled at slightly different times line up), and
+/// imbalance = max over nodes of the mean over bins of (max over nodes − node) / max over nodes.
+/// Bins whose maximum is not positive say nothing about imbalance and are left out.
+pub fn across_nodes_sql(day: NaiveDate, trim_s: u64, bin_s: u64, only_jobs: &[String]) -> String {
+    format!(
+        r#"{samples},
+{imbalance},
 per_node AS (
   SELECT job_id, metric, node, avg(value) AS mean, min(value) AS min, max(value) AS max
   FROM f GROUP BY job_id, metric, node
@@ -252,5 +342,6 @@ SELECT n.job_id, n.metric, n.nodes, n.mean, n.min, n.max, n.node_mean_min, n.nod
 FROM nodes n LEFT JOIN imbalance i ON n.job_id = i.job_id AND n.metric = i.metric
 ORDER BY n.job_id, n.metric"#,
         samples = trimmed_samples(day, trim_s, only_jobs),
+        imbalance = imbalance_ctes(bin_s),
     )
 }

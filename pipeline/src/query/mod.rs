@@ -109,6 +109,21 @@ impl Engine {
     }
 }
 
+/// Stack of each thread of [`engine_runtime`].
+const ENGINE_THREAD_STACK: usize = 32 * 1024 * 1024;
+
+/// The runtime for work on an [`Engine`] that may be Ballista, and for the Ballista scheduler and
+/// executors themselves: multi-threaded (the client's gRPC calls run beside the query's stream),
+/// with 32 MiB stacks. Plans are planned, encoded and decoded recursively; the features plan's
+/// imbalance statement overflowed the 2 MiB default stack of a tokio worker, and the scheduler
+/// died of it ("transport error" on the client).
+pub fn engine_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(ENGINE_THREAD_STACK)
+        .build()
+}
+
 /// Runs `sql` in an open session and collects its batches (stages that ask several questions of
 /// one session: the report pages, the jobs' history).
 pub async fn collect(ctx: &SessionContext, sql: &str) -> Result<Vec<RecordBatch>, QueryError> {

@@ -974,15 +974,30 @@ fn execute(
         }
         Step::Features { on: On::Days(n) } => {
             let mut total = crate::features::Computed::default();
+            // A backfill is work over history: on the Ballista cluster when one is configured.
+            // A nightly day is one machine's work, fastest by the single pass.
+            let method = if request.trigger == Trigger::Backfill {
+                crate::features::Method::Auto
+            } else {
+                crate::features::Method::SinglePass
+            };
             for day in days_with_jobs(data, &days_of(request, *n)) {
-                let done = crate::features::compute_day(data, day, &s.features, |_, _| {})
-                    .map_err(|e| format!("features of {day}: {e}"))?;
+                let (done, used) = crate::features::compute_day_by(
+                    method,
+                    &s.engine,
+                    data,
+                    day,
+                    &s.features,
+                    |_, _| {},
+                )
+                .map_err(|e| format!("features of {day}: {e}"))?;
                 log.event(
                     "day",
                     &[
                         ("dag", json!(dag.name)),
                         ("step", json!(step.name())),
                         ("day", json!(day.to_string())),
+                        ("by", json!(used.name())),
                         ("jobs", json!(done.jobs)),
                         ("rows", json!(done.rows)),
                         ("not_judgeable", json!(done.not_judgeable)),

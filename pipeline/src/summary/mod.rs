@@ -427,7 +427,7 @@ pub fn summarize_on(
         query::Engine::Local => tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build(),
-        query::Engine::Ballista(_) => tokio::runtime::Runtime::new(),
+        query::Engine::Ballista(_) => query::engine_runtime(),
     }
     .map_err(SummaryError::Runtime)?;
     let (days, waits) = runtime.block_on(async {

@@ -1,0 +1,245 @@
+//! The features step as DataFusion plans, for when the day's telemetry should be read by an
+//! engine rather than by this process's single pass: on a Ballista cluster (`[engine] ballista`,
+//! a backfill over history) or, to check it, here. Three statements run on the engine
+//! ([`reference::plan_series_sql`]: every series described by `js_describe`, the series core the
+//! single pass uses, with the counts the job-level figures need; [`reference::plan_imbalance_sql`]:
+//! each job × metric's node imbalance; [`reference::plan_left_out_sql`]: the samples left out);
+//! what comes back is one row per series and per job × metric, and the job-level figures are
+//! finished here by the same function as the single pass's ([`job::finish`]). The three tables
+//! are written as the single pass writes them (part `features`, replacing it).
+//!
+//! The results equal the single pass's bit for bit but the node imbalance, which the engine
+//! averages in its own order (equal within 1e-9). `windows` are not computed by the plans: a day
+//! that asks for them ([`Settings::windows`]) is refused with a message saying so.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use chrono::NaiveDate;
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type};
+
+use super::job::{self, JobFeatures, SeriesRow};
+use super::scan;
+use super::{Computed, FeaturesError, Settings, TABLES, reference};
+use crate::catalog::{self, Table};
+use crate::query::{self, Engine, QueryError};
+use crate::series::SeriesStats;
+
+/// Computes one day's features with the plans on `engine` and writes them (part `features`),
+/// then removes the day's per-job parts, as [`super::compute_day`] does.
+pub fn compute_day_on(
+    engine: &Engine,
+    data: &Path,
+    day: NaiveDate,
+    settings: &Settings,
+) -> Result<Computed, FeaturesError> {
+    if let Some(spec) = settings.windows {
+        return Err(FeaturesError::Build {
+            day,
+            table: Table::Windows.name(),
+            reason: format!(
+                "the features plan does not compute windows ({spec} asked for); compute this \
+                 day with the single pass"
+            ),
+        });
+    }
+    let jobs = scan::read_jobs(data, day, settings.trim_s)?;
+    let runtime = query::engine_runtime()
+        .map_err(|e| QueryError::Engine(format!("cannot start the query runtime: {e}")))?;
+    let trim_s = settings.trim_s;
+    let (series, imbalances, left_out) = runtime.block_on(async {
+        let ctx = engine.session(data).await?;
+        let series = query::collect(
+            &ctx,
+            &reference::plan_series_sql(day, trim_s, &settings.idle_below),
+        )
+        .await?;
+        let imbalances = query::collect(
+            &ctx,
+            &reference::plan_imbalance_sql(day, trim_s, settings.bin_s),
+        )
+        .await?;
+        let left_out = query::collect(&ctx, &reference::plan_left_out_sql(day, trim_s)).await?;
+        Ok::<_, QueryError>((series, imbalances, left_out))
+    })?;
+    let build = |reason: String| FeaturesError::Build {
+        day,
+        table: Table::Features.name(),
+        reason,
+    };
+    let mut by_job = read_series(&series, settings).map_err(build)?;
+    let mut imbalance_of = read_imbalances(&imbalances).map_err(build)?;
+    let (unattributed, trimmed_away) = read_left_out(&left_out).map_err(build)?;
+    let computed: Vec<JobFeatures> = jobs
+        .iter()
+        .map(|meta| {
+            let (series, cores) = by_job.remove(&meta.job_id).unwrap_or_default();
+            let imbalances = imbalance_of.remove(&meta.job_id).unwrap_or_default();
+            job::finish(meta, series, &imbalances, &cores, settings)
+        })
+        .collect();
+    super::write(data, day, "features", &computed)?;
+    for table in TABLES {
+        catalog::remove_job_parts(data, table, day)?;
+    }
+    Ok(Computed {
+        days: 1,
+        jobs: computed.len(),
+        rows: computed.iter().map(|j| j.series.len()).sum(),
+        job_rows: computed.iter().map(|j| j.across.len()).sum(),
+        not_judgeable: computed.iter().filter(|j| !j.summary.judgeable).count(),
+        unattributed,
+        trimmed_away,
+        window_rows: 0,
+    })
+}
+
+/// Each job's series rows (by node, then metric, as the statement orders them) and its per-core
+/// (finite, above 0.5) counts.
+type JobSeries = (Vec<SeriesRow>, Vec<(u64, u64)>);
+
+/// A column of `batch` by name, cast to `to`.
+fn column(batch: &RecordBatch, name: &str, to: &DataType) -> Result<ArrayRef, String> {
+    let array = batch
+        .column_by_name(name)
+        .ok_or_else(|| format!("the features plan gave no column {name}"))?;
+    cast(array, to).map_err(|e| format!("column {name} of the features plan: {e}"))
+}
+
+/// Reads the series statement's rows into each job's series.
+fn read_series(
+    batches: &[RecordBatch],
+    settings: &Settings,
+) -> Result<BTreeMap<String, JobSeries>, String> {
+    let mut by_job: BTreeMap<String, JobSeries> = BTreeMap::new();
+    // One name per node and metric, shared by the rows, as the single pass shares them.
+    let mut names: BTreeMap<String, Arc<str>> = BTreeMap::new();
+    for batch in batches {
+        let text = |name| column(batch, name, &DataType::Utf8);
+        let (ids, nodes, metrics) = (text("job_id")?, text("node")?, text("metric")?);
+        let (ids, nodes, metrics) = (
+            ids.as_string::<i32>(),
+            nodes.as_string::<i32>(),
+            metrics.as_string::<i32>(),
+        );
+        let mut floats = BTreeMap::new();
+        for name in catalog::FEATURE_STATS {
+            if !matches!(name, "coverage" | "idle_share") {
+                floats.insert(name, column(batch, name, &DataType::Float64)?);
+            }
+        }
+        let mut ints = BTreeMap::new();
+        for name in ["n", "n_nonfinite", "idle_n", "busy_n"] {
+            ints.insert(name, column(batch, name, &DataType::Int64)?);
+        }
+        // Times as their microseconds since the epoch.
+        let mut times = BTreeMap::new();
+        for name in ["rise_from", "rise_to", "cliff_at"] {
+            times.insert(name, column(batch, name, &DataType::Int64)?);
+        }
+        for i in 0..batch.num_rows() {
+            let float = |name: &str| {
+                let a = floats[name].as_primitive::<Float64Type>();
+                a.is_valid(i).then(|| a.value(i))
+            };
+            let int = |map: &BTreeMap<&str, ArrayRef>, name: &str| {
+                let a = map[name].as_primitive::<Int64Type>();
+                a.is_valid(i).then(|| a.value(i))
+            };
+            let count = |name: &str| int(&ints, name).map_or(0, |v| v.max(0) as u64);
+            let mut name_of = |text: &str| {
+                names
+                    .entry(text.to_string())
+                    .or_insert_with(|| Arc::from(text))
+                    .clone()
+            };
+            let (node, metric) = (name_of(nodes.value(i)), name_of(metrics.value(i)));
+            let n = count("n");
+            let stats = SeriesStats {
+                n,
+                n_nonfinite: count("n_nonfinite"),
+                min: float("min"),
+                max: float("max"),
+                mean: float("mean"),
+                std: float("std"),
+                cv: float("cv"),
+                skewness: float("skewness"),
+                kurtosis: float("kurtosis"),
+                percentiles: ["p05", "p25", "p50", "p75", "p95"].map(float),
+                interval_s: float("interval_s"),
+                slope_per_h: float("slope_per_h"),
+                catastrophe: float("catastrophe"),
+                max_rise: float("max_rise"),
+                rise_from: int(&times, "rise_from"),
+                rise_to: int(&times, "rise_to"),
+                cliff_at: int(&times, "cliff_at"),
+                // As the series core: the share of finite samples, for metrics with a threshold.
+                idle_share: settings
+                    .idle_below
+                    .contains_key(&*metric)
+                    .then_some(n)
+                    .filter(|&n| n > 0)
+                    .map(|n| count("idle_n") as f64 / n as f64),
+            };
+            let (series, cores) = by_job.entry(ids.value(i).to_string()).or_default();
+            if job::is_core_metric(&metric) {
+                cores.push((n, count("busy_n")));
+            }
+            series.push(SeriesRow {
+                node,
+                metric,
+                stats,
+                coverage: None,
+            });
+        }
+    }
+    Ok(by_job)
+}
+
+/// A job's node imbalance per metric (none when no bin's top was positive).
+type Imbalances = BTreeMap<Arc<str>, Option<f64>>;
+
+/// Each job's node imbalance per metric.
+fn read_imbalances(batches: &[RecordBatch]) -> Result<BTreeMap<String, Imbalances>, String> {
+    let mut by_job: BTreeMap<String, Imbalances> = BTreeMap::new();
+    for batch in batches {
+        let ids = column(batch, "job_id", &DataType::Utf8)?;
+        let metrics = column(batch, "metric", &DataType::Utf8)?;
+        let values = column(batch, "imbalance", &DataType::Float64)?;
+        let (ids, metrics) = (ids.as_string::<i32>(), metrics.as_string::<i32>());
+        let values = values.as_primitive::<Float64Type>();
+        for i in 0..batch.num_rows() {
+            by_job.entry(ids.value(i).to_string()).or_default().insert(
+                Arc::from(metrics.value(i)),
+                values.is_valid(i).then(|| values.value(i)),
+            );
+        }
+    }
+    Ok(by_job)
+}
+
+/// The samples left out: (of jobs not in `jobs`, trimmed away).
+fn read_left_out(batches: &[RecordBatch]) -> Result<(u64, u64), String> {
+    let mut counts = (0, 0);
+    for batch in batches {
+        let unattributed = column(batch, "unattributed", &DataType::Int64)?;
+        let trimmed = column(batch, "trimmed_away", &DataType::Int64)?;
+        let (unattributed, trimmed) = (
+            unattributed.as_primitive::<Int64Type>(),
+            trimmed.as_primitive::<Int64Type>(),
+        );
+        for i in 0..batch.num_rows() {
+            // A day without telemetry sums nothing: NULL.
+            if unattributed.is_valid(i) {
+                counts.0 += unattributed.value(i).max(0) as u64;
+            }
+            if trimmed.is_valid(i) {
+                counts.1 += trimmed.value(i).max(0) as u64;
+            }
+        }
+    }
+    Ok(counts)
+}

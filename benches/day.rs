@@ -195,6 +195,128 @@ fn nightly(config: &Path, day: &str, ingest: (f64, f64)) {
     );
 }
 
+/// The per-job path at the big day's load: the jobs of the same cluster that end in one
+/// 2-minute period of a day at this rate (the per-job DAG's schedule), enqueued by the epilog's
+/// record, then `jobsight dag run per-job` for them with the big day in the warehouse: claim,
+/// accounting and telemetry (the simulator stands in for sacct and the exporters, as in the
+/// demo), features, rules, critical emails. Run in this process through the library, as the
+/// daemon runs it.
+fn per_job_latency(work: &Path, nodes: u64, jobs_per_day: u64) {
+    use jobsight::ingest::simulator::SimulatedCluster;
+    use jobsight::schedule;
+    use jobsight::simulate::{ClusterSpec, Placement};
+    use std::sync::Arc;
+
+    // The simulated day (job times count from its midnight).
+    let day = chrono::NaiveDate::parse_from_str(DAY, "%Y-%m-%d").expect("day");
+    let midnight = day.and_hms_opt(0, 0, 0).expect("midnight").and_utc();
+    // Other job ids than the big day's, on the same cluster; jobs ending before noon.
+    let spec = ClusterSpec {
+        first_job_id: 90_000_000,
+        name: "sim".into(),
+        nodes: nodes as usize,
+        jobs: jobs_per_day as usize,
+        node_epilog_share: 0.0,
+        anomaly_share: 0.15,
+        placement: Placement::FreeNodes,
+        ..ClusterSpec::default()
+    };
+    // The run is due at the first job end after noon: the jobs of the 2 minutes up to it.
+    let day_jobs = jobsight::simulate::simulate_day(&spec, 7);
+    let noon = day_jobs
+        .iter()
+        .map(|j| j.end_s)
+        .filter(|&end| end >= 12 * 3600)
+        .min()
+        .unwrap_or(12 * 3600)
+        + 1;
+    let batch: Vec<_> = day_jobs
+        .into_iter()
+        .filter(|j| (noon - 120..noon).contains(&j.end_s))
+        .collect();
+    let spool_dir = work.join("spool");
+    jobsight::spool::Spool::init(&spool_dir, 0o755).expect("spool");
+    for job in &batch {
+        for env in jobsight::simulate::hook_environments(&spec.name, job) {
+            let vars = env.into_iter().map(|(k, v)| {
+                (
+                    std::ffi::OsString::from(k),
+                    std::os::unix::ffi::OsStringExt::from_vec(v),
+                )
+            });
+            let ended = midnight + chrono::TimeDelta::seconds(job.end_s as i64 + 2);
+            let record =
+                slurm_hooks::hook_env::record_from_env(vars, "ctl", ended).expect("record");
+            slurm_hooks::spool_dir::enqueue(&spool_dir, &record).expect("enqueue");
+        }
+    }
+    let mut settings = jobsight::config::Options::default()
+        .resolve(Path::new("(bench)"))
+        .expect("settings");
+    settings.data = work.join("warehouse");
+    settings.spool = spool_dir;
+    settings.features.cores_per_node = Some(32);
+    settings.rules.cores_per_node = Some(32);
+    settings.notify.outbox = work.join("outbox");
+    settings.report.dir = work.join("reports");
+    let simulated = || SimulatedCluster::new(&batch, &spec, day, 10, 50, 7);
+    let run_at = midnight + chrono::TimeDelta::seconds(noon as i64);
+    let context = schedule::Context {
+        settings,
+        clock: schedule::Clock::Fixed(run_at),
+        book: Arc::new(jobsight::rules::RuleBook::load(None).expect("rules")),
+        models: None,
+        accounting: Box::new(simulated()),
+        telemetry: Some(Box::new(simulated())),
+    };
+    let dags = schedule::dag::load_all(None).expect("DAGs");
+    let per_job = schedule::dag::find(&dags, "per-job").expect("the per-job DAG");
+    let log = schedule::Log::new(schedule::LogFormat::Json, Box::new(std::io::sink()));
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    jobsight::reset_peak_memory();
+    let run = schedule::run_dag(
+        &context,
+        per_job,
+        &schedule::RunRequest {
+            scheduled_for: run_at,
+            trigger: schedule::Trigger::Manual,
+            days: None,
+        },
+        &log,
+        &stop,
+    )
+    .expect("the per-job DAG");
+    let waits = batch.iter().map(|j| noon - j.end_s);
+    let (least, most) = (waits.clone().min().unwrap_or(0), waits.max().unwrap_or(0));
+    println!(
+        "\n  the per-job path with this day in the warehouse: the {} job(s) that ended in the 2 minutes (the per-job DAG's period) before {run_at} at {} jobs a day, judged by one run then",
+        batch.len(),
+        jobs_per_day
+    );
+    println!("  {:<18} {:>9}  what it did", "step", "seconds");
+    for step in &run.steps {
+        let counts: Vec<String> = step
+            .counts
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        println!(
+            "  {:<18} {:>9.2}  {:?}: {} job(s); {}",
+            step.step,
+            step.seconds,
+            step.outcome,
+            step.jobs,
+            counts.join(", ")
+        );
+    }
+    println!(
+        "  {:<18} {:>9.2}  peak {} MiB; job end to findings = the wait for the run (here {least} to {most} s; under 120 s with the shipped schedule) + this",
+        "per-job run",
+        run.seconds,
+        jobsight::peak_memory_mib().map_or("?".into(), |m| m.to_string()),
+    );
+}
+
 /// A configuration file for the warehouse in `work`, with `extra` appended.
 fn config(work: &Path, extra: &str) -> std::path::PathBuf {
     let path = work.join("jobsight.toml");
@@ -227,6 +349,7 @@ fn main() {
         day_rows(&data, &day) as f64 / 1e6
     );
     nightly(&config(work.path(), ""), &day, ingest);
+    per_job_latency(work.path(), nodes, jobs);
     drop(work);
 
     // 2. Windows and models, on a smaller cluster.

@@ -55,6 +55,7 @@ fn train_evaluate_predict_and_refuse_bad_models() {
             .arg(&model),
     );
     assert!(out.contains("diagnosis model, format 1"), "{out}");
+    training_reads_only_the_windows_its_sample_can_take(&data);
 
     // The figures on the training data itself, without the timing line: fixed seeds make them
     // the same on every run and every number of threads.
@@ -381,4 +382,51 @@ fn train_evaluate_predict_and_refuse_bad_models() {
             "{row}"
         );
     }
+}
+
+/// Training a diagnosis reads the history a few jobs at a time and keeps at most twice the
+/// per-class cap of each class (the nightly retrain must not hold every labelled window): what
+/// the final fit samples from them is what it sampled from all of them, with the same values
+/// (job-relative columns computed from the whole job), and each job's kinds (its fold) and the
+/// windows the protocol leaves out are counted over every window.
+fn training_reads_only_the_windows_its_sample_can_take(data: &Path) {
+    use jobsight::model::{Kind, Labelled, LabelsFrom, READ_PER_CLASS, TrainOptions};
+    let cap = 40;
+    let options = TrainOptions {
+        max_windows_per_class: cap,
+        ..TrainOptions::default()
+    };
+    let all = Labelled::for_training(data, &LabelsFrom::Table, Kind::Diagnosis, &options).unwrap();
+    let kept = Labelled::for_training_sampled(data, &LabelsFrom::Table, Kind::Diagnosis, &options)
+        .unwrap();
+    assert_eq!(all.classes, kept.classes);
+    assert_eq!(all.job_kind, kept.job_kind);
+    assert_eq!(all.dropped_windows, kept.dropped_windows);
+    assert!(
+        kept.rows.len() < all.rows.len() / 4,
+        "{} of {}",
+        kept.rows.len(),
+        all.rows.len()
+    );
+    for class in 0..all.classes.len() as u32 {
+        let held = kept.labels.iter().filter(|&&l| l == class).count();
+        let there = all.labels.iter().filter(|&&l| l == class).count();
+        assert_eq!(held, there.min(READ_PER_CLASS * cap), "class {class}");
+    }
+    let sample = |l: &Labelled| {
+        let every: Vec<usize> = (0..l.rows.len()).collect();
+        let mut picked: Vec<(String, String, i64, Vec<u64>)> = l
+            .sample(&every, cap, options.seed)
+            .into_iter()
+            .map(|p| {
+                let r = l.rows[p];
+                let k = &l.windows.keys[r];
+                let values = l.windows.row(r).iter().map(|v| v.to_bits()).collect();
+                (k.job_id.to_string(), k.node.to_string(), k.start_us, values)
+            })
+            .collect();
+        picked.sort();
+        picked
+    };
+    assert_eq!(sample(&all), sample(&kept));
 }

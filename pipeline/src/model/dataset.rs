@@ -350,6 +350,23 @@ impl Windows {
     }
 
     /// Keeps only the rows in `rows` (in that order).
+    /// Appends `rows` of `other` (with the same columns), with what it knows of their nodes'
+    /// metrics, and its window widths.
+    pub fn append(&mut self, other: &Windows, rows: &[usize]) {
+        for &r in rows {
+            let key = &other.keys[r];
+            let node = (key.job_id.clone(), key.node.clone());
+            if !self.metrics_of.contains_key(&node)
+                && let Some(metrics) = other.metrics_of.get(&node)
+            {
+                self.metrics_of.insert(node, metrics.clone());
+            }
+            self.keys.push(key.clone());
+            self.values.extend_from_slice(other.row(r));
+        }
+        self.widths_s.extend(other.widths_s.iter().copied());
+    }
+
     pub fn subset(&self, rows: &[usize]) -> Windows {
         let mut values = Vec::with_capacity(rows.len() * self.features.len());
         for &r in rows {

@@ -205,6 +205,146 @@ pub struct Labelled {
     pub applications: HashMap<String, String>,
 }
 
+/// Windows of each class kept while reading for training, per window the sample takes
+/// ([`Labelled::for_training_sampled`]): the sample on four fifths of the jobs, for the figures,
+/// draws from these, and the fraction held out is judged on those of its jobs among them.
+pub const READ_PER_CLASS: usize = 2;
+
+/// Windows handed over at a time by a sampled read: a few whole jobs (as `classify` judges them).
+const READ_WINDOWS_AT_A_TIME: usize = 20_000;
+
+/// The seeded hash a window is sampled by (job, node, start): the same data and seed give the
+/// same sample, whatever the order windows are read in.
+fn window_hash(key: &dataset::WindowKey, seed: u64) -> u64 {
+    evaluate::hash(
+        &format!("{}\u{1f}{}\u{1f}{}", key.job_id, key.node, key.start_us),
+        seed,
+    )
+}
+
+/// A sampled read: at most `per_class` windows of each class, the smallest by [`window_hash`].
+#[derive(Debug, Clone, Copy)]
+struct Keep {
+    per_class: usize,
+    seed: u64,
+}
+
+/// What a sampled read saw of every window: each job's kinds (`healthy+memleak`) and the windows
+/// the protocol left out.
+struct Seen {
+    job_kind: BTreeMap<String, String>,
+    dropped: usize,
+}
+
+impl Keep {
+    /// Reads the windows of the labelled jobs a few jobs at a time (job-relative columns need
+    /// a job's windows together) and keeps each class's smallest hashes. A window is taken
+    /// into the kept set only when its hash is below its class's current bound, so after the
+    /// first batches few are; the kept set is pruned when a class holds twice its share, and
+    /// compacted when most of it is pruned.
+    fn read(
+        self,
+        data: &Path,
+        days: &[chrono::NaiveDate],
+        truths: &BTreeMap<String, Truth>,
+        jobs: &HashSet<String>,
+        features: Option<&[String]>,
+        set: dataset::FeatureSet,
+    ) -> Result<(Windows, Seen), ModelError> {
+        let mut kept = Windows::default();
+        // Per class: (hash, row of `kept`) of the windows kept, and the bound below which a
+        // window is taken (the per_class-th smallest hash once pruned).
+        let mut classes: BTreeMap<String, (Vec<(u64, usize)>, u64)> = BTreeMap::new();
+        let mut kinds: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut dropped = 0usize;
+        let per_class = self.per_class.max(1);
+        dataset::read_windows_by_jobs(
+            data,
+            days,
+            Some(jobs),
+            features,
+            set,
+            None,
+            READ_WINDOWS_AT_A_TIME,
+            |batch| {
+                if kept.features.is_empty() {
+                    kept.features = batch.features.clone();
+                }
+                let mut taken: Vec<usize> = Vec::new();
+                for (i, key) in batch.keys.iter().enumerate() {
+                    let Some(truth) = truths.get(&*key.job_id) else {
+                        continue;
+                    };
+                    if matches!(truth, Truth::Other(_)) {
+                        continue;
+                    }
+                    let Some(label) = dataset::label_window(truth, key) else {
+                        dropped += 1;
+                        continue;
+                    };
+                    kinds
+                        .entry(key.job_id.to_string())
+                        .or_default()
+                        .insert(label.to_string());
+                    let h = window_hash(key, self.seed);
+                    let (members, bound) = classes
+                        .entry(label.to_string())
+                        .or_insert_with(|| (Vec::new(), u64::MAX));
+                    if h < *bound {
+                        members.push((h, kept.keys.len() + taken.len()));
+                        taken.push(i);
+                    }
+                }
+                kept.append(&batch, &taken);
+                for (members, bound) in classes.values_mut() {
+                    if members.len() >= 2 * per_class {
+                        members.sort_unstable();
+                        members.truncate(per_class);
+                        *bound = members[per_class - 1].0;
+                    }
+                }
+                let live: usize = classes.values().map(|(m, _)| m.len()).sum();
+                if kept.keys.len() > 2 * live.max(READ_WINDOWS_AT_A_TIME) {
+                    compact(&mut kept, &mut classes);
+                }
+                Ok(())
+            },
+        )?;
+        for (members, _) in classes.values_mut() {
+            members.sort_unstable();
+            members.truncate(per_class);
+        }
+        compact(&mut kept, &mut classes);
+        // In key order, as every other read gives them.
+        let mut order: Vec<usize> = (0..kept.keys.len()).collect();
+        order.sort_by(|&a, &b| kept.keys[a].cmp(&kept.keys[b]));
+        let job_kind = kinds
+            .into_iter()
+            .map(|(job, kinds)| {
+                let kinds: Vec<String> = kinds.into_iter().collect();
+                (job, kinds.join("+"))
+            })
+            .collect();
+        Ok((kept.subset(&order), Seen { job_kind, dropped }))
+    }
+}
+
+/// Keeps only the rows of `kept` that some class still holds, renumbering the classes' rows.
+fn compact(kept: &mut Windows, classes: &mut BTreeMap<String, (Vec<(u64, usize)>, u64)>) {
+    let mut rows: Vec<usize> = classes
+        .values()
+        .flat_map(|(m, _)| m.iter().map(|&(_, r)| r))
+        .collect();
+    rows.sort_unstable();
+    let new_row: HashMap<usize, usize> = rows.iter().enumerate().map(|(n, &r)| (r, n)).collect();
+    for (members, _) in classes.values_mut() {
+        for member in members.iter_mut() {
+            member.1 = new_row[&member.1];
+        }
+    }
+    *kept = kept.subset(&rows);
+}
+
 impl Labelled {
     /// Reads the windows (all days with windows) and labels them: the columns `features` (a
     /// model's) or else the `set` of the `metrics` matched (every metric when `None`). `classes`
@@ -216,6 +356,23 @@ impl Labelled {
         set: dataset::FeatureSet,
         metrics: Option<&[String]>,
         classes: Option<&[String]>,
+    ) -> Result<Labelled, ModelError> {
+        Labelled::read_keeping(data, labels_from, features, set, metrics, classes, None)
+    }
+
+    /// [`Labelled::read`], keeping at most `keep.per_class` windows of each class (the seeded
+    /// sample [`Labelled::sample`] draws) when given: the windows are read a few jobs at a
+    /// time, so that memory holds those kept and one batch of jobs, not every labelled window
+    /// of the history. What the protocol says of every window read (each job's kinds, and so
+    /// its fold; the windows left out) is counted over all of them.
+    fn read_keeping(
+        data: &Path,
+        labels_from: &LabelsFrom,
+        features: Option<&[String]>,
+        set: dataset::FeatureSet,
+        metrics: Option<&[String]>,
+        classes: Option<&[String]>,
+        keep: Option<Keep>,
     ) -> Result<Labelled, ModelError> {
         let days = dataset::days_with_windows(data);
         if days.is_empty() {
@@ -259,18 +416,28 @@ impl Labelled {
                 Some(set.names(&kept))
             }
         };
-        let windows = dataset::read_windows(
-            data,
-            &days,
-            Some(&labelled_jobs),
-            chosen.as_deref(),
-            set,
-            None,
-        )?;
+        let (windows, seen) = match keep {
+            None => (
+                dataset::read_windows(
+                    data,
+                    &days,
+                    Some(&labelled_jobs),
+                    chosen.as_deref(),
+                    set,
+                    None,
+                )?,
+                None,
+            ),
+            Some(keep) => {
+                let (windows, seen) =
+                    keep.read(data, &days, &truths, &labelled_jobs, chosen.as_deref(), set)?;
+                (windows, Some(seen))
+            }
+        };
         let mut found: BTreeSet<String> = BTreeSet::new();
         let mut picked: Vec<(usize, String)> = Vec::new();
         let mut dropped = 0;
-        let mut job_kind: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut kinds_found: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (i, key) in windows.keys.iter().enumerate() {
             let Some(truth) = truths.get(&*key.job_id) else {
                 continue;
@@ -281,7 +448,7 @@ impl Labelled {
             match dataset::label_window(truth, key) {
                 Some(label) => {
                     found.insert(label.to_string());
-                    job_kind
+                    kinds_found
                         .entry(key.job_id.to_string())
                         .or_default()
                         .insert(label.to_string());
@@ -307,22 +474,28 @@ impl Labelled {
             .map(|(i, c)| (c.as_str(), i as u32))
             .collect();
         let (rows, labels) = picked.iter().map(|(i, l)| (*i, index[l.as_str()])).unzip();
+        let mut job_kind: BTreeMap<String, String> = kinds_found
+            .into_iter()
+            .map(|(job, kinds)| {
+                let kinds: Vec<String> = kinds.into_iter().collect();
+                (job, kinds.join("+"))
+            })
+            .collect();
         let other_jobs = truths
             .values()
             .filter(|t| matches!(t, Truth::Other(_)))
             .count();
+        // A sampled read: what every window said, not only the kept ones.
+        if let Some(seen) = seen {
+            job_kind = seen.job_kind;
+            dropped = seen.dropped;
+        }
         Ok(Labelled {
             windows,
             rows,
             labels,
             classes: class_list,
-            job_kind: job_kind
-                .into_iter()
-                .map(|(job, kinds)| {
-                    let kinds: Vec<String> = kinds.into_iter().collect();
-                    (job, kinds.join("+"))
-                })
-                .collect(),
+            job_kind,
             other_jobs,
             dropped_windows: dropped,
             days: days.iter().map(|d| d.to_string()).collect(),
@@ -345,6 +518,32 @@ impl Labelled {
             options.feature_set(kind),
             options.metrics.as_deref(),
             None,
+        )
+    }
+
+    /// [`Labelled::for_training`] for `model train` and the nightly retrain of a diagnosis: at
+    /// most [`READ_PER_CLASS`] × `max_windows_per_class` windows of each class are kept while
+    /// reading (the smallest by the sample's seeded hash, so the final fit on every job sees the
+    /// sample it saw when all were read), the rest dropped as they are read. The anomaly score,
+    /// and a cap of 0, read everything.
+    pub fn for_training_sampled(
+        data: &Path,
+        labels_from: &LabelsFrom,
+        kind: Kind,
+        options: &TrainOptions,
+    ) -> Result<Labelled, ModelError> {
+        let keep = (kind == Kind::Diagnosis && options.max_windows_per_class > 0).then(|| Keep {
+            per_class: options.max_windows_per_class.saturating_mul(READ_PER_CLASS),
+            seed: options.seed,
+        });
+        Labelled::read_keeping(
+            data,
+            labels_from,
+            None,
+            options.feature_set(kind),
+            options.metrics.as_deref(),
+            None,
+            keep,
         )
     }
 
@@ -398,11 +597,7 @@ impl Labelled {
         }
         let mut by_class: BTreeMap<u32, Vec<(u64, usize)>> = BTreeMap::new();
         for &p in positions {
-            let k = &self.windows.keys[self.rows[p]];
-            let h = evaluate::hash(
-                &format!("{}\u{1f}{}\u{1f}{}", k.job_id, k.node, k.start_us),
-                seed,
-            );
+            let h = window_hash(&self.windows.keys[self.rows[p]], seed);
             by_class.entry(self.labels[p]).or_default().push((h, p));
         }
         let mut kept: Vec<usize> = Vec::with_capacity(positions.len().min(cap * by_class.len()));
@@ -682,7 +877,7 @@ pub fn train(
 ) -> Result<ModelFile, ModelError> {
     let started = Instant::now();
     progress("reading windows and labels");
-    let labelled = Labelled::for_training(data, labels_from, kind, options)?;
+    let labelled = Labelled::for_training_sampled(data, labels_from, kind, options)?;
     let window = labelled.windows.window()?;
     let folds = labelled.folds(5, options.seed);
     let held_out = |job: &str| folds.get(job) == Some(&0);

@@ -52,6 +52,11 @@ pub fn compute_day_on(
     let trim_s = settings.trim_s;
     let (series, imbalances, left_out) = runtime.block_on(async {
         let ctx = engine.session(data).await?;
+        // The options the features plan runs fastest with (each sample grouped once, in its
+        // job's partition): 2.2 → 1.5 s and 5.4 → 3.6 s for the two statements on a 64-node day.
+        for (key, value) in reference::DESCRIBE_OPTIONS {
+            query::collect(&ctx, &format!("SET {key} = {value}")).await?;
+        }
         let series = query::collect(
             &ctx,
             &reference::plan_series_sql(day, trim_s, &settings.idle_below),

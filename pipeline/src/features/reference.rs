@@ -282,14 +282,38 @@ WHERE t.day = '{day}'"#,
 
 /// The features plan's node imbalance of every job × metric of the day, as
 /// [`across_nodes_sql`] computes it: `job_id`, `metric`, `imbalance` (NULL when no bin's top is
-/// positive; a metric without a row has no finite sample).
+/// positive; a metric without a row has no finite sample). Grouped on telemetry's own dictionary
+/// columns, as [`describe_sql`] is: with the strings cast per sample, as the reference does, it
+/// took a third longer.
 pub fn plan_imbalance_sql(day: NaiveDate, trim_s: u64, bin_s: u64) -> String {
     format!(
-        r#"{samples},
-{imbalance}
-SELECT job_id, metric, imbalance FROM imbalance"#,
-        samples = trimmed_samples(day, trim_s, &[]),
-        imbalance = imbalance_ctes(bin_s),
+        r#"{jobs},
+k AS (SELECT j.*, arrow_cast(j.job_id, 'Dictionary(Int32, Utf8)') AS job_key FROM j),
+binned AS (
+  SELECT t.job_id AS job_key, t.metric, t.node, date_bin(INTERVAL '{bin_s} seconds', t.ts) AS bin,
+         avg(t.value) AS v
+  FROM telemetry t JOIN k ON t.job_id = k.job_key
+  WHERE t.day = '{day}'
+    AND (NOT k.trimmed OR (t.ts >= k.keep_from AND t.ts <= k.keep_to))
+    AND NOT isnan(t.value) AND abs(t.value) <> CAST('Infinity' AS DOUBLE)
+  GROUP BY t.job_id, t.metric, t.node, date_bin(INTERVAL '{bin_s} seconds', t.ts)
+),
+peak AS (
+  SELECT job_key, metric, bin, max(v) AS top FROM binned GROUP BY job_key, metric, bin
+),
+behind AS (
+  SELECT b.job_key, b.metric, b.node, avg((p.top - b.v) / p.top) AS behind
+  FROM binned b JOIN peak p ON b.job_key = p.job_key AND b.metric = p.metric AND b.bin = p.bin
+  WHERE p.top > 0
+  GROUP BY b.job_key, b.metric, b.node
+),
+imbalance AS (
+  SELECT job_key, metric, max(behind) AS imbalance FROM behind GROUP BY job_key, metric
+)
+SELECT k.job_id, CAST(i.metric AS VARCHAR) AS metric, i.imbalance
+FROM imbalance i JOIN k ON i.job_key = k.job_key"#,
+        jobs = day_jobs(day, trim_s, &[]),
+        day = day.format("%Y-%m-%d"),
     )
 }
 

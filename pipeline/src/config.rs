@@ -60,8 +60,8 @@ pub struct Options {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EngineOptions {
-    /// A Ballista scheduler, `df://host:port`: `jobsight sql` and `jobsight summary` run there
-    /// (docs/ballista.md).
+    /// A Ballista scheduler, `df://host:port`: `jobsight sql`, `jobsight summary` and
+    /// `jobsight features` (a backfill's features step too) run there (docs/ballista.md).
     pub ballista: Option<String>,
 }
 

@@ -217,8 +217,8 @@ pub enum Command {
     },
     /// Run a Ballista scheduler or executor with jobsight's SQL functions (scale-out).
     ///
-    /// Run one process of a Ballista cluster that `jobsight sql` and `jobsight summary` send their
-    /// queries to when the configuration says `[engine] ballista = "df://HOST:PORT"`: one
+    /// Run one process of a Ballista cluster that `jobsight sql`, `jobsight summary` and
+    /// `jobsight features` send their queries to when the configuration says `[engine] ballista = "df://HOST:PORT"`: one
     /// scheduler, and executors on
     /// the machines that do the work. They carry jobsight's SQL functions (`js_p95`,
     /// `js_describe`, ...) and query rules, which stock Ballista processes lack. Every executor

@@ -471,7 +471,19 @@ pub fn compute_day(
         let (computed, counts) = compute_jobs(&files, &jobs, settings, progress)?;
         (computed, counts, 0)
     };
-    write(data, day, "features", &computed)?;
+    write_day(data, day, &computed, counts, window_rows)
+}
+
+/// Writes a day's computed jobs (part `features` of each table), removes the day's per-job parts
+/// it supersedes, and says what was computed.
+fn write_day(
+    data: &Path,
+    day: NaiveDate,
+    computed: &[JobFeatures],
+    counts: scan::ScanCounts,
+    window_rows: usize,
+) -> Result<Computed, FeaturesError> {
+    write(data, day, "features", computed)?;
     for table in TABLES {
         catalog::remove_job_parts(data, table, day)?;
     }

@@ -23,7 +23,7 @@ use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type};
 
 use super::job::{self, JobFeatures, SeriesRow};
 use super::scan;
-use super::{Computed, FeaturesError, Settings, TABLES, reference};
+use super::{Computed, FeaturesError, Settings, reference};
 use crate::catalog::{self, Table};
 use crate::query::{self, Engine, QueryError};
 use crate::series::SeriesStats;
@@ -86,20 +86,12 @@ pub fn compute_day_on(
             job::finish(meta, series, &imbalances, &cores, settings)
         })
         .collect();
-    super::write(data, day, "features", &computed)?;
-    for table in TABLES {
-        catalog::remove_job_parts(data, table, day)?;
-    }
-    Ok(Computed {
-        days: 1,
-        jobs: computed.len(),
-        rows: computed.iter().map(|j| j.series.len()).sum(),
-        job_rows: computed.iter().map(|j| j.across.len()).sum(),
-        not_judgeable: computed.iter().filter(|j| !j.summary.judgeable).count(),
+    let counts = scan::ScanCounts {
+        row_groups: 0,
         unattributed,
         trimmed_away,
-        window_rows: 0,
-    })
+    };
+    super::write_day(data, day, &computed, counts, 0)
 }
 
 /// Each job's series rows (by node, then metric, as the statement orders them) and its per-core

@@ -298,22 +298,12 @@ binned AS (
     AND NOT isnan(t.value) AND abs(t.value) <> CAST('Infinity' AS DOUBLE)
   GROUP BY t.job_id, t.metric, t.node, date_bin(INTERVAL '{bin_s} seconds', t.ts)
 ),
-peak AS (
-  SELECT job_key, metric, bin, max(v) AS top FROM binned GROUP BY job_key, metric, bin
-),
-behind AS (
-  SELECT b.job_key, b.metric, b.node, avg((p.top - b.v) / p.top) AS behind
-  FROM binned b JOIN peak p ON b.job_key = p.job_key AND b.metric = p.metric AND b.bin = p.bin
-  WHERE p.top > 0
-  GROUP BY b.job_key, b.metric, b.node
-),
-imbalance AS (
-  SELECT job_key, metric, max(behind) AS imbalance FROM behind GROUP BY job_key, metric
-)
+{imbalance}
 SELECT k.job_id, CAST(i.metric AS VARCHAR) AS metric, i.imbalance
 FROM imbalance i JOIN k ON i.job_key = k.job_key"#,
         jobs = day_jobs(day, trim_s, &[]),
         day = day.format("%Y-%m-%d"),
+        imbalance = imbalance_of_bins("job_key"),
     )
 }
 
@@ -325,17 +315,26 @@ fn imbalance_ctes(bin_s: u64) -> String {
   SELECT job_id, metric, node, date_bin(INTERVAL '{bin_s} seconds', ts) AS bin, avg(value) AS v
   FROM f GROUP BY job_id, metric, node, date_bin(INTERVAL '{bin_s} seconds', ts)
 ),
-peak AS (
-  SELECT job_id, metric, bin, max(v) AS top FROM binned GROUP BY job_id, metric, bin
+{imbalance}"#,
+        imbalance = imbalance_of_bins("job_id"),
+    )
+}
+
+/// The node imbalance from `binned(<job>, metric, node, bin, v)`, each node's mean per bin, as
+/// CTEs ending in `imbalance(<job>, metric, imbalance)`; `job` names the job's column.
+fn imbalance_of_bins(job: &str) -> String {
+    format!(
+        r#"peak AS (
+  SELECT {job}, metric, bin, max(v) AS top FROM binned GROUP BY {job}, metric, bin
 ),
 behind AS (
-  SELECT b.job_id, b.metric, b.node, avg((p.top - b.v) / p.top) AS behind
-  FROM binned b JOIN peak p ON b.job_id = p.job_id AND b.metric = p.metric AND b.bin = p.bin
+  SELECT b.{job}, b.metric, b.node, avg((p.top - b.v) / p.top) AS behind
+  FROM binned b JOIN peak p ON b.{job} = p.{job} AND b.metric = p.metric AND b.bin = p.bin
   WHERE p.top > 0
-  GROUP BY b.job_id, b.metric, b.node
+  GROUP BY b.{job}, b.metric, b.node
 ),
 imbalance AS (
-  SELECT job_id, metric, max(behind) AS imbalance FROM behind GROUP BY job_id, metric
+  SELECT {job}, metric, max(behind) AS imbalance FROM behind GROUP BY {job}, metric
 )"#
     )
 }

@@ -222,12 +222,47 @@ fn window_hash(key: &dataset::WindowKey, seed: u64) -> u64 {
     )
 }
 
+/// What the labelling protocol says of one window.
+enum Verdict<'a> {
+    /// Its job has no label, or one that is neither healthy nor an anomaly type.
+    NotLabelled,
+    /// Across an interval's edge, or in two intervals: left out.
+    LeftOut,
+    Label(&'a str),
+}
+
+fn protocol_label<'a>(
+    truths: &'a BTreeMap<String, Truth>,
+    key: &dataset::WindowKey,
+) -> Verdict<'a> {
+    match truths.get(&*key.job_id) {
+        None | Some(Truth::Other(_)) => Verdict::NotLabelled,
+        Some(truth) => dataset::label_window(truth, key).map_or(Verdict::LeftOut, Verdict::Label),
+    }
+}
+
+/// Adds `label` to the kinds of the window's job.
+fn note_kind(
+    kinds: &mut BTreeMap<String, BTreeSet<String>>,
+    key: &dataset::WindowKey,
+    label: &str,
+) {
+    kinds
+        .entry(key.job_id.to_string())
+        .or_default()
+        .insert(label.to_string());
+}
+
 /// A sampled read: at most `per_class` windows of each class, the smallest by [`window_hash`].
 #[derive(Debug, Clone, Copy)]
 struct Keep {
     per_class: usize,
     seed: u64,
 }
+
+/// Per class: (hash, row of the kept windows) of each window kept, and the bound below which a
+/// window is taken (the per-class share's largest hash once pruned; none before).
+type KeptByClass = BTreeMap<String, (Vec<(u64, usize)>, u64)>;
 
 /// What a sampled read saw of every window: each job's kinds (`healthy+memleak`) and the windows
 /// the protocol left out.
@@ -252,9 +287,7 @@ impl Keep {
         set: dataset::FeatureSet,
     ) -> Result<(Windows, Seen), ModelError> {
         let mut kept = Windows::default();
-        // Per class: (hash, row of `kept`) of the windows kept, and the bound below which a
-        // window is taken (the per_class-th smallest hash once pruned).
-        let mut classes: BTreeMap<String, (Vec<(u64, usize)>, u64)> = BTreeMap::new();
+        let mut classes = KeptByClass::new();
         let mut kinds: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         let mut dropped = 0usize;
         let per_class = self.per_class.max(1);
@@ -272,20 +305,15 @@ impl Keep {
                 }
                 let mut taken: Vec<usize> = Vec::new();
                 for (i, key) in batch.keys.iter().enumerate() {
-                    let Some(truth) = truths.get(&*key.job_id) else {
-                        continue;
+                    let label = match protocol_label(truths, key) {
+                        Verdict::NotLabelled => continue,
+                        Verdict::LeftOut => {
+                            dropped += 1;
+                            continue;
+                        }
+                        Verdict::Label(label) => label,
                     };
-                    if matches!(truth, Truth::Other(_)) {
-                        continue;
-                    }
-                    let Some(label) = dataset::label_window(truth, key) else {
-                        dropped += 1;
-                        continue;
-                    };
-                    kinds
-                        .entry(key.job_id.to_string())
-                        .or_default()
-                        .insert(label.to_string());
+                    note_kind(&mut kinds, key, label);
                     let h = window_hash(key, self.seed);
                     let (members, bound) = classes
                         .entry(label.to_string())
@@ -330,7 +358,7 @@ impl Keep {
 }
 
 /// Keeps only the rows of `kept` that some class still holds, renumbering the classes' rows.
-fn compact(kept: &mut Windows, classes: &mut BTreeMap<String, (Vec<(u64, usize)>, u64)>) {
+fn compact(kept: &mut Windows, classes: &mut KeptByClass) {
     let mut rows: Vec<usize> = classes
         .values()
         .flat_map(|(m, _)| m.iter().map(|&(_, r)| r))
@@ -439,22 +467,14 @@ impl Labelled {
         let mut dropped = 0;
         let mut kinds_found: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         for (i, key) in windows.keys.iter().enumerate() {
-            let Some(truth) = truths.get(&*key.job_id) else {
-                continue;
-            };
-            if matches!(truth, Truth::Other(_)) {
-                continue;
-            }
-            match dataset::label_window(truth, key) {
-                Some(label) => {
+            match protocol_label(&truths, key) {
+                Verdict::NotLabelled => {}
+                Verdict::LeftOut => dropped += 1,
+                Verdict::Label(label) => {
                     found.insert(label.to_string());
-                    kinds_found
-                        .entry(key.job_id.to_string())
-                        .or_default()
-                        .insert(label.to_string());
+                    note_kind(&mut kinds_found, key, label);
                     picked.push((i, label.to_string()));
                 }
-                None => dropped += 1,
             }
         }
         let mut class_list: Vec<String> = match classes {

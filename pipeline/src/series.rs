@@ -61,6 +61,8 @@ pub struct SeriesStats {
     pub idle_share: Option<f64>,
 }
 
+use std::collections::BTreeMap;
+
 pub use crate::stats::percentile_of_sorted;
 
 /// The percentiles of `values` (any order; reordered in place), by selection rather than a full
@@ -197,6 +199,21 @@ fn slope_per_h(ts: &[i64], values: &[f64]) -> Option<f64> {
         variance += dt * dt;
     }
     (variance > 0.0).then(|| covariance / variance)
+}
+
+/// Averages of the finite samples in bins of `bin_us` (aligned to the epoch, as DataFusion's
+/// `date_bin`), by bin start, summed in the samples' order: what tacc_stats' node imbalance
+/// compares across a job's nodes (`features::job`, and `js_bin_means` for the features plan).
+pub fn bin_means(samples: &[Sample], bin_us: i64) -> BTreeMap<i64, f64> {
+    let mut sums: BTreeMap<i64, (f64, u32)> = BTreeMap::new();
+    for &(t, v) in samples.iter().filter(|s| s.1.is_finite()) {
+        let sum = sums.entry(t - t.rem_euclid(bin_us)).or_default();
+        sum.0 += v;
+        sum.1 += 1;
+    }
+    sums.into_iter()
+        .map(|(bin, (sum, n))| (bin, sum / n as f64))
+        .collect()
 }
 
 /// The statistics of one series from its samples `(ts micros, value)`, sorted here by time if

@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 use super::Settings;
 use super::scan::{JobMeta, NamedSeries};
-use crate::series::{Sample, SeriesStats, describe};
+use crate::series::{Sample, SeriesStats, bin_means, describe};
 use crate::stats::median;
 
 /// One `features` row.
@@ -107,23 +107,9 @@ pub struct JobFeatures {
     pub summary: Summary,
 }
 
-/// Averages of the finite samples in bins of `bin_us` (aligned to the epoch, as DataFusion's
-/// `date_bin`), by bin start.
-fn binned(samples: &[(i64, f64)], bin_us: i64) -> BTreeMap<i64, f64> {
-    let mut sums: BTreeMap<i64, (f64, u32)> = BTreeMap::new();
-    for &(t, v) in samples.iter().filter(|s| s.1.is_finite()) {
-        let sum = sums.entry(t - t.rem_euclid(bin_us)).or_default();
-        sum.0 += v;
-        sum.1 += 1;
-    }
-    sums.into_iter()
-        .map(|(bin, (sum, n))| (bin, sum / n as f64))
-        .collect()
-}
-
 /// tacc_stats' node imbalance of one metric from each node's binned averages: the largest over
 /// nodes of the mean over bins (whose top is positive) of (top − node) / top.
-fn imbalance(nodes: &[BTreeMap<i64, f64>]) -> Option<f64> {
+pub fn imbalance(nodes: &[BTreeMap<i64, f64>]) -> Option<f64> {
     let mut top: BTreeMap<i64, f64> = BTreeMap::new();
     for node in nodes {
         for (&bin, &v) in node {
@@ -245,7 +231,7 @@ pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) ->
         }
         bins.entry(metric.clone())
             .or_default()
-            .push(binned(&points, bin_us));
+            .push(bin_means(&points, bin_us));
         if core_of(&metric).is_some() {
             let finite = points.iter().filter(|p| p.1.is_finite());
             let busy = finite.clone().filter(|p| p.1 > 0.5).count() as u64;

@@ -1,16 +1,16 @@
 //! The features step as DataFusion plans, for when the day's telemetry should be read by an
 //! engine rather than by this process's single pass: on a Ballista cluster (`[engine] ballista`,
-//! a backfill over history) or, to check it, here. Three statements run on the engine
+//! a backfill over history) or, to check it, here. Two statements run on the engine
 //! ([`reference::plan_series_sql`]: every series described by `js_describe`, the series core the
-//! single pass uses, with the counts the job-level figures need; [`reference::plan_imbalance_sql`]:
-//! each job × metric's node imbalance; [`reference::plan_left_out_sql`]: the samples left out);
-//! what comes back is one row per series and per job × metric, and the job-level figures are
-//! finished here by the same function as the single pass's ([`job::finish`]). The three tables
-//! are written as the single pass writes them (part `features`, replacing it).
+//! single pass uses, with what the job-level figures need: its idle and busy sample counts and
+//! its means per bin, `js_bin_means`; [`reference::plan_left_out_sql`]: the samples left out);
+//! what comes back is one row per series, and the job-level figures are finished here by the
+//! single pass's own code (tacc_stats' imbalance from the bins, [`job::imbalance`], then
+//! [`job::finish`]). The three tables are written as the single pass writes them (part
+//! `features`, replacing it), and equal its rows to the last bit (tested).
 //!
-//! The results equal the single pass's bit for bit but the node imbalance, which the engine
-//! averages in its own order (equal within 1e-9). `windows` are not computed by the plans: a day
-//! that asks for them ([`Settings::windows`]) is refused with a message saying so.
+//! `windows` are not computed by the plans: a day that asks for them ([`Settings::windows`]) is
+//! refused with a message saying so.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -50,25 +50,20 @@ pub fn compute_day_on(
     let runtime = query::engine_runtime()
         .map_err(|e| QueryError::Engine(format!("cannot start the query runtime: {e}")))?;
     let trim_s = settings.trim_s;
-    let (series, imbalances, left_out) = runtime.block_on(async {
+    let (series, left_out) = runtime.block_on(async {
         let ctx = engine.session(data).await?;
         // The options the features plan runs fastest with (each sample grouped once, in its
-        // job's partition): 2.2 → 1.5 s and 5.4 → 3.6 s for the two statements on a 64-node day.
+        // job's partition): 2.2 → 1.5 s for the series on a 64-node day.
         for (key, value) in reference::DESCRIBE_OPTIONS {
             query::collect(&ctx, &format!("SET {key} = {value}")).await?;
         }
         let series = query::collect(
             &ctx,
-            &reference::plan_series_sql(day, trim_s, &settings.idle_below),
-        )
-        .await?;
-        let imbalances = query::collect(
-            &ctx,
-            &reference::plan_imbalance_sql(day, trim_s, settings.bin_s),
+            &reference::plan_series_sql(day, trim_s, settings.bin_s, &settings.idle_below),
         )
         .await?;
         let left_out = query::collect(&ctx, &reference::plan_left_out_sql(day, trim_s)).await?;
-        Ok::<_, QueryError>((series, imbalances, left_out))
+        Ok::<_, QueryError>((series, left_out))
     })?;
     let build = |reason: String| FeaturesError::Build {
         day,
@@ -76,14 +71,18 @@ pub fn compute_day_on(
         reason,
     };
     let mut by_job = read_series(&series, settings).map_err(build)?;
-    let mut imbalance_of = read_imbalances(&imbalances).map_err(build)?;
+    drop(series);
     let (unattributed, trimmed_away) = read_left_out(&left_out).map_err(build)?;
     let computed: Vec<JobFeatures> = jobs
         .iter()
         .map(|meta| {
-            let (series, cores) = by_job.remove(&meta.job_id).unwrap_or_default();
-            let imbalances = imbalance_of.remove(&meta.job_id).unwrap_or_default();
-            job::finish(meta, series, &imbalances, &cores, settings)
+            let found = by_job.remove(&meta.job_id).unwrap_or_default();
+            let imbalances: BTreeMap<Arc<str>, Option<f64>> = found
+                .bins
+                .iter()
+                .map(|(metric, nodes)| (metric.clone(), job::imbalance(nodes)))
+                .collect();
+            job::finish(meta, found.series, &imbalances, &found.cores, settings)
         })
         .collect();
     let counts = scan::ScanCounts {
@@ -94,9 +93,16 @@ pub fn compute_day_on(
     super::write_day(data, day, &computed, counts, 0)
 }
 
-/// Each job's series rows (by node, then metric, as the statement orders them) and its per-core
-/// (finite, above 0.5) counts.
-type JobSeries = (Vec<SeriesRow>, Vec<(u64, u64)>);
+/// What the series statement says of one job.
+#[derive(Debug, Default)]
+struct JobSeries {
+    /// By node, then metric, as the statement orders them.
+    series: Vec<SeriesRow>,
+    /// Per-core series: (finite samples, those above 0.5).
+    cores: Vec<(u64, u64)>,
+    /// Per metric, each node's means per bin start.
+    bins: BTreeMap<Arc<str>, Vec<BTreeMap<i64, f64>>>,
+}
 
 /// A column of `batch` by name, cast to `to`.
 fn column(batch: &RecordBatch, name: &str, to: &DataType) -> Result<ArrayRef, String> {
@@ -137,6 +143,18 @@ fn read_series(
         for name in ["rise_from", "rise_to", "cliff_at"] {
             times.insert(name, column(batch, name, &DataType::Int64)?);
         }
+        let bins = batch
+            .column_by_name("bins")
+            .and_then(|c| c.as_struct_opt())
+            .ok_or("the features plan gave no column bins")?;
+        let (starts, means) = (
+            bins.column(0).as_list::<i32>(),
+            bins.column(1).as_list::<i32>(),
+        );
+        let (start_values, mean_values) = (
+            starts.values().as_primitive::<Int64Type>(),
+            means.values().as_primitive::<Float64Type>(),
+        );
         for i in 0..batch.num_rows() {
             let float = |name: &str| {
                 let a = floats[name].as_primitive::<Float64Type>();
@@ -181,38 +199,44 @@ fn read_series(
                     .filter(|&n| n > 0)
                     .map(|n| count("idle_n") as f64 / n as f64),
             };
-            let (series, cores) = by_job.entry(ids.value(i).to_string()).or_default();
+            let found = by_job.entry(ids.value(i).to_string()).or_default();
             if job::is_core_metric(&metric) {
-                cores.push((n, count("busy_n")));
+                found.cores.push((n, count("busy_n")));
             }
-            series.push(SeriesRow {
+            let bin_means: BTreeMap<i64, f64> = if bins.is_valid(i) && starts.is_valid(i) {
+                let (from, to) = (
+                    starts.value_offsets()[i] as usize,
+                    starts.value_offsets()[i + 1] as usize,
+                );
+                let (mean_from, mean_to) = (
+                    means.value_offsets()[i] as usize,
+                    means.value_offsets()[i + 1] as usize,
+                );
+                if mean_to - mean_from != to - from {
+                    return Err(format!(
+                        "the features plan gave {} bin starts and {} means",
+                        to - from,
+                        mean_to - mean_from
+                    ));
+                }
+                (from..to)
+                    .zip(mean_from..mean_to)
+                    .map(|(a, b)| (start_values.value(a), mean_values.value(b)))
+                    .collect()
+            } else {
+                BTreeMap::new()
+            };
+            found
+                .bins
+                .entry(metric.clone())
+                .or_default()
+                .push(bin_means);
+            found.series.push(SeriesRow {
                 node,
                 metric,
                 stats,
                 coverage: None,
             });
-        }
-    }
-    Ok(by_job)
-}
-
-/// A job's node imbalance per metric (none when no bin's top was positive).
-type Imbalances = BTreeMap<Arc<str>, Option<f64>>;
-
-/// Each job's node imbalance per metric.
-fn read_imbalances(batches: &[RecordBatch]) -> Result<BTreeMap<String, Imbalances>, String> {
-    let mut by_job: BTreeMap<String, Imbalances> = BTreeMap::new();
-    for batch in batches {
-        let ids = column(batch, "job_id", &DataType::Utf8)?;
-        let metrics = column(batch, "metric", &DataType::Utf8)?;
-        let values = column(batch, "imbalance", &DataType::Float64)?;
-        let (ids, metrics) = (ids.as_string::<i32>(), metrics.as_string::<i32>());
-        let values = values.as_primitive::<Float64Type>();
-        for i in 0..batch.num_rows() {
-            by_job.entry(ids.value(i).to_string()).or_default().insert(
-                Arc::from(metrics.value(i)),
-                values.is_valid(i).then(|| values.value(i)),
-            );
         }
     }
     Ok(by_job)

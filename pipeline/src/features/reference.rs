@@ -233,12 +233,15 @@ ORDER BY job_id, node, metric"#,
 /// The features plan's statement for one day's series ([`super::plan`]): [`describe_sql`] for
 /// every job, plus what the job-level figures need beyond the statistics, counted from the finite
 /// samples of each series: `idle_n`, those below the metric's idle threshold (`idle_below`;
-/// 0 for a metric without one), and `busy_n`, those above 0.5 (the per-core duty cycle). Both
-/// comparisons are bounded on the other side as well, so that neither a NaN nor an infinity
-/// is counted, whichever way the engine orders NaN.
+/// 0 for a metric without one), and `busy_n`, those above 0.5 (the per-core duty cycle), and
+/// `bins`, the series' means in bins of `bin_s` (`js_bin_means`), from which tacc_stats' node
+/// imbalance is computed as the single pass computes it. The two comparisons are bounded on the
+/// other side as well, so that neither a NaN nor an infinity is counted, whichever way the
+/// engine orders NaN.
 pub fn plan_series_sql(
     day: NaiveDate,
     trim_s: u64,
+    bin_s: u64,
     idle_below: &std::collections::BTreeMap<String, f64>,
 ) -> String {
     let idle = if idle_below.is_empty() {
@@ -261,7 +264,13 @@ pub fn plan_series_sql(
     let busy = "CAST(sum(CASE WHEN t.value > 0.5 AND t.value < CAST('Infinity' AS DOUBLE) \
                 THEN 1 ELSE 0 END) AS BIGINT)"
         .to_string();
-    describe_with(day, trim_s, &[], &[(idle, "idle_n"), (busy, "busy_n")])
+    let bins = format!("js_bin_means(t.ts, t.value, {bin_s})");
+    describe_with(
+        day,
+        trim_s,
+        &[],
+        &[(idle, "idle_n"), (busy, "busy_n"), (bins, "bins")],
+    )
 }
 
 /// The features plan's count of the day's samples it leaves out: `unattributed`, of job ids not
@@ -280,33 +289,6 @@ WHERE t.day = '{day}'"#,
     )
 }
 
-/// The features plan's node imbalance of every job × metric of the day, as
-/// [`across_nodes_sql`] computes it: `job_id`, `metric`, `imbalance` (NULL when no bin's top is
-/// positive; a metric without a row has no finite sample). Grouped on telemetry's own dictionary
-/// columns, as [`describe_sql`] is: with the strings cast per sample, as the reference does, it
-/// took a third longer.
-pub fn plan_imbalance_sql(day: NaiveDate, trim_s: u64, bin_s: u64) -> String {
-    format!(
-        r#"{jobs},
-k AS (SELECT j.*, arrow_cast(j.job_id, 'Dictionary(Int32, Utf8)') AS job_key FROM j),
-binned AS (
-  SELECT t.job_id AS job_key, t.metric, t.node, date_bin(INTERVAL '{bin_s} seconds', t.ts) AS bin,
-         avg(t.value) AS v
-  FROM telemetry t JOIN k ON t.job_id = k.job_key
-  WHERE t.day = '{day}'
-    AND (NOT k.trimmed OR (t.ts >= k.keep_from AND t.ts <= k.keep_to))
-    AND NOT isnan(t.value) AND abs(t.value) <> CAST('Infinity' AS DOUBLE)
-  GROUP BY t.job_id, t.metric, t.node, date_bin(INTERVAL '{bin_s} seconds', t.ts)
-),
-{imbalance}
-SELECT k.job_id, CAST(i.metric AS VARCHAR) AS metric, i.imbalance
-FROM imbalance i JOIN k ON i.job_key = k.job_key"#,
-        jobs = day_jobs(day, trim_s, &[]),
-        day = day.format("%Y-%m-%d"),
-        imbalance = imbalance_of_bins("job_key"),
-    )
-}
-
 /// tacc_stats' node imbalance from the finite trimmed samples `f`, as CTEs ending in
 /// `imbalance(job_id, metric, imbalance)`.
 fn imbalance_ctes(bin_s: u64) -> String {
@@ -315,26 +297,17 @@ fn imbalance_ctes(bin_s: u64) -> String {
   SELECT job_id, metric, node, date_bin(INTERVAL '{bin_s} seconds', ts) AS bin, avg(value) AS v
   FROM f GROUP BY job_id, metric, node, date_bin(INTERVAL '{bin_s} seconds', ts)
 ),
-{imbalance}"#,
-        imbalance = imbalance_of_bins("job_id"),
-    )
-}
-
-/// The node imbalance from `binned(<job>, metric, node, bin, v)`, each node's mean per bin, as
-/// CTEs ending in `imbalance(<job>, metric, imbalance)`; `job` names the job's column.
-fn imbalance_of_bins(job: &str) -> String {
-    format!(
-        r#"peak AS (
-  SELECT {job}, metric, bin, max(v) AS top FROM binned GROUP BY {job}, metric, bin
+peak AS (
+  SELECT job_id, metric, bin, max(v) AS top FROM binned GROUP BY job_id, metric, bin
 ),
 behind AS (
-  SELECT b.{job}, b.metric, b.node, avg((p.top - b.v) / p.top) AS behind
-  FROM binned b JOIN peak p ON b.{job} = p.{job} AND b.metric = p.metric AND b.bin = p.bin
+  SELECT b.job_id, b.metric, b.node, avg((p.top - b.v) / p.top) AS behind
+  FROM binned b JOIN peak p ON b.job_id = p.job_id AND b.metric = p.metric AND b.bin = p.bin
   WHERE p.top > 0
-  GROUP BY b.{job}, b.metric, b.node
+  GROUP BY b.job_id, b.metric, b.node
 ),
 imbalance AS (
-  SELECT {job}, metric, max(behind) AS imbalance FROM behind GROUP BY {job}, metric
+  SELECT job_id, metric, max(behind) AS imbalance FROM behind GROUP BY job_id, metric
 )"#
     )
 }

@@ -29,8 +29,9 @@ use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::{
     Accumulator, AggregateUDF, AggregateUDFImpl, EmitTo, GroupsAccumulator, Signature, Volatility,
 };
+use datafusion::physical_expr::expressions::Literal;
 
-use crate::series::{PERCENTILES, Sample, SeriesStats, describe};
+use crate::series::{PERCENTILES, Sample, SeriesStats, bin_means, describe};
 
 /// One figure of [`SeriesStats`] as a function: its SQL name, whether it takes the sample time
 /// first, what it means (for `docs/sql.md`), and how it is read from the statistics.
@@ -140,21 +141,28 @@ const _: () = assert!(PERCENTILES.len() == 5);
 /// computes for a series, for a plan that computes features in SQL.
 pub const DESCRIBE: &str = "js_describe";
 
+/// The function that averages a series in bins of a constant width, for tacc_stats' node
+/// imbalance in a plan that computes features in SQL: `js_bin_means(time, value, seconds)` gives
+/// `{start_us: [...], mean: [...]}`, the bins (aligned to the epoch, as `date_bin`) in time order.
+pub const BIN_MEANS: &str = "js_bin_means";
+
 /// Every function, ready to register with a session.
 pub fn all() -> Vec<AggregateUDF> {
     FIGURES
         .iter()
         .map(|&figure| Output::Figure(figure))
-        .chain([Output::Describe])
+        .chain([Output::Describe, Output::BinMeans])
         .map(|output| AggregateUDF::from(SeriesFunction::new(output)))
         .collect()
 }
 
-/// What a function answers: one figure, or all of them (`js_describe`).
+/// What a function answers: one figure, all of them (`js_describe`), or the bin means
+/// (`js_bin_means`).
 #[derive(Debug, Clone, Copy)]
 enum Output {
     Figure(Figure),
     Describe,
+    BinMeans,
 }
 
 /// How a time (microseconds since the epoch) is read from a series' statistics.
@@ -166,6 +174,18 @@ const DESCRIBE_TIMES: [(&str, ReadTime); 3] = [
     ("rise_to", |s| s.rise_to),
     ("cliff_at", |s| s.cliff_at),
 ];
+
+/// `js_bin_means`' answer: each bin's start (microseconds since the epoch) and mean.
+fn bin_means_fields() -> Fields {
+    Fields::from(vec![
+        Field::new(
+            "start_us",
+            DataType::List(list_field(DataType::Int64)),
+            true,
+        ),
+        Field::new("mean", DataType::List(list_field(DataType::Float64)), true),
+    ])
+}
 
 fn describe_fields() -> Fields {
     let mut fields = vec![
@@ -195,13 +215,14 @@ impl Output {
         match self {
             Output::Figure(f) => f.name,
             Output::Describe => DESCRIBE,
+            Output::BinMeans => BIN_MEANS,
         }
     }
 
     fn timed(&self) -> bool {
         match self {
             Output::Figure(f) => f.timed,
-            Output::Describe => true,
+            Output::Describe | Output::BinMeans => true,
         }
     }
 
@@ -210,7 +231,51 @@ impl Output {
             Output::Figure(f) if f.name == COUNT => DataType::Int64,
             Output::Figure(_) => DataType::Float64,
             Output::Describe => DataType::Struct(describe_fields()),
+            Output::BinMeans => DataType::Struct(bin_means_fields()),
         }
+    }
+
+    /// The answer for each group, from its samples (described, or averaged in bins of
+    /// `bin_us`), each group dropped as soon as it is done.
+    fn answer(&self, groups: Vec<Samples>, bin_us: i64) -> Result<ArrayRef> {
+        if let Output::BinMeans = self {
+            let (mut starts, mut means, mut lengths) = (Vec::new(), Vec::new(), Vec::new());
+            for mut group in groups {
+                // In time order, as the features step sums them.
+                group.sort_by_key(|s| s.0);
+                let bins = bin_means(&group, bin_us);
+                lengths.push(bins.len());
+                for (start, mean) in bins {
+                    starts.push(start);
+                    means.push(mean);
+                }
+            }
+            let offsets = OffsetBuffer::from_lengths(lengths);
+            let columns: Vec<ArrayRef> = vec![
+                Arc::new(ListArray::try_new(
+                    list_field(DataType::Int64),
+                    offsets.clone(),
+                    Arc::new(Int64Array::from(starts)),
+                    None,
+                )?),
+                Arc::new(ListArray::try_new(
+                    list_field(DataType::Float64),
+                    offsets,
+                    Arc::new(Float64Array::from(means)),
+                    None,
+                )?),
+            ];
+            return Ok(Arc::new(StructArray::try_new(
+                bin_means_fields(),
+                columns,
+                None,
+            )?));
+        }
+        let stats: Vec<SeriesStats> = groups
+            .into_iter()
+            .map(|mut group| describe(&mut group, None))
+            .collect();
+        self.build(&stats)
     }
 
     /// The answer for each group, from its statistics.
@@ -226,6 +291,7 @@ impl Output {
         Ok(match self {
             Output::Figure(f) if f.name == COUNT => counts(|s| s.n),
             Output::Figure(f) => numbers(f.read),
+            Output::BinMeans => return internal_err!("js_bin_means is not built from statistics"),
             Output::Describe => {
                 let mut columns = vec![
                     counts(|s| s.n),
@@ -262,8 +328,33 @@ impl SeriesFunction {
         }
     }
 
+    /// `js_bin_means`' bin width in microseconds, from its third argument, which must be a
+    /// positive constant (every group is binned alike); 0 for the other functions.
+    fn bin_us(&self, args: &AccumulatorArgs) -> Result<i64> {
+        if !matches!(self.output, Output::BinMeans) {
+            return Ok(0);
+        }
+        let seconds = args
+            .exprs
+            .get(2)
+            .and_then(|e| e.downcast_ref::<Literal>())
+            .and_then(|l| match l.value() {
+                ScalarValue::Int64(Some(s)) => Some(*s),
+                _ => None,
+            });
+        match seconds {
+            Some(s) if s > 0 && s <= i64::MAX / 1_000_000 => Ok(s * 1_000_000),
+            _ => plan_err!(
+                "{}: the bin width must be a positive whole number of seconds, written as a constant",
+                self.usage()
+            ),
+        }
+    }
+
     fn usage(&self) -> String {
-        if self.output.timed() {
+        if let Output::BinMeans = self.output {
+            format!("{}(time, value, seconds)", self.output.name())
+        } else if self.output.timed() {
             format!("{}(time, value)", self.output.name())
         } else {
             format!("{}(value)", self.output.name())
@@ -303,6 +394,23 @@ impl AggregateUDFImpl for SeriesFunction {
     /// function's usage.
     fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
         let is_value = |t: &DataType| t.is_numeric() || t.is_null();
+        let is_time = |t: &DataType| matches!(t, DataType::Timestamp(..) | DataType::Null);
+        if let Output::BinMeans = self.output {
+            return match arg_types {
+                [t, v, w] if is_time(t) && is_value(v) && w.is_integer() => {
+                    Ok(vec![TIME, DataType::Float64, DataType::Int64])
+                }
+                _ => plan_err!(
+                    "{} takes a timestamp, a number and a whole number of seconds, not ({})",
+                    self.usage(),
+                    arg_types
+                        .iter()
+                        .map(|t| t.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+        }
         match (self.output.timed(), arg_types) {
             (false, [v]) if is_value(v) => Ok(vec![DataType::Float64]),
             (true, [t, v])
@@ -348,9 +456,10 @@ impl AggregateUDFImpl for SeriesFunction {
         ])
     }
 
-    fn accumulator(&self, _args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+    fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
         Ok(Box::new(SeriesAccumulator {
             output: self.output,
+            bin_us: self.bin_us(&args)?,
             samples: Samples::default(),
         }))
     }
@@ -361,10 +470,11 @@ impl AggregateUDFImpl for SeriesFunction {
 
     fn create_groups_accumulator(
         &self,
-        _args: AccumulatorArgs,
+        args: AccumulatorArgs,
     ) -> Result<Box<dyn GroupsAccumulator>> {
         Ok(Box::new(SeriesGroups {
             output: self.output,
+            bin_us: self.bin_us(&args)?,
             groups: Vec::new(),
             samples: 0,
         }))
@@ -481,6 +591,8 @@ fn each_state(
 #[derive(Debug)]
 struct SeriesAccumulator {
     output: Output,
+    /// `js_bin_means`' bin width (0 for the others).
+    bin_us: i64,
     samples: Samples,
 }
 
@@ -503,7 +615,9 @@ impl Accumulator for SeriesAccumulator {
     }
 
     fn evaluate(&mut self) -> Result<ScalarValue> {
-        let answer = self.output.build(&[describe(&mut self.samples, None)])?;
+        let answer = self
+            .output
+            .answer(vec![std::mem::take(&mut self.samples)], self.bin_us)?;
         ScalarValue::try_from_array(&answer, 0)
     }
 
@@ -516,6 +630,8 @@ impl Accumulator for SeriesAccumulator {
 #[derive(Debug)]
 struct SeriesGroups {
     output: Output,
+    /// `js_bin_means`' bin width (0 for the others).
+    bin_us: i64,
     groups: Vec<Samples>,
     /// Samples held, for [`GroupsAccumulator::size`].
     samples: usize,
@@ -553,11 +669,8 @@ impl GroupsAccumulator for SeriesGroups {
     }
 
     fn evaluate(&mut self, emit_to: EmitTo) -> Result<ArrayRef> {
-        // Each group's samples are dropped as soon as it is described.
-        let stats: Vec<SeriesStats> = (self.take(emit_to).into_iter())
-            .map(|mut group| describe(&mut group, None))
-            .collect();
-        self.output.build(&stats)
+        let groups = self.take(emit_to);
+        self.output.answer(groups, self.bin_us)
     }
 
     fn state(&mut self, emit_to: EmitTo) -> Result<Vec<ArrayRef>> {
@@ -780,6 +893,67 @@ mod tests {
         let batches = ctx.sql(sql).await.expect(sql).collect().await.expect(sql);
         let x = batches[0].column(0).as_primitive::<Float64Type>().value(0);
         assert_eq!(Some(x), expected[0].1.percentiles[4]);
+
+        // js_bin_means: the core's bin means (time order, NaN left out) per group, on the
+        // grouped path and the whole-table one; the width must be a positive constant.
+        for sql in [
+            "SELECT series, js_bin_means(ts, value, 60) AS b FROM t GROUP BY series ORDER BY series",
+            "SELECT 'a' AS series, js_bin_means(ts, value, 60) AS b FROM t WHERE series = 'a'",
+        ] {
+            let batches = ctx.sql(sql).await.expect(sql).collect().await.expect(sql);
+            let mut got: Vec<(String, Vec<(i64, f64)>)> = Vec::new();
+            for b in &batches {
+                let names = cast(b.column(0), &DataType::Utf8).expect("names");
+                let names = names.as_string::<i32>();
+                let bins = b.column(1).as_struct();
+                let (starts, means) = (
+                    bins.column(0).as_list::<i32>(),
+                    bins.column(1).as_list::<i32>(),
+                );
+                for i in 0..b.num_rows() {
+                    let starts = starts.value(i);
+                    let means = means.value(i);
+                    let pairs = (0..starts.len())
+                        .map(|k| {
+                            (
+                                starts.as_primitive::<Int64Type>().value(k),
+                                means.as_primitive::<Float64Type>().value(k),
+                            )
+                        })
+                        .collect();
+                    got.push((names.value(i).to_string(), pairs));
+                }
+            }
+            for (name, pairs) in &got {
+                let mut samples: Vec<(i64, f64)> = rows
+                    .iter()
+                    .filter(|r| r.0 == name)
+                    .filter_map(|r| r.2.map(|v| (r.1 * 1_000_000, v)))
+                    .collect();
+                samples.sort_by_key(|s| s.0);
+                let expected: Vec<(i64, f64)> =
+                    bin_means(&samples, 60_000_000).into_iter().collect();
+                assert_eq!(pairs, &expected, "{sql}: {name}");
+                assert!(pairs.len() >= 7, "{sql}: {name}");
+            }
+            assert!(!got.is_empty(), "{sql}");
+        }
+        for bad in [
+            "SELECT js_bin_means(ts, value, 0) FROM t",
+            "SELECT js_bin_means(ts, value, CAST(length(series) AS BIGINT)) FROM t",
+        ] {
+            let refused = match ctx.sql(bad).await {
+                Err(e) => e.to_string(),
+                Ok(frame) => frame
+                    .collect()
+                    .await
+                    .map_or_else(|e| e.to_string(), |_| String::new()),
+            };
+            assert!(
+                refused.contains("positive whole number of seconds"),
+                "{bad}: {refused}"
+            );
+        }
 
         let bad = ctx.sql("SELECT js_slope_per_h(value) FROM t").await;
         assert!(bad.is_err_and(|e| e.to_string().contains("js_slope_per_h(time, value)")));

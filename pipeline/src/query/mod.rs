@@ -115,8 +115,8 @@ const ENGINE_THREAD_STACK: usize = 32 * 1024 * 1024;
 /// The runtime for work on an [`Engine`] that may be Ballista, and for the Ballista scheduler and
 /// executors themselves: multi-threaded (the client's gRPC calls run beside the query's stream),
 /// with 32 MiB stacks. Plans are planned, encoded and decoded recursively; the features plan's
-/// imbalance statement overflowed the 2 MiB default stack of a tokio worker, and the scheduler
-/// died of it ("transport error" on the client).
+/// first imbalance statement (SQL joins of bins) overflowed the 2 MiB default stack of a tokio
+/// worker, and the scheduler died of it ("transport error" on the client).
 pub fn engine_runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -250,21 +250,7 @@ impl Output {
                     means.push(mean);
                 }
             }
-            let offsets = OffsetBuffer::from_lengths(lengths);
-            let columns: Vec<ArrayRef> = vec![
-                Arc::new(ListArray::try_new(
-                    list_field(DataType::Int64),
-                    offsets.clone(),
-                    Arc::new(Int64Array::from(starts)),
-                    None,
-                )?),
-                Arc::new(ListArray::try_new(
-                    list_field(DataType::Float64),
-                    offsets,
-                    Arc::new(Float64Array::from(means)),
-                    None,
-                )?),
-            ];
+            let columns = paired_lists(starts, means, lengths)?;
             return Ok(Arc::new(StructArray::try_new(
                 bin_means_fields(),
                 columns,
@@ -543,18 +529,28 @@ fn state_lists(groups: &[Samples]) -> Result<Vec<ArrayRef>> {
         times.push(t);
         values.push(v);
     }
-    let offsets = OffsetBuffer::from_lengths(groups.iter().map(Vec::len));
+    paired_lists(times, values, groups.iter().map(Vec::len))
+}
+
+/// Two list columns with a list per group of `lengths`: the groups' whole numbers (times, bin
+/// starts) and their numbers (values, means), both flattened in group order.
+fn paired_lists(
+    whole: Vec<i64>,
+    numbers: Vec<f64>,
+    lengths: impl IntoIterator<Item = usize>,
+) -> Result<Vec<ArrayRef>> {
+    let offsets = OffsetBuffer::from_lengths(lengths);
     Ok(vec![
         Arc::new(ListArray::try_new(
             list_field(DataType::Int64),
             offsets.clone(),
-            Arc::new(Int64Array::from(times)),
+            Arc::new(Int64Array::from(whole)),
             None,
         )?),
         Arc::new(ListArray::try_new(
             list_field(DataType::Float64),
             offsets,
-            Arc::new(Float64Array::from(values)),
+            Arc::new(Float64Array::from(numbers)),
             None,
         )?),
     ])

@@ -508,8 +508,8 @@ pub enum Method {
     Auto,
     /// The single pass in this process (the fastest on one machine).
     SinglePass,
-    /// The DataFusion plan ([`plan`]) on the configured engine: the Ballista cluster, or this
-    /// process without one. Computes no windows.
+    /// The DataFusion plan on the configured engine: the Ballista cluster, or this process
+    /// without one. Computes no windows.
     Plan,
 }
 

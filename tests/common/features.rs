@@ -19,7 +19,7 @@ fn only(jobs: &[String]) -> String {
 }
 
 /// Two JSON numbers equal within `tolerance` relative to the larger (at least 1), or both null.
-pub fn near(a: &serde_json::Value, b: &serde_json::Value, tolerance: f64) -> bool {
+fn near(a: &serde_json::Value, b: &serde_json::Value, tolerance: f64) -> bool {
     match (a.as_f64(), b.as_f64()) {
         (None, None) => a.is_null() && b.is_null(),
         (Some(x), Some(y)) => (x - y).abs() <= tolerance * x.abs().max(y.abs()).max(1.0),

@@ -559,8 +559,8 @@ pub fn compute_day_by(
     let used = method_used(method, engine, settings);
     let computed = match used {
         Used::SinglePass => compute_day(data, day, settings, progress)?,
-        Used::PlanHere => plan::compute_day_on(&crate::query::Engine::Local, data, day, settings)?,
-        Used::PlanOnBallista => plan::compute_day_on(engine, data, day, settings)?,
+        // Here or on the cluster: whichever `engine` is.
+        Used::PlanHere | Used::PlanOnBallista => plan::compute_day_on(engine, data, day, settings)?,
     };
     Ok((computed, used))
 }

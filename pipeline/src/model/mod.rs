@@ -241,16 +241,22 @@ fn protocol_label<'a>(
     }
 }
 
-/// Adds `label` to the kinds of the window's job.
+/// Adds `label` to the kinds of the window's job (once per window read: nothing is allocated
+/// when the job already has it).
 fn note_kind(
     kinds: &mut BTreeMap<String, BTreeSet<String>>,
     key: &dataset::WindowKey,
     label: &str,
 ) {
-    kinds
-        .entry(key.job_id.to_string())
-        .or_default()
-        .insert(label.to_string());
+    match kinds.get_mut(&*key.job_id) {
+        Some(known) if known.contains(label) => {}
+        Some(known) => {
+            known.insert(label.to_string());
+        }
+        None => {
+            kinds.insert(key.job_id.to_string(), BTreeSet::from([label.to_string()]));
+        }
+    }
 }
 
 /// A sampled read: at most `per_class` windows of each class, the smallest by [`window_hash`].
@@ -315,9 +321,12 @@ impl Keep {
                     };
                     note_kind(&mut kinds, key, label);
                     let h = window_hash(key, self.seed);
-                    let (members, bound) = classes
-                        .entry(label.to_string())
-                        .or_insert_with(|| (Vec::new(), u64::MAX));
+                    if !classes.contains_key(label) {
+                        classes.insert(label.to_string(), (Vec::new(), u64::MAX));
+                    }
+                    let Some((members, bound)) = classes.get_mut(label) else {
+                        continue;
+                    };
                     if h < *bound {
                         members.push((h, kept.keys.len() + taken.len()));
                         taken.push(i);

@@ -1,0 +1,2 @@
+pub mod neighbour;
+pub(crate) mod sort;

@@ -1,0 +1,2 @@
+pub mod heap_select;
+pub mod quick_sort;

@@ -1,0 +1,4 @@
+/// matrix bindings
+pub mod matrix;
+/// vector bindings
+pub mod vector;

@@ -1,0 +1,2 @@
+mod grid_search;
+pub use grid_search::{GridSearchCV, GridSearchCVParameters};

@@ -455,7 +455,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 2000)]
     pub max_samples_per_tree: usize,
     /// Columns one tree learns from (a seeded subset per tree beyond it, random subspaces; 0:
-    /// all). Bounds smartcore's per-tree cost of sorting every column (docs/models.md).
+    /// all). Decorrelates the trees; costs quality on the HPAS runs (docs/models.md).
     #[arg(long, default_value_t = 0)]
     pub columns_per_tree: usize,
     /// Seed for the trees, the samples and the folds.

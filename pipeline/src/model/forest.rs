@@ -41,8 +41,9 @@ pub struct ForestParams {
     #[serde(default)]
     pub max_samples_per_tree: usize,
     /// Columns one tree learns from, a seeded subset per tree when there are more (0: all; Ho's
-    /// random subspaces on top of the bagging): smartcore sorts every column of a tree's rows
-    /// before growing it, so this bounds the cost per tree. Files from before load with 0.
+    /// random subspaces on top of the bagging). Introduced to bound smartcore's sorting of
+    /// every column per tree, which the forest's shared order has since removed; it now only
+    /// decorrelates the trees. Files from before load with 0.
     #[serde(default)]
     pub columns_per_tree: usize,
     pub seed: u64,

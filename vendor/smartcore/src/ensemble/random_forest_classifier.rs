@@ -562,8 +562,11 @@ impl<TX: FloatNumber + PartialOrd, TY: Number + Ord, X: Array2<TX>, Y: Array1<TY
 
                 let (n, _) = x.shape();
 
+                // One tally of votes for all rows (jobsight's patch: `predict_for_row` allocated
+                // one per row, which was most of the time of a forest's prediction).
+                let mut votes = vec![0; classes.len()];
                 for i in 0..n {
-                    result.set(i, classes[self.predict_for_row(x, i)]);
+                    result.set(i, classes[self.predict_for_row_into(x, i, &mut votes)]);
                 }
 
                 Ok(result)
@@ -574,14 +577,14 @@ impl<TX: FloatNumber + PartialOrd, TY: Number + Ord, X: Array2<TX>, Y: Array1<TY
         }
     }
 
-    fn predict_for_row(&self, x: &X, row: usize) -> usize {
-        let mut result = vec![0; self.classes.as_ref().unwrap().len()];
-
+    /// The class most trees vote for, tallied into `votes` (one entry per class, cleared here).
+    fn predict_for_row_into(&self, x: &X, row: usize, votes: &mut [usize]) -> usize {
+        votes.fill(0);
         for tree in self.trees.as_ref().unwrap().iter() {
-            result[tree.predict_for_row(x, row)] += 1;
+            votes[tree.predict_for_row(x, row)] += 1;
         }
 
-        which_max(&result)
+        which_max(votes)
     }
 
     /// Predict OOB classes for `x`. `x` is expected to be equal to the dataset used in training.

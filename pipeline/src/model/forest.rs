@@ -673,21 +673,24 @@ mod tests {
         let tied = |r: usize, c: usize| ((r * (c + 3) * 7919) % 13) as f64;
         let distinct = |r: usize, c: usize| ((r * (c + 3) * 7919) % 1009) as f64 + c as f64 / 10.0;
         let labels: Vec<u32> = (0..rows).map(|r| ((r * 31) % 3) as u32).collect();
+        // smartcore sorting for itself and the tree given `order` grow the same four trees.
+        let same_trees = |x: &DenseMatrix<f64>, y: &Vec<u32>, order: &[Vec<usize>]| {
+            for seed in 0..4 {
+                let own = Tree::fit(x, y, p.clone().with_seed(seed)).unwrap();
+                let given = grow(x, y, order, seed, &params).unwrap();
+                assert_eq!(
+                    serde_json::to_string(&own).unwrap(),
+                    serde_json::to_string(&given).unwrap()
+                );
+            }
+        };
         for value in [&tied as &dyn Fn(usize, usize) -> f64, &distinct] {
             let x: Vec<f64> = (0..rows)
                 .flat_map(|r| (0..columns).map(move |c| (r, c)))
                 .map(|(r, c)| value(r, c))
                 .collect();
             let order = column_orders(&x, columns);
-            let all = matrix(x.clone(), rows, columns).unwrap();
-            for seed in 0..4 {
-                let own = Tree::fit(&all, &labels, p.clone().with_seed(seed)).unwrap();
-                let given = grow(&all, &labels, &order, seed, &params).unwrap();
-                assert_eq!(
-                    serde_json::to_string(&own).unwrap(),
-                    serde_json::to_string(&given).unwrap()
-                );
-            }
+            same_trees(&matrix(x, rows, columns).unwrap(), &labels, &order);
         }
         // A tree's rows and columns: its order taken from the forest's.
         let x: Vec<f64> = (0..rows)
@@ -698,15 +701,7 @@ mod tests {
         let keep = [0, 2, 5];
         let y: Vec<u32> = picked.iter().map(|&r| labels[r]).collect();
         let sub = select_columns(&x, columns, picked.iter().copied(), &keep).unwrap();
-        let derived = tree_order(&order, rows, &picked, Some(&keep));
-        for seed in 0..4 {
-            let own = Tree::fit(&sub, &y, p.clone().with_seed(seed)).unwrap();
-            let given = grow(&sub, &y, &derived, seed, &params).unwrap();
-            assert_eq!(
-                serde_json::to_string(&own).unwrap(),
-                serde_json::to_string(&given).unwrap()
-            );
-        }
+        same_trees(&sub, &y, &tree_order(&order, rows, &picked, Some(&keep)));
         // An order that does not fit the matrix is refused, not followed.
         let err = grow(&sub, &y, &order, 0, &params).unwrap_err();
         assert!(err.to_string().contains("every row"), "{err}");

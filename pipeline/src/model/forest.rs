@@ -6,9 +6,9 @@
 //! only returns the majority class, and the "unknown" verdict needs the share of trees that agree
 //! (Taxonomist's confidence). Trees are fitted in parallel, each with its own seed, so a model is
 //! the same on any number of threads. The training rows are sorted by every column once per
-//! forest and each tree is given its rows' order (`fit_with_order`, added by jobsight's patch
-//! of smartcore, `vendor/smartcore`): left to itself, every tree sorts every
-//! column again, which was 80 % of training's time.
+//! forest and each tree is given its rows' order (`fit_with_order`, added by jobsight's patch of
+//! smartcore, `vendor/smartcore`): left to itself, every tree sorts every column again, which
+//! was 80 % of training's time. Prediction has every tree judge a block of rows before the next.
 //!
 //! Before fitting, features are prepared on the training rows only (no leakage into evaluation):
 //! a missing value becomes the feature's training median, features that are constant or never

@@ -273,13 +273,7 @@ fn only_outcome(report: &per_job::IngestReport) -> &Outcome {
 
 #[test]
 fn prometheus_faults_leave_the_job_pending_and_the_warehouse_untouched() {
-    // Prometheus down: a port that was just free.
-    let down = {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        format!("http://{}", l.local_addr().unwrap())
-    };
-    let cases: Vec<(&str, String, &str)> = vec![
-        ("down", down, "cannot reach prometheus"),
+    let mut cases: Vec<(&str, String, &str)> = vec![
         (
             "http 500",
             fake_prometheus(Fault::Http500),
@@ -312,6 +306,14 @@ fn prometheus_faults_leave_the_job_pending_and_the_warehouse_untouched() {
             "more than one series for node vm",
         ),
     ];
+    // Prometheus down: a port that was just free, taken after the stand-ins have their ports
+    // (taken before, the kernel once gave it straight back to the next stand-in, which then
+    // answered the "down" case with its HTTP 500).
+    let down = {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", l.local_addr().unwrap())
+    };
+    cases.insert(0, ("down", down, "cannot reach prometheus"));
     for (case, url, expected) in cases {
         let s = setup();
         let before = snapshot(&s.data);

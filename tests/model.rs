@@ -183,6 +183,35 @@ fn train_evaluate_predict_and_refuse_bad_models() {
     let err =
         fails(jobsight(&data).args(["model", "eval", "--leave-out-application", "--cv", "3"]));
     assert!(err.contains("cannot be used with"), "{err}");
+    // Application-relative features: measured by `model eval`, refused by `model train` (the
+    // figures are in docs/models.md; `classify` does not compute them).
+    let apps = common::run_ok(jobsight(&data).args([
+        "model",
+        "eval",
+        "--leave-out-application",
+        "--features",
+        "application",
+        "--trees",
+        "5",
+        "--metrics",
+        "cpu_user,mem_used_bytes",
+    ]));
+    assert!(apps.contains("leave-one-application-out over"), "{apps}");
+    let err = fails(
+        jobsight(&data)
+            .args([
+                "model",
+                "train",
+                "--kind",
+                "diagnosis",
+                "--features",
+                "application",
+            ])
+            .arg("--out")
+            .arg(work.path().join("app.model")),
+    );
+    assert!(err.contains("is for `model eval` only"), "{err}");
+    assert!(!work.path().join("app.model").exists());
 
     let info = common::run_ok(jobsight(&data).args(["model", "info"]).arg(&model));
     assert!(info.contains("classes: healthy"), "{info}");

@@ -465,6 +465,8 @@ pub struct TrainArgs {
     /// (each against its job's typical window on the node, the median of its first and last
     /// fifth of windows: the same across applications and input sizes) or `both`. Default:
     /// `relative` for the diagnosis, `absolute` for the anomaly score (as measured, docs/models.md).
+    /// `application` (`model eval` only): `relative` plus each window against the typical window
+    /// of its application's other runs; measured, not better (docs/models.md).
     #[arg(long, value_enum)]
     pub features: Option<crate::model::dataset::FeatureSet>,
     /// Train on these metrics only (comma-separated names, or prefixes ending in `*`); default:

@@ -22,6 +22,7 @@ use datafusion::parquet::arrow::ProjectionMask;
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use super::ModelError;
+use super::typical::AppBaselines;
 use crate::catalog::Table;
 use crate::simulate::Anomaly;
 
@@ -34,6 +35,10 @@ pub const HEALTHY: &str = "healthy";
 /// against the same job's typical window on the same node (the median of its first and last
 /// fifth of windows).
 pub const JOB_RELATIVE: &str = "@job";
+
+/// The suffix of an application-relative feature: `cpu_user:mean@app` is `cpu_user:mean` of the
+/// window against the typical window of its application's other runs ([`super::typical`]).
+pub const APP_RELATIVE: &str = "@app";
 
 /// The application of a job without a name: never given a baseline (it stands for many).
 pub use crate::slurm_text::NO_NAME;
@@ -60,6 +65,9 @@ pub enum FeatureSet {
     Relative,
     /// Both.
     Both,
+    /// Every `<metric>:<stat>@job` and every `<metric>:<stat>@app`: the window against its job's
+    /// typical window and against its application's (the other runs').
+    Application,
 }
 
 impl FeatureSet {
@@ -68,6 +76,7 @@ impl FeatureSet {
             FeatureSet::Absolute => "absolute",
             FeatureSet::Relative => "relative",
             FeatureSet::Both => "both",
+            FeatureSet::Application => "application",
         }
     }
 
@@ -80,13 +89,19 @@ impl FeatureSet {
             FeatureSet::Absolute => base.collect(),
             FeatureSet::Relative => base.map(|f| f + JOB_RELATIVE).collect(),
             FeatureSet::Both => base.flat_map(|f| [f.clone(), f + JOB_RELATIVE]).collect(),
+            FeatureSet::Application => base
+                .flat_map(|f| [f.clone() + JOB_RELATIVE, f + APP_RELATIVE])
+                .collect(),
         }
     }
 }
 
-/// The measured feature a (possibly job-relative) feature is computed from.
+/// The measured feature a (possibly job- or application-relative) feature is computed from.
 pub fn measured(feature: &str) -> &str {
-    feature.strip_suffix(JOB_RELATIVE).unwrap_or(feature)
+    feature
+        .strip_suffix(JOB_RELATIVE)
+        .or_else(|| feature.strip_suffix(APP_RELATIVE))
+        .unwrap_or(feature)
 }
 
 /// The node's memory in use as a share of its capacity, in [0, 1]: a ratio to the node's
@@ -189,9 +204,10 @@ pub fn relative(x: f64, m: f64) -> f64 {
     if scale == 0.0 { 0.0 } else { (x - m) / scale }
 }
 
-/// Adds the job-relative columns `wanted` names to `windows` (whose columns are the measured
-/// ones) and returns the columns in `wanted`'s order. Rows must be in key order (by job and node).
-fn with_job_relative(windows: Windows, wanted: &[String]) -> Windows {
+/// Adds the job- and application-relative columns `wanted` names to `windows` (whose columns are
+/// the measured ones) and returns the columns in `wanted`'s order; an `@app` column is NaN for a
+/// job `app` has no baseline of. Rows must be in key order (by job and node).
+fn with_job_relative(windows: Windows, wanted: &[String], app: Option<&AppBaselines>) -> Windows {
     if windows.features == wanted {
         return windows;
     }
@@ -204,6 +220,14 @@ fn with_job_relative(windows: Windows, wanted: &[String]) -> Windows {
     let width = windows.features.len();
     let out_width = wanted.len();
     let rows = windows.keys.len();
+    // Where each `@app` column's measured feature sits in the baselines' vectors.
+    let app_column: Vec<Option<usize>> = wanted
+        .iter()
+        .map(|f| {
+            let app = app.filter(|_| f.ends_with(APP_RELATIVE))?;
+            app.columns.iter().position(|c| c == measured(f))
+        })
+        .collect();
     let mut values = vec![f64::NAN; rows * out_width];
     let mut start = 0;
     while start < rows {
@@ -235,6 +259,7 @@ fn with_job_relative(windows: Windows, wanted: &[String]) -> Windows {
                 crate::stats::median(&mut column).unwrap_or(f64::NAN)
             })
             .collect();
+        let app_baseline = app.and_then(|a| a.of(&key.job_id));
         for r in start..end {
             for (o, f) in wanted.iter().enumerate() {
                 let Some(&c) = source.get(measured(f)) else {
@@ -243,6 +268,11 @@ fn with_job_relative(windows: Windows, wanted: &[String]) -> Windows {
                 let x = windows.values[r * width + c];
                 values[r * out_width + o] = if f.ends_with(JOB_RELATIVE) {
                     relative(x, medians[c])
+                } else if f.ends_with(APP_RELATIVE) {
+                    match (app_baseline, app_column[o]) {
+                        (Some(b), Some(a)) => relative(x, b[a]),
+                        _ => f64::NAN,
+                    }
                 } else {
                     x
                 };
@@ -504,7 +534,8 @@ pub fn metric_matches(metric: &str, patterns: &[String]) -> bool {
 /// Reads the windows of `days` (of the jobs in `only`, if given). The columns are `features` when
 /// given (a model's, in its order; a statistic the data lacks stays NaN), else the `set` of every
 /// metric statistic the data holds, sorted. Job-relative columns are computed from the job's
-/// windows read here: a job's windows are read together, whole day or per-job part.
+/// windows read here: a job's windows are read together, whole day or per-job part;
+/// application-relative ones from `app` (NaN without).
 pub fn read_windows(
     data: &Path,
     days: &[NaiveDate],
@@ -512,12 +543,23 @@ pub fn read_windows(
     features: Option<&[String]>,
     set: FeatureSet,
     part: Option<&str>,
+    app: Option<&AppBaselines>,
 ) -> Result<Windows, ModelError> {
     let mut out = None;
-    read_windows_by_jobs(data, days, only, features, set, part, usize::MAX, |w| {
-        out = Some(w);
-        Ok(())
-    })?;
+    read_windows_by_jobs(
+        data,
+        days,
+        only,
+        features,
+        set,
+        part,
+        app,
+        usize::MAX,
+        |w| {
+            out = Some(w);
+            Ok(())
+        },
+    )?;
     Ok(out.unwrap_or_default())
 }
 
@@ -536,6 +578,7 @@ pub fn read_windows_by_jobs(
     features: Option<&[String]>,
     set: FeatureSet,
     part: Option<&str>,
+    app: Option<&AppBaselines>,
     max_rows: usize,
     mut each: impl FnMut(Windows) -> Result<(), ModelError>,
 ) -> Result<(), ModelError> {
@@ -602,7 +645,7 @@ pub fn read_windows_by_jobs(
         let mut order: Vec<usize> = (0..taken.keys.len()).collect();
         order.sort_by(|&a, &b| taken.keys[a].cmp(&taken.keys[b]));
         let measured_windows = with_memory_share(taken.subset(&order), &requested);
-        each(with_job_relative(measured_windows, &requested))
+        each(with_job_relative(measured_windows, &requested, app))
     };
     let mut current: Option<Arc<str>> = None;
     batches(data, Table::Windows, days, part, None, |batch, path| {
@@ -993,7 +1036,7 @@ mod tests {
         order.sort_by(|&a, &b| windows.keys[a].cmp(&windows.keys[b]));
         let windows = windows.subset(&order);
         let wanted: Vec<String> = vec!["mem:mean@job".into(), "mem:mean".into()];
-        let out = with_job_relative(windows, &wanted);
+        let out = with_job_relative(windows, &wanted, None);
         assert_eq!(out.features, wanted);
         let rel: Vec<f64> = (0..10).map(|r| out.row(r)[0]).collect();
         let third = 1.0 / 3.0;
@@ -1013,6 +1056,39 @@ mod tests {
         );
         assert_eq!(relative(0.0, 0.0), 0.0);
         assert_eq!(relative(5.0, 0.0), 1.0);
+    }
+
+    /// An `@app` column is each window against its job's application baseline, and missing for
+    /// a job without one.
+    #[test]
+    fn application_relative_features_are_against_the_jobs_baseline() {
+        let keys: Vec<WindowKey> = ["a", "a", "b"]
+            .iter()
+            .enumerate()
+            .map(|(i, job)| WindowKey {
+                job_id: Arc::from(*job),
+                node: Arc::from("n1"),
+                start_us: i as i64 * 60,
+                end_us: i as i64 * 60 + 60,
+            })
+            .collect();
+        let windows = Windows {
+            features: vec!["mem:mean".into()],
+            keys,
+            values: vec![30.0, 10.0, 7.0],
+            ..Windows::default()
+        };
+        let app = AppBaselines {
+            columns: vec!["mem:mean".into()],
+            of_job: HashMap::from([("a".to_string(), vec![10.0])]),
+        };
+        let wanted: Vec<String> = vec!["mem:mean@app".into(), "mem:mean@job".into()];
+        let out = with_job_relative(windows, &wanted, Some(&app));
+        assert_eq!(out.row(0)[0], 0.5, "(30 - 10) / (30 + 10)");
+        assert_eq!(out.row(1)[0], 0.0);
+        assert!(out.row(2)[0].is_nan(), "job b has no baseline");
+        assert_eq!(out.row(2)[1], 0.0, "its job-relative column is unaffected");
+        assert_eq!(measured("mem:mean@app"), "mem:mean");
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub mod file;
 pub mod forest;
 pub mod predict;
 pub mod retrain;
+pub mod typical;
 pub mod unsupervised;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -283,6 +284,7 @@ impl Keep {
     /// into the kept set only when its hash is below its class's current bound, so after the
     /// first batches few are; the kept set is pruned when a class holds twice its share, and
     /// compacted when most of it is pruned.
+    #[allow(clippy::too_many_arguments)]
     fn read(
         self,
         data: &Path,
@@ -291,6 +293,7 @@ impl Keep {
         jobs: &HashSet<String>,
         features: Option<&[String]>,
         set: dataset::FeatureSet,
+        app: Option<&typical::AppBaselines>,
     ) -> Result<(Windows, Seen), ModelError> {
         let mut kept = Windows::default();
         let mut classes = KeptByClass::new();
@@ -304,6 +307,7 @@ impl Keep {
             features,
             set,
             None,
+            app,
             READ_WINDOWS_AT_A_TIME,
             |batch| {
                 if kept.features.is_empty() {
@@ -453,6 +457,25 @@ impl Labelled {
                 Some(set.names(&kept))
             }
         };
+        let applications = dataset::applications(data, None, None).unwrap_or_default();
+        // Application-relative columns need every run's typical window first (of every job,
+        // labelled or not: the more runs, the better an application's baseline).
+        let chosen = match chosen {
+            None if set == dataset::FeatureSet::Application => Some(set.names(
+                &dataset::window_metrics(data, &days, Some(&labelled_jobs), None)?,
+            )),
+            chosen => chosen,
+        };
+        let app_columns = chosen
+            .as_deref()
+            .map(typical::app_columns)
+            .unwrap_or_default();
+        let app = if app_columns.is_empty() {
+            None
+        } else {
+            let runs = typical::gather(data, &days, None, &app_columns)?;
+            Some(typical::leave_one_out(&runs, &applications))
+        };
         let (windows, seen) = match keep {
             None => (
                 dataset::read_windows(
@@ -462,12 +485,20 @@ impl Labelled {
                     chosen.as_deref(),
                     set,
                     None,
+                    app.as_ref(),
                 )?,
                 None,
             ),
             Some(keep) => {
-                let (windows, seen) =
-                    keep.read(data, &days, &truths, &labelled_jobs, chosen.as_deref(), set)?;
+                let (windows, seen) = keep.read(
+                    data,
+                    &days,
+                    &truths,
+                    &labelled_jobs,
+                    chosen.as_deref(),
+                    set,
+                    app.as_ref(),
+                )?;
                 (windows, Some(seen))
             }
         };
@@ -528,7 +559,7 @@ impl Labelled {
             other_jobs,
             dropped_windows: dropped,
             days: days.iter().map(|d| d.to_string()).collect(),
-            applications: dataset::applications(data, None, None).unwrap_or_default(),
+            applications,
         })
     }
 
@@ -905,6 +936,14 @@ pub fn train(
     progress: &mut dyn FnMut(&str),
 ) -> Result<ModelFile, ModelError> {
     let started = Instant::now();
+    if options.feature_set(kind) == dataset::FeatureSet::Application {
+        return Err(ModelError::Fit(
+            "--features application is for `model eval` only: `classify` does not compute \
+             application-relative features, and as measured they do not help the diagnosis \
+             (docs/models.md, \"Application-relative features for the diagnosis\")"
+                .to_string(),
+        ));
+    }
     progress("reading windows and labels");
     let labelled = Labelled::for_training_sampled(data, labels_from, kind, options)?;
     let window = labelled.windows.window()?;
@@ -988,6 +1027,7 @@ pub fn train(
                     None,
                     None,
                     options.feature_set(kind),
+                    None,
                     None,
                 )?;
                 progress("no labels: training on every window");

@@ -300,6 +300,7 @@ pub fn predict(
             Some(&features),
             dataset::FeatureSet::default(),
             part,
+            None,
             models.windows_at_a_time,
             |windows| {
                 if let Some(&width) = windows.widths_s.iter().next() {

@@ -177,6 +177,7 @@ pub fn rebaseline_score(
         Some(&header.features),
         dataset::FeatureSet::default(),
         None,
+        None,
     )?;
     let truths = LabelsFrom::Table.read(data)?;
     let history: Vec<usize> = (0..windows.keys.len())

@@ -64,9 +64,15 @@ fn train_evaluate_predict_and_refuse_bad_models() {
             .args(["model", "eval", "--model"])
             .arg(&model),
     );
+    // The model was trained before this run: the time is its header's, and says so.
+    assert!(
+        eval.lines()
+            .any(|l| l.starts_with("trained in ") && l.contains(" s (its header); prediction ")),
+        "{eval}"
+    );
     let figures: String = eval
         .lines()
-        .filter(|l| !l.starts_with("training ") && !l.starts_with("diagnosis model "))
+        .filter(|l| !l.starts_with("trained in ") && !l.starts_with("diagnosis model "))
         .map(|l| format!("{l}\n"))
         .collect();
     insta::assert_snapshot!("model-eval-small", figures);

@@ -50,6 +50,7 @@ fn compare(name: &str, data: &Path, python: Option<&Path>) {
         hold_out: None,
         leave_out_each: false,
         export: Some(export.path().to_path_buf()),
+        verdicts: None,
         contaminate: 0.0,
     };
     let report = model::cross_validate(

@@ -87,8 +87,63 @@ fn train_evaluate_predict_and_refuse_bad_models() {
 
     // Cross-validation by job runs on the same data (few jobs per type: figures are low, the
     // point is that it runs and reports every class).
-    let cv = common::run_ok(jobsight(&data).args(["model", "eval", "--cv", "3", "--trees", "10"]));
+    let verdicts = work.path().join("verdicts.csv");
+    let cv = common::run_ok(
+        jobsight(&data)
+            .args(["model", "eval", "--cv", "3", "--trees", "10", "--verdicts"])
+            .arg(&verdicts),
+    );
     assert!(cv.contains("3-fold cross-validation by job"), "{cv}");
+    // --verdicts: one line per judged window, each in a fold, with a known truth and verdict;
+    // as many as the report counted, and as many right as its confusion matrix's diagonal.
+    let text = std::fs::read_to_string(&verdicts).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("fold,job_id,node,start,end,truth,verdict,top_class,score")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let class_rows: Vec<Vec<&str>> = cv
+        .split("top class, no unknown:")
+        .next()
+        .unwrap()
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|f| f.len() == 5 && f[4].parse::<usize>().is_ok())
+        .collect();
+    let counted: usize = class_rows
+        .iter()
+        .map(|f| f[4].parse::<usize>().unwrap())
+        .sum();
+    assert_eq!(rows.len(), counted, "{cv}");
+    let classes: Vec<&str> = class_rows.iter().map(|f| f[0]).collect();
+    for row in &rows {
+        assert_eq!(row.len(), 9, "{row:?}");
+        assert!(["1", "2", "3"].contains(&row[0]), "{row:?}");
+        assert!(classes.contains(&row[5]), "{row:?}");
+        assert!(classes.contains(&row[6]) || row[6] == "unknown", "{row:?}");
+    }
+    let diagonal: usize = cv
+        .split("confusion (rows: truth; columns: verdict):")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .skip(2)
+        .take(classes.len())
+        .enumerate()
+        .map(|(i, l)| {
+            l.split_whitespace()
+                .nth(i + 1)
+                .unwrap()
+                .parse::<usize>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(
+        rows.iter().filter(|r| r[5] == r[6]).count(),
+        diagonal,
+        "{cv}"
+    );
     // Half the anomalous training jobs labelled healthy, and refining against it: the report
     // says what was done to the training labels.
     let dirty = common::run_ok(jobsight(&data).args([

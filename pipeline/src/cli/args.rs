@@ -416,6 +416,11 @@ pub enum ModelAction {
         /// here, to run another library on exactly the same data.
         #[arg(long)]
         export: Option<PathBuf>,
+        /// Write every judged window's verdict as CSV here (fold, job, node, window, truth,
+        /// verdict, top class and its share of the votes, or the anomaly score): which windows
+        /// the figures got wrong, to look at them.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["model", "workflows"])]
+        verdicts: Option<PathBuf>,
         /// Label this share of each fold's anomalous training jobs healthy (0–1), as history
         /// from production is: anomalies nobody noticed. The judged jobs keep their truth, so
         /// the figures show what unlabelled anomalies in training cost (see --refine).

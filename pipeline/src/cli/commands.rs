@@ -1016,6 +1016,7 @@ pub(super) fn run_model(
             kind,
             labels_from,
             export,
+            verdicts,
             contaminate,
             options,
             format,
@@ -1035,6 +1036,7 @@ pub(super) fn run_model(
                         hold_out,
                         leave_out_each: leave_out_application,
                         export,
+                        verdicts,
                         contaminate,
                     };
                     model::cross_validate(

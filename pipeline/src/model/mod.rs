@@ -1341,6 +1341,8 @@ pub struct CrossValidation {
     pub leave_out_each: bool,
     /// Write each fold's feature rows here.
     pub export: Option<PathBuf>,
+    /// Write every judged window's verdict here (CSV; [`write_verdicts`]).
+    pub verdicts: Option<PathBuf>,
     /// Share of each fold's anomalous training jobs whose windows are labelled healthy, as
     /// history from production is (anomalies nobody noticed); the test jobs keep their truth.
     pub contaminate: f64,
@@ -1436,6 +1438,8 @@ pub fn cross_validate(
     let (mut train_s, mut predict_s, mut predicted_windows) = (0.0, 0.0, 0usize);
     let truth_labels = labelled.labels.clone();
     let mut contaminated_windows = 0;
+    // (fold, position, top class, its share of the votes or the anomaly score), for --verdicts.
+    let mut judged: Vec<(usize, usize, u32, f64)> = Vec::new();
     for fold in 0..n_folds {
         progress(&format!("fold {}/{n_folds}", fold + 1));
         let test_pos = labelled.positions(|j| fold_of.get(j) == Some(&fold));
@@ -1475,6 +1479,10 @@ pub fn cross_validate(
                 predicted_windows += rows.len();
                 at_threshold.extend(forest::decide(&votes, options.unknown_below));
                 forced.extend(forest::decide(&votes, 0.0));
+                judged.extend(test_pos.iter().zip(&votes).map(|(&p, v)| {
+                    let (class, share) = forest::top(v);
+                    (fold, p, class as u32, f64::from(share))
+                }));
                 truth.extend(test_pos.iter().map(|&p| labelled.labels[p]));
                 if let Some(dir) = &cv.export {
                     // The training rows the forest really learnt from: the per-class sample.
@@ -1514,10 +1522,19 @@ pub fn cross_validate(
                 at_threshold.extend(scores.iter().map(|&s| Some(u32::from(s > 1.0))));
                 flagged_positions.extend(test_pos.iter().copied());
                 flags.extend(scores.iter().map(|&s| s > 1.0));
+                judged.extend(
+                    test_pos
+                        .iter()
+                        .zip(&scores)
+                        .map(|(&p, &s)| (fold, p, u32::from(s > 1.0), s)),
+                );
             }
         }
     }
     labelled.labels = truth_labels;
+    if let Some(path) = &cv.verdicts {
+        write_verdicts(path, kind, &labelled, &judged, &at_threshold)?;
+    }
     let classes_of = |kind: Kind| match kind {
         Kind::Diagnosis => labelled.classes.clone(),
         Kind::Unsupervised => score_classes(),
@@ -1568,6 +1585,60 @@ pub fn cross_validate(
         contaminated_windows,
         refine: options.refine,
     })
+}
+
+/// Writes every judged window of a cross-validation to `path` as CSV, in the order judged:
+/// `fold,job_id,node,start,end,truth,verdict,top_class,score`. `verdict` is what the figures
+/// count (`unknown` below the votes' threshold); `top_class` the class with most votes and `score`
+/// its share of them (diagnosis), or `anomalous`/`healthy` and the anomaly score, flagged above 1
+/// (anomaly score). Job ids and node names come from the telemetry, so fields are quoted as CSV
+/// requires.
+fn write_verdicts(
+    path: &Path,
+    kind: Kind,
+    data: &Labelled,
+    judged: &[(usize, usize, u32, f64)],
+    verdicts: &[Option<u32>],
+) -> Result<(), ModelError> {
+    let verdict_classes = match kind {
+        Kind::Diagnosis => data.classes.clone(),
+        Kind::Unsupervised => score_classes(),
+    };
+    let name = |classes: &[String], i: u32| classes.get(i as usize).cloned().unwrap_or_default();
+    let time = |us: i64| {
+        chrono::DateTime::<chrono::Utc>::from_timestamp_micros(us)
+            .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+            .unwrap_or_default()
+    };
+    let mut text = String::from("fold,job_id,node,start,end,truth,verdict,top_class,score\n");
+    for (&(fold, p, top, score), verdict) in judged.iter().zip(verdicts) {
+        let key = &data.windows.keys[data.rows[p]];
+        let verdict = verdict.map_or("unknown".to_string(), |v| name(&verdict_classes, v));
+        let fields = [
+            (fold + 1).to_string(),
+            csv_field(&key.job_id),
+            csv_field(&key.node),
+            time(key.start_us),
+            time(key.end_us),
+            name(&data.classes, data.labels[p]),
+            verdict,
+            name(&verdict_classes, top),
+            format!("{score:.4}"),
+        ];
+        text.push_str(&fields.join(","));
+        text.push('\n');
+    }
+    std::fs::write(path, text).map_err(|e| ModelError::write(path, e))
+}
+
+/// `field` as one CSV field: quoted, with quotes doubled, when it holds a comma, a quote or a
+/// line break.
+fn csv_field(field: &str) -> String {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_string()
+    }
 }
 
 /// A seeded `share` (rounded up) of the anomalous jobs for which `training(job)` holds: the jobs

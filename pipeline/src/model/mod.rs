@@ -1532,13 +1532,13 @@ pub fn cross_validate(
         }
     }
     labelled.labels = truth_labels;
-    if let Some(path) = &cv.verdicts {
-        write_verdicts(path, kind, &labelled, &judged, &at_threshold)?;
-    }
     let classes_of = |kind: Kind| match kind {
         Kind::Diagnosis => labelled.classes.clone(),
         Kind::Unsupervised => score_classes(),
     };
+    if let Some(path) = &cv.verdicts {
+        write_verdicts(path, &classes_of(kind), &labelled, &judged, &at_threshold)?;
+    }
     let mut per_application = Vec::new();
     if cv.leave_out_each {
         let classes = classes_of(kind);
@@ -1588,22 +1588,18 @@ pub fn cross_validate(
 }
 
 /// Writes every judged window of a cross-validation to `path` as CSV, in the order judged:
-/// `fold,job_id,node,start,end,truth,verdict,top_class,score`. `verdict` is what the figures
-/// count (`unknown` below the votes' threshold); `top_class` the class with most votes and `score`
-/// its share of them (diagnosis), or `anomalous`/`healthy` and the anomaly score, flagged above 1
-/// (anomaly score). Job ids and node names come from the telemetry, so fields are quoted as CSV
-/// requires.
+/// `fold,job_id,node,start,end,truth,verdict,top_class,score`. `verdict` (one of
+/// `verdict_classes`, the model's) is what the figures count (`unknown` below the votes'
+/// threshold); `top_class` the class with most votes and `score` its share of them (diagnosis),
+/// or `anomalous`/`healthy` and the anomaly score, flagged above 1 (anomaly score). Job ids and
+/// node names come from the telemetry, so fields are quoted as CSV requires.
 fn write_verdicts(
     path: &Path,
-    kind: Kind,
+    verdict_classes: &[String],
     data: &Labelled,
     judged: &[(usize, usize, u32, f64)],
     verdicts: &[Option<u32>],
 ) -> Result<(), ModelError> {
-    let verdict_classes = match kind {
-        Kind::Diagnosis => data.classes.clone(),
-        Kind::Unsupervised => score_classes(),
-    };
     let name = |classes: &[String], i: u32| classes.get(i as usize).cloned().unwrap_or_default();
     let time = |us: i64| {
         chrono::DateTime::<chrono::Utc>::from_timestamp_micros(us)
@@ -1613,7 +1609,7 @@ fn write_verdicts(
     let mut text = String::from("fold,job_id,node,start,end,truth,verdict,top_class,score\n");
     for (&(fold, p, top, score), verdict) in judged.iter().zip(verdicts) {
         let key = &data.windows.keys[data.rows[p]];
-        let verdict = verdict.map_or("unknown".to_string(), |v| name(&verdict_classes, v));
+        let verdict = verdict.map_or("unknown".to_string(), |v| name(verdict_classes, v));
         let fields = [
             (fold + 1).to_string(),
             csv_field(&key.job_id),
@@ -1622,7 +1618,7 @@ fn write_verdicts(
             time(key.end_us),
             name(&data.classes, data.labels[p]),
             verdict,
-            name(&verdict_classes, top),
+            name(verdict_classes, top),
             format!("{score:.4}"),
         ];
         text.push_str(&fields.join(","));

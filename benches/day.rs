@@ -273,7 +273,7 @@ fn per_job_latency(work: &Path, nodes: u64, jobs_per_day: u64) {
     let per_job = schedule::dag::find(&dags, "per-job").expect("the per-job DAG");
     let log = schedule::Log::new(schedule::LogFormat::Json, Box::new(std::io::sink()));
     let stop = std::sync::atomic::AtomicBool::new(false);
-    jobsight::reset_peak_memory();
+    jobsight_base::reset_peak_memory();
     let run = schedule::run_dag(
         &context,
         per_job,
@@ -313,7 +313,7 @@ fn per_job_latency(work: &Path, nodes: u64, jobs_per_day: u64) {
         "  {:<18} {:>9.2}  peak {} MiB; job end to findings = the wait for the run (here {least} to {most} s; under 120 s with the shipped schedule) + this",
         "per-job run",
         run.seconds,
-        jobsight::peak_memory_mib().map_or("?".into(), |m| m.to_string()),
+        jobsight_base::peak_memory_mib().map_or("?".into(), |m| m.to_string()),
     );
 }
 

@@ -275,7 +275,7 @@ fn main() {
         let rows = summary::write_days(&data, &summary::Settings::default(), first, last)
             .expect("summaries");
         let summarize_s = started.elapsed().as_secs_f64();
-        let peak = jobsight::peak_memory_mib().unwrap_or(0);
+        let peak = jobsight_base::peak_memory_mib().unwrap_or(0);
         eprintln!(
             "summaries of the year: {rows} rows in {summarize_s:.1} s, peak memory so far {peak} MiB"
         );
@@ -375,6 +375,6 @@ fn main() {
     };
     println!(
         "\nnightly `summarize` over the year{whose}: {rows} rows in {summarize_s:.1} s; peak memory of this run {} MiB",
-        jobsight::peak_memory_mib().unwrap_or(0)
+        jobsight_base::peak_memory_mib().unwrap_or(0)
     );
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# jobsight's copy of the verified recipe (shared/scripts), used by tests/real_slurm.rs and .ci/run.
+# jobsight's copy of the verified recipe (shared/scripts), used by tests/services/real_slurm.rs and .ci/run.
 # Single-node Slurm 22.05 cluster from Debian 12 packages, for tests/CI.
 # Verified on Debian 12 (bookworm), root, 2 cores, no systemd as PID 1, loopback only.
 #

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes a throw-away CA and a certificate for localhost / 127.0.0.1 signed by it, in DIR:
 # ca.pem (give it to jobsight as notify.smtp.ca_file), cert.pem and key.pem (for smtp_sink.py).
-# For the TLS tests of tests/notify_smtp.rs; never for a real server.
+# For the TLS tests of tests/pipeline/notify_smtp.rs; never for a real server.
 set -euo pipefail
 dir="${1:?usage: make-test-certs.sh DIR}"
 mkdir -p "$dir"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs aiosmtpd (PyPI) if this Python lacks it, then runs ops/smtp/smtp_sink.py in the
 # foreground with the given arguments: a real SMTP server on 127.0.0.1 that stores each message as
-# a file. Used by tests/notify_smtp.rs; by hand:
+# a file. Used by tests/pipeline/notify_smtp.rs; by hand:
 #   ops/smtp/start-smtp.sh --port 2525 --dir /tmp/mail
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

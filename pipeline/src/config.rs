@@ -203,14 +203,14 @@ impl Options {
             key: key.to_string(),
             reason,
         };
-        let at = |e: crate::options::Invalid| ConfigError::Invalid {
+        let at = |e: jobsight_base::options::Invalid| ConfigError::Invalid {
             path: path.to_path_buf(),
             key: e.key,
             reason: e.reason,
         };
-        use crate::options::DAY_S;
+        use jobsight_base::options::DAY_S;
         let within = |key: &str, value: Option<u64>, default: u64, range| {
-            crate::options::within(key, value, default, range).map_err(at)
+            jobsight_base::options::within(key, value, default, range).map_err(at)
         };
         let ingest = self.ingest.unwrap_or_default().resolve().map_err(at)?;
         let prometheus = self.prometheus.unwrap_or_default().resolve().map_err(at)?;

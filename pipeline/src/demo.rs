@@ -386,7 +386,7 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
     )?;
 
     // 3. What the queue looks like now.
-    let status = spool.status(crate::now())?;
+    let status = spool.status(jobsight_base::now())?;
     w(
         out,
         format!("\n3. {}", output::render_status(&status, Format::Table)),
@@ -642,7 +642,7 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
     let listed: Vec<String> = messages
         .iter()
         .take(12)
-        .map(|(key, what)| output::printable(&format!("   {key:<32} {what}")))
+        .map(|(key, what)| jobsight_base::text::printable(&format!("   {key:<32} {what}")))
         .collect();
     w(
         out,

@@ -1,17 +1,16 @@
 //! jobsight's pipeline: everything that happens to a finished Slurm job after the epilog hook has
 //! enqueued it.
 //!
-//! One module per stage. So far: [`spool`] claims enqueued jobs and reports the queue; [`catalog`]
+//! One module per stage, above the shared leaves of the crate `jobsight_base` (text, templates,
+//! statistics, safe files, options). So far: [`spool`] claims enqueued jobs and reports the queue; [`catalog`]
 //! owns the warehouse's tables; [`ingest`] turns SWF job logs and LDMS CSV runs into those tables;
 //! [`query`] runs SQL over them and [`serve`] serves it to psql and Grafana; [`features`], [`classify`] (with [`rules`] and [`model`]) and
 //! [`notify`] judge the jobs and tell their owners; [`summary`] sums up usage, efficiency and
 //! waste system-wide; [`report`] writes the pages behind the emails' links (per job, per user,
-//! per day) with [`templates`], which the emails use too; [`schedule`] is the one place that knows the
+//! per day) with `jobsight_base::templates`, which the emails use too; [`schedule`] is the one place that knows the
 //! order of that work (DAGs, the daemon, the `runs` table); [`demo`] runs the pipeline on a
 //! simulated cluster.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
-
-use chrono::{DateTime, Utc};
 
 pub mod catalog;
 pub mod classify;
@@ -20,53 +19,22 @@ pub mod config;
 pub mod demo;
 pub mod features;
 pub mod ingest;
-pub mod lockfile;
 pub mod model;
 pub mod notify;
-pub mod options;
 pub mod output;
 pub mod query;
 pub mod report;
 pub mod rules;
-pub mod safe_fs;
 pub mod schedule;
-pub mod series;
 pub mod serve;
-pub mod severity;
 pub mod simulate;
-pub mod skipped;
-pub mod slurm_text;
 pub mod spool;
-pub mod stats;
 pub mod summary;
-pub mod templates;
 pub mod workflow;
 
 /// The smartcore release the models' trees come from (a different one may not read them): every
 /// model file records it.
 pub const SMARTCORE_VERSION: &str = "0.7.0";
-
-/// The wall clock. Commands call this once and pass the time down; library functions take the
-/// time as a parameter so that tests choose it.
-pub fn now() -> DateTime<Utc> {
-    DateTime::from(std::time::SystemTime::now())
-}
-
-/// This process's peak resident memory so far, in MiB (Linux `VmHWM`), for progress reports and
-/// benchmarks; `None` where /proc is not available.
-pub fn peak_memory_mib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024)
-}
-
-/// Starts [`peak_memory_mib`] again from the memory in use now (Linux: `5` written to
-/// `/proc/self/clear_refs`), so that the peak of one piece of work can be told from the peak of
-/// those before it. Returns whether it could.
-pub fn reset_peak_memory() -> bool {
-    std::fs::write("/proc/self/clear_refs", "5").is_ok()
-}
 
 /// Helpers for unit tests.
 #[cfg(test)]

@@ -7,37 +7,15 @@
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
+use jobsight_base::text::{human_duration, printable};
 
 use crate::ingest::per_job::{IngestReport, Outcome};
 use crate::spool::{ClaimReport, SpoolStatus};
-
-/// `text` with control characters escaped, for reasons that quote other programs' output.
-pub fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Table,
     Json,
-}
-
-/// `1h02m03s`-style durations for ages in reports.
-pub fn human_duration(seconds: i64) -> String {
-    let s = seconds.max(0);
-    match (s / 3600, (s % 3600) / 60, s % 60) {
-        (0, 0, sec) => format!("{sec}s"),
-        (0, min, sec) => format!("{min}m{sec:02}s"),
-        (h, min, sec) => format!("{h}h{min:02}m{sec:02}s"),
-    }
 }
 
 pub fn render_status(status: &SpoolStatus, format: Format) -> String {
@@ -448,13 +426,5 @@ mod tests {
             "{text:?}"
         );
         assert!(text.contains("\\u{1b}]0;pwned\\u{7}"), "{text}");
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(human_duration(-5), "0s");
-        assert_eq!(human_duration(59), "59s");
-        assert_eq!(human_duration(61), "1m01s");
-        assert_eq!(human_duration(3723), "1h02m03s");
     }
 }

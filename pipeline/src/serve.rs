@@ -51,8 +51,8 @@ use pgwire::api::{ClientInfo, ConnectionManager, ErrorHandler, PgWireServerHandl
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use serde::Deserialize;
 
-use crate::options::{Invalid, invalid, within};
 use crate::query::{self, QueryError};
+use jobsight_base::options::{Invalid, invalid, within};
 
 /// The user name clients log in with when the configuration names none.
 pub const DEFAULT_USER: &str = "jobsight";
@@ -157,8 +157,9 @@ impl Credentials {
         };
         // The site chose this path in its configuration: a link there (into /etc/secrets, say)
         // is followed. A FIFO or a device is refused rather than read.
-        let file = crate::safe_fs::open_regular(path, crate::safe_fs::Links::Follow)
-            .map_err(|e| fail(e.to_string()))?;
+        let file =
+            jobsight_base::safe_fs::open_regular(path, jobsight_base::safe_fs::Links::Follow)
+                .map_err(|e| fail(e.to_string()))?;
         let mode = file.metadata().map_err(|e| fail(e.to_string()))?.mode();
         if mode & 0o077 != 0 {
             return Err(fail(format!(

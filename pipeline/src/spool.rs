@@ -5,7 +5,7 @@
 //! [`slurm_hooks::spool_dir`]). Output: records moved to `cur/` and returned to the caller, one per
 //! job run. Claiming is a rename from `new/` to `cur/` (`renameat2` with `RENAME_NOREPLACE`), which
 //! exactly one process can win, so concurrent claimers never get the same record. Every name is
-//! resolved relative to the spool's opened subdirectories ([`crate::safe_fs::Dir`]), never through
+//! resolved relative to the spool's opened subdirectories ([`jobsight_base::safe_fs::Dir`]), never through
 //! a link. Then the record is parsed:
 //! - unreadable or malformed records move to `failed/` beside a `.reason` file saying why;
 //! - a second record of a job run that was already claimed (both hooks configured, one `Epilog`
@@ -28,7 +28,7 @@ use serde::Serialize;
 use slurm_hooks::record::{JobKey, SpoolRecord};
 use slurm_hooks::spool_dir::{self, CUR, DUPLICATE, FAILED, NEW, RECORD_EXT, SEEN, SUBDIRS, TMP};
 
-use crate::safe_fs::{self, Dir, Links, Refusal};
+use jobsight_base::safe_fs::{self, Dir, Links, Refusal};
 
 /// The hook's own bound (one definition): the hook never writes a larger record.
 pub const MAX_RECORD_BYTES: u64 = slurm_hooks::record::MAX_RECORD_BYTES as u64;
@@ -416,7 +416,7 @@ impl Spool {
             .create_new(&reason_name, 0o644)
             // Escaped: an admin reads it with cat, and a record's bytes must not drive the terminal.
             .and_then(|mut f| {
-                f.write_all(format!("{}\n", crate::output::printable(reason)).as_bytes())
+                f.write_all(format!("{}\n", jobsight_base::text::printable(reason)).as_bytes())
             })
             .map_err(|source| SpoolError::Write {
                 path: to_dir.join(&reason_name),
@@ -619,7 +619,7 @@ mod tests {
     }
 
     fn counts(spool: &Spool) -> StateCounts {
-        spool.status(crate::now()).unwrap().counts
+        spool.status(jobsight_base::now()).unwrap().counts
     }
 
     fn spool() -> (tempfile::TempDir, Spool) {
@@ -824,7 +824,7 @@ mod tests {
         let report = spool.claim(None).unwrap();
         assert_eq!((report.claimed.len(), report.duplicates.len()), (0, 1));
 
-        let status = spool.status(crate::now()).unwrap();
+        let status = spool.status(jobsight_base::now()).unwrap();
         assert_eq!(
             status.counts,
             StateCounts {
@@ -901,7 +901,7 @@ mod tests {
         for job in 1..=5 {
             enqueue(spool.root(), &record(job, 0, "epilog_slurmctld")).unwrap();
         }
-        let status = spool.status(crate::now()).unwrap();
+        let status = spool.status(jobsight_base::now()).unwrap();
         let oldest = status.oldest_pending.unwrap();
         assert!(oldest.file.contains(".c.1.0."), "{}", oldest.file);
         let report = spool.claim(Some(2)).unwrap();

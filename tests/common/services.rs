@@ -89,6 +89,18 @@ pub fn test_base(name: &str) -> PathBuf {
     base
 }
 
+/// The one machine's services (Slurm, Prometheus, the SMTP server of the canaries) serve one test
+/// at a time: every test of the real-services binary holds this for its whole run, so that the
+/// test harness's threads never start two Slurms on one node.
+pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static SERVICES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    // A test that failed while holding it leaves the services stopped by its guards: the next
+    // test may go on.
+    SERVICES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// Stops Slurm when dropped.
 pub struct SlurmGuard;
 impl Drop for SlurmGuard {

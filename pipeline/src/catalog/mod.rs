@@ -24,7 +24,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::safe_fs::{self, Dir, Links};
+use jobsight_base::safe_fs::{self, Dir, Links};
 
 use chrono::NaiveDate;
 use datafusion::arrow::datatypes::{Schema, SchemaRef};

@@ -222,7 +222,7 @@ fn before<'a>(job: &JobData, runs: &'a [Run], limit: usize) -> Vec<&'a Run> {
 /// The median of the finite values.
 fn median(mut values: Vec<f64>) -> Option<f64> {
     values.retain(|v| v.is_finite());
-    crate::stats::median(&mut values)
+    jobsight_base::stats::median(&mut values)
 }
 
 /// The `history.<field>` values of `job` against its earlier runs `chosen`.

@@ -44,7 +44,7 @@ pub(super) fn spool(
         }
         SpoolAction::Status { format } => {
             let spool = Spool::open(&spool)?;
-            let status = spool.status(crate::now())?;
+            let status = spool.status(jobsight_base::now())?;
             stdout.write_all(output::render_status(&status, format).as_bytes())?;
         }
     }
@@ -75,7 +75,7 @@ pub(super) fn ingest(
         &settings.ingest,
         source,
         limit,
-        crate::now(),
+        jobsight_base::now(),
         |i, n| bar.set(i, n),
     )?;
     drop(bar);
@@ -155,7 +155,7 @@ pub(super) fn dag(action: DagAction, env: &Env, stdout: &mut StdoutLock<'_>) -> 
             }
         }
         DagAction::Status { format } => {
-            let status = schedule::status::status(settings, &dags, crate::now());
+            let status = schedule::status::status(settings, &dags, jobsight_base::now());
             match format {
                 Format::Table => {
                     stdout.write_all(schedule::status::render(&status).as_bytes())?;
@@ -273,7 +273,7 @@ pub(super) fn simulate(
         written.files,
         data.display(),
         written.telemetry_rows as f64 / seconds / 1e6,
-        crate::peak_memory_mib().map_or("?".into(), |m| m.to_string())
+        jobsight_base::peak_memory_mib().map_or("?".into(), |m| m.to_string())
     )?;
     writeln!(
         stdout,
@@ -337,7 +337,7 @@ pub(super) fn features(
         data.display(),
         started.elapsed().as_secs_f64(),
         used.name(),
-        crate::peak_memory_mib().map_or("?".into(), |m| m.to_string())
+        jobsight_base::peak_memory_mib().map_or("?".into(), |m| m.to_string())
     )?;
     Ok(())
 }
@@ -866,7 +866,7 @@ pub(super) fn import(
                 done.labels,
                 data.display(),
                 done.skipped.len(),
-                crate::peak_memory_mib().map_or("?".into(), |m| m.to_string())
+                jobsight_base::peak_memory_mib().map_or("?".into(), |m| m.to_string())
             )?;
         }
         ImportSource::Pegasus { dir, dag } => {
@@ -919,7 +919,7 @@ pub(super) fn import(
                 windows.len(),
                 done.samples_without_job,
                 done.skipped.len(),
-                crate::peak_memory_mib().map_or("?".into(), |m| m.to_string())
+                jobsight_base::peak_memory_mib().map_or("?".into(), |m| m.to_string())
             )?;
         }
     }

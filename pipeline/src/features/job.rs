@@ -32,8 +32,8 @@ use std::sync::Arc;
 
 use super::Settings;
 use super::scan::{JobMeta, NamedSeries};
-use crate::series::{Sample, SeriesStats, bin_means, describe};
-use crate::stats::median;
+use jobsight_base::series::{Sample, SeriesStats, bin_means, describe};
+use jobsight_base::stats::median;
 
 /// One `features` row.
 #[derive(Debug, Clone)]

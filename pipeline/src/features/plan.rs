@@ -26,7 +26,7 @@ use super::scan;
 use super::{Computed, FeaturesError, Settings, reference};
 use crate::catalog::{self, Table};
 use crate::query::{self, Engine, QueryError};
-use crate::series::SeriesStats;
+use jobsight_base::series::SeriesStats;
 
 /// Computes one day's features with the plans on `engine` and writes them (part `features`),
 /// then removes the day's per-job parts, as [`super::compute_day`] does.

@@ -32,7 +32,7 @@ use rayon::prelude::*;
 
 use super::FeaturesError;
 use crate::catalog::{self, Table};
-use crate::series::Sample;
+use jobsight_base::series::Sample;
 
 /// Rows per Arrow batch while scanning: large enough that per-batch work (dictionary lookups) is
 /// negligible.

@@ -328,9 +328,9 @@ pub const MAX_LABELS_BYTES: u64 = 256 << 20;
 
 /// Reads `job_id,run_dir,app,mode,anomaly,start_s,end_s,params` (the HPAS labels format).
 pub fn read_labels(path: &Path) -> Result<Vec<RunLabel>, LdmsError> {
-    let text = match crate::safe_fs::read_text_at_most(
+    let text = match jobsight_base::safe_fs::read_text_at_most(
         path,
-        crate::safe_fs::Links::Follow,
+        jobsight_base::safe_fs::Links::Follow,
         MAX_LABELS_BYTES,
     ) {
         Ok(text) => text,
@@ -534,12 +534,14 @@ pub fn import_runs(
                     .file_name()
                     .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
                 // Found by walking the run's folder: never through a link, never a FIFO.
-                let reader =
-                    crate::safe_fs::open_regular(&sampler_path, crate::safe_fs::Links::Refuse)
-                        .map_err(|source| LdmsError::Read {
-                            path: sampler_path.clone(),
-                            source,
-                        })?;
+                let reader = jobsight_base::safe_fs::open_regular(
+                    &sampler_path,
+                    jobsight_base::safe_fs::Links::Refuse,
+                )
+                .map_err(|source| LdmsError::Read {
+                    path: sampler_path.clone(),
+                    source,
+                })?;
                 files.push(parse_file(
                     std::io::BufReader::new(reader),
                     &sampler_path,

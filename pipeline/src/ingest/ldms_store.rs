@@ -268,12 +268,12 @@ pub fn import_store(
             catalog::remove_parts(data, Table::Telemetry, *day, &prefix)?;
         }
         // A FIFO or device given by name would block the import: only regular files are read.
-        let file = crate::safe_fs::open_regular(path, crate::safe_fs::Links::Follow).map_err(
-            |source| LdmsError::Read {
-                path: path.clone(),
-                source,
-            },
-        )?;
+        let file =
+            jobsight_base::safe_fs::open_regular(path, jobsight_base::safe_fs::Links::Follow)
+                .map_err(|source| LdmsError::Read {
+                    path: path.clone(),
+                    source,
+                })?;
         let mut sink = TelemetrySink::new(data, &prefix, 4 * catalog::ROW_GROUP_ROWS);
         let mut write_error = None;
         let done = attribute_stream(

@@ -24,7 +24,7 @@ use datafusion::arrow::record_batch::RecordBatch;
 
 use crate::catalog::{self, CatalogError, Table};
 
-pub use crate::skipped::Skipped;
+pub use jobsight_base::skipped::Skipped;
 
 /// The longest line an importer holds in memory (SWF, LDMS CSV): far above any real line (an
 /// LDMS row with a thousand metrics is about 20 KB), so that a file without newlines cannot make

@@ -213,7 +213,7 @@ impl IngestReport {
 /// the returned file is dropped; the kernel releases it when the holder dies.
 pub fn lock(spool: &Spool) -> Result<std::fs::File, IngestError> {
     let lock_path = spool.root().join(".ingest.lock");
-    match crate::lockfile::try_lock(&lock_path) {
+    match jobsight_base::lockfile::try_lock(&lock_path) {
         Ok(Some(lock)) => Ok(lock),
         Ok(None) => Err(IngestError::Busy { path: lock_path }),
         Err(source) => Err(IngestError::Lock {
@@ -371,7 +371,7 @@ fn postpone(
     if waited >= give_up {
         let reason = format!(
             "gave up after {attempts} attempts over {}: {reason}",
-            crate::output::human_duration(waited.num_seconds())
+            jobsight_base::text::human_duration(waited.num_seconds())
         );
         spool.quarantine(name, &reason)?;
         return Ok(Outcome::Quarantined { reason });

@@ -9,8 +9,9 @@
 //! and that were submitted before the spool record was enqueued, takes the latest, and says whether
 //! it has settled (a final state and an end time) or must be asked again later.
 //!
-//! Shell: [`query`] runs `sacct` for one job. The per-job ingest step that polls it, retries and
-//! quarantines is not built yet (see the README).
+//! Shell: [`query`] runs `sacct` for one job. The per-job ingest step ([`super::per_job`]) calls
+//! it for every claimed record, waits with backoff while the run has not settled, and gives a
+//! record up (into `failed/`, with its reason) after `ingest.give_up_after_s`.
 
 use std::path::Path;
 use std::process::Command;
@@ -276,7 +277,7 @@ pub fn dependency_in_submit_line(line: &str) -> Option<String> {
         } else {
             continue;
         };
-        if crate::slurm_text::is_dependency_list(value) {
+        if jobsight_base::slurm_text::is_dependency_list(value) {
             return Some(value.to_string());
         }
     }
@@ -525,11 +526,14 @@ mod tests {
         );
         assert_eq!(dep("sbatch --dependency"), None);
         assert_eq!(
-            crate::slurm_text::dependency_job("12_3"),
+            jobsight_base::slurm_text::dependency_job("12_3"),
             Some((12, Some(3)))
         );
-        assert_eq!(crate::slurm_text::dependency_job("12+5"), Some((12, None)));
-        assert_eq!(crate::slurm_text::dependency_job("12_x"), None);
+        assert_eq!(
+            jobsight_base::slurm_text::dependency_job("12+5"),
+            Some((12, None))
+        );
+        assert_eq!(jobsight_base::slurm_text::dependency_job("12_x"), None);
         let lines = parse_exit_codes(
             "7|1700000000|0:0|sbatch -d afterok:6 -J a|b x.sh\n8|1700000000|1:0|\n",
         );

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::options::{DAY_S, Invalid, invalid, within};
+use jobsight_base::options::{DAY_S, Invalid, invalid, within};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

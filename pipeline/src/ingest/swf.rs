@@ -220,12 +220,10 @@ pub struct SwfImport {
 /// Imports `path` into the warehouse at `data`.
 pub fn import(data: &Path, path: &Path, cluster: &str) -> Result<SwfImport, SwfError> {
     // Only a regular file: a FIFO or device would block the import.
-    let file =
-        crate::safe_fs::open_regular(path, crate::safe_fs::Links::Follow).map_err(|source| {
-            SwfError::Read {
-                path: path.to_path_buf(),
-                source,
-            }
+    let file = jobsight_base::safe_fs::open_regular(path, jobsight_base::safe_fs::Links::Follow)
+        .map_err(|source| SwfError::Read {
+            path: path.to_path_buf(),
+            source,
         })?;
     let file_name = path
         .file_name()

@@ -41,7 +41,7 @@ pub const JOB_RELATIVE: &str = "@job";
 pub const APP_RELATIVE: &str = "@app";
 
 /// The application of a job without a name: never given a baseline (it stands for many).
-pub use crate::slurm_text::NO_NAME;
+pub use jobsight_base::slurm_text::NO_NAME;
 
 /// Which features a model is trained on when none are given (issue 20: absolute levels depend on
 /// the application and its input; a window against its own job's typical window does not).
@@ -256,7 +256,7 @@ fn with_job_relative(windows: Windows, wanted: &[String], app: Option<&AppBaseli
                     .map(|&r| windows.values[r * width + c])
                     .filter(|v| v.is_finite())
                     .collect();
-                crate::stats::median(&mut column).unwrap_or(f64::NAN)
+                jobsight_base::stats::median(&mut column).unwrap_or(f64::NAN)
             })
             .collect();
         let app_baseline = app.and_then(|a| a.of(&key.job_id));
@@ -905,7 +905,7 @@ pub fn label_window<'a>(truth: &'a Truth, key: &WindowKey) -> Option<&'a str> {
 }
 
 /// The application of each job (its Slurm job name), for the hold-out-one-application split.
-pub use crate::slurm_text::application_of;
+pub use jobsight_base::slurm_text::application_of;
 
 /// The application of every job in the warehouse's `jobs` table (of `days`, or all; of one
 /// per-job `part`, or all), by job id (cleaned of control characters: job names are the users'
@@ -918,7 +918,7 @@ pub fn applications(
     Ok(job_names(data, days, part)?
         .into_iter()
         .map(|(job, name)| {
-            let app = crate::templates::clean(application_of(&name), 64);
+            let app = jobsight_base::templates::clean(application_of(&name), 64);
             (job, app)
         })
         .collect())

@@ -88,7 +88,7 @@ pub fn scores(classes: &[String], truth: &[u32], predicted: &[Option<u32>]) -> S
     }
 }
 
-pub use crate::stats::hash;
+pub use jobsight_base::stats::hash;
 
 /// The fold of each job: `jobs` are (job id, kind of job) pairs.
 pub fn folds(jobs: &[(String, String)], k: usize, seed: u64) -> Vec<(String, usize)> {

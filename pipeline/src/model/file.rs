@@ -101,7 +101,7 @@ pub struct ModelFile {
     pub body: Body,
 }
 
-pub use crate::stats::fnv1a;
+pub use jobsight_base::stats::fnv1a;
 
 impl ModelFile {
     /// Writes the file atomically (a temporary name, then a rename).

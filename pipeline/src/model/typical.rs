@@ -62,7 +62,7 @@ fn column_medians<'a>(rows: impl Iterator<Item = &'a [f64]> + Clone, width: usiz
         .map(|c| {
             column.clear();
             column.extend(rows.clone().map(|r| r[c]).filter(|v| v.is_finite()));
-            crate::stats::median(&mut column).unwrap_or(f64::NAN)
+            jobsight_base::stats::median(&mut column).unwrap_or(f64::NAN)
         })
         .collect()
 }

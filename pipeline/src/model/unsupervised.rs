@@ -38,9 +38,9 @@ pub const REFINED_THRESHOLD_Z: f64 = 5.0;
 /// deviation of normal data) above the median of `values`.
 pub(crate) fn far_out(values: &[f64], z: f64) -> f64 {
     let mut sorted = values.to_vec();
-    let median = crate::stats::median(&mut sorted).unwrap_or(0.0);
+    let median = jobsight_base::stats::median(&mut sorted).unwrap_or(0.0);
     let mut deviations: Vec<f64> = values.iter().map(|v| (v - median).abs()).collect();
-    let mad = crate::stats::median(&mut deviations).unwrap_or(0.0) * 1.4826;
+    let mad = jobsight_base::stats::median(&mut deviations).unwrap_or(0.0) * 1.4826;
     median + z * mad.max(1e-9)
 }
 

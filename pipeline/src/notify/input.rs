@@ -14,7 +14,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use super::NotifyError;
 use super::plan::{Item, JobReport, LedgerRow};
 use crate::query;
-use crate::severity::Severity;
+use jobsight_base::severity::Severity;
 
 /// What to tell a user about a model's verdict: (type, title, what to do, tools).
 const ANOMALY_ADVICE: &[(&str, &str, &str, &str)] = &[

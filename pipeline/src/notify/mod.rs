@@ -31,9 +31,9 @@ use datafusion::arrow::array::RecordBatch;
 use lettre::message::{Mailbox, MultiPart, header};
 
 use crate::catalog::CatalogError;
-use crate::options::Invalid;
 use crate::query::QueryError;
-use crate::severity::Severity;
+use jobsight_base::options::Invalid;
+use jobsight_base::severity::Severity;
 use outbox::{Outbox, Retry, Security, SmtpSettings, Transport};
 use plan::{CriticalMode, JobReport, LedgerRow, MessageKind, Period, Plan, Planned, Policy};
 use render::{AdminFacts, Links, Templates};
@@ -165,15 +165,16 @@ pub const DEFAULT_OUTBOX: &str = "./jobsight-outbox";
 impl Options {
     /// Fills in defaults and checks every value.
     pub fn resolve(self) -> Result<Settings, Invalid> {
-        let invalid =
-            |key: &str, reason: String| crate::options::invalid(&format!("notify.{key}"), reason);
+        let invalid = |key: &str, reason: String| {
+            jobsight_base::options::invalid(&format!("notify.{key}"), reason)
+        };
         let mailbox = |key: &str, text: &str| -> Result<Mailbox, Invalid> {
             text.parse::<Mailbox>()
                 .map_err(|e| invalid(key, format!("{text:?} is not an email address: {e}")))
         };
-        use crate::options::DAY_S;
+        use jobsight_base::options::DAY_S;
         let within = |key: &str, value: Option<u64>, default: u64, range| {
-            crate::options::within(&format!("notify.{key}"), value, default, range)
+            jobsight_base::options::within(&format!("notify.{key}"), value, default, range)
         };
         let from = mailbox(
             "from",

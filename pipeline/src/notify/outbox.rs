@@ -360,7 +360,7 @@ impl Outbox {
                         let reason = format!(
                             "gave up after {} attempts over {}: {reason}",
                             meta.attempts,
-                            crate::output::human_duration(age.as_secs() as i64)
+                            jobsight_base::text::human_duration(age.as_secs() as i64)
                         );
                         self.fail(
                             data,

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc, Weekday};
 
-use crate::severity::Severity;
+use jobsight_base::severity::Severity;
 
 /// What a message is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

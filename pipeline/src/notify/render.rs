@@ -18,10 +18,10 @@ use chrono::{DateTime, Utc};
 
 use super::plan::{JobReport, MessageKind, Period, Planned};
 use super::template::{Context, TemplateError, Value, clean, to_jinja};
-use crate::severity::Severity;
+use jobsight_base::severity::Severity;
 
 /// The six template files: name and built-in text. How a file's values are escaped follows
-/// from its name ([`crate::templates`]): `.html` for HTML, `.subject` as one header line.
+/// from its name ([`jobsight_base::templates`]): `.html` for HTML, `.subject` as one header line.
 pub const FILES: [(&str, &str); 6] = [
     (
         "digest.subject",
@@ -238,7 +238,7 @@ pub const ADMIN_PLACEHOLDERS: &[(&str, &str, &str)] = &[
 /// The loaded templates.
 #[derive(Debug)]
 pub struct Templates {
-    set: crate::templates::Templates,
+    set: jobsight_base::templates::Templates,
 }
 
 /// What a message's text parts are made from.
@@ -266,7 +266,7 @@ impl Templates {
     /// The built-in templates, each replaced by the file of the same name in `dir` if it has one.
     pub fn load(dir: Option<&Path>) -> Result<Templates, TemplateError> {
         Ok(Templates {
-            set: crate::templates::Templates::load(&FILES, dir)?,
+            set: jobsight_base::templates::Templates::load(&FILES, dir)?,
         })
     }
 
@@ -364,12 +364,15 @@ fn run_time(seconds: Option<i64>) -> String {
 }
 
 /// A link from a URL template: placeholders replaced by the values as the report pages name
-/// their files ([`crate::templates::slug`]: letters, digits, `-`, `_`, `.`, and `~XX` for any
+/// their files ([`jobsight_base::templates::slug`]: letters, digits, `-`, `_`, `.`, and `~XX` for any
 /// other byte), which needs no further encoding in a URL and finds the page.
 pub fn link(template: &str, pairs: &[(&str, &str)]) -> String {
     let mut out = template.to_string();
     for (name, value) in pairs {
-        out = out.replace(&format!("{{{name}}}"), &crate::templates::slug(value));
+        out = out.replace(
+            &format!("{{{name}}}"),
+            &jobsight_base::templates::slug(value),
+        );
     }
     out
 }

@@ -1,6 +1,6 @@
 //! The emails' template values: what each placeholder of a message holds, built by
 //! [`super::render`] and handed to the one template engine of the crate
-//! ([`crate::templates`], Jinja syntax, escaping decided by the file's name).
+//! ([`jobsight_base::templates`], Jinja syntax, escaping decided by the file's name).
 //!
 //! A value is text, a yes/no, or a list of items with names of their own (`{% for job in jobs %}
 //! {{ job.name }}{% endfor %}`). Every value that comes from a user or another system is
@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-pub use crate::templates::{TemplateError, clean, one_line};
+pub use jobsight_base::templates::{TemplateError, clean, one_line};
 
 /// A value a placeholder can take.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +55,7 @@ mod tests {
                 Value::List(vec![Context::from([("job_id", Value::Text("7".into()))])]),
             ),
         ]);
-        let t = crate::templates::Templates::load(
+        let t = jobsight_base::templates::Templates::load(
             &[(
                 "t.txt",
                 "{% if not critical and not more %}{% for job in jobs %}{{ job.job_id }}{% endfor %}{% endif %}",

@@ -721,7 +721,7 @@ fn undictionary(batch: &RecordBatch) -> Result<RecordBatch, QueryError> {
         .map_err(|e| QueryError::Render(e.to_string()))
 }
 
-/// Text columns with their control bytes escaped ([`crate::output::printable`]): what a terminal
+/// Text columns with their control bytes escaped ([`jobsight_base::text::printable`]): what a terminal
 /// shows must not be able to move the cursor, retitle the window or forge a table row.
 fn escaped(batch: &RecordBatch) -> Result<RecordBatch, QueryError> {
     use datafusion::arrow::array::{Array, AsArray, StringArray};
@@ -736,7 +736,7 @@ fn escaped(batch: &RecordBatch) -> Result<RecordBatch, QueryError> {
             let text = cast(column, &DataType::Utf8).map_err(err)?;
             let text = text.as_string::<i32>();
             let clean: StringArray = (0..text.len())
-                .map(|i| (!text.is_null(i)).then(|| crate::output::printable(text.value(i))))
+                .map(|i| (!text.is_null(i)).then(|| jobsight_base::text::printable(text.value(i))))
                 .collect();
             fields.push(Field::new(
                 field.name(),

@@ -7,7 +7,7 @@
 //! FROM telemetry WHERE day = '2026-11-20' GROUP BY job_id, metric
 //! ```
 //!
-//! Each function collects its group's samples and hands them to [`crate::series::describe`], the
+//! Each function collects its group's samples and hands them to [`jobsight_base::series::describe`], the
 //! core the features step computes every series with, so the two cannot disagree on a
 //! definition (numpy's percentiles, population moments, NaN and infinities left out). What the
 //! features step adds, and these do not, is trimming the series to the job's run (a `WHERE` on
@@ -31,7 +31,7 @@ use datafusion::logical_expr::{
 };
 use datafusion::physical_expr::expressions::Literal;
 
-use crate::series::{PERCENTILES, Sample, SeriesStats, bin_means, describe};
+use jobsight_base::series::{PERCENTILES, Sample, SeriesStats, bin_means, describe};
 
 /// One figure of [`SeriesStats`] as a function: its SQL name, whether it takes the sample time
 /// first, what it means (for `docs/sql.md`), and how it is read from the statistics.

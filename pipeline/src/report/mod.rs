@@ -8,7 +8,7 @@
 //! `predictions`, `features_job`, `telemetry`, `summaries`, `notifications`, `runs`) and the
 //! diagnosis model's feature importance (passed in by the caller, so this stage never calls
 //! the model stage). Output: `index.html`, `<cluster>/jobs/<job>.html`, `<cluster>/users/<user>.html`
-//! and `<cluster>/days/<day>.html`, names made safe by [`crate::templates::slug`], so the links
+//! and `<cluster>/days/<day>.html`, names made safe by [`jobsight_base::templates::slug`], so the links
 //! of the emails (`notify.report_url`, `notify.user_url`) point at them.
 //!
 //! Idempotent: a page is replaced whole (temporary file, then rename), so re-running a day
@@ -29,7 +29,7 @@ use chrono::NaiveDate;
 use serde::Deserialize;
 
 use crate::query::{self, QueryError};
-use crate::templates::{TemplateError, Templates, slug};
+use jobsight_base::templates::{TemplateError, Templates, slug};
 
 /// The built-in page templates: name and text.
 pub const PAGES: [(&str, &str); 6] = [
@@ -92,8 +92,8 @@ impl Default for Settings {
 impl Options {
     /// `data` is the warehouse: the pages' default folder sits beside it, so that a run on any
     /// warehouse (a test's temporary one above all) never writes into the working directory.
-    pub fn resolve(self, data: &Path) -> Result<Settings, crate::options::Invalid> {
-        let max_charts = crate::options::within(
+    pub fn resolve(self, data: &Path) -> Result<Settings, jobsight_base::options::Invalid> {
+        let max_charts = jobsight_base::options::within(
             "report.max_charts",
             self.max_charts,
             DEFAULT_MAX_CHARTS as u64,
@@ -563,7 +563,7 @@ fn write_index(dir: &Path, pages: &Templates) -> Result<(), ReportError> {
             "jobs": jobs,
         }));
     }
-    let value = crate::templates::value(serde_json::json!({
+    let value = jobsight_base::templates::value(serde_json::json!({
         "title": "jobsight reports",
         "root": "",
         "clusters": clusters,

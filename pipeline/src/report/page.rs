@@ -14,7 +14,7 @@ use super::charts::{self, Bar, MetricChart};
 use super::load::{self, Facts, HealthyRun, JobFacts, Series, UserHistory};
 use super::{Inputs, Settings, day_path, job_path, user_path, workflow_path};
 use crate::query::QueryError;
-use crate::templates::clean;
+use jobsight_base::templates::clean;
 
 /// Longest a job name, node list or rule text is shown.
 const MAX_TEXT: usize = 200;
@@ -752,7 +752,7 @@ const MAX_FLAGGED_ROWS: usize = 50;
 fn with_charts(page: serde_json::Value, svgs: Vec<Value>) -> Value {
     minijinja::value::merge_maps([
         Value::from(BTreeMap::from([("chart_svgs", Value::from(svgs))])),
-        crate::templates::value(page),
+        jobsight_base::templates::value(page),
     ])
 }
 

@@ -281,7 +281,7 @@ impl Group {
 }
 
 // Shared with the stages that report findings (notify): a leaf type below the stages.
-pub use crate::severity::Severity;
+pub use jobsight_base::severity::Severity;
 
 /// Whether a rule judges the job as a whole or each of its nodes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]

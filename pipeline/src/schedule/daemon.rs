@@ -78,7 +78,7 @@ pub fn run(
             if stop.load(Ordering::Relaxed) {
                 break;
             }
-            let now = crate::now();
+            let now = jobsight_base::now();
             let last = last_run(&settings.data, &dag.name).map(|l| l.scheduled_for);
             let Some((scheduled_for, missed)) = dag::due(dag, last, now, grace) else {
                 continue;
@@ -90,7 +90,7 @@ pub fn run(
             };
             run_one(settings, dag, scheduled_for, trigger, log, stop);
         }
-        let now = crate::now();
+        let now = jobsight_base::now();
         let next = dags.iter().filter_map(|d| d.next_after(now)).min();
         let wait = next
             .and_then(|t| (t - now).to_std().ok())

@@ -51,10 +51,9 @@ impl Log {
 
     /// Writes one event. A log that cannot be written is not worth stopping the pipeline for.
     pub fn event(&self, event: &str, fields: &[(&str, Value)]) {
-        let ts = self
-            .fixed_time
-            .clone()
-            .unwrap_or_else(|| crate::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+        let ts = self.fixed_time.clone().unwrap_or_else(|| {
+            jobsight_base::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+        });
         let line = match self.format {
             LogFormat::Json => {
                 // Written by hand to keep the fields in order (serde_json's map sorts them).

@@ -176,7 +176,7 @@ pub enum Clock {
 impl Clock {
     pub fn now(&self) -> DateTime<Utc> {
         match self {
-            Clock::System => crate::now(),
+            Clock::System => jobsight_base::now(),
             Clock::Fixed(t) => *t,
         }
     }
@@ -410,15 +410,16 @@ pub fn last_run(data: &Path, dag: &str) -> Option<LastRun> {
     serde_json::from_str(&text).ok()
 }
 
-/// Writes `value` as JSON to `path` atomically ([`crate::safe_fs::write_replacing`]: a hidden
+/// Writes `value` as JSON to `path` atomically ([`jobsight_base::safe_fs::write_replacing`]: a hidden
 /// temporary file created where nothing is, fsync, rename).
 fn write_json_atomic(path: &Path, value: &impl Serialize) -> Result<(), ScheduleError> {
     let err = |path: PathBuf, source| ScheduleError::State { path, source };
     let text = serde_json::to_vec_pretty(value)
         .map_err(|e| err(path.to_path_buf(), std::io::Error::other(e)))?;
     let parent = path.parent().unwrap_or(Path::new("."));
-    let dir = crate::safe_fs::Dir::create_all(parent).map_err(|e| err(parent.to_path_buf(), e))?;
-    crate::safe_fs::write_replacing(
+    let dir = jobsight_base::safe_fs::Dir::create_all(parent)
+        .map_err(|e| err(parent.to_path_buf(), e))?;
+    jobsight_base::safe_fs::write_replacing(
         &dir,
         path.file_name().unwrap_or_default(),
         err,
@@ -446,7 +447,7 @@ impl DagLock {
             source,
         })?;
         let path = state_path(data, dag, "lock");
-        match crate::lockfile::try_lock(&path) {
+        match jobsight_base::lockfile::try_lock(&path) {
             Ok(Some(file)) => Ok(DagLock { _file: file }),
             Ok(None) => Err(ScheduleError::Busy {
                 dag: dag.to_string(),
@@ -530,7 +531,7 @@ pub fn run_dag(
         let step_started = ctx.clock.now();
         let step_timer = std::time::Instant::now();
         // Each step's own peak memory in its log line (steps run one at a time in a run).
-        let peak_known = crate::reset_peak_memory();
+        let peak_known = jobsight_base::reset_peak_memory();
         if let Some(why) = skip_reason(step, request) {
             log.event(
                 "step-skip",
@@ -601,7 +602,7 @@ pub fn run_dag(
             ("jobs", json!(jobs)),
             ("seconds", json!(round_s(step_timer))),
         ];
-        if let Some(mib) = crate::peak_memory_mib().filter(|_| peak_known) {
+        if let Some(mib) = jobsight_base::peak_memory_mib().filter(|_| peak_known) {
             fields.push(("peak_mib", json!(mib)));
         }
         for (k, v) in &counts {

@@ -102,9 +102,9 @@ pub fn status(settings: &Settings, dags: &[Dag], now: DateTime<Utc>) -> Status {
             {
                 problems.push(format!(
                     "the oldest unprocessed job ({}) has waited {}, more than schedule.behind_after_s ({})",
-                    crate::output::printable(&oldest.file),
-                    crate::output::human_duration(oldest.age_seconds),
-                    crate::output::human_duration(settings.schedule.behind_after.as_secs() as i64)
+                    jobsight_base::text::printable(&oldest.file),
+                    jobsight_base::text::human_duration(oldest.age_seconds),
+                    jobsight_base::text::human_duration(settings.schedule.behind_after.as_secs() as i64)
                 ));
             }
             if s.counts.failed > 0 {
@@ -165,8 +165,8 @@ pub fn render(status: &Status) -> String {
             match &s.oldest_pending {
                 Some(o) => out.push_str(&format!(
                     "oldest unprocessed job: {}, enqueued {} ago\n",
-                    crate::output::printable(&o.file),
-                    crate::output::human_duration(o.age_seconds)
+                    jobsight_base::text::printable(&o.file),
+                    jobsight_base::text::human_duration(o.age_seconds)
                 )),
                 None => out.push_str("no unprocessed job\n"),
             }

@@ -28,8 +28,8 @@ use serde::Deserialize;
 
 use crate::catalog::rows::SummaryRow;
 use crate::catalog::{self, CatalogError, Table};
-use crate::options::{DAY_S, Invalid, invalid, within};
 use crate::query::{self, QueryError};
+use jobsight_base::options::{DAY_S, Invalid, invalid, within};
 
 /// Jobs shorter than this many seconds count as short (Job Defense Shield skips jobs under
 /// 300 s; XDMoD reports short jobs as their own group).
@@ -808,7 +808,7 @@ pub fn render_email_effect(effects: &[EmailEffect], days: u32) -> String {
         }
         out += &format!(
             "{:<16} {:<28} {:>11} {:>10} {:>10} {:>9} {:>7}\n",
-            crate::output::printable(&e.user),
+            jobsight_base::text::printable(&e.user),
             e.emailed_at,
             e.jobs_before,
             share(e.cpu_eff_before),

@@ -36,9 +36,9 @@ use smartcore::linalg::basic::matrix::DenseMatrix;
 
 use crate::catalog::Table;
 use crate::catalog::rows::WorkflowScoreRow;
-use crate::output::printable;
 use crate::query::{self, QueryError};
-use crate::stats;
+use jobsight_base::stats;
+use jobsight_base::text::printable;
 
 /// The figures each task is described by, against its kind's history.
 pub const FIGURES: [&str; 5] = ["slack", "runtime", "stage_in", "stage_out", "stime"];

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::detect::{self, DetectError, History, RunForest, Task};
 use crate::catalog::rows::WorkflowScoreRow;
-use crate::stats;
+use jobsight_base::stats;
 
 /// The first line's `format`.
 pub const FORMAT: &str = "jobsight-workflow-model";
@@ -230,7 +230,7 @@ fn read(path: &Path, body: bool) -> Result<(Option<Header>, Option<Body>), Workf
     // The first line only, to see whose file it is: a job model (or anything else) is left to
     // the job models' reader, whose message says what the file is not.
     use std::io::{BufRead, Read};
-    let file = crate::safe_fs::open_regular(path, crate::safe_fs::Links::Follow)
+    let file = jobsight_base::safe_fs::open_regular(path, jobsight_base::safe_fs::Links::Follow)
         .map_err(|e| fail(e.to_string()))?;
     let mut reader = std::io::BufReader::new(file);
     let mut first = Vec::new();
@@ -280,7 +280,7 @@ pub fn render_header(h: &Header) -> String {
         h.created,
         h.jobsight,
         h.smartcore,
-        crate::output::printable(&h.data),
+        jobsight_base::text::printable(&h.data),
         h.runs,
         h.tasks,
         h.labelled_tasks,
@@ -292,7 +292,7 @@ pub fn render_header(h: &Header) -> String {
         } else {
             h.run_labels
                 .iter()
-                .map(|(l, n)| format!("{} ({n} runs)", crate::output::printable(l)))
+                .map(|(l, n)| format!("{} ({n} runs)", jobsight_base::text::printable(l)))
                 .collect::<Vec<_>>()
                 .join(", ")
         }

@@ -29,8 +29,8 @@ use chrono::{DateTime, Utc};
 
 use crate::catalog::rows::{WorkflowRow, WorkflowTaskRow};
 use crate::catalog::{self, CatalogError, Table};
-use crate::skipped::Skipped;
-use crate::stats;
+use jobsight_base::skipped::Skipped;
+use jobsight_base::stats;
 
 /// The largest trace file read (a run of a million tasks is about 500 MB; Flow-Bench's are
 /// 100 kB).
@@ -78,7 +78,7 @@ pub struct Place {
 /// Reads an adjacency-list DAG (JSON object: task id -> ids of the tasks that wait for it) and
 /// gives every task named in it its place.
 pub fn read_dag(path: &Path) -> Result<HashMap<String, Place>, PegasusError> {
-    let text = read_limited(path, MAX_DAG_BYTES, crate::safe_fs::Links::Follow)?;
+    let text = read_limited(path, MAX_DAG_BYTES, jobsight_base::safe_fs::Links::Follow)?;
     let dag_error = |reason: String| PegasusError::Dag {
         path: path.to_path_buf(),
         reason,
@@ -157,11 +157,13 @@ pub fn places(adjacency: &BTreeMap<String, Vec<String>>) -> Result<HashMap<Strin
 fn read_limited(
     path: &Path,
     limit: u64,
-    links: crate::safe_fs::Links,
+    links: jobsight_base::safe_fs::Links,
 ) -> Result<String, PegasusError> {
-    crate::safe_fs::read_text_at_most(path, links, limit).map_err(|source| PegasusError::Read {
-        path: path.to_path_buf(),
-        source,
+    jobsight_base::safe_fs::read_text_at_most(path, links, limit).map_err(|source| {
+        PegasusError::Read {
+            path: path.to_path_buf(),
+            source,
+        }
     })
 }
 
@@ -619,7 +621,8 @@ pub fn import(
             )));
             continue;
         }
-        let text = match read_limited(file, MAX_TRACE_BYTES, crate::safe_fs::Links::Refuse) {
+        let text = match read_limited(file, MAX_TRACE_BYTES, jobsight_base::safe_fs::Links::Refuse)
+        {
             Ok(text) => text,
             Err(e) => {
                 done.skipped

@@ -127,7 +127,7 @@ pub fn build(jobs: Vec<SlurmJob>) -> Vec<SlurmRun> {
         let started = job.start.unwrap_or(job.end);
         for item in dependency.split([',', '?']) {
             for named in item.split(':').skip(1) {
-                let Some((id, task)) = crate::slurm_text::dependency_job(named) else {
+                let Some((id, task)) = jobsight_base::slurm_text::dependency_job(named) else {
                     continue;
                 };
                 let cluster = job.cluster.as_str();
@@ -232,7 +232,8 @@ fn run_of(
             };
             let runtime_s = seconds(job.start, Some(job.end));
             // The application, so that `sim-41` and `sim-42` share a history.
-            let kind = crate::slurm_text::application_of(job.name.as_deref().unwrap_or_default());
+            let kind =
+                jobsight_base::slurm_text::application_of(job.name.as_deref().unwrap_or_default());
             WorkflowTaskRow {
                 workflow_id: run_id.to_string(),
                 task_id: task_ids[&i].clone(),

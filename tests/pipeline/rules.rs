@@ -643,7 +643,7 @@ fn every_rule_fires_on_its_fixture_and_not_on_the_healthy_twin() {
     for rule in &book.rules {
         assert!(
             cases.iter().any(|c| c.0 == rule.id),
-            "rule {} has no fixture in tests/rules.rs",
+            "rule {} has no fixture in tests/pipeline/rules.rs",
             rule.id
         );
     }
@@ -685,7 +685,7 @@ fn every_class_holds_on_its_fixture_and_not_on_the_healthy_twin() {
     for class in &book.classes {
         assert!(
             cases.iter().any(|c| c.0 == class.id),
-            "class {} has no fixture in tests/rules.rs",
+            "class {} has no fixture in tests/pipeline/rules.rs",
             class.id
         );
     }

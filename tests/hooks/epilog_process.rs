@@ -2,9 +2,7 @@
 //! except the job's variables): it enqueues exactly one faithful record, and whatever goes wrong
 //! (no spool, a read-only or full disk, symlinks, bad arguments, garbage input) it exits 0 and says
 //! why on stderr.
-#![allow(clippy::unwrap_used)]
-
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;

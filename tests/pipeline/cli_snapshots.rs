@@ -1,9 +1,7 @@
 //! What users see, pinned: `jobsight --help`, `jobsight spool claim` and `jobsight spool status`
 //! on a fixed spool. A change in these snapshots is a change in the user interface: review it
 //! (`cargo insta review`, or accept with INSTA_UPDATE=always) rather than edit the files by hand.
-#![allow(clippy::unwrap_used)]
-
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

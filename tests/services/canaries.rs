@@ -13,9 +13,7 @@
 //! 75 s each; `rules.min_run_s` and `notify.min_run_s` are lowered to 60 s for them, as
 //! `jobs/canaries/README.md` tells a site to do. Needs root and the package registry; takes about
 //! 10 minutes.
-#![allow(clippy::unwrap_used)]
-
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 
@@ -44,6 +42,7 @@ const CANARIES: [(&str, &[&str]); 5] = [
 #[test]
 #[ignore = "needs root: installs and starts a real Slurm and Prometheus (run by .ci/run with --include-ignored)"]
 fn each_canary_gets_its_expected_finding_and_the_healthy_job_none() {
+    let _services = common::services::one_at_a_time();
     let epilog = common::services::root_and_epilog(JOBSIGHT, "Slurm and Prometheus");
     let base = test_base("canaries-test");
     let spool = base.join("spool");

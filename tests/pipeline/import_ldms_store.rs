@@ -5,9 +5,7 @@
 //! interleaved in time order, a node that ran no job, a malformed line and a last line cut off
 //! mid-write. Every job must get exactly the samples of its nodes inside its run time (checked
 //! against a nested loop over the same data), and importing again must replace, not add.
-#![allow(clippy::unwrap_used)]
-
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::path::Path;

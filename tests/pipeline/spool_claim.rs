@@ -1,9 +1,7 @@
 //! `jobsight spool claim` and `jobsight spool status` as a user and a scheduler run them:
 //! several claimers at once never get the same record and together get every record; the JSON
 //! output is one record per line; errors name the spool.
-#![allow(clippy::unwrap_used)]
-
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -8,9 +8,7 @@
 //! Also compares host-list expansion with `scontrol show hostnames`.
 //!
 //! Needs root and the package registry; takes about 2–3 minutes (the time-limit job dominates).
-#![allow(clippy::unwrap_used)]
-
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -59,6 +57,7 @@ fn claim(spool: &Path) -> (Vec<SpoolRecord>, String) {
 #[test]
 #[ignore = "needs root: installs and starts a real Slurm (run by .ci/run with --include-ignored)"]
 fn epilog_hook_on_a_real_slurm() {
+    let _services = common::services::one_at_a_time();
     let epilog = common::services::root_and_epilog(JOBSIGHT, "Slurm");
 
     // An installation as a site would do it (ops/install-epilog.sh), once per hook and spool,
@@ -358,7 +357,7 @@ fn epilog_hook_on_a_real_slurm() {
 
     // The per-job step through the CLI, on the merged spool (its records are claimed, in cur/):
     // every job run lands in the warehouse once, with its final state from sacct. Job records only
-    // here; telemetry is tests/real_prometheus.rs.
+    // here; telemetry is tests/services/real_prometheus.rs.
     let config = base.join("jobsight.toml");
     std::fs::write(&config, "[ingest]\nretry_after_s = 1\nretry_max_s = 2\n").unwrap();
     let data = base.join("data");

@@ -4,15 +4,12 @@
 //! and the refusal to judge a job with too little telemetry. Then the single pass against the
 //! reference SQL ([`jobsight::features::reference`]) on the same warehouse and on a simulated day.
 //! With the cargo feature `ballista`, the same plan and admin queries on a real Ballista cluster
-//! (tests/ballista.rs).
-#![allow(clippy::unwrap_used)]
-
-#[path = "common/features.rs"]
-mod agreement;
+//! (tests/pipeline/ballista.rs).
+use crate::agreement;
 #[cfg(feature = "ballista")]
 #[path = "ballista.rs"]
 mod ballista;
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -1,6 +1,6 @@
 //! What every stage's options share, below the stages: the error of one invalid value and the
 //! checks every number needs. A stage owns its `Options` (as written in the configuration file,
-//! every key optional) and resolves them into its `Settings`; [`crate::config`] composes the
+//! every key optional) and resolves them into its `Settings`; the application's `config` composes the
 //! stages' options into one file and names the file in the error.
 
 /// One value that cannot be used: the key as written in the configuration file

@@ -7,9 +7,7 @@
 //! fetched in several chunks, and the chunks must join without a gap or an overlap.
 //!
 //! Needs root and the package registry; takes about 2 minutes (the jobs run 30 s each).
-#![allow(clippy::unwrap_used)]
-
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;
@@ -33,6 +31,7 @@ fn sql(data: &Path, query: &str) -> Vec<serde_json::Value> {
 #[test]
 #[ignore = "needs root: installs and starts a real Slurm and Prometheus (run by .ci/run with --include-ignored)"]
 fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
+    let _services = common::services::one_at_a_time();
     let epilog = common::services::root_and_epilog(JOBSIGHT, "Slurm and Prometheus");
 
     let base = test_base("prometheus-test");

@@ -5,9 +5,7 @@
 //!
 //! The warehouse is a simulated cluster: 30 days of 4 nodes with 12 jobs a day, through the real
 //! `simulate`, `features` and `classify` commands, built once and copied per test.
-#![allow(clippy::unwrap_used)]
-
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::TcpStream;

@@ -1,9 +1,7 @@
 //! Load: 10,000 hook processes enqueue concurrently and exactly 10,000 records arrive, none lost,
 //! none duplicated. Then the same with the spool made unwritable halfway through: every hook still
 //! exits 0, and every hook that did not enqueue said so on stderr.
-#![allow(clippy::unwrap_used)]
-
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;

@@ -3,9 +3,7 @@
 //! predictions work; a damaged, outdated or wrong-kind model file is a clear error; and a job
 //! whose telemetry lacks metrics the model reads is "not judged", with the metrics named.
 
-#![allow(clippy::unwrap_used)]
-
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

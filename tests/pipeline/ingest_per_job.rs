@@ -6,10 +6,8 @@
 //! Accounting comes from a stand-in `sacct` that prints real `sacct --json` output of Slurm 22.05
 //! (tests/fixtures); Prometheus's faults come from a small HTTP server in this process, because a
 //! real Prometheus cannot be made to produce them on demand. The success path against a real
-//! Prometheus and Slurm is `tests/real_prometheus.rs`.
-#![allow(clippy::unwrap_used)]
-
-mod common;
+//! Prometheus and Slurm is `tests/services/real_prometheus.rs`.
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -947,7 +945,7 @@ else:
 
 /// A warehouse, spool, outbox and config for the daemon tests, with the per-job DAG every second
 /// and the nightly one paused (site DAG files), and telemetry from a fake Prometheus that serves
-/// a flat 0.5 for every metric (the real one is tests/real_prometheus.rs).
+/// a flat 0.5 for every metric (the real one is tests/services/real_prometheus.rs).
 struct DaemonSetup {
     tmp: tempfile::TempDir,
     config: PathBuf,

@@ -1,0 +1,25 @@
+//! The leaves below every stage of the pipeline: what two or more stages share and none owns.
+//! Nothing here knows a table, a query or another stage, and the crate does not depend on
+//! DataFusion, so it builds in seconds and every stage (and the application above them) may use
+//! it without tying itself to another stage.
+//!
+//! [`text`] escapes what people read and writes durations; [`templates`] is the one template
+//! engine of emails and pages; [`stats`] and [`series`] hold the statistics every figure is
+//! computed with; [`safe_fs`] and [`lockfile`] are the careful file handling; [`options`] the
+//! checks every setting needs; [`severity`], [`skipped`] and [`slurm_text`] are small shared
+//! types and Slurm's text forms; [`process`] is the clock and the process's memory.
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+pub mod lockfile;
+pub mod options;
+pub mod process;
+pub mod safe_fs;
+pub mod series;
+pub mod severity;
+pub mod skipped;
+pub mod slurm_text;
+pub mod stats;
+pub mod templates;
+pub mod text;
+
+pub use process::{now, peak_memory_mib, reset_peak_memory};

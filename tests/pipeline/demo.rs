@@ -39,10 +39,11 @@ fn demo(dir: &Path, jobs: usize, seed: u64) -> String {
 #[test]
 fn demo_reports_what_is_on_disk() {
     let dir = tempfile::tempdir().unwrap();
-    // 100 jobs carry every kind of check below (a leak, serial jobs, anomalies the models name,
-    // emails with links); each job more only costs the suite time. The training day is the
-    // demo's own, whatever the count.
-    let (jobs, seed) = (100, 3);
+    // 150 jobs carry every kind of check below (a leak, serial jobs, anomalies the models name,
+    // critical emails and a user's digest with links; 100 jobs of this seed give no digest);
+    // each job more only costs the suite time. The training day is the demo's own, whatever the
+    // count.
+    let (jobs, seed) = (150, 3);
     let report = demo(dir.path(), jobs, seed);
 
     // What the simulated Slurm must have produced.

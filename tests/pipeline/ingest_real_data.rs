@@ -95,6 +95,20 @@ const SWF_FACTS: &str = "SELECT count(*) AS jobs, count(DISTINCT \"user\") AS us
      CAST(min(submit) AS VARCHAR) AS first_submit, CAST(max(\"end\") AS VARCHAR) AS last_end, \
      sum(CASE WHEN state = 'COMPLETED' THEN 1 ELSE 0 END) AS completed FROM jobs";
 
+/// Imports a KTH log that holds `jobs` jobs into `data` and returns [`SWF_FACTS`]'s row.
+fn import_kth(data: &Path, file: &Path, jobs: usize) -> serde_json::Map<String, serde_json::Value> {
+    let out = common::run_ok(
+        jobsight(data)
+            .args(["import", "swf", "--cluster", "kth"])
+            .arg(file),
+    );
+    assert!(
+        out.contains(&format!("imported {jobs} jobs of cluster kth")),
+        "{out}"
+    );
+    sql(data, SWF_FACTS).swap_remove(0)
+}
+
 /// `jobsight summary --period month` over the KTH year, one JSON object per row.
 fn swf_months(data: &Path) -> Vec<serde_json::Value> {
     let months = common::run_ok(jobsight(data).args([
@@ -125,14 +139,8 @@ fn total(rows: &[serde_json::Value], key: &str) -> f64 {
 fn swf_kth_log() {
     let file = excerpt("KTH-SP2-1996-2.1-cln.first3000.swf");
     let data = tempfile::tempdir().unwrap();
-    let out = common::run_ok(
-        jobsight(data.path())
-            .args(["import", "swf", "--cluster", "kth"])
-            .arg(&file),
-    );
     // 3,000 job lines after the 19 `;` header lines, each with 18 fields and known times.
-    assert!(out.contains("imported 3000 jobs of cluster kth"), "{out}");
-    let row = &sql(data.path(), SWF_FACTS)[0];
+    let row = &import_kth(data.path(), &file, 3000);
     // The job lines' count.
     assert_eq!(number(row, "jobs"), 3000.0);
     // Distinct values of field 12 (user) over the 3,000 lines.
@@ -191,13 +199,7 @@ fn swf_kth_log_full_year() {
         return;
     };
     let data = tempfile::tempdir().unwrap();
-    let out = common::run_ok(
-        jobsight(data.path())
-            .args(["import", "swf", "--cluster", "kth"])
-            .arg(&file),
-    );
-    assert!(out.contains("imported 28489 jobs of cluster kth"), "{out}");
-    let row = &sql(data.path(), SWF_FACTS)[0];
+    let row = &import_kth(data.path(), &file, 28489);
     assert_eq!(number(row, "jobs"), 28489.0);
     assert_eq!(number(row, "users"), 214.0, "the archive's 214 users");
     assert_eq!(row["first_submit"], "1996-09-23T12:00:31Z");

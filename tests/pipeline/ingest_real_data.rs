@@ -257,12 +257,7 @@ fn ldms_examinimd_runs() {
     let labels = excerpt("hpas-ldms-examinimd.excerpt.labels.csv");
     let work = extracted(&archive);
     let data = work.path().join("warehouse");
-    let out = common::run_ok(
-        jobsight(&data)
-            .args(["import", "ldms-runs", "--labels"])
-            .arg(&labels)
-            .arg(work.path()),
-    );
+    let out = import_ldms_runs(&data, &labels, work.path());
     // 11 `data/memory_metrics/meminfo` files in the archive, one per run.
     assert!(out.contains("imported 11 runs"), "{out}");
 
@@ -462,12 +457,7 @@ fn ldms_examinimd_runs() {
         before.1,
         (std::fs::read_to_string(&labels).unwrap().lines().count() - 1) as f64
     );
-    common::run_ok(
-        jobsight(&data)
-            .args(["import", "ldms-runs", "--labels"])
-            .arg(&labels)
-            .arg(dataset.join("ExaMiniMD_ML")),
-    );
+    import_ldms_runs(&data, &labels, &dataset.join("ExaMiniMD_ML"));
     assert_eq!(
         ldms_counts(&data),
         before,
@@ -532,6 +522,16 @@ fn leak_rule(data: &Path, runs: usize) -> [f64; 4] {
     ["leak_runs", "inside", "elsewhere", "on_baseline"].map(|key| number(leak, key))
 }
 
+/// `jobsight import ldms-runs --labels LABELS RUNS` into `data`; its report.
+fn import_ldms_runs(data: &Path, labels: &Path, runs: &Path) -> String {
+    common::run_ok(
+        jobsight(data)
+            .args(["import", "ldms-runs", "--labels"])
+            .arg(labels)
+            .arg(runs),
+    )
+}
+
 /// Jobs, labels and telemetry rows of a warehouse.
 fn ldms_counts(data: &Path) -> (f64, f64, f64) {
     let r = &sql(
@@ -567,12 +567,7 @@ fn ldms_examinimd_all_runs() {
     };
     let work = extracted(&archive);
     let data = work.path().join("warehouse");
-    let out = common::run_ok(
-        jobsight(&data)
-            .args(["import", "ldms-runs", "--labels"])
-            .arg(&labels)
-            .arg(work.path()),
-    );
+    let out = import_ldms_runs(&data, &labels, work.path());
     assert!(out.contains("imported 56 runs"), "{out}");
     let counts = ldms_counts(&data);
     assert_eq!(

@@ -4,12 +4,20 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The pipeline crate's directory, read when the benchmark runs (cargo sets it), not when it was
+/// The project's top directory (the first one with `Cargo.lock` above the application crate's
+/// directory), read when the benchmark runs (cargo sets CARGO_MANIFEST_DIR), not when it was
 /// compiled: the target directory may be shared with another checkout.
-pub fn manifest_dir() -> PathBuf {
-    PathBuf::from(
+pub fn repo_dir() -> PathBuf {
+    let mut dir = PathBuf::from(
         std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into()),
-    )
+    );
+    while !dir.join("Cargo.lock").is_file() {
+        assert!(
+            dir.pop(),
+            "no directory with Cargo.lock above CARGO_MANIFEST_DIR"
+        );
+    }
+    dir
 }
 
 /// A Python that can import `modules` (e.g. "duckdb, polars"): the virtual environment
@@ -35,7 +43,7 @@ pub fn bench_python(modules: &str) -> Option<PathBuf> {
             .is_ok_and(|s| s.success())
             && Command::new(venv.join("bin/pip"))
                 .args(["install", "-q", "-r"])
-                .arg(manifest_dir().join("../benches/requirements.txt"))
+                .arg(repo_dir().join("benches/requirements.txt"))
                 .status()
                 .is_ok_and(|s| s.success());
         if !made {

@@ -23,7 +23,7 @@ use jobsight::model::{self, CrossValidation, Kind, LabelsFrom, TrainOptions};
 
 #[path = "bench_support.rs"]
 mod support;
-use support::{bench_python, manifest_dir};
+use support::{bench_python, repo_dir};
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 
@@ -68,7 +68,7 @@ fn compare(name: &str, data: &Path, python: Option<&Path>) {
     );
     let peer = python.map(|py| {
         let out = Command::new(py)
-            .arg(manifest_dir().join("../benches/diagnosis_peers.py"))
+            .arg(repo_dir().join("benches/diagnosis_peers.py"))
             .arg(export.path())
             .arg(options.forest.trees.to_string())
             .arg(options.seed.to_string())
@@ -164,7 +164,7 @@ fn main() {
     if python.is_none() {
         println!("scikit-learn is not installable here: jobsight's figures only");
     }
-    let shared = manifest_dir().join("../../shared/data");
+    let shared = repo_dir().join("../shared/data");
     let archive = shared.join("hpas-ldms-examinimd.tar.xz");
     let labels = shared.join("hpas-ldms-examinimd.labels.csv");
     let skip_real = std::env::var("BENCH_SKIP_REAL").is_ok_and(|v| v == "1");

@@ -25,7 +25,7 @@ use std::process::Command;
 
 #[path = "bench_support.rs"]
 mod support;
-use support::{bench_python, manifest_dir};
+use support::{bench_python, repo_dir};
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 
@@ -70,7 +70,7 @@ fn measure(python: &Path, command: &[&str]) -> Measured {
 
 /// [`measure`] with variables set in the command's environment.
 fn measure_with(python: &Path, command: &[&str], env: &[(String, String)]) -> Measured {
-    let script = manifest_dir().join("../benches/features_peers.py");
+    let script = repo_dir().join("benches/features_peers.py");
     let out = Command::new(python)
         .arg(&script)
         .arg("measure")
@@ -159,7 +159,7 @@ fn main() {
     let peer_nodes = env_number("BENCH_PEER_NODES", 64);
     let python = bench_python("duckdb, polars, pandas, pyarrow")
         .expect("a Python environment with benches/requirements.txt (see JOBSIGHT_BENCH_VENV)");
-    let script = manifest_dir().join("../benches/features_peers.py");
+    let script = repo_dir().join("benches/features_peers.py");
     let script = script.to_str().unwrap_or_default();
     let python_s = python.to_str().unwrap_or_default().to_string();
 

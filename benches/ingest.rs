@@ -18,7 +18,7 @@ use std::time::Instant;
 
 #[path = "bench_support.rs"]
 mod support;
-use support::{bench_python, manifest_dir};
+use support::{bench_python, repo_dir};
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 
@@ -145,7 +145,7 @@ fn ldms_store(nodes: u32) {
         println!("  duckdb: SKIPPED, could not create a Python environment with duckdb");
         return;
     };
-    let script = manifest_dir().join("../benches/ldms_store_duckdb.py");
+    let script = repo_dir().join("benches/ldms_store_duckdb.py");
     let started = Instant::now();
     let out = Command::new(python)
         .arg(script)
@@ -239,7 +239,7 @@ fn main() {
         "ingest", "rows", "seconds", "M rows/s", "bytes/M rows", "peak MiB"
     );
 
-    let shared = manifest_dir().join("../../shared/data");
+    let shared = repo_dir().join("../shared/data");
     if shared.join("hpas-ldms-examinimd.tar.xz").exists() {
         let work = tempfile::tempdir().expect("temporary directory");
         let status = Command::new("tar")

@@ -30,7 +30,7 @@ use jobsight::catalog::{self, Table};
 use jobsight::query::{self, Columns};
 use jobsight::simulate::Rng;
 use jobsight::summary;
-use support::{bench_python, manifest_dir};
+use support::{bench_python, repo_dir};
 
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -285,7 +285,7 @@ fn main() {
     };
 
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let script = manifest_dir().join("../benches/summaries_peers.py");
+    let script = repo_dir().join("benches/summaries_peers.py");
     println!(
         "| query ({written} jobs, a year) | jobsight | DuckDB | DuckDB / jobsight | rows |\n|---|---|---|---|---|"
     );

@@ -15,10 +15,19 @@ pub mod services;
 /// The repository's top directory, read when the test runs (cargo sets CARGO_MANIFEST_DIR then),
 /// not when it was compiled: test binaries in a shared target directory may have been built from
 /// another checkout of the same sources.
+/// The crate's directory is `slurm-hooks/` or `pipeline/app/`; the top is the first directory
+/// above it with `Cargo.lock`.
 pub fn repo() -> PathBuf {
     let manifest =
         std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into());
-    PathBuf::from(manifest).join("..")
+    let mut dir = PathBuf::from(manifest);
+    while !dir.join("Cargo.lock").is_file() {
+        assert!(
+            dir.pop(),
+            "no directory with Cargo.lock above CARGO_MANIFEST_DIR"
+        );
+    }
+    dir
 }
 
 /// Creates every spool subdirectory under `root`.

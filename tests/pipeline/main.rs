@@ -17,4 +17,5 @@ mod ingest_real_data;
 mod model;
 mod notify_smtp;
 mod rules;
+mod serve_pg;
 mod spool_claim;

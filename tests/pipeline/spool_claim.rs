@@ -176,10 +176,8 @@ fn the_shipped_binaries_withstand_the_hostile_inputs() {
         "{} is missing: build the workspace (`cargo build --workspace`) first",
         epilog.display()
     );
-    // The checkout the test runs in (cargo sets it), not the one it was compiled in.
-    let manifest =
-        std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into());
-    let script = Path::new(&manifest).join("../ops/hostile-inputs.sh");
+    // The checkout the test runs in, not the one it was compiled in.
+    let script = common::repo().join("ops/hostile-inputs.sh");
     let out = Command::new("bash")
         .arg(&script)
         .arg(JOBSIGHT)

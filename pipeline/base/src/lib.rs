@@ -20,6 +20,11 @@ pub mod skipped;
 pub mod slurm_text;
 pub mod stats;
 pub mod templates;
+pub mod test_support;
 pub mod text;
 
 pub use process::{now, peak_memory_mib, reset_peak_memory};
+
+/// The smartcore release the models' trees come from (a different one may not read them): every
+/// model file records it, the diagnosis models' and the workflow models' alike.
+pub const SMARTCORE_VERSION: &str = "0.7.0";

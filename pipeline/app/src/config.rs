@@ -1,0 +1,613 @@
+//! The configuration file: one TOML file whose every key is optional.
+//!
+//! Raw [`Options`] (all optional, unknown keys rejected so that a typo is an error, not a silently
+//! ignored setting) are resolved once into validated [`Settings`]; nothing downstream sees "unset".
+//! The defaults make `jobsight demo` and a first `jobsight ingest` work with no file at all.
+//! Command-line flags and their environment variables override the file (`main` does that).
+//!
+//! `ops/jobsight.example.toml` shows every key with its default and is parsed by a test, so it
+//! cannot drift from this module.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+// Each stage owns its options and settings; this module composes them into one file. Re-exported
+// here because they are part of the configuration file's shape.
+pub use crate::ingest::settings::{
+    IngestOptions, IngestSettings, MetricTemplate, PrometheusOptions, PrometheusSettings,
+    TelemetryKind, cgroup_metrics, dcgm_metrics, default_node_exporter_metrics,
+};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read the configuration file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("configuration file {path}: {reason}")]
+    Parse { path: PathBuf, reason: String },
+    #[error("configuration file {path}: {key}: {reason}")]
+    Invalid {
+        path: PathBuf,
+        key: String,
+        reason: String,
+    },
+}
+
+/// The file as written: every key optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    pub data: Option<PathBuf>,
+    pub spool: Option<PathBuf>,
+    pub ingest: Option<IngestOptions>,
+    pub prometheus: Option<PrometheusOptions>,
+    pub features: Option<FeaturesOptions>,
+    pub rules: Option<RulesOptions>,
+    pub model: Option<ModelOptions>,
+    pub notify: Option<crate::notify::Options>,
+    pub summary: Option<crate::summary::Options>,
+    pub serve: Option<crate::serve::Options>,
+    pub report: Option<crate::report::Options>,
+    pub schedule: Option<ScheduleOptions>,
+    pub engine: Option<EngineOptions>,
+}
+
+/// `[engine]`: where admins' queries run.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineOptions {
+    /// A Ballista scheduler, `df://host:port`: `jobsight sql`, `jobsight summary` and
+    /// `jobsight features` (a backfill's features step too) run there (docs/ballista.md).
+    pub ballista: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScheduleOptions {
+    /// A directory of site DAG files (*.toml) added to the built-in ones, or replacing one of
+    /// the same name.
+    pub dags: Option<PathBuf>,
+    /// `dag status` calls the pipeline behind when a job has waited longer than this.
+    pub behind_after_s: Option<u64>,
+}
+
+/// The scheduler's settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScheduleSettings {
+    pub dags: Option<PathBuf>,
+    pub behind_after: Duration,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelOptions {
+    /// A diagnosis model file (`jobsight model train --kind diagnosis`).
+    pub diagnosis: Option<PathBuf>,
+    /// An anomaly-score model file (`jobsight model train --kind unsupervised`).
+    pub unsupervised: Option<PathBuf>,
+    /// A workflow model file (`jobsight model train --workflows`), applied by the nightly
+    /// `workflow-score` step.
+    pub workflow: Option<PathBuf>,
+    /// Windows of one anomaly type a node needs before it gets that verdict.
+    pub min_windows: Option<usize>,
+    /// Windows the models judge at a time (whole jobs): what their inputs take in memory.
+    pub windows_at_a_time: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulesOptions {
+    /// Site rule files layered over the built-in ones.
+    pub dir: Option<PathBuf>,
+    pub min_run_s: Option<u64>,
+    /// How far back a job's earlier runs are looked for, in days.
+    pub history_days: Option<u64>,
+    /// The newest earlier runs of the same application a job is compared with (0: off).
+    pub history_runs: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FeaturesOptions {
+    pub trim_s: Option<u64>,
+    pub bin_s: Option<u64>,
+    pub min_coverage: Option<f64>,
+    pub cores_per_node: Option<u32>,
+    /// Replaces the default idle thresholds when given.
+    pub idle_below: Option<std::collections::BTreeMap<String, f64>>,
+    /// Sliding windows for the models, `WIDTH:STRIDE` in seconds; none by default.
+    pub windows: Option<String>,
+}
+
+/// Everything resolved and checked.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub data: PathBuf,
+    pub spool: PathBuf,
+    pub ingest: IngestSettings,
+    pub prometheus: PrometheusSettings,
+    pub features: crate::features::Settings,
+    pub rules: crate::rules::Settings,
+    pub model: ModelSettings,
+    pub notify: crate::notify::Settings,
+    pub summary: crate::summary::Settings,
+    pub serve: crate::serve::Settings,
+    pub report: crate::report::Settings,
+    pub schedule: ScheduleSettings,
+    pub engine: crate::query::Engine,
+}
+
+/// The window the configured models were trained on (the diagnosis model's, else the anomaly
+/// score's), read from the model file's header; the evaluation protocol's 60 s every 15 s when
+/// no header can be read, in which case loading the model reports what is wrong with it.
+fn models_window(model: &ModelSettings) -> crate::features::WindowSpec {
+    let trained = [&model.diagnosis, &model.unsupervised]
+        .into_iter()
+        .flatten()
+        .find_map(|path| crate::model::file::ModelFile::header(path).ok());
+    match trained {
+        Some(h) if h.window_s > 0 && h.stride_s > 0 => crate::features::WindowSpec {
+            window_s: h.window_s as u64,
+            stride_s: h.stride_s as u64,
+        },
+        _ => crate::features::WindowSpec {
+            window_s: 60,
+            stride_s: 15,
+        },
+    }
+}
+
+/// The models a site runs (none by default).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelSettings {
+    pub diagnosis: Option<PathBuf>,
+    pub unsupervised: Option<PathBuf>,
+    pub workflow: Option<PathBuf>,
+    pub min_windows: usize,
+    pub windows_at_a_time: usize,
+}
+
+pub const DEFAULT_DATA: &str = "./jobsight-data";
+
+impl Options {
+    /// Reads `path`; `None` gives the defaults.
+    pub fn load(path: Option<&Path>) -> Result<(Options, PathBuf), ConfigError> {
+        let Some(path) = path else {
+            return Ok((
+                Options::default(),
+                PathBuf::from("(no file: defaults and flags)"),
+            ));
+        };
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok((Options::parse(&text, path)?, path.to_path_buf()))
+    }
+
+    pub fn parse(text: &str, path: &Path) -> Result<Options, ConfigError> {
+        toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.to_path_buf(),
+            reason: e.to_string().trim().to_string(),
+        })
+    }
+
+    /// Fills in defaults and checks every value; `path` is only for error messages.
+    pub fn resolve(self, path: &Path) -> Result<Settings, ConfigError> {
+        let invalid = |key: &str, reason: String| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            key: key.to_string(),
+            reason,
+        };
+        let at = |e: jobsight_base::options::Invalid| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            key: e.key,
+            reason: e.reason,
+        };
+        use jobsight_base::options::DAY_S;
+        let within = |key: &str, value: Option<u64>, default: u64, range| {
+            jobsight_base::options::within(key, value, default, range).map_err(at)
+        };
+        let ingest = self.ingest.unwrap_or_default().resolve().map_err(at)?;
+        let prometheus = self.prometheus.unwrap_or_default().resolve().map_err(at)?;
+        let feat = self.features.unwrap_or_default();
+        let min_coverage = feat
+            .min_coverage
+            .unwrap_or(crate::features::DEFAULT_MIN_COVERAGE);
+        if !(0.0..=1.0).contains(&min_coverage) {
+            return Err(invalid(
+                "features.min_coverage",
+                format!("{min_coverage} is not a share between 0 and 1"),
+            ));
+        }
+        if let Some(cores) = feat.cores_per_node {
+            within(
+                "features.cores_per_node",
+                Some(u64::from(cores)),
+                1,
+                1..=1_000_000,
+            )?;
+        }
+        let idle_below = feat
+            .idle_below
+            .unwrap_or_else(crate::features::default_idle_below);
+        if let Some((metric, limit)) = idle_below.iter().find(|(_, l)| !l.is_finite()) {
+            return Err(invalid(
+                "features.idle_below",
+                format!("{metric} = {limit} is not a number"),
+            ));
+        }
+        let model_options = self.model.unwrap_or_default();
+        let model = ModelSettings {
+            diagnosis: model_options.diagnosis,
+            unsupervised: model_options.unsupervised,
+            workflow: model_options.workflow,
+            min_windows: within(
+                "model.min_windows",
+                model_options.min_windows.map(|m| m as u64),
+                crate::model::predict::DEFAULT_MIN_WINDOWS as u64,
+                1..=1_000_000,
+            )? as usize,
+            windows_at_a_time: within(
+                "model.windows_at_a_time",
+                model_options.windows_at_a_time,
+                crate::model::predict::WINDOWS_AT_A_TIME as u64,
+                1..=100_000_000,
+            )? as usize,
+        };
+        let runs_models = model.diagnosis.is_some() || model.unsupervised.is_some();
+        let features = crate::features::Settings {
+            trim_s: within(
+                "features.trim_s",
+                feat.trim_s,
+                crate::features::DEFAULT_TRIM_S,
+                0..=DAY_S,
+            )?,
+            bin_s: within(
+                "features.bin_s",
+                feat.bin_s,
+                crate::features::DEFAULT_BIN_S,
+                1..=DAY_S,
+            )?,
+            min_coverage,
+            cores_per_node: feat.cores_per_node,
+            idle_below,
+            windows: feat
+                .windows
+                .map(|w| w.parse::<crate::features::WindowSpec>())
+                .transpose()
+                .and_then(|w| match w {
+                    // A day at most, and a stride no wider than the window (else samples between
+                    // windows would belong to none).
+                    Some(w) if w.window_s > DAY_S || w.stride_s > w.window_s => Err(format!(
+                        "{w}: the width must be at most {DAY_S} s and the stride at most the width"
+                    )),
+                    w => Ok(w),
+                })
+                .map_err(|reason| invalid("features.windows", reason))?
+                // The models read windows: a site that runs them gets its models' windows.
+                .or(runs_models.then(|| models_window(&model))),
+        };
+        let rules_options = self.rules.unwrap_or_default();
+        let rules = crate::rules::Settings {
+            dir: rules_options.dir,
+            min_run_s: within(
+                "rules.min_run_s",
+                rules_options.min_run_s,
+                crate::rules::DEFAULT_MIN_RUN_S,
+                0..=30 * DAY_S,
+            )?,
+            cores_per_node: features.cores_per_node,
+            history_days: within(
+                "rules.history_days",
+                rules_options.history_days,
+                u64::from(crate::rules::DEFAULT_HISTORY_DAYS),
+                1..=3660,
+            )? as u32,
+            history_runs: within(
+                "rules.history_runs",
+                rules_options.history_runs,
+                crate::rules::DEFAULT_HISTORY_RUNS as u64,
+                0..=1000,
+            )? as usize,
+        };
+        let notify = self.notify.unwrap_or_default().resolve().map_err(at)?;
+        let summary = self.summary.unwrap_or_default().resolve().map_err(at)?;
+        let serve = self.serve.unwrap_or_default().resolve().map_err(at)?;
+        let schedule_options = self.schedule.unwrap_or_default();
+        let schedule = ScheduleSettings {
+            dags: schedule_options.dags,
+            behind_after: Duration::from_secs(within(
+                "schedule.behind_after_s",
+                schedule_options.behind_after_s,
+                3600,
+                60..=30 * DAY_S,
+            )?),
+        };
+        let engine = match self.engine.unwrap_or_default().ballista {
+            None => crate::query::Engine::Local,
+            Some(url) => {
+                let ok = url
+                    .strip_prefix("df://")
+                    .and_then(|rest| rest.rsplit_once(':'))
+                    .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
+                if !ok {
+                    return Err(invalid(
+                        "engine.ballista",
+                        format!("{url:?} is not a scheduler address like df://host:50050"),
+                    ));
+                }
+                crate::query::Engine::Ballista(url)
+            }
+        };
+        let data = self.data.unwrap_or_else(|| PathBuf::from(DEFAULT_DATA));
+        let report = self.report.unwrap_or_default().resolve(&data).map_err(at)?;
+        Ok(Settings {
+            schedule,
+            engine,
+            notify,
+            summary,
+            serve,
+            report,
+            rules,
+            model,
+            features,
+            data,
+            spool: self
+                .spool
+                .unwrap_or_else(|| PathBuf::from(slurm_hooks::spool_dir::DEFAULT_SPOOL)),
+            ingest,
+            prometheus,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolve(text: &str) -> Result<Settings, ConfigError> {
+        Options::parse(text, Path::new("t.toml"))?.resolve(Path::new("t.toml"))
+    }
+
+    /// The integer settings and their ranges as docs/configuration.md "Ranges" states them.
+    const RANGES: [(&str, &str, u64, u64); 25] = [
+        ("ingest", "retry_after_s", 1, 86_400),
+        ("ingest", "give_up_after_s", 60, 3650 * 86_400),
+        ("prometheus", "step_s", 1, 3600),
+        ("prometheus", "rate_window_s", 1, 86_400),
+        ("prometheus", "timeout_s", 1, 600),
+        ("prometheus", "max_points_per_series", 2, 11_000),
+        ("prometheus", "lag_s", 0, 86_400),
+        ("features", "trim_s", 0, 86_400),
+        ("features", "bin_s", 1, 86_400),
+        ("features", "cores_per_node", 1, 1_000_000),
+        ("rules", "min_run_s", 0, 30 * 86_400),
+        ("rules", "history_days", 1, 3660),
+        ("rules", "history_runs", 0, 1000),
+        ("model", "min_windows", 1, 1_000_000),
+        ("model", "windows_at_a_time", 1, 100_000_000),
+        ("schedule", "behind_after_s", 60, 30 * 86_400),
+        ("notify", "lookback_days", 1, 366),
+        ("notify", "min_days_between", 0, 366),
+        ("notify", "min_run_s", 0, 30 * 86_400),
+        ("notify", "max_emails_per_user_per_day", 1, 100),
+        ("notify", "max_jobs_per_digest", 1, 1000),
+        ("notify", "top_wasters", 0, 1000),
+        ("notify.smtp", "timeout_s", 1, 600),
+        ("summary", "short_job_s", 0, 86_400),
+        ("serve", "max_connections", 1, 10_000),
+    ];
+
+    proptest::proptest! {
+        /// Any value of any integer setting: accepted exactly when it lies in the documented
+        /// range, otherwise refused with an error naming the file and the key; never a panic.
+        #[test]
+        fn every_setting_is_accepted_exactly_within_its_documented_range(
+            which in 0..RANGES.len(),
+            value in proptest::prop_oneof![
+                -5i64..1_000_000,
+                proptest::num::i64::ANY,
+                0i64..4_000_000_000,
+            ],
+            near_edge in proptest::prop_oneof![-2i64..=2],
+            at_edge in proptest::bool::ANY,
+        ) {
+            let (section, key, lo, hi) = RANGES[which];
+            let value = if at_edge {
+                let edge = if value % 2 == 0 { lo } else { hi } as i64;
+                edge.saturating_add(near_edge)
+            } else {
+                value
+            };
+            // retry_max_s must be at least retry_after_s: at its largest, it never refuses.
+            let partner = if key == "retry_after_s" { "retry_max_s = 604800\n" } else { "" };
+            let text = format!("[{section}]\n{key} = {value}\n{partner}");
+            let inside = u64::try_from(value).is_ok_and(|v| (lo..=hi).contains(&v));
+            match resolve(&text) {
+                Ok(_) => proptest::prop_assert!(inside, "{} accepted", text),
+                Err(e) => {
+                    let e = e.to_string();
+                    proptest::prop_assert!(!inside, "{} refused: {}", text, e);
+                    proptest::prop_assert!(e.contains("t.toml") && e.contains(key), "{}", e);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn no_file_gives_working_defaults() {
+        let s = resolve("").unwrap();
+        assert_eq!(s.data, PathBuf::from(DEFAULT_DATA));
+        assert_eq!(s.prometheus.max_points_per_series, 11_000);
+        assert_eq!(s.prometheus.metrics.len(), 13);
+        assert_eq!(s.ingest.give_up_after, Duration::from_secs(86_400));
+    }
+
+    #[test]
+    fn typos_and_bad_values_name_the_key() {
+        let e = resolve("[prometheus]\nstep = 10\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("t.toml") && e.contains("unknown field `step`"),
+            "{e}"
+        );
+        let e = resolve("[prometheus]\nstep_s = 0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("prometheus.step_s: 0 is outside 1..=3600"),
+            "{e}"
+        );
+        // Every number has a range, checked at load: nothing later meets a value it cannot
+        // handle (a bin wider than a day, a lookback of centuries, a stride wider than its
+        // window).
+        for (text, key) in [
+            (
+                "[features]\nbin_s = 18446744073709551615\n",
+                "features.bin_s",
+            ),
+            ("[features]\nwindows = \"60:120\"\n", "features.windows"),
+            ("[features]\nwindows = \"9999999:1\"\n", "features.windows"),
+            (
+                "[notify]\nlookback_days = 4000000000\n",
+                "notify.lookback_days",
+            ),
+            (
+                "[ingest]\nretry_max_s = 18446744073709551615\n",
+                "ingest.retry_max_s",
+            ),
+            (
+                "[prometheus]\nlag_s = 18446744073709551615\n",
+                "prometheus.lag_s",
+            ),
+            (
+                "[prometheus]\nmax_points_per_series = 20000\n",
+                "prometheus.max_points_per_series",
+            ),
+            (
+                "[schedule]\nbehind_after_s = 1\n",
+                "schedule.behind_after_s",
+            ),
+            ("[model]\nmin_windows = 0\n", "model.min_windows"),
+        ] {
+            let e = resolve(text).unwrap_err().to_string();
+            assert!(e.contains(key) && e.contains("t.toml"), "{text}: {e}");
+        }
+        let e = resolve("[prometheus]\nurl = \"localhost:9090\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("prometheus.url"), "{e}");
+        let e = resolve("[[prometheus.extra_metrics]]\nname = \"x\"\nquery = \"up\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no {nodes} placeholder"), "{e}");
+        let e = resolve(
+            "[[prometheus.extra_metrics]]\nname = \"load1\"\nquery = \"node_load5{nodes}\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("defined twice"), "{e}");
+        let e = resolve(
+            "[[prometheus.extra_metrics]]\nname = \"x\"\nquery = \"node_load5{nodes}{hostname}\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("unknown placeholder {hostname}"), "{e}");
+    }
+
+    #[test]
+    fn a_configured_model_brings_its_window() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("score.model");
+        let header = crate::model::header(
+            crate::model::Kind::Unsupervised,
+            vec!["cpu_user:mean".into()],
+            Vec::new(),
+            (300, 150),
+            crate::model::file::TrainingSummary::default(),
+            &crate::model::TrainOptions::default(),
+        );
+        let mut line = serde_json::to_vec(&header).unwrap();
+        line.extend_from_slice(b"\n{}\n");
+        std::fs::write(&path, line).unwrap();
+        let windows = |model: &str| {
+            resolve(&format!("[model]\nunsupervised = {model:?}\n"))
+                .unwrap()
+                .features
+                .windows
+                .map(|w| (w.window_s, w.stride_s))
+        };
+        assert_eq!(windows(path.to_str().unwrap()), Some((300, 150)));
+        // An unreadable model keeps the protocol's windows; loading it later says what is wrong.
+        assert_eq!(windows("/nonexistent.model"), Some((60, 15)));
+        assert_eq!(resolve("").unwrap().features.windows, None);
+        // A window set by the site wins.
+        let s = resolve(&format!(
+            "[features]\nwindows = \"120:60\"\n[model]\nunsupervised = {:?}\n",
+            path.to_str().unwrap()
+        ))
+        .unwrap();
+        assert_eq!(s.features.windows.map(|w| w.window_s), Some(120));
+    }
+
+    #[test]
+    fn gpu_and_cgroup_add_their_metrics() {
+        let s = resolve("[prometheus]\ngpu = true\ncgroup = true\n").unwrap();
+        let names: Vec<&str> = s
+            .prometheus
+            .metrics
+            .iter()
+            .map(|m| m.name.as_str())
+            .collect();
+        assert!(names.contains(&"gpu_util") && names.contains(&"job_mem_rss_bytes"));
+    }
+
+    #[test]
+    fn the_example_file_parses_and_matches_the_defaults() {
+        let path = format!(
+            "{}/ops/jobsight.example.toml",
+            jobsight_base::test_support::workspace_dir().display()
+        );
+        let (options, path) = Options::load(Some(Path::new(&path))).unwrap();
+        let s = options.resolve(&path).unwrap();
+        let d = resolve("").unwrap();
+        assert_eq!(s.prometheus.metrics, d.prometheus.metrics);
+        assert_eq!(s.prometheus.step, d.prometheus.step);
+        assert_eq!(s.ingest.give_up_after, d.ingest.give_up_after);
+        assert_eq!(s.features, d.features);
+        assert_eq!(s.rules, d.rules);
+        assert_eq!(format!("{:?}", s.notify), format!("{:?}", d.notify));
+        assert_eq!(s.schedule, d.schedule);
+        assert_eq!(s.report, d.report);
+        assert_eq!(s.summary, d.summary);
+        assert_eq!(s.serve, d.serve);
+        assert_eq!(s.report, d.report);
+        assert_eq!(s.engine, d.engine);
+    }
+
+    /// `[engine] ballista` takes a scheduler address and refuses anything else, naming the key.
+    #[test]
+    fn the_engine_is_a_ballista_scheduler_address() {
+        assert_eq!(resolve("").unwrap().engine, crate::query::Engine::Local);
+        let s = resolve("[engine]\nballista = \"df://sched.example.org:50050\"").unwrap();
+        assert_eq!(
+            s.engine,
+            crate::query::Engine::Ballista("df://sched.example.org:50050".into())
+        );
+        for bad in [
+            "sched:50050",
+            "df://sched",
+            "df://:50050",
+            "df://sched:port",
+        ] {
+            let err = resolve(&format!("[engine]\nballista = \"{bad}\"")).unwrap_err();
+            assert!(err.to_string().contains("engine.ballista"), "{bad}: {err}");
+        }
+    }
+}

@@ -1,0 +1,668 @@
+//! Features: what every rule, class and model reads. From a day's `jobs` and `telemetry` it writes
+//! - `features`: one row per job × node × metric, after trimming start-up and tear-down: count,
+//!   min, max, mean, std, cv, skewness, kurtosis, the 5/25/50/75/95th percentiles, the sampling
+//!   interval and coverage, the growth slope and largest rise, tacc_stats' catastrophe figure and
+//!   the idle share
+//!   ([`series`] defines each);
+//! - `features_job`: one row per job × metric across the job's nodes: mean, min, max, lowest and
+//!   highest node mean, cv of the node means, tacc_stats' node imbalance ([`reference`]);
+//! - `job_summary`: one row per job: telemetry coverage and whether the job can be judged (with
+//!   the reason when not), SUPReMM's CPU duty-cycle category, and efficiency figures: CPU
+//!   efficiency, memory and wall time used against the request, GPU use, core-hours and wasted
+//!   core-hours ([`job`]);
+//! - `windows`, when asked for (`--windows 60:15`): the same statistics per job × node × metric
+//!   over sliding windows of the kept span, one row per window, for the models.
+//!
+//! Two implementations compute the statistics. The reference is readable SQL run by DataFusion
+//! ([`reference`]); an admin can run it by hand with `jobsight sql`. The pipeline uses a single
+//! pass ([`scan`]) that reads each Parquet row group once, in parallel, and finishes each job as
+//! soon as its samples are all read; tests check that both agree. Every metric in `telemetry` gets
+//! its statistics, so a site adds a metric by adding it to its Prometheus templates, not here.
+//!
+//! A day's run writes part `features` of each table's day partition, replacing an earlier run and
+//! removing the per-job parts written for that day by `jobsight ingest` (part `job-<name>`), which
+//! it supersedes. The per-job path ([`compute_job`]) computes one job from its own telemetry files.
+//! A failed run leaves the earlier parts as they were (parts are written atomically).
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+pub mod job;
+pub mod plan;
+pub mod reference;
+pub mod scan;
+
+use std::collections::BTreeMap;
+use std::fmt::Display;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use chrono::NaiveDate;
+use datafusion::arrow::array::RecordBatch;
+use datafusion::arrow::error::ArrowError;
+
+pub use job::JobFeatures;
+use jobsight_warehouse::catalog::rows::{
+    self, FeatureRow, FeaturesJobRow, JobSummaryRow, WindowRow,
+};
+use jobsight_warehouse::catalog::{self, CatalogError, Table};
+use jobsight_warehouse::query::QueryError;
+
+/// Seconds trimmed from each end of a job by default.
+pub const DEFAULT_TRIM_S: u64 = 60;
+/// Bin width for aligning nodes in the imbalance figure, by default.
+pub const DEFAULT_BIN_S: u64 = 60;
+/// Below this node coverage a job is not judged, by default.
+pub const DEFAULT_MIN_COVERAGE: f64 = 0.8;
+
+/// How features are computed (the `[features]` section of the configuration).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Seconds left out at each end of a job; jobs shorter than twice this keep all samples.
+    pub trim_s: u64,
+    /// Bin width lining up the nodes' samples for the imbalance figure.
+    pub bin_s: u64,
+    /// A job whose least-covered node has less than this share of the expected samples is not
+    /// judged.
+    pub min_coverage: f64,
+    /// CPUs of a node, for CPU efficiency from node-level CPU shares; unknown: no CPU efficiency.
+    pub cores_per_node: Option<u32>,
+    /// Metrics that get an idle share, with the value below which a sample counts as idle.
+    pub idle_below: BTreeMap<String, f64>,
+    /// Sliding windows for the models (table `windows`); none by default, because a window row
+    /// per few samples multiplies the day's rows.
+    pub windows: Option<WindowSpec>,
+}
+
+/// Sliding windows: width and stride in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowSpec {
+    pub window_s: u64,
+    pub stride_s: u64,
+}
+
+impl std::str::FromStr for WindowSpec {
+    type Err = String;
+
+    /// `WIDTH` or `WIDTH:STRIDE` in seconds (stride defaults to the width).
+    fn from_str(text: &str) -> Result<WindowSpec, String> {
+        let (width, stride) = text.split_once(':').unwrap_or((text, text));
+        let number = |s: &str| {
+            s.trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("{s:?} is not a positive number of seconds"))
+        };
+        Ok(WindowSpec {
+            window_s: number(width)?,
+            stride_s: number(stride)?,
+        })
+    }
+}
+
+/// `WIDTH:STRIDE`, as [`WindowSpec::from_str`](std::str::FromStr) reads it.
+impl Display for WindowSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.window_s, self.stride_s)
+    }
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            trim_s: DEFAULT_TRIM_S,
+            bin_s: DEFAULT_BIN_S,
+            min_coverage: DEFAULT_MIN_COVERAGE,
+            cores_per_node: None,
+            idle_below: default_idle_below(),
+            windows: None,
+        }
+    }
+}
+
+/// Utilisation metrics (shares 0–1) and the level below which a sample is idle.
+pub fn default_idle_below() -> BTreeMap<String, f64> {
+    BTreeMap::from([
+        ("cpu_user".to_string(), 0.05),
+        ("gpu_util".to_string(), 0.05),
+    ])
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FeaturesError {
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    #[error("cannot read {path}: {reason}")]
+    Read { path: PathBuf, reason: String },
+    #[error("{table} of day {day}: {reason}")]
+    Build {
+        day: NaiveDate,
+        table: &'static str,
+        reason: String,
+    },
+    #[error("job {job_id} is not in the jobs of day {day}")]
+    UnknownJob { job_id: String, day: NaiveDate },
+}
+
+impl FeaturesError {
+    pub(crate) fn read(path: &Path, reason: impl Display) -> FeaturesError {
+        FeaturesError::Read {
+            path: path.to_path_buf(),
+            reason: reason.to_string(),
+        }
+    }
+}
+
+/// What computing features did.
+#[derive(Debug, Default, Clone)]
+pub struct Computed {
+    pub days: usize,
+    pub jobs: usize,
+    /// Rows of `features` (job × node × metric).
+    pub rows: usize,
+    /// Rows of `features_job` (job × metric).
+    pub job_rows: usize,
+    /// Jobs that cannot be judged for lack of telemetry.
+    pub not_judgeable: usize,
+    /// Samples of jobs that are not in `jobs` (left out) and samples trimmed away.
+    pub unattributed: u64,
+    pub trimmed_away: u64,
+    /// Rows of `windows` (job × node × metric × window), when windows were asked for.
+    pub window_rows: usize,
+}
+
+impl Computed {
+    /// Adds another day's counts.
+    pub fn add(&mut self, other: &Computed) {
+        self.days += other.days;
+        self.jobs += other.jobs;
+        self.rows += other.rows;
+        self.job_rows += other.job_rows;
+        self.not_judgeable += other.not_judgeable;
+        self.unattributed += other.unattributed;
+        self.trimmed_away += other.trimmed_away;
+        self.window_rows += other.window_rows;
+    }
+}
+
+/// The three tables' batches for `jobs` (in job id order).
+pub fn batches(
+    jobs: &[JobFeatures],
+) -> Result<(RecordBatch, RecordBatch, RecordBatch), ArrowError> {
+    let time = |t: Option<i64>| t.and_then(rows::from_micros);
+    let features: Vec<FeatureRow> = jobs
+        .iter()
+        .flat_map(|j| j.series.iter().map(move |r| (j, r)))
+        .map(|(j, r)| {
+            let s = &r.stats;
+            let p = &s.percentiles;
+            FeatureRow {
+                job_id: j.job_id.clone(),
+                node: r.node.to_string(),
+                metric: r.metric.to_string(),
+                n: s.n,
+                n_nonfinite: s.n_nonfinite,
+                trimmed: j.trimmed,
+                // In the order of catalog::FEATURE_STATS.
+                stats: [
+                    s.min,
+                    s.max,
+                    s.mean,
+                    s.std,
+                    s.cv,
+                    s.skewness,
+                    s.kurtosis,
+                    p[0],
+                    p[1],
+                    p[2],
+                    p[3],
+                    p[4],
+                    s.interval_s,
+                    r.coverage,
+                    s.slope_per_h,
+                    s.catastrophe,
+                    s.max_rise,
+                    s.idle_share,
+                ],
+                rise_from: time(s.rise_from),
+                rise_to: time(s.rise_to),
+                cliff_at: time(s.cliff_at),
+            }
+        })
+        .collect();
+    let across: Vec<FeaturesJobRow> = jobs
+        .iter()
+        .flat_map(|j| j.across.iter().map(move |a| (j, a)))
+        .map(|(j, a)| FeaturesJobRow {
+            job_id: j.job_id.clone(),
+            metric: a.metric.to_string(),
+            nodes: a.nodes,
+            mean: a.mean,
+            min: a.min,
+            max: a.max,
+            node_mean_min: a.node_mean_min,
+            node_mean_max: a.node_mean_max,
+            node_cv: a.node_cv,
+            imbalance: a.imbalance,
+        })
+        .collect();
+    let summary: Vec<JobSummaryRow> = jobs
+        .iter()
+        .map(|j| {
+            let s = &j.summary;
+            JobSummaryRow {
+                job_id: j.job_id.clone(),
+                elapsed_s: s.elapsed_s,
+                trimmed: j.trimmed,
+                nodes_expected: s.nodes_expected,
+                nodes_seen: s.nodes_seen,
+                nodes_missing: s.nodes_missing.clone(),
+                metrics: s.metrics,
+                samples: s.samples,
+                coverage_min: s.coverage_min,
+                coverage_mean: s.coverage_mean,
+                judgeable: s.judgeable,
+                not_judgeable_reason: s.not_judgeable_reason.clone(),
+                duty_cycle: s.duty_cycle.map(str::to_string),
+                cpu_used_cores: s.cpu_used_cores,
+                cpu_eff: s.cpu_eff,
+                mem_used_max_mb: s.mem_used_max_mb,
+                mem_eff: s.mem_eff,
+                time_eff: s.time_eff,
+                gpu_util: s.gpu_util,
+                core_hours: s.core_hours,
+                wasted_core_hours: s.wasted_core_hours,
+            }
+        })
+        .collect();
+    Ok((
+        FeatureRow::batch(&features)?,
+        FeaturesJobRow::batch(&across)?,
+        JobSummaryRow::batch(&summary)?,
+    ))
+}
+
+/// The `windows` batch of `jobs`.
+pub fn windows_batch(jobs: &[JobFeatures]) -> Result<RecordBatch, ArrowError> {
+    let time = |t: i64| rows::from_micros(t).unwrap_or_default();
+    let windows: Vec<WindowRow> = jobs
+        .iter()
+        .flat_map(|j| j.windows.iter().map(move |w| (j, w)))
+        .map(|(j, w)| {
+            let s = &w.stats;
+            let p = &s.percentiles;
+            WindowRow {
+                job_id: j.job_id.clone(),
+                node: w.node.to_string(),
+                metric: w.metric.to_string(),
+                window_start: time(w.start_us),
+                window_end: time(w.end_us),
+                n: s.n,
+                n_nonfinite: s.n_nonfinite,
+                // In the order of catalog::WINDOW_STATS.
+                stats: [
+                    s.min,
+                    s.max,
+                    s.mean,
+                    s.std,
+                    s.skewness,
+                    s.kurtosis,
+                    p[0],
+                    p[1],
+                    p[2],
+                    p[3],
+                    p[4],
+                    s.slope_per_h,
+                ],
+            }
+        })
+        .collect();
+    WindowRow::batch(&windows)
+}
+
+/// Computes the features of `jobs` from the telemetry `files` (all of a day, or one job's).
+fn compute_jobs(
+    files: &[PathBuf],
+    jobs: &[scan::JobMeta],
+    settings: &Settings,
+    progress: impl Fn(usize, usize) + Sync,
+) -> Result<(Vec<JobFeatures>, scan::ScanCounts), FeaturesError> {
+    compute_jobs_then(files, jobs, settings, |job| job, progress)
+}
+
+/// [`compute_jobs`], with `then` applied to each job as soon as it is computed (on the thread
+/// that computed it).
+fn compute_jobs_then(
+    files: &[PathBuf],
+    jobs: &[scan::JobMeta],
+    settings: &Settings,
+    then: impl Fn(JobFeatures) -> JobFeatures + Sync,
+    progress: impl Fn(usize, usize) + Sync,
+) -> Result<(Vec<JobFeatures>, scan::ScanCounts), FeaturesError> {
+    let (mut computed, counts) = scan::run(
+        files,
+        jobs,
+        |meta, samples| then(job::compute(meta, samples, settings)),
+        progress,
+    )?;
+    computed.sort_by(|a, b| a.job_id.cmp(&b.job_id));
+    Ok((computed, counts))
+}
+
+/// The jobs computed, what the scan counted, and the rows of `windows` written.
+type WithWindows = (Vec<JobFeatures>, scan::ScanCounts, usize);
+
+/// A day's windows as they are computed: each job's are written to the day's `windows` part as
+/// soon as the job is done and then dropped, so that memory holds the jobs being computed, not
+/// the day's windows (21.8 M of them, 12 GiB, on a 16-node day when they were held). The part's
+/// rows are in the order the jobs finish; readers that need an order sort
+/// (`model::dataset` does).
+fn compute_jobs_streaming_windows(
+    data: &Path,
+    day: NaiveDate,
+    part: &str,
+    files: &[PathBuf],
+    jobs: &[scan::JobMeta],
+    settings: &Settings,
+    progress: impl Fn(usize, usize) + Sync,
+) -> Result<WithWindows, FeaturesError> {
+    // The computation runs inside the part's writer; its own error waits here while the writer
+    // is told to give up (nothing is written then).
+    let mut outcome: Option<Result<WithWindows, FeaturesError>> = None;
+    let written = catalog::write_part_streaming(data, Table::Windows, day, part, |write| {
+        let sink = Mutex::new((write, 0usize, None::<FeaturesError>));
+        let computed = compute_jobs_then(
+            files,
+            jobs,
+            settings,
+            |mut job| {
+                if job.windows.is_empty() {
+                    return job;
+                }
+                let batch = windows_batch(std::slice::from_ref(&job));
+                let mut sink = sink.lock().unwrap_or_else(|e| e.into_inner());
+                let (write, rows, failed) = &mut *sink;
+                if failed.is_none() {
+                    *failed = match batch {
+                        Ok(batch) => write(&batch).err().map(FeaturesError::from),
+                        Err(e) => Some(FeaturesError::Build {
+                            day,
+                            table: Table::Windows.name(),
+                            reason: e.to_string(),
+                        }),
+                    };
+                    *rows += job.windows.len();
+                }
+                job.windows = Vec::new();
+                job
+            },
+            progress,
+        );
+        let (_, rows, failed) = sink.into_inner().unwrap_or_else(|e| e.into_inner());
+        let result = match (computed, failed) {
+            (Ok((computed, counts)), None) => Ok((computed, counts, rows)),
+            (Err(e), _) | (_, Some(e)) => Err(e),
+        };
+        let ok = result.is_ok();
+        outcome = Some(result);
+        if ok {
+            Ok(())
+        } else {
+            Err(CatalogError::Abandoned {
+                table: Table::Windows.name(),
+            })
+        }
+    });
+    match (outcome, written) {
+        (Some(Err(e)), _) => Err(e),
+        (_, Err(e)) => Err(e.into()),
+        (Some(Ok(done)), Ok(_)) => Ok(done),
+        // The writer calls the computation before it commits; never seen, but not a panic.
+        (None, Ok(_)) => Err(FeaturesError::Build {
+            day,
+            table: Table::Windows.name(),
+            reason: "the windows part was written without computing the day".into(),
+        }),
+    }
+}
+
+/// Writes the three tables' parts named `part` for `day`.
+fn write(
+    data: &Path,
+    day: NaiveDate,
+    part: &str,
+    computed: &[JobFeatures],
+) -> Result<(), FeaturesError> {
+    let (features, features_job, summary) =
+        batches(computed).map_err(|e| FeaturesError::Build {
+            day,
+            table: Table::Features.name(),
+            reason: e.to_string(),
+        })?;
+    catalog::write_part(data, Table::Features, day, part, &[features])?;
+    catalog::write_part(data, Table::FeaturesJob, day, part, &[features_job])?;
+    catalog::write_part(data, Table::JobSummary, day, part, &[summary])?;
+    // The day's windows are written as they are computed (compute_jobs_streaming_windows).
+    if computed.iter().any(|j| !j.windows.is_empty()) {
+        let windows = windows_batch(computed).map_err(|e| FeaturesError::Build {
+            day,
+            table: Table::Windows.name(),
+            reason: e.to_string(),
+        })?;
+        catalog::write_part(data, Table::Windows, day, part, &[windows])?;
+    }
+    Ok(())
+}
+
+/// The tables features writes.
+pub const TABLES: [Table; 3] = [Table::Features, Table::FeaturesJob, Table::JobSummary];
+
+/// Computes one day's features with the single pass and writes them (part `features`), then
+/// removes the day's per-job parts. `progress(done, total)` counts row groups read.
+pub fn compute_day(
+    data: &Path,
+    day: NaiveDate,
+    settings: &Settings,
+    progress: impl Fn(usize, usize) + Sync,
+) -> Result<Computed, FeaturesError> {
+    let jobs = scan::read_jobs(data, day, settings.trim_s)?;
+    let files = scan::parts(data, Table::Telemetry, day)?;
+    let (computed, counts, window_rows) = if settings.windows.is_some() {
+        compute_jobs_streaming_windows(data, day, "features", &files, &jobs, settings, progress)?
+    } else {
+        let (computed, counts) = compute_jobs(&files, &jobs, settings, progress)?;
+        (computed, counts, 0)
+    };
+    write_day(data, day, &computed, counts, window_rows)
+}
+
+/// Writes a day's computed jobs (part `features` of each table), removes the day's per-job parts
+/// it supersedes, and says what was computed.
+fn write_day(
+    data: &Path,
+    day: NaiveDate,
+    computed: &[JobFeatures],
+    counts: scan::ScanCounts,
+    window_rows: usize,
+) -> Result<Computed, FeaturesError> {
+    write(data, day, "features", computed)?;
+    for table in TABLES {
+        catalog::remove_job_parts(data, table, day)?;
+    }
+    Ok(Computed {
+        days: 1,
+        jobs: computed.len(),
+        rows: computed.iter().map(|j| j.series.len()).sum(),
+        job_rows: computed.iter().map(|j| j.across.len()).sum(),
+        not_judgeable: computed.iter().filter(|j| !j.summary.judgeable).count(),
+        unattributed: counts.unattributed,
+        trimmed_away: counts.trimmed_away,
+        window_rows,
+    })
+}
+
+/// How a day's features are computed ([`compute_day_by`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Method {
+    /// The DataFusion plan on the Ballista cluster when one is configured (work over history
+    /// goes there); otherwise, or when windows are asked for, the single pass here.
+    #[default]
+    Auto,
+    /// The single pass in this process (the fastest on one machine).
+    SinglePass,
+    /// The DataFusion plan on the configured engine: the Ballista cluster, or this process
+    /// without one. Computes no windows.
+    Plan,
+}
+
+/// How [`compute_day_by`] computed a day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Used {
+    SinglePass,
+    PlanHere,
+    PlanOnBallista,
+}
+
+impl Used {
+    /// For logs and the command's output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Used::SinglePass => "single pass",
+            Used::PlanHere => "DataFusion plan, here",
+            Used::PlanOnBallista => "DataFusion plan, on the Ballista cluster",
+        }
+    }
+}
+
+/// Which computation `method` means with `engine` and `settings`.
+pub fn method_used(
+    method: Method,
+    engine: &jobsight_warehouse::query::Engine,
+    settings: &Settings,
+) -> Used {
+    let plan = match engine {
+        jobsight_warehouse::query::Engine::Local => Used::PlanHere,
+        jobsight_warehouse::query::Engine::Ballista(_) => Used::PlanOnBallista,
+    };
+    match method {
+        Method::SinglePass => Used::SinglePass,
+        Method::Plan => plan,
+        Method::Auto if plan == Used::PlanOnBallista && settings.windows.is_none() => plan,
+        Method::Auto => Used::SinglePass,
+    }
+}
+
+/// One day's features by `method` ([`compute_day`] or [`plan::compute_day_on`]), and how they
+/// were computed. `progress(done, total)` counts row groups read by the single pass.
+pub fn compute_day_by(
+    method: Method,
+    engine: &jobsight_warehouse::query::Engine,
+    data: &Path,
+    day: NaiveDate,
+    settings: &Settings,
+    progress: impl Fn(usize, usize) + Sync,
+) -> Result<(Computed, Used), FeaturesError> {
+    let used = method_used(method, engine, settings);
+    let computed = match used {
+        Used::SinglePass => compute_day(data, day, settings, progress)?,
+        // Here or on the cluster: whichever `engine` is.
+        Used::PlanHere | Used::PlanOnBallista => plan::compute_day_on(engine, data, day, settings)?,
+    };
+    Ok((computed, used))
+}
+
+/// The per-job path: computes one job of `day` from its own telemetry `files` and writes it as
+/// part `job-<part>` (`part` itself when it starts with `job-`, as the ingest step's names do),
+/// e.g. right after `jobsight ingest` stored the job. The next day run replaces it.
+pub fn compute_job(
+    data: &Path,
+    day: NaiveDate,
+    job_id: &str,
+    files: &[PathBuf],
+    part: &str,
+    settings: &Settings,
+) -> Result<JobFeatures, FeaturesError> {
+    let part = if part.starts_with("job-") {
+        part.to_string()
+    } else {
+        format!("job-{part}")
+    };
+    // The job's own row: reading the whole day's jobs for every job would grow with the day.
+    let mut jobs: Vec<scan::JobMeta> = scan::read_jobs_in(data, day, settings.trim_s, Some(&part))?
+        .into_iter()
+        .filter(|j| j.job_id == job_id)
+        .collect();
+    if jobs.is_empty() {
+        // Not written by the per-job path under this name (imported in bulk, say): the day's.
+        jobs = scan::read_jobs(data, day, settings.trim_s)?
+            .into_iter()
+            .filter(|j| j.job_id == job_id)
+            .collect();
+    }
+    if jobs.is_empty() {
+        return Err(FeaturesError::UnknownJob {
+            job_id: job_id.to_string(),
+            day,
+        });
+    }
+    let (computed, _) = compute_jobs(files, &jobs, settings, |_, _| {})?;
+    write(data, day, &part, &computed)?;
+    computed
+        .into_iter()
+        .next()
+        .ok_or_else(|| FeaturesError::UnknownJob {
+            job_id: job_id.to_string(),
+            day,
+        })
+}
+
+/// The days that have jobs, oldest first.
+pub fn days_with_jobs(data: &Path) -> Vec<NaiveDate> {
+    catalog::days(data, Table::Jobs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jobsight_warehouse::query::Engine;
+
+    /// `auto` sends the plan to a Ballista cluster, but never a day that asks for windows (the
+    /// plan computes none); without a cluster it is the single pass.
+    #[test]
+    fn auto_runs_the_plan_only_on_a_cluster_and_without_windows() {
+        let cluster = Engine::Ballista("df://scheduler:50050".into());
+        let plain = Settings::default();
+        let windowed = Settings {
+            windows: Some(WindowSpec {
+                window_s: 60,
+                stride_s: 15,
+            }),
+            ..Settings::default()
+        };
+        assert_eq!(
+            method_used(Method::Auto, &cluster, &plain),
+            Used::PlanOnBallista
+        );
+        assert_eq!(
+            method_used(Method::Auto, &cluster, &windowed),
+            Used::SinglePass
+        );
+        assert_eq!(
+            method_used(Method::Auto, &Engine::Local, &plain),
+            Used::SinglePass
+        );
+        assert_eq!(
+            method_used(Method::Plan, &Engine::Local, &plain),
+            Used::PlanHere
+        );
+        assert_eq!(
+            method_used(Method::Plan, &cluster, &windowed),
+            Used::PlanOnBallista
+        );
+        assert_eq!(
+            method_used(Method::SinglePass, &cluster, &plain),
+            Used::SinglePass
+        );
+    }
+}

@@ -1,0 +1,269 @@
+//! The features step as DataFusion plans, for when the day's telemetry should be read by an
+//! engine rather than by this process's single pass: on a Ballista cluster (`[engine] ballista`,
+//! a backfill over history) or, to check it, here. Two statements run on the engine
+//! ([`reference::plan_series_sql`]: every series described by `js_describe`, the series core the
+//! single pass uses, with what the job-level figures need: its idle and busy sample counts and
+//! its means per bin, `js_bin_means`; [`reference::plan_left_out_sql`]: the samples left out);
+//! what comes back is one row per series, and the job-level figures are finished here by the
+//! single pass's own code (tacc_stats' imbalance from the bins, [`job::imbalance`], then
+//! [`job::finish`]). The three tables are written as the single pass writes them (part
+//! `features`, replacing it), and equal its rows to the last bit (tested).
+//!
+//! `windows` are not computed by the plans: a day that asks for them ([`Settings::windows`]) is
+//! refused with a message saying so.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use chrono::NaiveDate;
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type};
+
+use super::job::{self, JobFeatures, SeriesRow};
+use super::scan;
+use super::{Computed, FeaturesError, Settings, reference};
+use jobsight_base::series::SeriesStats;
+use jobsight_warehouse::catalog::{self, Table};
+use jobsight_warehouse::query::{self, Engine, QueryError};
+
+/// Computes one day's features with the plans on `engine` and writes them (part `features`),
+/// then removes the day's per-job parts, as [`super::compute_day`] does.
+pub fn compute_day_on(
+    engine: &Engine,
+    data: &Path,
+    day: NaiveDate,
+    settings: &Settings,
+) -> Result<Computed, FeaturesError> {
+    if let Some(spec) = settings.windows {
+        return Err(FeaturesError::Build {
+            day,
+            table: Table::Windows.name(),
+            reason: format!(
+                "the features plan does not compute windows ({spec} asked for); compute this \
+                 day with the single pass"
+            ),
+        });
+    }
+    let jobs = scan::read_jobs(data, day, settings.trim_s)?;
+    let runtime = query::engine_runtime()
+        .map_err(|e| QueryError::Engine(format!("cannot start the query runtime: {e}")))?;
+    let trim_s = settings.trim_s;
+    let (series, left_out) = runtime.block_on(async {
+        let ctx = engine.session(data).await?;
+        // The options the features plan runs fastest with (each sample grouped once, in its
+        // job's partition): the series statement took 2.2 → 1.5 s with them on a 64-node day
+        // (measured before `js_bin_means` joined it).
+        for (key, value) in reference::DESCRIBE_OPTIONS {
+            query::collect(&ctx, &format!("SET {key} = {value}")).await?;
+        }
+        let series = query::collect(
+            &ctx,
+            &reference::plan_series_sql(day, trim_s, settings.bin_s, &settings.idle_below),
+        )
+        .await?;
+        let left_out = query::collect(&ctx, &reference::plan_left_out_sql(day, trim_s)).await?;
+        Ok::<_, QueryError>((series, left_out))
+    })?;
+    let build = |reason: String| FeaturesError::Build {
+        day,
+        table: Table::Features.name(),
+        reason,
+    };
+    let mut by_job = read_series(&series, settings).map_err(build)?;
+    drop(series);
+    let (unattributed, trimmed_away) = read_left_out(&left_out).map_err(build)?;
+    let computed: Vec<JobFeatures> = jobs
+        .iter()
+        .map(|meta| {
+            let found = by_job.remove(&meta.job_id).unwrap_or_default();
+            let imbalances: BTreeMap<Arc<str>, Option<f64>> = found
+                .bins
+                .iter()
+                .map(|(metric, nodes)| (metric.clone(), job::imbalance(nodes)))
+                .collect();
+            job::finish(meta, found.series, &imbalances, &found.cores, settings)
+        })
+        .collect();
+    let counts = scan::ScanCounts {
+        row_groups: 0,
+        unattributed,
+        trimmed_away,
+    };
+    super::write_day(data, day, &computed, counts, 0)
+}
+
+/// What the series statement says of one job.
+#[derive(Debug, Default)]
+struct JobSeries {
+    /// By node, then metric, as the statement orders them.
+    series: Vec<SeriesRow>,
+    /// Per-core series: (finite samples, those above 0.5).
+    cores: Vec<(u64, u64)>,
+    /// Per metric, each node's means per bin start.
+    bins: BTreeMap<Arc<str>, Vec<BTreeMap<i64, f64>>>,
+}
+
+/// A column of `batch` by name, cast to `to`.
+fn column(batch: &RecordBatch, name: &str, to: &DataType) -> Result<ArrayRef, String> {
+    let array = batch
+        .column_by_name(name)
+        .ok_or_else(|| format!("the features plan gave no column {name}"))?;
+    cast(array, to).map_err(|e| format!("column {name} of the features plan: {e}"))
+}
+
+/// Reads the series statement's rows into each job's series.
+fn read_series(
+    batches: &[RecordBatch],
+    settings: &Settings,
+) -> Result<BTreeMap<String, JobSeries>, String> {
+    let mut by_job: BTreeMap<String, JobSeries> = BTreeMap::new();
+    // One name per node and metric, shared by the rows, as the single pass shares them.
+    let mut names: BTreeMap<String, Arc<str>> = BTreeMap::new();
+    for batch in batches {
+        let text = |name| column(batch, name, &DataType::Utf8);
+        let (ids, nodes, metrics) = (text("job_id")?, text("node")?, text("metric")?);
+        let (ids, nodes, metrics) = (
+            ids.as_string::<i32>(),
+            nodes.as_string::<i32>(),
+            metrics.as_string::<i32>(),
+        );
+        let mut floats = BTreeMap::new();
+        for name in catalog::FEATURE_STATS {
+            if !matches!(name, "coverage" | "idle_share") {
+                floats.insert(name, column(batch, name, &DataType::Float64)?);
+            }
+        }
+        let mut ints = BTreeMap::new();
+        for name in ["n", "n_nonfinite", "idle_n", "busy_n"] {
+            ints.insert(name, column(batch, name, &DataType::Int64)?);
+        }
+        // Times as their microseconds since the epoch.
+        let mut times = BTreeMap::new();
+        for name in ["rise_from", "rise_to", "cliff_at"] {
+            times.insert(name, column(batch, name, &DataType::Int64)?);
+        }
+        let bins = batch
+            .column_by_name("bins")
+            .and_then(|c| c.as_struct_opt())
+            .ok_or("the features plan gave no column bins")?;
+        let (starts, means) = (
+            bins.column(0).as_list::<i32>(),
+            bins.column(1).as_list::<i32>(),
+        );
+        let (start_values, mean_values) = (
+            starts.values().as_primitive::<Int64Type>(),
+            means.values().as_primitive::<Float64Type>(),
+        );
+        for i in 0..batch.num_rows() {
+            let float = |name: &str| {
+                let a = floats[name].as_primitive::<Float64Type>();
+                a.is_valid(i).then(|| a.value(i))
+            };
+            let int = |map: &BTreeMap<&str, ArrayRef>, name: &str| {
+                let a = map[name].as_primitive::<Int64Type>();
+                a.is_valid(i).then(|| a.value(i))
+            };
+            let count = |name: &str| int(&ints, name).map_or(0, |v| v.max(0) as u64);
+            let mut name_of = |text: &str| -> Arc<str> {
+                if let Some(name) = names.get(text) {
+                    return name.clone();
+                }
+                let name: Arc<str> = Arc::from(text);
+                names.insert(text.to_string(), name.clone());
+                name
+            };
+            let (node, metric) = (name_of(nodes.value(i)), name_of(metrics.value(i)));
+            let n = count("n");
+            let stats = SeriesStats {
+                n,
+                n_nonfinite: count("n_nonfinite"),
+                min: float("min"),
+                max: float("max"),
+                mean: float("mean"),
+                std: float("std"),
+                cv: float("cv"),
+                skewness: float("skewness"),
+                kurtosis: float("kurtosis"),
+                percentiles: ["p05", "p25", "p50", "p75", "p95"].map(float),
+                interval_s: float("interval_s"),
+                slope_per_h: float("slope_per_h"),
+                catastrophe: float("catastrophe"),
+                max_rise: float("max_rise"),
+                rise_from: int(&times, "rise_from"),
+                rise_to: int(&times, "rise_to"),
+                cliff_at: int(&times, "cliff_at"),
+                // As the series core: the share of finite samples, for metrics with a threshold.
+                idle_share: settings
+                    .idle_below
+                    .contains_key(&*metric)
+                    .then_some(n)
+                    .filter(|&n| n > 0)
+                    .map(|n| count("idle_n") as f64 / n as f64),
+            };
+            let found = by_job.entry(ids.value(i).to_string()).or_default();
+            if job::is_core_metric(&metric) {
+                found.cores.push((n, count("busy_n")));
+            }
+            let bin_means: BTreeMap<i64, f64> = if bins.is_valid(i) && starts.is_valid(i) {
+                let (from, to) = (
+                    starts.value_offsets()[i] as usize,
+                    starts.value_offsets()[i + 1] as usize,
+                );
+                let (mean_from, mean_to) = (
+                    means.value_offsets()[i] as usize,
+                    means.value_offsets()[i + 1] as usize,
+                );
+                if mean_to - mean_from != to - from {
+                    return Err(format!(
+                        "the features plan gave {} bin starts and {} means",
+                        to - from,
+                        mean_to - mean_from
+                    ));
+                }
+                (from..to)
+                    .zip(mean_from..mean_to)
+                    .map(|(a, b)| (start_values.value(a), mean_values.value(b)))
+                    .collect()
+            } else {
+                BTreeMap::new()
+            };
+            found
+                .bins
+                .entry(metric.clone())
+                .or_default()
+                .push(bin_means);
+            found.series.push(SeriesRow {
+                node,
+                metric,
+                stats,
+                coverage: None,
+            });
+        }
+    }
+    Ok(by_job)
+}
+
+/// The samples left out: (of jobs not in `jobs`, trimmed away).
+fn read_left_out(batches: &[RecordBatch]) -> Result<(u64, u64), String> {
+    let mut counts = (0, 0);
+    for batch in batches {
+        let unattributed = column(batch, "unattributed", &DataType::Int64)?;
+        let trimmed = column(batch, "trimmed_away", &DataType::Int64)?;
+        let (unattributed, trimmed) = (
+            unattributed.as_primitive::<Int64Type>(),
+            trimmed.as_primitive::<Int64Type>(),
+        );
+        for i in 0..batch.num_rows() {
+            // A day without telemetry sums nothing: NULL.
+            if unattributed.is_valid(i) {
+                counts.0 += unattributed.value(i).max(0) as u64;
+            }
+            if trimmed.is_valid(i) {
+                counts.1 += trimmed.value(i).max(0) as u64;
+            }
+        }
+    }
+    Ok(counts)
+}

@@ -1,0 +1,536 @@
+//! The single pass over a day's telemetry: every Parquet row group is read once, in parallel
+//! (rayon), its samples are grouped by job, node and metric in memory, and each job is handed to
+//! `finalize` as soon as all of its samples have been seen, so memory holds the row groups being
+//! read plus the jobs that straddle them, not the day.
+//!
+//! A job is complete when every row group that holds it has been read: a cheap first pass reads
+//! only the `job_id` column (dictionary-encoded, so a few kilobytes per row group) and counts the
+//! row groups of each job. Jobs that live in one row group (most of them) are finished by the
+//! thread that read it; the others wait in a shared table until their last row group is read.
+//! Jobs of the day with no telemetry at all are finished at the end with no series, so that their
+//! missing data is reported rather than forgotten.
+//!
+//! Trimming happens while reading: samples outside a job's kept window are never stored.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use chrono::NaiveDate;
+use datafusion::arrow::array::{
+    Array, ArrayRef, AsArray, DictionaryArray, RecordBatch, StringArray,
+};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{
+    DataType, Float64Type, Int32Type, TimeUnit, TimestampMicrosecondType, UInt32Type, UInt64Type,
+};
+use datafusion::parquet::arrow::ProjectionMask;
+use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use rayon::prelude::*;
+
+use super::FeaturesError;
+use jobsight_base::series::Sample;
+use jobsight_warehouse::catalog::{self, Table};
+
+/// Rows per Arrow batch while scanning: large enough that per-batch work (dictionary lookups) is
+/// negligible.
+const BATCH_ROWS: usize = 64 * 1024;
+
+/// What the features need to know about a job from `jobs`.
+#[derive(Debug, Clone, Default)]
+pub struct JobMeta {
+    pub job_id: String,
+    pub start_us: i64,
+    pub end_us: i64,
+    /// Whether start-up and tear-down were cut off (the job is longer than twice the trim).
+    pub trimmed: bool,
+    /// Samples at times in `[keep_from_us, keep_to_us]` are used.
+    pub keep_from_us: i64,
+    pub keep_to_us: i64,
+    pub cpus: Option<u32>,
+    pub num_nodes: Option<u32>,
+    /// Slurm hostlist of the allocated nodes.
+    pub nodes: Option<String>,
+    pub req_mem_mb: Option<u64>,
+    pub time_limit_s: Option<u64>,
+    pub gpus: Option<u32>,
+}
+
+/// The Parquet files of a table's day partition, in name order (hidden temporary files skipped).
+pub fn parts(data: &Path, table: Table, day: NaiveDate) -> Result<Vec<PathBuf>, FeaturesError> {
+    parts_in(data, table, day, None)
+}
+
+/// [`catalog::part_files`], with the error naming the partition.
+pub fn parts_in(
+    data: &Path,
+    table: Table,
+    day: NaiveDate,
+    part: Option<&str>,
+) -> Result<Vec<PathBuf>, FeaturesError> {
+    catalog::part_files(data, table, day, part)
+        .map_err(|e| FeaturesError::read(&catalog::partition_dir(data, table, day), e))
+}
+
+fn reader(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>, FeaturesError> {
+    let file = File::open(path).map_err(|e| FeaturesError::read(path, e))?;
+    ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| FeaturesError::read(path, e))
+}
+
+fn column<'a>(
+    batch: &'a RecordBatch,
+    name: &str,
+    path: &Path,
+) -> Result<&'a ArrayRef, FeaturesError> {
+    batch
+        .column_by_name(name)
+        .ok_or_else(|| FeaturesError::read(path, format!("no column {name}")))
+}
+
+/// A column cast to `to`, or an error naming the file and column.
+fn cast_column(
+    batch: &RecordBatch,
+    name: &str,
+    to: &DataType,
+    path: &Path,
+) -> Result<ArrayRef, FeaturesError> {
+    cast(column(batch, name, path)?, to)
+        .map_err(|e| FeaturesError::read(path, format!("column {name}: {e}")))
+}
+
+fn dict_type() -> DataType {
+    DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
+}
+
+fn micros_type() -> DataType {
+    DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
+}
+
+/// The day's jobs with a start time, keyed by id. A job id that appears more than once (runs of a
+/// requeued job ending the same day) covers the earliest start to the latest end; its request
+/// figures are those of the run that ended last.
+pub fn read_jobs(data: &Path, day: NaiveDate, trim_s: u64) -> Result<Vec<JobMeta>, FeaturesError> {
+    read_jobs_in(data, day, trim_s, None)
+}
+
+/// [`read_jobs`] of one part only (one job's, as the per-job path wrote it), or of the whole
+/// day.
+pub fn read_jobs_in(
+    data: &Path,
+    day: NaiveDate,
+    trim_s: u64,
+    part: Option<&str>,
+) -> Result<Vec<JobMeta>, FeaturesError> {
+    let mut by_id: HashMap<String, JobMeta> = HashMap::new();
+    for path in parts_in(data, Table::Jobs, day, part)? {
+        let batches = reader(&path)?
+            .build()
+            .map_err(|e| FeaturesError::read(&path, e))?;
+        for batch in batches {
+            let batch = batch.map_err(|e| FeaturesError::read(&path, e))?;
+            let ids = cast_column(&batch, "job_id", &DataType::Utf8, &path)?;
+            let ids = ids.as_string::<i32>();
+            let start = cast_column(&batch, "start", &micros_type(), &path)?;
+            let start = start.as_primitive::<TimestampMicrosecondType>();
+            let end = cast_column(&batch, "end", &micros_type(), &path)?;
+            let end = end.as_primitive::<TimestampMicrosecondType>();
+            let u32s = |name| cast_column(&batch, name, &DataType::UInt32, &path);
+            let u64s = |name| cast_column(&batch, name, &DataType::UInt64, &path);
+            let (cpus, num_nodes, gpus) = (u32s("cpus")?, u32s("num_nodes")?, u32s("gpus")?);
+            let (mem, limit) = (u64s("req_mem_mb")?, u64s("time_limit_s")?);
+            let nodes = cast_column(&batch, "nodes", &DataType::Utf8, &path)?;
+            let nodes: &StringArray = nodes.as_string::<i32>();
+            let get32 = |a: &ArrayRef, i| {
+                let a = a.as_primitive::<UInt32Type>();
+                a.is_valid(i).then(|| a.value(i))
+            };
+            let get64 = |a: &ArrayRef, i| {
+                let a = a.as_primitive::<UInt64Type>();
+                a.is_valid(i).then(|| a.value(i))
+            };
+            for i in 0..batch.num_rows() {
+                if !ids.is_valid(i) || !start.is_valid(i) || !end.is_valid(i) {
+                    continue;
+                }
+                let run = JobMeta {
+                    job_id: ids.value(i).to_string(),
+                    start_us: start.value(i),
+                    end_us: end.value(i),
+                    cpus: get32(&cpus, i),
+                    num_nodes: get32(&num_nodes, i),
+                    nodes: nodes.is_valid(i).then(|| nodes.value(i).to_string()),
+                    req_mem_mb: get64(&mem, i),
+                    time_limit_s: get64(&limit, i),
+                    gpus: get32(&gpus, i),
+                    ..JobMeta::default()
+                };
+                by_id
+                    .entry(run.job_id.clone())
+                    .and_modify(|known| {
+                        let start_us = known.start_us.min(run.start_us);
+                        if run.end_us >= known.end_us {
+                            *known = JobMeta {
+                                start_us,
+                                ..run.clone()
+                            };
+                        } else {
+                            known.start_us = start_us;
+                        }
+                    })
+                    .or_insert(run);
+            }
+        }
+    }
+    let trim_us = trim_s as i64 * 1_000_000;
+    let mut jobs: Vec<JobMeta> = by_id.into_values().collect();
+    for job in &mut jobs {
+        job.trimmed = job.end_us - job.start_us > 2 * trim_us;
+        (job.keep_from_us, job.keep_to_us) = if job.trimmed {
+            (job.start_us + trim_us, job.end_us - trim_us)
+        } else {
+            (i64::MIN, i64::MAX)
+        };
+    }
+    jobs.sort_by(|a, b| a.job_id.cmp(&b.job_id));
+    Ok(jobs)
+}
+
+/// One row group of one telemetry file: the unit of parallel work.
+#[derive(Debug, Clone)]
+pub struct Unit {
+    pub path: PathBuf,
+    pub row_group: usize,
+}
+
+/// Node and metric names seen in the scan, numbered so that samples are grouped by integers.
+#[derive(Debug, Default)]
+pub struct Names {
+    ids: HashMap<Arc<str>, u32>,
+    pub names: Vec<Arc<str>>,
+}
+
+impl Names {
+    fn id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        let name: Arc<str> = Arc::from(name);
+        self.names.push(name.clone());
+        self.ids.insert(name, id);
+        id
+    }
+}
+
+/// The samples of one job, per (node id, metric id), in the order read.
+pub type JobSamples = HashMap<(u32, u32), Vec<Sample>>;
+
+/// One series of a job handed to `finalize`: node, metric and samples.
+pub type NamedSeries = (Arc<str>, Arc<str>, Vec<Sample>);
+
+/// A job's string column as dictionary keys and values (a plain string column is encoded here).
+fn dictionary(
+    batch: &RecordBatch,
+    name: &str,
+    path: &Path,
+) -> Result<DictionaryArray<Int32Type>, FeaturesError> {
+    let array = column(batch, name, path)?;
+    let array = match array.as_dictionary_opt::<Int32Type>() {
+        Some(_) if matches!(array.data_type(), DataType::Dictionary(_, v) if **v == DataType::Utf8) => {
+            array.clone()
+        }
+        _ => cast_column(batch, name, &dict_type(), path)?,
+    };
+    if array.null_count() > 0 {
+        return Err(FeaturesError::read(
+            path,
+            format!("column {name} has nulls"),
+        ));
+    }
+    Ok(array.as_dictionary::<Int32Type>().clone())
+}
+
+/// Maps each dictionary value of `keys` through `lookup`.
+fn translate(dict: &DictionaryArray<Int32Type>, mut lookup: impl FnMut(&str) -> u32) -> Vec<u32> {
+    let values = dict.values().as_string::<i32>();
+    (0..values.len()).map(|i| lookup(values.value(i))).collect()
+}
+
+/// The row groups of every telemetry file and, per job (index into `jobs`), how many of them hold
+/// it. Reads only the `job_id` column.
+pub fn plan(
+    files: &[PathBuf],
+    job_index: &HashMap<&str, u32>,
+) -> Result<(Vec<Unit>, Vec<u32>), FeaturesError> {
+    let mut units = Vec::new();
+    let mut holders = vec![0u32; job_index.len()];
+    for path in files {
+        let builder = reader(path)?;
+        let groups = builder.metadata().num_row_groups();
+        let mask = ProjectionMask::columns(builder.parquet_schema(), ["job_id"]);
+        for row_group in 0..groups {
+            let batches = reader(path)?
+                .with_projection(mask.clone())
+                .with_row_groups(vec![row_group])
+                .with_batch_size(BATCH_ROWS)
+                .build()
+                .map_err(|e| FeaturesError::read(path, e))?;
+            let mut seen = vec![false; job_index.len()];
+            for batch in batches {
+                let batch = batch.map_err(|e| FeaturesError::read(path, e))?;
+                let dict = dictionary(&batch, "job_id", path)?;
+                let jobs = translate(&dict, |id| job_index.get(id).copied().unwrap_or(u32::MAX));
+                let mut present = vec![false; jobs.len()];
+                for &key in dict.keys().values() {
+                    present[key as usize] = true;
+                }
+                for (key, &job) in jobs.iter().enumerate() {
+                    if present[key] && job != u32::MAX {
+                        seen[job as usize] = true;
+                    }
+                }
+            }
+            for (job, seen) in seen.into_iter().enumerate() {
+                holders[job] += u32::from(seen);
+            }
+            units.push(Unit {
+                path: path.clone(),
+                row_group,
+            });
+        }
+    }
+    Ok((units, holders))
+}
+
+/// What one row group held, grouped by job.
+struct UnitSamples {
+    jobs: HashMap<u32, JobSamples>,
+    /// Samples of jobs not in the day's `jobs`.
+    unattributed: u64,
+    /// Samples cut off by trimming.
+    trimmed_away: u64,
+}
+
+/// The samples of one row group while it is read: flat series with integer keys, and for each
+/// (job, node) pair a table from metric id to series, so that the per-row work is two integer
+/// comparisons and two vector lookups for the usual run of one job and node.
+#[derive(Default)]
+struct Grouping {
+    series: Vec<(u32, u32, u32, Vec<Sample>)>,
+    pair_tables: Vec<Vec<u32>>,
+    pairs: HashMap<(u32, u32), usize>,
+    current: Option<((u32, u32), usize)>,
+}
+
+impl Grouping {
+    fn push(&mut self, job: u32, node: u32, metric: u32, sample: (i64, f64)) {
+        let table = match self.current {
+            Some((pair, table)) if pair == (job, node) => table,
+            _ => {
+                let next = self.pair_tables.len();
+                let table = *self.pairs.entry((job, node)).or_insert(next);
+                if table == next {
+                    self.pair_tables.push(Vec::new());
+                }
+                self.current = Some(((job, node), table));
+                table
+            }
+        };
+        let slots = &mut self.pair_tables[table];
+        if slots.len() <= metric as usize {
+            slots.resize(metric as usize + 1, 0);
+        }
+        if slots[metric as usize] == 0 {
+            self.series.push((job, node, metric, Vec::new()));
+            slots[metric as usize] = self.series.len() as u32;
+        }
+        self.series[slots[metric as usize] as usize - 1]
+            .3
+            .push(sample);
+    }
+}
+
+fn scan_unit(
+    unit: &Unit,
+    jobs: &[JobMeta],
+    job_index: &HashMap<&str, u32>,
+    names: &Mutex<Names>,
+) -> Result<UnitSamples, FeaturesError> {
+    let path = &unit.path;
+    let batches = reader(path)?
+        .with_row_groups(vec![unit.row_group])
+        .with_batch_size(BATCH_ROWS)
+        .build()
+        .map_err(|e| FeaturesError::read(path, e))?;
+    let mut grouping = Grouping::default();
+    let mut seen = vec![false; jobs.len()];
+    let (mut unattributed, mut trimmed_away) = (0, 0);
+    for batch in batches {
+        let batch = batch.map_err(|e| FeaturesError::read(path, e))?;
+        let job_dict = dictionary(&batch, "job_id", path)?;
+        let node_dict = dictionary(&batch, "node", path)?;
+        let metric_dict = dictionary(&batch, "metric", path)?;
+        let ts = cast_column(&batch, "ts", &micros_type(), path)?;
+        let values = cast_column(&batch, "value", &DataType::Float64, path)?;
+        if ts.null_count() > 0 || values.null_count() > 0 {
+            return Err(FeaturesError::read(path, "column ts or value has nulls"));
+        }
+        let ts = ts.as_primitive::<TimestampMicrosecondType>().values();
+        let values = values.as_primitive::<Float64Type>().values();
+        let job_of = translate(&job_dict, |id| {
+            job_index.get(id).copied().unwrap_or(u32::MAX)
+        });
+        let (node_of, metric_of) = {
+            let mut names = names.lock().unwrap_or_else(|e| e.into_inner());
+            (
+                translate(&node_dict, |n| names.id(n)),
+                translate(&metric_dict, |m| names.id(m)),
+            )
+        };
+        let (job_keys, node_keys, metric_keys) = (
+            job_dict.keys().values(),
+            node_dict.keys().values(),
+            metric_dict.keys().values(),
+        );
+        for row in 0..batch.num_rows() {
+            let job = job_of[job_keys[row] as usize];
+            if job == u32::MAX {
+                unattributed += 1;
+                continue;
+            }
+            seen[job as usize] = true;
+            let meta = &jobs[job as usize];
+            let t = ts[row];
+            if t < meta.keep_from_us || t > meta.keep_to_us {
+                trimmed_away += 1;
+                continue;
+            }
+            grouping.push(
+                job,
+                node_of[node_keys[row] as usize],
+                metric_of[metric_keys[row] as usize],
+                (t, values[row]),
+            );
+        }
+    }
+    let mut by_job: HashMap<u32, JobSamples> = seen
+        .iter()
+        .enumerate()
+        .filter(|(_, seen)| **seen)
+        .map(|(job, _)| (job as u32, JobSamples::new()))
+        .collect();
+    for (job, node, metric, samples) in grouping.series {
+        by_job
+            .entry(job)
+            .or_default()
+            .insert((node, metric), samples);
+    }
+    Ok(UnitSamples {
+        jobs: by_job,
+        unattributed,
+        trimmed_away,
+    })
+}
+
+/// What the scan saw besides the jobs it finished.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ScanCounts {
+    pub row_groups: usize,
+    pub unattributed: u64,
+    pub trimmed_away: u64,
+}
+
+/// Runs the pass: every job of `jobs` is handed to `finalize` exactly once, with its samples per
+/// (node, metric) name, as soon as all of them have been read. `progress(done, total)` is called
+/// after each row group.
+pub fn run<R: Send>(
+    files: &[PathBuf],
+    jobs: &[JobMeta],
+    finalize: impl Fn(&JobMeta, Vec<NamedSeries>) -> R + Sync,
+    progress: impl Fn(usize, usize) + Sync,
+) -> Result<(Vec<R>, ScanCounts), FeaturesError> {
+    let job_index: HashMap<&str, u32> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.job_id.as_str(), i as u32))
+        .collect();
+    let (units, holders) = plan(files, &job_index)?;
+    let names = Mutex::new(Names::default());
+    let waiting: Mutex<HashMap<u32, (u32, JobSamples)>> = Mutex::new(HashMap::new());
+    let results = Mutex::new(Vec::with_capacity(jobs.len()));
+    let done = AtomicUsize::new(0);
+    let counts = Mutex::new(ScanCounts {
+        row_groups: units.len(),
+        ..ScanCounts::default()
+    });
+    let finish = |job: u32, samples: JobSamples| {
+        let named: Vec<NamedSeries> = {
+            let names = names.lock().unwrap_or_else(|e| e.into_inner());
+            samples
+                .into_iter()
+                .map(|((n, m), s)| {
+                    (
+                        names.names[n as usize].clone(),
+                        names.names[m as usize].clone(),
+                        s,
+                    )
+                })
+                .collect()
+        };
+        let result = finalize(&jobs[job as usize], named);
+        results
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(result);
+    };
+    units.par_iter().try_for_each(|unit| {
+        let read = scan_unit(unit, jobs, &job_index, &names)?;
+        {
+            let mut counts = counts.lock().unwrap_or_else(|e| e.into_inner());
+            counts.unattributed += read.unattributed;
+            counts.trimmed_away += read.trimmed_away;
+        }
+        for (job, samples) in read.jobs {
+            if holders[job as usize] <= 1 {
+                finish(job, samples);
+                continue;
+            }
+            // A job spread over several row groups: gather, and finish with the last one.
+            let complete = {
+                let mut waiting = waiting.lock().unwrap_or_else(|e| e.into_inner());
+                let entry = waiting
+                    .entry(job)
+                    .or_insert_with(|| (holders[job as usize], JobSamples::new()));
+                for (key, mut part) in samples {
+                    entry.1.entry(key).or_default().append(&mut part);
+                }
+                entry.0 -= 1;
+                if entry.0 == 0 {
+                    waiting.remove(&job)
+                } else {
+                    None
+                }
+            };
+            if let Some((_, samples)) = complete {
+                finish(job, samples);
+            }
+        }
+        progress(done.fetch_add(1, Ordering::Relaxed) + 1, units.len());
+        Ok::<(), FeaturesError>(())
+    })?;
+    // Jobs with no telemetry at all (and, defensively, any still waiting) are finished too.
+    let leftovers = waiting.into_inner().unwrap_or_else(|e| e.into_inner());
+    for (job, (_, samples)) in leftovers {
+        finish(job, samples);
+    }
+    for (job, &count) in holders.iter().enumerate() {
+        if count == 0 {
+            finish(job as u32, JobSamples::new());
+        }
+    }
+    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    let counts = *counts.lock().unwrap_or_else(|e| e.into_inner());
+    Ok((results, counts))
+}

@@ -1,0 +1,505 @@
+//! The per-job ingest step: claimed spool records become `jobs` rows and `telemetry` rows.
+//!
+//! Input: the spool. The step claims what the hook enqueued (`new/` → `cur/`), then works through
+//! every record in `cur/`, including ones an earlier run left pending or was interrupted on. For
+//! each job it asks Slurm accounting (`sacct`, see [`super::sacct`]) for the final record, waits
+//! until the telemetry source can have the job's last samples, fetches the telemetry of the job's
+//! nodes over its run time, and writes both into the warehouse. Output: the record moves to
+//! `done/`.
+//!
+//! Idempotency: a job's parts are named after the job (cluster, id, restart, submit time), and
+//! stale chunks of an earlier attempt are removed first, so running the step again, or crashing
+//! half-way and running it again, replaces rather than duplicates. Telemetry is written before the
+//! job row and the record moves last, so an interrupted job is simply done again.
+//!
+//! Failure: nothing is lost. A job whose accounting has not settled, whose sacct cannot run, or
+//! whose telemetry fetch fails (Prometheus down, slow, answering errors or garbage) stays in
+//! `cur/` with a `.pending` note (attempts, reason, next attempt, with exponential backoff). Only
+//! when it is still pending `give_up_after` after its enqueue does it go to `failed/`, with the
+//! last reason beside it; an admin moves it back into `new/` to try again. An unreadable record goes
+//! to `failed/` at once. One step runs at a time per spool (a lock file), so two schedulers never
+//! fetch the same job twice.
+//!
+//! The step stops at the warehouse: what is computed from a job's rows (features, rules, models,
+//! emails) is the business of the steps after it, which the application's `schedule` runs on the jobs
+//! this step reports as done ([`Outcome::Done`] names each job's day, part and telemetry files).
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::Serialize;
+use slurm_hooks::SpoolRecord;
+
+use super::prometheus::Prometheus;
+use super::settings::IngestSettings;
+use super::{JobRow, TelemetrySink, sacct};
+use crate::spool::{ClaimReport, PendingNote, Spool, SpoolError};
+use jobsight_warehouse::catalog::{self, CatalogError, Table};
+
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error(transparent)]
+    Spool(#[from] SpoolError),
+    #[error("cannot open the lock file {path}: {source}")]
+    Lock {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "another `jobsight ingest` is working on this spool (it holds {path}); try again later"
+    )]
+    Busy { path: PathBuf },
+}
+
+/// Where a job's final accounting record comes from. A trait because two exist at run time:
+/// Slurm's `sacct` ([`Sacct`]) and the simulator of `jobsight demo`.
+pub trait AccountingSource {
+    /// Short name for reports.
+    fn name(&self) -> &'static str;
+    /// The job's `jobs` row once its accounting has settled; `Err(reason)` while it has not (or
+    /// cannot be asked), which keeps the job pending.
+    fn job_row(&self, record: &SpoolRecord) -> Result<JobRow, String>;
+}
+
+/// Slurm accounting through the `sacct` program: the settled run the record means, with exit
+/// codes from the text output (see [`super::sacct`]).
+#[derive(Debug, Clone)]
+pub struct Sacct {
+    pub program: PathBuf,
+}
+
+impl AccountingSource for Sacct {
+    fn name(&self) -> &'static str {
+        "sacct"
+    }
+    fn job_row(&self, record: &SpoolRecord) -> Result<JobRow, String> {
+        let cluster = record
+            .cluster
+            .as_ref()
+            .and_then(|c| c.as_str().map(String::from));
+        let (accounting, exits) = sacct::query(&self.program, record.job_id, cluster.as_deref())
+            .map_err(|e| e.to_string())?;
+        let acct = match sacct::select(
+            &accounting,
+            record.job_id,
+            cluster.as_deref(),
+            record.enqueued_at,
+        ) {
+            sacct::Selection::Settled(acct) => acct,
+            sacct::Selection::Pending { reason } => return Err(reason),
+            sacct::Selection::Missing => {
+                return Err(format!("job {} is not in sacct yet", record.job_id));
+            }
+        };
+        sacct::job_row(record, acct, sacct::line_of(acct, &exits))
+            .ok_or_else(|| format!("sacct has no end time for job {}", record.job_id))
+    }
+}
+
+/// Where telemetry comes from. A trait because several exist at run time (Prometheus here; the
+/// simulator and an LDMS store are the others).
+pub trait TelemetrySource {
+    /// Short name for reports.
+    fn name(&self) -> &'static str;
+    /// The earliest time at which the telemetry of a job that ended at `end` is complete.
+    fn ready_at(&self, end: DateTime<Utc>) -> DateTime<Utc>;
+    /// Every sample of the job's nodes over `[start, end]`, as `emit(node, metric, ts_micros,
+    /// value)`. The error says what failed, naming the job.
+    fn fetch(
+        &self,
+        job_id: &str,
+        nodes: &[String],
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+        emit: &mut dyn FnMut(&str, &str, i64, f64),
+    ) -> Result<u64, String>;
+}
+
+impl TelemetrySource for Prometheus {
+    fn name(&self) -> &'static str {
+        "prometheus"
+    }
+    fn ready_at(&self, end: DateTime<Utc>) -> DateTime<Utc> {
+        end + self.settings().lag
+    }
+    fn fetch(
+        &self,
+        job_id: &str,
+        nodes: &[String],
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+        emit: &mut dyn FnMut(&str, &str, i64, f64),
+    ) -> Result<u64, String> {
+        Prometheus::fetch(self, job_id, nodes, start, end, emit).map_err(|e| e.to_string())
+    }
+}
+
+/// What happened to one record in this run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// In the warehouse; the record is in `done/`.
+    Done {
+        day: NaiveDate,
+        /// The job id as stored in `jobs`.
+        job_id: String,
+        /// The name of the job's parts in every table (see [`part_name`]): the steps after
+        /// ingest write the job's features and findings under the same name.
+        part: String,
+        state: Option<String>,
+        telemetry_rows: u64,
+        /// The telemetry files written for the job, for its features.
+        #[serde(skip)]
+        telemetry_files: Vec<PathBuf>,
+        /// Why there is no telemetry, when there is none by design (the job never ran, no source).
+        note: Option<String>,
+    },
+    /// Tried and not finished: stays in `cur/`.
+    Pending {
+        attempts: u32,
+        next_attempt: DateTime<Utc>,
+        reason: String,
+    },
+    /// Its next attempt is not due yet: not tried.
+    Waiting {
+        next_attempt: DateTime<Utc>,
+        reason: String,
+    },
+    /// Moved to `failed/`.
+    Quarantined { reason: String },
+    /// Already in the warehouse: its day was compacted with the job in it (a run stopped between
+    /// storing the job and finishing its record, and the nightly compaction came first). Stored
+    /// again it would count twice, so the record is finished without writing; the nightly run
+    /// has judged the job with its day.
+    AlreadyStored { day: NaiveDate, part: String },
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordOutcome {
+    pub file: String,
+    /// Cluster and job id, when the record could be read.
+    pub job: Option<String>,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct IngestReport {
+    pub claim: ClaimReport,
+    pub records: Vec<RecordOutcome>,
+}
+
+impl IngestReport {
+    pub fn count(&self, kind: &str) -> usize {
+        self.records
+            .iter()
+            .filter(|r| {
+                matches!(
+                    (&r.outcome, kind),
+                    (Outcome::Done { .. }, "done")
+                        | (Outcome::Pending { .. }, "pending")
+                        | (Outcome::Waiting { .. }, "waiting")
+                        | (Outcome::Quarantined { .. }, "quarantined")
+                        | (Outcome::AlreadyStored { .. }, "already_stored")
+                )
+            })
+            .count()
+    }
+}
+
+/// Takes the spool's ingest lock without waiting: one ingest per spool at a time, and nothing
+/// rewrites the warehouse's per-job parts (compaction) while an ingest writes them. Held until
+/// the returned file is dropped; the kernel releases it when the holder dies.
+pub fn lock(spool: &Spool) -> Result<std::fs::File, IngestError> {
+    let lock_path = spool.root().join(".ingest.lock");
+    match jobsight_base::lockfile::try_lock(&lock_path) {
+        Ok(Some(lock)) => Ok(lock),
+        Ok(None) => Err(IngestError::Busy { path: lock_path }),
+        Err(source) => Err(IngestError::Lock {
+            path: lock_path,
+            source,
+        }),
+    }
+}
+
+/// Runs the step once: claim, then work through `cur/` (at most `limit` records tried), as of
+/// `now`. `progress(done, total)` is called after each record.
+pub fn run(
+    spool: &Spool,
+    data: &Path,
+    settings: &IngestSettings,
+    telemetry: Option<&dyn TelemetrySource>,
+    limit: Option<usize>,
+    now: DateTime<Utc>,
+    progress: impl FnMut(usize, usize),
+) -> Result<IngestReport, IngestError> {
+    let sacct = Sacct {
+        program: settings.sacct.clone(),
+    };
+    run_with(
+        spool,
+        data,
+        settings,
+        &sacct,
+        telemetry,
+        limit,
+        now,
+        progress,
+        &mut |_, _| Ok(()),
+    )
+}
+
+/// [`run`] with accounting from `accounting`, calling `stored(job, outcome)` (job: cluster:id)
+/// for each job once it is in the warehouse and before its record leaves `cur/`: whoever works on the stored jobs next records them there, so that a
+/// crash between the two loses none (the record is done again). An error from `stored` keeps
+/// the job pending with that reason.
+#[allow(clippy::too_many_arguments)]
+pub fn run_with(
+    spool: &Spool,
+    data: &Path,
+    settings: &IngestSettings,
+    accounting: &dyn AccountingSource,
+    telemetry: Option<&dyn TelemetrySource>,
+    limit: Option<usize>,
+    now: DateTime<Utc>,
+    mut progress: impl FnMut(usize, usize),
+    stored: &mut dyn FnMut(&str, &Outcome) -> Result<(), String>,
+) -> Result<IngestReport, IngestError> {
+    let lock = lock(spool)?;
+    // Under the lock, so no live writer's temporary is taken for a leftover.
+    spool.remove_stale_temporaries();
+
+    let mut report = IngestReport {
+        claim: spool.claim(None)?,
+        records: Vec::new(),
+    };
+    let names = spool.claimed_names()?;
+    let total = names.len();
+    let mut tried = 0;
+    for (i, name) in names.iter().enumerate() {
+        let file = name.to_string_lossy().into_owned();
+        let record = match spool.read_claimed(name) {
+            Ok(record) => record,
+            Err(reason) => {
+                spool.quarantine(name, &reason)?;
+                report.records.push(RecordOutcome {
+                    file,
+                    job: None,
+                    outcome: Outcome::Quarantined { reason },
+                });
+                continue;
+            }
+        };
+        let job = Some(format!(
+            "{}:{}",
+            record
+                .cluster
+                .as_ref()
+                .map(|c| String::from_utf8_lossy(c.as_bytes()).into_owned())
+                .unwrap_or_default(),
+            record.job_id
+        ));
+        let note = spool.pending_note(name);
+        if let Some(note) = note.as_ref().filter(|n| n.next_attempt > now) {
+            report.records.push(RecordOutcome {
+                file,
+                job,
+                outcome: Outcome::Waiting {
+                    next_attempt: note.next_attempt,
+                    reason: note.reason.clone(),
+                },
+            });
+            continue;
+        }
+        if limit.is_some_and(|l| tried >= l) {
+            continue;
+        }
+        tried += 1;
+        let outcome = match ingest_one(&record, data, accounting, telemetry, now).and_then(|done| {
+            stored(job.as_deref().unwrap_or("?"), &done)
+                .map(|()| done)
+                .map_err(not_yet)
+        }) {
+            Ok(done) => {
+                spool.finish(name)?;
+                done
+            }
+            Err(NotYet { reason, retry_at }) => {
+                postpone(spool, name, &record, note, settings, now, reason, retry_at)?
+            }
+        };
+        report.records.push(RecordOutcome { file, job, outcome });
+        progress(i + 1, total);
+    }
+    drop(lock);
+    Ok(report)
+}
+
+/// Why a job is not in the warehouse yet, and, when the wait has a known end (telemetry not
+/// complete yet), when to look again.
+struct NotYet {
+    reason: String,
+    retry_at: Option<DateTime<Utc>>,
+}
+
+fn not_yet(reason: String) -> NotYet {
+    NotYet {
+        reason,
+        retry_at: None,
+    }
+}
+
+/// Records one more failed attempt: a pending note with backoff, or quarantine when the job has
+/// waited longer than `give_up_after`.
+#[allow(clippy::too_many_arguments)]
+fn postpone(
+    spool: &Spool,
+    name: &OsStr,
+    record: &SpoolRecord,
+    note: Option<PendingNote>,
+    settings: &IngestSettings,
+    now: DateTime<Utc>,
+    reason: String,
+    retry_at: Option<DateTime<Utc>>,
+) -> Result<Outcome, IngestError> {
+    // A wait with a known end (telemetry not complete yet) is not a failed attempt.
+    let attempts = note.as_ref().map_or(0, |n| n.attempts) + u32::from(retry_at.is_none());
+    let waited = now - record.enqueued_at;
+    let give_up =
+        chrono::Duration::from_std(settings.give_up_after).unwrap_or(chrono::TimeDelta::MAX);
+    if waited >= give_up {
+        let reason = format!(
+            "gave up after {attempts} attempts over {}: {reason}",
+            jobsight_base::text::human_duration(waited.num_seconds())
+        );
+        spool.quarantine(name, &reason)?;
+        return Ok(Outcome::Quarantined { reason });
+    }
+    // Known waits end when they end; failures back off exponentially up to the maximum.
+    let next_attempt = retry_at.unwrap_or_else(|| {
+        let factor = 1u32 << attempts.saturating_sub(1).min(20);
+        let delay = settings
+            .retry_after
+            .saturating_mul(factor)
+            .min(settings.retry_max);
+        now + chrono::Duration::from_std(delay).unwrap_or(chrono::TimeDelta::MAX)
+    });
+    let note = PendingNote {
+        attempts,
+        first_attempt: note.map_or(now, |n| n.first_attempt),
+        last_attempt: now,
+        next_attempt,
+        reason: reason.clone(),
+    };
+    spool.write_pending_note(name, &note)?;
+    Ok(Outcome::Pending {
+        attempts,
+        next_attempt,
+        reason,
+    })
+}
+
+/// The name of a job's parts: the same job always gets the same name.
+pub fn part_name(row: &JobRow) -> String {
+    format!(
+        "job-{}-{}-r{}-{}",
+        slurm_hooks::spool_dir::file_name_part(&slurm_hooks::Text::from(row.cluster.as_str()), 64),
+        slurm_hooks::spool_dir::file_name_part(&slurm_hooks::Text::from(row.job_id.as_str()), 32),
+        row.restart_count,
+        row.submit.map_or(0, |s| s.timestamp())
+    )
+}
+
+/// Accounting, telemetry and the job row of one record; `Err` leaves it pending.
+fn ingest_one(
+    record: &SpoolRecord,
+    data: &Path,
+    accounting: &dyn AccountingSource,
+    telemetry: Option<&dyn TelemetrySource>,
+    now: DateTime<Utc>,
+) -> Result<Outcome, NotYet> {
+    let row = accounting.job_row(record).map_err(not_yet)?;
+    let day = row.day();
+    let name = part_name(&row);
+    let write_err = |e: CatalogError| not_yet(format!("job {}: {e}", row.job_id));
+    if catalog::compacted_parts(data, Table::Jobs, day)
+        .map_err(write_err)?
+        .contains(&name)
+    {
+        return Ok(Outcome::AlreadyStored { day, part: name });
+    }
+
+    let mut telemetry_rows = 0;
+    let mut telemetry_files = Vec::new();
+    let mut note = None;
+    let nodes = job_nodes(&row);
+    match (telemetry, row.start, nodes) {
+        (None, _, _) => note = Some("no telemetry source configured".to_string()),
+        (Some(_), None, _) | (Some(_), _, Err(_)) => {
+            note = Some("the job never ran on a node".to_string());
+        }
+        (Some(source), Some(start), Ok(nodes)) => {
+            let ready = source.ready_at(row.end);
+            if now < ready {
+                return Err(NotYet {
+                    reason: format!(
+                        "waiting until {} for {} to have the job's last samples",
+                        ready.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                        source.name()
+                    ),
+                    retry_at: Some(ready),
+                });
+            }
+            catalog::remove_parts(data, Table::Telemetry, day, &name).map_err(write_err)?;
+            let mut sink = TelemetrySink::new(data, &name, 4 * catalog::ROW_GROUP_ROWS);
+            let mut write_error = None;
+            let fetched = source.fetch(&row.job_id, &nodes, start, row.end, &mut |n, m, ts, v| {
+                if write_error.is_none()
+                    && let Err(e) = sink.push(day, &row.job_id, n, m, ts, v)
+                {
+                    write_error = Some(e);
+                }
+            });
+            let failure = match (fetched, write_error) {
+                (Err(reason), _) => Some(reason),
+                (Ok(_), Some(e)) => Some(format!("job {}: {e}", row.job_id)),
+                (Ok(_), None) => None,
+            };
+            if let Some(reason) = failure {
+                // What this attempt already wrote would be an incomplete job: take it back.
+                for file in sink.abort() {
+                    let _ = std::fs::remove_file(file);
+                }
+                return Err(not_yet(reason));
+            }
+            let (files, rows) = sink.finish().map_err(write_err)?;
+            telemetry_rows = rows;
+            telemetry_files = files;
+            if rows == 0 {
+                note = Some(format!("{} has no samples for the job", source.name()));
+            }
+        }
+    }
+    let batch = JobRow::batch(std::slice::from_ref(&row))
+        .map_err(|e| not_yet(format!("job {}: {e}", row.job_id)))?;
+    catalog::write_part(data, Table::Jobs, day, &name, &[batch]).map_err(write_err)?;
+    Ok(Outcome::Done {
+        day,
+        job_id: row.job_id.clone(),
+        part: name,
+        state: row.state.clone(),
+        telemetry_rows,
+        telemetry_files,
+        note,
+    })
+}
+
+/// The job's nodes, expanded from Slurm's host list; an error when it never got any.
+fn job_nodes(row: &JobRow) -> Result<Vec<String>, String> {
+    let list = row.nodes.as_deref().unwrap_or("");
+    if list.is_empty() || list == "None assigned" {
+        return Err("no nodes".into());
+    }
+    slurm_hooks::hostlist::expand(list).map_err(|e| e.to_string())
+}

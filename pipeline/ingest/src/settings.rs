@@ -1,0 +1,315 @@
+//! The per-job ingest step's own options and settings: where accounting and telemetry come from
+//! (`[ingest]`), and the Prometheus queries (`[prometheus]`). The application's `config` composes them
+//! into the configuration file.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use jobsight_base::options::{DAY_S, Invalid, invalid, within};
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IngestOptions {
+    pub telemetry: Option<TelemetryKind>,
+    pub sacct: Option<PathBuf>,
+    pub give_up_after_s: Option<u64>,
+    pub retry_after_s: Option<u64>,
+    pub retry_max_s: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrometheusOptions {
+    pub url: Option<String>,
+    pub step_s: Option<u64>,
+    pub rate_window_s: Option<u64>,
+    pub timeout_s: Option<u64>,
+    pub max_points_per_series: Option<u64>,
+    pub lag_s: Option<u64>,
+    pub node_label: Option<String>,
+    pub gpu: Option<bool>,
+    pub cgroup: Option<bool>,
+    /// Replaces the default node_exporter metrics when given.
+    pub metrics: Option<Vec<MetricTemplate>>,
+    /// Added to the default (or given) metrics.
+    pub extra_metrics: Option<Vec<MetricTemplate>>,
+}
+
+/// Where the per-job ingest step gets telemetry from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum TelemetryKind {
+    /// Prometheus `query_range` over the job's nodes and run time.
+    Prometheus,
+    /// Job records only (accounting), no telemetry.
+    None,
+}
+
+/// One telemetry series family: a metric name in the warehouse and the PromQL that yields it,
+/// one series per node.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricTemplate {
+    pub name: String,
+    /// PromQL with placeholders `{nodes}` (a label matcher selecting the job's nodes),
+    /// `{job_id}` and `{rate_window}` (e.g. `60s`).
+    pub query: String,
+    /// The label that names the node in this query's result; default `prometheus.node_label`.
+    pub node_label: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct IngestSettings {
+    pub telemetry: TelemetryKind,
+    pub sacct: PathBuf,
+    /// A record still pending this long after its enqueue is quarantined with the last reason.
+    pub give_up_after: Duration,
+    /// First retry delay; doubles per attempt up to `retry_max`.
+    pub retry_after: Duration,
+    pub retry_max: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct PrometheusSettings {
+    /// Base URL, without `/api/v1/...`.
+    pub url: String,
+    pub step: Duration,
+    pub rate_window: Duration,
+    pub timeout: Duration,
+    /// Prometheus refuses a `query_range` that would return more than 11,000 points per series.
+    pub max_points_per_series: u64,
+    /// How long after a job's end its last samples can be expected in Prometheus (scrape interval
+    /// plus ingestion delay); the job waits that long before its telemetry is fetched.
+    pub lag: Duration,
+    /// Label naming the node; its value may carry a `:port` suffix (node_exporter's `instance`).
+    pub node_label: String,
+    pub metrics: Vec<MetricTemplate>,
+}
+
+/// node_exporter metrics under the warehouse's canonical names (the simulator uses the same names,
+/// so features and rules read both alike). CPU shares are fractions of all the node's CPUs.
+pub fn default_node_exporter_metrics() -> Vec<MetricTemplate> {
+    let cpu = |mode: &str| {
+        format!(
+            "avg by (instance) (rate(node_cpu_seconds_total{{mode=\"{mode}\",{{nodes}}}}[{{rate_window}}]))"
+        )
+    };
+    let sum_rate = |metric: &str, extra: &str| {
+        format!("sum by (instance) (rate({metric}{{{extra}{{nodes}}}}[{{rate_window}}]))")
+    };
+    // Loopback and virtual interfaces carry no job traffic between nodes.
+    let nic = r#"device!~"lo|veth.*|docker.*|virbr.*","#;
+    // node_exporter already leaves out partitions and loop devices; device-mapper and md RAID
+    // volumes would count the same bytes a second time.
+    let disk = r#"device!~"dm-.*|md.*","#;
+    [
+        ("cpu_user", cpu("user")),
+        ("cpu_system", cpu("system")),
+        ("cpu_iowait", cpu("iowait")),
+        ("cpu_idle", cpu("idle")),
+        ("load1", "node_load1{{nodes}}".to_string()),
+        (
+            "mem_used_bytes",
+            "node_memory_MemTotal_bytes{{nodes}} - node_memory_MemAvailable_bytes{{nodes}}"
+                .to_string(),
+        ),
+        (
+            "mem_available_bytes",
+            "node_memory_MemAvailable_bytes{{nodes}}".to_string(),
+        ),
+        (
+            "net_rx_bytes_per_s",
+            sum_rate("node_network_receive_bytes_total", nic),
+        ),
+        (
+            "net_tx_bytes_per_s",
+            sum_rate("node_network_transmit_bytes_total", nic),
+        ),
+        (
+            "net_rx_packets_per_s",
+            sum_rate("node_network_receive_packets_total", nic),
+        ),
+        (
+            "net_tx_packets_per_s",
+            sum_rate("node_network_transmit_packets_total", nic),
+        ),
+        (
+            "disk_read_bytes_per_s",
+            sum_rate("node_disk_read_bytes_total", disk),
+        ),
+        (
+            "disk_write_bytes_per_s",
+            sum_rate("node_disk_written_bytes_total", disk),
+        ),
+    ]
+    .into_iter()
+    .map(|(name, query)| MetricTemplate {
+        name: name.to_string(),
+        query: query.to_string(),
+        node_label: None,
+    })
+    .collect()
+}
+
+/// NVIDIA DCGM exporter metrics (`prometheus.gpu = true`). DCGM names the node in `Hostname`.
+pub fn dcgm_metrics() -> Vec<MetricTemplate> {
+    [
+        (
+            "gpu_util",
+            "avg by (Hostname) (DCGM_FI_DEV_GPU_UTIL{{nodes}}) / 100",
+        ),
+        (
+            "gpu_mem_used_bytes",
+            "sum by (Hostname) (DCGM_FI_DEV_FB_USED{{nodes}}) * 1048576",
+        ),
+        (
+            "gpu_power_watts",
+            "sum by (Hostname) (DCGM_FI_DEV_POWER_USAGE{{nodes}})",
+        ),
+    ]
+    .into_iter()
+    .map(|(name, query)| MetricTemplate {
+        name: name.to_string(),
+        query: query.to_string(),
+        node_label: Some("Hostname".to_string()),
+    })
+    .collect()
+}
+
+/// Per-job cgroup exporter metrics (`prometheus.cgroup = true`), as Princeton's jobstats collects
+/// them: the job's own CPU time and memory, not the node's, which matters on shared nodes.
+pub fn cgroup_metrics() -> Vec<MetricTemplate> {
+    [
+        (
+            "job_cpu_cores_used",
+            "sum by (instance) (rate(cgroup_cpu_total_seconds{jobid=\"{job_id}\",{nodes}}[{rate_window}]))",
+        ),
+        (
+            "job_mem_rss_bytes",
+            "sum by (instance) (cgroup_memory_rss_bytes{jobid=\"{job_id}\",{nodes}})",
+        ),
+    ]
+    .into_iter()
+    .map(|(name, query)| MetricTemplate {
+        name: name.to_string(),
+        query: query.to_string(),
+        node_label: None,
+    })
+    .collect()
+}
+
+impl IngestOptions {
+    /// Fills in the defaults and checks every value.
+    pub fn resolve(self) -> Result<IngestSettings, Invalid> {
+        let retry_after = within("ingest.retry_after_s", self.retry_after_s, 60, 1..=DAY_S)?;
+        let retry_max = within("ingest.retry_max_s", self.retry_max_s, 3600, 1..=7 * DAY_S)?;
+        if retry_max < retry_after {
+            return Err(invalid(
+                "ingest.retry_max_s",
+                format!("{retry_max} is less than self.retry_after_s ({retry_after})"),
+            ));
+        }
+        Ok(IngestSettings {
+            telemetry: self.telemetry.unwrap_or(TelemetryKind::Prometheus),
+            sacct: self.sacct.unwrap_or_else(|| PathBuf::from("sacct")),
+            give_up_after: Duration::from_secs(within(
+                "ingest.give_up_after_s",
+                self.give_up_after_s,
+                DAY_S,
+                60..=3650 * DAY_S,
+            )?),
+            retry_after: Duration::from_secs(retry_after),
+            retry_max: Duration::from_secs(retry_max),
+        })
+    }
+}
+
+impl PrometheusOptions {
+    /// Fills in the defaults and checks every value, every query template included.
+    pub fn resolve(self) -> Result<PrometheusSettings, Invalid> {
+        let url = self
+            .url
+            .unwrap_or_else(|| "http://127.0.0.1:9090".to_string());
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(invalid(
+                "prometheus.url",
+                format!("{url:?} is not an http:// or https:// URL"),
+            ));
+        }
+        // Prometheus itself refuses more than 11,000 points per series in one query.
+        let max_points = within(
+            "prometheus.max_points_per_series",
+            self.max_points_per_series,
+            11_000,
+            2..=11_000,
+        )?;
+        let mut metrics = self.metrics.unwrap_or_else(default_node_exporter_metrics);
+        if self.gpu.unwrap_or(false) {
+            metrics.extend(dcgm_metrics());
+        }
+        if self.cgroup.unwrap_or(false) {
+            metrics.extend(cgroup_metrics());
+        }
+        metrics.extend(self.extra_metrics.unwrap_or_default());
+        let mut names = std::collections::BTreeSet::new();
+        for m in &metrics {
+            if m.name.is_empty()
+                || !m
+                    .name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+            {
+                return Err(invalid(
+                    "prometheus.metrics",
+                    format!(
+                        "metric name {:?} must be letters, digits, '_' or '.'",
+                        m.name
+                    ),
+                ));
+            }
+            if !names.insert(m.name.as_str()) {
+                return Err(invalid(
+                    "prometheus.metrics",
+                    format!("metric {:?} is defined twice", m.name),
+                ));
+            }
+            if !m.query.contains("{nodes}") {
+                return Err(invalid(
+                    "prometheus.metrics",
+                    format!(
+                        "the query of {:?} has no {{nodes}} placeholder, so it would not select the job's nodes",
+                        m.name
+                    ),
+                ));
+            }
+            if let Err(reason) = super::prometheus::check_template(&m.query) {
+                return Err(invalid(
+                    "prometheus.metrics",
+                    format!("the query of {:?}: {reason}", m.name),
+                ));
+            }
+        }
+        Ok(PrometheusSettings {
+            url: url.trim_end_matches('/').to_string(),
+            step: Duration::from_secs(within("prometheus.step_s", self.step_s, 30, 1..=3600)?),
+            rate_window: Duration::from_secs(within(
+                "prometheus.rate_window_s",
+                self.rate_window_s,
+                120,
+                1..=DAY_S,
+            )?),
+            timeout: Duration::from_secs(within(
+                "prometheus.timeout_s",
+                self.timeout_s,
+                30,
+                1..=600,
+            )?),
+            max_points_per_series: max_points,
+            lag: Duration::from_secs(within("prometheus.lag_s", self.lag_s, 60, 0..=DAY_S)?),
+            node_label: self.node_label.unwrap_or_else(|| "instance".to_string()),
+            metrics,
+        })
+    }
+}

@@ -1,0 +1,242 @@
+//! Reads what the rules need about a day's jobs from the warehouse: each job's `jobs` row, its
+//! `job_summary` row, and its `features_job` and `features` rows, into [`JobData`].
+//!
+//! Columns are read by name and converted by type (text, numbers, booleans; times as seconds
+//! since the epoch), so a column added to one of these tables becomes a variable without a change
+//! here. A job id that appears more than once in `jobs` (runs of a requeued job that ended the
+//! same day) is taken from the run that ended last, as the features are.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs::File;
+use std::path::Path;
+
+use chrono::NaiveDate;
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type, TimeUnit};
+use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+use super::ClassifyError;
+use crate::lang::Value;
+use crate::{JobData, NodeSeries};
+use jobsight_warehouse::catalog::{self, Table};
+
+/// One column's values, converted once per batch.
+enum Column {
+    Text(ArrayRef),
+    Num(ArrayRef),
+    Bool(ArrayRef),
+    /// Microseconds since the epoch.
+    Time(ArrayRef),
+    Other,
+}
+
+impl Column {
+    fn of(array: &ArrayRef, path: &Path, name: &str) -> Result<Column, ClassifyError> {
+        let fail = |e| ClassifyError::read(path, format!("column {name}: {e}"));
+        Ok(match array.data_type() {
+            DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Dictionary(..) => Column::Text(cast(array, &DataType::Utf8).map_err(fail)?),
+            DataType::Boolean => Column::Bool(array.clone()),
+            DataType::Timestamp(..) => Column::Time(
+                cast(
+                    &cast(array, &DataType::Timestamp(TimeUnit::Microsecond, None))
+                        .map_err(fail)?,
+                    &DataType::Int64,
+                )
+                .map_err(fail)?,
+            ),
+            t if t.is_numeric() => Column::Num(cast(array, &DataType::Float64).map_err(fail)?),
+            _ => Column::Other,
+        })
+    }
+
+    fn value(&self, i: usize) -> Value {
+        match self {
+            Column::Text(a) if a.is_valid(i) => Value::Str(a.as_string::<i32>().value(i).into()),
+            Column::Num(a) if a.is_valid(i) => Value::num(a.as_primitive::<Float64Type>().value(i)),
+            Column::Bool(a) if a.is_valid(i) => Value::Bool(a.as_boolean().value(i)),
+            Column::Time(a) if a.is_valid(i) => {
+                Value::num(a.as_primitive::<Int64Type>().value(i) as f64 / 1e6)
+            }
+            _ => Value::Missing,
+        }
+    }
+
+    fn micros(&self, i: usize) -> Option<i64> {
+        match self {
+            Column::Time(a) if a.is_valid(i) => Some(a.as_primitive::<Int64Type>().value(i)),
+            _ => None,
+        }
+    }
+
+    fn text(&self, i: usize) -> Option<&str> {
+        match self {
+            Column::Text(a) if a.is_valid(i) => Some(a.as_string::<i32>().value(i)),
+            _ => None,
+        }
+    }
+}
+
+/// Calls `on_row(columns by name, row)` for every row of the table's day partition whose job id
+/// is wanted.
+fn each_row(
+    data: &Path,
+    table: Table,
+    day: NaiveDate,
+    part: Option<&str>,
+    wanted: &dyn Fn(&str) -> bool,
+    mut on_row: impl FnMut(&BTreeMap<String, Column>, usize, &str),
+) -> Result<(), ClassifyError> {
+    let files = catalog::part_files(data, table, day, part)
+        .map_err(|e| ClassifyError::read(&table.dir(data), e))?;
+    for path in files {
+        let file = File::open(&path).map_err(|e| ClassifyError::read(&path, e))?;
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+            .and_then(|b| b.build())
+            .map_err(|e| ClassifyError::read(&path, e))?;
+        for batch in reader {
+            let batch: RecordBatch = batch.map_err(|e| ClassifyError::read(&path, e))?;
+            let mut columns = BTreeMap::new();
+            for (field, array) in batch.schema().fields().iter().zip(batch.columns()) {
+                columns.insert(
+                    field.name().clone(),
+                    Column::of(array, &path, field.name())?,
+                );
+            }
+            let ids = columns
+                .get("job_id")
+                .ok_or_else(|| ClassifyError::read(&path, "no column job_id"))?;
+            for i in 0..batch.num_rows() {
+                let Some(id) = ids.text(i) else { continue };
+                if wanted(id) {
+                    on_row(&columns, i, id);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The day's jobs (all, or those in `only`) with everything the rules read, by job id; with
+/// `part`, only from that part's files (one job's, as the per-job path wrote them).
+pub fn read_day(
+    data: &Path,
+    day: NaiveDate,
+    only: Option<&[String]>,
+    part: Option<&str>,
+) -> Result<Vec<JobData>, ClassifyError> {
+    let only: Option<HashSet<&str>> = only.map(|ids| ids.iter().map(String::as_str).collect());
+    let wanted = |id: &str| only.as_ref().is_none_or(|set| set.contains(id));
+    let mut jobs: BTreeMap<String, JobData> = BTreeMap::new();
+    each_row(data, Table::Jobs, day, part, &wanted, |columns, i, id| {
+        let row: BTreeMap<String, Value> = columns
+            .iter()
+            .map(|(name, c)| (name.clone(), c.value(i)))
+            .collect();
+        let end = |r: &BTreeMap<String, Value>| match r.get("end") {
+            Some(Value::Num(e)) => *e,
+            _ => f64::NEG_INFINITY,
+        };
+        let entry = jobs.entry(id.to_string()).or_insert_with(|| JobData {
+            job_id: id.to_string(),
+            ..JobData::default()
+        });
+        if entry.job.is_empty() || end(&row) >= end(&entry.job) {
+            // The earliest start of the runs is kept, as the features do.
+            let start = match (entry.job.get("start"), row.get("start")) {
+                (Some(Value::Num(a)), Some(Value::Num(b))) => Some(Value::Num(a.min(*b))),
+                _ => None,
+            };
+            entry.job = row;
+            if let Some(start) = start {
+                entry.job.insert("start".into(), start);
+            }
+        }
+    })?;
+    let known = |id: &str| jobs.contains_key(id);
+    let mut summaries: BTreeMap<String, BTreeMap<String, Value>> = BTreeMap::new();
+    each_row(
+        data,
+        Table::JobSummary,
+        day,
+        part,
+        &known,
+        |columns, i, id| {
+            summaries.insert(
+                id.to_string(),
+                columns
+                    .iter()
+                    .filter(|(name, _)| name.as_str() != "job_id")
+                    .map(|(name, c)| (name.clone(), c.value(i)))
+                    .collect(),
+            );
+        },
+    )?;
+    let mut across: BTreeMap<String, BTreeMap<String, BTreeMap<String, f64>>> = BTreeMap::new();
+    each_row(
+        data,
+        Table::FeaturesJob,
+        day,
+        part,
+        &known,
+        |columns, i, id| {
+            let Some(metric) = columns.get("metric").and_then(|c| c.text(i)) else {
+                return;
+            };
+            let stats = columns
+                .iter()
+                .filter_map(|(name, c)| match c.value(i) {
+                    Value::Num(v) if matches!(c, Column::Num(_)) => Some((name.clone(), v)),
+                    _ => None,
+                })
+                .collect();
+            across
+                .entry(id.to_string())
+                .or_default()
+                .insert(metric.to_string(), stats);
+        },
+    )?;
+    type Nodes = BTreeMap<String, BTreeMap<String, NodeSeries>>;
+    let mut nodes: BTreeMap<String, Nodes> = BTreeMap::new();
+    each_row(
+        data,
+        Table::Features,
+        day,
+        part,
+        &known,
+        |columns, i, id| {
+            let (Some(node), Some(metric)) = (
+                columns.get("node").and_then(|c| c.text(i)),
+                columns.get("metric").and_then(|c| c.text(i)),
+            ) else {
+                return;
+            };
+            let mut series = NodeSeries::default();
+            // The count and the statistics columns; the derived ones come from the times below.
+            for stat in std::iter::once("n").chain(catalog::FEATURE_STATS) {
+                if let Some(Value::Num(v)) = columns.get(stat).map(|c| c.value(i)) {
+                    series.stats.insert(stat.to_string(), v);
+                }
+            }
+            let micros = |name: &str| columns.get(name).and_then(|c| c.micros(i));
+            series.rise_from = micros("rise_from");
+            series.rise_to = micros("rise_to");
+            series.cliff_at = micros("cliff_at");
+            nodes
+                .entry(id.to_string())
+                .or_default()
+                .entry(node.to_string())
+                .or_default()
+                .insert(metric.to_string(), series);
+        },
+    )?;
+    for (id, job) in &mut jobs {
+        job.summary = summaries.remove(id).unwrap_or_default();
+        job.across = across.remove(id).unwrap_or_default();
+        job.nodes = nodes.remove(id).unwrap_or_default();
+    }
+    Ok(jobs.into_values().collect())
+}

@@ -1,0 +1,709 @@
+//! Rules and classes: the primary mass analysis of the Lomonosov-2 method, as data.
+//!
+//! Input: one job's figures ([`JobData`]: its `jobs` row, its `job_summary` row, and its
+//! `features_job` and `features` rows). Output ([`Verdict`]): the thresholds block (each main
+//! characteristic low / average / high against its metric's limits), the classes the job belongs
+//! to, and the findings of the rules that fire, each with its node and time window where it has
+//! one, the evidence values, and the texts rendered with the job's own numbers.
+//!
+//! [`evaluate`] is pure: no I/O, no clock. The definitions live in TOML files ([`book`]) in the
+//! condition language of [`lang`]; [`reload`] picks up a changed site directory without a restart.
+//!
+//! Which rules apply to a job: a job without enough telemetry (`job_summary.judgeable` false)
+//! gets only the rules and classes that need no telemetry (its outcome, its request, and the
+//! "insufficient telemetry" finding itself), so a false alarm never comes from missing data; a job
+//! shorter than the rule's `min_run_s` (default: the `rules.min_run_s` setting) gets none of the
+//! telemetry rules; a rule with `partitions` or `nodes` (exclusive / shared) applies only there;
+//! and a rule whose metrics the job does not have does not apply.
+#![cfg_attr(test, allow(clippy::unwrap_used))]
+
+pub mod book;
+pub mod classify;
+pub mod lang;
+pub mod listing;
+pub mod reload;
+
+use std::collections::BTreeMap;
+
+pub use book::{Group, Per, RuleBook, RulesError, Severity, Sharing, WindowOf};
+use lang::Value;
+
+/// How per-node statistics fold into the job-level `<metric>.<stat>` (the worst node counts).
+pub const JOB_STAT_FOLDS: [(&str, Fold); 9] = [
+    ("max_rise", Fold::Max),
+    ("slope_per_h", Fold::Max),
+    ("catastrophe", Fold::Min),
+    ("idle_share", Fold::Mean),
+    ("p05", Fold::Min),
+    ("p95", Fold::Max),
+    ("std", Fold::Max),
+    ("coverage", Fold::Min),
+    ("rise_s", Fold::Max),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fold {
+    Min,
+    Max,
+    Mean,
+}
+
+/// Evaluation settings (config `[rules]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Site directory of rule files, layered over the built-in ones.
+    pub dir: Option<std::path::PathBuf>,
+    /// Telemetry rules skip jobs shorter than this unless a rule sets its own `min_run_s`
+    /// (jobstats skips jobs under 300 s; ClusterCockpit under 600 s; tacc_stats under 60 s).
+    pub min_run_s: u64,
+    /// Cores of a node, for `job.cores_per_node` and `job.exclusive` (from `features`).
+    pub cores_per_node: Option<u32>,
+    /// How far back a job's earlier runs are looked for (`history.*`), in days.
+    pub history_days: u32,
+    /// The newest earlier runs of the same application a job is compared with; 0 turns the
+    /// history off.
+    pub history_runs: usize,
+}
+
+pub const DEFAULT_MIN_RUN_S: u64 = 300;
+/// Two months: an application run weekly has eight earlier runs.
+pub const DEFAULT_HISTORY_DAYS: u32 = 60;
+/// Twelve earlier runs: a median that holds while five of them were anomalous.
+pub const DEFAULT_HISTORY_RUNS: usize = 12;
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            dir: None,
+            min_run_s: DEFAULT_MIN_RUN_S,
+            cores_per_node: None,
+            history_days: DEFAULT_HISTORY_DAYS,
+            history_runs: DEFAULT_HISTORY_RUNS,
+        }
+    }
+}
+
+/// One series of one node (a `features` row).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NodeSeries {
+    pub stats: BTreeMap<String, f64>,
+    /// Microseconds since the epoch.
+    pub rise_from: Option<i64>,
+    pub rise_to: Option<i64>,
+    pub cliff_at: Option<i64>,
+}
+
+/// Everything known about one job.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobData {
+    pub job_id: String,
+    /// `jobs` columns (times as seconds since the epoch).
+    pub job: BTreeMap<String, Value>,
+    /// `job_summary` columns; empty when features were not computed.
+    pub summary: BTreeMap<String, Value>,
+    /// `features_job` figures by warehouse metric.
+    pub across: BTreeMap<String, BTreeMap<String, f64>>,
+    /// `features` rows by node, then warehouse metric.
+    pub nodes: BTreeMap<String, BTreeMap<String, NodeSeries>>,
+    /// The same application's earlier runs (`history.<field>`, [`book::HISTORY_FIELDS`]); empty
+    /// for a job without a user or a name.
+    pub history: BTreeMap<String, Value>,
+    /// The job as a task of a Slurm workflow run (`workflow.<field>`,
+    /// [`book::WORKFLOW_FIELDS`]); empty for a job of none.
+    pub workflow: BTreeMap<String, Value>,
+}
+
+/// One triggered rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub job_id: String,
+    pub rule: String,
+    pub title: String,
+    pub group: Group,
+    pub severity: Severity,
+    pub node: Option<String>,
+    /// Microseconds since the epoch, `[from, to]`.
+    pub window: Option<(i64, i64)>,
+    pub evidence: Vec<(String, Value)>,
+    pub message: String,
+    pub fix: String,
+    pub why: Vec<String>,
+    pub tools: Vec<String>,
+}
+
+impl Finding {
+    /// The evidence as a JSON object (numbers as numbers, missing as null).
+    pub fn evidence_json(&self) -> String {
+        let map: serde_json::Map<String, serde_json::Value> = self
+            .evidence
+            .iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    Value::Num(x) => serde_json::json!(x),
+                    Value::Str(s) => serde_json::json!(s),
+                    Value::Bool(b) => serde_json::json!(b),
+                    Value::Missing => serde_json::Value::Null,
+                };
+                (k.clone(), v)
+            })
+            .collect();
+        serde_json::Value::Object(map).to_string()
+    }
+
+    /// What this finding's own evidence and text contradict: see [`contradictions`].
+    pub fn contradictions(&self) -> Vec<String> {
+        let numbers: Vec<(&str, f64)> = self
+            .evidence
+            .iter()
+            .filter_map(|(k, v)| match v {
+                Value::Num(x) => Some((k.as_str(), *x)),
+                _ => None,
+            })
+            .collect();
+        contradictions(&numbers, &self.message)
+    }
+}
+
+/// The order of a series' statistics: each is at most the next.
+const STAT_ORDER: [&str; 7] = ["min", "p05", "p25", "p50", "p75", "p95", "max"];
+
+/// What a finding's evidence (name, number) and text say that cannot all be true, whatever the
+/// rule: a series' statistics out of order (`p05 ≤ … ≤ p95`, mean within `[min, max]`), a node
+/// range upside down, a figure quoted as an average beside its 95th percentile (`X` and `X_p95`)
+/// with the percentile below it, a share or efficiency outside `[0, 1]`, a negative or non-finite
+/// size, count or time, and a text with an unfilled `{placeholder}`, `NaN` or `inf`. Empty when
+/// the finding is consistent; tests run it on every rule's fixture and on the demo's findings.
+pub fn contradictions(evidence: &[(&str, f64)], text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let get = |name: &str| evidence.iter().find(|(k, _)| *k == name).map(|(_, v)| *v);
+    for &(name, value) in evidence {
+        let last = name.rsplit('.').next().unwrap_or(name);
+        if !value.is_finite() {
+            found.push(format!(
+                "{name} = {value} is not a number a person can read"
+            ));
+            continue;
+        }
+        let (base, stat) = name.rsplit_once('.').unwrap_or(("", name));
+        if let Some(rank) = STAT_ORDER.iter().position(|s| *s == stat) {
+            for higher in &STAT_ORDER[rank + 1..] {
+                if let Some(h) = get(&format!("{base}.{higher}")).filter(|h| *h < value) {
+                    found.push(format!("{name} = {value} is above {base}.{higher} = {h}"));
+                }
+            }
+        }
+        if stat == "mean" {
+            let (min, max) = (get(&format!("{base}.min")), get(&format!("{base}.max")));
+            if min.is_some_and(|m| value < m) || max.is_some_and(|m| value > m) {
+                found.push(format!(
+                    "{name} = {value} is outside {base}.min..{base}.max"
+                ));
+            }
+        }
+        let node_max = get(&format!("{base}.node_mean_max"));
+        if let Some(max) = node_max.filter(|m| stat == "node_mean_min" && *m < value) {
+            found.push(format!(
+                "{name} = {value} is above {base}.node_mean_max = {max}"
+            ));
+        }
+        if let Some(p95) = get(&format!("{name}_p95")).filter(|p| *p < value) {
+            found.push(format!(
+                "{name} = {value} is quoted as an average above its 95th percentile {name}_p95 = {p95}"
+            ));
+        }
+        let is_share = last.ends_with("_eff")
+            || last.ends_with("_share")
+            || last.starts_with("busy")
+            || last == "node_busy"
+            || last == "imbalance"
+            || ["cpu_user", "cpu_system", "cpu_iowait"]
+                .contains(&base.rsplit('.').next().unwrap_or(""))
+                && STAT_ORDER.contains(&stat);
+        if is_share && !(0.0..=1.0).contains(&value) && !name.starts_with("limit.") {
+            found.push(format!("{name} = {value} is a share, outside 0..1"));
+        }
+        let may_be_negative =
+            name.contains("slope") || name.contains("rise") || name.starts_with("limit.");
+        if value < 0.0 && !may_be_negative {
+            found.push(format!("{name} = {value} is negative"));
+        }
+    }
+    let words = text.split(|c: char| c.is_whitespace() || "(),;:".contains(c));
+    for word in words {
+        if ["NaN", "inf", "-inf"].contains(&word) {
+            found.push(format!("the text quotes {word}: {text}"));
+        }
+    }
+    // An unfilled placeholder: `{name}` or `{name:.N}` left in the text.
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else { break };
+        let inside = &after[..close];
+        let name = inside.split(':').next().unwrap_or("");
+        if !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+        {
+            found.push(format!("the text has an unfilled {{{inside}}}: {text}"));
+        }
+        rest = &after[close + 1..];
+    }
+    found
+}
+
+/// One line of the thresholds block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Threshold {
+    pub characteristic: String,
+    pub title: String,
+    /// The limits it is marked against.
+    pub limits: String,
+    pub value: Option<f64>,
+    /// `low`, `average`, `high`, `no data` (the job lacks the metric) or `not judged`.
+    pub level: &'static str,
+    pub low_below: Option<f64>,
+    pub high_from: Option<f64>,
+}
+
+/// The result for one job.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Verdict {
+    pub job_id: String,
+    pub judgeable: bool,
+    /// (class id, class name).
+    pub classes: Vec<(String, String)>,
+    pub thresholds: Vec<Threshold>,
+    pub findings: Vec<Finding>,
+    /// Rules that did not apply to this job (too short, wrong partition, metrics missing,
+    /// telemetry insufficient).
+    pub not_applicable: usize,
+}
+
+impl Verdict {
+    /// The anomaly types this verdict's findings are evidence of, as (rule id, anomaly type):
+    /// the findings whose rule names one (`anomaly = ...` in `book`), in the findings' order.
+    /// What the models' verdict on the job is combined with.
+    pub fn anomalies(&self, book: &RuleBook) -> Vec<(String, String)> {
+        let anomaly_of: BTreeMap<&str, &str> = book
+            .rules
+            .iter()
+            .filter_map(|r| Some((r.id.as_str(), r.anomaly.as_deref()?)))
+            .collect();
+        self.findings
+            .iter()
+            .filter_map(|f| {
+                let anomaly = anomaly_of.get(f.rule.as_str())?;
+                Some((f.rule.clone(), anomaly.to_string()))
+            })
+            .collect()
+    }
+}
+
+/// Adds the fields the engine derives: `job.elapsed_s`, `cpus_per_node`, `exclusive`, ..., and
+/// the job-level folds of the per-node statistics.
+pub fn prepare(data: &mut JobData, settings: &Settings) {
+    let num = |data: &JobData, key: &str| match data.job.get(key) {
+        Some(Value::Num(v)) => Some(*v),
+        _ => None,
+    };
+    let (start, end, submit) = (num(data, "start"), num(data, "end"), num(data, "submit"));
+    let (cpus, nodes, gpus) = (num(data, "cpus"), num(data, "num_nodes"), num(data, "gpus"));
+    let per_node = |x: Option<f64>| match (x, nodes) {
+        (Some(x), Some(n)) if n > 0.0 => Value::num(x / n),
+        _ => Value::Missing,
+    };
+    let cpus_per_node = per_node(cpus);
+    let cores = settings.cores_per_node.map(f64::from);
+    let derived = [
+        (
+            "elapsed_s",
+            match (start, end) {
+                (Some(s), Some(e)) => Value::num(e - s),
+                _ => Value::Missing,
+            },
+        ),
+        (
+            "wait_s",
+            match (submit, start) {
+                (Some(s), Some(t)) => Value::num(t - s),
+                _ => Value::Missing,
+            },
+        ),
+        ("cores_per_node", Value::from_opt(cores)),
+        (
+            "exclusive",
+            match (&cpus_per_node, cores) {
+                (Value::Num(c), Some(k)) => Value::Bool(*c >= k),
+                _ => Value::Missing,
+            },
+        ),
+        ("cpus_per_node", cpus_per_node.clone()),
+        ("gpus_per_node", per_node(gpus)),
+        (
+            "req_mem_gb",
+            Value::from_opt(num(data, "req_mem_mb").map(|m| m / 1024.0)),
+        ),
+    ];
+    for (key, value) in derived {
+        data.job.insert(key.to_string(), value);
+    }
+    // Per-node times as durations.
+    let start_us = start.map(|s| (s * 1e6) as i64);
+    for series in data.nodes.values_mut().flat_map(|m| m.values_mut()) {
+        if let (Some(from), Some(to)) = (series.rise_from, series.rise_to) {
+            series
+                .stats
+                .insert("rise_s".into(), (to - from) as f64 / 1e6);
+        }
+        if let (Some(at), Some(start)) = (series.cliff_at, start_us) {
+            series
+                .stats
+                .insert("cliff_after_s".into(), (at - start) as f64 / 1e6);
+        }
+    }
+    // The worst node, per metric.
+    let mut folded: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
+    for (stat, fold) in JOB_STAT_FOLDS {
+        let mut values: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+        for metrics in data.nodes.values() {
+            for (metric, series) in metrics {
+                if let Some(v) = series.stats.get(stat).filter(|v| v.is_finite()) {
+                    values.entry(metric).or_default().push(*v);
+                }
+            }
+        }
+        for (metric, v) in values {
+            let x = match fold {
+                Fold::Min => v.iter().copied().fold(f64::INFINITY, f64::min),
+                Fold::Max => v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                Fold::Mean => v.iter().sum::<f64>() / v.len() as f64,
+            };
+            folded
+                .entry(metric.to_string())
+                .or_default()
+                .insert(stat.to_string(), x);
+        }
+    }
+    for (metric, stats) in folded {
+        data.across.entry(metric).or_default().extend(stats);
+    }
+}
+
+/// The evaluation context of one job (and, in node rules, one node).
+struct Context<'a> {
+    book: &'a RuleBook,
+    data: &'a JobData,
+    /// Canonical metric -> (warehouse metric, scale) for this job.
+    aliases: &'a BTreeMap<String, (String, f64)>,
+    cluster: String,
+    partition: String,
+    classes: &'a [(String, String)],
+    levels: &'a BTreeMap<String, (Value, Value)>,
+    lets: BTreeMap<String, Value>,
+    node: Option<&'a str>,
+}
+
+fn scaled(stat: &str, v: f64, scale: f64) -> f64 {
+    if book::SCALE_FREE.contains(&stat) {
+        v
+    } else {
+        v * scale
+    }
+}
+
+impl Context<'_> {
+    fn lookup(&self, name: &str) -> Value {
+        let parts: Vec<&str> = name.split('.').collect();
+        let metric = |canonical: &str| self.aliases.get(canonical);
+        match parts.as_slice() {
+            [let_name] => self.lets.get(*let_name).cloned().unwrap_or(Value::Missing),
+            ["job", field] => self.data.job.get(*field).cloned().unwrap_or(Value::Missing),
+            ["summary", field] => self
+                .data
+                .summary
+                .get(*field)
+                .cloned()
+                .unwrap_or(Value::Missing),
+            ["history", field] => self
+                .data
+                .history
+                .get(*field)
+                .cloned()
+                .unwrap_or(Value::Missing),
+            ["workflow", field] => self
+                .data
+                .workflow
+                .get(*field)
+                .cloned()
+                .unwrap_or(Value::Missing),
+            ["node", "name"] => self
+                .node
+                .map_or(Value::Missing, |n| Value::Str(n.to_string())),
+            ["node", m, stat] => {
+                let (Some(node), Some((raw, scale))) = (self.node, metric(m)) else {
+                    return Value::Missing;
+                };
+                Value::from_opt(
+                    self.data
+                        .nodes
+                        .get(node)
+                        .and_then(|s| s.get(raw))
+                        .and_then(|s| s.stats.get(*stat))
+                        .map(|v| scaled(stat, *v, *scale)),
+                )
+            }
+            ["limit", m, level] => {
+                Value::from_opt(self.book.limit(m, level, &self.cluster, &self.partition))
+            }
+            ["level", c] => self.levels.get(*c).map_or(Value::Missing, |l| l.0.clone()),
+            ["value", c] => self.levels.get(*c).map_or(Value::Missing, |l| l.1.clone()),
+            ["class", id] => Value::Bool(self.classes.iter().any(|(k, _)| k == id)),
+            [m, stat] => {
+                let Some((raw, scale)) = metric(m) else {
+                    return Value::Missing;
+                };
+                Value::from_opt(
+                    self.data
+                        .across
+                        .get(raw)
+                        .and_then(|s| s.get(*stat))
+                        .map(|v| scaled(stat, *v, *scale)),
+                )
+            }
+            _ => Value::Missing,
+        }
+    }
+
+    fn eval(&self, expr: &lang::Expr) -> Value {
+        expr.eval(&|name| self.lookup(name))
+    }
+}
+
+fn text_of(data: &JobData, key: &str) -> String {
+    match data.job.get(key) {
+        Some(Value::Str(s)) => s.clone(),
+        _ => String::new(),
+    }
+}
+
+/// The thresholds block, classes and findings of one job. `data` must have been [`prepare`]d.
+pub fn evaluate(book: &RuleBook, data: &JobData, settings: &Settings) -> Verdict {
+    let judgeable = matches!(data.summary.get("judgeable"), Some(Value::Bool(true)));
+    // Which warehouse metric stands for each canonical one in this job.
+    let mut aliases = BTreeMap::new();
+    for (name, metric) in &book.metrics {
+        let present = |raw: &str| {
+            data.across.contains_key(raw) || data.nodes.values().any(|m| m.contains_key(raw))
+        };
+        if let Some((raw, scale)) = metric.sources.iter().find(|(raw, _)| present(raw)) {
+            aliases.insert(name.clone(), (raw.clone(), *scale));
+        }
+    }
+    let (cluster, partition) = (text_of(data, "cluster"), text_of(data, "partition"));
+    let context = |levels, classes| Context {
+        book,
+        data,
+        aliases: &aliases,
+        cluster: cluster.clone(),
+        partition: partition.clone(),
+        classes,
+        levels,
+        lets: BTreeMap::new(),
+        node: None,
+    };
+    let no_levels = BTreeMap::new();
+    let ctx = context(&no_levels, &[]);
+
+    // The thresholds block.
+    let mut thresholds = Vec::new();
+    let mut levels = BTreeMap::new();
+    for c in &book.characteristics {
+        let value = match ctx.eval(&c.value) {
+            Value::Num(v) => Some(v),
+            _ => None,
+        };
+        let low_below = book.limit(&c.limits, "caution", &cluster, &partition);
+        let high_from = book.limit(&c.limits, "normal", &cluster, &partition);
+        let level = match (judgeable, value) {
+            (false, _) => "not judged",
+            (true, None) => "no data",
+            (true, Some(v)) if low_below.is_some_and(|l| v < l) => "low",
+            (true, Some(v)) if high_from.is_some_and(|h| v >= h) => "high",
+            (true, Some(_)) => "average",
+        };
+        let as_value = match level {
+            "low" | "average" | "high" => Value::Str(level.to_string()),
+            _ => Value::Missing,
+        };
+        levels.insert(c.name.clone(), (as_value, Value::from_opt(value)));
+        thresholds.push(Threshold {
+            characteristic: c.name.clone(),
+            title: c.title.clone(),
+            limits: c.limits.clone(),
+            value,
+            level,
+            low_below,
+            high_from,
+        });
+    }
+    let ctx = context(&levels, &[]);
+
+    // Classes.
+    let mut classes = Vec::new();
+    for class in &book.classes {
+        if class.needs_telemetry && !judgeable {
+            continue;
+        }
+        if ctx.eval(&class.when) == Value::Bool(true) {
+            classes.push((class.id.clone(), class.name.clone()));
+        }
+    }
+    let mut ctx = context(&levels, &classes);
+
+    // Rules.
+    let elapsed = match data.job.get("elapsed_s") {
+        Some(Value::Num(v)) => Some(*v),
+        _ => None,
+    };
+    let exclusive = data.job.get("exclusive");
+    let mut findings = Vec::new();
+    let mut not_applicable = 0;
+    for rule in &book.rules {
+        let min_run = rule.min_run_s.unwrap_or(settings.min_run_s) as f64;
+        let applies = (!rule.needs_telemetry || judgeable)
+            && elapsed.is_some_and(|e| e >= min_run)
+            && (rule.partitions.is_empty() || rule.partitions.contains(&partition))
+            && match rule.nodes {
+                Sharing::Any => true,
+                Sharing::Exclusive => exclusive == Some(&Value::Bool(true)),
+                Sharing::Shared => exclusive == Some(&Value::Bool(false)),
+            }
+            && rule.requires.iter().all(|m| aliases.contains_key(m));
+        if !applies {
+            not_applicable += 1;
+            continue;
+        }
+        let nodes: Vec<Option<&str>> = match rule.per {
+            Per::Job => vec![None],
+            Per::Node => data.nodes.keys().map(|n| Some(n.as_str())).collect(),
+        };
+        for node in nodes {
+            ctx.node = node;
+            ctx.lets.clear();
+            for (name, expr) in &rule.lets {
+                let v = ctx.eval(expr);
+                ctx.lets.insert(name.clone(), v);
+            }
+            if ctx.eval(&rule.when) != Value::Bool(true) {
+                continue;
+            }
+            let window = node.and_then(|node| {
+                let series = |m: &str| {
+                    aliases
+                        .get(m)
+                        .and_then(|(raw, _)| data.nodes.get(node)?.get(raw))
+                };
+                match rule.window.as_ref()? {
+                    WindowOf::Rise(m) => {
+                        let s = series(m)?;
+                        Some((s.rise_from?, s.rise_to?))
+                    }
+                    WindowOf::Cliff(m) => {
+                        let s = series(m)?;
+                        let end = match data.job.get("end") {
+                            Some(Value::Num(e)) => (*e * 1e6) as i64,
+                            _ => return None,
+                        };
+                        Some((s.cliff_at?, end))
+                    }
+                }
+            });
+            let lookup = |name: &str| ctx.lookup(name);
+            findings.push(Finding {
+                job_id: data.job_id.clone(),
+                rule: rule.id.clone(),
+                title: rule.title.clone(),
+                group: rule.group,
+                severity: rule.severity,
+                node: node.map(str::to_string),
+                window,
+                evidence: rule
+                    .evidence
+                    .iter()
+                    .map(|name| (name.clone(), ctx.lookup(name)))
+                    .collect(),
+                message: rule.what.render(&lookup),
+                fix: rule.fix.render(&lookup),
+                why: rule.why.clone(),
+                tools: rule.tools.clone(),
+            });
+        }
+    }
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then(a.group.cmp(&b.group))
+            .then(a.rule.cmp(&b.rule))
+            .then(a.node.cmp(&b.node))
+    });
+    Verdict {
+        job_id: data.job_id.clone(),
+        judgeable,
+        classes,
+        thresholds,
+        findings,
+        not_applicable,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The generic check finds what the review found (a percentile below its mean, an
+    /// efficiency of 4.16) and the rest of its list, and passes a consistent finding.
+    #[test]
+    fn contradictions_are_found_and_consistent_findings_pass() {
+        let ok = [
+            ("busy", 0.006),
+            ("busy_p95", 0.01),
+            ("cpu_user.min", 0.0),
+            ("cpu_user.mean", 0.2),
+            ("cpu_user.p95", 0.4),
+            ("cpu_user.max", 0.5),
+            ("rise_gb", -1.0),
+        ];
+        assert_eq!(
+            contradictions(&ok, "busy 0.006 on average"),
+            Vec::<String>::new()
+        );
+        type Case<'a> = (&'a [(&'a str, f64)], &'a str, &'a str);
+        let cases: [Case; 7] = [
+            (
+                &[("busy", 0.006), ("busy_p95", 0.001)],
+                "",
+                "above its 95th percentile",
+            ),
+            (&[("summary.mem_eff", 4.16)], "", "a share, outside 0..1"),
+            (&[("x.p05", 3.0), ("x.p95", 2.0)], "", "is above x.p95"),
+            (
+                &[("x.mean", 3.0), ("x.max", 2.0)],
+                "",
+                "outside x.min..x.max",
+            ),
+            (&[("job.elapsed_s", -5.0)], "", "negative"),
+            (&[("y", f64::NAN)], "", "not a number"),
+            (&[], "busy {busy:.3} of the time", "unfilled {busy:.3}"),
+        ];
+        for (evidence, text, expected) in cases {
+            let found = contradictions(evidence, text);
+            assert!(
+                found.iter().any(|f| f.contains(expected)),
+                "{expected}: {found:?}"
+            );
+        }
+        assert!(contradictions(&[], "job named {weird name}").is_empty());
+    }
+}

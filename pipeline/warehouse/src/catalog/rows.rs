@@ -1,0 +1,766 @@
+//! One typed row per table: the only place that turns rows into Arrow record batches, and the
+//! only place that lists each table's columns. A row struct's fields are its table's columns, in
+//! order, with their names and types; [`super::Table::schema`] is built from them, so a column is
+//! written once and a batch can never be filled by position against the wrong schema.
+//!
+//! Tables whose statistics columns come from a list (`features`, `windows`) carry those values as
+//! an array in the list's order; `telemetry`, the one table written at millions of rows a second,
+//! has a streaming builder with dictionary-encoded ids ([`TelemetryBuilder`]) instead of a row
+//! struct.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use datafusion::arrow::array::{
+    ArrayRef, BooleanBuilder, DictionaryArray, Float64Builder, Int32Array, Int32Builder,
+    StringArray, StringBuilder, TimestampMicrosecondBuilder, UInt8Builder, UInt32Builder,
+    UInt64Builder,
+};
+use datafusion::arrow::datatypes::{DataType, Field, Int32Type, TimeUnit};
+use datafusion::arrow::error::ArrowError;
+use datafusion::arrow::record_batch::RecordBatch;
+
+use super::{FEATURE_STATS, Table, WINDOW_STATS};
+
+/// A value type of a column: its Arrow type, whether it may be null, and how a column of such
+/// values becomes an array.
+pub trait Column: Sized {
+    const NULLABLE: bool;
+    fn data_type() -> DataType;
+    fn array<'a>(values: impl Iterator<Item = &'a Self>) -> ArrayRef
+    where
+        Self: 'a;
+}
+
+fn time_type() -> DataType {
+    DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
+}
+
+/// Plain and optional columns of one Arrow builder type.
+macro_rules! column {
+    ($ty:ty, $builder:ty, $data_type:expr, |$b:ident, $v:ident| $append:expr) => {
+        impl Column for $ty {
+            const NULLABLE: bool = false;
+            fn data_type() -> DataType {
+                $data_type
+            }
+            fn array<'a>(values: impl Iterator<Item = &'a Self>) -> ArrayRef {
+                let mut $b = <$builder>::new();
+                for $v in values {
+                    $append;
+                }
+                Arc::new($b.finish())
+            }
+        }
+        impl Column for Option<$ty> {
+            const NULLABLE: bool = true;
+            fn data_type() -> DataType {
+                $data_type
+            }
+            fn array<'a>(values: impl Iterator<Item = &'a Self>) -> ArrayRef {
+                let mut $b = <$builder>::new();
+                for value in values {
+                    match value {
+                        Some($v) => $append,
+                        None => $b.append_null(),
+                    }
+                }
+                Arc::new($b.finish())
+            }
+        }
+    };
+}
+
+column!(String, StringBuilder, DataType::Utf8, |b, v| b
+    .append_value(v));
+column!(bool, BooleanBuilder, DataType::Boolean, |b, v| b
+    .append_value(*v));
+column!(u8, UInt8Builder, DataType::UInt8, |b, v| b.append_value(*v));
+column!(u32, UInt32Builder, DataType::UInt32, |b, v| b
+    .append_value(*v));
+column!(u64, UInt64Builder, DataType::UInt64, |b, v| b
+    .append_value(*v));
+column!(i32, Int32Builder, DataType::Int32, |b, v| b
+    .append_value(*v));
+column!(f64, Float64Builder, DataType::Float64, |b, v| b
+    .append_value(*v));
+
+/// Timestamps: microseconds, UTC, as every time column of the warehouse.
+impl Column for DateTime<Utc> {
+    const NULLABLE: bool = false;
+    fn data_type() -> DataType {
+        time_type()
+    }
+    fn array<'a>(values: impl Iterator<Item = &'a Self>) -> ArrayRef {
+        let mut b = TimestampMicrosecondBuilder::new().with_timezone("UTC");
+        for v in values {
+            b.append_value(v.timestamp_micros());
+        }
+        Arc::new(b.finish())
+    }
+}
+
+impl Column for Option<DateTime<Utc>> {
+    const NULLABLE: bool = true;
+    fn data_type() -> DataType {
+        time_type()
+    }
+    fn array<'a>(values: impl Iterator<Item = &'a Self>) -> ArrayRef {
+        let mut b = TimestampMicrosecondBuilder::new().with_timezone("UTC");
+        for v in values {
+            b.append_option(v.map(|t| t.timestamp_micros()));
+        }
+        Arc::new(b.finish())
+    }
+}
+
+/// A time from microseconds since the epoch (what the features and models compute in); `None`
+/// outside chrono's range.
+pub fn from_micros(micros: i64) -> Option<DateTime<Utc>> {
+    DateTime::from_timestamp_micros(micros)
+}
+
+/// Declares a table's row: the struct (its fields are the table's columns, in order) and the
+/// functions that give the columns' fields and turn rows into a batch.
+macro_rules! table_row {
+    (
+        $(#[$meta:meta])*
+        $row:ident => $table:ident {
+            $($(#[$field_meta:meta])* $field:ident: $ty:ty,)+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct $row {
+            $($(#[$field_meta])* pub $field: $ty,)+
+        }
+
+        impl $row {
+            /// The table's columns, in order.
+            pub fn fields() -> Vec<Field> {
+                vec![$(Field::new(stringify!($field), <$ty as Column>::data_type(), <$ty as Column>::NULLABLE),)+]
+            }
+
+            /// `rows` as one batch of the table.
+            pub fn batch(rows: &[$row]) -> Result<RecordBatch, ArrowError> {
+                RecordBatch::try_new(
+                    Table::$table.schema(),
+                    vec![$(<$ty as Column>::array(rows.iter().map(|r| &r.$field)),)+],
+                )
+            }
+        }
+    };
+}
+
+table_row! {
+    /// One row of `jobs`: a job run's identity, request, timing and outcome.
+    #[derive(Default)]
+    JobRow => Jobs {
+        cluster: String,
+        job_id: String,
+        array_job_id: Option<String>,
+        array_task_id: Option<u32>,
+        restart_count: u32,
+        user: Option<String>,
+        account: Option<String>,
+        partition: Option<String>,
+        qos: Option<String>,
+        num_nodes: Option<u32>,
+        nodes: Option<String>,
+        cpus: Option<u32>,
+        gpus: Option<u32>,
+        req_mem_mb: Option<u64>,
+        time_limit_s: Option<u64>,
+        submit: Option<DateTime<Utc>>,
+        start: Option<DateTime<Utc>>,
+        end: DateTime<Utc>,
+        state: Option<String>,
+        exit_code: Option<i32>,
+        exit_signal: Option<i32>,
+        name: Option<String>,
+        source: String,
+        /// The jobs it waited for, as Slurm's `--dependency` takes them (`afterok:12:13`,
+        /// `afterany:7_2?singleton`), when the accounting record or log says so.
+        dependency: Option<String>,
+    }
+}
+
+impl JobRow {
+    /// The partition a job belongs to: the UTC day of its end.
+    pub fn day(&self) -> NaiveDate {
+        self.end.date_naive()
+    }
+}
+
+table_row! {
+    /// One row of `labels`: which anomaly ran in which job and when, where a data set says so.
+    LabelRow => Labels {
+        job_id: String,
+        anomaly: String,
+        start: Option<DateTime<Utc>>,
+        end: Option<DateTime<Utc>>,
+        params: Option<String>,
+        source: String,
+    }
+}
+
+table_row! {
+    /// One row of `findings`: a triggered rule with its evidence and rendered texts.
+    FindingRow => Findings {
+        job_id: String,
+        rule: String,
+        title: String,
+        group: String,
+        method_group: Option<u8>,
+        severity: String,
+        node: Option<String>,
+        window_start: Option<DateTime<Utc>>,
+        window_end: Option<DateTime<Utc>>,
+        message: String,
+        fix: String,
+        why: String,
+        tools: String,
+        evidence: String,
+        rules_version: String,
+    }
+}
+
+table_row! {
+    /// One row of `classes`: a job and a class it belongs to.
+    ClassRow => Classes {
+        job_id: String,
+        class: String,
+        name: String,
+        rules_version: String,
+    }
+}
+
+table_row! {
+    /// One row of `thresholds`: a job's main characteristic marked low / average / high.
+    ThresholdRow => Thresholds {
+        job_id: String,
+        characteristic: String,
+        title: String,
+        limits: String,
+        value: Option<f64>,
+        level: String,
+        low_below: Option<f64>,
+        high_from: Option<f64>,
+    }
+}
+
+table_row! {
+    /// One row of the `notifications` ledger: one per message and finding it reported (one with
+    /// no job and finding for a message that reported none).
+    #[derive(serde::Serialize, serde::Deserialize)]
+    LedgerRow => Notifications {
+        key: String,
+        kind: String,
+        user: Option<String>,
+        address: String,
+        period: String,
+        job_id: Option<String>,
+        finding: Option<String>,
+        severity: Option<String>,
+        queued_at: DateTime<Utc>,
+        sent_at: Option<DateTime<Utc>>,
+        /// `queued` (in the outbox), `sent`, `in-doubt` (the process died while sending), `failed`.
+        status: String,
+        transport: String,
+    }
+}
+
+table_row! {
+    /// One row of `predictions`: a job's verdict from the models and the rules together.
+    PredictionRow => Predictions {
+        job_id: String,
+        verdict: String,
+        confidence: Option<f64>,
+        source: String,
+        node: Option<String>,
+        window_start: Option<DateTime<Utc>>,
+        window_end: Option<DateTime<Utc>>,
+        windows: u64,
+        anomalous_windows: u64,
+        unknown_windows: u64,
+        model_verdict: Option<String>,
+        model_confidence: Option<f64>,
+        anomaly_score: Option<f64>,
+        agreeing_rules: String,
+        reason: String,
+        model_version: String,
+    }
+}
+
+table_row! {
+    /// One row of `runs`: a DAG run (`step` empty) or one of its steps.
+    RunRow => Runs {
+        run_id: String,
+        dag: String,
+        /// Empty for the row of the whole run; the step's name (and position) otherwise.
+        step: String,
+        position: u32,
+        trigger: String,
+        scheduled_for: DateTime<Utc>,
+        started: DateTime<Utc>,
+        ended: DateTime<Utc>,
+        outcome: String,
+        attempts: u32,
+        jobs: u64,
+        counts: String,
+        error: Option<String>,
+        host: String,
+        pid: u32,
+    }
+}
+
+table_row! {
+    /// One row of `job_summary`: a job's telemetry coverage, whether it can be judged, and its
+    /// efficiency figures.
+    JobSummaryRow => JobSummary {
+        job_id: String,
+        elapsed_s: f64,
+        trimmed: bool,
+        nodes_expected: Option<u64>,
+        nodes_seen: u64,
+        nodes_missing: Option<String>,
+        metrics: u64,
+        samples: u64,
+        coverage_min: Option<f64>,
+        coverage_mean: Option<f64>,
+        judgeable: bool,
+        not_judgeable_reason: Option<String>,
+        duty_cycle: Option<String>,
+        cpu_used_cores: Option<f64>,
+        cpu_eff: Option<f64>,
+        mem_used_max_mb: Option<f64>,
+        mem_eff: Option<f64>,
+        time_eff: Option<f64>,
+        gpu_util: Option<f64>,
+        core_hours: Option<f64>,
+        wasted_core_hours: Option<f64>,
+    }
+}
+
+table_row! {
+    /// One row of `features_job`: a job's metric across its nodes.
+    FeaturesJobRow => FeaturesJob {
+        job_id: String,
+        metric: String,
+        nodes: u64,
+        mean: Option<f64>,
+        min: Option<f64>,
+        max: Option<f64>,
+        node_mean_min: Option<f64>,
+        node_mean_max: Option<f64>,
+        node_cv: Option<f64>,
+        imbalance: Option<f64>,
+    }
+}
+
+/// The statistics columns of a list (`FEATURE_STATS`, `WINDOW_STATS`), each a nullable Float64.
+fn stat_fields(names: &[&str]) -> Vec<Field> {
+    names
+        .iter()
+        .map(|name| Field::new(*name, DataType::Float64, true))
+        .collect()
+}
+
+fn stat_arrays<const N: usize>(
+    stats: impl Iterator<Item = [Option<f64>; N]> + Clone,
+) -> Vec<ArrayRef> {
+    (0..N)
+        .map(|i| Column::array(stats.clone().map(|s| s[i]).collect::<Vec<_>>().iter()))
+        .collect()
+}
+
+/// One row of `features`: the statistics of a job's metric on one node, the statistics in the
+/// order of [`FEATURE_STATS`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeatureRow {
+    pub job_id: String,
+    pub node: String,
+    pub metric: String,
+    pub n: u64,
+    pub n_nonfinite: u64,
+    pub trimmed: bool,
+    pub stats: [Option<f64>; FEATURE_STATS.len()],
+    pub rise_from: Option<DateTime<Utc>>,
+    pub rise_to: Option<DateTime<Utc>>,
+    pub cliff_at: Option<DateTime<Utc>>,
+}
+
+impl FeatureRow {
+    pub fn fields() -> Vec<Field> {
+        let mut fields = vec![
+            Field::new("job_id", String::data_type(), false),
+            Field::new("node", String::data_type(), false),
+            Field::new("metric", String::data_type(), false),
+            Field::new("n", u64::data_type(), false),
+            Field::new("n_nonfinite", u64::data_type(), false),
+            Field::new("trimmed", bool::data_type(), false),
+        ];
+        fields.extend(stat_fields(&FEATURE_STATS));
+        fields
+            .extend(["rise_from", "rise_to", "cliff_at"].map(|n| Field::new(n, time_type(), true)));
+        fields
+    }
+
+    pub fn batch(rows: &[FeatureRow]) -> Result<RecordBatch, ArrowError> {
+        let mut columns = vec![
+            Column::array(rows.iter().map(|r| &r.job_id)),
+            Column::array(rows.iter().map(|r| &r.node)),
+            Column::array(rows.iter().map(|r| &r.metric)),
+            Column::array(rows.iter().map(|r| &r.n)),
+            Column::array(rows.iter().map(|r| &r.n_nonfinite)),
+            Column::array(rows.iter().map(|r| &r.trimmed)),
+        ];
+        columns.extend(stat_arrays(rows.iter().map(|r| r.stats)));
+        columns.push(Column::array(rows.iter().map(|r| &r.rise_from)));
+        columns.push(Column::array(rows.iter().map(|r| &r.rise_to)));
+        columns.push(Column::array(rows.iter().map(|r| &r.cliff_at)));
+        RecordBatch::try_new(Table::Features.schema(), columns)
+    }
+}
+
+/// One row of `windows`: the statistics of a job's metric on one node over one window, in the
+/// order of [`WINDOW_STATS`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowRow {
+    pub job_id: String,
+    pub node: String,
+    pub metric: String,
+    pub window_start: DateTime<Utc>,
+    pub window_end: DateTime<Utc>,
+    pub n: u64,
+    pub n_nonfinite: u64,
+    pub stats: [Option<f64>; WINDOW_STATS.len()],
+}
+
+impl WindowRow {
+    pub fn fields() -> Vec<Field> {
+        let mut fields = vec![
+            Field::new("job_id", String::data_type(), false),
+            Field::new("node", String::data_type(), false),
+            Field::new("metric", String::data_type(), false),
+            Field::new("window_start", time_type(), false),
+            Field::new("window_end", time_type(), false),
+            Field::new("n", u64::data_type(), false),
+            Field::new("n_nonfinite", u64::data_type(), false),
+        ];
+        fields.extend(stat_fields(&WINDOW_STATS));
+        fields
+    }
+
+    pub fn batch(rows: &[WindowRow]) -> Result<RecordBatch, ArrowError> {
+        let mut columns = vec![
+            Column::array(rows.iter().map(|r| &r.job_id)),
+            Column::array(rows.iter().map(|r| &r.node)),
+            Column::array(rows.iter().map(|r| &r.metric)),
+            Column::array(rows.iter().map(|r| &r.window_start)),
+            Column::array(rows.iter().map(|r| &r.window_end)),
+            Column::array(rows.iter().map(|r| &r.n)),
+            Column::array(rows.iter().map(|r| &r.n_nonfinite)),
+        ];
+        columns.extend(stat_arrays(rows.iter().map(|r| r.stats)));
+        RecordBatch::try_new(Table::Windows.schema(), columns)
+    }
+}
+
+/// The columns of `telemetry`: dictionary-encoded ids, the sample's time and value.
+pub fn telemetry_fields() -> Vec<Field> {
+    let dict = || DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+    vec![
+        Field::new("job_id", dict(), false),
+        Field::new("node", dict(), false),
+        Field::new("metric", dict(), false),
+        Field::new("ts", time_type(), false),
+        Field::new("value", DataType::Float64, false),
+    ]
+}
+
+/// One dictionary-encoded string column under construction, specialised for telemetry: ids arrive
+/// in long runs of the same value (one job's node for many rows) or cycle through a few values
+/// (metric names), so the last value is checked first and the rest go through a map with a cheap
+/// hash. Arrow's generic `StringDictionaryBuilder` hashes and compares every value, which was 30 %
+/// of the LDMS store import's time.
+#[derive(Debug, Default)]
+struct DictColumn {
+    keys: Vec<i32>,
+    values: Vec<Box<str>>,
+    index: std::collections::HashMap<Box<str>, i32, std::hash::BuildHasherDefault<Fnv>>,
+    last: Option<i32>,
+}
+
+impl DictColumn {
+    fn push(&mut self, value: &str) {
+        if let Some(last) = self.last
+            && *self.values[last as usize] == *value
+        {
+            self.keys.push(last);
+            return;
+        }
+        let key = match self.index.get(value) {
+            Some(&key) => key,
+            None => {
+                let key = self.values.len() as i32;
+                self.values.push(value.into());
+                self.index.insert(value.into(), key);
+                key
+            }
+        };
+        self.last = Some(key);
+        self.keys.push(key);
+    }
+
+    /// The column as an Arrow dictionary array; the builder starts empty again.
+    fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
+        let keys = Int32Array::from(std::mem::take(&mut self.keys));
+        let values = StringArray::from_iter_values(self.values.iter());
+        *self = DictColumn::default();
+        Ok(Arc::new(DictionaryArray::<Int32Type>::try_new(
+            keys,
+            Arc::new(values),
+        )?))
+    }
+}
+
+/// FNV-1a: fast for the short strings of ids and metric names, and no attacker chooses them in a
+/// way that matters here (a slow map would only slow one import).
+#[derive(Debug, Default, Clone, Copy)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut hash = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for b in bytes {
+            hash ^= u64::from(*b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = hash;
+    }
+}
+
+/// Accumulates telemetry samples into `telemetry` record batches with dictionary-encoded ids.
+#[derive(Debug)]
+pub struct TelemetryBuilder {
+    job_id: DictColumn,
+    node: DictColumn,
+    metric: DictColumn,
+    ts: TimestampMicrosecondBuilder,
+    value: Float64Builder,
+    rows: usize,
+}
+
+impl Default for TelemetryBuilder {
+    fn default() -> Self {
+        TelemetryBuilder {
+            job_id: DictColumn::default(),
+            node: DictColumn::default(),
+            metric: DictColumn::default(),
+            ts: TimestampMicrosecondBuilder::new().with_timezone("UTC"),
+            value: Float64Builder::new(),
+            rows: 0,
+        }
+    }
+}
+
+impl TelemetryBuilder {
+    pub fn push(&mut self, job_id: &str, node: &str, metric: &str, ts_micros: i64, value: f64) {
+        self.job_id.push(job_id);
+        self.node.push(node);
+        self.metric.push(metric);
+        self.ts.append_value(ts_micros);
+        self.value.append_value(value);
+        self.rows += 1;
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// The rows pushed so far as one batch; the builder starts empty again.
+    pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
+        self.rows = 0;
+        let columns: Vec<ArrayRef> = vec![
+            self.job_id.finish()?,
+            self.node.finish()?,
+            self.metric.finish()?,
+            Arc::new(self.ts.finish()),
+            Arc::new(self.value.finish()),
+        ];
+        RecordBatch::try_new(Table::Telemetry.schema(), columns)
+    }
+}
+
+table_row! {
+    /// One row of `summaries`: a period's jobs of one cluster, partition, account and user, their
+    /// usage, efficiency and waste (see the crate `jobsight_summary` for how each figure is derived).
+    /// Shares are `None` where no job of the group had the figure.
+    SummaryRow => Summaries {
+        /// `day`, `week` or `month`.
+        period: String,
+        /// The period's first day, `YYYY-MM-DD`.
+        period_start: String,
+        cluster: String,
+        partition: String,
+        account: String,
+        user: String,
+        jobs: u64,
+        completed: u64,
+        failed: u64,
+        cancelled: u64,
+        timeout: u64,
+        out_of_memory: u64,
+        node_fail: u64,
+        short_jobs: u64,
+        core_hours: f64,
+        node_hours: f64,
+        gpu_hours: f64,
+        judged_jobs: u64,
+        judged_share: Option<f64>,
+        cpu_eff: Option<f64>,
+        /// The core-hours `cpu_eff` is weighted by: fold rows with
+        /// `sum(cpu_eff * cpu_eff_core_hours) / sum(cpu_eff_core_hours)`.
+        cpu_eff_core_hours: f64,
+        mem_eff: Option<f64>,
+        mem_eff_core_hours: f64,
+        gpu_util: Option<f64>,
+        gpu_util_gpu_hours: f64,
+        walltime_accuracy: Option<f64>,
+        wait_p50_s: Option<f64>,
+        wait_p95_s: Option<f64>,
+        findings: u64,
+        jobs_flagged: u64,
+        jobs_anomalous: u64,
+        idle_core_hours: f64,
+        idle_gpu_hours: f64,
+        idle_node_hours: f64,
+        overrequested_mem_gb_hours: f64,
+        wasted_nodes: f64,
+        waste_kwh: f64,
+        waste_cost: f64,
+        currency: String,
+        waste_co2_kg: f64,
+    }
+}
+
+table_row! {
+    /// One row of `workflows`: one run of a workflow (a Pegasus execution, say).
+    WorkflowRow => Workflows {
+        workflow_id: String,
+        /// The workflow the run executes (`1000-genome` for the run `1000-genome-run0009`).
+        workflow: String,
+        /// The run's label where the data set gives one (Flow-Bench: the folder, `normal`,
+        /// `cpu_2`, `hdd_5`, ...).
+        label: Option<String>,
+        tasks: u32,
+        /// Tasks whose label is not `none`, when tasks are labelled.
+        anomalous_tasks: Option<u32>,
+        start: Option<DateTime<Utc>>,
+        end: DateTime<Utc>,
+        makespan_s: Option<f64>,
+        /// The critical path (from the last task to end back through the parent that ended
+        /// last, to a task that waited for none): its tasks and its time from the first one's
+        /// ready time to the end, when the DAG was given.
+        critical_path_tasks: Option<u32>,
+        critical_path_s: Option<f64>,
+        source: String,
+        /// The delay distributions over the run's tasks: median and 95th percentile of the wait
+        /// from ready to start of execution (the workflow system's and the queue's), and of
+        /// the run time.
+        ready_to_start_median_s: Option<f64>,
+        ready_to_start_p95_s: Option<f64>,
+        runtime_median_s: Option<f64>,
+        runtime_p95_s: Option<f64>,
+    }
+}
+
+table_row! {
+    /// One row of `workflow_tasks`: one task of a workflow run, with its times, delays, bytes,
+    /// kickstart counters and place in the DAG.
+    #[derive(Default)]
+    WorkflowTaskRow => WorkflowTasks {
+        workflow_id: String,
+        task_id: String,
+        task_type: Option<String>,
+        /// The task's anomaly label where the data has one (`none` for a healthy task).
+        label: Option<String>,
+        host: Option<String>,
+        transformation: Option<String>,
+        ready: Option<DateTime<Utc>>,
+        submit: Option<DateTime<Utc>>,
+        execute_start: Option<DateTime<Utc>>,
+        execute_end: Option<DateTime<Utc>>,
+        /// The last time the task shows (its post script's end, else its stage-out's or
+        /// execution's end).
+        end: Option<DateTime<Utc>>,
+        wms_delay_s: Option<f64>,
+        pre_script_delay_s: Option<f64>,
+        queue_delay_s: Option<f64>,
+        runtime_s: Option<f64>,
+        post_script_delay_s: Option<f64>,
+        stage_in_delay_s: Option<f64>,
+        stage_out_delay_s: Option<f64>,
+        stage_in_bytes: Option<f64>,
+        stage_out_bytes: Option<f64>,
+        cpu_time_s: Option<f64>,
+        utime_s: Option<f64>,
+        stime_s: Option<f64>,
+        iowait_s: Option<f64>,
+        bytes_read: Option<f64>,
+        bytes_written: Option<f64>,
+        read_calls: Option<f64>,
+        write_calls: Option<f64>,
+        exitcode: Option<i32>,
+        /// Tasks it waits for and tasks that wait for it, and its depth (0 for a task that waits
+        /// for none; the longest chain of tasks above it), from the DAG when one was given.
+        parents: Option<u32>,
+        children: Option<u32>,
+        depth: Option<u32>,
+        /// The ids of the tasks it waits for, as a JSON array of strings.
+        parent_ids: Option<String>,
+        on_critical_path: Option<bool>,
+        /// What the task does, the same in every run (its history): a Pegasus task's id without
+        /// `_ID<digits>`, a Slurm job's application (its name without a run number).
+        kind: Option<String>,
+    }
+}
+
+table_row! {
+    /// One row of `workflow_scores`: a task's anomaly score against the history of its kind
+    /// (written by `jobsight workflow score`; docs/workflows.md).
+    WorkflowScoreRow => WorkflowScores {
+        workflow_id: String,
+        task_id: String,
+        /// The median slack z-score of the tasks of its host in its run.
+        score: f64,
+        /// Above the flagging cut (a z-score of 2).
+        flagged: bool,
+        slack_z: f64,
+        runtime_z: f64,
+        stage_in_z: f64,
+        stage_out_z: f64,
+        stime_z: f64,
+        /// Runs the kind's history was learnt from.
+        history_runs: u32,
+        /// Its run time over the median run time of the tasks of its kind in its run (1 for
+        /// the only task of its kind): the same task type in the same run as the yardstick.
+        runtime_vs_run: Option<f64>,
+        /// With a workflow model (`workflow score --model FILE`): the share of the supervised
+        /// task classifier's trees that call it anomalous, and the label the model gives its run.
+        supervised_share: Option<f64>,
+        run_verdict: Option<String>,
+    }
+}

@@ -1,7 +1,7 @@
 """The peers of `jobsight features` in benches/features.rs: the same per job x node x metric
 statistics on the same Parquet warehouse, computed the way a user of each tool would.
 
-- duckdb: the reference SQL of jobsight (pipeline/src/features/reference.rs), one statement per
+- duckdb: the reference SQL of jobsight (pipeline/features/src/reference.rs), one statement per
   day, with DuckDB's spelling of two casts (epoch_us for a timestamp's microseconds, UBIGINT);
 - polars: a lazy query (scan, join with the jobs' kept windows, group by, aggregate), run by the
   streaming engine;

@@ -8,9 +8,11 @@
 //! `ops/jobsight.example.toml` shows every key with its default and is parsed by a test, so it
 //! cannot drift from this module.
 
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use jobsight_base::options::DAY_S;
 use serde::Deserialize;
 
 // Each stage owns its options and settings; this module composes them into one file. Re-exported
@@ -198,34 +200,99 @@ impl Options {
 
     /// Fills in defaults and checks every value; `path` is only for error messages.
     pub fn resolve(self, path: &Path) -> Result<Settings, ConfigError> {
-        let invalid = |key: &str, reason: String| ConfigError::Invalid {
-            path: path.to_path_buf(),
-            key: key.to_string(),
-            reason,
-        };
-        let at = |e: jobsight_base::options::Invalid| ConfigError::Invalid {
-            path: path.to_path_buf(),
-            key: e.key,
-            reason: e.reason,
-        };
-        use jobsight_base::options::DAY_S;
-        let within = |key: &str, value: Option<u64>, default: u64, range| {
-            jobsight_base::options::within(key, value, default, range).map_err(at)
-        };
+        let checker = Checker { path };
+        let at = |e| checker.at(e);
         let ingest = self.ingest.unwrap_or_default().resolve().map_err(at)?;
         let prometheus = self.prometheus.unwrap_or_default().resolve().map_err(at)?;
-        let feat = self.features.unwrap_or_default();
+        let (features, model) = checker.features_and_model(
+            self.features.unwrap_or_default(),
+            self.model.unwrap_or_default(),
+        )?;
+        let rules = checker.rules(self.rules.unwrap_or_default(), features.cores_per_node)?;
+        let notify = self.notify.unwrap_or_default().resolve().map_err(at)?;
+        let summary = self.summary.unwrap_or_default().resolve().map_err(at)?;
+        let serve = self.serve.unwrap_or_default().resolve().map_err(at)?;
+        let schedule = checker.schedule(self.schedule.unwrap_or_default())?;
+        let engine = checker.engine(self.engine.unwrap_or_default())?;
+        let data = self.data.unwrap_or_else(|| PathBuf::from(DEFAULT_DATA));
+        let report = self.report.unwrap_or_default().resolve(&data).map_err(at)?;
+        Ok(Settings {
+            schedule,
+            engine,
+            notify,
+            summary,
+            serve,
+            report,
+            rules,
+            model,
+            features,
+            data,
+            spool: self
+                .spool
+                .unwrap_or_else(|| PathBuf::from(slurm_hooks::spool_dir::DEFAULT_SPOOL)),
+            ingest,
+            prometheus,
+        })
+    }
+}
+
+/// Checks the file's values: fills in the defaults, holds each value to its range, and names
+/// the file and the key of a bad one. One method per section that this module resolves itself;
+/// the stages' sections resolve themselves and their errors go through [`Checker::at`].
+struct Checker<'a> {
+    path: &'a Path,
+}
+
+impl Checker<'_> {
+    /// An error of `key` in the file.
+    fn invalid(&self, key: &str, reason: String) -> ConfigError {
+        ConfigError::Invalid {
+            path: self.path.to_path_buf(),
+            key: key.to_string(),
+            reason,
+        }
+    }
+
+    /// A stage's own check that failed, as an error of the file.
+    fn at(&self, e: jobsight_base::options::Invalid) -> ConfigError {
+        ConfigError::Invalid {
+            path: self.path.to_path_buf(),
+            key: e.key,
+            reason: e.reason,
+        }
+    }
+
+    /// `value`, else `default`, which must lie in `range`.
+    fn within(
+        &self,
+        key: &str,
+        value: Option<u64>,
+        default: u64,
+        range: RangeInclusive<u64>,
+    ) -> Result<u64, ConfigError> {
+        jobsight_base::options::within(key, value, default, range).map_err(|e| self.at(e))
+    }
+
+    /// `[features]` and `[model]` together: the features' windows default to those the
+    /// configured models were trained on (the models read windows), so the models are resolved
+    /// between the features' own checks and their windows, which keeps the order in which a
+    /// file's errors are reported.
+    fn features_and_model(
+        &self,
+        feat: FeaturesOptions,
+        model_options: ModelOptions,
+    ) -> Result<(crate::features::Settings, ModelSettings), ConfigError> {
         let min_coverage = feat
             .min_coverage
             .unwrap_or(crate::features::DEFAULT_MIN_COVERAGE);
         if !(0.0..=1.0).contains(&min_coverage) {
-            return Err(invalid(
+            return Err(self.invalid(
                 "features.min_coverage",
                 format!("{min_coverage} is not a share between 0 and 1"),
             ));
         }
         if let Some(cores) = feat.cores_per_node {
-            within(
+            self.within(
                 "features.cores_per_node",
                 Some(u64::from(cores)),
                 1,
@@ -236,38 +303,21 @@ impl Options {
             .idle_below
             .unwrap_or_else(crate::features::default_idle_below);
         if let Some((metric, limit)) = idle_below.iter().find(|(_, l)| !l.is_finite()) {
-            return Err(invalid(
+            return Err(self.invalid(
                 "features.idle_below",
                 format!("{metric} = {limit} is not a number"),
             ));
         }
-        let model_options = self.model.unwrap_or_default();
-        let model = ModelSettings {
-            diagnosis: model_options.diagnosis,
-            unsupervised: model_options.unsupervised,
-            workflow: model_options.workflow,
-            min_windows: within(
-                "model.min_windows",
-                model_options.min_windows.map(|m| m as u64),
-                crate::model::predict::DEFAULT_MIN_WINDOWS as u64,
-                1..=1_000_000,
-            )? as usize,
-            windows_at_a_time: within(
-                "model.windows_at_a_time",
-                model_options.windows_at_a_time,
-                crate::model::predict::WINDOWS_AT_A_TIME as u64,
-                1..=100_000_000,
-            )? as usize,
-        };
+        let model = self.model(model_options)?;
         let runs_models = model.diagnosis.is_some() || model.unsupervised.is_some();
         let features = crate::features::Settings {
-            trim_s: within(
+            trim_s: self.within(
                 "features.trim_s",
                 feat.trim_s,
                 crate::features::DEFAULT_TRIM_S,
                 0..=DAY_S,
             )?,
-            bin_s: within(
+            bin_s: self.within(
                 "features.bin_s",
                 feat.bin_s,
                 crate::features::DEFAULT_BIN_S,
@@ -288,47 +338,80 @@ impl Options {
                     )),
                     w => Ok(w),
                 })
-                .map_err(|reason| invalid("features.windows", reason))?
+                .map_err(|reason| self.invalid("features.windows", reason))?
                 // The models read windows: a site that runs them gets its models' windows.
                 .or(runs_models.then(|| models_window(&model))),
         };
-        let rules_options = self.rules.unwrap_or_default();
-        let rules = crate::rules::Settings {
+        Ok((features, model))
+    }
+
+    /// `[model]`.
+    fn model(&self, model_options: ModelOptions) -> Result<ModelSettings, ConfigError> {
+        Ok(ModelSettings {
+            diagnosis: model_options.diagnosis,
+            unsupervised: model_options.unsupervised,
+            workflow: model_options.workflow,
+            min_windows: self.within(
+                "model.min_windows",
+                model_options.min_windows.map(|m| m as u64),
+                crate::model::predict::DEFAULT_MIN_WINDOWS as u64,
+                1..=1_000_000,
+            )? as usize,
+            windows_at_a_time: self.within(
+                "model.windows_at_a_time",
+                model_options.windows_at_a_time,
+                crate::model::predict::WINDOWS_AT_A_TIME as u64,
+                1..=100_000_000,
+            )? as usize,
+        })
+    }
+
+    /// `[rules]`; the cores per node are the features' (`features.cores_per_node`).
+    fn rules(
+        &self,
+        rules_options: RulesOptions,
+        cores_per_node: Option<u32>,
+    ) -> Result<crate::rules::Settings, ConfigError> {
+        Ok(crate::rules::Settings {
             dir: rules_options.dir,
-            min_run_s: within(
+            min_run_s: self.within(
                 "rules.min_run_s",
                 rules_options.min_run_s,
                 crate::rules::DEFAULT_MIN_RUN_S,
                 0..=30 * DAY_S,
             )?,
-            cores_per_node: features.cores_per_node,
-            history_days: within(
+            cores_per_node,
+            history_days: self.within(
                 "rules.history_days",
                 rules_options.history_days,
                 u64::from(crate::rules::DEFAULT_HISTORY_DAYS),
                 1..=3660,
             )? as u32,
-            history_runs: within(
+            history_runs: self.within(
                 "rules.history_runs",
                 rules_options.history_runs,
                 crate::rules::DEFAULT_HISTORY_RUNS as u64,
                 0..=1000,
             )? as usize,
-        };
-        let notify = self.notify.unwrap_or_default().resolve().map_err(at)?;
-        let summary = self.summary.unwrap_or_default().resolve().map_err(at)?;
-        let serve = self.serve.unwrap_or_default().resolve().map_err(at)?;
-        let schedule_options = self.schedule.unwrap_or_default();
-        let schedule = ScheduleSettings {
+        })
+    }
+
+    /// `[schedule]`.
+    fn schedule(&self, schedule_options: ScheduleOptions) -> Result<ScheduleSettings, ConfigError> {
+        Ok(ScheduleSettings {
             dags: schedule_options.dags,
-            behind_after: Duration::from_secs(within(
+            behind_after: Duration::from_secs(self.within(
                 "schedule.behind_after_s",
                 schedule_options.behind_after_s,
                 3600,
                 60..=30 * DAY_S,
             )?),
-        };
-        let engine = match self.engine.unwrap_or_default().ballista {
+        })
+    }
+
+    /// `[engine]`: a Ballista scheduler's address must look like one.
+    fn engine(&self, engine_options: EngineOptions) -> Result<crate::query::Engine, ConfigError> {
+        Ok(match engine_options.ballista {
             None => crate::query::Engine::Local,
             Some(url) => {
                 let ok = url
@@ -336,32 +419,13 @@ impl Options {
                     .and_then(|rest| rest.rsplit_once(':'))
                     .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
                 if !ok {
-                    return Err(invalid(
+                    return Err(self.invalid(
                         "engine.ballista",
                         format!("{url:?} is not a scheduler address like df://host:50050"),
                     ));
                 }
                 crate::query::Engine::Ballista(url)
             }
-        };
-        let data = self.data.unwrap_or_else(|| PathBuf::from(DEFAULT_DATA));
-        let report = self.report.unwrap_or_default().resolve(&data).map_err(at)?;
-        Ok(Settings {
-            schedule,
-            engine,
-            notify,
-            summary,
-            serve,
-            report,
-            rules,
-            model,
-            features,
-            data,
-            spool: self
-                .spool
-                .unwrap_or_else(|| PathBuf::from(slurm_hooks::spool_dir::DEFAULT_SPOOL)),
-            ingest,
-            prometheus,
         })
     }
 }

@@ -10,6 +10,7 @@
 //! types and Slurm's text forms; [`process`] is the clock and the process's memory.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod choice;
 pub mod lockfile;
 pub mod options;
 pub mod process;

@@ -272,23 +272,86 @@ pub fn finish(
     } else {
         elapsed_us
     };
-    // Coverage per series, then per node (median over the job's metrics, absent ones count 0).
+    set_coverage(&mut series, window_us);
+    let metrics: BTreeSet<&Arc<str>> = series.iter().map(|s| &s.metric).collect();
+    let Coverage {
+        nodes_expected,
+        nodes_seen,
+        missing,
+        samples_received,
+        coverage_min,
+        coverage_mean,
+        reason,
+    } = coverage(job, &series, &metrics, settings);
+    let across = across_nodes(&series, &metrics, imbalances);
+    let summary = Summary {
+        elapsed_s: elapsed_us as f64 / 1e6,
+        nodes_expected,
+        nodes_seen,
+        nodes_missing: missing.filter(|m| !m.is_empty()).map(|m| m.join(",")),
+        metrics: metrics.len() as u64,
+        samples: samples_received,
+        coverage_min,
+        coverage_mean,
+        judgeable: reason.is_none(),
+        not_judgeable_reason: reason,
+        duty_cycle: duty_cycle(cores),
+        ..efficiency(job, &series, elapsed_us, settings)
+    };
+    JobFeatures {
+        job_id: job.job_id.clone(),
+        trimmed: job.trimmed,
+        series,
+        windows: Vec::new(),
+        across,
+        summary,
+    }
+}
+
+/// Sets each series' coverage: the samples it holds over those expected in the kept window
+/// (`window_us`) at its own interval, or at the job's median interval when it has fewer than two
+/// samples.
+fn set_coverage(series: &mut [SeriesRow], window_us: i64) {
     let job_interval = median(
         &mut series
             .iter()
             .filter_map(|s| s.stats.interval_s)
             .collect::<Vec<_>>(),
     );
-    for row in &mut series {
+    for row in series {
         let interval = row.stats.interval_s.or(job_interval);
         row.coverage = interval.filter(|&i| i > 0.0).map(|interval| {
             let expected = (window_us as f64 / 1e6 / interval).floor() + 1.0;
             (row.stats.n + row.stats.n_nonfinite) as f64 / expected
         });
     }
-    let metrics: BTreeSet<&Arc<str>> = series.iter().map(|s| &s.metric).collect();
+}
+
+/// What a job's telemetry covers, for its summary.
+struct Coverage {
+    nodes_expected: Option<u64>,
+    nodes_seen: u64,
+    /// The allocated nodes that sent nothing, when the allocation's node list could be read.
+    missing: Option<Vec<String>>,
+    samples_received: u64,
+    /// The lowest and the mean of the nodes' coverage.
+    coverage_min: Option<f64>,
+    coverage_mean: Option<f64>,
+    /// Why the job cannot be judged; `None` when it can.
+    reason: Option<String>,
+}
+
+/// The coverage of the job's nodes from its series (each with its coverage set): a node's is
+/// the median over the job's `metrics`, one the node never sent counting 0; and whether the
+/// job can be judged (see the module doc).
+fn coverage(
+    job: &JobMeta,
+    series: &[SeriesRow],
+    metrics: &BTreeSet<&Arc<str>>,
+    settings: &Settings,
+) -> Coverage {
     let mut per_node: BTreeMap<&Arc<str>, HashMap<&Arc<str>, f64>> = BTreeMap::new();
-    for row in &series {
+    for row in series {
         per_node
             .entry(&row.node)
             .or_default()
@@ -352,10 +415,26 @@ pub fn finish(
             _ => None,
         }
     };
+    Coverage {
+        nodes_expected,
+        nodes_seen,
+        missing,
+        samples_received,
+        coverage_min,
+        coverage_mean,
+        reason,
+    }
+}
 
-    // Across nodes, per metric.
+/// The `features_job` rows: per metric, the figures of its series across the nodes that sent
+/// samples of it, with its node imbalance from `imbalances`.
+fn across_nodes(
+    series: &[SeriesRow],
+    metrics: &BTreeSet<&Arc<str>>,
+    imbalances: &BTreeMap<Arc<str>, Option<f64>>,
+) -> Vec<AcrossRow> {
     let mut across = Vec::new();
-    for metric in &metrics {
+    for metric in metrics {
         let rows: Vec<&SeriesRow> = series
             .iter()
             .filter(|s| &s.metric == *metric && s.stats.n > 0)
@@ -379,8 +458,17 @@ pub fn finish(
             imbalance: imbalances.get(*metric).copied().flatten(),
         });
     }
+    across
+}
 
-    // Efficiency.
+/// The summary's efficiency figures (see the module doc); its other fields are left at their
+/// defaults for the caller to set.
+fn efficiency(
+    job: &JobMeta,
+    series: &[SeriesRow],
+    elapsed_us: i64,
+    settings: &Settings,
+) -> Summary {
     // By node name: sums over nodes in one order, so that a job's figures are the same in every
     // run (a hash map's order changed the last bit of cpu_eff from run to run).
     let mean_of = |metric: &str| -> BTreeMap<&Arc<str>, f64> {
@@ -419,18 +507,7 @@ pub fn finish(
     };
     let gpu = mean_of("gpu_util");
     let core_hours = job.cpus.map(|c| f64::from(c) * elapsed_h);
-    let summary = Summary {
-        elapsed_s: elapsed_us as f64 / 1e6,
-        nodes_expected,
-        nodes_seen,
-        nodes_missing: missing.filter(|m| !m.is_empty()).map(|m| m.join(",")),
-        metrics: metrics.len() as u64,
-        samples: samples_received,
-        coverage_min,
-        coverage_mean,
-        judgeable: reason.is_none(),
-        not_judgeable_reason: reason,
-        duty_cycle: duty_cycle(cores),
+    Summary {
         cpu_used_cores,
         cpu_eff,
         mem_used_max_mb,
@@ -452,14 +529,7 @@ pub fn finish(
         wasted_core_hours: core_hours
             .zip(busy_share)
             .map(|(hours, eff)| hours * (1.0 - eff.min(1.0))),
-    };
-    JobFeatures {
-        job_id: job.job_id.clone(),
-        trimmed: job.trimmed,
-        series,
-        windows: Vec::new(),
-        across,
-        summary,
+        ..Summary::default()
     }
 }
 

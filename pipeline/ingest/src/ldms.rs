@@ -29,6 +29,8 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
+// `Sample` lives in a leaf module that `shared_series` can use without this one.
+pub use super::ldms_sample::Sample;
 use super::shared_series::SharedSeries;
 use super::{JobRow, LabelRow, Skipped, TelemetryBuilder};
 use jobsight_warehouse::catalog::{self, CatalogError, Table};
@@ -87,14 +89,6 @@ pub fn is_counter(sampler: &str, column: &str) -> bool {
         "vmstat" => !(column.starts_with("nr_") || column == "workingset_nodes"),
         _ => false,
     }
-}
-
-/// One parsed sample row: time in microseconds, producer node, metric values in header order.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Sample {
-    pub ts_micros: i64,
-    pub node: String,
-    pub values: Vec<f64>,
 }
 
 /// A parsed CSV store file.
@@ -479,78 +473,21 @@ pub fn import_runs(
         });
     }
     let mut summary = LdmsImport::default();
-    // A label belongs to the run whose path ends with the label's run_dir (without its leading
-    // `dataset/`), whichever directory the import was started from.
-    let matches = |run: &Path, l: &RunLabel| {
-        run.ends_with(l.run_dir.strip_prefix("dataset/").unwrap_or(&l.run_dir))
-    };
-    // Every run's job id first: two runs with one id would share a part, and one would silently
-    // replace the other.
-    let mut job_ids: Vec<String> = Vec::with_capacity(runs.len());
-    let mut seen: BTreeMap<String, &PathBuf> = BTreeMap::new();
-    for run in &runs {
-        let job_id = labels.iter().find(|l| matches(run, l)).map_or_else(
-            || relative_run(dir, run).replace('/', "__"),
-            |l| l.job_id.clone(),
-        );
-        if let Some(first) = seen.insert(job_id.clone(), run) {
-            return Err(LdmsError::SameJob {
-                job_id,
-                first: first.clone(),
-                second: run.clone(),
-            });
-        }
-        job_ids.push(job_id);
-    }
+    let job_ids = run_job_ids(dir, &runs, &labels)?;
     // A label that names no run found is reported, not ignored.
     if let Some(file) = labels_file {
-        for l in labels
-            .iter()
-            .filter(|l| !runs.iter().any(|r| matches(r, l)))
-        {
-            summary.skipped.push(Skipped {
-                file: file.to_path_buf(),
-                line: 0,
-                reason: format!(
-                    "label for job {} (run_dir {}) matches no run directory below {}",
-                    l.job_id,
-                    l.run_dir,
-                    dir.display()
-                ),
-            });
-        }
+        summary
+            .skipped
+            .extend(unmatched_labels(file, &labels, &runs, dir));
     }
     for (index, run) in runs.iter().enumerate() {
-        let run_labels: Vec<&RunLabel> = labels.iter().filter(|l| matches(run, l)).collect();
+        let run_labels: Vec<&RunLabel> = labels.iter().filter(|l| label_matches(run, l)).collect();
         let rel = relative_run(dir, run);
         let job_id = job_ids[index].clone();
         progress(index + 1, runs.len(), &job_id);
         // One unreadable or malformed sampler file sets its run aside with the reason; the other
         // runs are imported.
-        let read = || -> Result<Vec<SamplerFile>, LdmsError> {
-            let mut files = Vec::new();
-            for sampler_path in sampler_files(&run.join("data")) {
-                let sampler = sampler_path
-                    .file_name()
-                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-                // Found by walking the run's folder: never through a link, never a FIFO.
-                let reader = jobsight_base::safe_fs::open_regular(
-                    &sampler_path,
-                    jobsight_base::safe_fs::Links::Refuse,
-                )
-                .map_err(|source| LdmsError::Read {
-                    path: sampler_path.clone(),
-                    source,
-                })?;
-                files.push(parse_file(
-                    std::io::BufReader::new(reader),
-                    &sampler_path,
-                    &sampler,
-                )?);
-            }
-            Ok(files)
-        };
-        let files = match read() {
+        let files = match read_run(run) {
             Ok(files) => files,
             Err(e) => {
                 summary.skipped.push(Skipped {
@@ -580,8 +517,7 @@ pub fn import_runs(
             summary.skipped.extend(file.skipped.iter().cloned());
         }
         summary.telemetry_rows += telemetry.len();
-        let at = |micros: i64| DateTime::<Utc>::from_timestamp_micros(micros).unwrap_or_default();
-        let end = at(last);
+        let end = time_at(last);
         let mut nodes: Vec<&str> = all().map(|s| s.node.as_str()).collect();
         nodes.sort_unstable();
         nodes.dedup();
@@ -590,7 +526,7 @@ pub fn import_runs(
             job_id: job_id.clone(),
             num_nodes: Some(nodes.len() as u32),
             nodes: Some(nodes.join(",")),
-            start: Some(at(first)),
+            start: Some(time_at(first)),
             end,
             name: Some(run_labels.first().map_or_else(
                 || rel.split('/').next().unwrap_or("").to_string(),
@@ -599,56 +535,172 @@ pub fn import_runs(
             source: format!("ldms:{rel}"),
             ..JobRow::default()
         };
-        let label_rows: Vec<LabelRow> = run_labels
-            .iter()
-            .map(|l| {
-                let offset = |s: Option<f64>| s.map(|s| at(first + (s * 1e6).round() as i64));
-                LabelRow {
-                    job_id: job_id.clone(),
-                    anomaly: l.anomaly.clone(),
-                    start: offset(l.start_s),
-                    end: offset(l.end_s),
-                    params: l.params.clone(),
-                    source: format!(
-                        "labels:{}",
-                        labels_file.map_or(String::new(), |p| p.display().to_string())
-                    ),
-                }
-            })
-            .collect();
-        let batch_error = |e: datafusion::arrow::error::ArrowError| LdmsError::Batch {
-            job_id: job_id.clone(),
-            reason: e.to_string(),
-        };
-        let part = format!("ldms-{job_id}");
-        let day = job.day();
-        catalog::write_part(
-            data,
-            Table::Telemetry,
-            day,
-            &part,
-            &[telemetry.finish().map_err(batch_error)?],
-        )?;
-        catalog::write_part(
-            data,
-            Table::Jobs,
-            day,
-            &part,
-            &[JobRow::batch(&[job]).map_err(batch_error)?],
-        )?;
-        if !label_rows.is_empty() {
-            summary.labels += label_rows.len();
-            catalog::write_part(
-                data,
-                Table::Labels,
-                day,
-                &part,
-                &[LabelRow::batch(&label_rows).map_err(batch_error)?],
-            )?;
-        }
+        let label_rows = run_label_rows(&job_id, &run_labels, first, labels_file);
+        write_run(data, &job, &mut telemetry, &label_rows)?;
+        summary.labels += label_rows.len();
         summary.runs += 1;
     }
     Ok(summary)
+}
+
+/// Whether `label` belongs to `run`: the run's path ends with the label's run_dir (without its
+/// leading `dataset/`), whichever directory the import was started from.
+fn label_matches(run: &Path, label: &RunLabel) -> bool {
+    run.ends_with(
+        label
+            .run_dir
+            .strip_prefix("dataset/")
+            .unwrap_or(&label.run_dir),
+    )
+}
+
+/// Every run's job id, in the order of `runs`: the id of the label that belongs to the run, else
+/// the run's path below `dir` with `/` written as `__`. All are found before anything is written,
+/// because two runs with one id would share a part, and one would silently replace the other.
+fn run_job_ids(
+    dir: &Path,
+    runs: &[PathBuf],
+    labels: &[RunLabel],
+) -> Result<Vec<String>, LdmsError> {
+    let mut job_ids: Vec<String> = Vec::with_capacity(runs.len());
+    let mut seen: BTreeMap<String, &PathBuf> = BTreeMap::new();
+    for run in runs {
+        let job_id = labels.iter().find(|l| label_matches(run, l)).map_or_else(
+            || relative_run(dir, run).replace('/', "__"),
+            |l| l.job_id.clone(),
+        );
+        if let Some(first) = seen.insert(job_id.clone(), run) {
+            return Err(LdmsError::SameJob {
+                job_id,
+                first: first.clone(),
+                second: run.clone(),
+            });
+        }
+        job_ids.push(job_id);
+    }
+    Ok(job_ids)
+}
+
+/// A skipped-line reason for each label of `labels_file` that belongs to none of `runs`, so that
+/// a mistyped run_dir is reported rather than ignored.
+fn unmatched_labels(
+    labels_file: &Path,
+    labels: &[RunLabel],
+    runs: &[PathBuf],
+    dir: &Path,
+) -> Vec<Skipped> {
+    labels
+        .iter()
+        .filter(|l| !runs.iter().any(|r| label_matches(r, l)))
+        .map(|l| Skipped {
+            file: labels_file.to_path_buf(),
+            line: 0,
+            reason: format!(
+                "label for job {} (run_dir {}) matches no run directory below {}",
+                l.job_id,
+                l.run_dir,
+                dir.display()
+            ),
+        })
+        .collect()
+}
+
+/// Parses every sampler file of a run. The first one that cannot be read or is not an LDMS CSV
+/// store file fails the whole run, which the caller then sets aside with the reason.
+fn read_run(run: &Path) -> Result<Vec<SamplerFile>, LdmsError> {
+    let mut files = Vec::new();
+    for sampler_path in sampler_files(&run.join("data")) {
+        let sampler = sampler_path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        // Found by walking the run's folder: never through a link, never a FIFO.
+        let reader = jobsight_base::safe_fs::open_regular(
+            &sampler_path,
+            jobsight_base::safe_fs::Links::Refuse,
+        )
+        .map_err(|source| LdmsError::Read {
+            path: sampler_path.clone(),
+            source,
+        })?;
+        files.push(parse_file(
+            std::io::BufReader::new(reader),
+            &sampler_path,
+            &sampler,
+        )?);
+    }
+    Ok(files)
+}
+
+/// A time in microseconds since the epoch; one outside what chrono can hold gives the epoch.
+fn time_at(micros: i64) -> DateTime<Utc> {
+    DateTime::<Utc>::from_timestamp_micros(micros).unwrap_or_default()
+}
+
+/// The `labels` rows of one run: each label's start and end are seconds after the run's first
+/// sample, at `first` (microseconds since the epoch).
+fn run_label_rows(
+    job_id: &str,
+    run_labels: &[&RunLabel],
+    first: i64,
+    labels_file: Option<&Path>,
+) -> Vec<LabelRow> {
+    run_labels
+        .iter()
+        .map(|l| {
+            let offset = |s: Option<f64>| s.map(|s| time_at(first + (s * 1e6).round() as i64));
+            LabelRow {
+                job_id: job_id.to_string(),
+                anomaly: l.anomaly.clone(),
+                start: offset(l.start_s),
+                end: offset(l.end_s),
+                params: l.params.clone(),
+                source: format!(
+                    "labels:{}",
+                    labels_file.map_or(String::new(), |p| p.display().to_string())
+                ),
+            }
+        })
+        .collect()
+}
+
+/// Writes one run's parts on the job's day: its telemetry, its job and, when it has any, its
+/// labels. Every part is named `ldms-<job id>`, so importing the run again replaces them.
+fn write_run(
+    data: &Path,
+    job: &JobRow,
+    telemetry: &mut TelemetryBuilder,
+    label_rows: &[LabelRow],
+) -> Result<(), LdmsError> {
+    let batch_error = |e: datafusion::arrow::error::ArrowError| LdmsError::Batch {
+        job_id: job.job_id.clone(),
+        reason: e.to_string(),
+    };
+    let part = format!("ldms-{}", job.job_id);
+    let day = job.day();
+    catalog::write_part(
+        data,
+        Table::Telemetry,
+        day,
+        &part,
+        &[telemetry.finish().map_err(batch_error)?],
+    )?;
+    catalog::write_part(
+        data,
+        Table::Jobs,
+        day,
+        &part,
+        &[JobRow::batch(std::slice::from_ref(job)).map_err(batch_error)?],
+    )?;
+    if !label_rows.is_empty() {
+        catalog::write_part(
+            data,
+            Table::Labels,
+            day,
+            &part,
+            &[LabelRow::batch(label_rows).map_err(batch_error)?],
+        )?;
+    }
+    Ok(())
 }
 
 /// Every regular file below a run's `data/` folder (the sampler files), sorted.

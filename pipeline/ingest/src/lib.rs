@@ -9,6 +9,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod ldms;
+mod ldms_sample;
 pub mod ldms_store;
 pub mod per_job;
 pub mod prometheus;

@@ -25,6 +25,9 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
 use super::settings::{MetricTemplate, PrometheusSettings};
+// The settings check templates when the configuration is resolved, so the check lives there (a
+// module below this one); re-exported so that it is still found beside `render`.
+pub use super::settings::check_template;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PromError {
@@ -69,34 +72,6 @@ pub enum PromError {
     },
     #[error("job {job_id}: {reason}")]
     Job { job_id: String, reason: String },
-}
-
-/// The placeholders a template may use.
-const PLACEHOLDERS: [&str; 3] = ["nodes", "job_id", "rate_window"];
-
-/// Checks that a template uses only known placeholders (`{name}` where name is a lower-case word).
-pub fn check_template(query: &str) -> Result<(), String> {
-    let bytes = query.as_bytes();
-    let mut i = 0;
-    while let Some(open) = query[i..].find('{').map(|o| o + i) {
-        let word_end = bytes[open + 1..]
-            .iter()
-            .position(|b| !(b.is_ascii_lowercase() || *b == b'_'))
-            .map(|p| open + 1 + p);
-        if let Some(end) = word_end
-            && end > open + 1
-            && bytes[end] == b'}'
-        {
-            let word = &query[open + 1..end];
-            if !PLACEHOLDERS.contains(&word) {
-                return Err(format!(
-                    "unknown placeholder {{{word}}} (known: {{nodes}}, {{job_id}}, {{rate_window}})"
-                ));
-            }
-        }
-        i = open + 1;
-    }
-    Ok(())
 }
 
 /// A label matcher selecting exactly `nodes` by `label`, allowing a `:port` suffix

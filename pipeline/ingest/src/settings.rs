@@ -1,6 +1,11 @@
 //! The per-job ingest step's own options and settings: where accounting and telemetry come from
 //! (`[ingest]`), and the Prometheus queries (`[prometheus]`). The application's `config` composes them
 //! into the configuration file.
+//!
+//! Resolving checks every value, the query templates' placeholders included ([`check_template`]),
+//! so that a bad template is refused when the configuration is read, not when a job is fetched.
+//! The check lives here rather than in the Prometheus source, which builds on these settings, so
+//! that this module needs no other module of the crate.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -58,6 +63,35 @@ pub struct MetricTemplate {
     pub query: String,
     /// The label that names the node in this query's result; default `prometheus.node_label`.
     pub node_label: Option<String>,
+}
+
+/// The placeholders a template may use.
+const PLACEHOLDERS: [&str; 3] = ["nodes", "job_id", "rate_window"];
+
+/// Checks that a template uses only known placeholders (`{name}` where name is a lower-case word).
+/// The Prometheus source's `render` fills in the same three.
+pub fn check_template(query: &str) -> Result<(), String> {
+    let bytes = query.as_bytes();
+    let mut i = 0;
+    while let Some(open) = query[i..].find('{').map(|o| o + i) {
+        let word_end = bytes[open + 1..]
+            .iter()
+            .position(|b| !(b.is_ascii_lowercase() || *b == b'_'))
+            .map(|p| open + 1 + p);
+        if let Some(end) = word_end
+            && end > open + 1
+            && bytes[end] == b'}'
+        {
+            let word = &query[open + 1..end];
+            if !PLACEHOLDERS.contains(&word) {
+                return Err(format!(
+                    "unknown placeholder {{{word}}} (known: {{nodes}}, {{job_id}}, {{rate_window}})"
+                ));
+            }
+        }
+        i = open + 1;
+    }
+    Ok(())
 }
 
 #[derive(Debug, Clone)]
@@ -284,7 +318,7 @@ impl PrometheusOptions {
                     ),
                 ));
             }
-            if let Err(reason) = super::prometheus::check_template(&m.query) {
+            if let Err(reason) = check_template(&m.query) {
                 return Err(invalid(
                     "prometheus.metrics",
                     format!("the query of {:?}: {reason}", m.name),

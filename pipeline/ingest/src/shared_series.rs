@@ -22,7 +22,7 @@
 //! Shares and rates need two samples of the node in time order; across a counter that went down
 //! (a reset) a share means nothing, so that pair gives none.
 
-use super::ldms::Sample;
+use super::ldms_sample::Sample;
 
 /// Names of the per-core utilisation series, as the simulator writes them.
 pub fn core_series(core: u32) -> String {

@@ -196,17 +196,9 @@ pub fn job_telemetry(
     seed: u64,
     mut emit: impl FnMut(&str, &str, i64, f64) -> Result<(), CatalogError>,
 ) -> Result<(), CatalogError> {
-    let node_cores = spec.cpus_per_node as f64;
-    let share = (job.cpus_per_node as f64 / node_cores).min(1.0);
-    let footprint = job.mem_footprint_mb as f64 * 1048576.0;
-    let app = job.app;
+    let shape = JobShape::new(job, spec);
     let duration = job.end_s.saturating_sub(job.start_s);
     let start_micros = day_start_micros(day) + job.start_s as i64 * 1_000_000;
-    let multi = job.nodes.len() > 1;
-    let ineff = match job.behaviour {
-        Behaviour::Inefficiency(k) => Some(k),
-        _ => None,
-    };
     let gpu_metrics = ["gpu_util", "gpu_mem_used_bytes"];
     let series: Vec<(&str, Series)> = metrics
         .iter()
@@ -214,129 +206,22 @@ pub fn job_telemetry(
         .collect();
     for (n, node) in job.nodes.iter().enumerate() {
         let mut rng = Rng::new(seed ^ job.job_id.wrapping_mul(0x9e37_79b9) ^ (n as u64) << 48);
-        // How hard this node works, before anomalies.
-        let effort = match ineff {
-            Some(Inefficiency::Hung) => 0.001,
-            Some(Inefficiency::IdleNode) if n == job.nodes.len() - 1 => 0.001,
-            Some(Inefficiency::Serial) => 1.0 / job.cpus_per_node.max(1) as f64,
-            Some(Inefficiency::Imbalance) if n > 0 => 0.2,
-            _ => app.effort,
-        };
+        let effort = shape.effort(n);
         let mut t = 0;
         while t <= duration {
             let ts = start_micros + t as i64 * 1_000_000;
-            let noise = |rng: &mut Rng, scale: f64| (rng.below(2001) as f64 / 1000.0 - 1.0) * scale;
-            let mut user = (effort * share + noise(&mut rng, 0.02 * share)).clamp(0.0, 1.0);
-            let mut system = 0.02 * share * (effort / app.effort).min(1.0);
-            let mut iowait = 0.002;
-            let mut load = effort * job.cpus_per_node as f64 + noise(&mut rng, 0.3);
-            // Resident memory jitters by tens of MB, not by a share of its size: 1 % of a
-            // 200 GB footprint would be a 2 GB swing per sample, which the leak rule reads as growth.
-            let mut mem = footprint + noise(&mut rng, 0.01 * footprint.min(8.0 * 1073741824.0));
-            // The share of the application's normal work this node does.
-            let busy = (effort / app.effort).min(1.0);
-            let mut net = if multi { app.net * busy } else { 2e3 } * (1.0 + noise(&mut rng, 0.1));
-            let checkpoint = app.checkpoint_every_s > 0
-                && t >= app.checkpoint_every_s
-                && t % app.checkpoint_every_s < 30;
-            let mut disk_write = (app.disk_write * (1.0 + noise(&mut rng, 0.2))
-                + if checkpoint {
-                    app.checkpoint_write
-                } else {
-                    0.0
-                })
-                * busy;
-            let disk_read = app.disk_read * busy * (1.0 + noise(&mut rng, 0.2));
-            let mut ipc = app.ipc + noise(&mut rng, 0.1);
-            let mut mem_bw =
-                (app.mem_bw_per_core * job.cpus_per_node as f64 * busy).min(0.5 * NODE_PEAK_MEM_BW);
-            let mut metadata = app.metadata * busy;
-            let mut extra_cores = 0.0;
-            if let Behaviour::Anomaly {
-                kind,
-                node: k,
-                from_s,
-                to_s,
-            } = job.behaviour
-                && k == n
-                && (from_s..=to_s).contains(&t)
-            {
-                match kind {
-                    // Leaks up to 50 MB/s, at most half the node over the window: growth, not a cap.
-                    Anomaly::MemLeak => {
-                        let rate = (0.5 * NODE_MEM_BYTES / (to_s - from_s).max(1) as f64).min(50e6);
-                        mem += rate * (t - from_s) as f64;
-                    }
-                    Anomaly::MemEater => mem += 0.5 * NODE_MEM_BYTES,
-                    Anomaly::CpuOccupy => {
-                        extra_cores = 0.3 * node_cores;
-                        user = (user + 0.3).min(1.0);
-                        load += extra_cores;
-                    }
-                    Anomaly::CacheCopy => {
-                        ipc *= 0.5;
-                        mem_bw *= 1.5;
-                    }
-                    Anomaly::MemBw => {
-                        mem_bw = (mem_bw * 3.0).min(NODE_PEAK_MEM_BW);
-                        ipc *= 0.7;
-                    }
-                    Anomaly::IoBandwidth => {
-                        disk_write += 500e6;
-                        iowait += 0.1;
-                    }
-                    Anomaly::IoMetadata => {
-                        metadata += 5000.0;
-                        system += 0.1;
-                    }
-                    Anomaly::NetOccupy => net += 1e9,
-                }
-            }
-            mem = mem.min(NODE_MEM_BYTES);
-            let idle = (1.0 - user - system - iowait).max(0.0);
+            // The noise is drawn from `rng` in a fixed order (the node's levels, then the cores in
+            // the order of `metrics`), so that a seed always gives the same series.
+            let levels = shape.levels(n, effort, t, &mut rng);
             for &(metric, kind) in &series {
-                let value = match kind {
-                    Series::CpuUser => user,
-                    Series::CpuSystem => system,
-                    Series::CpuIowait => iowait,
-                    Series::CpuIdle => idle,
-                    Series::Load1 => load.max(0.0),
-                    Series::MemUsed => mem,
-                    Series::MemAvailable => NODE_MEM_BYTES - mem,
-                    Series::NetBytes => net.max(0.0),
-                    Series::NetPackets => net.max(0.0) / 4000.0,
-                    Series::DiskRead => disk_read.max(0.0),
-                    Series::DiskWrite => disk_write.max(0.0),
-                    Series::Ipc => ipc,
-                    Series::MemBw => mem_bw,
-                    Series::FsMetadata => metadata,
-                    // The job's cores carry its work, the rest idle, unless a cpuoccupy anomaly
-                    // takes them.
-                    Series::Core(i) => {
-                        let serial = ineff == Some(Inefficiency::Serial);
-                        let allocated = job.cpus_per_node as f64;
-                        if i < allocated {
-                            // Serial code keeps core 0 busy and leaves the other allocated cores idle.
-                            let busy = if serial {
-                                if i < 1.0 { 0.98 } else { 0.01 }
-                            } else {
-                                effort.min(1.0)
-                            };
-                            (busy + noise(&mut rng, 0.01)).clamp(0.0, 1.0)
-                        } else if i < allocated + extra_cores {
-                            0.95
-                        } else {
-                            0.01
-                        }
-                    }
-                };
+                let value = shape.value(&levels, kind, &mut rng);
                 emit(node, metric, ts, value)?;
             }
             if job.gpus > 0 {
-                let gpu = if ineff == Some(Inefficiency::IdleGpu) {
+                let gpu = if shape.ineff == Some(Inefficiency::IdleGpu) {
                     0.0
                 } else {
-                    0.8 * busy
+                    0.8 * levels.busy
                 };
                 emit(node, gpu_metrics[0], ts, gpu)?;
                 emit(node, gpu_metrics[1], ts, gpu * 40e9)?;
@@ -345,6 +230,218 @@ pub fn job_telemetry(
         }
     }
     Ok(())
+}
+
+/// Uniform noise in `[-scale, scale]`, in steps of a thousandth of `scale`.
+fn noise(rng: &mut Rng, scale: f64) -> f64 {
+    (rng.below(2001) as f64 / 1000.0 - 1.0) * scale
+}
+
+/// What a job's samples are computed from that stays the same over its whole run.
+#[derive(Debug)]
+struct JobShape<'a> {
+    job: &'a SimJob,
+    /// Cores of one of the cluster's nodes.
+    node_cores: f64,
+    /// The share of a node's cores the job holds.
+    share: f64,
+    /// Resident memory per node when healthy, in bytes.
+    footprint: f64,
+    /// The inefficiency the whole job shows, if it shows one.
+    ineff: Option<Inefficiency>,
+}
+
+impl<'a> JobShape<'a> {
+    fn new(job: &'a SimJob, spec: &ClusterSpec) -> JobShape<'a> {
+        let node_cores = spec.cpus_per_node as f64;
+        JobShape {
+            job,
+            node_cores,
+            share: (job.cpus_per_node as f64 / node_cores).min(1.0),
+            footprint: job.mem_footprint_mb as f64 * 1048576.0,
+            ineff: match job.behaviour {
+                Behaviour::Inefficiency(k) => Some(k),
+                _ => None,
+            },
+        }
+    }
+
+    /// How hard node `n` works, before anomalies.
+    fn effort(&self, n: usize) -> f64 {
+        let job = self.job;
+        match self.ineff {
+            Some(Inefficiency::Hung) => 0.001,
+            Some(Inefficiency::IdleNode) if n == job.nodes.len() - 1 => 0.001,
+            Some(Inefficiency::Serial) => 1.0 / job.cpus_per_node.max(1) as f64,
+            Some(Inefficiency::Imbalance) if n > 0 => 0.2,
+            _ => job.app.effort,
+        }
+    }
+
+    /// Node `n`'s levels `t` seconds into the run: its application's work at `effort` with noise
+    /// from `rng`, then the job's anomaly when it is on this node at `t`.
+    fn levels(&self, n: usize, effort: f64, t: u64, rng: &mut Rng) -> NodeLevels {
+        let (job, app, share) = (self.job, self.job.app, self.share);
+        let multi = job.nodes.len() > 1;
+        let user = (effort * share + noise(rng, 0.02 * share)).clamp(0.0, 1.0);
+        let system = 0.02 * share * (effort / app.effort).min(1.0);
+        let iowait = 0.002;
+        let load = effort * job.cpus_per_node as f64 + noise(rng, 0.3);
+        // Resident memory jitters by tens of MB, not by a share of its size: 1 % of a
+        // 200 GB footprint would be a 2 GB swing per sample, which the leak rule reads as growth.
+        let footprint = self.footprint;
+        let mem = footprint + noise(rng, 0.01 * footprint.min(8.0 * 1073741824.0));
+        // The share of the application's normal work this node does.
+        let busy = (effort / app.effort).min(1.0);
+        let net = if multi { app.net * busy } else { 2e3 } * (1.0 + noise(rng, 0.1));
+        let checkpoint = app.checkpoint_every_s > 0
+            && t >= app.checkpoint_every_s
+            && t % app.checkpoint_every_s < 30;
+        let disk_write = (app.disk_write * (1.0 + noise(rng, 0.2))
+            + if checkpoint {
+                app.checkpoint_write
+            } else {
+                0.0
+            })
+            * busy;
+        let disk_read = app.disk_read * busy * (1.0 + noise(rng, 0.2));
+        let ipc = app.ipc + noise(rng, 0.1);
+        let mem_bw =
+            (app.mem_bw_per_core * job.cpus_per_node as f64 * busy).min(0.5 * NODE_PEAK_MEM_BW);
+        let metadata = app.metadata * busy;
+        let mut levels = NodeLevels {
+            effort,
+            busy,
+            user,
+            system,
+            iowait,
+            load,
+            mem,
+            net,
+            disk_read,
+            disk_write,
+            ipc,
+            mem_bw,
+            metadata,
+            extra_cores: 0.0,
+        };
+        if let Behaviour::Anomaly {
+            kind,
+            node: k,
+            from_s,
+            to_s,
+        } = job.behaviour
+            && k == n
+            && (from_s..=to_s).contains(&t)
+        {
+            levels.add_anomaly(kind, t, from_s, to_s, self.node_cores);
+        }
+        levels.mem = levels.mem.min(NODE_MEM_BYTES);
+        levels
+    }
+
+    /// The value of series `kind` in `levels`; a per-core series draws its noise from `rng`.
+    fn value(&self, levels: &NodeLevels, kind: Series, rng: &mut Rng) -> f64 {
+        match kind {
+            Series::CpuUser => levels.user,
+            Series::CpuSystem => levels.system,
+            Series::CpuIowait => levels.iowait,
+            Series::CpuIdle => levels.idle(),
+            Series::Load1 => levels.load.max(0.0),
+            Series::MemUsed => levels.mem,
+            Series::MemAvailable => NODE_MEM_BYTES - levels.mem,
+            Series::NetBytes => levels.net.max(0.0),
+            Series::NetPackets => levels.net.max(0.0) / 4000.0,
+            Series::DiskRead => levels.disk_read.max(0.0),
+            Series::DiskWrite => levels.disk_write.max(0.0),
+            Series::Ipc => levels.ipc,
+            Series::MemBw => levels.mem_bw,
+            Series::FsMetadata => levels.metadata,
+            // The job's cores carry its work, the rest idle, unless a cpuoccupy anomaly
+            // takes them.
+            Series::Core(i) => {
+                let serial = self.ineff == Some(Inefficiency::Serial);
+                let allocated = self.job.cpus_per_node as f64;
+                if i < allocated {
+                    // Serial code keeps core 0 busy and leaves the other allocated cores idle.
+                    let busy = if serial {
+                        if i < 1.0 { 0.98 } else { 0.01 }
+                    } else {
+                        levels.effort.min(1.0)
+                    };
+                    (busy + noise(rng, 0.01)).clamp(0.0, 1.0)
+                } else if i < allocated + levels.extra_cores {
+                    0.95
+                } else {
+                    0.01
+                }
+            }
+        }
+    }
+}
+
+/// One node's levels at one sample time, which every series is read from.
+#[derive(Debug)]
+struct NodeLevels {
+    /// How hard the node works, before anomalies (`JobShape::effort`).
+    effort: f64,
+    /// The share of the application's normal work the node does.
+    busy: f64,
+    user: f64,
+    system: f64,
+    iowait: f64,
+    load: f64,
+    mem: f64,
+    net: f64,
+    disk_read: f64,
+    disk_write: f64,
+    ipc: f64,
+    mem_bw: f64,
+    metadata: f64,
+    /// Cores beyond the job's that a cpuoccupy anomaly keeps busy.
+    extra_cores: f64,
+}
+
+impl NodeLevels {
+    /// The idle share of the node's CPU time: what user, system and iowait leave.
+    fn idle(&self) -> f64 {
+        (1.0 - self.user - self.system - self.iowait).max(0.0)
+    }
+
+    /// Applies an HPAS anomaly of `kind` that runs from `from_s` to `to_s` (seconds after the
+    /// job's start), at `t` within that window.
+    fn add_anomaly(&mut self, kind: Anomaly, t: u64, from_s: u64, to_s: u64, node_cores: f64) {
+        match kind {
+            // Leaks up to 50 MB/s, at most half the node over the window: growth, not a cap.
+            Anomaly::MemLeak => {
+                let rate = (0.5 * NODE_MEM_BYTES / (to_s - from_s).max(1) as f64).min(50e6);
+                self.mem += rate * (t - from_s) as f64;
+            }
+            Anomaly::MemEater => self.mem += 0.5 * NODE_MEM_BYTES,
+            Anomaly::CpuOccupy => {
+                self.extra_cores = 0.3 * node_cores;
+                self.user = (self.user + 0.3).min(1.0);
+                self.load += self.extra_cores;
+            }
+            Anomaly::CacheCopy => {
+                self.ipc *= 0.5;
+                self.mem_bw *= 1.5;
+            }
+            Anomaly::MemBw => {
+                self.mem_bw = (self.mem_bw * 3.0).min(NODE_PEAK_MEM_BW);
+                self.ipc *= 0.7;
+            }
+            Anomaly::IoBandwidth => {
+                self.disk_write += 500e6;
+                self.iowait += 0.1;
+            }
+            Anomaly::IoMetadata => {
+                self.metadata += 5000.0;
+                self.system += 0.1;
+            }
+            Anomaly::NetOccupy => self.net += 1e9,
+        }
+    }
 }
 
 /// What writing simulated jobs did.

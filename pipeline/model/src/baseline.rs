@@ -26,7 +26,6 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::dataset::{NO_NAME, Windows};
-use super::unsupervised::far_out;
 
 /// Runs of an application its baseline needs.
 pub const MIN_JOBS: usize = 3;
@@ -84,6 +83,18 @@ fn by_application<'w, 'a>(
             .push(s);
     }
     out
+}
+
+/// The cut above which a value lies more than `z` robust deviations (1.4826 × MAD, the standard
+/// deviation of normal data) above the median of `values`. The anomaly score's refining
+/// ([`super::unsupervised`]) cuts its training windows with it too; it lives here, below the
+/// score, because a score holds its application baselines.
+pub(crate) fn far_out(values: &[f64], z: f64) -> f64 {
+    let mut sorted = values.to_vec();
+    let median = jobsight_base::stats::median(&mut sorted).unwrap_or(0.0);
+    let mut deviations: Vec<f64> = values.iter().map(|v| (v - median).abs()).collect();
+    let mad = jobsight_base::stats::median(&mut deviations).unwrap_or(0.0) * 1.4826;
+    median + z * mad.max(1e-9)
 }
 
 /// The cut over scores: [`BASELINE_Z`] robust deviations above their median on a log scale
@@ -166,39 +177,6 @@ impl Baselines {
             }
         }
         out
-    }
-}
-
-impl super::unsupervised::AnomalyScore {
-    /// The scores of `rows` judged within their applications: each over its job's cut
-    /// ([`Baselines::cuts`]), so that above 1 is anomalous. The other runs of an application
-    /// the model has no baseline of are found among `rows`: pass every window being judged
-    /// together (a day), not one job's.
-    pub fn judge(
-        &self,
-        windows: &Windows,
-        rows: &[usize],
-        application: &HashMap<String, String>,
-    ) -> Vec<f64> {
-        let scores = self.score(windows, rows);
-        self.over_cuts(windows, rows, scores, application)
-    }
-
-    /// `scores` ([`Self::score`] of `rows` of `windows`) each over its job's cut, as
-    /// [`Self::judge`] has them; only the windows' keys are read, so the scores may have been
-    /// computed a few jobs at a time.
-    pub fn over_cuts(
-        &self,
-        windows: &Windows,
-        rows: &[usize],
-        scores: Vec<f64>,
-        application: &HashMap<String, String>,
-    ) -> Vec<f64> {
-        let cuts = self.baselines.cuts(windows, rows, &scores, application);
-        rows.iter()
-            .zip(scores)
-            .map(|(&r, s)| s / cuts.get(&windows.keys[r].job_id).copied().unwrap_or(1.0))
-            .collect()
     }
 }
 

@@ -39,20 +39,10 @@ pub struct RunTypicals {
     pub runs: HashMap<String, Vec<f64>>,
 }
 
-/// Each job's application baseline: the window its `@app` columns are computed against.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct AppBaselines {
-    /// Measured features, as in [`RunTypicals`].
-    pub columns: Vec<String>,
-    pub of_job: HashMap<String, Vec<f64>>,
-}
-
-impl AppBaselines {
-    /// The baseline of `job` in [`AppBaselines::columns`]'s order, if it has one.
-    pub fn of(&self, job: &str) -> Option<&[f64]> {
-        self.of_job.get(job).map(Vec::as_slice)
-    }
-}
+/// Each job's application baseline, what [`leave_one_out`] makes of the runs' typical windows.
+/// It is defined beside the `@app` columns it is the input of ([`dataset::AppBaselines`]), so
+/// that the reader of windows does not depend on this module, which reads through it.
+pub use super::dataset::AppBaselines;
 
 /// The median of each column of `rows` (each a vector of `width` values), NaN where a column has
 /// no finite value.

@@ -15,12 +15,15 @@
 //! divided by the threshold, the 99th percentile of the training errors (Prodigy's choice), so a
 //! score above 1 is anomalous.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 use smartcore::decomposition::pca::{PCA, PCAParameters};
 use smartcore::linalg::basic::arrays::Array;
 use smartcore::linalg::basic::matrix::DenseMatrix;
 
 use super::ModelError;
+use super::baseline::{Baselines, far_out};
 use super::dataset::Windows;
 use super::forest::medians;
 
@@ -33,16 +36,6 @@ pub const REFINE_Z: f64 = 3.5;
 /// where healthy windows reach (measured on the HPAS runs: at the percentile alone, refining
 /// doubled the false alarms on clean data; with this floor it lowered them, docs/models.md).
 pub const REFINED_THRESHOLD_Z: f64 = 5.0;
-
-/// The cut above which a value lies more than `z` robust deviations (1.4826 × MAD, the standard
-/// deviation of normal data) above the median of `values`.
-pub(crate) fn far_out(values: &[f64], z: f64) -> f64 {
-    let mut sorted = values.to_vec();
-    let median = jobsight_base::stats::median(&mut sorted).unwrap_or(0.0);
-    let mut deviations: Vec<f64> = values.iter().map(|v| (v - median).abs()).collect();
-    let mad = jobsight_base::stats::median(&mut deviations).unwrap_or(0.0) * 1.4826;
-    median + z * mad.max(1e-9)
-}
 
 /// [`far_out`] of each value within its group (groups of fewer than [`MIN_GROUP`] values take
 /// the cut of all values).
@@ -108,7 +101,7 @@ pub struct AnomalyScore {
     /// Each training application's cut on the score ([`super::baseline`]; files from before
     /// baselines load with none and judge every window against the threshold alone).
     #[serde(default)]
-    pub baselines: super::baseline::Baselines,
+    pub baselines: Baselines,
 }
 
 impl AnomalyScore {
@@ -349,6 +342,40 @@ impl AnomalyScore {
         self.standardised(windows, rows)
             .iter()
             .map(|z| self.error(z) / self.threshold)
+            .collect()
+    }
+}
+
+// Judging within applications ([`super::baseline`]): the score over each job's cut.
+impl AnomalyScore {
+    /// The scores of `rows` judged within their applications: each over its job's cut
+    /// ([`Baselines::cuts`]), so that above 1 is anomalous. The other runs of an application
+    /// the model has no baseline of are found among `rows`: pass every window being judged
+    /// together (a day), not one job's.
+    pub fn judge(
+        &self,
+        windows: &Windows,
+        rows: &[usize],
+        application: &HashMap<String, String>,
+    ) -> Vec<f64> {
+        let scores = self.score(windows, rows);
+        self.over_cuts(windows, rows, scores, application)
+    }
+
+    /// `scores` ([`Self::score`] of `rows` of `windows`) each over its job's cut, as
+    /// [`Self::judge`] has them; only the windows' keys are read, so the scores may have been
+    /// computed a few jobs at a time.
+    pub fn over_cuts(
+        &self,
+        windows: &Windows,
+        rows: &[usize],
+        scores: Vec<f64>,
+        application: &HashMap<String, String>,
+    ) -> Vec<f64> {
+        let cuts = self.baselines.cuts(windows, rows, &scores, application);
+        rows.iter()
+            .zip(scores)
+            .map(|(&r, s)| s / cuts.get(&windows.keys[r].job_id).copied().unwrap_or(1.0))
             .collect()
     }
 }

@@ -163,20 +163,31 @@ pub struct Settings {
 
 pub const DEFAULT_OUTBOX: &str = "./jobsight-outbox";
 
+/// `notify.<key>` is invalid, and why.
+fn invalid(key: &str, reason: String) -> Invalid {
+    jobsight_base::options::invalid(&format!("notify.{key}"), reason)
+}
+
+/// The address `text` of `notify.<key>`.
+fn mailbox(key: &str, text: &str) -> Result<Mailbox, Invalid> {
+    text.parse::<Mailbox>()
+        .map_err(|e| invalid(key, format!("{text:?} is not an email address: {e}")))
+}
+
+/// The number `notify.<key>`: `value`, or `default` when unset, if it lies in `range`.
+fn within(
+    key: &str,
+    value: Option<u64>,
+    default: u64,
+    range: std::ops::RangeInclusive<u64>,
+) -> Result<u64, Invalid> {
+    jobsight_base::options::within(&format!("notify.{key}"), value, default, range)
+}
+
 impl Options {
     /// Fills in defaults and checks every value.
     pub fn resolve(self) -> Result<Settings, Invalid> {
-        let invalid = |key: &str, reason: String| {
-            jobsight_base::options::invalid(&format!("notify.{key}"), reason)
-        };
-        let mailbox = |key: &str, text: &str| -> Result<Mailbox, Invalid> {
-            text.parse::<Mailbox>()
-                .map_err(|e| invalid(key, format!("{text:?} is not an email address: {e}")))
-        };
         use jobsight_base::options::DAY_S;
-        let within = |key: &str, value: Option<u64>, default: u64, range| {
-            jobsight_base::options::within(&format!("notify.{key}"), value, default, range)
-        };
         let from = mailbox(
             "from",
             self.from
@@ -188,48 +199,10 @@ impl Options {
             .as_deref()
             .map(|r| mailbox("reply_to", r))
             .transpose()?;
-        let admins = self
-            .admins
-            .unwrap_or_else(|| vec!["root@localhost".into()])
-            .iter()
-            .map(|a| mailbox("admins", a))
-            .collect::<Result<Vec<_>, _>>()?;
-        if admins.is_empty() {
-            return Err(invalid("admins", "needs at least one address".into()));
-        }
-        let recipient = self.recipient.unwrap_or_else(|| "{user}@localhost".into());
-        if !recipient.contains("{user}") {
-            return Err(invalid(
-                "recipient",
-                format!("{recipient:?} has no {{user}} placeholder"),
-            ));
-        }
-        mailbox("recipient", &recipient.replace("{user}", "alice"))?;
-        let workdays = self
-            .workdays
-            .unwrap_or_else(|| {
-                ["mon", "tue", "wed", "thu", "fri"]
-                    .map(String::from)
-                    .to_vec()
-            })
-            .iter()
-            .map(|d| {
-                d.parse::<Weekday>().map_err(|_| {
-                    invalid("workdays", format!("{d:?} is not a weekday (mon ... sun)"))
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let min_severity = match self.min_severity.as_deref().unwrap_or("warning") {
-            "info" => Severity::Info,
-            "warning" => Severity::Warning,
-            "critical" => Severity::Critical,
-            other => {
-                return Err(invalid(
-                    "min_severity",
-                    format!("{other:?} is not info, warning or critical"),
-                ));
-            }
-        };
+        let admins = Self::resolve_admins(self.admins)?;
+        let recipient = Self::resolve_recipient(self.recipient)?;
+        let workdays = Self::resolve_workdays(self.workdays)?;
+        let min_severity = Self::resolve_min_severity(self.min_severity.as_deref())?;
         let retry_after = within("retry_after_s", self.retry_after_s, 60, 1..=DAY_S)?;
         let retry_max = within("retry_max_s", self.retry_max_s, 3600, 1..=7 * DAY_S)?;
         if retry_max < retry_after {
@@ -238,56 +211,7 @@ impl Options {
                 format!("{retry_max} is less than notify.retry_after_s ({retry_after})"),
             ));
         }
-        let delivery = self.delivery.unwrap_or(DeliveryKind::File);
-        let smtp = self.smtp.unwrap_or_default();
-        // Checked whatever the delivery: a value out of range in the file is a mistake even
-        // while the file outbox is used, and `check` says so before the switch to SMTP.
-        let smtp_timeout = within("smtp.timeout_s", smtp.timeout_s, 30, 1..=600)?;
-        let transport = match delivery {
-            DeliveryKind::File => Transport::File,
-            DeliveryKind::Smtp => {
-                let security = smtp.security.unwrap_or(Security::Starttls);
-                let password = smtp
-                    .password_file
-                    .as_ref()
-                    .map(|file| {
-                        std::fs::read_to_string(file)
-                            .map(|text| text.lines().next().unwrap_or_default().to_string())
-                            .map_err(|e| {
-                                invalid("smtp.password_file", format!("{}: {e}", file.display()))
-                            })
-                    })
-                    .transpose()?;
-                let ca_pem = smtp
-                    .ca_file
-                    .as_ref()
-                    .map(|file| {
-                        std::fs::read(file).map_err(|e| {
-                            invalid("smtp.ca_file", format!("{}: {e}", file.display()))
-                        })
-                    })
-                    .transpose()?;
-                if smtp.username.is_some() != password.is_some() {
-                    return Err(invalid(
-                        "smtp.username",
-                        "username and password_file go together".into(),
-                    ));
-                }
-                Transport::Smtp(SmtpSettings {
-                    host: smtp.host.unwrap_or_else(|| "localhost".into()),
-                    port: smtp.port.unwrap_or(match security {
-                        Security::Starttls => 587,
-                        Security::Tls => 465,
-                        Security::None => 25,
-                    }),
-                    security,
-                    username: smtp.username,
-                    password,
-                    ca_pem,
-                    timeout: Duration::from_secs(smtp_timeout),
-                })
-            }
-        };
+        let transport = Self::resolve_transport(self.delivery, self.smtp)?;
         let lookback = within(
             "lookback_days",
             self.lookback_days.map(u64::from),
@@ -370,6 +294,125 @@ impl Options {
                 )?),
             },
         })
+    }
+
+    /// The admins' addresses (`root@localhost` when unset): at least one.
+    fn resolve_admins(admins: Option<Vec<String>>) -> Result<Vec<Mailbox>, Invalid> {
+        let admins = admins
+            .unwrap_or_else(|| vec!["root@localhost".into()])
+            .iter()
+            .map(|a| mailbox("admins", a))
+            .collect::<Result<Vec<_>, _>>()?;
+        if admins.is_empty() {
+            return Err(invalid("admins", "needs at least one address".into()));
+        }
+        Ok(admins)
+    }
+
+    /// The template of users' addresses (`{user}@localhost` when unset): it names `{user}`, and
+    /// a user's name in it gives an address.
+    fn resolve_recipient(recipient: Option<String>) -> Result<String, Invalid> {
+        let recipient = recipient.unwrap_or_else(|| "{user}@localhost".into());
+        if !recipient.contains("{user}") {
+            return Err(invalid(
+                "recipient",
+                format!("{recipient:?} has no {{user}} placeholder"),
+            ));
+        }
+        mailbox("recipient", &recipient.replace("{user}", "alice"))?;
+        Ok(recipient)
+    }
+
+    /// The days digests go out on (Monday to Friday when unset).
+    fn resolve_workdays(workdays: Option<Vec<String>>) -> Result<Vec<Weekday>, Invalid> {
+        workdays
+            .unwrap_or_else(|| {
+                ["mon", "tue", "wed", "thu", "fri"]
+                    .map(String::from)
+                    .to_vec()
+            })
+            .iter()
+            .map(|d| {
+                d.parse::<Weekday>().map_err(|_| {
+                    invalid("workdays", format!("{d:?} is not a weekday (mon ... sun)"))
+                })
+            })
+            .collect()
+    }
+
+    /// The least severity mailed (`warning` when unset).
+    fn resolve_min_severity(min_severity: Option<&str>) -> Result<Severity, Invalid> {
+        let min_severity = match min_severity.unwrap_or("warning") {
+            "info" => Severity::Info,
+            "warning" => Severity::Warning,
+            "critical" => Severity::Critical,
+            other => {
+                return Err(invalid(
+                    "min_severity",
+                    format!("{other:?} is not info, warning or critical"),
+                ));
+            }
+        };
+        Ok(min_severity)
+    }
+
+    /// How messages leave: `.eml` files, or the SMTP server of `[notify.smtp]` with its password
+    /// and CA files read.
+    fn resolve_transport(
+        delivery: Option<DeliveryKind>,
+        smtp: Option<SmtpOptions>,
+    ) -> Result<Transport, Invalid> {
+        let delivery = delivery.unwrap_or(DeliveryKind::File);
+        let smtp = smtp.unwrap_or_default();
+        // Checked whatever the delivery: a value out of range in the file is a mistake even
+        // while the file outbox is used, and `check` says so before the switch to SMTP.
+        let smtp_timeout = within("smtp.timeout_s", smtp.timeout_s, 30, 1..=600)?;
+        let transport = match delivery {
+            DeliveryKind::File => Transport::File,
+            DeliveryKind::Smtp => {
+                let security = smtp.security.unwrap_or(Security::Starttls);
+                let password = smtp
+                    .password_file
+                    .as_ref()
+                    .map(|file| {
+                        std::fs::read_to_string(file)
+                            .map(|text| text.lines().next().unwrap_or_default().to_string())
+                            .map_err(|e| {
+                                invalid("smtp.password_file", format!("{}: {e}", file.display()))
+                            })
+                    })
+                    .transpose()?;
+                let ca_pem = smtp
+                    .ca_file
+                    .as_ref()
+                    .map(|file| {
+                        std::fs::read(file).map_err(|e| {
+                            invalid("smtp.ca_file", format!("{}: {e}", file.display()))
+                        })
+                    })
+                    .transpose()?;
+                if smtp.username.is_some() != password.is_some() {
+                    return Err(invalid(
+                        "smtp.username",
+                        "username and password_file go together".into(),
+                    ));
+                }
+                Transport::Smtp(SmtpSettings {
+                    host: smtp.host.unwrap_or_else(|| "localhost".into()),
+                    port: smtp.port.unwrap_or(match security {
+                        Security::Starttls => 587,
+                        Security::Tls => 465,
+                        Security::None => 25,
+                    }),
+                    security,
+                    username: smtp.username,
+                    password,
+                    ca_pem,
+                    timeout: Duration::from_secs(smtp_timeout),
+                })
+            }
+        };
+        Ok(transport)
     }
 }
 

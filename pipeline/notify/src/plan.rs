@@ -272,6 +272,22 @@ pub fn plan(
 ) -> Plan {
     let today = now.date_naive();
     let mut plan = Plan::default();
+    let mailed = what_was_mailed(history, today);
+    let per_user = reportable_jobs(jobs, &mailed, policy, today, &mut plan.skipped);
+    plan_messages(plan, per_user, &mailed, policy, today, with_digests)
+}
+
+/// What the history says, for [`plan`]: the (user, job, kind) already reported, the message keys
+/// already used, the last day each user got each kind, and each user's message keys of today.
+struct Mailed<'a> {
+    reported: BTreeSet<(&'a str, &'a str, &'a str)>,
+    keys: BTreeSet<&'a str>,
+    last_mailed: BTreeMap<(&'a str, &'a str), NaiveDate>,
+    today_keys: BTreeMap<&'a str, BTreeSet<&'a str>>,
+}
+
+/// The history of `today`'s run, indexed.
+fn what_was_mailed(history: &[LedgerRow], today: NaiveDate) -> Mailed<'_> {
     let reported: BTreeSet<(&str, &str, &str)> = history
         .iter()
         .filter_map(|r| {
@@ -299,8 +315,28 @@ pub fn plan(
             today_keys.entry(user).or_default().insert(&row.key);
         }
     }
+    Mailed {
+        reported,
+        keys,
+        last_mailed,
+        today_keys,
+    }
+}
 
-    // Each user's reportable jobs, every item checked against the rules that apply per item.
+/// Each user's reportable jobs, each with the items that pass the rules that apply per job and
+/// per item; every job and item left out goes to `skipped` with its reason.
+fn reportable_jobs<'a>(
+    jobs: &'a [JobReport],
+    mailed: &Mailed<'a>,
+    policy: &Policy,
+    today: NaiveDate,
+    skipped: &mut Vec<Skipped>,
+) -> BTreeMap<&'a str, Vec<JobReport>> {
+    let Mailed {
+        reported,
+        last_mailed,
+        ..
+    } = mailed;
     // In the order the jobs ended, so that which job of a run carries a kind of finding (and
     // which later ones are spaced out) does not depend on how the jobs were batched into runs.
     let mut in_order: Vec<&JobReport> = jobs.iter().collect();
@@ -310,7 +346,7 @@ pub fn plan(
     let mut per_user: BTreeMap<&str, Vec<JobReport>> = BTreeMap::new();
     for job in in_order {
         let mut skip_job = |reason| {
-            plan.skipped.push(Skipped {
+            skipped.push(Skipped {
                 job_id: job.job_id.clone(),
                 user: job.user.clone(),
                 kind: None,
@@ -361,7 +397,7 @@ pub fn plan(
                 None
             };
             match reason {
-                Some(reason) => plan.skipped.push(Skipped {
+                Some(reason) => skipped.push(Skipped {
                     job_id: job.job_id.clone(),
                     user: job.user.clone(),
                     kind: Some(item.kind.clone()),
@@ -376,7 +412,22 @@ pub fn plan(
             per_user.entry(user).or_default().push(kept);
         }
     }
+    per_user
+}
 
+/// The messages of each user (`per_user`, from [`reportable_jobs`]): the immediate critical
+/// emails, then the digest of what is left, or why each item waits.
+fn plan_messages(
+    mut plan: Plan,
+    per_user: BTreeMap<&str, Vec<JobReport>>,
+    mailed: &Mailed<'_>,
+    policy: &Policy,
+    today: NaiveDate,
+    with_digests: bool,
+) -> Plan {
+    let Mailed {
+        keys, today_keys, ..
+    } = mailed;
     let workday = policy.is_workday(today);
     let period = policy.period.id(today);
     for (user, user_jobs) in per_user {

@@ -491,16 +491,7 @@ fn text_of(data: &JobData, key: &str) -> String {
 /// The thresholds block, classes and findings of one job. `data` must have been [`prepare`]d.
 pub fn evaluate(book: &RuleBook, data: &JobData, settings: &Settings) -> Verdict {
     let judgeable = matches!(data.summary.get("judgeable"), Some(Value::Bool(true)));
-    // Which warehouse metric stands for each canonical one in this job.
-    let mut aliases = BTreeMap::new();
-    for (name, metric) in &book.metrics {
-        let present = |raw: &str| {
-            data.across.contains_key(raw) || data.nodes.values().any(|m| m.contains_key(raw))
-        };
-        if let Some((raw, scale)) = metric.sources.iter().find(|(raw, _)| present(raw)) {
-            aliases.insert(name.clone(), (raw.clone(), *scale));
-        }
-    }
+    let aliases = aliases_of(book, data);
     let (cluster, partition) = (text_of(data, "cluster"), text_of(data, "partition"));
     let context = |levels, classes| Context {
         book,
@@ -513,10 +504,44 @@ pub fn evaluate(book: &RuleBook, data: &JobData, settings: &Settings) -> Verdict
         lets: BTreeMap::new(),
         node: None,
     };
+    // Each part reads the ones before it: classes the thresholds block, rules both.
     let no_levels = BTreeMap::new();
-    let ctx = context(&no_levels, &[]);
+    let (thresholds, levels) = thresholds_block(&context(&no_levels, &[]), judgeable);
+    let classes = classes_of(&context(&levels, &[]), judgeable);
+    let mut ctx = context(&levels, &classes);
+    let (findings, not_applicable) = rule_findings(&mut ctx, settings, judgeable);
+    Verdict {
+        job_id: data.job_id.clone(),
+        judgeable,
+        classes,
+        thresholds,
+        findings,
+        not_applicable,
+    }
+}
 
-    // The thresholds block.
+/// Which warehouse metric (and scale) stands for each canonical one in this job: the first of
+/// the metric's sources the job has.
+fn aliases_of(book: &RuleBook, data: &JobData) -> BTreeMap<String, (String, f64)> {
+    let mut aliases = BTreeMap::new();
+    for (name, metric) in &book.metrics {
+        let present = |raw: &str| {
+            data.across.contains_key(raw) || data.nodes.values().any(|m| m.contains_key(raw))
+        };
+        if let Some((raw, scale)) = metric.sources.iter().find(|(raw, _)| present(raw)) {
+            aliases.insert(name.clone(), (raw.clone(), *scale));
+        }
+    }
+    aliases
+}
+
+/// The thresholds block, and each characteristic's (level, value) for the classes and rules
+/// (`level.<name>`, `value.<name>`).
+fn thresholds_block(
+    ctx: &Context,
+    judgeable: bool,
+) -> (Vec<Threshold>, BTreeMap<String, (Value, Value)>) {
+    let (book, cluster, partition) = (ctx.book, &ctx.cluster, &ctx.partition);
     let mut thresholds = Vec::new();
     let mut levels = BTreeMap::new();
     for c in &book.characteristics {
@@ -524,8 +549,8 @@ pub fn evaluate(book: &RuleBook, data: &JobData, settings: &Settings) -> Verdict
             Value::Num(v) => Some(v),
             _ => None,
         };
-        let low_below = book.limit(&c.limits, "caution", &cluster, &partition);
-        let high_from = book.limit(&c.limits, "normal", &cluster, &partition);
+        let low_below = book.limit(&c.limits, "caution", cluster, partition);
+        let high_from = book.limit(&c.limits, "normal", cluster, partition);
         let level = match (judgeable, value) {
             (false, _) => "not judged",
             (true, None) => "no data",
@@ -548,11 +573,13 @@ pub fn evaluate(book: &RuleBook, data: &JobData, settings: &Settings) -> Verdict
             high_from,
         });
     }
-    let ctx = context(&levels, &[]);
+    (thresholds, levels)
+}
 
-    // Classes.
+/// The classes the job belongs to, as (class id, class name).
+fn classes_of(ctx: &Context, judgeable: bool) -> Vec<(String, String)> {
     let mut classes = Vec::new();
-    for class in &book.classes {
+    for class in &ctx.book.classes {
         if class.needs_telemetry && !judgeable {
             continue;
         }
@@ -560,28 +587,16 @@ pub fn evaluate(book: &RuleBook, data: &JobData, settings: &Settings) -> Verdict
             classes.push((class.id.clone(), class.name.clone()));
         }
     }
-    let mut ctx = context(&levels, &classes);
+    classes
+}
 
-    // Rules.
-    let elapsed = match data.job.get("elapsed_s") {
-        Some(Value::Num(v)) => Some(*v),
-        _ => None,
-    };
-    let exclusive = data.job.get("exclusive");
+/// The findings of the rules that fire, most severe first, and how many rules did not apply.
+fn rule_findings(ctx: &mut Context, settings: &Settings, judgeable: bool) -> (Vec<Finding>, usize) {
+    let (book, data) = (ctx.book, ctx.data);
     let mut findings = Vec::new();
     let mut not_applicable = 0;
     for rule in &book.rules {
-        let min_run = rule.min_run_s.unwrap_or(settings.min_run_s) as f64;
-        let applies = (!rule.needs_telemetry || judgeable)
-            && elapsed.is_some_and(|e| e >= min_run)
-            && (rule.partitions.is_empty() || rule.partitions.contains(&partition))
-            && match rule.nodes {
-                Sharing::Any => true,
-                Sharing::Exclusive => exclusive == Some(&Value::Bool(true)),
-                Sharing::Shared => exclusive == Some(&Value::Bool(false)),
-            }
-            && rule.requires.iter().all(|m| aliases.contains_key(m));
-        if !applies {
+        if !applies(rule, ctx, settings, judgeable) {
             not_applicable += 1;
             continue;
         }
@@ -599,46 +614,7 @@ pub fn evaluate(book: &RuleBook, data: &JobData, settings: &Settings) -> Verdict
             if ctx.eval(&rule.when) != Value::Bool(true) {
                 continue;
             }
-            let window = node.and_then(|node| {
-                let series = |m: &str| {
-                    aliases
-                        .get(m)
-                        .and_then(|(raw, _)| data.nodes.get(node)?.get(raw))
-                };
-                match rule.window.as_ref()? {
-                    WindowOf::Rise(m) => {
-                        let s = series(m)?;
-                        Some((s.rise_from?, s.rise_to?))
-                    }
-                    WindowOf::Cliff(m) => {
-                        let s = series(m)?;
-                        let end = match data.job.get("end") {
-                            Some(Value::Num(e)) => (*e * 1e6) as i64,
-                            _ => return None,
-                        };
-                        Some((s.cliff_at?, end))
-                    }
-                }
-            });
-            let lookup = |name: &str| ctx.lookup(name);
-            findings.push(Finding {
-                job_id: data.job_id.clone(),
-                rule: rule.id.clone(),
-                title: rule.title.clone(),
-                group: rule.group,
-                severity: rule.severity,
-                node: node.map(str::to_string),
-                window,
-                evidence: rule
-                    .evidence
-                    .iter()
-                    .map(|name| (name.clone(), ctx.lookup(name)))
-                    .collect(),
-                message: rule.what.render(&lookup),
-                fix: rule.fix.render(&lookup),
-                why: rule.why.clone(),
-                tools: rule.tools.clone(),
-            });
+            findings.push(finding(rule, ctx));
         }
     }
     findings.sort_by(|a, b| {
@@ -648,13 +624,75 @@ pub fn evaluate(book: &RuleBook, data: &JobData, settings: &Settings) -> Verdict
             .then(a.rule.cmp(&b.rule))
             .then(a.node.cmp(&b.node))
     });
-    Verdict {
-        job_id: data.job_id.clone(),
-        judgeable,
-        classes,
-        thresholds,
-        findings,
-        not_applicable,
+    (findings, not_applicable)
+}
+
+/// Whether `rule` applies to the job at all (see the crate's doc): telemetry where it needs it,
+/// a long enough run, its partitions, its node sharing, and every metric it requires.
+fn applies(rule: &book::Rule, ctx: &Context, settings: &Settings, judgeable: bool) -> bool {
+    let elapsed = match ctx.data.job.get("elapsed_s") {
+        Some(Value::Num(v)) => Some(*v),
+        _ => None,
+    };
+    let exclusive = ctx.data.job.get("exclusive");
+    let min_run = rule.min_run_s.unwrap_or(settings.min_run_s) as f64;
+    (!rule.needs_telemetry || judgeable)
+        && elapsed.is_some_and(|e| e >= min_run)
+        && (rule.partitions.is_empty() || rule.partitions.contains(&ctx.partition))
+        && match rule.nodes {
+            Sharing::Any => true,
+            Sharing::Exclusive => exclusive == Some(&Value::Bool(true)),
+            Sharing::Shared => exclusive == Some(&Value::Bool(false)),
+        }
+        && rule.requires.iter().all(|m| ctx.aliases.contains_key(m))
+}
+
+/// The finding of `rule`, which fired on the job (or on the node `ctx.node`), with its evidence
+/// and its texts rendered with the job's own numbers.
+fn finding(rule: &book::Rule, ctx: &Context) -> Finding {
+    let window = ctx.node.and_then(|node| window_of(rule, node, ctx));
+    let lookup = |name: &str| ctx.lookup(name);
+    Finding {
+        job_id: ctx.data.job_id.clone(),
+        rule: rule.id.clone(),
+        title: rule.title.clone(),
+        group: rule.group,
+        severity: rule.severity,
+        node: ctx.node.map(str::to_string),
+        window,
+        evidence: rule
+            .evidence
+            .iter()
+            .map(|name| (name.clone(), ctx.lookup(name)))
+            .collect(),
+        message: rule.what.render(&lookup),
+        fix: rule.fix.render(&lookup),
+        why: rule.why.clone(),
+        tools: rule.tools.clone(),
+    }
+}
+
+/// The time window a node rule's finding on `node` concerns: where its metric rose most, or
+/// from the metric's cliff to the job's end.
+fn window_of(rule: &book::Rule, node: &str, ctx: &Context) -> Option<(i64, i64)> {
+    let series = |m: &str| {
+        ctx.aliases
+            .get(m)
+            .and_then(|(raw, _)| ctx.data.nodes.get(node)?.get(raw))
+    };
+    match rule.window.as_ref()? {
+        WindowOf::Rise(m) => {
+            let s = series(m)?;
+            Some((s.rise_from?, s.rise_to?))
+        }
+        WindowOf::Cliff(m) => {
+            let s = series(m)?;
+            let end = match ctx.data.job.get("end") {
+                Some(Value::Num(e)) => (*e * 1e6) as i64,
+                _ => return None,
+            };
+            Some((s.cliff_at?, end))
+        }
     }
 }
 

@@ -17,8 +17,12 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use super::context::{Clock, Context, RunRequest, Trigger};
 use super::dag::{self, Dag};
-use super::{Clock, Context, Log, RunRequest, ScheduleError, Trigger, last_run, run_dag};
+use super::error::ScheduleError;
+use super::log::Log;
+use super::run::{run_dag, sleep_unless_stopped};
+use super::state::last_run;
 use crate::config::Settings;
 
 /// The longest sleep between two looks at the DAG files and the clock.
@@ -96,7 +100,7 @@ pub fn run(
             .and_then(|t| (t - now).to_std().ok())
             .unwrap_or(MAX_SLEEP)
             .min(MAX_SLEEP);
-        super::sleep_unless_stopped(wait, stop);
+        sleep_unless_stopped(wait, stop);
     }
     log.event(
         "daemon",

@@ -16,7 +16,9 @@ use std::str::FromStr;
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
-use super::Step;
+// Re-exported: `dag::On` was its path before the steps had a module of their own.
+pub use super::step::On;
+use super::step::Step;
 
 /// The built-in DAG files, as shipped in the repository's `dags/` folder.
 pub const BUILTIN: [(&str, &str); 2] = [
@@ -265,15 +267,6 @@ impl Step {
             }
         })
     }
-}
-
-/// Which jobs a features or classify step works on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum On {
-    /// The jobs the same run's ingest step finished.
-    Ingested,
-    /// Whole UTC days: this many before the run's scheduled day (or a backfill's range).
-    Days(u32),
 }
 
 /// Every DAG in effect: the built-in ones, with the `*.toml` files of `dir` (if any) added or

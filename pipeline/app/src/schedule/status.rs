@@ -9,7 +9,8 @@
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
 
-use super::{Dag, LastRun, last_run};
+use super::dag::Dag;
+use super::state::{LastRun, last_run};
 use crate::config::Settings;
 use crate::spool::{Spool, SpoolStatus};
 

@@ -1,0 +1,311 @@
+//! The commands that train and judge: `model` (train, evaluate, inspect), `workflow` (runs built
+//! from Slurm jobs, their tasks scored) and `rules` (list, check, backtest the rule book).
+
+use std::io::{StdoutLock, Write};
+
+use anyhow::Context as _;
+
+use crate::classify::backtest;
+use crate::output::Format;
+use crate::rules::{RuleBook, listing};
+
+use crate::cli::Env;
+use crate::cli::args::{ModelAction, RulesAction, WorkflowAction};
+use crate::cli::progress::Progress;
+
+/// `jobsight model`.
+pub(in crate::cli) fn model(
+    action: ModelAction,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let data = env.settings.data.clone();
+    run_model(action, &data, stdout)?;
+    Ok(())
+}
+
+/// `jobsight model`'s work on the warehouse at `data`.
+fn run_model(
+    action: ModelAction,
+    data: &std::path::Path,
+    stdout: &mut impl Write,
+) -> anyhow::Result<()> {
+    use crate::model::{self, LabelsFrom};
+    let mut progress = |phase: &str| eprintln!("{phase} ...");
+    match action {
+        ModelAction::Train {
+            workflows: true,
+            out,
+            options,
+            ..
+        } => {
+            use crate::workflow::{detect, model as workflow_model};
+            let runtime =
+                tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+            let (tasks, runs) = runtime.block_on(detect::read_tasks(data))?;
+            progress("training the task classifier and the run labels");
+            let mut m = workflow_model::train(&tasks, &runs, data, options.seed)?;
+            m.write(&out)?;
+            writeln!(stdout, "wrote {}", out.display())?;
+            stdout.write_all(workflow_model::render_header(&m.header).as_bytes())?;
+        }
+        ModelAction::Train {
+            kind,
+            labels_from,
+            out,
+            options,
+            ..
+        } => {
+            let kind = kind.context("--kind is required (or --workflows)")?;
+            let labels = LabelsFrom::parse(labels_from.as_deref());
+            let file = model::train(
+                data,
+                kind,
+                &labels,
+                &options.options()?,
+                &out,
+                &mut progress,
+            )?;
+            let size = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
+            writeln!(
+                stdout,
+                "wrote {} ({:.1} MiB)",
+                out.display(),
+                size as f64 / 1048576.0
+            )?;
+            stdout.write_all(model::render_header(&file.header).as_bytes())?;
+        }
+        ModelAction::Eval {
+            workflows: true,
+            cv,
+            options,
+            format,
+            ..
+        } => {
+            let runtime =
+                tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+            let (tasks, runs) = runtime.block_on(crate::workflow::detect::read_tasks(data))?;
+            let report = crate::workflow::detect::evaluate(
+                &tasks,
+                &runs,
+                cv.unwrap_or(5) as usize,
+                options.seed,
+            )?;
+            let text = match format {
+                Format::Table => crate::workflow::detect::render(&report),
+                Format::Json => serde_json::to_string(&report)? + "\n",
+            };
+            stdout.write_all(text.as_bytes())?;
+        }
+        ModelAction::Eval {
+            model: path,
+            cv,
+            hold_out,
+            leave_out_application,
+            kind,
+            labels_from,
+            export,
+            verdicts,
+            contaminate,
+            options,
+            format,
+            workflows: false,
+        } => {
+            let labels = LabelsFrom::parse(labels_from.as_deref());
+            let report = match path {
+                Some(path) => model::evaluate_model(data, &path, &labels)?,
+                None => {
+                    anyhow::ensure!(
+                        cv.is_some() || hold_out.is_some() || leave_out_application,
+                        "say what to evaluate: --model FILE, --cv K, --hold-out APPLICATION or \
+                         --leave-out-application"
+                    );
+                    let cv = model::CrossValidation {
+                        folds: cv.unwrap_or(5) as usize,
+                        hold_out,
+                        leave_out_each: leave_out_application,
+                        export,
+                        verdicts,
+                        contaminate,
+                    };
+                    model::cross_validate(
+                        data,
+                        kind,
+                        &labels,
+                        &options.options()?,
+                        &cv,
+                        &mut progress,
+                    )?
+                }
+            };
+            match format {
+                Format::Table => stdout.write_all(model::render_report(&report).as_bytes())?,
+                Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?,
+            }
+        }
+        ModelAction::Info {
+            model: path,
+            format,
+        } => {
+            if let Some(header) = crate::workflow::model::WorkflowModel::header(&path)? {
+                match format {
+                    Format::Table => stdout
+                        .write_all(crate::workflow::model::render_header(&header).as_bytes())?,
+                    Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&header)?)?,
+                }
+                return Ok(());
+            }
+            let header = model::file::ModelFile::header(&path)?;
+            match format {
+                Format::Table => stdout.write_all(model::render_header(&header).as_bytes())?,
+                Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&header)?)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `jobsight workflow`.
+pub(in crate::cli) fn workflow(
+    action: WorkflowAction,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    use crate::workflow::{detect, slurm};
+    let data = env.settings.data.clone();
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+    if let WorkflowAction::Slurm { since, until } = action {
+        let days = crate::catalog::days(&data, crate::catalog::Table::Jobs);
+        let (Some(first), Some(last)) = (
+            since.or(days.first().copied()),
+            until.or(days.last().copied()),
+        ) else {
+            anyhow::bail!(
+                "no jobs in {}: nothing to build workflows from",
+                data.display()
+            );
+        };
+        anyhow::ensure!(first <= last, "--since {first} is after --until {last}");
+        let done = slurm::rebuild(&runtime, &data, first, last)?;
+        writeln!(
+            stdout,
+            "{} Slurm workflow run(s) of {} job(s) (arrays and dependency chains) from {first} to {last} into workflows and workflow_tasks; read {} job(s) from {}",
+            done.runs, done.tasks, done.jobs_read, done.read_from,
+        )?;
+        return Ok(());
+    }
+    let (tasks, runs) = runtime.block_on(detect::read_tasks(&data))?;
+    match action {
+        WorkflowAction::Slurm { .. } => unreachable!("handled above"),
+        WorkflowAction::Score { model } => {
+            anyhow::ensure!(
+                !tasks.is_empty(),
+                "no workflow tasks in {}: import workflow runs first (jobsight import pegasus, or jobsight workflow slurm)",
+                data.display()
+            );
+            let mut rows = detect::score(&tasks);
+            if let Some(path) = &model {
+                crate::workflow::model::WorkflowModel::read(path)?.apply(&tasks, &mut rows)?;
+            }
+            let (scored, flagged, days) = detect::write_scores(&data, rows)?;
+            writeln!(
+                stdout,
+                "scored {scored} tasks of {} workflow runs into workflow_scores ({days} day partition(s)); {flagged} flagged (a host's z-score above {})",
+                runs.len(),
+                detect::FLAG_ABOVE
+            )?;
+        }
+        WorkflowAction::Eval {
+            folds,
+            seed,
+            format,
+        } => {
+            let report = detect::evaluate(&tasks, &runs, folds as usize, seed)?;
+            let text = match format {
+                Format::Table => detect::render(&report),
+                Format::Json => serde_json::to_string(&report)? + "\n",
+            };
+            stdout.write_all(text.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// `jobsight rules`.
+pub(in crate::cli) fn rules(
+    action: RulesAction,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let settings = &env.settings;
+    let data = env.settings.data.clone();
+    match action {
+        RulesAction::List { format, .. } => {
+            let book = RuleBook::load(settings.rules.dir.as_deref())?;
+            let text = match format {
+                Format::Table => listing::text(&book),
+                Format::Json => serde_json::to_string_pretty(&listing::json(&book))? + "\n",
+            };
+            stdout.write_all(text.as_bytes())?;
+        }
+        RulesAction::Check { dir } => {
+            anyhow::ensure!(dir.is_dir(), "{} is not a directory", dir.display());
+            let book = RuleBook::load(Some(&dir))?;
+            writeln!(
+                stdout,
+                "{}: ok; with the built-in files: {} rules, {} classes, {} characteristics, {} metrics (rule set {})",
+                dir.display(),
+                book.rules.len(),
+                book.classes.len(),
+                book.characteristics.len(),
+                book.metrics.len(),
+                book.version
+            )?;
+        }
+        RulesAction::Backtest {
+            candidate,
+            since,
+            until,
+            show,
+            format,
+            ..
+        } => {
+            anyhow::ensure!(
+                candidate.is_dir(),
+                "{} is not a directory",
+                candidate.display()
+            );
+            let current = RuleBook::load(settings.rules.dir.as_deref())?;
+            let candidate_book = RuleBook::load(Some(&candidate))
+                .with_context(|| format!("the candidate {}", candidate.display()))?;
+            let days: Vec<chrono::NaiveDate> = crate::features::days_with_jobs(&data)
+                .into_iter()
+                .filter(|d| *d >= since && until.is_none_or(|u| *d <= u))
+                .collect();
+            anyhow::ensure!(
+                !days.is_empty(),
+                "no days with jobs from {since} in {}",
+                data.display()
+            );
+            let bar = Progress::new("backtest", "days");
+            let result = backtest::run(
+                &data,
+                &days,
+                &current,
+                &candidate_book,
+                &settings.rules,
+                |day, i, n| {
+                    bar.message(day.to_string());
+                    bar.set(i, n);
+                },
+            )?;
+            drop(bar);
+            let text = match format {
+                Format::Table => backtest::render_text(&result, show),
+                Format::Json => serde_json::to_string_pretty(&result)? + "\n",
+            };
+            stdout.write_all(text.as_bytes())?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,405 @@
+//! The commands that run one stage by hand, as a DAG step would: `spool` (the epilog hook's
+//! queue), `ingest`, `features`, `classify`, `notify`, `summary` and `report`.
+
+use std::io::{StdoutLock, Write};
+
+use anyhow::Context as _;
+
+use crate::config::TelemetryKind;
+use crate::ingest::per_job;
+use crate::ingest::prometheus::Prometheus;
+use crate::output;
+use crate::rules::RuleBook;
+use crate::schedule;
+use crate::spool::Spool;
+
+use crate::cli::Env;
+use crate::cli::args::{
+    ClassifyArgs, FeaturesArgs, IngestArgs, NotifyArgs, ReportAction, SpoolAction, SummaryArgs,
+};
+use crate::cli::progress::Progress;
+
+/// `jobsight spool`.
+pub(in crate::cli) fn spool(
+    action: SpoolAction,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let settings = &env.settings;
+    let spool = settings.spool.clone();
+    match action {
+        SpoolAction::Init { mode } => {
+            let spool = Spool::init(&spool, mode)?;
+            writeln!(stdout, "spool ready at {}", spool.root().display())?;
+        }
+        SpoolAction::Claim { limit, format } => {
+            let spool = Spool::open(&spool)?;
+            let report = spool.claim(limit)?;
+            stdout.write_all(output::render_claimed(&report, format).as_bytes())?;
+            let mut stderr = std::io::stderr().lock();
+            stderr.write_all(output::render_set_aside(&report).as_bytes())?;
+            writeln!(stderr, "{}", output::claim_summary(&report))?;
+        }
+        SpoolAction::Status { format } => {
+            let spool = Spool::open(&spool)?;
+            let status = spool.status(jobsight_base::now())?;
+            stdout.write_all(output::render_status(&status, format).as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// `jobsight ingest`.
+pub(in crate::cli) fn ingest(
+    args: IngestArgs,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let IngestArgs { limit, format, .. } = args;
+    let settings = &env.settings;
+    let data = env.settings.data.clone();
+    let spool = Spool::open(&settings.spool)?;
+    let prometheus = match settings.ingest.telemetry {
+        TelemetryKind::Prometheus => Some(Prometheus::new(settings.prometheus.clone())),
+        TelemetryKind::None => None,
+    };
+    let source = prometheus
+        .as_ref()
+        .map(|p| p as &dyn per_job::TelemetrySource);
+    let bar = Progress::new("ingesting", "records");
+    let report = per_job::run(
+        &spool,
+        &data,
+        &settings.ingest,
+        source,
+        limit,
+        jobsight_base::now(),
+        |i, n| bar.set(i, n),
+    )?;
+    drop(bar);
+    stdout.write_all(output::render_ingest(&report, format).as_bytes())?;
+    let mut stderr = std::io::stderr().lock();
+    stderr.write_all(output::render_set_aside(&report.claim).as_bytes())?;
+    writeln!(stderr, "{}", output::ingest_summary(&report, &data))?;
+    Ok(())
+}
+
+/// `jobsight features`.
+pub(in crate::cli) fn features(
+    args: FeaturesArgs,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    // The flags are in the settings already (the overlay).
+    let FeaturesArgs { day, engine, .. } = args;
+    let data = env.settings.data.clone();
+    let features = &env.settings.features;
+    let days = match day {
+        Some(day) => vec![day],
+        None => crate::features::days_with_jobs(&data),
+    };
+    let started = std::time::Instant::now();
+    let mut total = crate::features::Computed::default();
+    let used = crate::features::method_used(engine, &env.settings.engine, features);
+    let bar = Progress::new("features of", "row groups");
+    for day in days {
+        bar.message(day.to_string());
+        let (done, _) = crate::features::compute_day_by(
+            engine,
+            &env.settings.engine,
+            &data,
+            day,
+            features,
+            |done, all| bar.set(done, all),
+        )
+        .with_context(|| format!("computing the features of {day} ({})", used.name()))?;
+        total.add(&done);
+    }
+    drop(bar);
+    writeln!(
+        stdout,
+        "features of {} job(s) on {} day(s): {} rows (job x node x metric), {} across nodes (job x metric){}; {} job(s) cannot be judged for lack of telemetry (see job_summary); {} sample(s) of jobs not in `jobs` left out; into {} in {:.1} s by the {}; peak memory {} MiB",
+        total.jobs,
+        total.days,
+        total.rows,
+        total.job_rows,
+        if total.window_rows > 0 {
+            format!(
+                ", {} windows (job x node x metric x window)",
+                total.window_rows
+            )
+        } else {
+            String::new()
+        },
+        total.not_judgeable,
+        total.unattributed,
+        data.display(),
+        started.elapsed().as_secs_f64(),
+        used.name(),
+        jobsight_base::peak_memory_mib().map_or("?".into(), |m| m.to_string())
+    )?;
+    Ok(())
+}
+
+/// `jobsight classify`.
+pub(in crate::cli) fn classify(
+    args: ClassifyArgs,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    // The flags are in the settings already (the overlay).
+    let ClassifyArgs { day, .. } = args;
+    let settings = &env.settings;
+    let data = env.settings.data.clone();
+    let models = schedule::load_models(settings)?;
+    let rules_settings = &settings.rules;
+    let book = RuleBook::load(rules_settings.dir.as_deref())?;
+    let days = match day {
+        Some(day) => vec![day],
+        None => crate::features::days_with_jobs(&data),
+    };
+    let started = std::time::Instant::now();
+    let mut total = crate::classify::Classified::default();
+    let mut verdicts_by_kind: std::collections::BTreeMap<String, usize> = Default::default();
+    let n = days.len();
+    let bar = Progress::new("classifying", "days");
+    for (i, day) in days.into_iter().enumerate() {
+        bar.set(i, n);
+        bar.message(day.to_string());
+        let verdicts = crate::classify::classify_day(&data, day, &book, rules_settings)
+            .with_context(|| format!("classifying the jobs of {day}"))?;
+        let predictions = match &models {
+            Some(models) => crate::model::predict::predict_and_write(
+                &data,
+                day,
+                None,
+                models,
+                &schedule::rule_evidence(&book, &verdicts),
+            )
+            .with_context(|| format!("the models' verdicts on the jobs of {day}"))?,
+            None => Vec::new(),
+        };
+        total.days += 1;
+        total.add(&verdicts);
+        for p in predictions {
+            *verdicts_by_kind.entry(p.verdict).or_default() += 1;
+        }
+    }
+    drop(bar);
+    writeln!(
+        stdout,
+        "classified {} job(s) on {} day(s) with rule set {} ({} rules, {} classes): {}, {} class membership(s); {} job(s) without enough telemetry got only the rules that need none; into {} in {:.1} s",
+        total.jobs,
+        total.days,
+        book.version,
+        book.rules.len(),
+        book.classes.len(),
+        total.findings_by_severity(),
+        total.classes,
+        total.not_judgeable,
+        data.display(),
+        started.elapsed().as_secs_f64(),
+    )?;
+    if let Some(models) = &models {
+        let per: Vec<String> = verdicts_by_kind
+            .iter()
+            .map(|(v, n)| format!("{v} {n}"))
+            .collect();
+        writeln!(
+            stdout,
+            "predictions with {}: {}",
+            models.version(),
+            if per.is_empty() {
+                "no jobs".to_string()
+            } else {
+                per.join(", ")
+            }
+        )?;
+    }
+    Ok(())
+}
+
+/// `jobsight notify`.
+pub(in crate::cli) fn notify(
+    args: NotifyArgs,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let NotifyArgs {
+        now,
+        critical_only,
+        dry_run,
+        resend,
+        write_templates,
+        ..
+    } = args;
+    let settings = &env.settings;
+    let data = env.settings.data.clone();
+    if let Some(dir) = write_templates {
+        for path in crate::notify::render::write_builtin(&dir)
+            .with_context(|| format!("writing the templates into {}", dir.display()))?
+        {
+            writeln!(stdout, "wrote {}", path.display())?;
+        }
+        writeln!(
+            stdout,
+            "set notify.templates = {:?} and check with `jobsight check`",
+            dir.display().to_string()
+        )?;
+        return Ok(());
+    }
+    // --outbox and --test-mode are in the settings already (the overlay).
+    let notify = settings.notify.clone();
+    let now = now.unwrap_or_else(chrono::Utc::now);
+    if let Some(key) = resend {
+        crate::notify::outbox::Outbox::open(&notify.outbox)?.resend(&data, &key, now)?;
+        writeln!(stdout, "{key} is back in the queue")?;
+    }
+    let run = crate::notify::RunOptions {
+        now,
+        critical_only,
+        dry_run,
+        // The admins' digest lists what the pipeline gave up on; no spool, nothing to list.
+        given_up: Spool::open(&settings.spool)
+            .and_then(|spool| spool.failed())
+            .unwrap_or_default(),
+    };
+    let bar = Progress::phases("notify");
+    let report = crate::notify::run(&data, &notify, &run, &mut |step| {
+        bar.message(step);
+    })
+    .context("notify failed")?;
+    drop(bar);
+    writeln!(
+        stdout,
+        "notify at {} ({}{}):",
+        now.format("%Y-%m-%d %H:%M:%S UTC"),
+        if critical_only {
+            "critical only"
+        } else {
+            "digests and critical"
+        },
+        if notify.test_mode {
+            ", TEST MODE: to admins only, nothing recorded"
+        } else {
+            ""
+        }
+    )?;
+    stdout.write_all(output::render_notify(&report, dry_run).as_bytes())?;
+    if dry_run && let Some(first) = report.prepared.first() {
+        writeln!(
+            stdout,
+            "\nfirst message, {}:\nSubject: {}\n\n{}",
+            first.planned.key, first.rendered.subject, first.rendered.text
+        )?;
+    }
+    Ok(())
+}
+
+/// `jobsight summary`.
+pub(in crate::cli) fn summary(
+    args: SummaryArgs,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    use crate::catalog::{self, Table};
+    let data = &env.settings.data;
+    if args.email_effect {
+        let effects = crate::summary::email_effect(data, args.effect_days)?;
+        write!(
+            stdout,
+            "{}",
+            crate::summary::render_email_effect(&effects, args.effect_days)
+        )?;
+        return Ok(());
+    }
+    let Some(to) = args
+        .to
+        .or_else(|| catalog::days(data, Table::Jobs).last().copied())
+    else {
+        writeln!(
+            stdout,
+            "no jobs in {} yet: nothing to summarise",
+            data.display()
+        )?;
+        return Ok(());
+    };
+    let from = args.from.unwrap_or(to - chrono::Duration::days(6));
+    anyhow::ensure!(from <= to, "--from {from} is after --to {to}");
+    let mut rows = crate::summary::summarize_on(
+        &env.settings.engine,
+        data,
+        &env.settings.summary,
+        from,
+        to,
+        args.period,
+        args.by,
+    )?;
+    if let Some(top) = args.top {
+        rows = crate::summary::top(rows, args.sort, top as usize);
+    }
+    let text = crate::summary::render(&rows, args.period, args.by, from, to, args.format)?;
+    write!(stdout, "{text}")?;
+    Ok(())
+}
+
+/// `jobsight report`.
+pub(in crate::cli) fn report(
+    action: ReportAction,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    use crate::catalog::{self, Table};
+    let settings = &env.settings;
+    let inputs = schedule::report_inputs(settings);
+    match action {
+        ReportAction::Job { job_id } => {
+            let path =
+                crate::report::write_job(&settings.data, &settings.report, &inputs, &job_id)?;
+            writeln!(stdout, "{}", path.display())?;
+        }
+        ReportAction::Workflow { run } => {
+            let path = crate::report::write_workflow(&settings.data, &settings.report, &run)?;
+            writeln!(stdout, "{}", path.display())?;
+        }
+        ReportAction::Day { day } => {
+            let Some(day) =
+                day.or_else(|| catalog::days(&settings.data, Table::Jobs).last().copied())
+            else {
+                writeln!(
+                    stdout,
+                    "no jobs in {} yet: no pages to write",
+                    settings.data.display()
+                )?;
+                return Ok(());
+            };
+            let progress = Progress::phases("writing pages");
+            let written = crate::report::write_day(
+                &settings.data,
+                &settings.report,
+                &inputs,
+                day,
+                &mut |m| progress.message(m),
+            )?;
+            drop(progress);
+            writeln!(
+                stdout,
+                "{day}: {} job pages, {} user pages, {} system reports, {} workflow run pages in {} (open index.html)",
+                written.jobs,
+                written.users,
+                written.days,
+                written.workflows,
+                settings.report.dir.display()
+            )?;
+            for (job, reason) in &written.failed {
+                writeln!(stdout, "job {job}: no page: {reason}")?;
+            }
+            anyhow::ensure!(
+                written.failed.is_empty(),
+                "{} job pages could not be written",
+                written.failed.len()
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,227 @@
+//! The commands that query, serve and load the warehouse: `sql`, `serve` (PostgreSQL's
+//! protocol), `import` (historical and external data) and `ballista` (a scale-out process).
+
+use std::io::{StdoutLock, Write};
+
+use anyhow::Context as _;
+
+use crate::ingest::{ldms, ldms_store, swf};
+use crate::query;
+
+use crate::cli::Env;
+use crate::cli::args::{BallistaRole, ImportSource, ServeArgs, SqlArgs};
+use crate::cli::progress::Progress;
+
+/// `jobsight sql`.
+pub(in crate::cli) fn sql(
+    args: SqlArgs,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let SqlArgs { query, format } = args;
+    let data = env.settings.data.clone();
+    let runtime = query::engine_runtime().context("cannot start the query runtime")?;
+    // Streamed: a result larger than memory goes out batch by batch.
+    runtime.block_on(query::write_results(
+        &data,
+        &env.settings.engine,
+        &query,
+        format,
+        stdout,
+    ))?;
+    Ok(())
+}
+
+/// `jobsight serve`: prints where it listens (a test or a script reads the port from that line),
+/// then serves until SIGINT or SIGTERM.
+pub(in crate::cli) fn serve(
+    args: ServeArgs,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let settings = &env.settings;
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the server's runtime")?;
+    let mut announced = Ok(());
+    runtime.block_on(crate::serve::serve_pg(
+        &settings.data,
+        &args.pg,
+        &settings.serve,
+        |addr| {
+            announced = writeln!(
+                stdout,
+                "serving {} over PostgreSQL on {addr} (user {}, read-only); stop with Ctrl-C",
+                settings.data.display(),
+                settings.serve.pg_user
+            )
+            .and_then(|()| stdout.flush());
+        },
+        crate::serve::stop_signal(),
+    ))?;
+    announced?;
+    Ok(())
+}
+
+/// `jobsight import`.
+pub(in crate::cli) fn import(
+    source: ImportSource,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let data = env.settings.data.clone();
+    match source {
+        ImportSource::Swf { file, cluster } => {
+            let done = swf::import(&data, &file, &cluster)?;
+            report_skipped(&done.log.skipped);
+            writeln!(
+                stdout,
+                "imported {} jobs of cluster {cluster} from {} into {} day partitions of {}; skipped {} line(s)",
+                done.log.jobs.len(),
+                file.display(),
+                done.days,
+                data.join("jobs").display(),
+                done.log.skipped.len()
+            )?;
+        }
+        ImportSource::LdmsRuns {
+            dir,
+            labels,
+            cluster,
+        } => {
+            let bar = Progress::new("importing LDMS runs", "runs");
+            let done = ldms::import_runs(&data, &dir, labels.as_deref(), &cluster, |i, n, job| {
+                bar.message(job.to_string());
+                bar.set(i, n);
+            })?;
+            drop(bar);
+            report_skipped(&done.skipped);
+            writeln!(
+                stdout,
+                "imported {} runs: {} samples -> {} telemetry rows, {} labels, into {}; skipped {} row(s); peak memory {} MiB",
+                done.runs,
+                done.samples,
+                done.telemetry_rows,
+                done.labels,
+                data.display(),
+                done.skipped.len(),
+                jobsight_base::peak_memory_mib().map_or("?".into(), |m| m.to_string())
+            )?;
+        }
+        ImportSource::Pegasus { dir, dag } => {
+            let bar = Progress::new("importing workflow runs", "runs");
+            let done =
+                crate::workflow::pegasus::import(&data, &dir, dag.as_deref(), |i, n, run| {
+                    bar.message(run.to_string());
+                    bar.set(i, n);
+                })?;
+            drop(bar);
+            report_skipped(&done.skipped);
+            writeln!(
+                stdout,
+                "imported {} workflow runs: {} tasks ({} labelled anomalous) into {}; skipped {} row(s) or file(s)",
+                done.runs,
+                done.tasks,
+                done.anomalous_tasks,
+                data.display(),
+                done.skipped.len(),
+            )?;
+        }
+        ImportSource::LdmsStore { paths, cluster } => {
+            let runtime =
+                tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+            let (windows, problems) =
+                runtime.block_on(ldms_store::job_windows(&data, cluster.as_deref()))?;
+            for p in &problems {
+                eprintln!("jobs: {p}");
+            }
+            anyhow::ensure!(
+                !windows.is_empty(),
+                "no jobs with nodes and run times in {}: import the jobs first (jobsight ingest, or jobsight import swf)",
+                data.join("jobs").display()
+            );
+            let files = ldms_store::store_files(&paths);
+            anyhow::ensure!(!files.is_empty(), "no store files found in {paths:?}");
+            let bar = Progress::new("importing store files", "files");
+            let done = ldms_store::import_store(&data, &files, &windows, |i, n, path| {
+                bar.message(path.display().to_string());
+                bar.set(i, n);
+            })?;
+            drop(bar);
+            report_skipped(&done.skipped);
+            writeln!(
+                stdout,
+                "imported {} store file(s): {} samples -> {} telemetry rows for {} job-node windows; {} samples of no known job; skipped {} row(s); peak memory {} MiB",
+                done.files,
+                done.samples,
+                done.rows,
+                windows.len(),
+                done.samples_without_job,
+                done.skipped.len(),
+                jobsight_base::peak_memory_mib().map_or("?".into(), |m| m.to_string())
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Lists skipped input on stderr: the first 20 in full, then a count.
+fn report_skipped(skipped: &[crate::ingest::Skipped]) {
+    for s in skipped.iter().take(20) {
+        eprintln!("skipped: {s}");
+    }
+    if skipped.len() > 20 {
+        eprintln!("skipped: ... and {} more", skipped.len() - 20);
+    }
+}
+
+/// `jobsight ballista scheduler|executor`: one process of a Ballista cluster, until stopped.
+pub(in crate::cli) fn ballista(
+    role: BallistaRole,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let runtime = query::engine_runtime().context("cannot start the Ballista runtime")?;
+    #[cfg(feature = "ballista")]
+    {
+        use crate::query::ballista;
+        match role {
+            BallistaRole::Scheduler { bind } => {
+                writeln!(
+                    stdout,
+                    "Ballista scheduler with jobsight's SQL functions on {bind}; stop with Ctrl-C"
+                )?;
+                stdout.flush()?;
+                runtime.block_on(ballista::run_scheduler(bind))?;
+            }
+            BallistaRole::Executor {
+                scheduler,
+                bind,
+                flight_port,
+                grpc_port,
+                work_dir,
+                tasks,
+            } => {
+                writeln!(
+                    stdout,
+                    "Ballista executor with jobsight's SQL functions on {bind}:{flight_port} \
+                     (tasks on {grpc_port}) for the scheduler at {scheduler}; stop with Ctrl-C"
+                )?;
+                stdout.flush()?;
+                runtime.block_on(ballista::run_executor(ballista::Executor {
+                    scheduler,
+                    bind,
+                    flight_port,
+                    grpc_port,
+                    work_dir,
+                    tasks,
+                }))?;
+            }
+        }
+        Ok(())
+    }
+    #[cfg(not(feature = "ballista"))]
+    {
+        let _ = (role, stdout, runtime);
+        anyhow::bail!(
+            "this jobsight was built without Ballista: build it with `cargo build --release --features ballista`"
+        )
+    }
+}

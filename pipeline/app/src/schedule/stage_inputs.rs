@@ -1,0 +1,40 @@
+//! What the schedule hands a stage from another, since the stages never call each other: the
+//! rules' evidence to the models, and the diagnosis model's feature importance to the report
+//! pages.
+
+use crate::config::Settings;
+use crate::rules::RuleBook;
+
+/// What the models' verdicts are combined with: each job's id and the anomaly types its rules
+/// found evidence of. The one place the rules' results reach the model stage.
+pub fn rule_evidence(
+    book: &RuleBook,
+    verdicts: &[crate::rules::Verdict],
+) -> Vec<crate::model::predict::RuleEvidence> {
+    verdicts
+        .iter()
+        .map(|v| crate::model::predict::RuleEvidence {
+            job_id: v.job_id.clone(),
+            anomalies: v.anomalies(book),
+        })
+        .collect()
+}
+
+/// What the report pages need from outside the warehouse: the configured diagnosis model's
+/// feature importance, read from its file's header (none without a model, or when the file
+/// cannot be read: the pages then rank metrics by the findings and the healthy band alone).
+pub fn report_inputs(settings: &Settings) -> crate::report::Inputs {
+    let importance = settings
+        .model
+        .diagnosis
+        .as_deref()
+        .and_then(|path| crate::model::file::ModelFile::header(path).ok())
+        .map(|h| {
+            h.importance
+                .into_iter()
+                .map(|i| (i.feature, i.f1_drop))
+                .collect()
+        })
+        .unwrap_or_default();
+    crate::report::Inputs { importance }
+}

@@ -1,0 +1,244 @@
+//! The per-job DAG's steps: claim finished jobs from the spool and store their accounting and
+//! telemetry, then compute the features of and classify the jobs the run ingested (with those an
+//! earlier run ingested but did not finish judging), one job at a time, with a `job` line on the
+//! log for each.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::ingest::per_job::{self, Outcome, RecordOutcome, TelemetrySource};
+use crate::schedule::context::{Counts, StepRun};
+use crate::schedule::stage_inputs::rule_evidence;
+use crate::schedule::state::{IngestedJob, append_carried};
+use crate::spool::Spool;
+
+/// Claims the spool's new records and stores at most `limit` jobs ([`per_job::run_with`]). Each
+/// job it finishes goes to `ingested`, and to the carried-over list at `carried_path` (synced)
+/// before its record leaves `cur/`.
+pub(super) fn claim_and_ingest(
+    run: &StepRun,
+    limit: Option<usize>,
+    ingested: &mut Vec<IngestedJob>,
+    carried_path: &Path,
+) -> Result<Counts, String> {
+    let ctx = run.ctx;
+    let s = &ctx.settings;
+    let mut counts = BTreeMap::new();
+    let spool = Spool::open(&s.spool).map_err(|e| e.to_string())?;
+    let report = per_job::run_with(
+        &spool,
+        ctx.data(),
+        &s.ingest,
+        ctx.accounting.as_ref(),
+        ctx.telemetry.as_deref().map(|t| t as &dyn TelemetrySource),
+        limit,
+        ctx.clock.now(),
+        |_, _| {},
+        &mut |job, outcome| {
+            let Outcome::Done {
+                day,
+                job_id,
+                part,
+                telemetry_files,
+                ..
+            } = outcome
+            else {
+                return Ok(());
+            };
+            let done = IngestedJob {
+                day: *day,
+                job_id: job_id.clone(),
+                job: job.to_string(),
+                part: part.clone(),
+                telemetry_files: telemetry_files.clone(),
+            };
+            append_carried(carried_path, &done)?;
+            ingested.retain(|j| !(j.day == done.day && j.part == done.part));
+            ingested.push(done);
+            Ok(())
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    counts.insert("claimed".into(), report.claim.claimed.len() as u64);
+    counts.insert("duplicates".into(), report.claim.duplicates.len() as u64);
+    counts.insert("malformed".into(), report.claim.failed.len() as u64);
+    for kind in [
+        "done",
+        "pending",
+        "waiting",
+        "quarantined",
+        "already_stored",
+    ] {
+        counts.insert(kind.into(), report.count(kind) as u64);
+    }
+    let rows: u64 = report
+        .records
+        .iter()
+        .map(|r| match r.outcome {
+            Outcome::Done { telemetry_rows, .. } => telemetry_rows,
+            _ => 0,
+        })
+        .sum();
+    counts.insert("telemetry_rows".into(), rows);
+    for r in &report.records {
+        log_ingested(run, r);
+    }
+    Ok((report.count("done") as u64, counts))
+}
+
+/// Logs the `job` line of one record the ingest step tried.
+fn log_ingested(run: &StepRun, r: &RecordOutcome) {
+    let job = r.job.clone().unwrap_or_else(|| r.file.clone());
+    match &r.outcome {
+        Outcome::Done {
+            day,
+            state,
+            telemetry_rows,
+            note,
+            ..
+        } => {
+            let mut f = vec![
+                ("outcome", json!("done")),
+                ("state", json!(state)),
+                ("day", json!(day.to_string())),
+                ("telemetry_rows", json!(telemetry_rows)),
+            ];
+            if let Some(n) = note {
+                f.push(("note", json!(n)));
+            }
+            run.job_event(&job, f);
+        }
+        Outcome::Pending {
+            attempts,
+            next_attempt,
+            reason,
+        } => run.job_event(
+            &job,
+            vec![
+                ("outcome", json!("pending")),
+                ("attempts", json!(attempts)),
+                (
+                    "next_attempt",
+                    json!(next_attempt.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+                ),
+                ("reason", json!(reason)),
+            ],
+        ),
+        Outcome::Quarantined { reason } => run.job_event(
+            &job,
+            vec![
+                ("outcome", json!("quarantined")),
+                ("file", json!(r.file)),
+                ("reason", json!(reason)),
+            ],
+        ),
+        Outcome::AlreadyStored { day, .. } => run.job_event(
+            &job,
+            vec![
+                ("outcome", json!("already stored")),
+                ("day", json!(day.to_string())),
+            ],
+        ),
+        // Jobs waiting for their next attempt would repeat every run: counted only.
+        Outcome::Waiting { .. } => {}
+    }
+}
+
+/// The features of each of the `ingested` jobs ([`crate::features::compute_job`]).
+pub(super) fn features_of_ingested(
+    run: &StepRun,
+    ingested: &[IngestedJob],
+) -> Result<Counts, String> {
+    let data = run.ctx.data();
+    let s = &run.ctx.settings;
+    let mut counts = BTreeMap::new();
+    let (mut judgeable, mut not_judgeable, mut failed) = (0, 0, 0);
+    for j in ingested.iter() {
+        let started = std::time::Instant::now();
+        let result = crate::features::compute_job(
+            data,
+            j.day,
+            &j.job_id,
+            &j.telemetry_files,
+            &j.part,
+            &s.features,
+        );
+        let ms = started.elapsed().as_millis() as u64;
+        let verdict = match result {
+            Ok(f) => match f.summary.not_judgeable_reason {
+                None => {
+                    judgeable += 1;
+                    "judgeable".to_string()
+                }
+                Some(reason) => {
+                    not_judgeable += 1;
+                    format!("not judgeable: {reason}")
+                }
+            },
+            // One job's failure does not stop the others; the nightly run computes the
+            // whole day again.
+            Err(e) => {
+                failed += 1;
+                format!("not computed: {e}")
+            }
+        };
+        run.job_event(
+            &j.job,
+            vec![("features_ms", json!(ms)), ("features", json!(verdict))],
+        );
+    }
+    counts.insert("judgeable".into(), judgeable);
+    counts.insert("not_judgeable".into(), not_judgeable);
+    counts.insert("failed".into(), failed);
+    Ok((ingested.len() as u64, counts))
+}
+
+/// The rules' findings of each of the `ingested` jobs ([`crate::classify::classify_job`]), and
+/// the models' verdicts when models are configured.
+pub(super) fn classify_ingested(run: &StepRun, ingested: &[IngestedJob]) -> Result<Counts, String> {
+    let ctx = run.ctx;
+    let data = ctx.data();
+    let s = &ctx.settings;
+    let mut counts = BTreeMap::new();
+    let (mut findings, mut failed) = (0, 0);
+    for j in ingested.iter() {
+        let result =
+            crate::classify::classify_job(data, j.day, &j.job_id, &j.part, &ctx.book, &s.rules)
+                .map_err(|e| e.to_string())
+                .and_then(|verdict| {
+                    // The models' verdict joins the rules' (another stage, on these verdicts).
+                    if let Some(models) = ctx.models.as_deref() {
+                        crate::model::predict::predict_and_write(
+                            data,
+                            j.day,
+                            Some(&j.part),
+                            models,
+                            &rule_evidence(&ctx.book, std::slice::from_ref(&verdict)),
+                        )
+                        .map_err(|e| format!("predicting: {e}"))?;
+                    }
+                    Ok(verdict)
+                });
+        let text = match result {
+            Ok(v) if v.findings.is_empty() => "no findings".to_string(),
+            Ok(v) => {
+                findings += v.findings.len() as u64;
+                v.findings
+                    .iter()
+                    .map(|f| format!("{} ({})", f.rule, f.severity.name()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+            Err(e) => {
+                failed += 1;
+                format!("not classified: {e}")
+            }
+        };
+        run.job_event(&j.job, vec![("findings", json!(text))]);
+    }
+    counts.insert("findings".into(), findings);
+    counts.insert("failed".into(), failed);
+    Ok((ingested.len() as u64, counts))
+}

@@ -1,0 +1,297 @@
+//! A scope's jobs (a day's, or one job's) and every table's rows about them: `jobs`,
+//! `job_summary`, `findings`, `classes`, `thresholds`, `predictions` and the means of
+//! `features_job`, gathered into [`Facts`]; and the day a job is stored under.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use datafusion::prelude::SessionContext;
+
+use super::binned::Series;
+use super::sql::{each_row, text};
+use jobsight_warehouse::query::{Columns, QueryError, literal};
+
+/// Which rows: a day, and within it one job or all.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    pub day: NaiveDate,
+    pub job: Option<String>,
+}
+
+impl Scope {
+    /// The `WHERE` condition on a table aliased `alias`.
+    fn filter(&self, alias: &str) -> String {
+        let mut f = format!("{alias}.day = '{}'", self.day);
+        if let Some(job) = &self.job {
+            f.push_str(&format!(" AND {alias}.job_id = {}", literal(job)));
+        }
+        f
+    }
+}
+
+/// One job's accounting, as the `jobs` view has it.
+#[derive(Debug, Clone, Default)]
+pub struct JobFacts {
+    pub job_id: String,
+    pub day: String,
+    pub cluster: String,
+    pub user: String,
+    pub account: String,
+    pub partition: String,
+    pub qos: String,
+    pub name: String,
+    pub nodes: String,
+    pub num_nodes: i64,
+    pub cpus: i64,
+    pub gpus: i64,
+    pub req_mem_mb: Option<i64>,
+    pub time_limit_s: Option<i64>,
+    pub submit: Option<DateTime<Utc>>,
+    pub start: Option<DateTime<Utc>>,
+    pub end: Option<DateTime<Utc>>,
+    pub state: String,
+    pub exit_code: Option<i64>,
+    pub exit_signal: Option<i64>,
+    pub elapsed_s: Option<i64>,
+    pub wait_s: Option<i64>,
+    pub core_hours: Option<f64>,
+}
+
+/// What the features step measured of a job (`job_summary`).
+#[derive(Debug, Clone, Default)]
+pub struct SummaryFacts {
+    pub judgeable: bool,
+    pub not_judgeable_reason: String,
+    pub coverage_mean: Option<f64>,
+    pub nodes_missing: String,
+    pub duty_cycle: String,
+    pub cpu_used_cores: Option<f64>,
+    pub cpu_eff: Option<f64>,
+    pub mem_used_max_mb: Option<f64>,
+    pub mem_eff: Option<f64>,
+    pub time_eff: Option<f64>,
+    pub gpu_util: Option<f64>,
+    pub wasted_core_hours: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct FindingFacts {
+    pub rule: String,
+    pub title: String,
+    pub group: String,
+    pub severity: String,
+    pub node: Option<String>,
+    pub window: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    pub message: String,
+    pub why: String,
+    pub fix: String,
+    pub tools: String,
+    pub evidence: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ThresholdFacts {
+    pub characteristic: String,
+    pub title: String,
+    pub value: Option<f64>,
+    pub level: String,
+    pub low_below: Option<f64>,
+    pub high_from: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct PredictionFacts {
+    pub verdict: String,
+    pub confidence: Option<f64>,
+    pub source: String,
+    pub node: Option<String>,
+    pub window: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    pub windows: i64,
+    pub anomalous_windows: i64,
+    pub model_verdict: Option<String>,
+    pub model_confidence: Option<f64>,
+    pub anomaly_score: Option<f64>,
+    pub agreeing_rules: String,
+    pub reason: String,
+}
+
+/// Everything about the jobs of a scope.
+#[derive(Debug, Default)]
+pub struct Facts {
+    pub jobs: Vec<JobFacts>,
+    pub summaries: HashMap<String, SummaryFacts>,
+    pub findings: HashMap<String, Vec<FindingFacts>>,
+    pub classes: HashMap<String, Vec<(String, String)>>,
+    pub thresholds: HashMap<String, Vec<ThresholdFacts>>,
+    pub predictions: HashMap<String, Vec<PredictionFacts>>,
+    pub telemetry: HashMap<String, Series>,
+    /// The job's mean per metric (`features_job`).
+    pub means: HashMap<String, BTreeMap<String, f64>>,
+    /// The Slurm workflow run each job is a step of ([`slurm_runs`](super::slurm_runs)), by job
+    /// id.
+    pub workflows: HashMap<String, String>,
+}
+
+/// A finding's or a verdict's time window, when the row has both ends.
+fn window(c: &Columns, i: usize) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+    Some((c.time("window_start", i)?, c.time("window_end", i)?))
+}
+
+/// The day a job ended on (its last record when a requeue gave it several), if it is stored.
+pub async fn day_of(ctx: &SessionContext, job_id: &str) -> Result<Option<NaiveDate>, QueryError> {
+    let sql = format!(
+        "SELECT day FROM jobs WHERE job_id = {} ORDER BY day DESC LIMIT 1",
+        literal(job_id)
+    );
+    let mut day = None;
+    each_row(ctx, &sql, |c, i| {
+        day = c.text("day", i).and_then(|d| d.parse().ok());
+    })
+    .await?;
+    Ok(day)
+}
+
+/// The jobs of `scope` and every table's rows about them.
+pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryError> {
+    let mut f = Facts::default();
+    let sql = format!(
+        "SELECT j.*, CAST(j.day AS VARCHAR) AS day_text FROM jobs j WHERE {} ORDER BY j.\"end\", j.job_id",
+        scope.filter("j")
+    );
+    each_row(ctx, &sql, |c, i| {
+        f.jobs.push(JobFacts {
+            job_id: text(c, "job_id", i),
+            day: text(c, "day_text", i),
+            cluster: text(c, "cluster", i),
+            user: text(c, "user", i),
+            account: text(c, "account", i),
+            partition: text(c, "partition", i),
+            qos: text(c, "qos", i),
+            name: text(c, "name", i),
+            nodes: text(c, "nodes", i),
+            num_nodes: c.int("num_nodes", i).unwrap_or(0),
+            cpus: c.int("cpus", i).unwrap_or(0),
+            gpus: c.int("gpus", i).unwrap_or(0),
+            req_mem_mb: c.int("req_mem_mb", i),
+            time_limit_s: c.int("time_limit_s", i),
+            submit: c.time("submit", i),
+            start: c.time("start", i),
+            end: c.time("end", i),
+            state: text(c, "state", i),
+            exit_code: c.int("exit_code", i),
+            exit_signal: c.int("exit_signal", i),
+            elapsed_s: c.int("elapsed_s", i),
+            wait_s: c.int("wait_s", i),
+            core_hours: c.float("core_hours", i),
+        });
+    })
+    .await?;
+    let sql = format!("SELECT * FROM job_summary s WHERE {}", scope.filter("s"));
+    each_row(ctx, &sql, |c, i| {
+        f.summaries.insert(
+            text(c, "job_id", i),
+            SummaryFacts {
+                judgeable: c.boolean("judgeable", i).unwrap_or(false),
+                not_judgeable_reason: text(c, "not_judgeable_reason", i),
+                coverage_mean: c.float("coverage_mean", i),
+                nodes_missing: text(c, "nodes_missing", i),
+                duty_cycle: text(c, "duty_cycle", i),
+                cpu_used_cores: c.float("cpu_used_cores", i),
+                cpu_eff: c.float("cpu_eff", i),
+                mem_used_max_mb: c.float("mem_used_max_mb", i),
+                mem_eff: c.float("mem_eff", i),
+                time_eff: c.float("time_eff", i),
+                gpu_util: c.float("gpu_util", i),
+                wasted_core_hours: c.float("wasted_core_hours", i),
+            },
+        );
+    })
+    .await?;
+    let sql = format!(
+        "SELECT * FROM findings x WHERE {} ORDER BY x.job_id, x.rule, x.node",
+        scope.filter("x")
+    );
+    each_row(ctx, &sql, |c, i| {
+        f.findings
+            .entry(text(c, "job_id", i))
+            .or_default()
+            .push(FindingFacts {
+                rule: text(c, "rule", i),
+                title: text(c, "title", i),
+                group: text(c, "group", i),
+                severity: text(c, "severity", i),
+                node: c.text("node", i).filter(|n| !n.is_empty()),
+                window: window(c, i),
+                message: text(c, "message", i),
+                why: text(c, "why", i),
+                fix: text(c, "fix", i),
+                tools: text(c, "tools", i),
+                evidence: text(c, "evidence", i),
+            });
+    })
+    .await?;
+    let sql = format!(
+        "SELECT * FROM classes x WHERE {} ORDER BY x.job_id, x.class",
+        scope.filter("x")
+    );
+    each_row(ctx, &sql, |c, i| {
+        f.classes
+            .entry(text(c, "job_id", i))
+            .or_default()
+            .push((text(c, "class", i), text(c, "name", i)));
+    })
+    .await?;
+    let sql = format!("SELECT * FROM thresholds x WHERE {}", scope.filter("x"));
+    each_row(ctx, &sql, |c, i| {
+        f.thresholds
+            .entry(text(c, "job_id", i))
+            .or_default()
+            .push(ThresholdFacts {
+                characteristic: text(c, "characteristic", i),
+                title: text(c, "title", i),
+                value: c.float("value", i),
+                level: text(c, "level", i),
+                low_below: c.float("low_below", i),
+                high_from: c.float("high_from", i),
+            });
+    })
+    .await?;
+    let sql = format!(
+        "SELECT * FROM predictions x WHERE {} ORDER BY x.job_id, x.node",
+        scope.filter("x")
+    );
+    each_row(ctx, &sql, |c, i| {
+        f.predictions
+            .entry(text(c, "job_id", i))
+            .or_default()
+            .push(PredictionFacts {
+                verdict: text(c, "verdict", i),
+                confidence: c.float("confidence", i),
+                source: text(c, "source", i),
+                node: c.text("node", i).filter(|n| !n.is_empty()),
+                window: window(c, i),
+                windows: c.int("windows", i).unwrap_or(0),
+                anomalous_windows: c.int("anomalous_windows", i).unwrap_or(0),
+                model_verdict: c.text("model_verdict", i),
+                model_confidence: c.float("model_confidence", i),
+                anomaly_score: c.float("anomaly_score", i),
+                agreeing_rules: text(c, "agreeing_rules", i),
+                reason: text(c, "reason", i),
+            });
+    })
+    .await?;
+    let sql = format!(
+        "SELECT job_id, metric, mean FROM features_job x WHERE {}",
+        scope.filter("x")
+    );
+    each_row(ctx, &sql, |c, i| {
+        if let Some(mean) = c.float("mean", i) {
+            f.means
+                .entry(text(c, "job_id", i))
+                .or_default()
+                .insert(text(c, "metric", i), mean);
+        }
+    })
+    .await?;
+    Ok(f)
+}

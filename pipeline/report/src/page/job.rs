@@ -1,0 +1,402 @@
+//! A job's page: its accounting, what it used of what it asked for, its thresholds, classes,
+//! findings and verdicts, its telemetry charted against a healthy reference, the metrics behind
+//! the verdict, and the `#SBATCH` lines a better request would use.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, Utc};
+use minijinja::Value;
+use serde_json::json;
+
+use super::format::{c, duration, href, pct, time, with_charts};
+use super::rank::{deviation, job_metrics_ranked};
+use super::reference::References;
+use super::suggest::suggestions;
+use crate::charts::{self, MetricChart};
+use crate::load::{
+    Facts, FindingFacts, HealthyRun, JobFacts, PredictionFacts, Series, SummaryFacts,
+};
+use crate::{Inputs, Settings, day_path, job_path, user_path, workflow_path};
+
+/// Hours from the job's start to `t`, if it started.
+fn hours_since(start: Option<DateTime<Utc>>, t: DateTime<Utc>) -> Option<f64> {
+    Some((t - start?).num_milliseconds() as f64 / 3.6e6)
+}
+
+/// The job page's values.
+pub fn job_page(
+    job: &JobFacts,
+    facts: &Facts,
+    references: &References,
+    band: &BTreeMap<String, (f64, f64)>,
+    inputs: &Inputs,
+    settings: &Settings,
+) -> Result<Value, charts::ChartError> {
+    let me = job_path(&job.cluster, &job.job_id);
+    let summary = facts.summaries.get(&job.job_id);
+    let findings = facts.findings.get(&job.job_id).cloned().unwrap_or_default();
+    let predictions = facts
+        .predictions
+        .get(&job.job_id)
+        .cloned()
+        .unwrap_or_default();
+    let series = facts.telemetry.get(&job.job_id);
+    let usage = usage_rows(job, summary);
+    let thresholds = threshold_rows(job, facts);
+    let classes = class_rows(job, facts);
+    // The time spans the findings and the verdicts call anomalous, shaded on every chart.
+    let mut spans: Vec<(f64, f64)> = Vec::new();
+    let findings_json = finding_rows(job, &findings, &mut spans);
+    let verdicts = verdict_rows(job, &predictions, &mut spans);
+    // Which metrics to chart: the first of the ranking that have telemetry.
+    let means = facts.means.get(&job.job_id);
+    let ranked = job_metrics_ranked(job, facts, inputs, band);
+    let reference = references.of(&job.job_id);
+    let chart_svgs = metric_charts(&ranked, series, &spans, reference, band, settings)?;
+    let why = why_rows(&ranked, means, band, inputs);
+    let reference_text = describe_reference(reference, band);
+    Ok(with_charts(
+        json!({
+            "title": format!("job {}", c(&job.job_id)),
+            "root": href(&me, std::path::Path::new("")),
+            "user_href": href(&me, &user_path(&job.cluster, &job.user)),
+            "day_href": href(&me, &day_path(&job.cluster, &job.day)),
+            "workflow": facts.workflows.get(&job.job_id).map(|run| json!({
+                "run": c(run), "href": href(&me, &workflow_path(run)),
+            })),
+            "job": job_values(job, summary),
+            "coverage": summary.map(|s| json!({
+                "judgeable": s.judgeable, "reason": c(&s.not_judgeable_reason),
+                "coverage": pct(s.coverage_mean), "missing": c(&s.nodes_missing), "duty_cycle": c(&s.duty_cycle),
+            })),
+            "usage": usage,
+            "suggestions": suggestions(job, summary),
+            "thresholds": thresholds,
+            "classes": classes,
+            "findings": findings_json,
+            "verdicts": verdicts,
+            "why": why,
+            "model_weighs": !inputs.importance.is_empty(),
+            "reference": reference_text,
+        }),
+        chart_svgs,
+    ))
+}
+
+/// The usage block: what the job requested against what it used, per resource.
+fn usage_rows(job: &JobFacts, summary: Option<&SummaryFacts>) -> Vec<serde_json::Value> {
+    let mut usage = Vec::new();
+    if let Some(s) = summary {
+        usage.push(json!({
+            "what": "cores", "requested": job.cpus.to_string(),
+            "used": s.cpu_used_cores.map_or("-".into(), |u| format!("{u:.1}")),
+            "share": pct(s.cpu_eff), "width": bar_width(s.cpu_eff), "level": level(s.cpu_eff, 0.65, 0.8),
+        }));
+        usage.push(json!({
+            "what": "memory", "requested": job.req_mem_mb.map_or("-".into(), |m| format!("{:.1} GB", m as f64 / 1024.0)),
+            "used": s.mem_used_max_mb.map_or("-".into(), |m| format!("{:.1} GB peak", m / 1024.0)),
+            "share": pct(s.mem_eff), "width": bar_width(s.mem_eff), "level": level(s.mem_eff, 0.3, 0.7),
+        }));
+        usage.push(json!({
+            "what": "time", "requested": duration(job.time_limit_s), "used": duration(job.elapsed_s),
+            "share": pct(s.time_eff), "width": bar_width(s.time_eff), "level": level(s.time_eff, 0.1, 0.5),
+        }));
+        if job.gpus > 0 {
+            usage.push(json!({
+                "what": "GPUs", "requested": job.gpus.to_string(),
+                "used": s.gpu_util.map_or("-".into(), |u| format!("{:.1} busy", u * job.gpus as f64)),
+                "share": pct(s.gpu_util), "width": bar_width(s.gpu_util), "level": level(s.gpu_util, 0.15, 0.25),
+            }));
+        }
+    }
+    usage
+}
+
+/// The thresholds block: each characteristic's value on a low / average / high bar.
+fn threshold_rows(job: &JobFacts, facts: &Facts) -> Vec<serde_json::Value> {
+    facts
+        .thresholds
+        .get(&job.job_id)
+        .map(|t| {
+            let mut t = t.clone();
+            t.sort_by(|a, b| a.characteristic.cmp(&b.characteristic));
+            t.iter()
+                .map(|t| {
+                    json!({
+                        "title": c(&t.title), "level": c(&t.level),
+                        "value": t.value.map_or("-".into(), charts::short_number),
+                        "low_below": t.low_below.map_or("-".into(), charts::short_number),
+                        "high_from": t.high_from.map_or("-".into(), charts::short_number),
+                        "position": threshold_position(t.value, t.low_below, t.high_from),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The classes block: the job's classes, id and name.
+fn class_rows(job: &JobFacts, facts: &Facts) -> Vec<serde_json::Value> {
+    facts
+        .classes
+        .get(&job.job_id)
+        .map(|cl| {
+            cl.iter()
+                .map(|(id, name)| json!({"id": c(id), "name": c(name)}))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The findings block; the time window of each finding goes to `spans` (hours since the job's
+/// start).
+fn finding_rows(
+    job: &JobFacts,
+    findings: &[FindingFacts],
+    spans: &mut Vec<(f64, f64)>,
+) -> Vec<serde_json::Value> {
+    findings
+        .iter()
+        .map(|f| {
+            if let Some((a, b)) = f.window
+                && let (Some(a), Some(b)) = (hours_since(job.start, a), hours_since(job.start, b))
+            {
+                spans.push((a, b));
+            }
+            json!({
+                "rule": c(&f.rule), "title": c(&f.title), "group": c(&f.group), "severity": c(&f.severity),
+                "node": f.node.as_deref().map(c), "message": c(&f.message), "why": c(&f.why),
+                "fix": c(&f.fix), "tools": c(&f.tools), "evidence": c(&f.evidence),
+                "window": f.window.map(|(a, b)| format!("{} to {}", a.format("%H:%M"), b.format("%H:%M UTC"))),
+            })
+        })
+        .collect()
+}
+
+/// The verdicts block; the time window of each verdict other than healthy goes to `spans`
+/// (hours since the job's start).
+fn verdict_rows(
+    job: &JobFacts,
+    predictions: &[PredictionFacts],
+    spans: &mut Vec<(f64, f64)>,
+) -> Vec<serde_json::Value> {
+    predictions
+        .iter()
+        .map(|p| {
+            if p.verdict != "healthy"
+                && let Some((a, b)) = p.window
+                && let (Some(a), Some(b)) = (hours_since(job.start, a), hours_since(job.start, b))
+            {
+                spans.push((a, b));
+            }
+            json!({
+                "verdict": c(&p.verdict), "confidence": pct(p.confidence), "source": c(&p.source),
+                "node": p.node.as_deref().map(c), "reason": c(&p.reason),
+                "model_verdict": p.model_verdict.as_deref().map(c), "model_confidence": pct(p.model_confidence),
+                "anomaly_score": p.anomaly_score.map(|s| format!("{s:.2}")),
+                "windows": p.windows, "anomalous_windows": p.anomalous_windows,
+                "agreeing_rules": c(&p.agreeing_rules),
+                "window": p.window.map(|(a, b)| format!("{} to {}", a.format("%H:%M"), b.format("%H:%M UTC"))),
+                "anomalous": p.verdict != "healthy" && p.verdict != "not-judged",
+            })
+        })
+        .collect()
+}
+
+/// The telemetry charts: the first `settings.max_charts` metrics of the ranking that have
+/// telemetry, each with the anomalous `spans` shaded and the healthy reference drawn (the
+/// reference run's mean across its nodes, else the cluster's healthy band).
+fn metric_charts(
+    ranked: &[String],
+    series: Option<&Series>,
+    spans: &[(f64, f64)],
+    reference: Option<(&HealthyRun, &Series)>,
+    band: &BTreeMap<String, (f64, f64)>,
+    settings: &Settings,
+) -> Result<Vec<Value>, charts::ChartError> {
+    let mut chart_svgs = Vec::new();
+    let charted = ranked
+        .iter()
+        .filter(|m| series.is_some_and(|s| s.values().any(|x| x.contains_key(*m))))
+        .take(settings.max_charts);
+    for metric in charted {
+        let Some(series) = series else { break };
+        let mut chart = MetricChart {
+            title: metric.clone(),
+            anomalous: spans.to_vec(),
+            ..Default::default()
+        };
+        let per_node: Vec<(String, Vec<(f64, f64)>)> = series
+            .iter()
+            .filter_map(|(node, m)| m.get(metric).map(|p| (node.clone(), p.clone())))
+            .collect();
+        if per_node.len() > charts::MAX_NODE_LINES {
+            chart.band = band_across(&per_node);
+        } else {
+            chart.nodes = per_node;
+        }
+        if let Some((run, ref_series)) = reference {
+            let points = mean_across(ref_series, metric);
+            if !points.is_empty() {
+                chart.reference_run = Some((format!("healthy run {}", c(&run.job_id)), points));
+            }
+        }
+        if chart.reference_run.is_none()
+            && let Some((lo, hi)) = band.get(metric)
+        {
+            chart.reference_band = Some(("healthy jobs' mean (p10-p90)".into(), *lo, *hi));
+        }
+        chart_svgs.push(Value::from_safe_string(charts::metric_chart(&chart)?));
+    }
+    Ok(chart_svgs)
+}
+
+/// Why: the ranked metrics' job mean against the healthy band, with the model's weight of each.
+fn why_rows(
+    ranked: &[String],
+    means: Option<&BTreeMap<String, f64>>,
+    band: &BTreeMap<String, (f64, f64)>,
+    inputs: &Inputs,
+) -> Vec<serde_json::Value> {
+    let weights: HashMap<String, f64> =
+        inputs
+            .importance
+            .iter()
+            .fold(HashMap::new(), |mut m, (f, w)| {
+                *m.entry(f.split(':').next().unwrap_or(f).to_string())
+                    .or_default() += w.max(0.0);
+                m
+            });
+    ranked
+        .iter()
+        .filter_map(|m| {
+            let v = means.and_then(|x| x.get(m)).copied()?;
+            let b = band.get(m);
+            Some(json!({
+                "metric": c(m), "value": charts::short_number(v),
+                "healthy": b.map(|(lo, hi)| format!("{} to {}", charts::short_number(*lo), charts::short_number(*hi))),
+                "outside": deviation(Some(v), b) > 0.0,
+                "weight": weights.get(m).map(|w| format!("{w:.3}")),
+            }))
+        })
+        .take(8)
+        .collect()
+}
+
+/// What the charts' grey reference is, in words.
+fn describe_reference(
+    reference: Option<(&HealthyRun, &Series)>,
+    band: &BTreeMap<String, (f64, f64)>,
+) -> String {
+    match reference {
+        Some((run, _)) => format!(
+            "dashed grey: the newest healthy run of {} by {} (job {}, {})",
+            c(&run.name),
+            c(&run.user),
+            c(&run.job_id),
+            run.day
+        ),
+        None if !band.is_empty() => "grey band: the middle 80 % of healthy jobs' means on this cluster over the last 30 days (no healthy run of this job name)".into(),
+        None => "no healthy reference yet: no job of the last 30 days that ran without findings has telemetry features".into(),
+    }
+}
+
+/// The job's accounting as the page shows it.
+fn job_values(job: &JobFacts, summary: Option<&SummaryFacts>) -> serde_json::Value {
+    json!({
+        "job_id": c(&job.job_id), "name": c(&job.name), "user": c(&job.user),
+        "account": c(&job.account), "partition": c(&job.partition), "qos": c(&job.qos),
+        "cluster": c(&job.cluster), "nodes": c(&job.nodes), "num_nodes": job.num_nodes,
+        "cpus": job.cpus, "gpus": job.gpus, "state": c(&job.state),
+        "exit": match (job.exit_code, job.exit_signal) {
+            (Some(code), Some(sig)) if sig != 0 => format!("{code} (signal {sig})"),
+            (Some(code), _) => code.to_string(),
+            _ => "-".into(),
+        },
+        "submit": time(job.submit), "start": time(job.start), "end": time(job.end),
+        "wait": duration(job.wait_s), "elapsed": duration(job.elapsed_s),
+        "core_hours": job.core_hours.map_or("-".into(), |h| format!("{h:.1}")),
+        "wasted_core_hours": summary.and_then(|s| s.wasted_core_hours).map_or("-".into(), |h| format!("{h:.1}")),
+        "day": job.day,
+    })
+}
+
+/// A bar's width in percent of a share (0 to 100).
+fn bar_width(share: Option<f64>) -> f64 {
+    (share.unwrap_or(0.0).clamp(0.0, 1.0) * 100.0).round()
+}
+
+/// `bad`, `low` or `good` for a usage share, by the limits of jobstats (red, then yellow).
+fn level(share: Option<f64>, red_below: f64, low_below: f64) -> &'static str {
+    match share {
+        None => "unknown",
+        Some(s) if s < red_below => "bad",
+        Some(s) if s < low_below => "low",
+        _ => "good",
+    }
+}
+
+/// Where a value sits on a low | average | high bar, in percent: the low third below `low`,
+/// the middle third between the limits, the high third above `high`.
+pub fn threshold_position(value: Option<f64>, low: Option<f64>, high: Option<f64>) -> f64 {
+    let (Some(v), Some(lo), Some(hi)) = (value, low, high) else {
+        return 50.0;
+    };
+    let p = if v < lo {
+        if lo > 0.0 {
+            (v / lo).clamp(0.0, 1.0) / 3.0
+        } else {
+            0.0
+        }
+    } else if v < hi {
+        1.0 / 3.0 + ((v - lo) / (hi - lo).max(1e-12)) / 3.0
+    } else {
+        2.0 / 3.0 + ((v - hi) / hi.abs().max(1e-12)).clamp(0.0, 1.0) / 3.0
+    };
+    (p * 100.0).clamp(1.0, 99.0).round()
+}
+
+/// The mean across nodes of one metric, bin by bin.
+fn mean_across(series: &Series, metric: &str) -> Vec<(f64, f64)> {
+    let mut bins: BTreeMap<i64, (f64, f64, usize)> = BTreeMap::new();
+    for m in series.values() {
+        for (x, y) in m.get(metric).into_iter().flatten() {
+            let e = bins.entry((x * 1e6) as i64).or_insert((*x, 0.0, 0));
+            e.1 += y;
+            e.2 += 1;
+        }
+    }
+    bins.values().map(|(x, s, n)| (*x, s / *n as f64)).collect()
+}
+
+/// Min, median and max across nodes, bin by bin.
+fn band_across(nodes: &[(String, Vec<(f64, f64)>)]) -> Vec<(f64, f64, f64, f64)> {
+    let mut bins: BTreeMap<i64, (f64, Vec<f64>)> = BTreeMap::new();
+    for (_, points) in nodes {
+        for (x, y) in points {
+            bins.entry((x * 1e6) as i64)
+                .or_insert((*x, Vec::new()))
+                .1
+                .push(*y);
+        }
+    }
+    bins.into_values()
+        .map(|(x, mut ys)| {
+            ys.sort_by(f64::total_cmp);
+            (x, ys[0], ys[ys.len() / 2], ys[ys.len() - 1])
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threshold_positions_split_the_bar_in_thirds() {
+        assert_eq!(threshold_position(Some(0.0), Some(1.0), Some(2.0)), 1.0);
+        assert_eq!(threshold_position(Some(1.5), Some(1.0), Some(2.0)), 50.0);
+        assert_eq!(threshold_position(Some(10.0), Some(1.0), Some(2.0)), 99.0);
+        assert_eq!(threshold_position(None, Some(1.0), Some(2.0)), 50.0);
+    }
+}

@@ -1,0 +1,127 @@
+//! The order of a job's metrics on its page: those its findings name, then those the diagnosis
+//! model weighs most, then those furthest outside the healthy band, then the usual ones; and so
+//! which metrics' telemetry a page needs at all.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::Inputs;
+use crate::load::{Facts, JobFacts};
+
+/// A job's metrics in the order its page charts them ([`ranked_metrics`]): those it has
+/// telemetry loaded for and those the features step described (`features_job`), so that the
+/// order is known before any telemetry is read and stays the same once it is.
+pub fn job_metrics_ranked(
+    job: &JobFacts,
+    facts: &Facts,
+    inputs: &Inputs,
+    band: &BTreeMap<String, (f64, f64)>,
+) -> Vec<String> {
+    let means = facts.means.get(&job.job_id);
+    let mut metrics: Vec<String> = facts
+        .telemetry
+        .get(&job.job_id)
+        .into_iter()
+        .flat_map(|s| s.values().flat_map(|m| m.keys().cloned()))
+        .chain(means.into_iter().flat_map(|m| m.keys().cloned()))
+        .collect();
+    metrics.sort();
+    metrics.dedup();
+    let findings_text: String = facts
+        .findings
+        .get(&job.job_id)
+        .into_iter()
+        .flatten()
+        .map(|f| format!("{} {} {}", f.rule, f.message, f.evidence))
+        .collect();
+    ranked_metrics(&metrics, &findings_text, &inputs.importance, means, band)
+}
+
+/// The metrics whose telemetry a job's page needs: the first `max_charts` of its ranking; `None`
+/// (every metric) for a job the features step did not describe, whose metrics are known only
+/// from its telemetry.
+pub fn metrics_to_load(
+    job: &JobFacts,
+    facts: &Facts,
+    inputs: &Inputs,
+    band: &BTreeMap<String, (f64, f64)>,
+    max_charts: usize,
+) -> Option<Vec<String>> {
+    if facts.means.get(&job.job_id).is_none_or(|m| m.is_empty()) {
+        return None;
+    }
+    let mut ranked = job_metrics_ranked(job, facts, inputs, band);
+    ranked.truncate(max_charts);
+    Some(ranked)
+}
+
+/// The order in which a job's metrics are charted: those its findings name first, then those
+/// the model weighs most, then those furthest outside the healthy band, then the usual ones.
+pub fn ranked_metrics(
+    metrics: &[String],
+    findings_text: &str,
+    importance: &[(String, f64)],
+    means: Option<&BTreeMap<String, f64>>,
+    band: &BTreeMap<String, (f64, f64)>,
+) -> Vec<String> {
+    let weight: HashMap<&str, f64> = importance.iter().fold(HashMap::new(), |mut m, (f, w)| {
+        let metric = f.split(':').next().unwrap_or(f);
+        *m.entry(metric).or_default() += w.max(0.0);
+        m
+    });
+    let usual = ["cpu", "mem", "gpu", "net", "disk", "io", "fs"];
+    let mut scored: Vec<(f64, &String)> = metrics
+        .iter()
+        .map(|m| {
+            let mut score = 0.0;
+            if findings_text.contains(m.as_str()) {
+                score += 1000.0;
+            }
+            score += 100.0 * weight.get(m.as_str()).copied().unwrap_or(0.0);
+            score += 10.0 * deviation(means.and_then(|x| x.get(m)).copied(), band.get(m)).min(5.0);
+            if let Some(p) = usual.iter().position(|u| m.starts_with(u)) {
+                score += (usual.len() - p) as f64 * 0.1;
+            }
+            (score, m)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    scored.into_iter().map(|(_, m)| m.clone()).collect()
+}
+
+/// How far a value lies outside a band, in band widths (0 inside it, or without one).
+pub fn deviation(value: Option<f64>, band: Option<&(f64, f64)>) -> f64 {
+    match (value, band) {
+        (Some(v), Some((lo, hi))) => {
+            let width = (hi - lo).abs().max(hi.abs() * 0.05).max(1e-9);
+            if v < *lo {
+                (lo - v) / width
+            } else if v > *hi {
+                (v - hi) / width
+            } else {
+                0.0
+            }
+        }
+        _ => 0.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_named_by_findings_come_first() {
+        let metrics: Vec<String> = ["cpu_user", "disk_read_bytes_per_s", "mem_used_bytes"]
+            .map(String::from)
+            .into();
+        let ranked = ranked_metrics(
+            &metrics,
+            "disk_read_bytes_per_s high",
+            &[],
+            None,
+            &BTreeMap::new(),
+        );
+        assert_eq!(ranked[0], "disk_read_bytes_per_s");
+        assert_eq!(ranked[1], "cpu_user");
+    }
+}

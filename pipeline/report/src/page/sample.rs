@@ -1,0 +1,195 @@
+//! The sample pages `jobsight check` renders a site's templates against ([`crate::check`]): a
+//! job page and a user page with every value set.
+
+use std::collections::{BTreeMap, HashMap};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use minijinja::Value;
+
+use super::job::job_page;
+use super::reference::References;
+use super::user::user_page;
+use crate::load::{
+    Facts, FindingFacts, HealthyRun, JobFacts, PredictionFacts, RecentJob, Series, SummaryFacts,
+    ThresholdFacts, UserHistory,
+};
+use crate::{Inputs, Settings, charts};
+
+/// A job page and a user page with every value set, for [`crate::check`]: one job with a
+/// finding, a verdict, a threshold, a class and telemetry of two nodes.
+pub fn samples(settings: &Settings) -> Result<(Value, Value), charts::ChartError> {
+    let start = DateTime::<Utc>::from_timestamp(1_763_625_600, 0).unwrap_or_default();
+    let job = sample_job(start);
+    let series = sample_series();
+    let facts = sample_facts(&job, start, &series);
+    let band = BTreeMap::from([("cpu_user".to_string(), (10.0, 20.0))]);
+    let references = sample_references(&job.job_id, series);
+    let inputs = Inputs {
+        importance: vec![("cpu_user:mean".into(), 0.2)],
+    };
+    let job_value = job_page(&job, &facts, &references, &band, &inputs, settings)?;
+    let day = NaiveDate::from_ymd_opt(2025, 11, 20).unwrap_or_default();
+    let user_value = user_page("cluster", "alice", day, &sample_history())?;
+    Ok((job_value, user_value))
+}
+
+/// The sample job: six hours on two GPU nodes, completed.
+fn sample_job(start: DateTime<Utc>) -> JobFacts {
+    JobFacts {
+        job_id: "4242".into(),
+        day: "2025-11-20".into(),
+        cluster: "cluster".into(),
+        user: "alice".into(),
+        account: "physics".into(),
+        partition: "gpu".into(),
+        name: "lammps".into(),
+        nodes: "node[01-02]".into(),
+        num_nodes: 2,
+        cpus: 64,
+        gpus: 2,
+        req_mem_mb: Some(256_000),
+        time_limit_s: Some(86_400),
+        submit: Some(start),
+        start: Some(start),
+        end: Some(start + chrono::Duration::hours(6)),
+        state: "COMPLETED".into(),
+        exit_code: Some(0),
+        elapsed_s: Some(6 * 3600),
+        wait_s: Some(0),
+        core_hours: Some(384.0),
+        ..Default::default()
+    }
+}
+
+/// The sample job's telemetry: one metric on each of its two nodes.
+fn sample_series() -> Series {
+    let points: Vec<(f64, f64)> = (0..12).map(|i| (i as f64 * 0.5, (i % 3) as f64)).collect();
+    let mut series = Series::new();
+    for node in ["node01", "node02"] {
+        series
+            .entry(node.into())
+            .or_default()
+            .insert("cpu_user".into(), points.clone());
+    }
+    series
+}
+
+/// Everything about the sample job: its workflow run, summary, finding, class, threshold,
+/// verdict, telemetry and means.
+fn sample_facts(job: &JobFacts, start: DateTime<Utc>, series: &Series) -> Facts {
+    let mut facts = Facts::default();
+    let id = job.job_id.clone();
+    facts
+        .workflows
+        .insert(id.clone(), format!("slurm-{}-{id}", job.cluster));
+    facts.summaries.insert(
+        id.clone(),
+        SummaryFacts {
+            judgeable: true,
+            cpu_used_cores: Some(2.0),
+            cpu_eff: Some(2.0 / 64.0),
+            mem_used_max_mb: Some(10_000.0),
+            mem_eff: Some(0.04),
+            time_eff: Some(0.25),
+            gpu_util: Some(0.0),
+            wasted_core_hours: Some(372.0),
+            ..Default::default()
+        },
+    );
+    let window = Some((
+        start + chrono::Duration::hours(1),
+        start + chrono::Duration::hours(2),
+    ));
+    facts.findings.insert(
+        id.clone(),
+        vec![FindingFacts {
+            rule: "hung".into(),
+            title: "The job hung".into(),
+            group: "hanged".into(),
+            severity: "critical".into(),
+            node: Some("node01".into()),
+            window,
+            message: "no CPU activity".into(),
+            why: "nothing ran".into(),
+            fix: "attach a debugger".into(),
+            tools: "gdb".into(),
+            evidence: "{}".into(),
+        }],
+    );
+    facts
+        .classes
+        .insert(id.clone(), vec![("gpu".into(), "GPU job".into())]);
+    facts.thresholds.insert(
+        id.clone(),
+        vec![ThresholdFacts {
+            characteristic: "cpu".into(),
+            title: "CPU load".into(),
+            value: Some(0.03),
+            level: "low".into(),
+            low_below: Some(0.2),
+            high_from: Some(0.8),
+        }],
+    );
+    facts.predictions.insert(
+        id.clone(),
+        vec![PredictionFacts {
+            verdict: "hung".into(),
+            confidence: Some(0.9),
+            source: "rules+model".into(),
+            node: Some("node01".into()),
+            window,
+            windows: 10,
+            anomalous_windows: 4,
+            model_verdict: Some("cpuoccupy".into()),
+            model_confidence: Some(0.8),
+            anomaly_score: Some(3.2),
+            agreeing_rules: "hung".into(),
+            reason: "rules and model agree".into(),
+        }],
+    );
+    facts.telemetry.insert(id.clone(), series.clone());
+    facts
+        .means
+        .insert(id.clone(), BTreeMap::from([("cpu_user".into(), 1.0)]));
+    facts.jobs.push(job.clone());
+    facts
+}
+
+/// The healthy run the sample job is compared with, and the run's telemetry.
+fn sample_references(job_id: &str, series: Series) -> References {
+    let reference = HealthyRun {
+        job_id: "4000".into(),
+        day: NaiveDate::from_ymd_opt(2025, 11, 19).unwrap_or_default(),
+        user: "alice".into(),
+        name: "lammps".into(),
+    };
+    References {
+        runs: HashMap::from([(job_id.to_string(), reference.clone())]),
+        series: HashMap::from([((reference.day, reference.job_id.clone()), series)]),
+    }
+}
+
+/// A user's history with one of everything: a day, a repeating finding, an email and a job.
+fn sample_history() -> UserHistory {
+    UserHistory {
+        days: vec![("2025-11-20".into(), 1, 1, Some(0.03))],
+        repeating: vec![("The job hung".into(), 1, "2025-11-20".into())],
+        emails: vec![(
+            "2025-11-20".into(),
+            "digest".into(),
+            "sent".into(),
+            "2025-11-21 02:30 UTC".into(),
+        )],
+        recent: vec![RecentJob {
+            job_id: "4242".into(),
+            day: "2025-11-20".into(),
+            name: "lammps".into(),
+            state: "COMPLETED".into(),
+            elapsed_s: Some(3600),
+            cpu_eff: Some(0.5),
+            mem_eff: None,
+            findings: 1,
+            verdict: Some("hung".into()),
+        }],
+    }
+}

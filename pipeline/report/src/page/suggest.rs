@@ -1,0 +1,145 @@
+//! The `#SBATCH` lines a better request would use, from what a completed job used.
+
+use serde::Serialize;
+
+use super::format::{duration, pct};
+use crate::load::{JobFacts, SummaryFacts};
+
+/// A request line of a better job script, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Suggestion {
+    pub line: String,
+    pub why: String,
+}
+
+/// The `#SBATCH` lines a better request would use, from what the job used: memory with a 20 %
+/// margin when under 70 % of the request was used (jobstats' limit), time with a 50 % margin
+/// rounded up to 15 minutes when under half the limit was used, CPUs with a 25 % margin when
+/// under half of them worked, and no GPU when the GPUs did nothing. Nothing for a job that did
+/// not complete: its usage says nothing about what it needed.
+pub fn suggestions(job: &JobFacts, s: Option<&SummaryFacts>) -> Vec<Suggestion> {
+    let mut out = Vec::new();
+    let Some(s) = s.filter(|s| s.judgeable) else {
+        return out;
+    };
+    if job.state != "COMPLETED" {
+        return out;
+    }
+    if let (Some(req), Some(used), Some(eff)) = (job.req_mem_mb, s.mem_used_max_mb, s.mem_eff)
+        && eff < 0.7
+        && req > 0
+    {
+        let gb = ((used * 1.2) / 1024.0).ceil().max(1.0) as i64;
+        let nodes = job.num_nodes.max(1);
+        let per_node = ((gb as f64) / nodes as f64).ceil().max(1.0) as i64;
+        out.push(Suggestion {
+            line: format!("#SBATCH --mem={per_node}G"),
+            why: format!(
+                "the job's peak was {:.1} GB of {:.1} GB requested ({}); this asks for the peak and 20 % more{}",
+                used / 1024.0,
+                req as f64 / 1024.0,
+                pct(Some(eff)),
+                if nodes > 1 { ", per node" } else { "" }
+            ),
+        });
+    }
+    if let (Some(limit), Some(elapsed)) = (job.time_limit_s, job.elapsed_s)
+        && limit > 0
+        && (elapsed as f64) < 0.5 * limit as f64
+    {
+        let want = ((elapsed as f64 * 1.5) / 900.0).ceil().max(1.0) as i64 * 900;
+        out.push(Suggestion {
+            line: format!(
+                "#SBATCH --time={}:{:02}:00",
+                want / 3600,
+                (want % 3600) / 60
+            ),
+            why: format!(
+                "it ran {} of a {} limit; a shorter limit starts sooner (backfill)",
+                duration(Some(elapsed)),
+                duration(Some(limit))
+            ),
+        });
+    }
+    if let (Some(used), Some(eff)) = (s.cpu_used_cores, s.cpu_eff)
+        && eff < 0.5
+        && job.cpus > 1
+    {
+        let cores = (used * 1.25).ceil().max(1.0) as i64;
+        if cores < job.cpus {
+            out.push(Suggestion {
+                line: format!("#SBATCH --ntasks={cores}"),
+                why: format!(
+                    "on average {used:.1} of {} allocated cores worked ({}); check whether the program can use more before asking for them",
+                    job.cpus,
+                    pct(Some(eff))
+                ),
+            });
+        }
+    }
+    if let Some(util) = s.gpu_util
+        && job.gpus > 0
+        && util < 0.05
+    {
+        out.push(Suggestion {
+            line: "#SBATCH --gres=gpu:0   (and a CPU partition)".into(),
+            why: format!(
+                "the {} GPU(s) were busy {} of the time",
+                job.gpus,
+                pct(Some(util))
+            ),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job() -> JobFacts {
+        JobFacts {
+            job_id: "42".into(),
+            state: "COMPLETED".into(),
+            cpus: 32,
+            num_nodes: 1,
+            req_mem_mb: Some(64 * 1024),
+            time_limit_s: Some(24 * 3600),
+            elapsed_s: Some(2 * 3600 + 10 * 60),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn suggestions_follow_what_the_job_used() {
+        let s = SummaryFacts {
+            judgeable: true,
+            cpu_used_cores: Some(1.0),
+            cpu_eff: Some(1.0 / 32.0),
+            mem_used_max_mb: Some(5.0 * 1024.0),
+            mem_eff: Some(5.0 / 64.0),
+            ..Default::default()
+        };
+        let lines: Vec<String> = suggestions(&job(), Some(&s))
+            .into_iter()
+            .map(|s| s.line)
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "#SBATCH --mem=6G",
+                "#SBATCH --time=3:15:00",
+                "#SBATCH --ntasks=2"
+            ]
+        );
+        // A job that did not complete, or could not be judged, gets none.
+        let mut failed = job();
+        failed.state = "OUT_OF_MEMORY".into();
+        assert!(suggestions(&failed, Some(&s)).is_empty());
+        let unjudged = SummaryFacts {
+            judgeable: false,
+            ..s
+        };
+        assert!(suggestions(&job(), Some(&unjudged)).is_empty());
+    }
+}

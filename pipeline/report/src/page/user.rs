@@ -1,0 +1,58 @@
+//! A user's page: their recent jobs with verdicts and efficiency, their trend and repeating
+//! findings over the last 30 days, and the emails they were sent.
+
+use chrono::NaiveDate;
+use minijinja::Value;
+use serde_json::json;
+
+use super::format::{c, duration, href, pct, with_charts};
+use crate::charts;
+use crate::load::UserHistory;
+use crate::{day_path, job_path, user_path};
+
+/// The user page's values: their recent jobs with verdicts and efficiency, their trend and
+/// repeating findings over the last 30 days, and the emails they were sent.
+pub fn user_page(
+    cluster: &str,
+    user: &str,
+    day: NaiveDate,
+    history: &UserHistory,
+) -> Result<Value, charts::ChartError> {
+    let me = user_path(cluster, user);
+    let rows: Vec<_> = history
+        .recent
+        .iter()
+        .map(|j| {
+            json!({
+                "job_id": c(&j.job_id), "day": c(&j.day), "name": c(&j.name), "state": c(&j.state),
+                "href": href(&me, &job_path(cluster, &j.job_id)),
+                "elapsed": duration(j.elapsed_s), "cpu_eff": pct(j.cpu_eff),
+                "mem_eff": pct(j.mem_eff), "findings": j.findings,
+                "verdict": j.verdict.as_deref().map(c),
+            })
+        })
+        .collect();
+    let days: Vec<String> = history.days.iter().map(|d| d.0.clone()).collect();
+    let effs: Vec<Option<f64>> = history.days.iter().map(|d| d.3).collect();
+    let trend = charts::trend_chart(
+        "CPU efficiency per day (core-hour weighted)",
+        "share",
+        &days,
+        &effs,
+    )?;
+    Ok(with_charts(
+        json!({
+            "title": format!("{} on {}", c(user), c(cluster)),
+            "root": href(&me, std::path::Path::new("")),
+            "day_href": href(&me, &day_path(cluster, &day.to_string())),
+            "user": c(user), "cluster": c(cluster), "day": day.to_string(),
+            "jobs": rows,
+            "history": history.days.iter().map(|(d, n, flagged, eff)| json!({
+                "day": d, "jobs": n, "flagged": flagged, "cpu_eff": pct(*eff),
+            })).collect::<Vec<_>>(),
+            "repeating": history.repeating.iter().map(|(t, n, last)| json!({"title": c(t), "times": n, "last": last})).collect::<Vec<_>>(),
+            "emails": history.emails.iter().map(|(p, k, s, at)| json!({"period": c(p), "kind": c(k), "status": c(s), "sent": at})).collect::<Vec<_>>(),
+        }),
+        vec![Value::from_safe_string(trend)],
+    ))
+}

@@ -1,0 +1,154 @@
+//! Text for people: the summary rows as a table with a heading that says what they are (or as
+//! CSV or JSON for programs), and the effect of the emails as a table with a closing count. All
+//! rendering of what a person reads is kept here, apart from the figures, because it is due to
+//! move to the application crate.
+
+use chrono::NaiveDate;
+
+use jobsight_warehouse::catalog::rows::SummaryRow;
+use jobsight_warehouse::catalog::{CatalogError, Table};
+use jobsight_warehouse::query;
+
+use crate::email::EmailEffect;
+use crate::error::SummaryError;
+use crate::period::{Grouping, Period};
+
+/// The effect of the emails as a table for a person, with a closing line that counts the users
+/// whose efficiency rose, fell or could not be compared.
+pub fn render_email_effect(effects: &[EmailEffect], days: u32) -> String {
+    let share = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
+    let mut out = format!(
+        "CPU efficiency (weighted by core-hours) of emailed users' judged jobs, {days} days before and after their first email\n\n"
+    );
+    out += &format!(
+        "{:<16} {:<28} {:>11} {:>10} {:>10} {:>9} {:>7}\n",
+        "user", "first email", "jobs before", "eff before", "jobs after", "eff after", "change"
+    );
+    let (mut up, mut down, mut unknown) = (0, 0, 0);
+    for e in effects {
+        let change = e.change();
+        match change {
+            Some(c) if c > 0.0 => up += 1,
+            Some(_) => down += 1,
+            None => unknown += 1,
+        }
+        out += &format!(
+            "{:<16} {:<28} {:>11} {:>10} {:>10} {:>9} {:>7}\n",
+            jobsight_base::text::printable(&e.user),
+            e.emailed_at,
+            e.jobs_before,
+            share(e.cpu_eff_before),
+            e.jobs_after,
+            share(e.cpu_eff_after),
+            change.map_or("-".to_string(), |c| format!("{c:+.3}")),
+        );
+    }
+    out += &format!(
+        "\n{} emailed users: {up} improved, {down} did not, {unknown} without jobs on both sides\n",
+        effects.len()
+    );
+    out
+}
+
+/// The columns the table format shows, after the period and the group's keys.
+const SHOWN: [&str; 14] = [
+    "jobs",
+    "core_hours",
+    "gpu_hours",
+    "judged_share",
+    "cpu_eff",
+    "mem_eff",
+    "gpu_util",
+    "walltime_accuracy",
+    "wait_p50_s",
+    "idle_core_hours",
+    "wasted_nodes",
+    "waste_kwh",
+    "waste_cost",
+    "waste_co2_kg",
+];
+
+/// `rows` for a person (`table`: the main figures, rounded, with a heading that says what the
+/// rows are) or a program (`csv`, `json`: every column as stored).
+pub fn render(
+    rows: &[SummaryRow],
+    period: Period,
+    grouping: Grouping,
+    from: NaiveDate,
+    to: NaiveDate,
+    format: query::SqlFormat,
+) -> Result<String, SummaryError> {
+    use datafusion::arrow::array::{ArrayRef, Float64Array};
+    use datafusion::arrow::datatypes::{Field, Schema};
+    use datafusion::arrow::record_batch::RecordBatch;
+    let schema_error = |e: datafusion::arrow::error::ArrowError| {
+        SummaryError::Catalog(CatalogError::Schema {
+            table: Table::Summaries.name(),
+            reason: e.to_string(),
+        })
+    };
+    let batch = SummaryRow::batch(rows).map_err(schema_error)?;
+    if format != query::SqlFormat::Table {
+        return Ok(query::render(&[batch], format)?);
+    }
+    let mut columns = vec!["period_start", "cluster"];
+    match grouping {
+        Grouping::All => columns.extend(["partition", "account", "user"]),
+        other => columns.extend(other.column()),
+    }
+    columns.extend(SHOWN);
+    let mut fields = Vec::new();
+    let mut arrays: Vec<ArrayRef> = Vec::new();
+    for name in columns {
+        let Some((index, field)) = batch
+            .schema()
+            .column_with_name(name)
+            .map(|(i, f)| (i, f.clone()))
+        else {
+            continue;
+        };
+        let array = batch.column(index).clone();
+        // Rounded for reading: shares to 3 places, hours and the rest to 1.
+        let array: ArrayRef = match array.as_any().downcast_ref::<Float64Array>() {
+            Some(values) => {
+                let places = if matches!(
+                    name,
+                    "judged_share" | "cpu_eff" | "mem_eff" | "gpu_util" | "walltime_accuracy"
+                ) {
+                    1000.0
+                } else {
+                    10.0
+                };
+                std::sync::Arc::new(
+                    values.unary::<_, datafusion::arrow::datatypes::Float64Type>(|v| {
+                        (v * places).round() / places
+                    }),
+                )
+            }
+            None => array,
+        };
+        let name = if name == "waste_cost" {
+            format!(
+                "waste_{}",
+                rows.first().map_or("cost", |r| r.currency.as_str())
+            )
+        } else {
+            name.to_string()
+        };
+        fields.push(Field::new(name, field.data_type().clone(), true));
+        arrays.push(array);
+    }
+    let shown = RecordBatch::try_new(std::sync::Arc::new(Schema::new(fields)), arrays)
+        .map_err(schema_error)?;
+    let heading = format!(
+        "Jobs that ended {from} to {to}, per {} and {}{}\n",
+        period.name(),
+        grouping.column().unwrap_or("cluster"),
+        if grouping == Grouping::All {
+            " × partition × account × user"
+        } else {
+            ""
+        },
+    );
+    Ok(heading + &query::render(&[shown], format)?)
+}

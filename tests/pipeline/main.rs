@@ -8,6 +8,7 @@ mod agreement;
 #[path = "../common/mod.rs"]
 mod common;
 
+mod architecture;
 mod cli_snapshots;
 mod demo;
 mod features;

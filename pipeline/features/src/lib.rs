@@ -30,6 +30,7 @@ pub mod plan;
 pub mod reference;
 pub mod scan;
 
+use jobsight_base::choice::{Choice, Named};
 use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
@@ -503,7 +504,7 @@ fn write_day(
 }
 
 /// How a day's features are computed ([`compute_day_by`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Method {
     /// The DataFusion plan on the Ballista cluster when one is configured (work over history
     /// goes there); otherwise, or when windows are asked for, the single pass here.
@@ -514,6 +515,26 @@ pub enum Method {
     /// The DataFusion plan on the configured engine: the Ballista cluster, or this process
     /// without one. Computes no windows.
     Plan,
+}
+
+impl Choice for Method {
+    const ALL: &'static [Named<Self>] = &[
+        Named {
+            value: Method::Auto,
+            name: "auto",
+            help: "The DataFusion plan on the Ballista cluster when one is configured (work over history goes there); otherwise, or when windows are asked for, the single pass here",
+        },
+        Named {
+            value: Method::SinglePass,
+            name: "single-pass",
+            help: "The single pass in this process (the fastest on one machine)",
+        },
+        Named {
+            value: Method::Plan,
+            name: "plan",
+            help: "The DataFusion plan on the configured engine: the Ballista cluster, or this process without one. Computes no windows",
+        },
+    ];
 }
 
 /// How [`compute_day_by`] computed a day.

@@ -7,6 +7,7 @@
 //! The check lives here rather than in the Prometheus source, which builds on these settings, so
 //! that this module needs no other module of the crate.
 
+use jobsight_base::choice::{Choice, Named};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -43,13 +44,28 @@ pub struct PrometheusOptions {
 }
 
 /// Where the per-job ingest step gets telemetry from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TelemetryKind {
     /// Prometheus `query_range` over the job's nodes and run time.
     Prometheus,
     /// Job records only (accounting), no telemetry.
     None,
+}
+
+impl Choice for TelemetryKind {
+    const ALL: &'static [Named<Self>] = &[
+        Named {
+            value: TelemetryKind::Prometheus,
+            name: "prometheus",
+            help: "Prometheus `query_range` over the job's nodes and run time",
+        },
+        Named {
+            value: TelemetryKind::None,
+            name: "none",
+            help: "Job records only (accounting), no telemetry",
+        },
+    ];
 }
 
 /// One telemetry series family: a metric name in the warehouse and the PromQL that yields it,

@@ -13,6 +13,7 @@
 //! submodule, and the columns computed as windows are read (the memory share, the job- and
 //! application-relative features) in `derived`, both re-exported here.
 
+use jobsight_base::choice::{Choice, Named};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fs::File;
 use std::path::Path;
@@ -55,17 +56,7 @@ pub use jobsight_base::slurm_text::NO_NAME;
 
 /// Which features a model is trained on when none are given (issue 20: absolute levels depend on
 /// the application and its input; a window against its own job's typical window does not).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Default,
-    serde::Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FeatureSet {
     /// Every `<metric>:<stat>` as measured.
@@ -78,6 +69,31 @@ pub enum FeatureSet {
     /// Every `<metric>:<stat>@job` and every `<metric>:<stat>@app`: the window against its job's
     /// typical window and against its application's (the other runs').
     Application,
+}
+
+impl Choice for FeatureSet {
+    const ALL: &'static [Named<Self>] = &[
+        Named {
+            value: FeatureSet::Absolute,
+            name: "absolute",
+            help: "Every `<metric>:<stat>` as measured",
+        },
+        Named {
+            value: FeatureSet::Relative,
+            name: "relative",
+            help: "Every `<metric>:<stat>@job`: the window against its job's typical window on its node",
+        },
+        Named {
+            value: FeatureSet::Both,
+            name: "both",
+            help: "Both",
+        },
+        Named {
+            value: FeatureSet::Application,
+            name: "application",
+            help: "Every `<metric>:<stat>@job` and every `<metric>:<stat>@app`: the window against its job's typical window and against its application's (the other runs')",
+        },
+    ];
 }
 
 impl FeatureSet {

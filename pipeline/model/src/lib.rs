@@ -48,6 +48,7 @@ pub use labelled::{Labelled, READ_PER_CLASS};
 pub use render::{render_header, render_report};
 pub use train::{Diagnosis, header, permutation_importance, train};
 
+use jobsight_base::choice::{Choice, Named};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -93,13 +94,28 @@ impl ModelError {
 }
 
 /// The two kinds of model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
     /// Random forest naming the anomaly type (needs labels).
     Diagnosis,
     /// Anomaly score from healthy windows (labels optional).
     Unsupervised,
+}
+
+impl Choice for Kind {
+    const ALL: &'static [Named<Self>] = &[
+        Named {
+            value: Kind::Diagnosis,
+            name: "diagnosis",
+            help: "Random forest naming the anomaly type (needs labels)",
+        },
+        Named {
+            value: Kind::Unsupervised,
+            name: "unsupervised",
+            help: "Anomaly score from healthy windows (labels optional)",
+        },
+    ];
 }
 
 impl Kind {

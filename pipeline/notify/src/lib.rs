@@ -23,6 +23,7 @@ pub mod plan;
 pub mod render;
 pub mod template;
 
+use jobsight_base::choice::{Choice, Named};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -118,13 +119,28 @@ pub struct Options {
     pub smtp: Option<SmtpOptions>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DeliveryKind {
     /// `.eml` files in the outbox's `sent/` folder.
     File,
     /// An SMTP server (`[notify.smtp]`).
     Smtp,
+}
+
+impl Choice for DeliveryKind {
+    const ALL: &'static [Named<Self>] = &[
+        Named {
+            value: DeliveryKind::File,
+            name: "file",
+            help: "`.eml` files in the outbox's `sent/` folder",
+        },
+        Named {
+            value: DeliveryKind::Smtp,
+            name: "smtp",
+            help: "An SMTP server (`[notify.smtp]`)",
+        },
+    ];
 }
 
 #[derive(Debug, Default, serde::Deserialize)]

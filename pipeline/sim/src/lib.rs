@@ -10,6 +10,7 @@
 //! Later stages extend this module with telemetry for the same jobs.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+use jobsight_base::choice::{Choice, Named};
 use slurm_hooks::hostlist;
 
 /// SplitMix64: tiny, fast, and stable forever (unlike a library RNG whose stream may change with
@@ -345,7 +346,7 @@ pub struct ClusterSpec {
 }
 
 /// How the simulator puts jobs on nodes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Placement {
     /// A random run of neighbouring nodes at the drawn start, whatever else runs there (jobs
     /// share nodes, so a node can carry several jobs' telemetry at once). What every seed gave
@@ -356,6 +357,21 @@ pub enum Placement {
     /// starting when they are all free (later than drawn when the cluster is full, so jobs wait
     /// in the queue). No node runs two jobs at once: with enough jobs, a fully busy cluster.
     FreeNodes,
+}
+
+impl Choice for Placement {
+    const ALL: &'static [Named<Self>] = &[
+        Named {
+            value: Placement::Anywhere,
+            name: "anywhere",
+            help: "A random run of neighbouring nodes at the drawn start, whatever else runs there (jobs share nodes, so a node can carry several jobs' telemetry at once). What every seed gave before the other placement existed: the tests and the demo depend on it",
+        },
+        Named {
+            value: Placement::FreeNodes,
+            name: "free-nodes",
+            help: "As a scheduler would: in order of drawn start, each job on the nodes free earliest, starting when they are all free (later than drawn when the cluster is full, so jobs wait in the queue). No node runs two jobs at once: with enough jobs, a fully busy cluster",
+        },
+    ];
 }
 
 /// Memory of a simulated node, MiB.

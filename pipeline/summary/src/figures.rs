@@ -2,6 +2,7 @@
 //! becomes (shares from weighted sums, wasted nodes over the hours the period covers, energy,
 //! cost and CO2 from the settings), then the top rows by one figure.
 
+use jobsight_base::choice::{Choice, Named};
 use std::path::Path;
 
 use chrono::{Datelike, Duration, NaiveDate};
@@ -398,7 +399,7 @@ fn row(
 }
 
 /// What `--top` ranks rows by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rank {
     CoreHours,
     GpuHours,
@@ -406,6 +407,41 @@ pub enum Rank {
     IdleGpuHours,
     WasteKwh,
     Jobs,
+}
+
+impl Choice for Rank {
+    const ALL: &'static [Named<Self>] = &[
+        Named {
+            value: Rank::CoreHours,
+            name: "core-hours",
+            help: "",
+        },
+        Named {
+            value: Rank::GpuHours,
+            name: "gpu-hours",
+            help: "",
+        },
+        Named {
+            value: Rank::IdleCoreHours,
+            name: "idle-core-hours",
+            help: "",
+        },
+        Named {
+            value: Rank::IdleGpuHours,
+            name: "idle-gpu-hours",
+            help: "",
+        },
+        Named {
+            value: Rank::WasteKwh,
+            name: "waste-kwh",
+            help: "",
+        },
+        Named {
+            value: Rank::Jobs,
+            name: "jobs",
+            help: "",
+        },
+    ];
 }
 
 impl Rank {

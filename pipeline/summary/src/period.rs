@@ -2,13 +2,34 @@
 //! cluster, or a partition, account or user within it, or all four).
 
 use chrono::{Datelike, Duration, NaiveDate};
+use jobsight_base::choice::{Choice, Named};
 
 /// The length of a summary's period.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Period {
     Day,
     Week,
     Month,
+}
+
+impl Choice for Period {
+    const ALL: &'static [Named<Self>] = &[
+        Named {
+            value: Period::Day,
+            name: "day",
+            help: "",
+        },
+        Named {
+            value: Period::Week,
+            name: "week",
+            help: "",
+        },
+        Named {
+            value: Period::Month,
+            name: "month",
+            help: "",
+        },
+    ];
 }
 
 impl Period {
@@ -32,13 +53,43 @@ impl Period {
 
 /// What one row is for: a cluster, or a partition, account or user within its cluster, or (the
 /// `summaries` table) all four at once. Keys left out show as `*`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Grouping {
     Cluster,
     Partition,
     Account,
     User,
     All,
+}
+
+impl Choice for Grouping {
+    const ALL: &'static [Named<Self>] = &[
+        Named {
+            value: Grouping::Cluster,
+            name: "cluster",
+            help: "",
+        },
+        Named {
+            value: Grouping::Partition,
+            name: "partition",
+            help: "",
+        },
+        Named {
+            value: Grouping::Account,
+            name: "account",
+            help: "",
+        },
+        Named {
+            value: Grouping::User,
+            name: "user",
+            help: "",
+        },
+        Named {
+            value: Grouping::All,
+            name: "all",
+            help: "",
+        },
+    ];
 }
 
 impl Grouping {

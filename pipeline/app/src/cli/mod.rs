@@ -4,6 +4,7 @@
 //! layout in the README). Errors become one message on stderr and exit status 1.
 
 mod args;
+mod choice_arg;
 mod commands;
 mod progress;
 

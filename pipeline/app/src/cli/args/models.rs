@@ -1,6 +1,7 @@
 //! The arguments of the commands that train and judge: `model` (with the forest's options,
 //! [`TrainArgs`]), `workflow` and `rules` (their functions are in `commands::models`).
 
+use crate::cli::choice_arg::choice;
 use std::path::PathBuf;
 
 use clap::Subcommand;
@@ -16,7 +17,7 @@ pub enum ModelAction {
     /// importance stored in the file. An unsupervised model learns healthy windows (or every
     /// window, when there are no labels) and flags what it cannot reconstruct.
     Train {
-        #[arg(long, value_enum, required_unless_present = "workflows")]
+        #[arg(long, value_parser = choice::<crate::model::Kind>(), required_unless_present = "workflows")]
         kind: Option<crate::model::Kind>,
         /// Train the workflow models instead: the supervised task classifier and the run-label
         /// forest of `jobsight workflow eval`, on every labelled workflow run (imported with
@@ -58,7 +59,7 @@ pub enum ModelAction {
         #[arg(long, conflicts_with_all = ["cv", "hold_out"])]
         leave_out_application: bool,
         /// Kind of model to cross-validate.
-        #[arg(long, value_enum, default_value = "diagnosis")]
+        #[arg(long, value_parser = choice::<crate::model::Kind>(), default_value = "diagnosis")]
         kind: crate::model::Kind,
         /// `labels` (default) or a labels CSV file, as for `train`.
         #[arg(long)]
@@ -123,7 +124,7 @@ pub struct TrainArgs {
     /// `relative` for the diagnosis, `absolute` for the anomaly score (as measured, docs/models.md).
     /// `application` (`model eval` only): `relative` plus each window against the typical window
     /// of its application's other runs; measured, not better (docs/models.md).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice::<crate::model::dataset::FeatureSet>())]
     pub features: Option<crate::model::dataset::FeatureSet>,
     /// Train on these metrics only (comma-separated names, or prefixes ending in `*`); default:
     /// every metric with windows. The series two telemetry sources share let a model trained on

@@ -1,6 +1,7 @@
 //! The arguments of the commands that work on a simulated cluster: `demo` and `simulate` (their
 //! functions are in `commands::simulation`).
 
+use crate::cli::choice_arg::choice;
 use std::path::PathBuf;
 
 /// The arguments of `jobsight demo`.
@@ -59,7 +60,7 @@ pub struct SimulateArgs {
     /// (jobs share nodes); `free-nodes`, as a scheduler would, each job on the nodes free
     /// earliest and waiting in the queue until they are (no node runs two jobs at once; with
     /// enough jobs, a fully busy cluster). The output says how busy the nodes were.
-    #[arg(long, value_enum, default_value_t = crate::simulate::Placement::Anywhere)]
+    #[arg(long, value_parser = choice::<crate::simulate::Placement>(), default_value = "anywhere")]
     pub placement: crate::simulate::Placement,
 }
 

@@ -1,6 +1,7 @@
 //! The arguments of the commands that run one stage by hand: `spool`, `ingest`, `features`,
 //! `classify`, `notify`, `summary` and `report` (their functions are in `commands::stages`).
 
+use crate::cli::choice_arg::choice;
 use std::path::PathBuf;
 
 use clap::Subcommand;
@@ -47,7 +48,7 @@ fn parse_octal(s: &str) -> Result<u32, String> {
 #[derive(Debug, clap::Args)]
 pub struct IngestArgs {
     /// Telemetry source [default: the config file's `ingest.telemetry`, else prometheus].
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = choice::<TelemetryKind>())]
     pub telemetry: Option<TelemetryKind>,
     /// Prometheus base URL [default: the config file's `prometheus.url`, else
     /// http://127.0.0.1:9090].
@@ -91,7 +92,7 @@ pub struct FeaturesArgs {
     /// the single pass here otherwise, or when windows are asked for; `single-pass` always
     /// here; `plan` the DataFusion plan on the configured engine (here without Ballista). The
     /// plan computes no windows.
-    #[arg(long, value_enum, default_value_t = crate::features::Method::Auto)]
+    #[arg(long, value_parser = choice::<crate::features::Method>(), default_value = "auto")]
     pub engine: crate::features::Method,
 }
 
@@ -156,21 +157,21 @@ pub struct SummaryArgs {
     #[arg(long)]
     pub to: Option<chrono::NaiveDate>,
     /// The period each row covers (weeks start on Monday).
-    #[arg(long, value_enum, default_value = "week")]
+    #[arg(long, value_parser = choice::<crate::summary::Period>(), default_value = "week")]
     pub period: crate::summary::Period,
     /// What each row is for, within its cluster.
-    #[arg(long, value_enum, default_value = "cluster")]
+    #[arg(long, value_parser = choice::<crate::summary::Grouping>(), default_value = "cluster")]
     pub by: crate::summary::Grouping,
     /// `table` shows the main figures; `csv` and `json` give every column of the `summaries`
     /// table.
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(long, value_parser = choice::<SqlFormat>(), default_value = "table")]
     pub format: SqlFormat,
     /// Only the N rows of each period with the most of --sort (the top users or projects, the
     /// top wasters with --sort idle-core-hours).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub top: Option<u32>,
     /// What --top ranks by.
-    #[arg(long, value_enum, default_value = "core-hours")]
+    #[arg(long, value_parser = choice::<crate::summary::Rank>(), default_value = "core-hours")]
     pub sort: crate::summary::Rank,
     /// Instead: the effect of the emails, measured. Each emailed user's CPU efficiency in the
     /// days before their first email and after it (--effect-days), from the notifications

@@ -1,6 +1,7 @@
 //! The arguments of the commands that query, serve and load the warehouse: `sql`, `serve`,
 //! `import` and `ballista` (their functions are in `commands::warehouse`).
 
+use crate::cli::choice_arg::choice;
 use std::path::PathBuf;
 
 use clap::Subcommand;
@@ -12,7 +13,7 @@ use crate::query::SqlFormat;
 pub struct SqlArgs {
     /// The query, e.g. "SELECT count(*) FROM jobs".
     pub query: String,
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(long, value_parser = choice::<SqlFormat>(), default_value = "table")]
     pub format: SqlFormat,
 }
 

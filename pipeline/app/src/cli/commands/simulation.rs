@@ -1,6 +1,7 @@
 //! The commands on a simulated cluster: `demo` (the whole pipeline on a simulated day) and
 //! `simulate` (a simulated day written into the warehouse).
 
+use jobsight_base::choice::Choice;
 use std::io::{StdoutLock, Write};
 
 use anyhow::Context as _;
@@ -102,8 +103,7 @@ pub(in crate::cli) fn simulate(
         stdout,
         "jobs ran on {:.1} % of the day's node-time (placement {}; above 100 % when jobs share nodes)",
         100.0 * crate::simulate::busy_share(&day_jobs, spec.nodes),
-        clap::ValueEnum::to_possible_value(&placement)
-            .map_or("?".into(), |v| v.get_name().to_string())
+        placement.name()
     )?;
     Ok(())
 }

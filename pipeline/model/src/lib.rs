@@ -17,11 +17,12 @@
 //!
 //! This root holds the types every stage of the crate shares (the error, the kind of model, where
 //! labels come from, the training options) and re-exports what the private modules offer: the
-//! labelled windows, training, evaluating a stored model, the cross-validation and the text a
-//! person reads. Below it the modules depend on one another in one direction only: the data
-//! ([`dataset`]) and the figures ([`evaluate`]) at the bottom, then the baselines, the models
-//! and the model file, then the labelled windows, training, evaluation and cross-validation, and
-//! the rendering, prediction and retraining on top.
+//! labelled windows, training, evaluating a stored model and the cross-validation. Below it the
+//! modules depend on one another in one direction only: the data ([`dataset`]) and the figures
+//! ([`evaluate`]) at the bottom, then the baselines, the models and the model file, then the
+//! labelled windows, training, evaluation and cross-validation, and prediction and retraining on
+//! top. The text a person reads of them (an evaluation report, a model file's header) is the
+//! application's (`jobsight::output::model`): this stage returns data.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod baseline;
@@ -37,7 +38,6 @@ pub mod unsupervised;
 mod cross_validation;
 mod eval_report;
 mod labelled;
-mod render;
 mod train;
 
 pub use cross_validation::{CrossValidation, cross_validate};
@@ -45,7 +45,6 @@ pub use eval_report::{
     ApplicationScores, EvalReport, evaluate_model, score_classes, score_figures,
 };
 pub use labelled::{Labelled, READ_PER_CLASS};
-pub use render::{render_header, render_report};
 pub use train::{Diagnosis, header, permutation_importance, train};
 
 use jobsight_base::choice::{Choice, Named};

@@ -20,7 +20,6 @@
 pub mod book;
 pub mod classify;
 pub mod lang;
-pub mod listing;
 pub mod reload;
 
 use std::collections::BTreeMap;

@@ -101,6 +101,14 @@ pub fn finding(id: &str, rule: &str) -> FindingRow {
 /// 2026-11-21, the email, and three DAG runs.
 pub fn fixture(data: &Path) {
     let day = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
+    first_day(data, day);
+    next_day(data, day);
+    email_and_runs(data, day);
+}
+
+/// The three jobs of `day` whose every figure is worked out by hand, their summaries and
+/// findings.
+fn first_day(data: &Path, day: NaiveDate) {
     let jobs = [
         // 4 CPUs for 2 h: 8 core-hours, waited 1 h, used half its time limit.
         job(
@@ -171,9 +179,11 @@ pub fn fixture(data: &Path) {
         &[FindingRow::batch(&findings).unwrap()],
     )
     .unwrap();
+}
 
-    // The next day: carol's 8 CPUs and 2 GPUs for 3 h, 10 % busy, GPUs idle; and alice's
-    // job after her email (12:30, below), busy 90 %.
+/// The next day: carol's 8 CPUs and 2 GPUs for 3 h, 10 % busy, GPUs idle; and alice's job after
+/// her email (12:30, below), busy 90 %.
+fn next_day(data: &Path, day: NaiveDate) {
     let next = day.succ_opt().unwrap();
     let a_day_later = |mut job: JobRow| {
         for t in [&mut job.submit, &mut job.start] {
@@ -235,7 +245,10 @@ pub fn fixture(data: &Path) {
         &[FindingRow::batch(&[f]).unwrap()],
     )
     .unwrap();
+}
 
+/// alice's email about job 1 (12:30 on `day`) and three DAG runs.
+fn email_and_runs(data: &Path, day: NaiveDate) {
     let mail = LedgerRow {
         key: "digest.alice.2026-11-20".into(),
         kind: "digest".into(),

@@ -23,8 +23,10 @@
 //!
 //! The modules: `settings`, the `[summary]` options checked; `period`, what a row is for (its
 //! period and grouping); `figures`, the figures' computation (the SQL and the rows it gives);
-//! `tables`, the writing of the nightly `summaries` table; `email`, the measured effect of the
-//! emails; and `render`, the text a person reads. Everything public is re-exported here.
+//! `tables`, the writing of the nightly `summaries` table; and `email`, the measured effect of
+//! the emails. Everything public is re-exported here. The text a person reads of them (the
+//! table of `jobsight summary`, the effect of the emails) is the application's
+//! (`jobsight::output::summary`): this stage returns rows.
 //!
 //! [`SummaryRow`]: jobsight_warehouse::catalog::rows::SummaryRow
 #![cfg_attr(test, allow(clippy::unwrap_used))]
@@ -33,7 +35,6 @@ mod email;
 mod error;
 mod figures;
 mod period;
-mod render;
 mod settings;
 mod tables;
 
@@ -41,7 +42,6 @@ pub use email::{EmailEffect, email_effect, email_effect_sql};
 pub use error::SummaryError;
 pub use figures::{Rank, summarize, summarize_on, summary_sql, top};
 pub use period::{Grouping, Period};
-pub use render::{render, render_email_effect};
 pub use settings::{DEFAULT_SHORT_JOB_S, Options, Settings};
 pub use tables::{SUMMARY_PART, write_days};
 
@@ -312,12 +312,6 @@ mod tests {
         assert!((alice.cpu_eff_before.unwrap() - 0.6).abs() < 1e-9);
         assert!((alice.cpu_eff_after.unwrap() - 0.9).abs() < 1e-9);
         assert!((alice.change().unwrap() - 0.3).abs() < 1e-9);
-        let text = render_email_effect(&effects, 14);
-        assert!(
-            text.ends_with(
-                "1 emailed users: 1 improved, 0 did not, 0 without jobs on both sides\n"
-            ),
-            "{text}"
-        );
+        // Its text (the closing count) is tested where it is rendered, jobsight::output::summary.
     }
 }

@@ -105,7 +105,7 @@ impl Grouping {
     }
 
     /// The name of the one key column it adds to the cluster, if one.
-    pub(crate) fn column(self) -> Option<&'static str> {
+    pub fn column(self) -> Option<&'static str> {
         match self {
             Grouping::Partition => Some("partition"),
             Grouping::Account => Some("account"),

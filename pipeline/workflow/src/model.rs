@@ -269,36 +269,6 @@ fn read(path: &Path, body: bool) -> Result<(Option<Header>, Option<Body>), Workf
     Ok((Some(header), Some(b)))
 }
 
-/// The header for people (`model info`).
-pub fn render_header(h: &Header) -> String {
-    format!(
-        "workflow model (format {} v{}), made {} by jobsight {} with smartcore {}\n\
-         trained on {}: {} runs, {} tasks ({} labelled, {} anomalous); seed {}\n\
-         task classifier: {} trees; run labels: {}\n",
-        h.format,
-        h.version,
-        h.created,
-        h.jobsight,
-        h.smartcore,
-        jobsight_base::text::printable(&h.data),
-        h.runs,
-        h.tasks,
-        h.labelled_tasks,
-        h.anomalous_tasks,
-        h.seed,
-        h.task_trees,
-        if h.run_labels.is_empty() {
-            "none (fewer than two labels)".to_string()
-        } else {
-            h.run_labels
-                .iter()
-                .map(|(l, n)| format!("{} ({n} runs)", jobsight_base::text::printable(l)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        }
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -344,7 +314,11 @@ mod tests {
         model.write(&path).unwrap();
         let header = WorkflowModel::header(&path).unwrap().unwrap();
         assert_eq!((header.runs, header.anomalous_tasks), (12, 18));
-        assert!(render_header(&header).contains("cpu (6 runs), normal (6 runs)"));
+        // The runs of each label, which `model info` shows (jobsight::output::workflow).
+        assert_eq!(
+            header.run_labels,
+            [("cpu".to_string(), 6), ("normal".to_string(), 6)]
+        );
 
         let model = WorkflowModel::read(&path).unwrap();
         let mut rows = detect::score(&tasks);

@@ -439,7 +439,7 @@ fn show_features(
                 "\n   The diagnosis judged on this day's labelled windows, which it has never seen:\n   $ jobsight --data {} model eval --model {}\n{}",
                 warehouse.display(),
                 trained.diagnosis.display(),
-                indent(&model::render_report(&report))
+                indent(&output::model::render_report(&report))
             ),
         )?,
         Err(ModelError::NoData(why)) => {

@@ -12,6 +12,7 @@ use crate::features;
 use crate::ingest::simulator::{self, SimulatedCluster};
 use crate::model::predict::Models;
 use crate::model::{self, Kind, LabelsFrom, TrainOptions};
+use crate::output;
 use crate::rules::RuleBook;
 use crate::schedule;
 use crate::simulate::{self, ClusterSpec};
@@ -210,7 +211,7 @@ pub(super) fn train_models(
         warehouse,
         diagnosis,
         unsupervised,
-        header: model::render_header(&file.header),
+        header: output::model::render_header(&file.header),
     })
 }
 

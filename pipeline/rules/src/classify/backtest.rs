@@ -1,7 +1,8 @@
 //! `jobsight rules backtest`: before a site switches a changed rule set on, run the current and
 //! the candidate book over stored history and show which jobs (and users) the candidate would
 //! flag that the current one does not, and the reverse, rule by rule. Reads the warehouse, writes
-//! nothing.
+//! nothing; the [`Backtest`] it returns is rendered for people by the application
+//! (`jobsight::output::rules`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -111,58 +112,4 @@ pub fn run(
         .map(|(rule, diff)| RuleDiff { rule, ..diff })
         .collect();
     Ok(out)
-}
-
-/// The report for people: per rule counts, then the changed jobs (the first `show` of each side).
-pub fn render_text(b: &Backtest, show: usize) -> String {
-    let mut out = format!(
-        "backtest over {} day(s), {} job(s): current rule set {} vs candidate {}\n\n",
-        b.days, b.jobs, b.current_version, b.candidate_version
-    );
-    out += &format!(
-        "{:<28} {:>8} {:>10} {:>13} {:>15}\n",
-        "rule", "current", "candidate", "only current", "only candidate"
-    );
-    for r in &b.rules {
-        out += &format!(
-            "{:<28} {:>8} {:>10} {:>13} {:>15}\n",
-            r.rule, r.current, r.candidate, r.only_current, r.only_candidate
-        );
-    }
-    for (title, changes, users) in [
-        (
-            "flagged only by the candidate",
-            &b.only_candidate,
-            &b.users_only_candidate,
-        ),
-        (
-            "flagged only by the current set",
-            &b.only_current,
-            &b.users_only_current,
-        ),
-    ] {
-        out += &format!(
-            "\n{} finding(s) {title}, {} user(s): {}\n",
-            changes.len(),
-            users.len(),
-            users.iter().cloned().collect::<Vec<_>>().join(", ")
-        );
-        for c in changes.iter().take(show) {
-            out += &format!(
-                "  {} job {} user {} rule {}{}\n",
-                c.day,
-                c.job_id,
-                c.user,
-                c.rule,
-                c.node
-                    .as_ref()
-                    .map(|n| format!(" node {n}"))
-                    .unwrap_or_default()
-            );
-        }
-        if changes.len() > show {
-            out += &format!("  ... and {} more\n", changes.len() - show);
-        }
-    }
-    out
 }

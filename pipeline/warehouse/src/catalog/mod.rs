@@ -773,7 +773,7 @@ mod tests {
     use super::*;
 
     /// The committed schema files are exactly what the code writes. Regenerate after a deliberate
-    /// change with `JOBSIGHT_UPDATE_SCHEMAS=1 cargo test -p jobsight schema`.
+    /// change with `JOBSIGHT_UPDATE_SCHEMAS=1 cargo test --workspace --lib schema`.
     #[test]
     fn schema_files_match_the_code() {
         for table in Table::ALL {

@@ -256,7 +256,7 @@ pub fn catalogue_markdown() -> String {
     let mut out = String::from(
         "# Tables\n\n\
          Generated from the code (`query::catalogue_markdown`); a test fails when this file differs, \
-         and `JOBSIGHT_UPDATE_SCHEMAS=1 cargo test -p jobsight schema` rewrites it. Every table \
+         and `JOBSIGHT_UPDATE_SCHEMAS=1 cargo test --workspace --lib schema` rewrites it. Every table \
          is hive-partitioned Parquet under `<data>/<table>/day=YYYY-MM-DD/`, and `day` \
          ('YYYY-MM-DD') is a column of every table. Example queries: [queries.md](queries.md).\n",
     );

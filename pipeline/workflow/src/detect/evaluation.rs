@@ -71,6 +71,48 @@ pub struct WorkflowEval {
     pub seconds: f64,
 }
 
+/// One run label's figures from the pooled confusion matrix, as the job models' evaluation gives
+/// each class's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LabelScores {
+    pub precision: f64,
+    pub recall: f64,
+    pub f1: f64,
+    /// The runs truly of this label.
+    pub support: usize,
+}
+
+impl WorkflowEval {
+    /// The precision, recall, F1 and support of each of `run_labels`, in their order, from
+    /// `run_confusion`.
+    pub fn run_label_scores(&self) -> Vec<LabelScores> {
+        (0..self.run_labels.len())
+            .map(|i| {
+                let support: usize = self.run_confusion.get(i).map_or(0, |r| r.iter().sum());
+                let called: usize = self.run_confusion.iter().filter_map(|r| r.get(i)).sum();
+                let hit = self
+                    .run_confusion
+                    .get(i)
+                    .and_then(|r| r.get(i))
+                    .copied()
+                    .unwrap_or(0);
+                let (precision, recall) = (ratio(hit, called), ratio(hit, support));
+                let f1 = if precision + recall > 0.0 {
+                    2.0 * precision * recall / (precision + recall)
+                } else {
+                    0.0
+                };
+                LabelScores {
+                    precision,
+                    recall,
+                    f1,
+                    support,
+                }
+            })
+            .collect()
+    }
+}
+
 /// Cross-validates the task score and the run classifier over `k` folds by run.
 pub fn evaluate(
     tasks: &[Task],

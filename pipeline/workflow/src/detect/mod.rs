@@ -25,13 +25,13 @@
 //! The modules, each reading only those listed before it: `error`, the stage's one error;
 //! `tasks`, the tasks as read from the warehouse and their raw figures; `task_score`, the kinds'
 //! histories, the unsupervised task score and its table; `classifiers`, the supervised task and
-//! run classifiers and what they learn from; `evaluation`, the cross-validation of both; and
-//! `render`, the evaluation as text for people. Everything public is re-exported here.
+//! run classifiers and what they learn from; and `evaluation`, the cross-validation of both and
+//! its figures. Everything public is re-exported here. The evaluation as text for people is the
+//! application's (`jobsight::output::workflow`).
 
 mod classifiers;
 mod error;
 mod evaluation;
-mod render;
 mod task_score;
 mod tasks;
 
@@ -40,8 +40,7 @@ pub use classifiers::{
     task_votes,
 };
 pub use error::DetectError;
-pub use evaluation::{WorkflowEval, evaluate, folds};
-pub use render::render;
+pub use evaluation::{LabelScores, WorkflowEval, evaluate, folds};
 pub use task_score::{FLAG_ABOVE, History, host_scores, runtime_vs_run, score, write_scores};
 pub use tasks::{FIGURES, Task, figures, kind_of, read_tasks};
 

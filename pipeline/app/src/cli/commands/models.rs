@@ -6,8 +6,8 @@ use std::io::{StdoutLock, Write};
 use anyhow::Context as _;
 
 use crate::classify::backtest;
-use crate::output::Format;
-use crate::rules::{RuleBook, listing};
+use crate::output::{self, Format};
+use crate::rules::RuleBook;
 
 use crate::cli::Env;
 use crate::cli::args::{ModelAction, RulesAction, WorkflowAction};
@@ -47,7 +47,7 @@ fn run_model(
             let mut m = workflow_model::train(&tasks, &runs, data, options.seed)?;
             m.write(&out)?;
             writeln!(stdout, "wrote {}", out.display())?;
-            stdout.write_all(workflow_model::render_header(&m.header).as_bytes())?;
+            stdout.write_all(output::workflow::render_header(&m.header).as_bytes())?;
         }
         ModelAction::Train {
             kind,
@@ -73,7 +73,7 @@ fn run_model(
                 out.display(),
                 size as f64 / 1048576.0
             )?;
-            stdout.write_all(model::render_header(&file.header).as_bytes())?;
+            stdout.write_all(output::model::render_header(&file.header).as_bytes())?;
         }
         ModelAction::Eval {
             workflows: true,
@@ -92,7 +92,7 @@ fn run_model(
                 options.seed,
             )?;
             let text = match format {
-                Format::Table => crate::workflow::detect::render(&report),
+                Format::Table => output::workflow::render_eval(&report),
                 Format::Json => serde_json::to_string(&report)? + "\n",
             };
             stdout.write_all(text.as_bytes())?;
@@ -139,7 +139,9 @@ fn run_model(
                 }
             };
             match format {
-                Format::Table => stdout.write_all(model::render_report(&report).as_bytes())?,
+                Format::Table => {
+                    stdout.write_all(output::model::render_report(&report).as_bytes())?
+                }
                 Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?,
             }
         }
@@ -149,15 +151,18 @@ fn run_model(
         } => {
             if let Some(header) = crate::workflow::model::WorkflowModel::header(&path)? {
                 match format {
-                    Format::Table => stdout
-                        .write_all(crate::workflow::model::render_header(&header).as_bytes())?,
+                    Format::Table => {
+                        stdout.write_all(output::workflow::render_header(&header).as_bytes())?
+                    }
                     Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&header)?)?,
                 }
                 return Ok(());
             }
             let header = model::file::ModelFile::header(&path)?;
             match format {
-                Format::Table => stdout.write_all(model::render_header(&header).as_bytes())?,
+                Format::Table => {
+                    stdout.write_all(output::model::render_header(&header).as_bytes())?
+                }
                 Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&header)?)?,
             }
         }
@@ -222,7 +227,7 @@ pub(in crate::cli) fn workflow(
         } => {
             let report = detect::evaluate(&tasks, &runs, folds as usize, seed)?;
             let text = match format {
-                Format::Table => detect::render(&report),
+                Format::Table => output::workflow::render_eval(&report),
                 Format::Json => serde_json::to_string(&report)? + "\n",
             };
             stdout.write_all(text.as_bytes())?;
@@ -243,8 +248,10 @@ pub(in crate::cli) fn rules(
         RulesAction::List { format, .. } => {
             let book = RuleBook::load(settings.rules.dir.as_deref())?;
             let text = match format {
-                Format::Table => listing::text(&book),
-                Format::Json => serde_json::to_string_pretty(&listing::json(&book))? + "\n",
+                Format::Table => output::rules::render_book(&book),
+                Format::Json => {
+                    serde_json::to_string_pretty(&output::rules::book_json(&book))? + "\n"
+                }
             };
             stdout.write_all(text.as_bytes())?;
         }
@@ -301,7 +308,7 @@ pub(in crate::cli) fn rules(
             )?;
             drop(bar);
             let text = match format {
-                Format::Table => backtest::render_text(&result, show),
+                Format::Table => output::rules::render_backtest(&result, show),
                 Format::Json => serde_json::to_string_pretty(&result)? + "\n",
             };
             stdout.write_all(text.as_bytes())?;

@@ -309,7 +309,7 @@ pub(in crate::cli) fn summary(
         write!(
             stdout,
             "{}",
-            crate::summary::render_email_effect(&effects, args.effect_days)
+            output::summary::render_email_effect(&effects, args.effect_days)
         )?;
         return Ok(());
     }
@@ -338,7 +338,7 @@ pub(in crate::cli) fn summary(
     if let Some(top) = args.top {
         rows = crate::summary::top(rows, args.sort, top as usize);
     }
-    let text = crate::summary::render(&rows, args.period, args.by, from, to, args.format)?;
+    let text = output::summary::render(&rows, args.period, args.by, from, to, args.format)?;
     write!(stdout, "{text}")?;
     Ok(())
 }

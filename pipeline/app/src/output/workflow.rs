@@ -1,15 +1,18 @@
-//! The evaluation as text for people (`jobsight workflow eval`'s table format). The rendering
-//! of what a person reads is kept here, apart from the figures, because it is due to move to the
-//! application crate.
+//! What a person reads of the workflow stage (`jobsight_workflow`): the evaluation of the task
+//! score and the run classifier ([`render_eval`], `jobsight workflow eval` and `jobsight model
+//! eval --workflows`) and a workflow model file's header ([`render_header`], `jobsight model
+//! info` and after `model train --workflows`). The figures, a label's precision and recall among
+//! them, are the stage's; only their turning into text is here.
 
 use std::collections::BTreeSet;
 
 use jobsight_base::text::printable;
 
-use super::evaluation::WorkflowEval;
+use crate::workflow::detect::WorkflowEval;
+use crate::workflow::model::Header;
 
-/// The evaluation for people.
-pub fn render(e: &WorkflowEval) -> String {
+/// The evaluation for people (`jobsight workflow eval`, `jobsight model eval --workflows`).
+pub fn render_eval(e: &WorkflowEval) -> String {
     let f3 = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
     let mut out = format!(
         "workflow runs: {} ({}); {} tasks, {} labelled anomalous; {} folds by run\n",
@@ -87,23 +90,69 @@ pub fn render(e: &WorkflowEval) -> String {
     }
     // Per label, as the job models' evaluation shows them.
     out += &format!("  {:width$} precision recall     F1 runs\n", "label");
-    for (i, l) in labels.iter().enumerate() {
-        let support: usize = e.run_confusion.get(i).map_or(0, |r| r.iter().sum());
-        let called: usize = e.run_confusion.iter().filter_map(|r| r.get(i)).sum();
-        let hit = e
-            .run_confusion
-            .get(i)
-            .and_then(|r| r.get(i))
-            .copied()
-            .unwrap_or(0);
-        let ratio = |a: usize, b: usize| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-        let (precision, recall) = (ratio(hit, called), ratio(hit, support));
-        let f1 = if precision + recall > 0.0 {
-            2.0 * precision * recall / (precision + recall)
-        } else {
-            0.0
-        };
-        out += &format!("  {l:width$} {precision:>9.3} {recall:>6.3} {f1:>6.3} {support:>4}\n");
+    for (l, s) in labels.iter().zip(e.run_label_scores()) {
+        out += &format!(
+            "  {l:width$} {:>9.3} {:>6.3} {:>6.3} {:>4}\n",
+            s.precision, s.recall, s.f1, s.support
+        );
     }
     out
+}
+
+/// The header for people (`model info`).
+pub fn render_header(h: &Header) -> String {
+    format!(
+        "workflow model (format {} v{}), made {} by jobsight {} with smartcore {}\n\
+         trained on {}: {} runs, {} tasks ({} labelled, {} anomalous); seed {}\n\
+         task classifier: {} trees; run labels: {}\n",
+        h.format,
+        h.version,
+        h.created,
+        h.jobsight,
+        h.smartcore,
+        printable(&h.data),
+        h.runs,
+        h.tasks,
+        h.labelled_tasks,
+        h.anomalous_tasks,
+        h.seed,
+        h.task_trees,
+        if h.run_labels.is_empty() {
+            "none (fewer than two labels)".to_string()
+        } else {
+            h.run_labels
+                .iter()
+                .map(|(l, n)| format!("{} ({n} runs)", printable(l)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A model trained on six runs of each of two labels says so, label by label.
+    #[test]
+    fn the_header_names_the_runs_of_each_label() {
+        let header = Header {
+            format: crate::workflow::model::FORMAT.into(),
+            version: crate::workflow::model::FORMAT_VERSION,
+            jobsight: "0.1.0".into(),
+            smartcore: "0.7.0".into(),
+            created: "2026-11-20T00:00:00+00:00".into(),
+            data: "/data".into(),
+            runs: 12,
+            tasks: 72,
+            labelled_tasks: 72,
+            anomalous_tasks: 18,
+            run_labels: vec![("cpu".into(), 6), ("normal".into(), 6)],
+            task_trees: 1,
+            seed: 7,
+            body_bytes: 0,
+            body_fnv1a: String::new(),
+        };
+        assert!(render_header(&header).contains("cpu (6 runs), normal (6 runs)"));
+    }
 }

@@ -1,17 +1,14 @@
-//! Text for people: the summary rows as a table with a heading that says what they are (or as
-//! CSV or JSON for programs), and the effect of the emails as a table with a closing count. All
-//! rendering of what a person reads is kept here, apart from the figures, because it is due to
-//! move to the application crate.
+//! What `jobsight summary` prints: the summary rows as a table with a heading that says what they
+//! are (or as CSV or JSON for programs), and the effect of the emails (`--email-effect`) as a
+//! table with a closing count. The figures are the summary stage's (`jobsight_summary`); only
+//! their turning into text is here.
 
 use chrono::NaiveDate;
 
-use jobsight_warehouse::catalog::rows::SummaryRow;
-use jobsight_warehouse::catalog::{CatalogError, Table};
-use jobsight_warehouse::query;
-
-use crate::email::EmailEffect;
-use crate::error::SummaryError;
-use crate::period::{Grouping, Period};
+use crate::catalog::rows::SummaryRow;
+use crate::catalog::{CatalogError, Table};
+use crate::query;
+use crate::summary::{EmailEffect, Grouping, Period, SummaryError};
 
 /// The effect of the emails as a table for a person, with a closing line that counts the users
 /// whose efficiency rose, fell or could not be compared.
@@ -151,4 +148,25 @@ pub fn render(
         },
     );
     Ok(heading + &query::render(&[shown], format)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Alice's judged jobs before her email ran at 0.6 (weighted by core-hours), her job after
+    /// it at 0.9 (the summary stage's test warehouse): the closing line counts her as improved.
+    #[test]
+    fn the_effect_of_an_email_is_rendered() {
+        let dir = tempfile::tempdir().unwrap();
+        crate::summary::fixture::fixture(dir.path());
+        let effects = crate::summary::email_effect(dir.path(), 14).unwrap();
+        let text = render_email_effect(&effects, 14);
+        assert!(
+            text.ends_with(
+                "1 emailed users: 1 improved, 0 did not, 0 without jobs on both sides\n"
+            ),
+            "{text}"
+        );
+    }
 }

@@ -3,6 +3,19 @@
 //! Every value that came from a job (names, paths, users) is printed through
 //! [`slurm_hooks::Text`]'s escaped form, so a job name cannot add lines to a report or send escape
 //! sequences to an admin's terminal. JSON output is one document per line.
+//!
+//! Every text a command prints is rendered in this crate: the stages return data (structs, record
+//! batches) and the modules here turn it into text. This root has the spool's, the ingest's, the
+//! notify run's and the DAG runs'; one module per stage has the rest: [`summary`] (`jobsight
+//! summary`), [`model`] (`jobsight model eval` and `info`), [`workflow`] (the workflow
+//! evaluation and model file) and [`rules`] (`jobsight rules list` and `backtest`). The SQL
+//! results' table, CSV and JSON stay with the warehouse (`jobsight::query::render`), which the
+//! streaming of `jobsight sql` shares.
+
+pub mod model;
+pub mod rules;
+pub mod summary;
+pub mod workflow;
 
 use std::fmt::Write as _;
 

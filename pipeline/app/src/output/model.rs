@@ -1,13 +1,12 @@
 //! What a person reads of the models: an evaluation report ([`render_report`], for `jobsight
-//! model eval`) and a model file's header ([`render_header`], for `jobsight model info` and
-//! after `model train`), as plain text. Presentation, not modelling: nothing here computes a
-//! figure, and the module is due to move to the application crate, beside the other commands'
-//! output; until then its functions stay re-exported at the crate root, where callers find them.
+//! model eval` and the demo) and a model file's header ([`render_header`], for `jobsight model
+//! info` and after `model train`), as plain text. Presentation, not modelling: the figures are the
+//! model stage's (`jobsight_model`), and nothing here computes one.
 
-use super::DEFAULT_UNKNOWN_BELOW;
-use super::eval_report::EvalReport;
-use super::evaluate::Scores;
-use super::file::Header;
+use crate::model::DEFAULT_UNKNOWN_BELOW;
+use crate::model::EvalReport;
+use crate::model::evaluate::Scores;
+use crate::model::file::Header;
 
 /// The report as text: one line per class, then the overall figures and the confusion matrix.
 pub fn render_report(report: &EvalReport) -> String {

@@ -1,11 +1,15 @@
-//! `jobsight rules list`: the rule book as a table for people or JSON for scripts and docs.
+//! What a person reads of the rules stage (`jobsight_rules`): the rule book of `jobsight rules
+//! list` as aligned text ([`render_book`]) or as one JSON document for scripts and docs
+//! ([`book_json`]), and `jobsight rules backtest`'s comparison of two books ([`render_backtest`]).
+//! The book and the backtest's counts are the stage's; only their turning into text is here.
 
 use serde_json::json;
 
-use super::book::{Per, RuleBook, Sharing};
+use crate::classify::backtest::Backtest;
+use crate::rules::{Per, RuleBook, Sharing};
 
 /// Every rule, class and characteristic with its source, as JSON.
-pub fn json(book: &RuleBook) -> serde_json::Value {
+pub fn book_json(book: &RuleBook) -> serde_json::Value {
     let rules: Vec<serde_json::Value> = book
         .rules
         .iter()
@@ -62,7 +66,7 @@ pub fn json(book: &RuleBook) -> serde_json::Value {
 }
 
 /// The rule book as aligned text: rules by group, then classes and the thresholds block.
-pub fn text(book: &RuleBook) -> String {
+pub fn render_book(book: &RuleBook) -> String {
     let mut out = format!(
         "rule set {} from {}\n\n{} rules\n",
         book.version,
@@ -103,6 +107,60 @@ pub fn text(book: &RuleBook) -> String {
     );
     for c in &book.characteristics {
         out += &format!("{:<22} {:<36} limits {}\n", c.name, c.title, c.limits);
+    }
+    out
+}
+
+/// The report for people: per rule counts, then the changed jobs (the first `show` of each side).
+pub fn render_backtest(b: &Backtest, show: usize) -> String {
+    let mut out = format!(
+        "backtest over {} day(s), {} job(s): current rule set {} vs candidate {}\n\n",
+        b.days, b.jobs, b.current_version, b.candidate_version
+    );
+    out += &format!(
+        "{:<28} {:>8} {:>10} {:>13} {:>15}\n",
+        "rule", "current", "candidate", "only current", "only candidate"
+    );
+    for r in &b.rules {
+        out += &format!(
+            "{:<28} {:>8} {:>10} {:>13} {:>15}\n",
+            r.rule, r.current, r.candidate, r.only_current, r.only_candidate
+        );
+    }
+    for (title, changes, users) in [
+        (
+            "flagged only by the candidate",
+            &b.only_candidate,
+            &b.users_only_candidate,
+        ),
+        (
+            "flagged only by the current set",
+            &b.only_current,
+            &b.users_only_current,
+        ),
+    ] {
+        out += &format!(
+            "\n{} finding(s) {title}, {} user(s): {}\n",
+            changes.len(),
+            users.len(),
+            users.iter().cloned().collect::<Vec<_>>().join(", ")
+        );
+        for c in changes.iter().take(show) {
+            out += &format!(
+                "  {} job {} user {} rule {}{}\n",
+                c.day,
+                c.job_id,
+                c.user,
+                c.rule,
+                c.node
+                    .as_ref()
+                    .map(|n| format!(" node {n}"))
+                    .unwrap_or_default()
+            );
+        }
+        if changes.len() > show {
+            out += &format!("  ... and {} more\n", changes.len() - show);
+        }
     }
     out
 }

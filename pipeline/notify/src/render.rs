@@ -1,7 +1,7 @@
 //! Rendering: the template contexts of users' and admins' messages, the six template files, and
 //! their documentation.
 //!
-//! The built-in templates live in `pipeline/templates/` and are compiled in; a site sets
+//! The built-in templates live in `pipeline/notify/templates/` and are compiled in; a site sets
 //! `notify.templates` to a directory with its own six files (`jobsight notify --write-templates
 //! DIR` starts one from the built-in ones). Every placeholder is listed in [`DIGEST_PLACEHOLDERS`]
 //! and [`ADMIN_PLACEHOLDERS`] (and in the README); a unit test keeps those lists and the contexts
@@ -25,16 +25,13 @@ use jobsight_base::severity::Severity;
 pub const FILES: [(&str, &str); 6] = [
     (
         "digest.subject",
-        include_str!("../../templates/digest.subject"),
+        include_str!("../templates/digest.subject"),
     ),
-    ("digest.txt", include_str!("../../templates/digest.txt")),
-    ("digest.html", include_str!("../../templates/digest.html")),
-    (
-        "admin.subject",
-        include_str!("../../templates/admin.subject"),
-    ),
-    ("admin.txt", include_str!("../../templates/admin.txt")),
-    ("admin.html", include_str!("../../templates/admin.html")),
+    ("digest.txt", include_str!("../templates/digest.txt")),
+    ("digest.html", include_str!("../templates/digest.html")),
+    ("admin.subject", include_str!("../templates/admin.subject")),
+    ("admin.txt", include_str!("../templates/admin.txt")),
+    ("admin.html", include_str!("../templates/admin.html")),
 ];
 
 /// Placeholders of `digest.*`: (scope, name, meaning).

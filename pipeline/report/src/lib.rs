@@ -34,24 +34,12 @@ use jobsight_warehouse::query::{self, QueryError};
 
 /// The built-in page templates: name and text.
 pub const PAGES: [(&str, &str); 6] = [
-    (
-        "base.html",
-        include_str!("../../templates/report/base.html"),
-    ),
-    ("job.html", include_str!("../../templates/report/job.html")),
-    (
-        "user.html",
-        include_str!("../../templates/report/user.html"),
-    ),
-    ("day.html", include_str!("../../templates/report/day.html")),
-    (
-        "index.html",
-        include_str!("../../templates/report/index.html"),
-    ),
-    (
-        "workflow.html",
-        include_str!("../../templates/report/workflow.html"),
-    ),
+    ("base.html", include_str!("../templates/base.html")),
+    ("job.html", include_str!("../templates/job.html")),
+    ("user.html", include_str!("../templates/user.html")),
+    ("day.html", include_str!("../templates/day.html")),
+    ("index.html", include_str!("../templates/index.html")),
+    ("workflow.html", include_str!("../templates/workflow.html")),
 ];
 
 /// Where pages go when nothing says otherwise: this folder beside the warehouse

@@ -4,20 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The project's top directory (the first one with `Cargo.lock` above the application crate's
-/// directory), read when the benchmark runs (cargo sets CARGO_MANIFEST_DIR), not when it was
-/// compiled: the target directory may be shared with another checkout.
+/// The project's top directory (the one with `Cargo.lock`), found when the benchmark runs.
 pub fn repo_dir() -> PathBuf {
-    let mut dir = PathBuf::from(
-        std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").into()),
-    );
-    while !dir.join("Cargo.lock").is_file() {
-        assert!(
-            dir.pop(),
-            "no directory with Cargo.lock above CARGO_MANIFEST_DIR"
-        );
-    }
-    dir
+    jobsight_base::test_support::workspace_dir()
 }
 
 /// A Python that can import `modules` (e.g. "duckdb, polars"): the virtual environment

@@ -37,11 +37,12 @@ fn pipeline_dir() -> PathBuf {
     common::repo().join("pipeline")
 }
 
-/// The `[dependencies]` of a crate's Cargo.toml, by package name.
-fn dependencies(manifest: &Path) -> BTreeSet<String> {
+/// The dependencies of a crate's Cargo.toml in `section` (`dependencies`, `dev-dependencies`),
+/// by package name.
+fn dependencies(manifest: &Path, section: &str) -> BTreeSet<String> {
     let text = std::fs::read_to_string(manifest).unwrap();
     let doc: toml::Table = toml::from_str(&text).unwrap();
-    let Some(deps) = doc.get("dependencies").and_then(|d| d.as_table()) else {
+    let Some(deps) = doc.get(section).and_then(|d| d.as_table()) else {
         return BTreeSet::new();
     };
     deps.iter()
@@ -71,12 +72,20 @@ fn every_crate_depends_only_on_the_layers_below_it() {
         );
     }
     for (folder, allowed) in MAY_DEPEND_ON {
-        let deps = dependencies(&pipeline_dir().join(folder).join("Cargo.toml"));
-        for dep in &deps {
-            if dep.starts_with("jobsight") {
+        let manifest = pipeline_dir().join(folder).join("Cargo.toml");
+        let deps = dependencies(&manifest, "dependencies");
+        // Tests may use more of the workspace, but not another stage: a stage's tests that need
+        // two stages' results belong to the application's tests.
+        let dev_deps = dependencies(&manifest, "dev-dependencies");
+        for (dep, kind) in deps
+            .iter()
+            .map(|d| (d, "depends"))
+            .chain(dev_deps.iter().map(|d| (d, "has a dev-dependency")))
+        {
+            if dep.starts_with("jobsight") && dep != &format!("jobsight-{folder}") {
                 assert!(
                     allowed.contains(&dep.as_str()),
-                    "pipeline/{folder} depends on {dep}, which is not below it"
+                    "pipeline/{folder} {kind} on {dep}, which is not below it"
                 );
             }
         }
@@ -84,6 +93,13 @@ fn every_crate_depends_only_on_the_layers_below_it() {
             !deps.contains("clap"),
             "pipeline/{folder} depends on clap: only the application reads arguments"
         );
+        // Pages, emails and charts are what a person reads: the application renders them.
+        for renderer in ["minijinja", "plotters"] {
+            assert!(
+                !deps.contains(renderer),
+                "pipeline/{folder} depends on {renderer}: only the application renders what a person reads"
+            );
+        }
     }
 }
 

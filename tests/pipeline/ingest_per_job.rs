@@ -712,11 +712,17 @@ fn the_per_job_dag_judges_each_ingested_job_once_and_records_its_run() {
         .collect();
     // Ingest and the steps after it work on the one new job; notify reads the jobs with findings
     // not yet reported.
+    // Without a configured model the predict step has nothing to do.
     assert_eq!(
-        steps[..3],
-        [("ingest", 1), ("features", 1), ("classify", 1)]
+        steps[..4],
+        [
+            ("ingest", 1),
+            ("features", 1),
+            ("classify", 1),
+            ("predict", 0)
+        ]
     );
-    assert_eq!(steps[3].0, "notify");
+    assert_eq!(steps[4].0, "notify");
     // One line per job and step: stored, features (no telemetry is a refusal to judge, not a
     // silent skip), findings.
     let lines = buffer.job_lines("ci:1");
@@ -734,7 +740,7 @@ fn the_per_job_dag_judges_each_ingested_job_once_and_records_its_run() {
         &s.data,
         "SELECT step, position, outcome, jobs, counts FROM runs ORDER BY position",
     );
-    assert_eq!(rows.len(), 5, "{rows:?}");
+    assert_eq!(rows.len(), 6, "{rows:?}");
     assert_eq!(rows[0]["step"], "");
     assert_eq!(
         rows[1]["counts"].as_str().unwrap(),
@@ -796,6 +802,7 @@ fn the_per_job_dag_judges_each_ingested_job_once_and_records_its_run() {
             ("slurm-workflows", StepOutcome::Ok),
             ("workflow-score", StepOutcome::Ok),
             ("classify", StepOutcome::Ok),
+            ("predict", StepOutcome::Ok),
             // A backfilled day is summarised and compacted like a nightly one.
             ("summarize", StepOutcome::Ok),
             ("compact", StepOutcome::Ok),

@@ -3,8 +3,8 @@
 //! DataFusion, so it builds in seconds and every stage (and the application above them) may use
 //! it without tying itself to another stage.
 //!
-//! [`text`] escapes what people read and writes durations; [`templates`] is the one template
-//! engine of emails and pages; [`stats`] and [`series`] hold the statistics every figure is
+//! [`text`] makes what people read safe (escaping, cleaning, slugs) and writes durations;
+//! [`templates`] is the error every template names (the engine is the application's); [`stats`] and [`series`] hold the statistics every figure is
 //! computed with; [`safe_fs`] and [`lockfile`] are the careful file handling; [`options`] the
 //! checks every setting needs; [`severity`], [`skipped`] and [`slurm_text`] are small shared
 //! types and Slurm's text forms; [`process`] is the clock and the process's memory.

@@ -631,7 +631,7 @@ pub fn applications(
     Ok(job_names(data, days, part)?
         .into_iter()
         .map(|(job, name)| {
-            let app = jobsight_base::templates::clean(application_of(&name), 64);
+            let app = jobsight_base::text::clean(application_of(&name), 64);
             (job, app)
         })
         .collect())

@@ -7,10 +7,11 @@
 //! SMTP or left as `.eml` files, and one ledger part per message sent.
 //!
 //! A run is plan, then execute ([`run`]): settle what a dead run left half-sent; read; plan
-//! ([`plan::plan`], pure: who gets what and why everything else does not); render the templates
-//! ([`render`]); put each message in the outbox under its idempotency key; deliver what is due.
-//! `--dry-run` stops after planning and rendering and changes nothing. Running it again in the
-//! same period plans nothing new: every key is already in the outbox or the ledger.
+//! ([`plan::plan`], pure: who gets what and why everything else does not); have the application
+//! write each message ([`Writer`]: the stage renders nothing a person reads); put each message in
+//! the outbox under its idempotency key; deliver what is due. `--dry-run` stops after planning and
+//! writing and changes nothing. Running it again in the same period plans nothing new: every key
+//! is already in the outbox or the ledger.
 //!
 //! Failure: a template or configuration error stops the run before anything is queued; an SMTP
 //! server that is down leaves messages queued, retried with backoff by later runs; a message
@@ -18,10 +19,11 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod input;
+pub mod message;
 pub mod outbox;
 pub mod plan;
-pub mod render;
-pub mod template;
+
+pub use message::Writer;
 
 use jobsight_base::choice::{Choice, Named};
 use std::collections::{BTreeMap, BTreeSet};
@@ -34,12 +36,12 @@ use lettre::message::{Mailbox, MultiPart, header};
 
 use jobsight_base::options::Invalid;
 use jobsight_base::severity::Severity;
+use jobsight_base::templates::TemplateError;
 use jobsight_warehouse::catalog::CatalogError;
 use jobsight_warehouse::query::QueryError;
+use message::{AdminFacts, Links, Rendered};
 use outbox::{Outbox, Retry, Security, SmtpSettings, Transport};
 use plan::{CriticalMode, JobReport, LedgerRow, MessageKind, Period, Plan, Planned, Policy};
-use render::{AdminFacts, Links, Templates};
-use template::TemplateError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum NotifyError {
@@ -173,6 +175,8 @@ pub struct Settings {
     pub policy: Policy,
     pub test_mode: bool,
     pub top_wasters: usize,
+    /// The site's template folder (`notify.templates`), which the application's [`Writer`]
+    /// loads; built-in templates when unset.
     pub templates: Option<PathBuf>,
     pub retry: Retry,
 }
@@ -488,21 +492,10 @@ pub fn load_site_files(settings: &Settings) -> Result<SiteFiles, NotifyError> {
     Ok(files)
 }
 
-/// What `jobsight check` checks of this stage: the site files and the templates.
-pub fn check(settings: &Settings) -> Result<String, NotifyError> {
-    let files = load_site_files(settings)?;
-    Templates::load(settings.templates.as_deref())?.check()?;
-    Ok(format!(
-        "notify: templates {} pass ({} placeholders documented); {} holiday(s), {} recipient(s) from files; delivery {}",
-        settings
-            .templates
-            .as_ref()
-            .map_or("(built-in)".to_string(), |p| p.display().to_string()),
-        render::DIGEST_PLACEHOLDERS.len() + render::ADMIN_PLACEHOLDERS.len(),
-        files.holidays.len(),
-        files.recipients.len(),
-        settings.transport.name(),
-    ))
+/// What `jobsight check` checks of this stage itself: the site files, read as a run reads them.
+/// The templates are the application's, which checks them and says what was found.
+pub fn check(settings: &Settings) -> Result<SiteFiles, NotifyError> {
+    load_site_files(settings)
 }
 
 /// The address of `user`: the recipients file, else the template. `None` when neither gives a
@@ -557,7 +550,7 @@ pub struct RunOptions {
 pub struct Prepared {
     pub planned: Planned,
     pub to: Vec<Mailbox>,
-    pub rendered: render::Rendered,
+    pub rendered: Rendered,
     pub eml: Vec<u8>,
     /// `false` when the key was already in the outbox (a rerun).
     pub queued: bool,
@@ -576,16 +569,17 @@ pub struct Report {
     pub outbox: PathBuf,
 }
 
-/// One notify run: recover, read, plan, render, enqueue, deliver (see the module doc).
+/// One notify run: recover, read, plan, have `writer` write, enqueue, deliver (see the module
+/// doc).
 pub fn run(
     data: &Path,
     settings: &Settings,
     options: &RunOptions,
+    writer: &dyn Writer,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Report, NotifyError> {
     let now = options.now;
     let files = load_site_files(settings)?;
-    let templates = Templates::load(settings.templates.as_deref())?;
     let mut policy = settings.policy.clone();
     policy.holidays = files.holidays.clone();
     // A dry run changes nothing, not even by creating the outbox's directories.
@@ -638,17 +632,15 @@ pub fn run(
     for planned in messages.into_iter().chain(admin) {
         let rendered = match planned.kind {
             MessageKind::Digest | MessageKind::Critical => {
-                templates.render_digest(&render::digest_context(&planned, &settings.links))?
+                writer.digest(&planned, &settings.links)?
             }
-            MessageKind::AdminDigest | MessageKind::AdminCritical => {
-                templates.render_admin(&render::admin_context(
-                    &planned,
-                    &jobs,
-                    &facts,
-                    &settings.links,
-                    settings.top_wasters,
-                ))?
-            }
+            MessageKind::AdminDigest | MessageKind::AdminCritical => writer.admin(
+                &planned,
+                &jobs,
+                &facts,
+                &settings.links,
+                settings.top_wasters,
+            )?,
         };
         let to = match (&planned.user, settings.test_mode) {
             (Some(_), true) | (None, _) => settings.admins.clone(),
@@ -762,7 +754,7 @@ fn ledger_rows(message: &Planned, to: &[Mailbox], now: DateTime<Utc>) -> Vec<Led
 /// automatic so that vacation responders stay quiet.
 pub fn build_message(
     key: &str,
-    rendered: &render::Rendered,
+    rendered: &Rendered,
     settings: &Settings,
     to: &[Mailbox],
     now: DateTime<Utc>,
@@ -774,7 +766,7 @@ pub fn build_message(
     let domain = settings.from.email.domain().to_string();
     let mut builder = lettre::Message::builder()
         .from(settings.from.clone())
-        .subject(template::one_line(&rendered.subject))
+        .subject(jobsight_base::text::one_line(&rendered.subject))
         .message_id(Some(format!("<{key}@{domain}>")))
         .date(std::time::SystemTime::from(now))
         .raw_header(header::HeaderValue::new(

@@ -1,17 +1,20 @@
 //! What the pages show, read from the warehouse with SQL over one DataFusion session: a day's
 //! (or one job's) rows of `jobs`, `job_summary`, `findings`, `classes`, `thresholds` and
 //! `predictions`, its telemetry averaged into at most [`POINTS`] bins per series (one scan of the
-//! day's telemetry, however many jobs), the healthy references, and the history of users.
+//! day's telemetry, however many jobs), the healthy references, the history of users, and the
+//! daily system report's `summaries` and `runs`.
 //!
 //! Every value is read as the table holds it; the pages clean and escape it. Job ids and dates
 //! reach SQL only as quoted literals ([`literal`]).
 //!
 //! One module per kind of fact: `jobs` (a scope's jobs and every table's rows about them),
 //! `binned` (the charted telemetry), `reference` (healthy runs and bands), `users` (a user's
-//! history) and `workflows` (workflow runs), over the query helpers of `sql`. Each item is
-//! re-exported here, so callers keep naming `load::…` whichever module holds it.
+//! history), `workflows` (workflow runs) and `day` (the daily system report's figures), over the
+//! query helpers of `sql`. Each item is re-exported here, so callers keep naming `load::…`
+//! whichever module holds it.
 
 mod binned;
+mod day;
 mod jobs;
 mod reference;
 mod sql;
@@ -19,11 +22,12 @@ mod users;
 mod workflows;
 
 pub use binned::{POINTS, Series, Wanted, telemetry, want};
+pub use day::{DayFacts, PipelineRun, SummedRow, day_report};
 pub use jobs::{
     Facts, FindingFacts, JobFacts, PredictionFacts, Scope, SummaryFacts, ThresholdFacts, day_of,
     facts,
 };
-pub use jobsight_warehouse::query::{collect as rows, literal};
+pub use jobsight_warehouse::query::literal;
 pub use reference::{HealthyRun, healthy};
 pub use sql::HISTORY_DAYS;
 pub use users::{RECENT_JOBS, RecentJob, UserHistory, user_histories};

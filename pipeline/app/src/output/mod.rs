@@ -10,11 +10,16 @@
 //! summary`), [`model`] (`jobsight model eval` and `info`), [`workflow`] (the workflow
 //! evaluation and model file) and [`rules`] (`jobsight rules list` and `backtest`). The SQL
 //! results' table, CSV and JSON stay with the warehouse (`jobsight::query::render`), which the
-//! streaming of `jobsight sql` shares.
+//! streaming of `jobsight sql` shares. The notify stage's emails are written by [`email`] (the
+//! stage plans and sends them), and the report stage's pages by [`pages`] (the stage gathers their
+//! facts and writes the files), both through the one template engine of [`templates`].
 
+pub mod email;
 pub mod model;
+pub mod pages;
 pub mod rules;
 pub mod summary;
+pub mod templates;
 pub mod workflow;
 
 use std::fmt::Write as _;

@@ -147,7 +147,18 @@ impl Dag {
         let mut steps = Vec::with_capacity(raw.step.len());
         for (i, step) in raw.step.into_iter().enumerate() {
             let at = format!("step {} ({})", i + 1, step.run);
-            steps.push(Step::from_raw(step).map_err(|reason| invalid(format!("{at}: {reason}")))?);
+            let step = Step::from_raw(step).map_err(|reason| invalid(format!("{at}: {reason}")))?;
+            // The predict step joins the models' verdicts with the rules' findings of the
+            // classify step before it, which hands them over in the run.
+            if let Step::Predict { on } = step
+                && !steps.contains(&Step::Classify { on })
+            {
+                return Err(invalid(format!(
+                    "{at}: needs a classify step with the same on (and days) before it: predict \
+                     joins the models' verdicts with that step's findings"
+                )));
+            }
+            steps.push(step);
         }
         Ok(Dag {
             name: name.to_string(),
@@ -184,14 +195,14 @@ impl Step {
         // Each step takes only its own parameters: a parameter of another step is a mistake.
         let allowed: &[&str] = match raw.run.as_str() {
             "ingest" => &["limit"],
-            "features" | "classify" => &["on", "days"],
+            "features" | "classify" | "predict" => &["on", "days"],
             "compact" | "summarize" | "report" | "slurm-workflows" => &["days"],
             "retrain" | "workflow-score" => &[],
             "notify" => &["critical_only"],
             "retain" => &["keep_days"],
             other => {
                 return Err(format!(
-                    "unknown step {other:?}; the steps are ingest, features, classify, summarize, report, compact, notify, retrain, retain, slurm-workflows, workflow-score"
+                    "unknown step {other:?}; the steps are ingest, features, classify, predict, summarize, report, compact, notify, retrain, retain, slurm-workflows, workflow-score"
                 ));
             }
         };
@@ -241,6 +252,7 @@ impl Step {
             }
             "features" => Step::Features { on: on()? },
             "classify" => Step::Classify { on: on()? },
+            "predict" => Step::Predict { on: on()? },
             "compact" | "summarize" | "report" | "slurm-workflows" => {
                 let days = raw.days.unwrap_or(1);
                 if !(1..=366).contains(&days) {
@@ -392,6 +404,7 @@ mod tests {
                 Step::Ingest { limit: Some(2000) },
                 Step::Features { on: On::Ingested },
                 Step::Classify { on: On::Ingested },
+                Step::Predict { on: On::Ingested },
                 Step::Notify {
                     critical_only: true
                 },
@@ -448,6 +461,14 @@ mod tests {
             (
                 "schedule = \"0 0 0 1 1 * 2001\"\n[[step]]\nrun = \"notify\"\n",
                 "never fires again",
+            ),
+            (
+                "schedule = \"0 * * * * *\"\n[[step]]\nrun = \"predict\"\n",
+                "step 1 (predict): needs a classify step with the same on",
+            ),
+            (
+                "schedule = \"0 * * * * *\"\n[[step]]\nrun = \"classify\"\non = \"days\"\ndays = 2\n[[step]]\nrun = \"predict\"\non = \"days\"\n",
+                "step 2 (predict): needs a classify step with the same on (and days)",
             ),
         ];
         for (text, expected) in bad {

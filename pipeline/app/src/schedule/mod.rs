@@ -4,8 +4,9 @@
 //! once: it builds nothing itself but takes a [`Context`] (resolved settings, the clock, the rule
 //! book and models, the telemetry source), calls each stage as a library, logs one line per step
 //! and per job ([`log`]), and records the run and each step in the `runs` table. The stages never
-//! call each other: the per-job DAG hands the jobs its ingest step finished to its features and
-//! classify steps, and a nightly run works on whole days.
+//! call each other: the per-job DAG hands the jobs its ingest step finished to its features,
+//! classify and predict steps, a classify step hands its verdicts to the predict step after it,
+//! and a nightly run works on whole days.
 //!
 //! Crash safety:
 //! - one run per DAG at a time: a lock file under `<data>/.schedule/` that the kernel releases
@@ -48,6 +49,6 @@ pub use error::ScheduleError;
 pub use log::{Log, LogFormat};
 pub use run::{backfill, run_dag, sleep_unless_stopped};
 pub use run_report::{RunReport, StepOutcome, StepReport, hostname};
-pub use stage_inputs::{report_inputs, rule_evidence};
+pub use stage_inputs::{predict_judged, report_inputs};
 pub use state::{DagLock, IngestedJob, LastRun, last_run, state_dir};
 pub use step::{On, Step};

@@ -20,7 +20,7 @@ use super::log::Log;
 use super::run_report::{RunReport, StepOutcome, StepReport, record};
 use super::state::{DagLock, IngestedJob, LastRun, read_carried, state_path, write_json_atomic};
 use super::step::{On, Step};
-use super::steps::execute;
+use super::steps::{Handover, execute};
 
 /// Sleeps `d`, waking early when `stop` is set; returns whether it was.
 pub fn sleep_unless_stopped(d: Duration, stop: &AtomicBool) -> bool {
@@ -58,7 +58,10 @@ pub fn run_dag(
 
     // The jobs an earlier run ingested but did not finish judging come first.
     let carried_path = state_path(&data, &dag.name, "ingested.jsonl");
-    let mut ingested = carried_over(log, dag, &carried_path);
+    let mut handover = Handover {
+        ingested: carried_over(log, dag, &carried_path),
+        judged: Vec::new(),
+    };
     let mut steps = Vec::with_capacity(dag.steps.len());
     let mut ingested_steps_ok = true;
     for (i, step) in dag.steps.iter().enumerate() {
@@ -69,11 +72,13 @@ pub fn run_dag(
             request,
             log,
         };
-        let report = run_step(&run, i as u32 + 1, &mut ingested, &carried_path, stop);
+        let report = run_step(&run, i as u32 + 1, &mut handover, &carried_path, stop);
         if report.outcome == StepOutcome::Failed
             && matches!(
                 step,
-                Step::Features { on: On::Ingested } | Step::Classify { on: On::Ingested }
+                Step::Features { on: On::Ingested }
+                    | Step::Classify { on: On::Ingested }
+                    | Step::Predict { on: On::Ingested }
             )
         {
             ingested_steps_ok = false;
@@ -166,7 +171,7 @@ fn carried_over(log: &Log, dag: &Dag, carried_path: &Path) -> Vec<IngestedJob> {
 fn run_step(
     run: &StepRun,
     position: u32,
-    ingested: &mut Vec<IngestedJob>,
+    handover: &mut Handover,
     carried_path: &Path,
     stop: &AtomicBool,
 ) -> StepReport {
@@ -197,7 +202,7 @@ fn run_step(
             seconds: 0.0,
         };
     }
-    let (attempts, result) = execute_with_retries(run, ingested, carried_path, stop);
+    let (attempts, result) = execute_with_retries(run, handover, carried_path, stop);
     if let Step::Ingest { .. } = step {
         // Where a kill hurts most: jobs out of the spool, not yet judged.
         crate::notify::fault_point("after-ingest");
@@ -244,7 +249,7 @@ fn run_step(
 /// attempts made and the last one's result.
 fn execute_with_retries(
     run: &StepRun,
-    ingested: &mut Vec<IngestedJob>,
+    handover: &mut Handover,
     carried_path: &Path,
     stop: &AtomicBool,
 ) -> (u32, Result<Counts, String>) {
@@ -252,7 +257,7 @@ fn execute_with_retries(
     let mut attempts = 0;
     let result = loop {
         attempts += 1;
-        match execute(run, ingested, carried_path) {
+        match execute(run, handover, carried_path) {
             Ok(done) => break Ok(done),
             Err(e) if attempts <= dag.retries && !stop.load(Ordering::Relaxed) => {
                 let wait = dag.retry_after * 2u32.pow(attempts - 1);
@@ -318,11 +323,14 @@ fn skip_reason(step: &Step, request: &RunRequest) -> Option<&'static str> {
         Step::Notify { .. } => Some("a backfill sends no email: old findings would be spam"),
         Step::Retain { .. } => Some("a backfill removes nothing"),
         Step::Retrain => Some("a backfill trains nothing"),
-        Step::Features { on: On::Ingested } | Step::Classify { on: On::Ingested } => {
+        Step::Features { on: On::Ingested }
+        | Step::Classify { on: On::Ingested }
+        | Step::Predict { on: On::Ingested } => {
             Some("works on ingested jobs, and a backfill ingests none")
         }
         Step::Features { .. }
         | Step::Classify { .. }
+        | Step::Predict { .. }
         | Step::Summarize { .. }
         | Step::Report { .. }
         | Step::Compact { .. }

@@ -2,14 +2,19 @@
 //! rules' evidence to the models, and the diagnosis model's feature importance to the report
 //! pages.
 
+use std::path::Path;
+
+use chrono::NaiveDate;
+
 use crate::config::Settings;
-use crate::rules::RuleBook;
+use crate::model::predict::{JobPrediction, Models};
+use crate::rules::{RuleBook, Verdict};
 
 /// What the models' verdicts are combined with: each job's id and the anomaly types its rules
 /// found evidence of. The one place the rules' results reach the model stage.
 pub fn rule_evidence(
     book: &RuleBook,
-    verdicts: &[crate::rules::Verdict],
+    verdicts: &[Verdict],
 ) -> Vec<crate::model::predict::RuleEvidence> {
     verdicts
         .iter()
@@ -18,6 +23,27 @@ pub fn rule_evidence(
             anomalies: v.anomalies(book),
         })
         .collect()
+}
+
+/// The models' verdicts on jobs the rules have judged, each joined with its rules' evidence
+/// ([`rule_evidence`]), written into `predictions`: `part` is the one job's own part (the per-job
+/// path), `None` the whole day's. The one place the classify-then-predict pairing is written:
+/// the schedule's predict step and `jobsight classify` both call it.
+pub fn predict_judged(
+    data: &Path,
+    day: NaiveDate,
+    part: Option<&str>,
+    models: &Models,
+    book: &RuleBook,
+    verdicts: &[Verdict],
+) -> Result<Vec<JobPrediction>, crate::model::ModelError> {
+    crate::model::predict::predict_and_write(
+        data,
+        day,
+        part,
+        models,
+        &rule_evidence(book, verdicts),
+    )
 }
 
 /// What the report pages need from outside the warehouse: the configured diagnosis model's

@@ -1,4 +1,5 @@
-//! The closed set of steps a DAG can run, and which jobs a features or classify step works on.
+//! The closed set of steps a DAG can run, and which jobs a features, classify or predict step
+//! works on.
 //!
 //! A leaf of the schedule: `dag` reads a DAG file's steps into these, and `steps` has one
 //! function per variant that does its work.
@@ -12,8 +13,12 @@ pub enum Step {
     /// Features (and windows, when configured) of the ingested jobs or of whole days
     /// ([`crate::features`]).
     Features { on: On },
-    /// Rules, classes, thresholds and the models' verdicts ([`crate::classify`]).
+    /// Rules, classes and thresholds ([`crate::classify`]); the verdicts go to the predict step
+    /// after it.
     Classify { on: On },
+    /// The models' verdicts on the jobs the classify step before it judged, joined with the
+    /// rules' evidence ([`crate::model::predict`]); nothing when no model is configured.
+    Predict { on: On },
     /// The system-wide summaries of the last `days` days into `summaries` ([`crate::summary`]).
     Summarize { days: u32 },
     /// The report pages of the last `days` days: every job, the day's users, the system report
@@ -44,6 +49,7 @@ impl Step {
             Step::Ingest { .. } => "ingest",
             Step::Features { .. } => "features",
             Step::Classify { .. } => "classify",
+            Step::Predict { .. } => "predict",
             Step::Summarize { .. } => "summarize",
             Step::Report { .. } => "report",
             Step::Compact { .. } => "compact",
@@ -60,7 +66,7 @@ impl Step {
         match self {
             Step::Ingest { limit: None } => "ingest".into(),
             Step::Ingest { limit: Some(l) } => format!("ingest (at most {l} jobs)"),
-            Step::Features { on } | Step::Classify { on } => match on {
+            Step::Features { on } | Step::Classify { on } | Step::Predict { on } => match on {
                 On::Ingested => format!("{} of the ingested jobs", self.name()),
                 On::Days(1) => format!("{} of yesterday", self.name()),
                 On::Days(n) => format!("{} of the last {n} days", self.name()),
@@ -98,7 +104,7 @@ impl Step {
     }
 }
 
-/// Which jobs a features or classify step works on.
+/// Which jobs a features, classify or predict step works on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum On {
     /// The jobs the same run's ingest step finished.

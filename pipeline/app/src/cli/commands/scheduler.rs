@@ -143,7 +143,7 @@ pub(in crate::cli) fn check(env: &Env, stdout: &mut StdoutLock<'_>) -> anyhow::R
         book.classes.len(),
         book.version
     )?;
-    writeln!(stdout, "{}", crate::notify::check(&settings.notify)?)?;
-    writeln!(stdout, "{}", crate::report::check(&settings.report)?)?;
+    writeln!(stdout, "{}", output::email::check(&settings.notify)?)?;
+    writeln!(stdout, "{}", output::pages::check(&settings.report)?)?;
     Ok(())
 }

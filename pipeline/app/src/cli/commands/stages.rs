@@ -9,6 +9,7 @@ use crate::config::TelemetryKind;
 use crate::ingest::per_job;
 use crate::ingest::prometheus::Prometheus;
 use crate::output;
+use crate::output::pages::PageTemplates;
 use crate::rules::RuleBook;
 use crate::schedule;
 use crate::spool::Spool;
@@ -169,14 +170,8 @@ pub(in crate::cli) fn classify(
         let verdicts = crate::classify::classify_day(&data, day, &book, rules_settings)
             .with_context(|| format!("classifying the jobs of {day}"))?;
         let predictions = match &models {
-            Some(models) => crate::model::predict::predict_and_write(
-                &data,
-                day,
-                None,
-                models,
-                &schedule::rule_evidence(&book, &verdicts),
-            )
-            .with_context(|| format!("the models' verdicts on the jobs of {day}"))?,
+            Some(models) => schedule::predict_judged(&data, day, None, models, &book, &verdicts)
+                .with_context(|| format!("the models' verdicts on the jobs of {day}"))?,
             None => Vec::new(),
         };
         total.days += 1;
@@ -236,7 +231,7 @@ pub(in crate::cli) fn notify(
     let settings = &env.settings;
     let data = env.settings.data.clone();
     if let Some(dir) = write_templates {
-        for path in crate::notify::render::write_builtin(&dir)
+        for path in output::email::write_builtin(&dir)
             .with_context(|| format!("writing the templates into {}", dir.display()))?
         {
             writeln!(stdout, "wrote {}", path.display())?;
@@ -264,8 +259,11 @@ pub(in crate::cli) fn notify(
             .and_then(|spool| spool.failed())
             .unwrap_or_default(),
     };
+    // The templates are loaded after a resend: a broken site template stops the run, not that.
+    let writer = output::email::EmailTemplates::load(notify.templates.as_deref())
+        .context("notify failed")?;
     let bar = Progress::phases("notify");
-    let report = crate::notify::run(&data, &notify, &run, &mut |step| {
+    let report = crate::notify::run(&data, &notify, &run, &writer, &mut |step| {
         bar.message(step);
     })
     .context("notify failed")?;
@@ -354,12 +352,20 @@ pub(in crate::cli) fn report(
     let inputs = schedule::report_inputs(settings);
     match action {
         ReportAction::Job { job_id } => {
-            let path =
-                crate::report::write_job(&settings.data, &settings.report, &inputs, &job_id)?;
+            let pages = PageTemplates::load(&settings.report)?;
+            let path = crate::report::write_job(
+                &settings.data,
+                &settings.report,
+                &pages,
+                &inputs,
+                &job_id,
+            )?;
             writeln!(stdout, "{}", path.display())?;
         }
         ReportAction::Workflow { run } => {
-            let path = crate::report::write_workflow(&settings.data, &settings.report, &run)?;
+            let pages = PageTemplates::load(&settings.report)?;
+            let path =
+                crate::report::write_workflow(&settings.data, &settings.report, &pages, &run)?;
             writeln!(stdout, "{}", path.display())?;
         }
         ReportAction::Day { day } => {
@@ -373,10 +379,12 @@ pub(in crate::cli) fn report(
                 )?;
                 return Ok(());
             };
+            let pages = PageTemplates::load(&settings.report)?;
             let progress = Progress::phases("writing pages");
             let written = crate::report::write_day(
                 &settings.data,
                 &settings.report,
+                &pages,
                 &inputs,
                 day,
                 &mut |m| progress.message(m),

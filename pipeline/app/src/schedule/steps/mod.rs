@@ -1,5 +1,6 @@
 //! One function per step: the work of each [`Step`] variant, a call into its stage, and
-//! [`execute`], which picks the function.
+//! [`execute`], which picks the function and passes on what one step hands the next
+//! ([`Handover`]).
 //!
 //! `per_job` has the steps that work on the jobs a run ingests, one job at a time, with a `job`
 //! line on the log for each; `nightly` the steps over stored history (whole days, the workflows,
@@ -12,25 +13,61 @@ mod per_job;
 
 use std::path::Path;
 
+use chrono::NaiveDate;
+
 use super::context::{Counts, StepRun};
 use super::state::IngestedJob;
 use super::step::{On, Step};
 
+/// What one step of a run hands the steps after it, since the stages never call each other:
+/// the jobs the ingest step finished (for the features, classify and predict steps of the
+/// ingested jobs) and the rules' verdicts of each classify step (for the predict step after it).
+#[derive(Default)]
+pub(super) struct Handover {
+    pub(super) ingested: Vec<IngestedJob>,
+    pub(super) judged: Vec<Judged>,
+}
+
+/// The rules' verdicts on one job (per-job path) or on one whole day, from a classify step.
+pub(super) struct Judged {
+    /// The classify step's `on`, which the predict step after it matches.
+    pub(super) on: On,
+    pub(super) day: NaiveDate,
+    /// The job's own part and its cluster:id for the log; `None` for a whole day.
+    pub(super) job: Option<(String, String)>,
+    pub(super) verdicts: Vec<crate::rules::Verdict>,
+}
+
 /// Runs one step: the call into its stage. Returns the jobs it worked on and named counts, or
-/// the error that makes it fail. The ingest step adds the jobs it finishes to `ingested` and to
+/// the error that makes it fail. The ingest step adds the jobs it finishes to `handover` and to
 /// the carried-over list at `carried_path`; the features and classify steps of the ingested jobs
-/// work on `ingested`.
+/// work on those; each classify step leaves its verdicts in `handover` for the predict step.
 pub(super) fn execute(
     run: &StepRun,
-    ingested: &mut Vec<IngestedJob>,
+    handover: &mut Handover,
     carried_path: &Path,
 ) -> Result<Counts, String> {
+    let ingested = &mut handover.ingested;
     match run.step {
         Step::Ingest { limit } => per_job::claim_and_ingest(run, *limit, ingested, carried_path),
         Step::Features { on: On::Ingested } => per_job::features_of_ingested(run, ingested),
-        Step::Classify { on: On::Ingested } => per_job::classify_ingested(run, ingested),
+        Step::Classify { on } => {
+            // A retried step starts over: its verdicts replace those of an attempt that failed.
+            handover.judged.retain(|j| j.on != *on);
+            let judged = &mut handover.judged;
+            match on {
+                On::Ingested => per_job::classify_ingested(run, &handover.ingested, judged),
+                On::Days(n) => nightly::classify_days(run, *n, judged),
+            }
+        }
+        Step::Predict { on } => {
+            let judged: Vec<&Judged> = handover.judged.iter().filter(|j| j.on == *on).collect();
+            match on {
+                On::Ingested => per_job::predict_ingested(run, &judged),
+                On::Days(_) => nightly::predict_days(run, &judged),
+            }
+        }
         Step::Features { on: On::Days(n) } => nightly::features_of_days(run, *n),
-        Step::Classify { on: On::Days(n) } => nightly::classify_days(run, *n),
         Step::Notify { critical_only } => nightly::send_emails(run, *critical_only),
         Step::Summarize { days } => nightly::summarize_days(run, *days),
         Step::Report { days } => nightly::write_report_pages(run, *days),

@@ -12,8 +12,11 @@ use serde_json::json;
 
 use crate::catalog::{self, Table};
 use crate::ingest::per_job;
+use crate::output::pages::PageTemplates;
 use crate::schedule::context::{Counts, RunRequest, StepRun, Trigger};
-use crate::schedule::stage_inputs::{report_inputs, rule_evidence};
+use crate::schedule::stage_inputs::{predict_judged, report_inputs};
+use crate::schedule::step::On;
+use crate::schedule::steps::Judged;
 use crate::spool::Spool;
 
 /// The tables whose small parts the compact step folds into day files: those the per-job path
@@ -83,29 +86,21 @@ pub(super) fn features_of_days(run: &StepRun, n: u32) -> Result<Counts, String> 
 }
 
 /// The rules' findings of every job of the last `n` days that have jobs
-/// ([`crate::classify::classify_day`]), and the models' verdicts when models are configured,
-/// with a `day` line on the log for each day.
-pub(super) fn classify_days(run: &StepRun, n: u32) -> Result<Counts, String> {
+/// ([`crate::classify::classify_day`]), with a `day` line on the log for each day; each day's
+/// verdicts go to `judged`, for the predict step.
+pub(super) fn classify_days(
+    run: &StepRun,
+    n: u32,
+    judged: &mut Vec<Judged>,
+) -> Result<Counts, String> {
     let ctx = run.ctx;
     let data = ctx.data();
     let s = &ctx.settings;
     let mut counts = BTreeMap::new();
     let mut total = crate::classify::Classified::default();
-    let mut predictions = 0;
     for day in days_with_jobs(data, &days_of(run.request, n)) {
         let verdicts = crate::classify::classify_day(data, day, &ctx.book, &s.rules)
             .map_err(|e| format!("classifying {day}: {e}"))?;
-        let p = match ctx.models.as_deref() {
-            Some(models) => crate::model::predict::predict_and_write(
-                data,
-                day,
-                None,
-                models,
-                &rule_evidence(&ctx.book, &verdicts),
-            )
-            .map_err(|e| format!("predicting {day}: {e}"))?,
-            None => Vec::new(),
-        };
         let findings: usize = verdicts.iter().map(|v| v.findings.len()).sum();
         run.log.event(
             "day",
@@ -119,14 +114,49 @@ pub(super) fn classify_days(run: &StepRun, n: u32) -> Result<Counts, String> {
         );
         total.days += 1;
         total.add(&verdicts);
-        predictions += p.len() as u64;
+        judged.push(Judged {
+            on: On::Days(n),
+            day,
+            job: None,
+            verdicts,
+        });
     }
     counts.insert("days".into(), total.days as u64);
     counts.insert("findings".into(), total.findings as u64);
     counts.insert("critical".into(), total.critical as u64);
     counts.insert("classes".into(), total.classes as u64);
-    counts.insert("predictions".into(), predictions);
     Ok((total.jobs as u64, counts))
+}
+
+/// The models' verdicts on every job of each day the classify step before it judged
+/// ([`predict_judged`]), replacing the day's `predictions`, with a `day` line on the log for
+/// each day. Without a configured model there is nothing to do.
+pub(super) fn predict_days(run: &StepRun, judged: &[&Judged]) -> Result<Counts, String> {
+    let ctx = run.ctx;
+    let mut counts = BTreeMap::new();
+    let Some(models) = ctx.models.as_deref() else {
+        counts.insert("predictions".into(), 0);
+        return Ok((0, counts));
+    };
+    let (mut days, mut predictions) = (0, 0);
+    for j in judged {
+        let p = predict_judged(ctx.data(), j.day, None, models, &ctx.book, &j.verdicts)
+            .map_err(|e| format!("predicting {}: {e}", j.day))?;
+        run.log.event(
+            "day",
+            &[
+                ("dag", json!(run.dag.name)),
+                ("step", json!(run.step.name())),
+                ("day", json!(j.day.to_string())),
+                ("predictions", json!(p.len())),
+            ],
+        );
+        days += 1;
+        predictions += p.len() as u64;
+    }
+    counts.insert("days".into(), days);
+    counts.insert("predictions".into(), predictions);
+    Ok((predictions, counts))
 }
 
 /// Emails to owners and admins ([`crate::notify::run`]): digests and critical findings, or the
@@ -148,7 +178,10 @@ pub(super) fn send_emails(run: &StepRun, critical_only: bool) -> Result<Counts, 
             .and_then(|spool| spool.failed())
             .unwrap_or_default(),
     };
-    let report = crate::notify::run(ctx.data(), &s.notify, &options, &mut |_| {})
+    // The application writes the emails; the stage plans and sends them.
+    let writer = crate::output::email::EmailTemplates::load(s.notify.templates.as_deref())
+        .map_err(|e| e.to_string())?;
+    let report = crate::notify::run(ctx.data(), &s.notify, &options, &writer, &mut |_| {})
         .map_err(|e| e.to_string())?;
     counts.insert("messages".into(), report.prepared.len() as u64);
     counts.insert("sent".into(), report.delivered.sent.len() as u64);
@@ -184,7 +217,11 @@ pub(super) fn write_report_pages(run: &StepRun, days: u32) -> Result<Counts, Str
     let mut total = crate::report::Written::default();
     let days = days_with_jobs(data, &days_of(run.request, days));
     for day in &days {
-        let written = crate::report::write_day(data, &s.report, &inputs, *day, &mut |_| {})
+        // The templates are read with each day's pages, so that a run with no day to write
+        // never fails on a site's broken template (`jobsight check` finds it).
+        let pages =
+            PageTemplates::load(&s.report).map_err(|e| format!("report pages of {day}: {e}"))?;
+        let written = crate::report::write_day(data, &s.report, &pages, &inputs, *day, &mut |_| {})
             .map_err(|e| format!("report pages of {day}: {e}"))?;
         for (job, reason) in &written.failed {
             run.job_event(job, vec![("no_page", json!(reason))]);

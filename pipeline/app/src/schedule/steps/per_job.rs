@@ -1,7 +1,7 @@
 //! The per-job DAG's steps: claim finished jobs from the spool and store their accounting and
-//! telemetry, then compute the features of and classify the jobs the run ingested (with those an
-//! earlier run ingested but did not finish judging), one job at a time, with a `job` line on the
-//! log for each.
+//! telemetry, then compute the features of, classify and predict the jobs the run ingested (with
+//! those an earlier run ingested but did not finish judging), one job at a time, with a `job`
+//! line on the log for each.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -10,8 +10,10 @@ use serde_json::json;
 
 use crate::ingest::per_job::{self, Outcome, RecordOutcome, TelemetrySource};
 use crate::schedule::context::{Counts, StepRun};
-use crate::schedule::stage_inputs::rule_evidence;
+use crate::schedule::stage_inputs::predict_judged;
 use crate::schedule::state::{IngestedJob, append_carried};
+use crate::schedule::step::On;
+use crate::schedule::steps::Judged;
 use crate::spool::Spool;
 
 /// Claims the spool's new records and stores at most `limit` jobs ([`per_job::run_with`]). Each
@@ -195,9 +197,13 @@ pub(super) fn features_of_ingested(
     Ok((ingested.len() as u64, counts))
 }
 
-/// The rules' findings of each of the `ingested` jobs ([`crate::classify::classify_job`]), and
-/// the models' verdicts when models are configured.
-pub(super) fn classify_ingested(run: &StepRun, ingested: &[IngestedJob]) -> Result<Counts, String> {
+/// The rules' findings of each of the `ingested` jobs ([`crate::classify::classify_job`]); each
+/// job's verdict goes to `judged`, for the predict step.
+pub(super) fn classify_ingested(
+    run: &StepRun,
+    ingested: &[IngestedJob],
+    judged: &mut Vec<Judged>,
+) -> Result<Counts, String> {
     let ctx = run.ctx;
     let data = ctx.data();
     let s = &ctx.settings;
@@ -205,31 +211,26 @@ pub(super) fn classify_ingested(run: &StepRun, ingested: &[IngestedJob]) -> Resu
     let (mut findings, mut failed) = (0, 0);
     for j in ingested.iter() {
         let result =
-            crate::classify::classify_job(data, j.day, &j.job_id, &j.part, &ctx.book, &s.rules)
-                .map_err(|e| e.to_string())
-                .and_then(|verdict| {
-                    // The models' verdict joins the rules' (another stage, on these verdicts).
-                    if let Some(models) = ctx.models.as_deref() {
-                        crate::model::predict::predict_and_write(
-                            data,
-                            j.day,
-                            Some(&j.part),
-                            models,
-                            &rule_evidence(&ctx.book, std::slice::from_ref(&verdict)),
-                        )
-                        .map_err(|e| format!("predicting: {e}"))?;
-                    }
-                    Ok(verdict)
-                });
+            crate::classify::classify_job(data, j.day, &j.job_id, &j.part, &ctx.book, &s.rules);
         let text = match result {
-            Ok(v) if v.findings.is_empty() => "no findings".to_string(),
             Ok(v) => {
                 findings += v.findings.len() as u64;
-                v.findings
-                    .iter()
-                    .map(|f| format!("{} ({})", f.rule, f.severity.name()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                let text = if v.findings.is_empty() {
+                    "no findings".to_string()
+                } else {
+                    v.findings
+                        .iter()
+                        .map(|f| format!("{} ({})", f.rule, f.severity.name()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                judged.push(Judged {
+                    on: On::Ingested,
+                    day: j.day,
+                    job: Some((j.part.clone(), j.job.clone())),
+                    verdicts: vec![v],
+                });
+                text
             }
             Err(e) => {
                 failed += 1;
@@ -241,4 +242,48 @@ pub(super) fn classify_ingested(run: &StepRun, ingested: &[IngestedJob]) -> Resu
     counts.insert("findings".into(), findings);
     counts.insert("failed".into(), failed);
     Ok((ingested.len() as u64, counts))
+}
+
+/// The models' verdicts on each job the classify step before it judged
+/// ([`predict_judged`]), into the job's own part of `predictions`. Without a configured model
+/// there is nothing to do. A job whose prediction fails is counted and named on its `job` line;
+/// the others go on (the nightly run predicts the whole day again).
+pub(super) fn predict_ingested(run: &StepRun, judged: &[&Judged]) -> Result<Counts, String> {
+    let ctx = run.ctx;
+    let mut counts = BTreeMap::new();
+    let Some(models) = ctx.models.as_deref() else {
+        counts.insert("predictions".into(), 0);
+        return Ok((0, counts));
+    };
+    let (mut predictions, mut failed) = (0, 0);
+    for j in judged {
+        let Some((part, job)) = &j.job else { continue };
+        let text = match predict_judged(
+            ctx.data(),
+            j.day,
+            Some(part),
+            models,
+            &ctx.book,
+            &j.verdicts,
+        ) {
+            Ok(p) => {
+                predictions += p.len() as u64;
+                p.iter()
+                    .map(|p| match p.confidence {
+                        Some(c) => format!("{} ({:.0} %, {})", p.verdict, c * 100.0, p.source),
+                        None => format!("{} ({})", p.verdict, p.source),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+            Err(e) => {
+                failed += 1;
+                format!("not predicted: {e}")
+            }
+        };
+        run.job_event(job, vec![("prediction", json!(text))]);
+    }
+    counts.insert("predictions".into(), predictions);
+    counts.insert("failed".into(), failed);
+    Ok((judged.len() as u64, counts))
 }

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use super::format::{duration, pct};
-use crate::load::{JobFacts, SummaryFacts};
+use crate::report::load::{JobFacts, SummaryFacts};
 
 /// A request line of a better job script, and why.
 #[derive(Debug, Clone, PartialEq, Serialize)]

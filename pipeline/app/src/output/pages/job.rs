@@ -8,15 +8,14 @@ use chrono::{DateTime, Utc};
 use minijinja::Value;
 use serde_json::json;
 
+use super::charts::{self, MetricChart};
 use super::format::{c, duration, href, pct, time, with_charts};
-use super::rank::{deviation, job_metrics_ranked};
-use super::reference::References;
 use super::suggest::suggestions;
-use crate::charts::{self, MetricChart};
-use crate::load::{
+use crate::report::load::{
     Facts, FindingFacts, HealthyRun, JobFacts, PredictionFacts, Series, SummaryFacts,
 };
-use crate::{Inputs, Settings, day_path, job_path, user_path, workflow_path};
+use crate::report::select::{References, deviation, job_metrics_ranked};
+use crate::report::{Inputs, Settings, day_path, job_path, user_path, workflow_path};
 
 /// Hours from the job's start to `t`, if it started.
 fn hours_since(start: Option<DateTime<Utc>>, t: DateTime<Utc>) -> Option<f64> {

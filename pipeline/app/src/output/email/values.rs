@@ -1,15 +1,13 @@
 //! The emails' template values: what each placeholder of a message holds, built by
-//! [`super::render`] and handed to the one template engine of the crate
+//! [`super::context`] and handed to the one template engine of the workspace
 //! ([`jobsight_base::templates`], Jinja syntax, escaping decided by the file's name).
 //!
 //! A value is text, a yes/no, or a list of items with names of their own (`{% for job in jobs %}
 //! {{ job.name }}{% endfor %}`). Every value that comes from a user or another system is
-//! cleaned when the context is built ([`clean`]: no control characters, bounded length), and
-//! escaped again by the engine for HTML and email headers.
+//! cleaned when the context is built ([`jobsight_base::text::clean`]: no control characters,
+//! bounded length), and escaped again by the engine for HTML and email headers.
 
 use std::collections::BTreeMap;
-
-pub use jobsight_base::templates::{TemplateError, clean, one_line};
 
 /// A value a placeholder can take.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +53,7 @@ mod tests {
                 Value::List(vec![Context::from([("job_id", Value::Text("7".into()))])]),
             ),
         ]);
-        let t = jobsight_base::templates::Templates::load(
+        let t = crate::output::templates::Templates::load(
             &[(
                 "t.txt",
                 "{% if not critical and not more %}{% for job in jobs %}{{ job.job_id }}{% endfor %}{% endif %}",

@@ -1,4 +1,4 @@
-//! The sample pages `jobsight check` renders a site's templates against ([`crate::check`]): a
+//! The sample pages `jobsight check` renders a site's templates against ([`super::check`]): a
 //! job page and a user page with every value set.
 
 use std::collections::{BTreeMap, HashMap};
@@ -6,16 +6,17 @@ use std::collections::{BTreeMap, HashMap};
 use chrono::{DateTime, NaiveDate, Utc};
 use minijinja::Value;
 
+use super::charts;
 use super::job::job_page;
-use super::reference::References;
 use super::user::user_page;
-use crate::load::{
+use crate::report::load::{
     Facts, FindingFacts, HealthyRun, JobFacts, PredictionFacts, RecentJob, Series, SummaryFacts,
     ThresholdFacts, UserHistory,
 };
-use crate::{Inputs, Settings, charts};
+use crate::report::select::References;
+use crate::report::{Inputs, Settings};
 
-/// A job page and a user page with every value set, for [`crate::check`]: one job with a
+/// A job page and a user page with every value set, for [`super::check`]: one job with a
 /// finding, a verdict, a threshold, a class and telemetry of two nodes.
 pub fn samples(settings: &Settings) -> Result<(Value, Value), charts::ChartError> {
     let start = DateTime::<Utc>::from_timestamp(1_763_625_600, 0).unwrap_or_default();

@@ -10,7 +10,7 @@ use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
-use jobsight_base::templates::clean;
+use jobsight_base::text::clean;
 
 const WIDTH: u32 = 640;
 const HEIGHT: u32 = 220;

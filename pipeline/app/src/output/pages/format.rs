@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Utc};
 use minijinja::Value;
 
-use jobsight_base::templates::clean;
+use jobsight_base::text::clean;
 
 /// Longest a job name, node list or rule text is shown.
 const MAX_TEXT: usize = 200;
@@ -55,14 +55,14 @@ pub(super) fn href(from: &std::path::Path, to: &std::path::Path) -> String {
 pub(super) fn with_charts(page: serde_json::Value, svgs: Vec<Value>) -> Value {
     minijinja::value::merge_maps([
         Value::from(BTreeMap::from([("chart_svgs", Value::from(svgs))])),
-        jobsight_base::templates::value(page),
+        crate::output::templates::value(page),
     ])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{job_path, user_path};
+    use crate::report::{job_path, user_path};
 
     #[test]
     fn links_are_relative() {

@@ -1,0 +1,305 @@
+//! The emails' contexts: what every placeholder of a user's digest or critical email and of the
+//! admins' messages holds, built from the stage's planned message ([`crate::notify::plan`]).
+//!
+//! Every value that comes from a user or another system (job names, states, node lists, rule
+//! texts) goes through [`clean`] here: no control characters, bounded length. The names built
+//! here are the documented ones ([`super::placeholders`]; a test keeps the two equal).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use jobsight_base::severity::Severity;
+use jobsight_base::text::clean;
+
+use super::values::{Context, Value};
+use crate::notify::message::{AdminFacts, Links};
+use crate::notify::plan::{JobReport, MessageKind, Period, Planned};
+
+fn text(value: impl Into<String>) -> Value {
+    Value::Text(value.into())
+}
+
+/// A user-controlled value made safe.
+fn untrusted(value: Option<&str>, max: usize) -> Value {
+    Value::Text(value.map_or("-".to_string(), |v| clean(v, max)))
+}
+
+fn percent(value: Option<f64>) -> Value {
+    text(
+        value
+            .filter(|v| v.is_finite())
+            .map_or("-".into(), |v| format!("{:.0} %", v * 100.0)),
+    )
+}
+
+fn hours(value: Option<f64>) -> Value {
+    text(
+        value
+            .filter(|v| v.is_finite())
+            .map_or("-".into(), |v| format!("{v:.1}")),
+    )
+}
+
+fn run_time(seconds: Option<i64>) -> String {
+    match seconds {
+        Some(s) if s >= 0 => format!("{}h {:02}m", s / 3600, (s % 3600) / 60),
+        _ => "-".into(),
+    }
+}
+
+/// A link from a URL template: placeholders replaced by the values as the report pages name
+/// their files ([`jobsight_base::text::slug`]: letters, digits, `-`, `_`, `.`, and `~XX` for any
+/// other byte), which needs no further encoding in a URL and finds the page.
+pub fn link(template: &str, pairs: &[(&str, &str)]) -> String {
+    let mut out = template.to_string();
+    for (name, value) in pairs {
+        out = out.replace(&format!("{{{name}}}"), &jobsight_base::text::slug(value));
+    }
+    out
+}
+
+fn findings_context(job: &JobReport) -> Value {
+    Value::List(
+        job.items
+            .iter()
+            .map(|item| {
+                Context::from([
+                    ("severity", text(item.severity.name())),
+                    ("kind", untrusted(Some(&item.kind), 80)),
+                    ("title", untrusted(Some(&item.title), 200)),
+                    ("message", untrusted(Some(&item.message), 1000)),
+                    ("fix", untrusted(Some(&item.fix), 1000)),
+                    ("tools", text(clean(&item.tools, 300))),
+                    (
+                        "node",
+                        text(
+                            item.node
+                                .as_deref()
+                                .map(|n| clean(n, 80))
+                                .unwrap_or_default(),
+                        ),
+                    ),
+                ])
+            })
+            .collect(),
+    )
+}
+
+fn job_context(job: &JobReport, links: &Links) -> Context {
+    Context::from([
+        ("job_id", text(clean(&job.job_id, 64))),
+        ("user", untrusted(job.user.as_deref(), 64)),
+        ("account", untrusted(job.account.as_deref(), 64)),
+        ("name", untrusted(job.name.as_deref(), 80)),
+        ("state", untrusted(job.state.as_deref(), 40)),
+        ("partition", untrusted(job.partition.as_deref(), 40)),
+        ("nodes", untrusted(job.nodes.as_deref(), 200)),
+        ("cpus", text(job.cpus.map_or("-".into(), |c| c.to_string()))),
+        ("run_time", text(run_time(job.run_s()))),
+        (
+            "end",
+            text(
+                job.end
+                    .map_or("-".into(), |e| e.format("%Y-%m-%d %H:%M UTC").to_string()),
+            ),
+        ),
+        ("cpu_eff", percent(job.cpu_eff)),
+        ("mem_eff", percent(job.mem_eff)),
+        ("time_eff", percent(job.time_eff)),
+        ("core_hours", hours(job.core_hours)),
+        ("wasted_core_hours", hours(job.wasted_core_hours)),
+        (
+            "report_url",
+            text(link(
+                &links.report_url,
+                &[("job_id", &job.job_id), ("cluster", &job.cluster)],
+            )),
+        ),
+        (
+            "severity",
+            text(job.top_severity().map_or("info", Severity::name)),
+        ),
+        ("findings", findings_context(job)),
+    ])
+}
+
+/// The context of a user's digest or critical email.
+pub fn digest_context(message: &Planned, links: &Links) -> Context {
+    let user = message.user.as_deref().unwrap_or("-");
+    let cluster = message.jobs.first().map_or("-", |j| j.cluster.as_str());
+    let shown: Vec<Context> = message
+        .jobs
+        .iter()
+        .take(links.max_jobs_per_digest.max(1))
+        .map(|j| job_context(j, links))
+        .collect();
+    let more = message.jobs.len() - shown.len();
+    Context::from([
+        ("user", text(clean(user, 64))),
+        ("cluster", text(clean(cluster, 64))),
+        ("period", text(message.period.replace("job-", "job "))),
+        (
+            "period_name",
+            text(match links.period {
+                Period::Daily => "day",
+                Period::Weekly => "week",
+            }),
+        ),
+        (
+            "critical",
+            Value::Bool(message.kind == MessageKind::Critical),
+        ),
+        ("job_count", text(message.jobs.len().to_string())),
+        (
+            "more_jobs",
+            text(if more > 0 {
+                more.to_string()
+            } else {
+                String::new()
+            }),
+        ),
+        (
+            "user_url",
+            text(link(
+                &links.user_url,
+                &[("user", user), ("cluster", cluster)],
+            )),
+        ),
+        ("min_days_between", text(links.min_days_between.to_string())),
+        ("jobs", Value::List(shown)),
+    ])
+}
+
+/// A node's jobs, users and kinds of findings.
+type NodeSeen<'a> = (BTreeSet<&'a str>, BTreeSet<&'a str>, BTreeSet<&'a str>);
+
+/// The context of the admins' digest or critical email. `window` is every job of the lookback
+/// (for broken nodes and top wasters).
+pub fn admin_context(
+    message: &Planned,
+    window: &[JobReport],
+    facts: &AdminFacts,
+    links: &Links,
+    top_wasters: usize,
+) -> Context {
+    // Nodes named in findings of jobs of more than one user.
+    let mut nodes: BTreeMap<&str, NodeSeen> = BTreeMap::new();
+    for job in window {
+        for item in &job.items {
+            if item.severity < Severity::Warning {
+                continue;
+            }
+            if let Some(node) = item.node.as_deref() {
+                let entry = nodes.entry(node).or_default();
+                entry.0.insert(&job.job_id);
+                entry.1.insert(job.user.as_deref().unwrap_or("-"));
+                entry.2.insert(&item.kind);
+            }
+        }
+    }
+    let broken: Vec<Context> = nodes
+        .iter()
+        .filter(|(_, (_, users, _))| users.len() > 1)
+        .map(|(node, (jobs, users, kinds))| {
+            Context::from([
+                ("node", text(clean(node, 80))),
+                ("jobs", text(jobs.len().to_string())),
+                ("users", text(users.len().to_string())),
+                (
+                    "kinds",
+                    text(clean(
+                        &kinds.iter().copied().collect::<Vec<_>>().join(", "),
+                        300,
+                    )),
+                ),
+            ])
+        })
+        .collect();
+    let mut wasters: BTreeMap<&str, (usize, f64, f64)> = BTreeMap::new();
+    for job in window {
+        if let (Some(user), Some(wasted)) = (job.user.as_deref(), job.wasted_core_hours) {
+            let entry = wasters.entry(user).or_default();
+            entry.0 += 1;
+            entry.1 += job.core_hours.unwrap_or(0.0);
+            entry.2 += wasted;
+        }
+    }
+    let mut wasters: Vec<(&str, (usize, f64, f64))> = wasters.into_iter().collect();
+    wasters.sort_by(|a, b| b.1.2.total_cmp(&a.1.2).then(a.0.cmp(b.0)));
+    let top: Vec<Context> = wasters
+        .iter()
+        .filter(|(_, (_, _, wasted))| *wasted > 0.0)
+        .take(top_wasters)
+        .map(|(user, (jobs, core, wasted))| {
+            Context::from([
+                ("user", text(clean(user, 64))),
+                ("jobs", text(jobs.to_string())),
+                ("core_hours", hours(Some(*core))),
+                ("wasted_core_hours", hours(Some(*wasted))),
+            ])
+        })
+        .collect();
+    let problems: Vec<Context> = facts
+        .delivery_problems
+        .iter()
+        .map(|(key, status, reason)| {
+            Context::from([
+                ("key", text(clean(key, 200))),
+                ("status", text(status.clone())),
+                ("reason", text(clean(reason, 300))),
+            ])
+        })
+        .collect();
+    let given_up: Vec<Context> = facts
+        .given_up
+        .iter()
+        .take(MAX_GIVEN_UP_SHOWN)
+        .map(|(file, reason)| {
+            Context::from([
+                ("file", text(clean(file, 200))),
+                ("reason", text(clean(reason, 300))),
+            ])
+        })
+        .collect();
+    let critical_jobs: Vec<Context> = message.jobs.iter().map(|j| job_context(j, links)).collect();
+    Context::from([
+        ("day", text(message.period.clone())),
+        (
+            "critical",
+            Value::Bool(message.kind == MessageKind::AdminCritical),
+        ),
+        ("critical_count", text(message.jobs.len().to_string())),
+        ("critical_jobs", Value::List(critical_jobs)),
+        ("broken_nodes", Value::List(broken)),
+        ("top_wasters", Value::List(top)),
+        ("lookback_days", text(links.lookback_days.to_string())),
+        ("users_notified", text(facts.users_notified.to_string())),
+        (
+            "insufficient_telemetry",
+            text(facts.insufficient_telemetry.to_string()),
+        ),
+        ("any_delivery_problems", Value::Bool(!problems.is_empty())),
+        ("delivery_problems", Value::List(problems)),
+        ("any_given_up", Value::Bool(!given_up.is_empty())),
+        ("given_up", Value::List(given_up)),
+        ("given_up_count", text(facts.given_up.len().to_string())),
+    ])
+}
+
+/// Given-up records listed one by one in the admins' digest; the count says how many in all.
+pub const MAX_GIVEN_UP_SHOWN: usize = 50;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_encode_their_values() {
+        assert_eq!(
+            link(
+                "https://x/{cluster}/jobs/{job_id}",
+                &[("job_id", "1 2/\"3"), ("cluster", "c")]
+            ),
+            "https://x/c/jobs/1~202~2F~223"
+        );
+    }
+}

@@ -1,0 +1,103 @@
+//! Sample messages with every placeholder set, for `jobsight check` (every template rendered
+//! against them, in both shapes) and for tests.
+
+use chrono::{DateTime, Utc};
+use jobsight_base::severity::Severity;
+
+use super::context::{admin_context, digest_context};
+use super::values::Context;
+use crate::notify::message::{AdminFacts, Links};
+use crate::notify::plan::{Item, JobReport, MessageKind, Period, Planned};
+
+/// A job with every field and finding filled, for samples and tests.
+pub fn sample_job() -> JobReport {
+    let end = DateTime::<Utc>::from_timestamp(1_763_640_000, 0).unwrap_or_default();
+    JobReport {
+        job_id: "4242".into(),
+        cluster: "cluster".into(),
+        user: Some("alice".into()),
+        account: Some("physics".into()),
+        name: Some("lammps-run".into()),
+        state: Some("TIMEOUT".into()),
+        partition: Some("cpu".into()),
+        nodes: Some("node[01-02]".into()),
+        cpus: Some(64),
+        start: Some(end - chrono::Duration::hours(6)),
+        end: Some(end),
+        judgeable: Some(true),
+        not_judgeable_reason: None,
+        cpu_eff: Some(0.02),
+        mem_eff: Some(0.1),
+        time_eff: Some(1.0),
+        core_hours: Some(384.0),
+        wasted_core_hours: Some(376.3),
+        items: vec![Item {
+            kind: "hung".into(),
+            severity: Severity::Critical,
+            title: "The job hung".into(),
+            message: "no CPU activity for 5 h on node01".into(),
+            fix: "attach a debugger to a hung rank".into(),
+            tools: "gdb, py-spy".into(),
+            node: Some("node01".into()),
+        }],
+    }
+}
+
+fn sample_links() -> Links {
+    Links {
+        report_url: "https://jobsight.example.org/{cluster}/jobs/{job_id}.html".into(),
+        user_url: "https://jobsight.example.org/{cluster}/users/{user}.html".into(),
+        max_jobs_per_digest: 1,
+        min_days_between: 7,
+        lookback_days: 7,
+        period: Period::Daily,
+    }
+}
+
+/// A digest (or critical email) context with every placeholder set, one job not shown.
+pub fn sample_digest(critical: bool) -> Context {
+    let message = Planned {
+        key: "digest.alice.2026-11-20".into(),
+        kind: if critical {
+            MessageKind::Critical
+        } else {
+            MessageKind::Digest
+        },
+        user: Some("alice".into()),
+        period: "2026-11-20".into(),
+        jobs: vec![sample_job(), sample_job()],
+    };
+    digest_context(&message, &sample_links())
+}
+
+/// An admin digest (or critical email) context with every placeholder set.
+pub fn sample_admin(critical: bool) -> Context {
+    let mut other = sample_job();
+    other.user = Some("bob".into());
+    other.job_id = "4243".into();
+    let message = Planned {
+        key: "admin-digest.2026-11-20".into(),
+        kind: if critical {
+            MessageKind::AdminCritical
+        } else {
+            MessageKind::AdminDigest
+        },
+        user: None,
+        period: "2026-11-20".into(),
+        jobs: vec![sample_job()],
+    };
+    let facts = AdminFacts {
+        users_notified: 2,
+        insufficient_telemetry: 1,
+        delivery_problems: vec![(
+            "digest.bob.2026-11-19".into(),
+            "in-doubt".into(),
+            "x".into(),
+        )],
+        given_up: vec![(
+            "1795322415.ci.1.vm.json".into(),
+            "job 1: sacct has no record of the job".into(),
+        )],
+    };
+    admin_context(&message, &[sample_job(), other], &facts, &sample_links(), 5)
+}

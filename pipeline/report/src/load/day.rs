@@ -1,0 +1,151 @@
+//! The daily system report's figures of a cluster: the day's `summaries` summed by partition,
+//! account and user and for the whole cluster, and the pipeline's `runs` of the day by DAG and
+//! step. The rest of that page (the rules that fired most, the jobs that wasted most) is chosen
+//! from the day's [`Facts`](super::Facts) by the page itself.
+
+use chrono::NaiveDate;
+use datafusion::prelude::SessionContext;
+
+use super::sql::{each_row, text};
+use jobsight_warehouse::query::{QueryError, literal};
+
+/// One value of a key (a partition, an account, a user, the cluster) and the day's `summaries`
+/// rows of it summed: efficiencies weighted by the core-hours they cover.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SummedRow {
+    /// The key's value as stored (a page cleans it to show it, and names a page file after it).
+    pub name: String,
+    pub jobs: i64,
+    pub judged: i64,
+    pub flagged: i64,
+    pub core_hours: Option<f64>,
+    pub cpu_eff: Option<f64>,
+    pub mem_eff: Option<f64>,
+    pub idle_core_hours: Option<f64>,
+    pub waste_kwh: Option<f64>,
+    pub waste_cost: Option<f64>,
+    pub currency: String,
+}
+
+/// The pipeline's runs of one DAG's step on the day (`runs`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PipelineRun {
+    pub dag: String,
+    pub step: String,
+    pub runs: i64,
+    pub ok: i64,
+    pub not_ok: i64,
+    pub jobs: i64,
+    /// The last error of the day's failed runs, if any.
+    pub error: Option<String>,
+}
+
+/// What a cluster's daily system report shows of `summaries` and `runs`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DayFacts {
+    pub cluster: String,
+    pub day: NaiveDate,
+    /// By partition, in the partitions' order.
+    pub partitions: Vec<SummedRow>,
+    /// By account, in the accounts' order.
+    pub accounts: Vec<SummedRow>,
+    /// By user, in the users' order.
+    pub users: Vec<SummedRow>,
+    /// The whole cluster; none when the day has no summaries for it.
+    pub totals: Option<SummedRow>,
+    /// The day's runs by DAG and step.
+    pub runs: Vec<PipelineRun>,
+}
+
+/// The daily system report's figures of `cluster` on `day`.
+pub async fn day_report(
+    ctx: &SessionContext,
+    cluster: &str,
+    day: NaiveDate,
+) -> Result<DayFacts, QueryError> {
+    let partitions = summed_by(ctx, "\"partition\"", cluster, day).await?;
+    let accounts = summed_by(ctx, "account", cluster, day).await?;
+    let users = summed_by(ctx, "\"user\"", cluster, day).await?;
+    let totals = summed_by(ctx, "cluster", cluster, day)
+        .await?
+        .into_iter()
+        .next();
+    let runs = pipeline_runs(ctx, day).await?;
+    Ok(DayFacts {
+        cluster: cluster.to_string(),
+        day,
+        partitions,
+        accounts,
+        users,
+        totals,
+        runs,
+    })
+}
+
+/// The day's `summaries` of `cluster` summed by the column `key`: one row per value of it, in
+/// its order.
+async fn summed_by(
+    ctx: &SessionContext,
+    key: &str,
+    cluster: &str,
+    day: NaiveDate,
+) -> Result<Vec<SummedRow>, QueryError> {
+    let cl = literal(cluster);
+    let sql = format!(
+        "SELECT {key} AS name, sum(jobs) AS jobs, sum(core_hours) AS core_hours, \
+         sum(cpu_eff * cpu_eff_core_hours) / sum(cpu_eff_core_hours) AS cpu_eff, \
+         sum(mem_eff * mem_eff_core_hours) / sum(mem_eff_core_hours) AS mem_eff, \
+         sum(idle_core_hours) AS idle_core_hours, sum(waste_kwh) AS waste_kwh, \
+         sum(waste_cost) AS waste_cost, max(currency) AS currency, \
+         sum(jobs_flagged) AS flagged, sum(judged_jobs) AS judged \
+         FROM summaries WHERE day = '{day}' AND cluster = {cl} \
+         GROUP BY {key} ORDER BY {key}"
+    );
+    let mut rows = Vec::new();
+    each_row(ctx, &sql, |c, i| {
+        rows.push(SummedRow {
+            name: text(c, "name", i),
+            jobs: c.int("jobs", i).unwrap_or(0),
+            judged: c.int("judged", i).unwrap_or(0),
+            flagged: c.int("flagged", i).unwrap_or(0),
+            core_hours: c.float("core_hours", i),
+            cpu_eff: c.float("cpu_eff", i),
+            mem_eff: c.float("mem_eff", i),
+            idle_core_hours: c.float("idle_core_hours", i),
+            waste_kwh: c.float("waste_kwh", i),
+            waste_cost: c.float("waste_cost", i),
+            currency: text(c, "currency", i),
+        });
+    })
+    .await?;
+    Ok(rows)
+}
+
+/// The pipeline's health: the day's runs by DAG and step.
+async fn pipeline_runs(
+    ctx: &SessionContext,
+    day: NaiveDate,
+) -> Result<Vec<PipelineRun>, QueryError> {
+    let sql = format!(
+        "SELECT dag, step, count(*) AS runs, \
+         sum(CASE WHEN outcome = 'ok' THEN 1 ELSE 0 END) AS ok, \
+         sum(CASE WHEN outcome <> 'ok' THEN 1 ELSE 0 END) AS not_ok, \
+         sum(jobs) AS jobs, max(error) AS error \
+         FROM runs WHERE day >= '{day}' AND day <= '{next}' GROUP BY dag, step ORDER BY dag, step",
+        next = day + chrono::Days::new(1)
+    );
+    let mut runs = Vec::new();
+    each_row(ctx, &sql, |c, i| {
+        runs.push(PipelineRun {
+            dag: text(c, "dag", i),
+            step: text(c, "step", i),
+            runs: c.int("runs", i).unwrap_or(0),
+            ok: c.int("ok", i).unwrap_or(0),
+            not_ok: c.int("not_ok", i).unwrap_or(0),
+            jobs: c.int("jobs", i).unwrap_or(0),
+            error: c.text("error", i),
+        });
+    })
+    .await?;
+    Ok(runs)
+}

@@ -89,7 +89,7 @@ fn demo_reports_what_is_on_disk() {
         )),
         "{report}"
     );
-    for step in ["ingest", "features", "classify"] {
+    for step in ["ingest", "features", "classify", "predict"] {
         assert!(
             report.lines().any(|l| l.contains(&format!(". {step} "))
                 && l.contains(" ok ")

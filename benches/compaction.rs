@@ -82,6 +82,7 @@ fn generate(data: &Path, day: NaiveDate, jobs: u64, metrics: u64) {
             name: Some(format!("app{}", j % 31)),
             source: "bench".into(),
             dependency: None,
+            ..JobRow::default()
         };
         let batch = JobRow::batch(std::slice::from_ref(&row)).expect("jobs batch");
         catalog::write_part(data, Table::Jobs, day, &name, &[batch]).expect("jobs part");

@@ -48,7 +48,8 @@ fn record(job: u64, enqueued: i64) -> SpoolRecord {
     SpoolRecord::from_json(json.as_bytes()).unwrap()
 }
 
-/// A stand-in `sacct`: the fixture for `--json`, the matching text exit codes otherwise.
+/// A stand-in `sacct`: the fixture for `--json`, no other job on the job's nodes (`-N`), the
+/// matching text exit codes otherwise.
 fn fake_sacct(dir: &Path) -> PathBuf {
     let fixture = common::repo().join("tests/fixtures/sacct-22.05.8.json");
     let fixture = fixture.display();
@@ -56,7 +57,7 @@ fn fake_sacct(dir: &Path) -> PathBuf {
     std::fs::write(
         &path,
         format!(
-            "#!/bin/sh\ncase \"$*\" in\n  *--json*) cat '{fixture}' ;;\n  *) printf '1|1795322321|0:0\\n2|1795324824|0:0\\n' ;;\nesac\n"
+            "#!/bin/sh\ncase \"$*\" in\n  *--json*) cat '{fixture}' ;;\n  *\" -N \"*) ;;\n  *) printf '1|1795322321|0:0\\n2|1795324824|0:0\\n' ;;\nesac\n"
         ),
     )
     .unwrap();
@@ -416,6 +417,125 @@ fn a_job_already_in_a_compacted_day_is_not_stored_twice() {
             .next()
             .is_none()
     );
+}
+
+/// A stand-in `sacct` for job 5 of cluster `ci`, which ran 10:00:00 to 10:01:40 on node `vm`:
+/// its steps in Slurm 22.05's JSON (a batch step that kept its CPU busy and held 1031.5 MiB, and
+/// the `extern` step), and `on_node` as the answer to the query for the jobs on its node
+/// (`fail`: sacct fails).
+fn steps_sacct(dir: &Path, on_node: &str) -> PathBuf {
+    let path = dir.join("sacct-steps");
+    let script = r#"#!/usr/bin/env python3
+import json, sys
+args = sys.argv[1:]
+if "-N" in args:
+    if ON_NODE == "fail":
+        sys.stderr.write("sacct: error: Problem talking to the database\n")
+        sys.exit(1)
+    sys.stdout.write(ON_NODE)
+    sys.exit(0)
+def step(name, user, system, total, mem):
+    return {"step": {"job_id": 5, "het": {"component": None}, "id": name, "name": name},
+            "state": "COMPLETED", "time": {"start": 1795341600, "end": 1795341700,
+            "user": user, "system": system, "total": total},
+            "nodes": {"count": 1, "range": "vm", "list": ["vm"]}, "tasks": {"count": 1},
+            "statistics": {"energy": {"consumed": None}},
+            "tres": {"requested": {
+                "max": [{"type": "mem", "name": None, "id": 2, "count": mem, "task": 0, "node": "vm"}],
+                "total": [{"type": "mem", "name": None, "id": 2, "count": mem}]}}}
+if "--json" in args:
+    job = {"job_id": 5, "name": "busy", "cluster": "ci", "user": "alice",
+           "state": {"current": "COMPLETED", "reason": "None"},
+           "time": {"submission": 1795341590, "start": 1795341600, "end": 1795341700, "limit": 10,
+                    "total": {"seconds": 0, "microseconds": 0}},
+           "tres": {"allocated": [{"type": "cpu", "name": None, "id": 1, "count": 1},
+                                  {"type": "mem", "name": None, "id": 2, "count": 1024},
+                                  {"type": "node", "name": None, "id": 4, "count": 1}]},
+           "nodes": "vm",
+           "steps": [step("batch", {"seconds": 96, "microseconds": 1400000},
+                          {"seconds": 0, "microseconds": 120000},
+                          {"seconds": 96, "microseconds": 1520000}, 1081606144),
+                     step("extern", {"seconds": 0, "microseconds": 1000},
+                          {"seconds": 0, "microseconds": 1000},
+                          {"seconds": 0, "microseconds": 2000}, 4096)]}
+    print(json.dumps({"meta": {}, "errors": [], "jobs": [job]}))
+else:
+    print("5|1795341590|0:0|sbatch job.sh")
+"#
+    .replace("ON_NODE", &format!("{on_node:?}"));
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// What Slurm accounting measured is stored with the job: seff's figures in `jobs` (memory a
+/// little above the request is kept, not withheld), one `job_steps` row per step, and the other
+/// jobs that ran on its node meanwhile. When that last query fails, the count stays unknown, the
+/// note says why, and the job is stored all the same.
+#[test]
+fn steps_and_neighbours_are_stored_with_the_job() {
+    let on_node = "5|2026-11-22T10:00:00|2026-11-22T10:01:40|COMPLETED\n\
+                   6|2026-11-22T09:59:00|Unknown|RUNNING\n\
+                   7|Unknown|Unknown|PENDING\n";
+    for (answer, neighbours) in [(on_node, Some(1)), ("fail", None)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let spool = Spool::init(&tmp.path().join("spool"), 0o700).unwrap();
+        let data = tmp.path().join("data");
+        let enqueued = 1_795_341_705;
+        slurm_hooks::spool_dir::enqueue(spool.root(), &record(5, enqueued)).unwrap();
+        let mut s = settings(&steps_sacct(tmp.path(), answer), "http://127.0.0.1:9", "");
+        s.ingest.telemetry = jobsight::config::TelemetryKind::None;
+        let report = per_job::run(
+            &spool,
+            &data,
+            &s.ingest,
+            None,
+            None,
+            at(enqueued + 60),
+            |_, _| {},
+        )
+        .unwrap();
+        let outcomes: Vec<&Outcome> = report.records.iter().map(|r| &r.outcome).collect();
+        let [Outcome::Done { note, .. }] = outcomes[..] else {
+            panic!("{report:?}")
+        };
+        let note = note.clone().unwrap_or_default();
+        assert_eq!(
+            note.contains("jobs sharing its nodes unknown") && note.contains("job 5"),
+            neighbours.is_none(),
+            "{note}"
+        );
+
+        let jobs = common::sql_json(
+            JOBSIGHT,
+            &data,
+            "SELECT CAST(round(acct_cpu_total_s * 1000) AS BIGINT) AS cpu_ms, acct_mem_peak_mb, \
+             acct_steps, neighbours, CAST(round(acct_cpu_eff * 1000) AS BIGINT) AS cpu_permille, \
+             acct_mem_eff > 1 AS above_request FROM jobs",
+        );
+        // JSON lines leave null columns out.
+        let mut expected = serde_json::json!({"cpu_ms": 97522, "acct_mem_peak_mb": 1031.5,
+            "acct_steps": 2, "cpu_permille": 975, "above_request": true});
+        if let Some(n) = neighbours {
+            expected["neighbours"] = serde_json::json!(n);
+        }
+        assert_eq!(jobs, [expected], "{answer}");
+        let steps = common::sql_json(
+            JOBSIGHT,
+            &data,
+            "SELECT job_id, step, ntasks, max_rss_node, \
+             CAST(round(cpu_total_s * 1000) AS BIGINT) AS cpu_ms FROM job_steps ORDER BY step",
+        );
+        assert_eq!(
+            steps,
+            [
+                serde_json::json!({"job_id": "5", "step": "batch", "ntasks": 1,
+                    "max_rss_node": "vm", "cpu_ms": 97520}),
+                serde_json::json!({"job_id": "5", "step": "extern", "ntasks": 1,
+                    "max_rss_node": "vm", "cpu_ms": 2}),
+            ]
+        );
+    }
 }
 
 #[test]
@@ -919,7 +1039,8 @@ fn schedule_file(data: &Path, name: &str) -> String {
 
 /// A stand-in `sacct` for any job id N of cluster `ci`: submitted at 1795300000 + 60 N, run for
 /// 10 minutes on node `vm`; every 3rd job TIMEOUT, every 7th OUT_OF_MEMORY (a critical finding,
-/// so an immediate email), the rest COMPLETED. Answers in the shapes of Slurm 22.05.
+/// so an immediate email), the rest COMPLETED; no other job on its node. Answers in the shapes
+/// of Slurm 22.05.
 fn many_jobs_sacct(dir: &Path) -> PathBuf {
     let path = dir.join("sacct-many");
     std::fs::write(
@@ -927,6 +1048,8 @@ fn many_jobs_sacct(dir: &Path) -> PathBuf {
         r#"#!/usr/bin/env python3
 import json, sys
 args = sys.argv[1:]
+if "-N" in args:
+    sys.exit(0)
 n = int(args[args.index("-j") + 1])
 submit = 1795300000 + 60 * n
 state, code = ("OUT_OF_MEMORY", "0:125") if n % 7 == 0 else ("TIMEOUT", "0:0") if n % 3 == 0 else ("COMPLETED", "0:0")

@@ -1,5 +1,6 @@
 //! What Slurm's job fields mean, for every stage that reads them: dependency lists (`afterok:12`,
-//! as `--dependency` takes them) and the application a job name stands for. A leaf below the
+//! as `--dependency` takes them), the application a job name stands for, and which job and step
+//! states are final. A leaf below the
 //! stages: the ingest validates dependencies with it, the workflows follow them, the models and
 //! workflows group runs by application.
 
@@ -66,6 +67,25 @@ pub fn application_of(name: &str) -> &str {
     }
     let stem = without_number.trim_end_matches(['-', '_', '.']);
     if stem.is_empty() { name } else { stem }
+}
+
+/// Whether a job or step state (sacct's text, e.g. `COMPLETED`, `RUNNING`) is one after which
+/// nothing about the job or step changes any more.
+pub fn is_final_state(state: &str) -> bool {
+    !matches!(
+        state,
+        "PENDING"
+            | "RUNNING"
+            | "COMPLETING"
+            | "REQUEUED"
+            | "REQUEUE_HOLD"
+            | "REQUEUE_FED"
+            | "SUSPENDED"
+            | "CONFIGURING"
+            | "RESIZING"
+            | "SIGNALING"
+            | "STAGE_OUT"
+    )
 }
 
 #[cfg(test)]

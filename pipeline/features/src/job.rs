@@ -11,17 +11,36 @@
 //! node is missing and every node's coverage reaches `min_coverage`; otherwise the reason is
 //! recorded, and later stages refuse to judge it.
 //!
-//! Efficiency figures use the metric names of the shipped Prometheus templates and the simulator
-//! (`cpu_user` and `cpu_system` as shares of the node's CPUs, `mem_used_bytes`, `gpu_util`); a
-//! figure whose inputs are missing is left empty, never guessed.
-//! - `cpu_used_cores`: sum over nodes of mean(cpu_user + cpu_system) × cores per node;
-//!   `cpu_eff` = used cores / allocated CPUs. Node-level data: on a node shared with other jobs
-//!   this counts their work too, so it is left empty above 1 (as `mem_eff`);
-//! - `mem_used_max_mb`: sum over nodes of the largest `mem_used_bytes`; `mem_eff` = that / the
-//!   requested memory (on a node the job shares, an upper bound of its own use), left empty above
-//!   1, where it cannot be the job's alone;
+//! Efficiency figures: a figure whose inputs are missing is left empty, never guessed. Each of the
+//! CPU figures (`cpu_used_cores`, `cpu_eff`, `wasted_core_hours`) and the memory figures
+//! (`mem_used_max_mb`, `mem_eff`) is taken from one source, recorded as `cpu_eff_source` and
+//! `mem_source`, the first of:
+//! 1. `telemetry-job`: the job's own series, as a cgroup exporter gives them
+//!    (`job_cpu_cores_used`, cores busy per node; `job_mem_rss_bytes`);
+//! 2. `accounting`: Slurm's figures for the run, as seff computes them (CPU time of all steps,
+//!    so cores used = CPU time / elapsed; the largest step's memory peak). Slurm measures them in
+//!    the job's own cgroups or processes, so they are the job's even on a node it shared, and
+//!    even on a node it had to itself, where the node's series also count the operating system
+//!    and anything else that ran there;
+//! 3. `telemetry-node`: its nodes' series (`cpu_user` and `cpu_system` as shares of the node's
+//!    CPUs, times `features.cores_per_node`; `mem_used_bytes`), unless the job is known to have
+//!    shared a node (`shared` true: then the nodes' use is not the job's, and no figure is
+//!    given). Where sharing is unknown the node's figure counts other jobs' work too, so an
+//!    efficiency above 1, which cannot be the job's alone, is left empty (the used cores and
+//!    memory stand, an upper bound of the job's).
+//!
+//! Telemetry the job cannot be judged by (missing nodes, low coverage) yields to accounting when
+//! the job has it: Slurm's figures cover the whole run. `cpu_eff` = cores used / allocated CPUs,
+//! `mem_eff` = memory peak / requested memory. The job's own figures (sources 1 and 2) are
+//! clamped to 1: above it they are the sampling's or accounting's noise (seff prints 100.7 % for
+//! a job that touched all of its 1 GB), not use beyond the allocation; `cpu_eff_telemetry`,
+//! `mem_eff_telemetry` (the job's series where it has them, else its nodes') and `cpu_eff_acct`,
+//! `mem_eff_acct` (seff's) keep the raw figures beside it, for an admin comparing the sources.
+//! `shared`: the job shared a node with another job during its run (`jobs.neighbours` above 0),
+//! or did not (no neighbours, or its CPUs fill its nodes); unknown otherwise.
 //! - `time_eff` = elapsed / time limit; `core_hours` = allocated CPUs × elapsed;
-//!   `wasted_core_hours` = core_hours × (1 − min(cpu_eff, 1));
+//!   `wasted_core_hours` = core_hours × (1 − min(share of the CPUs busy, 1)), from the chosen
+//!   source's share even where `cpu_eff` was left empty; `gpu_util` = mean of `gpu_util`;
 //! - `duty_cycle` (SUPReMM): per-core series `cpu_core<N>_util` (utilisation 0–1); a core's duty
 //!   cycle is the share of its samples above 0.5. GOOD when no core is below 0.5, LOW when none
 //!   reaches 0.1, otherwise PINNED when the cores at or above 0.1 lie within 0.1 of each other (or
@@ -80,6 +99,57 @@ pub struct Summary {
     pub gpu_util: Option<f64>,
     pub core_hours: Option<f64>,
     pub wasted_core_hours: Option<f64>,
+    pub cpu_eff_source: Option<Source>,
+    pub mem_source: Option<Source>,
+    pub cpu_eff_telemetry: Option<f64>,
+    pub mem_eff_telemetry: Option<f64>,
+    pub cpu_eff_acct: Option<f64>,
+    pub mem_eff_acct: Option<f64>,
+    pub shared: Option<bool>,
+}
+
+/// Where a job's CPU or memory figures were taken from (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The job's own series (a cgroup exporter's).
+    TelemetryJob,
+    /// Its nodes' series.
+    TelemetryNode,
+    /// Slurm accounting.
+    Accounting,
+}
+
+impl Source {
+    /// As `job_summary.cpu_eff_source` and `mem_source` hold it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::TelemetryJob => "telemetry-job",
+            Source::TelemetryNode => "telemetry-node",
+            Source::Accounting => "accounting",
+        }
+    }
+
+    /// The source of one figure from what the job has of it: its own series, its nodes' series,
+    /// Slurm accounting (see the module doc for the order).
+    fn choose(
+        job_series: bool,
+        node_series: bool,
+        accounting: bool,
+        shared: Option<bool>,
+        judgeable: bool,
+    ) -> Option<Source> {
+        // The job's own series it cannot be judged by yield to accounting, which covers the run.
+        let telemetry_first = judgeable || !accounting;
+        if job_series && telemetry_first {
+            Some(Source::TelemetryJob)
+        } else if accounting {
+            Some(Source::Accounting)
+        } else if node_series && shared != Some(true) {
+            Some(Source::TelemetryNode)
+        } else {
+            None
+        }
+    }
 }
 
 /// One `windows` row: the statistics of one series over one sliding window.
@@ -284,6 +354,7 @@ pub fn finish(
         reason,
     } = coverage(job, &series, &metrics, settings);
     let across = across_nodes(&series, &metrics, imbalances);
+    let judgeable = reason.is_none();
     let summary = Summary {
         elapsed_s: elapsed_us as f64 / 1e6,
         nodes_expected,
@@ -293,10 +364,10 @@ pub fn finish(
         samples: samples_received,
         coverage_min,
         coverage_mean,
-        judgeable: reason.is_none(),
+        judgeable,
         not_judgeable_reason: reason,
         duty_cycle: duty_cycle(cores),
-        ..efficiency(job, &series, elapsed_us, settings)
+        ..efficiency(job, &series, elapsed_us, judgeable, settings)
     };
     JobFeatures {
         job_id: job.job_id.clone(),
@@ -461,12 +532,94 @@ fn across_nodes(
     across
 }
 
+/// Whether the job shared a node with another job during its run: yes when other jobs ran on
+/// its nodes (`neighbours`, what ran rather than what was asked for, so it also catches nodes
+/// oversubscribed by Slurm), no when none did or when its CPUs fill its nodes; unknown otherwise.
+fn shared_nodes(job: &JobMeta, cores_per_node: Option<u32>) -> Option<bool> {
+    match job.neighbours {
+        Some(n) => Some(n > 0),
+        None => {
+            let fills = match (job.cpus, job.num_nodes, cores_per_node) {
+                (Some(cpus), Some(nodes), Some(cores)) if nodes > 0 && cores > 0 => {
+                    f64::from(cpus) / f64::from(nodes) >= f64::from(cores)
+                }
+                _ => false,
+            };
+            fills.then_some(false)
+        }
+    }
+}
+
+/// One resource's candidate figures: what is used (cores or MiB) by each source, and the
+/// amount allocated that the efficiency divides it by.
+struct Candidates {
+    job_series: Option<f64>,
+    node_series: Option<f64>,
+    accounting: Option<f64>,
+    allocated: Option<f64>,
+}
+
+/// One resource's chosen figures.
+struct Chosen {
+    source: Option<Source>,
+    used: Option<f64>,
+    /// The chosen source's share of the allocation, as measured (may exceed 1).
+    share: Option<f64>,
+    /// The share as the user is told it: clamped to 1 for the job's own figures, left empty
+    /// above 1 for its nodes'.
+    eff: Option<f64>,
+    /// The telemetry's share, the job's own series where it has them, else its nodes'.
+    telemetry_share: Option<f64>,
+    accounting_share: Option<f64>,
+}
+
+impl Candidates {
+    fn choose(&self, shared: Option<bool>, judgeable: bool) -> Chosen {
+        let share = |used: Option<f64>| {
+            used.zip(self.allocated.filter(|&a| a > 0.0))
+                .map(|(used, allocated)| used / allocated)
+        };
+        let source = Source::choose(
+            self.job_series.is_some(),
+            self.node_series.is_some(),
+            self.accounting.is_some(),
+            shared,
+            judgeable,
+        );
+        let used = match source {
+            Some(Source::TelemetryJob) => self.job_series,
+            Some(Source::TelemetryNode) => self.node_series,
+            Some(Source::Accounting) => self.accounting,
+            None => None,
+        };
+        let chosen_share = share(used);
+        let eff = match source {
+            // Node-level use above the allocation cannot be the job's alone: other jobs or the
+            // system are counted, the job's share is unknown, and a figure above 100 % would
+            // tell the user something false (and the findings that quote it would contradict
+            // themselves).
+            Some(Source::TelemetryNode) => chosen_share.filter(|&eff| eff <= 1.0),
+            // The job's own figures above 1 are measurement noise, not use beyond its share.
+            _ => chosen_share.map(|eff| eff.min(1.0)),
+        };
+        Chosen {
+            source,
+            used,
+            share: chosen_share,
+            eff,
+            telemetry_share: share(self.job_series.or(self.node_series)),
+            accounting_share: share(self.accounting),
+        }
+    }
+}
+
 /// The summary's efficiency figures (see the module doc); its other fields are left at their
-/// defaults for the caller to set.
+/// defaults for the caller to set. `judgeable`: whether the job's telemetry covers it.
 fn efficiency(
     job: &JobMeta,
     series: &[SeriesRow],
     elapsed_us: i64,
+    judgeable: bool,
     settings: &Settings,
 ) -> Summary {
     // By node name: sums over nodes in one order, so that a job's figures are the same in every
@@ -478,10 +631,19 @@ fn efficiency(
             .filter_map(|s| s.stats.mean.map(|m| (&s.node, m)))
             .collect()
     };
+    // The sum over nodes of each node's largest sample, in MiB.
+    let peak_mb = |metric: &str| -> Option<f64> {
+        let maxima: Vec<f64> = series
+            .iter()
+            .filter(|s| &*s.metric == metric)
+            .filter_map(|s| s.stats.max)
+            .collect();
+        (!maxima.is_empty()).then(|| maxima.iter().sum::<f64>() / 1048576.0)
+    };
     let (user, system) = (mean_of("cpu_user"), mean_of("cpu_system"));
     let elapsed_h = elapsed_us as f64 / 3.6e9;
     let cores_per_node = settings.cores_per_node.map(f64::from);
-    let cpu_used_cores = match cores_per_node {
+    let node_cores = match cores_per_node {
         Some(cores) if !user.is_empty() => Some(
             user.iter()
                 .map(|(node, u)| (u + system.get(node).copied().unwrap_or(0.0)) * cores)
@@ -489,46 +651,57 @@ fn efficiency(
         ),
         _ => None,
     };
-    let busy_share = cpu_used_cores
-        .zip(job.cpus.filter(|&c| c > 0))
-        .map(|(used, cpus)| used / f64::from(cpus));
-    // Node-level CPU, as memory below: on a node the job shares, other jobs' work is counted, and
-    // above the allocation the share cannot be the job's alone; a CPU efficiency above 100 %
-    // would tell the user something false (and the findings that quote it would contradict
-    // themselves). The waste still reads the node as busy.
-    let cpu_eff = busy_share.filter(|&eff| eff <= 1.0);
-    let mem_used_max_mb = {
-        let maxima: Vec<f64> = series
-            .iter()
-            .filter(|s| &*s.metric == "mem_used_bytes")
-            .filter_map(|s| s.stats.max)
-            .collect();
-        (!maxima.is_empty()).then(|| maxima.iter().sum::<f64>() / 1048576.0)
+    let job_cores = {
+        let busy = mean_of("job_cpu_cores_used");
+        (!busy.is_empty()).then(|| busy.values().sum::<f64>())
     };
+    // Accounting covers the run whose row this is; `acct_steps` 0 says it measured nothing.
+    let measured = job.acct_steps != Some(0);
+    let usable = |v: Option<f64>| v.filter(|v| v.is_finite() && *v >= 0.0 && measured);
+    let run_elapsed_s = (job.end_us - job.run_start_us) as f64 / 1e6;
+    let acct_cores = usable(job.acct_cpu_total_s)
+        .filter(|_| run_elapsed_s > 0.0)
+        .map(|cpu_s| cpu_s / run_elapsed_s);
+    let shared = shared_nodes(job, settings.cores_per_node);
+    let cpu = Candidates {
+        job_series: job_cores,
+        node_series: node_cores,
+        accounting: acct_cores,
+        allocated: job.cpus.map(f64::from),
+    }
+    .choose(shared, judgeable);
+    let mem = Candidates {
+        job_series: peak_mb("job_mem_rss_bytes"),
+        node_series: peak_mb("mem_used_bytes"),
+        accounting: usable(job.acct_mem_peak_mb),
+        allocated: job.req_mem_mb.map(|m| m as f64),
+    }
+    .choose(shared, judgeable);
     let gpu = mean_of("gpu_util");
     let core_hours = job.cpus.map(|c| f64::from(c) * elapsed_h);
     Summary {
-        cpu_used_cores,
-        cpu_eff,
-        mem_used_max_mb,
-        mem_eff: mem_used_max_mb
-            .zip(job.req_mem_mb.filter(|&m| m > 0))
-            .map(|(used, asked)| used / asked as f64)
-            // Node-level memory: on a node the job shares it is an upper bound of the job's own
-            // use (still sound for "asked for far more than it used"). Above the request it
-            // cannot be the job's (Slurm keeps a job within its request where it enforces
-            // memory): other jobs or the system are counted, the job's share is unknown, and a
-            // figure above 100 % would tell the user something false.
-            .filter(|&eff| eff <= 1.0),
+        cpu_used_cores: cpu.used,
+        cpu_eff: cpu.eff,
+        mem_used_max_mb: mem.used,
+        mem_eff: mem.eff,
         time_eff: job
             .time_limit_s
             .filter(|&l| l > 0)
             .map(|limit| elapsed_us as f64 / 1e6 / limit as f64),
         gpu_util: (!gpu.is_empty()).then(|| gpu.values().sum::<f64>() / gpu.len() as f64),
         core_hours,
+        // From the chosen source's share even where cpu_eff was left empty: the node reads as
+        // busy, so the waste is not overstated.
         wasted_core_hours: core_hours
-            .zip(busy_share)
+            .zip(cpu.share)
             .map(|(hours, eff)| hours * (1.0 - eff.min(1.0))),
+        cpu_eff_source: cpu.source,
+        mem_source: mem.source,
+        cpu_eff_telemetry: cpu.telemetry_share,
+        mem_eff_telemetry: mem.telemetry_share,
+        cpu_eff_acct: cpu.accounting_share,
+        mem_eff_acct: mem.accounting_share,
+        shared,
         ..Summary::default()
     }
 }
@@ -550,11 +723,9 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
-    /// A node that used more memory than the job asked for counts more than the job: the
-    /// memory efficiency is left empty rather than reported above 100 %; below it stands.
-    #[test]
-    fn memory_efficiency_never_exceeds_the_request() {
-        let job = |req_mem_mb| JobMeta {
+    /// A one-hour job of one CPU on node `n1`, asking for `req_mem_mb`.
+    fn one_hour(req_mem_mb: u64) -> JobMeta {
+        JobMeta {
             job_id: "1".into(),
             start_us: 0,
             end_us: 3_600_000_000,
@@ -566,20 +737,184 @@ mod tests {
             nodes: Some("n1".into()),
             req_mem_mb: Some(req_mem_mb),
             time_limit_s: Some(7200),
-            gpus: None,
-        };
-        let samples = || {
-            let points: Vec<Sample> = (0..60)
-                .map(|i| (i * 60_000_000, 4096.0 * 1048576.0))
-                .collect();
-            vec![(Arc::from("n1"), Arc::from("mem_used_bytes"), points)]
-        };
+            run_start_us: 0,
+            ..JobMeta::default()
+        }
+    }
+
+    /// A steady series of `value` on node `n1`, a sample a minute for an hour.
+    fn steady(metric: &str, value: f64) -> NamedSeries {
+        let points: Vec<Sample> = (0..60).map(|i| (i * 60_000_000, value)).collect();
+        (Arc::from("n1"), Arc::from(metric), points)
+    }
+
+    /// The node: two CPUs, one busy (this job's neighbour's), 2 GB in use.
+    fn busy_node() -> Vec<NamedSeries> {
+        vec![
+            steady("cpu_user", 0.5),
+            steady("cpu_system", 0.0),
+            steady("mem_used_bytes", 2048.0 * 1048576.0),
+        ]
+    }
+
+    fn two_cores() -> Settings {
+        Settings {
+            cores_per_node: Some(2),
+            ..Settings::default()
+        }
+    }
+
+    /// A node that used more memory than the job asked for counts more than the job: the
+    /// memory efficiency is left empty rather than reported above 100 %; below it stands.
+    #[test]
+    fn memory_efficiency_never_exceeds_the_request() {
+        let samples = || vec![steady("mem_used_bytes", 4096.0 * 1048576.0)];
         let settings = Settings::default();
-        let over = compute(&job(1024), samples(), &settings).summary;
+        let over = compute(&one_hour(1024), samples(), &settings).summary;
         assert_eq!(over.mem_used_max_mb, Some(4096.0));
         assert_eq!(over.mem_eff, None, "4 GB on the node, 1 GB asked for");
-        let under = compute(&job(8192), samples(), &settings).summary;
+        assert_eq!(over.mem_source, Some(Source::TelemetryNode));
+        assert_eq!(over.mem_eff_telemetry, Some(4.0), "kept raw beside it");
+        assert_eq!(
+            over.shared, None,
+            "nothing says whether the node was shared"
+        );
+        let under = compute(&one_hour(8192), samples(), &settings).summary;
         assert_eq!(under.mem_eff, Some(0.5));
+    }
+
+    /// The sleeper: a one-CPU job beside a busy one on a two-CPU node. Its node read as
+    /// a whole core busy and 2 GB in use; Slurm's accounting says 25 s of CPU and 1031 MB, and
+    /// those are its figures, seff's, up to 1 (the raw 1.007 is kept beside it).
+    #[test]
+    fn a_shared_job_with_accounting_gets_the_accounting_figures() {
+        let job = JobMeta {
+            acct_cpu_total_s: Some(25.2),
+            acct_mem_peak_mb: Some(1031.0),
+            acct_steps: Some(2),
+            neighbours: Some(1),
+            ..one_hour(1024)
+        };
+        let s = compute(&job, busy_node(), &two_cores()).summary;
+        assert_eq!(s.shared, Some(true));
+        assert_eq!(s.cpu_eff_source, Some(Source::Accounting));
+        assert_eq!(s.mem_source, Some(Source::Accounting));
+        assert_eq!(s.cpu_used_cores, Some(25.2 / 3600.0));
+        assert_eq!(s.cpu_eff, Some(0.007));
+        assert_eq!(s.cpu_eff_acct, Some(0.007));
+        assert_eq!(
+            s.cpu_eff_telemetry,
+            Some(1.0),
+            "the node's core, not the job's"
+        );
+        assert_eq!(s.mem_used_max_mb, Some(1031.0));
+        assert_eq!(s.mem_eff, Some(1.0), "seff's 100.7 %, clamped");
+        assert_eq!(s.mem_eff_acct, Some(1031.0 / 1024.0));
+        assert_eq!(s.mem_eff_telemetry, Some(2.0));
+        assert!((s.wasted_core_hours.unwrap() - 0.993).abs() < 1e-12);
+        // Accounting that measured no step is no figure, and the node's is not the job's on a
+        // node it shared: no figure at all.
+        let unmeasured = JobMeta {
+            acct_steps: Some(0),
+            ..job
+        };
+        let s = compute(&unmeasured, busy_node(), &two_cores()).summary;
+        assert_eq!((s.cpu_eff_source, s.mem_source), (None, None));
+        assert_eq!((s.cpu_eff, s.cpu_used_cores), (None, None));
+        assert_eq!((s.mem_eff, s.mem_used_max_mb), (None, None));
+        assert_eq!(s.cpu_eff_telemetry, Some(1.0), "kept for the comparison");
+        // Sharing unknown: the node's figures stand, the efficiency above 1 withheld.
+        let unknown = JobMeta {
+            neighbours: None,
+            ..unmeasured
+        };
+        let s = compute(&unknown, busy_node(), &two_cores()).summary;
+        assert_eq!(s.cpu_eff_source, Some(Source::TelemetryNode));
+        assert_eq!((s.mem_eff, s.mem_used_max_mb), (None, Some(2048.0)));
+    }
+
+    /// A job that had its node to itself also takes accounting's figures, which are its own
+    /// (the node's also count the system); without accounting it keeps its node's.
+    #[test]
+    fn accounting_wins_over_the_nodes_series_and_they_stand_without_it() {
+        let job = JobMeta {
+            cpus: Some(2),
+            acct_cpu_total_s: Some(3600.0),
+            acct_mem_peak_mb: Some(1500.0),
+            acct_steps: Some(1),
+            neighbours: Some(0),
+            ..one_hour(4096)
+        };
+        let s = compute(&job, busy_node(), &two_cores()).summary;
+        assert_eq!(s.shared, Some(false));
+        assert_eq!(s.cpu_eff_source, Some(Source::Accounting));
+        assert_eq!((s.cpu_used_cores, s.cpu_eff), (Some(1.0), Some(0.5)));
+        assert_eq!(s.mem_source, Some(Source::Accounting));
+        assert_eq!(
+            (s.mem_used_max_mb, s.mem_eff),
+            (Some(1500.0), Some(1500.0 / 4096.0))
+        );
+        assert_eq!(
+            (s.cpu_eff_telemetry, s.mem_eff_telemetry),
+            (Some(0.5), Some(0.5)),
+            "the nodes' figures kept beside them"
+        );
+        // No accounting: the node's figures, the job having it to itself.
+        let unaccounted = JobMeta {
+            acct_cpu_total_s: None,
+            acct_mem_peak_mb: None,
+            acct_steps: None,
+            ..job.clone()
+        };
+        let s = compute(&unaccounted, busy_node(), &two_cores()).summary;
+        assert_eq!(s.cpu_eff_source, Some(Source::TelemetryNode));
+        assert_eq!((s.cpu_used_cores, s.cpu_eff), (Some(1.0), Some(0.5)));
+        assert_eq!(s.mem_source, Some(Source::TelemetryNode));
+        assert_eq!((s.mem_used_max_mb, s.mem_eff), (Some(2048.0), Some(0.5)));
+        // Its CPUs fill the node: not shared, even without a neighbour count.
+        let filled = JobMeta {
+            neighbours: None,
+            ..unaccounted
+        };
+        let s = compute(&filled, busy_node(), &two_cores()).summary;
+        assert_eq!(
+            (s.shared, s.cpu_eff_source),
+            (Some(false), Some(Source::TelemetryNode))
+        );
+        // A second node that sent nothing: not judgeable; accounting's figures still.
+        let half_seen = JobMeta {
+            num_nodes: Some(2),
+            nodes: Some("n[1-2]".into()),
+            cpus: Some(4),
+            ..job
+        };
+        let s = compute(&half_seen, busy_node(), &two_cores()).summary;
+        assert!(!s.judgeable);
+        assert_eq!(s.cpu_eff_source, Some(Source::Accounting));
+        assert_eq!(s.cpu_eff, Some(0.25));
+    }
+
+    /// The job's own series (a cgroup exporter's) win over the node's and over accounting, on
+    /// a shared node too.
+    #[test]
+    fn job_scope_series_win() {
+        let job = JobMeta {
+            acct_cpu_total_s: Some(100.0),
+            acct_mem_peak_mb: Some(300.0),
+            acct_steps: Some(1),
+            neighbours: Some(3),
+            ..one_hour(1024)
+        };
+        let mut samples = busy_node();
+        samples.push(steady("job_cpu_cores_used", 0.25));
+        samples.push(steady("job_mem_rss_bytes", 256.0 * 1048576.0));
+        let s = compute(&job, samples, &two_cores()).summary;
+        assert_eq!(s.cpu_eff_source, Some(Source::TelemetryJob));
+        assert_eq!((s.cpu_used_cores, s.cpu_eff), (Some(0.25), Some(0.25)));
+        assert_eq!(s.cpu_eff_telemetry, Some(0.25));
+        assert_eq!(s.mem_source, Some(Source::TelemetryJob));
+        assert_eq!((s.mem_used_max_mb, s.mem_eff), (Some(256.0), Some(0.25)));
+        assert_eq!(s.wasted_core_hours, Some(0.75));
     }
 
     #[test]

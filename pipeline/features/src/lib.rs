@@ -9,7 +9,8 @@
 //! - `job_summary`: one row per job: telemetry coverage and whether the job can be judged (with
 //!   the reason when not), SUPReMM's CPU duty-cycle category, and efficiency figures: CPU
 //!   efficiency, memory and wall time used against the request, GPU use, core-hours and wasted
-//!   core-hours ([`job`]);
+//!   core-hours, each CPU and memory figure from the job's own telemetry, its nodes' or Slurm
+//!   accounting (which, and whether the job shared its nodes, recorded beside them) ([`job`]);
 //! - `windows`, when asked for (`--windows 60:15`): the same statistics per job × node × metric
 //!   over sliding windows of the kept span, one row per window, for the models.
 //!
@@ -274,6 +275,13 @@ pub fn batches(
                 gpu_util: s.gpu_util,
                 core_hours: s.core_hours,
                 wasted_core_hours: s.wasted_core_hours,
+                cpu_eff_source: s.cpu_eff_source.map(|source| source.name().to_string()),
+                mem_source: s.mem_source.map(|source| source.name().to_string()),
+                cpu_eff_telemetry: s.cpu_eff_telemetry,
+                mem_eff_telemetry: s.mem_eff_telemetry,
+                cpu_eff_acct: s.cpu_eff_acct,
+                mem_eff_acct: s.mem_eff_acct,
+                shared: s.shared,
             }
         })
         .collect();

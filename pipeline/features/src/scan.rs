@@ -56,6 +56,18 @@ pub struct JobMeta {
     pub req_mem_mb: Option<u64>,
     pub time_limit_s: Option<u64>,
     pub gpus: Option<u32>,
+    /// Start of the run whose row this is (the run that ended last, for a job id with several):
+    /// the run the accounting figures and `neighbours` describe, whose own elapsed time seff
+    /// divides by.
+    pub run_start_us: i64,
+    /// Slurm accounting's CPU time of the run, user + system over its steps, in seconds.
+    pub acct_cpu_total_s: Option<f64>,
+    /// Slurm accounting's memory peak of the run (its largest step's), MiB.
+    pub acct_mem_peak_mb: Option<f64>,
+    /// The steps the accounting figures cover; `Some(0)`: accounting has no usage data.
+    pub acct_steps: Option<u32>,
+    /// Other jobs that ran on at least one of the job's nodes during its run; `None`: unknown.
+    pub neighbours: Option<u32>,
 }
 
 /// The Parquet files of a table's day partition, in name order (hidden temporary files skipped).
@@ -87,6 +99,23 @@ fn column<'a>(
     batch
         .column_by_name(name)
         .ok_or_else(|| FeaturesError::read(path, format!("no column {name}")))
+}
+
+/// A column that files written before it existed lack (the `jobs` accounting columns): `None`
+/// when the file has no such column, so that every row of it reads as unknown; else the column
+/// cast to `to`, or an error naming the file and column.
+fn optional_column(
+    batch: &RecordBatch,
+    name: &str,
+    to: &DataType,
+    path: &Path,
+) -> Result<Option<ArrayRef>, FeaturesError> {
+    batch
+        .column_by_name(name)
+        .map(|array| {
+            cast(array, to).map_err(|e| FeaturesError::read(path, format!("column {name}: {e}")))
+        })
+        .transpose()
 }
 
 /// A column cast to `to`, or an error naming the file and column.
@@ -142,6 +171,10 @@ pub fn read_jobs_in(
             let (mem, limit) = (u64s("req_mem_mb")?, u64s("time_limit_s")?);
             let nodes = cast_column(&batch, "nodes", &DataType::Utf8, &path)?;
             let nodes: &StringArray = nodes.as_string::<i32>();
+            let floats = |name| optional_column(&batch, name, &DataType::Float64, &path);
+            let (acct_cpu, acct_mem) = (floats("acct_cpu_total_s")?, floats("acct_mem_peak_mb")?);
+            let counts = |name| optional_column(&batch, name, &DataType::UInt32, &path);
+            let (acct_steps, neighbours) = (counts("acct_steps")?, counts("neighbours")?);
             let get32 = |a: &ArrayRef, i| {
                 let a = a.as_primitive::<UInt32Type>();
                 a.is_valid(i).then(|| a.value(i))
@@ -149,6 +182,13 @@ pub fn read_jobs_in(
             let get64 = |a: &ArrayRef, i| {
                 let a = a.as_primitive::<UInt64Type>();
                 a.is_valid(i).then(|| a.value(i))
+            };
+            let maybe32 = |a: &Option<ArrayRef>, i| a.as_ref().and_then(|a| get32(a, i));
+            let maybe_f64 = |a: &Option<ArrayRef>, i| {
+                a.as_ref().and_then(|a| {
+                    let a = a.as_primitive::<Float64Type>();
+                    a.is_valid(i).then(|| a.value(i))
+                })
             };
             for i in 0..batch.num_rows() {
                 if !ids.is_valid(i) || !start.is_valid(i) || !end.is_valid(i) {
@@ -164,6 +204,11 @@ pub fn read_jobs_in(
                     req_mem_mb: get64(&mem, i),
                     time_limit_s: get64(&limit, i),
                     gpus: get32(&gpus, i),
+                    run_start_us: start.value(i),
+                    acct_cpu_total_s: maybe_f64(&acct_cpu, i),
+                    acct_mem_peak_mb: maybe_f64(&acct_mem, i),
+                    acct_steps: maybe32(&acct_steps, i),
+                    neighbours: maybe32(&neighbours, i),
                     ..JobMeta::default()
                 };
                 by_id

@@ -14,6 +14,8 @@ pub mod ldms_store;
 pub mod per_job;
 pub mod prometheus;
 pub mod sacct;
+pub mod sacct_neighbours;
+pub mod sacct_steps;
 pub mod settings;
 pub mod shared_series;
 pub mod simulator;
@@ -89,7 +91,7 @@ pub fn read_line(
 }
 
 // The typed rows of the tables ingest writes live in the catalogue.
-pub use jobsight_warehouse::catalog::rows::{JobRow, LabelRow, TelemetryBuilder};
+pub use jobsight_warehouse::catalog::rows::{JobRow, JobStepRow, LabelRow, TelemetryBuilder};
 
 /// Streams telemetry rows into day partitions, writing a part whenever a day's buffer reaches
 /// `max_rows`. Memory stays bounded by the buffers however large the input is. Part names are

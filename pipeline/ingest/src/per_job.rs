@@ -1,4 +1,5 @@
-//! The per-job ingest step: claimed spool records become `jobs` rows and `telemetry` rows.
+//! The per-job ingest step: claimed spool records become `jobs` rows, `job_steps` rows and
+//! `telemetry` rows.
 //!
 //! Input: the spool. The step claims what the hook enqueued (`new/` → `cur/`), then works through
 //! every record in `cur/`, including ones an earlier run left pending or was interrupted on. For
@@ -9,8 +10,9 @@
 //!
 //! Idempotency: a job's parts are named after the job (cluster, id, restart, submit time), and
 //! stale chunks of an earlier attempt are removed first, so running the step again, or crashing
-//! half-way and running it again, replaces rather than duplicates. Telemetry is written before the
-//! job row and the record moves last, so an interrupted job is simply done again.
+//! half-way and running it again, replaces rather than duplicates. Telemetry and the job's steps
+//! are written before the job row and the record moves last, so an interrupted job is simply
+//! done again.
 //!
 //! Failure: nothing is lost. A job whose accounting has not settled, whose sacct cannot run, or
 //! whose telemetry fetch fails (Prometheus down, slow, answering errors or garbage) stays in
@@ -33,7 +35,7 @@ use slurm_hooks::SpoolRecord;
 
 use super::prometheus::Prometheus;
 use super::settings::IngestSettings;
-use super::{JobRow, TelemetrySink, sacct};
+use super::{JobRow, JobStepRow, TelemetrySink, sacct, sacct_neighbours, sacct_steps};
 use crate::spool::{ClaimReport, PendingNote, Spool, SpoolError};
 use jobsight_warehouse::catalog::{self, CatalogError, Table};
 
@@ -60,6 +62,27 @@ pub trait AccountingSource {
     /// The job's `jobs` row once its accounting has settled; `Err(reason)` while it has not (or
     /// cannot be asked), which keeps the job pending.
     fn job_row(&self, record: &SpoolRecord) -> Result<JobRow, String>;
+    /// Everything the source knows of the job once its accounting has settled: its row, its
+    /// steps and what could not be found out. What the ingest stores; a source that knows no
+    /// steps keeps this default (the row of [`AccountingSource::job_row`], no steps).
+    fn accounted(&self, record: &SpoolRecord) -> Result<Accounted, String> {
+        self.job_row(record).map(|row| Accounted {
+            row,
+            steps: Vec::new(),
+            note: None,
+        })
+    }
+}
+
+/// One job as an accounting source reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Accounted {
+    pub row: JobRow,
+    /// Its `job_steps` rows (none where the source has no steps).
+    pub steps: Vec<JobStepRow>,
+    /// What is missing or may be incomplete and why (a failed neighbour query, steps that had
+    /// not ended), for the job's note.
+    pub note: Option<String>,
 }
 
 /// Slurm accounting through the `sacct` program: the settled run the record means, with exit
@@ -74,6 +97,12 @@ impl AccountingSource for Sacct {
         "sacct"
     }
     fn job_row(&self, record: &SpoolRecord) -> Result<JobRow, String> {
+        self.accounted(record).map(|accounted| accounted.row)
+    }
+    /// The settled run with its steps, and how many other jobs shared its nodes (one more
+    /// sacct query; when it fails the count stays unknown and the note says why, and the job is
+    /// stored all the same).
+    fn accounted(&self, record: &SpoolRecord) -> Result<Accounted, String> {
         let cluster = record
             .cluster
             .as_ref()
@@ -92,8 +121,26 @@ impl AccountingSource for Sacct {
                 return Err(format!("job {} is not in sacct yet", record.job_id));
             }
         };
-        sacct::job_row(record, acct, sacct::line_of(acct, &exits))
-            .ok_or_else(|| format!("sacct has no end time for job {}", record.job_id))
+        let mut row = sacct::job_row(record, acct, sacct::line_of(acct, &exits))
+            .ok_or_else(|| format!("sacct has no end time for job {}", record.job_id))?;
+        let mut notes = Vec::new();
+        let steps = acct.steps.as_deref().unwrap_or_default();
+        let unfinished = sacct_steps::unfinished(steps);
+        if !unfinished.is_empty() {
+            notes.push(format!(
+                "steps {} had not ended when accounting was read",
+                unfinished.join(", ")
+            ));
+        }
+        match sacct_neighbours::neighbours(&self.program, &row, record.job_id, cluster.as_deref()) {
+            Ok(count) => row.neighbours = count,
+            Err(e) => notes.push(format!("jobs sharing its nodes unknown: {e}")),
+        }
+        Ok(Accounted {
+            steps: sacct_steps::step_rows(&row, steps),
+            row,
+            note: (!notes.is_empty()).then(|| notes.join("; ")),
+        })
     }
 }
 
@@ -419,7 +466,11 @@ fn ingest_one(
     telemetry: Option<&dyn TelemetrySource>,
     now: DateTime<Utc>,
 ) -> Result<Outcome, NotYet> {
-    let row = accounting.job_row(record).map_err(not_yet)?;
+    let Accounted {
+        row,
+        steps,
+        note: accounting_note,
+    } = accounting.accounted(record).map_err(not_yet)?;
     let day = row.day();
     let name = part_name(&row);
     let write_err = |e: CatalogError| not_yet(format!("job {}: {e}", row.job_id));
@@ -481,9 +532,14 @@ fn ingest_one(
             }
         }
     }
+    write_steps(data, day, &name, &row, &steps)?;
     let batch = JobRow::batch(std::slice::from_ref(&row))
         .map_err(|e| not_yet(format!("job {}: {e}", row.job_id)))?;
     catalog::write_part(data, Table::Jobs, day, &name, &[batch]).map_err(write_err)?;
+    let note = match (note, accounting_note) {
+        (Some(telemetry), Some(accounting)) => Some(format!("{telemetry}; {accounting}")),
+        (note, accounting_note) => note.or(accounting_note),
+    };
     Ok(Outcome::Done {
         day,
         job_id: row.job_id.clone(),
@@ -493,6 +549,34 @@ fn ingest_one(
         telemetry_files,
         note,
     })
+}
+
+/// Writes the job's `job_steps` part, named like its `jobs` part and written before it (the
+/// `jobs` part is what marks the job stored, so a crash in between does the job again). A part
+/// of an earlier attempt is replaced, or removed when there are no steps now; steps already
+/// folded into the day file by a compaction after such an attempt are not written twice.
+fn write_steps(
+    data: &Path,
+    day: NaiveDate,
+    name: &str,
+    row: &JobRow,
+    steps: &[JobStepRow],
+) -> Result<(), NotYet> {
+    let write_err = |e: CatalogError| not_yet(format!("job {}: {e}", row.job_id));
+    if steps.is_empty() {
+        catalog::remove_part(data, Table::JobSteps, day, name).map_err(write_err)?;
+        return Ok(());
+    }
+    if catalog::compacted_parts(data, Table::JobSteps, day)
+        .map_err(write_err)?
+        .contains(name)
+    {
+        return Ok(());
+    }
+    let batch =
+        JobStepRow::batch(steps).map_err(|e| not_yet(format!("job {}: steps: {e}", row.job_id)))?;
+    catalog::write_part(data, Table::JobSteps, day, name, &[batch]).map_err(write_err)?;
+    Ok(())
 }
 
 /// The job's nodes, expanded from Slurm's host list; an error when it never got any.

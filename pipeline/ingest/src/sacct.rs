@@ -1,7 +1,8 @@
 //! Slurm accounting: what `sacct` knows about a finished job, turned into a `jobs` row.
 //!
 //! Pure core: [`parse_json`] reads `sacct --json` (the fields jobsight uses, with their units on
-//! Slurm 22.05: epoch seconds, `time.limit` in minutes, memory in MB), [`parse_exit_codes`] reads
+//! Slurm 22.05: epoch seconds, `time.limit` in minutes, memory in MB; the steps' CPU time, memory
+//! and energy are read by [`super::sacct_steps`], leniently), [`parse_exit_codes`] reads
 //! the text exit codes (the JSON one says SUCCESS for failed jobs in 22.05), and [`select`] picks
 //! the record that belongs to a spool record. Job ids are not unique in the accounting database: after
 //! a controller state reset, or with several clusters on one slurmdbd, `sacct -j 2` returns every
@@ -9,7 +10,8 @@
 //! and that were submitted before the spool record was enqueued, takes the latest, and says whether
 //! it has settled (a final state and an end time) or must be asked again later.
 //!
-//! Shell: [`query`] runs `sacct` for one job. The per-job ingest step ([`super::per_job`]) calls
+//! Shell: [`query`] runs `sacct` for one job ([`super::sacct_neighbours`] asks it once more, for
+//! the jobs that shared the job's nodes). The per-job ingest step ([`super::per_job`]) calls
 //! it for every claimed record, waits with backoff while the run has not settled, and gives a
 //! record up (into `failed/`, with its reason) after `ingest.give_up_after_s`.
 
@@ -21,6 +23,8 @@ use serde::Deserialize;
 use slurm_hooks::SpoolRecord;
 
 use super::JobRow;
+use super::sacct_steps::{self, StepAccounting};
+use jobsight_base::slurm_text::is_final_state as is_final;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SacctError {
@@ -39,6 +43,8 @@ pub enum SacctError {
     },
     #[error("sacct --json output not understood: {0}")]
     Json(String),
+    #[error("sacct's answer for job {job_id} not understood: {reason}")]
+    Text { job_id: u64, reason: String },
 }
 
 /// One job run as the accounting database records it.
@@ -64,6 +70,10 @@ pub struct Accounting {
     pub end: Option<DateTime<Utc>>,
     pub array_job_id: Option<u64>,
     pub array_task_id: Option<u32>,
+    /// The run's steps; `None` when the answer has no `steps` list.
+    pub steps: Option<Vec<StepAccounting>>,
+    /// The energy the job consumed (its allocated TRES `energy`), joules, where measured.
+    pub energy_j: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -90,6 +100,8 @@ struct Job {
     tres: Option<Tres>,
     nodes: Option<String>,
     array: Option<Array>,
+    /// Read as untyped JSON: a step figure sacct gets wrong must not make the job unreadable.
+    steps: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -181,6 +193,12 @@ fn accounting(j: Job) -> Result<Accounting, SacctError> {
             .transpose()
     };
     let time = j.time.as_ref();
+    let steps = sacct_steps::parse_steps(j.steps.as_ref());
+    // Not through `allocated`: energy is a measurement, and a wrong one is unknown, not an error.
+    let energy_j = sacct_steps::energy(j.tres.as_ref().and_then(|t| {
+        let energy = t.allocated.iter().find(|i| i.kind == "energy")?;
+        u64::try_from(energy.count?).ok()
+    }));
     let time_limit_s = time
         .and_then(|t| t.limit)
         .map(|minutes| {
@@ -216,6 +234,8 @@ fn accounting(j: Job) -> Result<Accounting, SacctError> {
         qos: j.qos,
         state: j.state.and_then(|s| s.current),
         nodes: j.nodes,
+        steps,
+        energy_j,
     })
 }
 
@@ -295,24 +315,6 @@ pub enum Selection<'a> {
     Missing,
 }
 
-/// States after which nothing about the job changes any more.
-fn is_final(state: &str) -> bool {
-    !matches!(
-        state,
-        "PENDING"
-            | "RUNNING"
-            | "COMPLETING"
-            | "REQUEUED"
-            | "REQUEUE_HOLD"
-            | "REQUEUE_FED"
-            | "SUSPENDED"
-            | "CONFIGURING"
-            | "RESIZING"
-            | "SIGNALING"
-            | "STAGE_OUT"
-    )
-}
-
 /// Picks the record of job `job_id` on `cluster` that a spool record enqueued at `enqueued_at` refers
 /// to: raw id and cluster equal, submitted before the enqueue, the latest of those. When that run
 /// was requeued, the job continues in its next run (same id, submitted later), so the chain is
@@ -384,7 +386,9 @@ pub fn exit_of(acct: &Accounting, lines: &[ExitLine]) -> Option<(i32, i32)> {
 }
 
 /// The `jobs` row of a claimed job: identity from the spool record, everything else from sacct.
-/// `line` is the job's line of the text output ([`line_of`]): its exit code and dependency.
+/// `line` is the job's line of the text output ([`line_of`]): its exit code and dependency. The
+/// accounting figures (`acct_*`) are seff's, from the run's steps ([`sacct_steps::totals`]);
+/// `neighbours` is left for [`super::sacct_neighbours`].
 pub fn job_row(record: &SpoolRecord, acct: &Accounting, line: Option<&ExitLine>) -> Option<JobRow> {
     let exit = line.map(|l| (l.code, l.signal));
     let text = |t: &Option<slurm_hooks::Text>| {
@@ -397,6 +401,7 @@ pub fn job_row(record: &SpoolRecord, acct: &Accounting, line: Option<&ExitLine>)
         .and_then(|e| e.code.zip(e.signal))
         .map(|(c, s)| (c as i32, s as i32));
     let (exit_code, exit_signal) = exit.or(from_record).unzip();
+    let used = sacct_steps::totals(acct.steps.as_deref(), acct.energy_j);
     Some(JobRow {
         cluster: acct
             .cluster
@@ -434,6 +439,14 @@ pub fn job_row(record: &SpoolRecord, acct: &Accounting, line: Option<&ExitLine>)
         name: acct.name.clone().or(text(&record.job_name)),
         source: "sacct".into(),
         dependency: line.and_then(|l| l.dependency.clone()),
+        acct_cpu_user_s: used.cpu_user_s,
+        acct_cpu_system_s: used.cpu_system_s,
+        acct_cpu_total_s: used.cpu_total_s,
+        acct_mem_peak_mb: used.mem_peak_mb,
+        acct_max_rss_mb: used.max_rss_mb,
+        acct_energy_j: used.energy_j,
+        acct_steps: used.steps,
+        neighbours: None,
     })
 }
 
@@ -447,45 +460,58 @@ pub fn query(
     job_id: u64,
     cluster: Option<&str>,
 ) -> Result<(Vec<Accounting>, Vec<ExitLine>), SacctError> {
-    let run = |args: &[&str]| -> Result<Vec<u8>, SacctError> {
-        let mut command = Command::new(sacct);
-        command
-            .args(args)
-            .arg("-j")
-            .arg(job_id.to_string())
-            .env("TZ", "UTC");
-        if let Some(cluster) = cluster {
-            command.arg("-M").arg(cluster);
-        }
-        let program = sacct.display().to_string();
-        let out = command.output().map_err(|source| SacctError::Run {
-            program: program.clone(),
-            job_id,
-            source,
-        })?;
-        if !out.status.success() {
-            return Err(SacctError::Failed {
-                program,
-                job_id,
-                status: out.status.to_string(),
-                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-            });
-        }
-        Ok(out.stdout)
-    };
-    let json = run(&["--json"])?;
-    let text = run(&[
-        "-n",
-        "-X",
-        "-P",
-        "-D",
-        "-o",
-        "JobIDRaw,Submit,ExitCode,SubmitLine",
-    ])?;
+    let id = job_id.to_string();
+    let json = run(sacct, job_id, &["--json", "-j", &id], cluster)?;
+    let text = run(
+        sacct,
+        job_id,
+        &[
+            "-n",
+            "-X",
+            "-P",
+            "-D",
+            "-o",
+            "JobIDRaw,Submit,ExitCode,SubmitLine",
+            "-j",
+            &id,
+        ],
+        cluster,
+    )?;
     Ok((
         parse_json(&json)?,
         parse_exit_codes(&String::from_utf8_lossy(&text)),
     ))
+}
+
+/// Runs `sacct` with `args` (then `-M cluster` when one is named) in UTC and returns what it
+/// printed; an error, naming `job_id` (the job the question is about), when it cannot run or
+/// fails.
+pub(crate) fn run(
+    sacct: &Path,
+    job_id: u64,
+    args: &[&str],
+    cluster: Option<&str>,
+) -> Result<Vec<u8>, SacctError> {
+    let mut command = Command::new(sacct);
+    command.args(args).env("TZ", "UTC");
+    if let Some(cluster) = cluster {
+        command.arg("-M").arg(cluster);
+    }
+    let program = sacct.display().to_string();
+    let out = command.output().map_err(|source| SacctError::Run {
+        program: program.clone(),
+        job_id,
+        source,
+    })?;
+    if !out.status.success() {
+        return Err(SacctError::Failed {
+            program,
+            job_id,
+            status: out.status.to_string(),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
+    }
+    Ok(out.stdout)
 }
 
 #[cfg(test)]

@@ -11,6 +11,12 @@
 //! node), imbalance, memory over-requested, idle GPUs. Every job's truth goes to `labels` (`none`
 //! for healthy jobs), with the window and node of an anomaly.
 //!
+//! Each job's `jobs` row also carries what Slurm's accounting would say it used (seff's CPU time
+//! and memory peak, one `batch` step, no energy plugin), computed from the same levels as its
+//! telemetry without the noise, and its `neighbours`: the other jobs on its nodes while it ran,
+//! exactly, from the placement ([`jobsight_sim::neighbours`]). The simulated telemetry is the
+//! job's own share of its nodes, so the two agree, shared node or not.
+//!
 //! `jobsight simulate` writes a whole day; `jobsight demo` writes the jobs it claimed from the spool.
 
 use std::path::Path;
@@ -25,6 +31,12 @@ use jobsight_warehouse::catalog::{self, CatalogError, Table};
 const NODE_MEM_BYTES: f64 = jobsight_sim::NODE_MEM_MB as f64 * 1048576.0;
 /// Memory bandwidth a simulated node can sustain.
 const NODE_PEAK_MEM_BW: f64 = 100e9;
+/// The share of a node's CPUs a cpuoccupy anomaly keeps busy beyond the job's work.
+const CPUOCCUPY_SHARE: f64 = 0.3;
+/// The share of a node's CPU time an iometadata anomaly adds in the kernel.
+const IOMETADATA_SYSTEM_SHARE: f64 = 0.1;
+/// The share of a node's memory a memeater anomaly takes at once.
+const MEMEATER_SHARE: f64 = 0.5;
 
 /// The metrics the simulator emits: sixteen node-level series like node_exporter's and the
 /// counters the rules need, then per-core utilisation up to `count` in all, then GPU series for
@@ -127,11 +139,91 @@ fn state(outcome: Outcome) -> &'static str {
     }
 }
 
-/// The `jobs` row of a simulated job (what sacct would say about it).
-pub fn job_row(job: &SimJob, cluster: &str, day: NaiveDate) -> JobRow {
+/// The UTC day a simulated job ends on: its `jobs` row's partition.
+fn end_day(job: &SimJob, day: NaiveDate) -> NaiveDate {
+    at(day, job.end_s).date_naive()
+}
+
+/// What Slurm's accounting would say a simulated job used over its run, summed over its one
+/// step as seff reads it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Usage {
+    cpu_user_s: f64,
+    cpu_system_s: f64,
+    /// The step's memory, the sum of its tasks' (one per node) peaks, MiB.
+    mem_peak_mb: f64,
+    /// The largest task's peak, MiB.
+    max_rss_mb: f64,
+}
+
+/// The job's usage from the levels its telemetry is drawn from ([`JobShape::levels`]) without
+/// the noise: per node, its work's CPU share of the node's cores and the kernel's, plus what an
+/// anomaly on that node adds while it runs (cpuoccupy's busy cores, iometadata's kernel time, a
+/// leak's growth, a memeater's jump, memory capped at the node's).
+fn usage(job: &SimJob, spec: &ClusterSpec) -> Usage {
+    let shape = JobShape::new(job, spec);
+    let elapsed = job.end_s.saturating_sub(job.start_s) as f64;
+    let cores = shape.node_cores;
+    let (mut user_s, mut system_s, mut peaks) = (0.0, 0.0, Vec::new());
+    for n in 0..job.nodes.len() {
+        let effort = shape.effort(n);
+        let user = (effort * shape.share).min(1.0);
+        user_s += user * cores * elapsed;
+        system_s += system_share(shape.share, effort, job.app.effort) * cores * elapsed;
+        let mut peak = shape.footprint;
+        if let Behaviour::Anomaly {
+            kind,
+            node,
+            from_s,
+            to_s,
+        } = job.behaviour
+            && node == n
+        {
+            let window = to_s.saturating_sub(from_s) as f64;
+            match kind {
+                Anomaly::CpuOccupy => {
+                    user_s += (1.0 - user).clamp(0.0, CPUOCCUPY_SHARE) * cores * window;
+                }
+                Anomaly::IoMetadata => system_s += IOMETADATA_SYSTEM_SHARE * cores * window,
+                Anomaly::MemLeak => peak += leak_rate(from_s, to_s) * window,
+                Anomaly::MemEater => peak += MEMEATER_SHARE * NODE_MEM_BYTES,
+                _ => {}
+            }
+        }
+        peaks.push(peak.min(NODE_MEM_BYTES) / 1048576.0);
+    }
+    Usage {
+        cpu_user_s: user_s,
+        cpu_system_s: system_s,
+        mem_peak_mb: peaks.iter().sum(),
+        max_rss_mb: peaks.iter().copied().fold(0.0, f64::max),
+    }
+}
+
+/// The kernel's share of a node's CPU time for work at `effort` of an application whose normal
+/// effort is `app_effort`, on a job holding `share` of the node.
+fn system_share(share: f64, effort: f64, app_effort: f64) -> f64 {
+    0.02 * share * (effort / app_effort).min(1.0)
+}
+
+/// How fast a memleak anomaly from `from_s` to `to_s` grows memory, bytes/s: up to 50 MB/s, at
+/// most half the node over the window, so that it is growth, not a cap.
+fn leak_rate(from_s: u64, to_s: u64) -> f64 {
+    (0.5 * NODE_MEM_BYTES / (to_s - from_s).max(1) as f64).min(50e6)
+}
+
+/// The `jobs` row of a simulated job (what sacct would say about it), with `neighbours` other
+/// jobs on its nodes while it ran ([`jobsight_sim::neighbours`]).
+pub fn job_row(
+    job: &SimJob,
+    spec: &ClusterSpec,
+    neighbours: Option<u32>,
+    day: NaiveDate,
+) -> JobRow {
     let (raw, _) = job.outcome.exit_env();
+    let used = usage(job, spec);
     JobRow {
-        cluster: cluster.to_string(),
+        cluster: spec.name.clone(),
         job_id: job.job_id.to_string(),
         array_job_id: job.array.map(|(a, _)| a.to_string()),
         array_task_id: job.array.map(|(_, t)| t as u32),
@@ -155,6 +247,15 @@ pub fn job_row(job: &SimJob, cluster: &str, day: NaiveDate) -> JobRow {
         name: Some(String::from_utf8_lossy(&job.name).into_owned()),
         source: "simulator".into(),
         dependency: job.dependency.map(|p| format!("afterok:{p}")),
+        acct_cpu_user_s: Some(used.cpu_user_s),
+        acct_cpu_system_s: Some(used.cpu_system_s),
+        acct_cpu_total_s: Some(used.cpu_user_s + used.cpu_system_s),
+        acct_mem_peak_mb: Some(used.mem_peak_mb),
+        acct_max_rss_mb: Some(used.max_rss_mb),
+        // No energy plugin on the simulated cluster.
+        acct_energy_j: None,
+        acct_steps: Some(1),
+        neighbours,
     }
 }
 
@@ -284,7 +385,7 @@ impl<'a> JobShape<'a> {
         let (job, app, share) = (self.job, self.job.app, self.share);
         let multi = job.nodes.len() > 1;
         let user = (effort * share + noise(rng, 0.02 * share)).clamp(0.0, 1.0);
-        let system = 0.02 * share * (effort / app.effort).min(1.0);
+        let system = system_share(share, effort, app.effort);
         let iowait = 0.002;
         let load = effort * job.cpus_per_node as f64 + noise(rng, 0.3);
         // Resident memory jitters by tens of MB, not by a share of its size: 1 % of a
@@ -413,14 +514,11 @@ impl NodeLevels {
     fn add_anomaly(&mut self, kind: Anomaly, t: u64, from_s: u64, to_s: u64, node_cores: f64) {
         match kind {
             // Leaks up to 50 MB/s, at most half the node over the window: growth, not a cap.
-            Anomaly::MemLeak => {
-                let rate = (0.5 * NODE_MEM_BYTES / (to_s - from_s).max(1) as f64).min(50e6);
-                self.mem += rate * (t - from_s) as f64;
-            }
-            Anomaly::MemEater => self.mem += 0.5 * NODE_MEM_BYTES,
+            Anomaly::MemLeak => self.mem += leak_rate(from_s, to_s) * (t - from_s) as f64,
+            Anomaly::MemEater => self.mem += MEMEATER_SHARE * NODE_MEM_BYTES,
             Anomaly::CpuOccupy => {
-                self.extra_cores = 0.3 * node_cores;
-                self.user = (self.user + 0.3).min(1.0);
+                self.extra_cores = CPUOCCUPY_SHARE * node_cores;
+                self.user = (self.user + CPUOCCUPY_SHARE).min(1.0);
                 self.load += self.extra_cores;
             }
             Anomaly::CacheCopy => {
@@ -437,7 +535,7 @@ impl NodeLevels {
             }
             Anomaly::IoMetadata => {
                 self.metadata += 5000.0;
-                self.system += 0.1;
+                self.system += IOMETADATA_SYSTEM_SHARE;
             }
             Anomaly::NetOccupy => self.net += 1e9,
         }
@@ -470,8 +568,9 @@ pub fn write_jobs(
     let mut sink = TelemetrySink::new(data, part, 4 * catalog::ROW_GROUP_ROWS);
     let mut job_rows: std::collections::BTreeMap<NaiveDate, Vec<JobRow>> = Default::default();
     let mut label_rows: std::collections::BTreeMap<NaiveDate, Vec<LabelRow>> = Default::default();
-    for (i, job) in jobs.iter().enumerate() {
-        let row = job_row(job, &spec.name, day);
+    let neighbours = jobsight_sim::neighbours(jobs);
+    for (i, (job, neighbours)) in jobs.iter().zip(neighbours).enumerate() {
+        let row = job_row(job, spec, Some(neighbours), day);
         let job_day = row.day();
         let id = row.job_id.clone();
         job_telemetry(
@@ -531,6 +630,9 @@ pub fn write_jobs(
 #[derive(Debug)]
 pub struct SimulatedCluster {
     jobs: std::collections::HashMap<(u64, u32), SimJob>,
+    /// Each run's neighbours, by job id, restart count and start (a requeued job's runs share
+    /// the first two).
+    neighbours: std::collections::HashMap<(u64, u32, u64), u32>,
     spec: ClusterSpec,
     day: NaiveDate,
     step_s: u64,
@@ -553,8 +655,15 @@ impl SimulatedCluster {
                 .entry((job.job_id, job.restart_count))
                 .or_insert_with(|| job.clone());
         }
+        let runs: Vec<&SimJob> = jobs.iter().collect();
+        let neighbours = runs
+            .iter()
+            .map(|job| (job.job_id, job.restart_count, job.start_s))
+            .zip(jobsight_sim::neighbours(&runs))
+            .collect();
         SimulatedCluster {
             jobs: by_run,
+            neighbours,
             spec: spec.clone(),
             day,
             step_s,
@@ -579,7 +688,13 @@ impl super::per_job::AccountingSource for SimulatedCluster {
     fn job_row(&self, record: &slurm_hooks::SpoolRecord) -> Result<JobRow, String> {
         self.jobs
             .get(&(record.job_id, record.restart_count.unwrap_or(0)))
-            .map(|job| job_row(job, &self.spec.name, self.day))
+            .map(|job| {
+                let neighbours = self
+                    .neighbours
+                    .get(&(job.job_id, job.restart_count, job.start_s))
+                    .copied();
+                job_row(job, &self.spec, neighbours, self.day)
+            })
             .ok_or_else(|| format!("job {} is not in the simulated day", record.job_id))
     }
 }
@@ -626,13 +741,12 @@ impl super::per_job::TelemetrySource for SimulatedCluster {
 pub fn write_labels(
     data: &Path,
     jobs: &[&SimJob],
-    spec: &ClusterSpec,
     day: NaiveDate,
     part: &str,
 ) -> Result<usize, CatalogError> {
     let mut label_rows: std::collections::BTreeMap<NaiveDate, Vec<LabelRow>> = Default::default();
     for job in jobs {
-        let job_day = job_row(job, &spec.name, day).day();
+        let job_day = end_day(job, day);
         label_rows
             .entry(job_day)
             .or_default()
@@ -787,6 +901,56 @@ mod tests {
                 .filter(|j| j.outcome == Outcome::OutOfMemory)
                 .all(|j| j.mem_footprint_mb * j.nodes.len() as u64 > j.req_mem_mb)
         );
+    }
+
+    /// What the simulator's accounting says a job used agrees with its telemetry: the CPU time
+    /// is the series' mean share of the node's cores over the run, the memory peak the sum of
+    /// the nodes' largest samples, both within the noise; one step, no energy.
+    #[test]
+    fn accounting_agrees_with_the_telemetry() {
+        let spec = ClusterSpec {
+            jobs: 400,
+            ..ClusterSpec::default()
+        };
+        let jobs = simulate_day(&spec, 6);
+        let day = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
+        let mean = |s: &[f64]| s.iter().sum::<f64>() / s.len() as f64;
+        let healthy = jobs.iter().filter(|j| j.behaviour == Behaviour::Healthy);
+        for job in healthy.take(20) {
+            let row = job_row(job, &spec, Some(2), day);
+            let elapsed = (job.end_s - job.start_s) as f64;
+            let (mut cpu_s, mut peak_mb) = (0.0, 0.0);
+            for n in 0..job.nodes.len() {
+                let busy = mean(&series(job, &spec, "cpu_user", n))
+                    + mean(&series(job, &spec, "cpu_system", n));
+                cpu_s += busy * spec.cpus_per_node as f64 * elapsed;
+                let mem = series(job, &spec, "mem_used_bytes", n);
+                peak_mb += mem.into_iter().fold(0.0, f64::max) / 1048576.0;
+            }
+            let total = row.acct_cpu_total_s.unwrap();
+            // The user share's noise is within 0.02 of the job's share of each node, and so
+            // is its mean.
+            let noise = 0.02 * job.cpus_per_node as f64 * job.nodes.len() as f64 * elapsed;
+            assert!(
+                (total - cpu_s).abs() <= noise,
+                "job {}: {total} s against {cpu_s} s",
+                job.job_id
+            );
+            let peak = row.acct_mem_peak_mb.unwrap();
+            assert!(
+                (peak - peak_mb).abs() <= 0.011 * peak_mb,
+                "job {}: {peak} MiB against {peak_mb} MiB",
+                job.job_id
+            );
+            assert_eq!(
+                total,
+                row.acct_cpu_user_s.unwrap() + row.acct_cpu_system_s.unwrap()
+            );
+            assert_eq!(
+                (row.acct_steps, row.acct_energy_j, row.neighbours),
+                (Some(1), None, Some(2))
+            );
+        }
     }
 
     #[test]

@@ -9,8 +9,10 @@
 //!
 //! Mapping: times become absolute UTC; `cpus` is the allocated processors (else requested);
 //! `req_mem_mb` is requested memory × processors; `account` holds the group number, `qos` the queue
-//! number, `name` the application number. A line that cannot be used (wrong field count, not a
-//! number, no known end time) is skipped and reported with its line number; the rest is imported.
+//! number, `name` the application number; `acct_cpu_total_s` is the average CPU time per processor
+//! × the allocated processors (the other accounting columns stay unknown: the used memory is an
+//! average, not a peak). A line that cannot be used (wrong field count, not a number, no known end
+//! time) is skipped and reported with its line number; the rest is imported.
 //! Jobs are partitioned by the day of their end; re-importing the same file replaces its parts.
 
 use std::collections::BTreeMap;
@@ -124,8 +126,18 @@ fn job_from_fields(line: &str, epoch: i64, cluster: &str, source: &str) -> Resul
     if fields.len() != 18 {
         return Err(format!("expected 18 fields, found {}", fields.len()));
     }
+    // Field 6, the average CPU time per processor, is a measurement, and archives write it with
+    // fractions ("123.45"): read as a number of its own, and unknown rather than an error when
+    // it is not a finite one.
+    let avg_cpu_s = fields[5]
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0);
     let mut n = [0i64; 18];
     for (i, f) in fields.iter().enumerate() {
+        if i == 5 {
+            continue;
+        }
         // Some archive logs write whole numbers as "12.00".
         // Anything else (NaN, a fraction, beyond 64 bits) is an error, never a different number.
         n[i] = f
@@ -146,7 +158,7 @@ fn job_from_fields(line: &str, epoch: i64, cluster: &str, source: &str) -> Resul
         wait,
         run,
         alloc,
-        _avg_cpu,
+        _, // field 6, read above as a number with a fraction
         _used_mem,
         req_procs,
         req_time,
@@ -181,6 +193,11 @@ fn job_from_fields(line: &str, epoch: i64, cluster: &str, source: &str) -> Resul
         .or(known(req_procs))
         .map(|c| u32::try_from(c).map_err(|_| format!("{c} processors do not fit 32 bits")))
         .transpose()?;
+    // The job's CPU time: the average per processor over the processors it was given. Only the
+    // allocated count, not the requested one: the average is over what the job had.
+    let cpu_total_s = avg_cpu_s
+        .zip(known(alloc))
+        .map(|(avg, procs)| avg * procs as f64);
     Ok(JobRow {
         cluster: cluster.to_string(),
         job_id: job.to_string(),
@@ -205,6 +222,8 @@ fn job_from_fields(line: &str, epoch: i64, cluster: &str, source: &str) -> Resul
         dependency: known(preceding)
             .filter(|&p| p > 0)
             .map(|p| format!("afterany:{p}")),
+        // Field 7 (used memory) is an average per processor, not a peak: no `acct_mem_peak_mb`.
+        acct_cpu_total_s: cpu_total_s,
         ..JobRow::default()
     })
 }
@@ -382,6 +401,22 @@ mod tests {
         assert!(reasons[2].contains("not a whole number"), "{reasons:?}");
         assert!(reasons[3].contains("out of range"), "{reasons:?}");
         assert!(reasons[4].contains("not a whole number"), "{reasons:?}");
+    }
+
+    /// Field 6, the average CPU time per processor (with a fraction, as archives write it), times
+    /// the allocated processors is the job's CPU time; unknown when either is, never an error.
+    #[test]
+    fn cpu_time_is_the_average_times_the_processors() {
+        let log = "; UnixStartTime: 1000\n\
+            1 0 10 100 4 80.5 -1 4 200 -1 1 7 3 -1 1 1 -1 -1\n\
+            2 0 10 100 -1 80 -1 4 200 -1 1 7 3 -1 1 1 -1 -1\n\
+            3 0 10 100 4 -1 -1 4 200 -1 1 7 3 -1 1 1 -1 -1\n\
+            4 0 10 100 4 nan -1 4 200 -1 1 7 3 -1 1 1 -1 -1\n";
+        let parsed = parse(log.as_bytes(), Path::new("t.swf"), "kth", "swf:test").unwrap();
+        assert!(parsed.skipped.is_empty(), "{:?}", parsed.skipped);
+        let cpu: Vec<Option<f64>> = parsed.jobs.iter().map(|j| j.acct_cpu_total_s).collect();
+        assert_eq!(cpu, [Some(322.0), None, None, None]);
+        assert!(parsed.jobs.iter().all(|j| j.acct_mem_peak_mb.is_none()));
     }
 
     /// Field 17, the preceding job, becomes the job's dependency (`afterany`); -1 and 0 none.

@@ -83,7 +83,7 @@ pub fn read_jobs(
         "SELECT j.job_id, j.cluster, j.user, j.account, j.name, j.state, j.partition, j.nodes, \
          CAST(j.cpus AS BIGINT) AS cpus, j.start, j.\"end\", \
          s.judgeable, s.not_judgeable_reason, s.cpu_eff, s.mem_eff, s.time_eff, s.core_hours, \
-         s.wasted_core_hours \
+         s.wasted_core_hours, s.cpu_eff_source, s.mem_source, s.shared \
          FROM jobs j LEFT JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day \
          WHERE {} AND j.\"end\" <= to_timestamp_seconds({now_s})",
         days("j.")
@@ -132,6 +132,9 @@ pub fn read_jobs(
                 time_eff: c.float("time_eff", i),
                 core_hours: c.float("core_hours", i),
                 wasted_core_hours: c.float("wasted_core_hours", i),
+                cpu_eff_source: c.text("cpu_eff_source", i),
+                mem_source: c.text("mem_source", i),
+                shared: c.boolean("shared", i),
                 items: Vec::new(),
             };
             match by_id.get(&job_id) {

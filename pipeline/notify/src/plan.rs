@@ -6,7 +6,8 @@
 //!   grouped by job, most important first; with `critical = "immediate"` a critical finding also
 //!   gets its own email when the job ends;
 //! - a job is left out when it ran less than `min_run_s`, when its telemetry was not enough to
-//!   judge it (a false alarm destroys trust), or when its user or account opted out;
+//!   judge it and Slurm accounting gave none of its CPU and memory figures either (a false alarm
+//!   destroys trust), or when its user or account opted out;
 //! - a kind of finding (a rule, or a model's anomaly type) is not mailed to the same user again
 //!   within `min_days_between` days, except critical ones;
 //! - digests go out on workdays only (weekdays and a holiday file); critical emails any day;
@@ -138,12 +139,26 @@ pub struct JobReport {
     pub time_eff: Option<f64>,
     pub core_hours: Option<f64>,
     pub wasted_core_hours: Option<f64>,
+    /// Where the CPU and memory figures came from (`job_summary.cpu_eff_source`, `mem_source`).
+    pub cpu_eff_source: Option<String>,
+    pub mem_source: Option<String>,
+    /// Whether the job shared a node with other jobs (`job_summary.shared`), when known.
+    pub shared: Option<bool>,
     pub items: Vec<Item>,
 }
 
 impl JobReport {
     pub fn run_s(&self) -> Option<i64> {
         Some((self.end? - self.start?).num_seconds())
+    }
+
+    /// Whether its CPU or memory figures came from Slurm accounting: a job its telemetry could
+    /// not judge was then judged on those (the rules that read them applied to it), not on
+    /// missing data.
+    pub fn judged_on_accounting(&self) -> bool {
+        [&self.cpu_eff_source, &self.mem_source]
+            .iter()
+            .any(|source| source.as_deref() == Some("accounting"))
     }
 
     /// The job's most severe item.
@@ -377,7 +392,7 @@ fn reportable_jobs<'a>(
             skip_job(SkipReason::ShortRun);
             continue;
         }
-        if job.judgeable != Some(true) {
+        if job.judgeable != Some(true) && !job.judged_on_accounting() {
             skip_job(SkipReason::InsufficientTelemetry);
             continue;
         }

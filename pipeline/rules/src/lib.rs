@@ -15,6 +15,17 @@
 //! shorter than the rule's `min_run_s` (default: the `rules.min_run_s` setting) gets none of the
 //! telemetry rules; a rule with `partitions` or `nodes` (exclusive / shared) applies only there;
 //! and a rule whose metrics the job does not have does not apply.
+//!
+//! Slurm accounting stands in for telemetry where it can: a per-job rule that reads the job-level
+//! CPU or memory figures (`summary.cpu_eff`, `cpu_used_cores`, `wasted_core_hours`, `mem_eff`,
+//! `mem_used_max_mb`) also judges a job its telemetry cannot when those figures came from
+//! accounting (`summary.cpu_eff_source`, `mem_source`); it then reads every other telemetry
+//! variable as missing, so partial telemetry decides nothing ([`book::Rule::on_accounting`]).
+//!
+//! A job that shared a node with other jobs (`summary.shared`) has node-level telemetry that
+//! counts their use too. A finding that rests on it (a metric, a node's series, or a CPU or
+//! memory figure taken from the nodes' series) says so: `summary.shared` = true is added to its
+//! evidence.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod book;
@@ -24,6 +35,7 @@ pub mod reload;
 
 use std::collections::BTreeMap;
 
+use book::{FROM_ACCOUNTING, FROM_NODES, Reads, read_kind};
 pub use book::{Group, Per, RuleBook, RulesError, Severity, Sharing, WindowOf};
 use lang::Value;
 
@@ -402,6 +414,9 @@ struct Context<'a> {
     levels: &'a BTreeMap<String, (Value, Value)>,
     lets: BTreeMap<String, Value>,
     node: Option<&'a str>,
+    /// The rule being evaluated judges the job on Slurm accounting's figures alone: every other
+    /// telemetry variable reads as missing.
+    accounting_only: bool,
 }
 
 fn scaled(stat: &str, v: f64, scale: f64) -> f64 {
@@ -412,8 +427,37 @@ fn scaled(stat: &str, v: f64, scale: f64) -> f64 {
     }
 }
 
+/// The source `job_summary` names for a job's figures of kind `reads` (`cpu_eff_source`,
+/// `mem_source`), if it names one.
+fn figure_source(data: &JobData, reads: Reads) -> Option<&str> {
+    let field = match reads {
+        Reads::CpuFigure => "cpu_eff_source",
+        Reads::MemoryFigure => "mem_source",
+        Reads::Records | Reads::Series => return None,
+    };
+    match data.summary.get(field) {
+        Some(Value::Str(source)) => Some(source.as_str()),
+        _ => None,
+    }
+}
+
 impl Context<'_> {
+    /// Whether `name` keeps its value when the job is judged on accounting alone: Slurm's
+    /// records, and the figures that came from accounting.
+    fn readable_on_accounting(&self, name: &str) -> bool {
+        match read_kind(name) {
+            Reads::Records => true,
+            kind @ (Reads::CpuFigure | Reads::MemoryFigure) => {
+                figure_source(self.data, kind) == Some(FROM_ACCOUNTING)
+            }
+            Reads::Series => false,
+        }
+    }
+
     fn lookup(&self, name: &str) -> Value {
+        if self.accounting_only && !self.readable_on_accounting(name) {
+            return Value::Missing;
+        }
         let parts: Vec<&str> = name.split('.').collect();
         let metric = |canonical: &str| self.aliases.get(canonical);
         match parts.as_slice() {
@@ -502,6 +546,7 @@ pub fn evaluate(book: &RuleBook, data: &JobData, settings: &Settings) -> Verdict
         levels,
         lets: BTreeMap::new(),
         node: None,
+        accounting_only: false,
     };
     // Each part reads the ones before it: classes the thresholds block, rules both.
     let no_levels = BTreeMap::new();
@@ -599,6 +644,8 @@ fn rule_findings(ctx: &mut Context, settings: &Settings, judgeable: bool) -> (Ve
             not_applicable += 1;
             continue;
         }
+        // It applies to a job its telemetry cannot judge only on accounting's figures.
+        ctx.accounting_only = rule.needs_telemetry && !judgeable;
         let nodes: Vec<Option<&str>> = match rule.per {
             Per::Job => vec![None],
             Per::Node => data.nodes.keys().map(|n| Some(n.as_str())).collect(),
@@ -616,6 +663,7 @@ fn rule_findings(ctx: &mut Context, settings: &Settings, judgeable: bool) -> (Ve
             findings.push(finding(rule, ctx));
         }
     }
+    ctx.accounting_only = false;
     findings.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
@@ -626,8 +674,30 @@ fn rule_findings(ctx: &mut Context, settings: &Settings, judgeable: bool) -> (Ve
     (findings, not_applicable)
 }
 
-/// Whether `rule` applies to the job at all (see the crate's doc): telemetry where it needs it,
-/// a long enough run, its partitions, its node sharing, and every metric it requires.
+/// Whether `rule` judges a job its telemetry cannot, on the CPU or memory figures Slurm
+/// accounting gave it (see [`book::Rule::on_accounting`]).
+fn on_accounting_alone(rule: &book::Rule, data: &JobData) -> bool {
+    let from_accounting = |kind| figure_source(data, kind) == Some(FROM_ACCOUNTING);
+    rule.on_accounting
+        && ((rule.telemetry.cpu_figures && from_accounting(Reads::CpuFigure))
+            || (rule.telemetry.memory_figures && from_accounting(Reads::MemoryFigure)))
+}
+
+/// Whether the finding of `rule` rests on node-level telemetry of a node the job shared with
+/// other jobs: a metric or a node's series, or a CPU or memory figure taken from the nodes'
+/// series (never when it was judged on accounting alone, which reads none of them).
+fn rests_on_shared_nodes(rule: &book::Rule, ctx: &Context) -> bool {
+    let from_nodes = |kind| figure_source(ctx.data, kind) == Some(FROM_NODES);
+    ctx.data.summary.get("shared") == Some(&Value::Bool(true))
+        && !ctx.accounting_only
+        && (rule.telemetry.series
+            || (rule.telemetry.cpu_figures && from_nodes(Reads::CpuFigure))
+            || (rule.telemetry.memory_figures && from_nodes(Reads::MemoryFigure)))
+}
+
+/// Whether `rule` applies to the job at all (see the crate's doc): telemetry where it needs it
+/// (or accounting's figures in its place), a long enough run, its partitions, its node sharing,
+/// and every metric it requires.
 fn applies(rule: &book::Rule, ctx: &Context, settings: &Settings, judgeable: bool) -> bool {
     let elapsed = match ctx.data.job.get("elapsed_s") {
         Some(Value::Num(v)) => Some(*v),
@@ -635,7 +705,7 @@ fn applies(rule: &book::Rule, ctx: &Context, settings: &Settings, judgeable: boo
     };
     let exclusive = ctx.data.job.get("exclusive");
     let min_run = rule.min_run_s.unwrap_or(settings.min_run_s) as f64;
-    (!rule.needs_telemetry || judgeable)
+    (!rule.needs_telemetry || judgeable || on_accounting_alone(rule, ctx.data))
         && elapsed.is_some_and(|e| e >= min_run)
         && (rule.partitions.is_empty() || rule.partitions.contains(&ctx.partition))
         && match rule.nodes {
@@ -651,6 +721,14 @@ fn applies(rule: &book::Rule, ctx: &Context, settings: &Settings, judgeable: boo
 fn finding(rule: &book::Rule, ctx: &Context) -> Finding {
     let window = ctx.node.and_then(|node| window_of(rule, node, ctx));
     let lookup = |name: &str| ctx.lookup(name);
+    let mut evidence: Vec<(String, Value)> = rule
+        .evidence
+        .iter()
+        .map(|name| (name.clone(), ctx.lookup(name)))
+        .collect();
+    if rests_on_shared_nodes(rule, ctx) && !evidence.iter().any(|(n, _)| n == "summary.shared") {
+        evidence.push(("summary.shared".to_string(), Value::Bool(true)));
+    }
     Finding {
         job_id: ctx.data.job_id.clone(),
         rule: rule.id.clone(),
@@ -659,11 +737,7 @@ fn finding(rule: &book::Rule, ctx: &Context) -> Finding {
         severity: rule.severity,
         node: ctx.node.map(str::to_string),
         window,
-        evidence: rule
-            .evidence
-            .iter()
-            .map(|name| (name.clone(), ctx.lookup(name)))
-            .collect(),
+        evidence,
         message: rule.what.render(&lookup),
         fix: rule.fix.render(&lookup),
         why: rule.why.clone(),
@@ -698,6 +772,99 @@ fn window_of(rule: &book::Rule, node: &str, ctx: &Context) -> Option<(i64, i64)>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An eight-CPU job of two hours on one node that asked for 64 GB, with no telemetry at all
+    /// and Slurm accounting's figures: a fifth of its CPUs busy, 4 GB used.
+    fn on_accounting(judgeable: bool, shared: bool) -> JobData {
+        let num = |v: f64| Value::Num(v);
+        let text = |v: &str| Value::Str(v.to_string());
+        let job = [
+            ("cluster", text("c")),
+            ("partition", text("batch")),
+            ("state", text("COMPLETED")),
+            ("cpus", num(8.0)),
+            ("num_nodes", num(1.0)),
+            ("gpus", num(0.0)),
+            ("req_mem_mb", num(65536.0)),
+            ("time_limit_s", num(10800.0)),
+            ("start", num(1_763_600_000.0)),
+            ("end", num(1_763_607_200.0)),
+        ];
+        let summary = [
+            ("judgeable", Value::Bool(judgeable)),
+            ("shared", Value::Bool(shared)),
+            ("cpu_eff", num(0.2)),
+            ("cpu_used_cores", num(1.6)),
+            ("wasted_core_hours", num(12.8)),
+            ("cpu_eff_source", text("accounting")),
+            ("mem_used_max_mb", num(4096.0)),
+            ("mem_eff", num(0.0625)),
+            ("mem_source", text("accounting")),
+        ];
+        let mut data = JobData {
+            job_id: "7".into(),
+            job: job.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            summary: summary
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            ..JobData::default()
+        };
+        prepare(&mut data, &Settings::default());
+        data
+    }
+
+    fn rules_of(verdict: &Verdict) -> Vec<&str> {
+        verdict.findings.iter().map(|f| f.rule.as_str()).collect()
+    }
+
+    /// A job its telemetry cannot judge still gets the findings that read only the CPU and
+    /// memory figures, when Slurm accounting gave them, and never from the telemetry it lacks.
+    #[test]
+    fn accounting_figures_judge_a_job_without_telemetry() {
+        let book = RuleBook::load(None).unwrap();
+        let settings = Settings::default();
+        let verdict = evaluate(&book, &on_accounting(false, false), &settings);
+        let rules = rules_of(&verdict);
+        for rule in [
+            "low-cpu-load",
+            "memory-overrequest",
+            "insufficient-telemetry",
+        ] {
+            assert!(rules.contains(&rule), "{rule}: {rules:?}");
+        }
+        let low = &verdict.findings[rules.iter().position(|r| *r == "low-cpu-load").unwrap()];
+        assert!(
+            low.evidence
+                .contains(&("cpu_user.mean".to_string(), Value::Missing)),
+            "{:?}",
+            low.evidence
+        );
+        // Without accounting's figures, nothing but what needs no telemetry.
+        let mut without = on_accounting(false, false);
+        without.summary.remove("cpu_eff_source");
+        without.summary.remove("mem_source");
+        let rules_without = evaluate(&book, &without, &settings);
+        assert_eq!(rules_of(&rules_without), ["insufficient-telemetry"]);
+    }
+
+    /// A finding that reads node-level telemetry of a shared node says so in its evidence; one
+    /// that reads only the job's own figures does not.
+    #[test]
+    fn findings_on_a_shared_node_say_so() {
+        let book = RuleBook::load(None).unwrap();
+        let verdict = evaluate(&book, &on_accounting(true, true), &Settings::default());
+        let shared = ("summary.shared".to_string(), Value::Bool(true));
+        let of = |rule: &str| {
+            verdict
+                .findings
+                .iter()
+                .find(|f| f.rule == rule)
+                .unwrap_or_else(|| panic!("no {rule}: {:?}", verdict.findings))
+        };
+        assert!(of("low-cpu-load").evidence.contains(&shared));
+        assert!(!of("memory-overrequest").evidence.contains(&shared));
+    }
 
     /// The generic check finds what the review found (a percentile below its mean, an
     /// efficiency of 4.16) and the rest of its list, and passes a consistent finding.

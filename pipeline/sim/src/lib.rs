@@ -578,6 +578,42 @@ pub fn busy_share(jobs: &[SimJob], nodes: usize) -> f64 {
     busy as f64 / (nodes as u64 * DAY_S).max(1) as f64
 }
 
+/// For each of `jobs` (one day's runs), in order: how many other jobs ran on at least one of its
+/// nodes while it ran, exactly, from the placement (what `jobs.neighbours` asks Slurm for). Runs
+/// of one job id (a requeued job's) are not each other's neighbours; a neighbour on several of
+/// its nodes counts once.
+pub fn neighbours(jobs: &[&SimJob]) -> Vec<u32> {
+    let mut on_node: std::collections::BTreeMap<&str, Vec<usize>> = Default::default();
+    for (i, job) in jobs.iter().enumerate() {
+        for node in &job.nodes {
+            on_node.entry(node.as_str()).or_default().push(i);
+        }
+    }
+    let mut met: Vec<Vec<u64>> = vec![Vec::new(); jobs.len()];
+    for runs in on_node.values_mut() {
+        runs.sort_by_key(|&i| (jobs[i].start_s, i));
+        for (k, &i) in runs.iter().enumerate() {
+            // Runs after this one start no earlier: they overlap it until one starts at its end.
+            for &j in runs[k + 1..]
+                .iter()
+                .take_while(|&&j| jobs[j].start_s < jobs[i].end_s)
+            {
+                if jobs[i].job_id != jobs[j].job_id {
+                    met[i].push(jobs[j].job_id);
+                    met[j].push(jobs[i].job_id);
+                }
+            }
+        }
+    }
+    met.into_iter()
+        .map(|mut ids| {
+            ids.sort_unstable();
+            ids.dedup();
+            ids.len() as u32
+        })
+        .collect()
+}
+
 /// Chains, from a fourth random stream (so nothing a seed gave before changes): about one job in
 /// ten (not an array task) becomes the next step of a chain, waiting (`afterok`) for the same
 /// user's job that completed last before it started. Times stay as they were: the dependency
@@ -820,10 +856,33 @@ mod tests {
             );
         }
         assert!(busy_share(&a, 8) > 1.0, "anywhere, jobs share nodes");
+        let (a_runs, f_runs): (Vec<&SimJob>, Vec<&SimJob>) =
+            (a.iter().collect(), f.iter().collect());
+        assert!(neighbours(&f_runs).iter().all(|&n| n == 0));
+        assert!(neighbours(&a_runs).iter().filter(|&&n| n > 0).count() > 200);
         // Not 1: the cluster starts the day empty, and a job's first-free nodes idle until its
         // last one is free (no backfill), which on 8 nodes is a large share.
         let busy = busy_share(&f, 8);
         assert!(busy <= 1.0 && busy > 0.7, "{busy}");
+    }
+
+    /// Neighbours are the other jobs on one of a job's nodes at the same time, each counted
+    /// once; one that starts when the job ends is none.
+    #[test]
+    fn neighbours_overlap_on_a_node() {
+        let mut jobs = simulate_day(&ClusterSpec::default(), 1);
+        jobs.truncate(4);
+        let run = |job: &mut SimJob, id, nodes: &[&str], start_s, end_s| {
+            job.job_id = id;
+            job.nodes = nodes.iter().map(|n| n.to_string()).collect();
+            (job.start_s, job.end_s) = (start_s, end_s);
+        };
+        run(&mut jobs[0], 1, &["a", "b"], 0, 100);
+        run(&mut jobs[1], 2, &["a", "b"], 50, 150);
+        run(&mut jobs[2], 3, &["b"], 100, 200);
+        run(&mut jobs[3], 4, &["c"], 0, 300);
+        let refs: Vec<&SimJob> = jobs.iter().collect();
+        assert_eq!(neighbours(&refs), [1, 2, 1, 0]);
     }
 
     #[test]

@@ -8,8 +8,9 @@ use jobsight_warehouse::query;
 use crate::error::SummaryError;
 
 /// What an email changed for one user: the core-hour-weighted CPU efficiency of their judged
-/// jobs that ended in the `days` before their first email, against that of their jobs that
-/// started after it (jobs running when it was sent count for neither).
+/// jobs (and of those whose efficiency came from Slurm accounting) that ended in the `days`
+/// before their first email, against that of their jobs that started after it (jobs running when
+/// it was sent count for neither).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EmailEffect {
     pub user: String,
@@ -38,7 +39,8 @@ pub fn email_effect_sql(days: u32) -> String {
 ), judged AS (
     SELECT j."user", j.start, j."end", j.core_hours, s.cpu_eff
     FROM jobs j JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day
-    WHERE s.judgeable AND s.cpu_eff IS NOT NULL AND j.core_hours > 0
+    WHERE (s.judgeable OR s.cpu_eff_source = 'accounting') AND s.cpu_eff IS NOT NULL
+      AND j.core_hours > 0
 ), around AS (
     SELECT m."user", m.sent_at, j.core_hours, j.cpu_eff,
         j."end" < m.sent_at AS before, j.start > m.sent_at AS after

@@ -17,7 +17,10 @@ use crate::settings::Settings;
 /// The SQL that summarises the jobs that ended from `from` to `to` (inclusive, UTC days) per day
 /// (the `day` partition) and cluster, partition, account and user. Every figure is a sum (or a
 /// percentile of the day's jobs) so that weeks and months are folded from days without loss,
-/// except the wait percentiles, which [`summarize`] recomputes per period.
+/// except the wait percentiles, which [`summarize`] recomputes per period. A job's CPU and memory
+/// figures count when its telemetry judges it or when they come from Slurm accounting (which
+/// covers the whole run whatever the telemetry); the idle core- and node-hours follow the CPU
+/// efficiency counted.
 pub fn summary_sql(settings: &Settings, from: NaiveDate, to: NaiveDate) -> String {
     format!(
         r##"WITH f AS (
@@ -34,10 +37,11 @@ pub fn summary_sql(settings: &Settings, from: NaiveDate, to: NaiveDate) -> Strin
         coalesce(j.core_hours, 0) AS core_hours, coalesce(j.node_hours, 0) AS node_hours,
         coalesce(j.gpu_hours, 0) AS gpu_hours, j.req_mem_gb,
         coalesce(s.judgeable, false) AS judgeable,
-        CASE WHEN s.judgeable THEN s.cpu_eff END AS cpu_eff,
-        CASE WHEN s.judgeable THEN s.mem_eff END AS mem_eff,
+        CASE WHEN s.judgeable OR s.cpu_eff_source = 'accounting' THEN s.cpu_eff END AS cpu_eff,
+        CASE WHEN s.judgeable OR s.mem_source = 'accounting' THEN s.mem_eff END AS mem_eff,
         CASE WHEN s.judgeable THEN s.gpu_util END AS gpu_util,
-        CASE WHEN s.judgeable THEN s.mem_used_max_mb END AS mem_used_max_mb,
+        CASE WHEN s.judgeable OR s.mem_source = 'accounting' THEN s.mem_used_max_mb END
+            AS mem_used_max_mb,
         coalesce(f.findings, 0) AS findings, coalesce(p.anomalous, 0) AS anomalous
     FROM jobs j
     LEFT JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day

@@ -145,6 +145,71 @@ mod tests {
         assert!(close(c.float("idle", 0).unwrap(), 4.0));
     }
 
+    /// A job its telemetry could not judge counts in the efficiency and the waste when Slurm
+    /// accounting gave its figures, and not otherwise; the judged share stays the telemetry's.
+    #[test]
+    fn accounting_figures_count_without_telemetry() {
+        use jobsight_warehouse::catalog::rows::{JobRow, JobSummaryRow};
+        use jobsight_warehouse::catalog::{self, Table};
+        let day = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
+        let settings = Settings::default();
+        let figures_of = |source: Option<&str>| {
+            let dir = tempfile::tempdir().unwrap();
+            let data = dir.path();
+            // 4 CPUs for 2 h: 8 core-hours.
+            let times = ["09:00:00", "10:00:00", "12:00:00"];
+            let jobs = [job(
+                "1",
+                "alice",
+                "cpu",
+                4,
+                None,
+                times,
+                14_400,
+                "COMPLETED",
+                8192,
+            )];
+            catalog::write_part(
+                data,
+                Table::Jobs,
+                day,
+                "t",
+                &[JobRow::batch(&jobs).unwrap()],
+            )
+            .unwrap();
+            let mut unjudged = summary("1", 0.25, 0.5, None);
+            unjudged.judgeable = false;
+            unjudged.cpu_eff_source = source.map(str::to_string);
+            unjudged.mem_source = source.map(str::to_string);
+            let summaries = [unjudged];
+            catalog::write_part(
+                data,
+                Table::JobSummary,
+                day,
+                "t",
+                &[JobSummaryRow::batch(&summaries).unwrap()],
+            )
+            .unwrap();
+            let rows =
+                summarize(data, &settings, day, day, Period::Day, Grouping::Cluster).unwrap();
+            let r = &rows[0];
+            (r.judged_jobs, r.cpu_eff, r.mem_eff, r.idle_core_hours)
+        };
+        let close = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-9);
+        let (judged, cpu_eff, mem_eff, idle) = figures_of(Some("accounting"));
+        assert_eq!(judged, 0);
+        assert!(
+            close(cpu_eff, 0.25) && close(mem_eff, 0.5),
+            "{cpu_eff:?} {mem_eff:?}"
+        );
+        assert!(
+            close(Some(idle), 6.0),
+            "8 core-hours, a quarter busy: {idle}"
+        );
+        let (_, cpu_eff, mem_eff, idle) = figures_of(None);
+        assert_eq!((cpu_eff, mem_eff, idle), (None, None, 0.0));
+    }
+
     #[test]
     fn a_long_range_is_written_a_month_at_a_time_with_the_same_rows() {
         let dir = tempfile::tempdir().unwrap();

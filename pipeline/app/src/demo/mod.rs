@@ -333,7 +333,7 @@ fn write_truth(pipeline: &Pipeline<'_>, claim: &ClaimReport) -> Result<(), DemoE
             })
         })
         .collect();
-    simulator::write_labels(warehouse, &claimed, pipeline.spec, DEMO_DAY, "demo")?;
+    simulator::write_labels(warehouse, &claimed, DEMO_DAY, "demo")?;
     Ok(())
 }
 

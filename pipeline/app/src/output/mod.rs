@@ -30,6 +30,19 @@ use jobsight_base::text::{human_duration, printable};
 use crate::ingest::per_job::{IngestReport, Outcome};
 use crate::spool::{ClaimReport, SpoolStatus};
 
+/// What a page or an email says beside a job's CPU or memory figure about where it came from
+/// (`source` as `job_summary.cpu_eff_source` or `mem_source` names it; `shared` as
+/// `job_summary.shared`): `Slurm accounting`, or `node, shared with other jobs` for its nodes'
+/// figure when other jobs ran there too, so that it is never read as the job's alone; nothing for
+/// the job's own telemetry, or its nodes' when they were its own or nothing says otherwise.
+pub fn figure_source_label(source: &str, shared: Option<bool>) -> Option<&'static str> {
+    match source {
+        "accounting" => Some("Slurm accounting"),
+        "telemetry-node" if shared == Some(true) => Some("node, shared with other jobs"),
+        _ => None,
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Table,

@@ -72,6 +72,12 @@ pub struct SummaryFacts {
     pub time_eff: Option<f64>,
     pub gpu_util: Option<f64>,
     pub wasted_core_hours: Option<f64>,
+    /// Where the CPU and memory figures came from (`telemetry-job`, `telemetry-node`,
+    /// `accounting`); empty when unknown.
+    pub cpu_eff_source: String,
+    pub mem_source: String,
+    /// Whether the job shared a node with other jobs, when known.
+    pub shared: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -203,6 +209,9 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
                 time_eff: c.float("time_eff", i),
                 gpu_util: c.float("gpu_util", i),
                 wasted_core_hours: c.float("wasted_core_hours", i),
+                cpu_eff_source: text(c, "cpu_eff_source", i),
+                mem_source: text(c, "mem_source", i),
+                shared: c.boolean("shared", i),
             },
         );
     })

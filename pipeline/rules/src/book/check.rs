@@ -11,7 +11,9 @@ use toml::Spanned;
 use super::definitions::{Characteristic, Class, Metric, Origin, Per, Rule, RuleBook, WindowOf};
 use super::error::RulesError;
 use super::options::{FileOptions, RuleOptions};
-use super::scope::{Scope, checked_expr, checked_template, reads_telemetry, referenced_metrics};
+use super::scope::{
+    Scope, checked_expr, checked_template, reads_telemetry, referenced_metrics, telemetry_reads,
+};
 use super::sources::{Source, layered_sources};
 use crate::lang::{self, Expr};
 
@@ -358,7 +360,14 @@ fn check_rule(
     }
     let reads = referenced_metrics(&when, &reads);
     let exprs: Vec<&Expr> = lets.iter().map(|(_, e)| e).chain([&when]).collect();
-    let needs_telemetry = r.needs_telemetry.unwrap_or_else(|| reads_telemetry(&exprs));
+    let telemetry = telemetry_reads(&exprs);
+    let needs_telemetry = r.needs_telemetry.unwrap_or(telemetry.any());
+    // A rule that asks for telemetry by name keeps to jobs it judges; a node rule reads nodes'
+    // series, and a required metric is telemetry too.
+    let on_accounting = r.needs_telemetry.is_none()
+        && (telemetry.cpu_figures || telemetry.memory_figures)
+        && r.per == Per::Job
+        && r.requires.is_empty();
     Ok(Rule {
         id: r.id.clone(),
         title: r.title.clone(),
@@ -371,6 +380,8 @@ fn check_rule(
         requires: r.requires.clone(),
         reads,
         needs_telemetry,
+        telemetry,
+        on_accounting,
         lets,
         when_text: r.when.get_ref().clone(),
         when,

@@ -150,6 +150,24 @@ pub struct Origin {
     pub line: usize,
 }
 
+/// What telemetry a rule's condition and lets read: the job-level CPU and memory figures of
+/// `job_summary`, which may come from Slurm accounting, and anything else measured.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TelemetryReads {
+    /// `summary.cpu_eff`, `cpu_used_cores` or `wasted_core_hours`.
+    pub cpu_figures: bool,
+    /// `summary.mem_eff` or `mem_used_max_mb`.
+    pub memory_figures: bool,
+    /// A metric, a node's series, the thresholds block or another measured `job_summary` field.
+    pub series: bool,
+}
+
+impl TelemetryReads {
+    pub fn any(self) -> bool {
+        self.cpu_figures || self.memory_figures || self.series
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Rule {
     pub id: String,
@@ -167,6 +185,12 @@ pub struct Rule {
     pub reads: Vec<String>,
     /// Whether the job must be judgeable (by default: whether the rule reads telemetry).
     pub needs_telemetry: bool,
+    /// What telemetry the condition and its lets read.
+    pub telemetry: TelemetryReads,
+    /// Whether it also judges a job its telemetry cannot, on the CPU or memory figures Slurm
+    /// accounting gave (every other telemetry read then missing): a per-job rule that reads such
+    /// figures, requires no metric, and leaves `needs_telemetry` to the book.
+    pub on_accounting: bool,
     /// In evaluation order (each only reads earlier ones).
     pub lets: Vec<(String, Expr)>,
     pub when: Expr,

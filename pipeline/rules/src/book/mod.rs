@@ -38,13 +38,14 @@ mod vocabulary;
 
 pub use definitions::{
     Characteristic, Class, Group, LimitOptions, Metric, Origin, Per, Rule, RuleBook, Sharing,
-    WindowOf,
+    TelemetryReads, WindowOf,
 };
 pub use error::RulesError;
 pub use sources::{BUILT_IN, Source, layered_sources, site_sources};
 pub use vocabulary::{
-    DERIVED_NODE_STATS, HISTORY_FIELDS, JOB_FIELDS, JOB_STATS, LIMIT_LEVELS, SCALE_FREE,
-    SUMMARY_FIELDS, WORKFLOW_FIELDS, node_stats,
+    CPU_FIGURES, DERIVED_NODE_STATS, FROM_ACCOUNTING, FROM_NODES, HISTORY_FIELDS, JOB_FIELDS,
+    JOB_STATS, LIMIT_LEVELS, MEMORY_FIGURES, Reads, SCALE_FREE, SUMMARY_FIELDS,
+    SUMMARY_WITHOUT_TELEMETRY, WORKFLOW_FIELDS, node_stats, read_kind,
 };
 
 // Shared with the stages that report findings (notify): a leaf type below the stages.

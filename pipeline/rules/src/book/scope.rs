@@ -6,10 +6,10 @@ use std::collections::BTreeSet;
 
 use toml::Spanned;
 
-use super::definitions::RuleBook;
+use super::definitions::{RuleBook, TelemetryReads};
 use super::vocabulary::{
-    HISTORY_FIELDS, JOB_FIELDS, JOB_STATS, LIMIT_LEVELS, SUMMARY_FIELDS, WORKFLOW_FIELDS,
-    node_stats,
+    HISTORY_FIELDS, JOB_FIELDS, JOB_STATS, LIMIT_LEVELS, Reads, SUMMARY_FIELDS, WORKFLOW_FIELDS,
+    node_stats, read_kind,
 };
 use crate::lang::{self, Expr, Template};
 
@@ -169,23 +169,24 @@ pub(super) fn referenced_metrics(expr: &Expr, extra: &[String]) -> Vec<String> {
     out.into_iter().collect()
 }
 
-/// Whether the expressions read anything measured: a metric, a node, the thresholds block, or a
-/// `job_summary` figure other than the coverage verdict and the run time.
-pub(super) fn reads_telemetry(exprs: &[&Expr]) -> bool {
-    exprs.iter().flat_map(|e| e.variables()).any(|name| {
-        let parts: Vec<&str> = name.split('.').collect();
-        match parts.as_slice() {
-            // The history's medians come from Slurm's records; its named difference, when there
-            // is telemetry, is text that says so when there is none.
-            // A workflow's figures come from Slurm's records too (the run time standing in for
-            // the CPU time without telemetry).
-            ["job", _] | ["history", _] | ["workflow", _] | ["limit", ..] | ["class", _] | [_] => {
-                false
-            }
-            ["summary", field] => {
-                !["judgeable", "not_judgeable_reason", "elapsed_s", "time_eff"].contains(field)
-            }
-            _ => true,
+/// What telemetry the expressions read: the CPU and memory figures of `job_summary`, and
+/// anything else measured (a metric, a node, the thresholds block, another measured
+/// `job_summary` field); see [`read_kind`].
+pub(super) fn telemetry_reads(exprs: &[&Expr]) -> TelemetryReads {
+    let mut reads = TelemetryReads::default();
+    for name in exprs.iter().flat_map(|e| e.variables()) {
+        match read_kind(name) {
+            Reads::Records => {}
+            Reads::CpuFigure => reads.cpu_figures = true,
+            Reads::MemoryFigure => reads.memory_figures = true,
+            Reads::Series => reads.series = true,
         }
-    })
+    }
+    reads
+}
+
+/// Whether the expressions read anything measured: a metric, a node, the thresholds block, or a
+/// `job_summary` figure other than the coverage verdict, the run time, and what accounting says.
+pub(super) fn reads_telemetry(exprs: &[&Expr]) -> bool {
+    telemetry_reads(exprs).any()
 }

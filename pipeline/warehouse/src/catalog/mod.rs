@@ -34,7 +34,12 @@ use datafusion::parquet::basic::{Compression, ZstdLevel};
 use datafusion::parquet::file::properties::WriterProperties;
 use slurm_hooks::Text;
 
+mod compact;
 pub mod rows;
+
+pub use compact::{
+    COMPACTED_PART, Compacted, compact_day, compacted_parts, in_schema, is_compactable,
+};
 
 /// Rows per Parquet row group: large enough for fast scans, small enough to stream.
 pub const ROW_GROUP_ROWS: usize = 1 << 20;
@@ -84,6 +89,7 @@ pub const FEATURE_STATS: [&str; 18] = [
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Table {
     Jobs,
+    JobSteps,
     Telemetry,
     Labels,
     Features,
@@ -103,8 +109,9 @@ pub enum Table {
 }
 
 impl Table {
-    pub const ALL: [Table; 17] = [
+    pub const ALL: [Table; 18] = [
         Table::Jobs,
+        Table::JobSteps,
         Table::Telemetry,
         Table::Labels,
         Table::Features,
@@ -126,6 +133,7 @@ impl Table {
     pub fn name(self) -> &'static str {
         match self {
             Table::Jobs => "jobs",
+            Table::JobSteps => "job_steps",
             Table::Telemetry => "telemetry",
             Table::Labels => "labels",
             Table::Features => "features",
@@ -149,7 +157,12 @@ impl Table {
     /// (`docs/tables.md`), the one place it is written.
     pub fn description(self) -> &'static str {
         match self {
-            Table::Jobs => "One row per job run: identity, request, timing, outcome.",
+            Table::Jobs => {
+                "One row per job run: identity, request, timing, outcome, and what Slurm accounting measured (`acct_*`, summed over its steps)."
+            }
+            Table::JobSteps => {
+                "One row per step of a job run (`batch`, `extern`, `0`, ...) as Slurm accounting recorded it: CPU time, peak memory, energy (written by the per-job ingest from sacct)."
+            }
             Table::Telemetry => {
                 "Long-format node telemetry attributed to jobs: one row per job, node, metric and sample."
             }
@@ -212,6 +225,7 @@ impl Table {
         // The columns are listed once, by the tables' row types.
         let fields = match self {
             Table::Jobs => rows::JobRow::fields(),
+            Table::JobSteps => rows::JobStepRow::fields(),
             Table::Telemetry => rows::telemetry_fields(),
             Table::Labels => rows::LabelRow::fields(),
             Table::Features => rows::FeatureRow::fields(),
@@ -536,174 +550,6 @@ pub fn part_files(
         .collect();
     files.sort();
     Ok(files)
-}
-
-/// The name of a day's compacted file: `part-compacted.parquet`.
-pub const COMPACTED_PART: &str = "compacted";
-/// The Parquet key-value metadata key under which a compacted file lists the parts it holds.
-const COMPACTED_KEY: &str = "jobsight.compacted_parts";
-
-/// Whether a part name is one of the many small parts that compaction folds into a day file:
-/// what the per-job path writes (`job-...`, telemetry chunks included) and the scheduler's run
-/// rows (`run-...`). Parts of the bulk importers (an SWF file, an LDMS run, a simulated day) are
-/// already day-sized and are replaced by name when re-imported, so they are left alone.
-pub fn is_compactable(part: &str) -> bool {
-    part.starts_with("job-") || part.starts_with("run-")
-}
-
-/// What [`compact_day`] did to one day's partition of one table.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Compacted {
-    /// Small parts folded into the day file by this call.
-    pub parts: usize,
-    /// Rows of the day file after the call.
-    pub rows: u64,
-    /// Parts that were already in the day file (left over by a compaction interrupted between
-    /// its commit and its clean-up) and were only removed.
-    pub leftovers: usize,
-}
-
-/// The part names a day's compacted file of `table` holds (empty when there is none). Read from
-/// the file's footer, so this is cheap.
-pub fn compacted_parts(
-    data: &Path,
-    table: Table,
-    day: NaiveDate,
-) -> Result<std::collections::BTreeSet<String>, CatalogError> {
-    use datafusion::parquet::file::reader::{FileReader, SerializedFileReader};
-    let path = part_path(data, table, day, COMPACTED_PART);
-    let file = match File::open(&path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Default::default()),
-        Err(source) => {
-            return Err(CatalogError::Read {
-                path,
-                source: source.into(),
-            });
-        }
-    };
-    let reader = SerializedFileReader::new(file).map_err(|source| CatalogError::Read {
-        path: path.clone(),
-        source,
-    })?;
-    let listed = reader
-        .metadata()
-        .file_metadata()
-        .key_value_metadata()
-        .and_then(|kv| kv.iter().find(|k| k.key == COMPACTED_KEY))
-        .and_then(|k| k.value.clone())
-        .unwrap_or_default();
-    Ok(listed
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(str::to_string)
-        .collect())
-}
-
-/// Folds the small parts of one day's partition of `table` (see [`is_compactable`]) into its day
-/// file `part-compacted.parquet`, so that a busy day is a handful of files instead of tens of
-/// thousands. Rows of an earlier compaction are kept, so a job that arrives after its day was
-/// compacted is folded in by the next call.
-///
-/// The day file's footer lists every part it holds, and renaming it into place is the one commit:
-/// a crash before it changes nothing, a crash after it leaves parts that the day file already
-/// holds, which the next call (and the per-job ingest, which stores no job twice) recognise by
-/// that list and only remove. Between the commit and the removal, readers may see those parts'
-/// rows twice.
-pub fn compact_day(data: &Path, table: Table, day: NaiveDate) -> Result<Compacted, CatalogError> {
-    use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-    use datafusion::parquet::file::metadata::KeyValue;
-
-    let mut done = Compacted::default();
-    let held = compacted_parts(data, table, day)?;
-    let mut fresh: Vec<(String, PathBuf)> = Vec::new();
-    for path in part_files(data, table, day, None).map_err(|source| CatalogError::Create {
-        path: partition_dir(data, table, day),
-        source,
-    })? {
-        let Some(name) = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|n| n.strip_prefix("part-"))
-            .and_then(|n| n.strip_suffix(".parquet"))
-        else {
-            continue;
-        };
-        if !is_compactable(name) {
-            continue;
-        }
-        if held.contains(name) {
-            remove_part_file(&path)?;
-            done.leftovers += 1;
-        } else {
-            fresh.push((name.to_string(), path));
-        }
-    }
-    if fresh.is_empty() {
-        return Ok(done);
-    }
-    let mut names: Vec<String> = held.into_iter().collect();
-    names.extend(fresh.iter().map(|(n, _)| n.clone()));
-    names.sort();
-    let properties = WriterProperties::builder()
-        .set_compression(Compression::ZSTD(ZstdLevel::try_new(3).unwrap_or_default()))
-        .set_dictionary_enabled(true)
-        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
-        .set_key_value_metadata(Some(vec![KeyValue::new(
-            COMPACTED_KEY.to_string(),
-            names.join("\n"),
-        )]))
-        .build();
-    let old = part_path(data, table, day, COMPACTED_PART);
-    let mut inputs: Vec<PathBuf> = Vec::new();
-    if old.is_file() {
-        inputs.push(old);
-    }
-    inputs.extend(fresh.iter().map(|(_, p)| p.clone()));
-    let schema = table.schema();
-    let mut rows = 0u64;
-    let written = write_atomically(
-        data,
-        table,
-        day,
-        COMPACTED_PART,
-        properties,
-        |writer, tmp| {
-            for input in &inputs {
-                let read_err = |source| CatalogError::Read {
-                    path: input.clone(),
-                    source,
-                };
-                let file = File::open(input).map_err(|e| read_err(e.into()))?;
-                let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-                    .and_then(|b| b.with_batch_size(64 * 1024).build())
-                    .map_err(read_err)?;
-                for batch in reader {
-                    let batch = batch.map_err(|e| read_err(e.into()))?;
-                    // Older files may carry field metadata of their own: the day file has the
-                    // catalogue's schema, and the columns must match it.
-                    let batch = RecordBatch::try_new(schema.clone(), batch.columns().to_vec())
-                        .map_err(|e| CatalogError::Schema {
-                            table: table.name(),
-                            reason: format!("{}: {e}", input.display()),
-                        })?;
-                    rows += batch.num_rows() as u64;
-                    writer.write(&batch).map_err(|source| CatalogError::Write {
-                        path: tmp.to_path_buf(),
-                        source,
-                    })?;
-                }
-            }
-            Ok(())
-        },
-    )?;
-    debug_assert_eq!(written, part_path(data, table, day, COMPACTED_PART));
-    for (_, path) in &fresh {
-        remove_part_file(path)?;
-    }
-    done.parts = fresh.len();
-    done.rows = rows;
-    Ok(done)
 }
 
 /// Removes part `name` of `table` for `day` if it is there; says whether it was.

@@ -12,15 +12,18 @@ use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use datafusion::arrow::array::{
-    ArrayRef, BooleanBuilder, DictionaryArray, Float64Builder, Int32Array, Int32Builder,
-    StringArray, StringBuilder, TimestampMicrosecondBuilder, UInt8Builder, UInt32Builder,
-    UInt64Builder,
+    ArrayRef, BooleanBuilder, Float64Builder, Int32Builder, StringBuilder,
+    TimestampMicrosecondBuilder, UInt8Builder, UInt32Builder, UInt64Builder,
 };
-use datafusion::arrow::datatypes::{DataType, Field, Int32Type, TimeUnit};
+use datafusion::arrow::datatypes::{DataType, Field, TimeUnit};
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
 
 use super::{FEATURE_STATS, Table, WINDOW_STATS};
+
+mod telemetry;
+
+pub use telemetry::{TelemetryBuilder, telemetry_fields};
 
 /// A value type of a column: its Arrow type, whether it may be null, and how a column of such
 /// values becomes an array.
@@ -182,6 +185,23 @@ table_row! {
         /// The jobs it waited for, as Slurm's `--dependency` takes them (`afterok:12:13`,
         /// `afterany:7_2?singleton`), when the accounting record or log says so.
         dependency: Option<String>,
+        /// What Slurm accounting measured, summed over the steps of this run (see `job_steps`):
+        /// user, system and total (user + system) CPU time in seconds. The total is seff's
+        /// "CPU Utilized". `None` where accounting has no figure (no steps, an import without it).
+        acct_cpu_user_s: Option<f64>,
+        acct_cpu_system_s: Option<f64>,
+        acct_cpu_total_s: Option<f64>,
+        /// The largest memory of one step in MiB: the sum of its tasks' peaks where accounting
+        /// has it, else its largest task's peak × its tasks (seff's estimate).
+        acct_mem_peak_mb: Option<f64>,
+        /// The largest peak resident memory of a single task of any step, MiB (MaxRSS).
+        acct_max_rss_mb: Option<f64>,
+        /// Energy the job consumed in joules, where an energy plugin measured it.
+        acct_energy_j: Option<f64>,
+        /// How many steps the accounting figures cover.
+        acct_steps: Option<u32>,
+        /// Other jobs that ran on at least one of this job's nodes during its run.
+        neighbours: Option<u32>,
     }
 }
 
@@ -189,6 +209,41 @@ impl JobRow {
     /// The partition a job belongs to: the UTC day of its end.
     pub fn day(&self) -> NaiveDate {
         self.end.date_naive()
+    }
+}
+
+table_row! {
+    /// One row of `job_steps`: one step of a job run (`batch`, `extern`, `0`, ...) as Slurm
+    /// accounting recorded it, partitioned with its job (the UTC day of the job's end).
+    #[derive(Default)]
+    JobStepRow => JobSteps {
+        cluster: String,
+        job_id: String,
+        /// The job run's submit time: which run of a repeated job id the step belongs to (joins
+        /// `jobs` on cluster, job_id and submit).
+        submit: Option<DateTime<Utc>>,
+        /// The step's id as sacct prints it after the job id: `batch`, `extern`, `interactive`,
+        /// `0`, `1`, ... (`0+1` for a heterogeneous job's component).
+        step: String,
+        name: Option<String>,
+        state: Option<String>,
+        /// Slurm host list of the step's nodes.
+        nodes: Option<String>,
+        num_nodes: Option<u32>,
+        ntasks: Option<u32>,
+        start: Option<DateTime<Utc>>,
+        end: Option<DateTime<Utc>>,
+        cpu_user_s: Option<f64>,
+        cpu_system_s: Option<f64>,
+        cpu_total_s: Option<f64>,
+        /// The largest peak resident memory of one task (MaxRSS), MiB, with the node and task
+        /// it was on.
+        max_rss_mb: Option<f64>,
+        max_rss_node: Option<String>,
+        max_rss_task: Option<u32>,
+        /// The sum of the tasks' peak resident memories (TRESUsageInTot mem), MiB.
+        tot_rss_mb: Option<f64>,
+        energy_j: Option<f64>,
     }
 }
 
@@ -339,6 +394,22 @@ table_row! {
         gpu_util: Option<f64>,
         core_hours: Option<f64>,
         wasted_core_hours: Option<f64>,
+        /// Where `cpu_used_cores`, `cpu_eff` and `wasted_core_hours` come from: `telemetry-job`
+        /// (the job's own series), `telemetry-node` (its nodes' series) or `accounting` (Slurm's
+        /// CPU time); `None` without a figure.
+        cpu_eff_source: Option<String>,
+        /// Where `mem_used_max_mb` and `mem_eff` come from, as `cpu_eff_source`.
+        mem_source: Option<String>,
+        /// The efficiencies telemetry gives (the job's own series where it has them, else its
+        /// nodes'), not left empty above 1.
+        cpu_eff_telemetry: Option<f64>,
+        mem_eff_telemetry: Option<f64>,
+        /// seff's efficiencies from Slurm accounting: CPU time / (CPUs × elapsed), the memory
+        /// peak / the requested memory.
+        cpu_eff_acct: Option<f64>,
+        mem_eff_acct: Option<f64>,
+        /// Whether another job ran on one of the job's nodes during its run; `None` when unknown.
+        shared: Option<bool>,
     }
 }
 
@@ -464,143 +535,6 @@ impl WindowRow {
         ];
         columns.extend(stat_arrays(rows.iter().map(|r| r.stats)));
         RecordBatch::try_new(Table::Windows.schema(), columns)
-    }
-}
-
-/// The columns of `telemetry`: dictionary-encoded ids, the sample's time and value.
-pub fn telemetry_fields() -> Vec<Field> {
-    let dict = || DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
-    vec![
-        Field::new("job_id", dict(), false),
-        Field::new("node", dict(), false),
-        Field::new("metric", dict(), false),
-        Field::new("ts", time_type(), false),
-        Field::new("value", DataType::Float64, false),
-    ]
-}
-
-/// One dictionary-encoded string column under construction, specialised for telemetry: ids arrive
-/// in long runs of the same value (one job's node for many rows) or cycle through a few values
-/// (metric names), so the last value is checked first and the rest go through a map with a cheap
-/// hash. Arrow's generic `StringDictionaryBuilder` hashes and compares every value, which was 30 %
-/// of the LDMS store import's time.
-#[derive(Debug, Default)]
-struct DictColumn {
-    keys: Vec<i32>,
-    values: Vec<Box<str>>,
-    index: std::collections::HashMap<Box<str>, i32, std::hash::BuildHasherDefault<Fnv>>,
-    last: Option<i32>,
-}
-
-impl DictColumn {
-    fn push(&mut self, value: &str) {
-        if let Some(last) = self.last
-            && *self.values[last as usize] == *value
-        {
-            self.keys.push(last);
-            return;
-        }
-        let key = match self.index.get(value) {
-            Some(&key) => key,
-            None => {
-                let key = self.values.len() as i32;
-                self.values.push(value.into());
-                self.index.insert(value.into(), key);
-                key
-            }
-        };
-        self.last = Some(key);
-        self.keys.push(key);
-    }
-
-    /// The column as an Arrow dictionary array; the builder starts empty again.
-    fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
-        let keys = Int32Array::from(std::mem::take(&mut self.keys));
-        let values = StringArray::from_iter_values(self.values.iter());
-        *self = DictColumn::default();
-        Ok(Arc::new(DictionaryArray::<Int32Type>::try_new(
-            keys,
-            Arc::new(values),
-        )?))
-    }
-}
-
-/// FNV-1a: fast for the short strings of ids and metric names, and no attacker chooses them in a
-/// way that matters here (a slow map would only slow one import).
-#[derive(Debug, Default, Clone, Copy)]
-struct Fnv(u64);
-
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut hash = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for b in bytes {
-            hash ^= u64::from(*b);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = hash;
-    }
-}
-
-/// Accumulates telemetry samples into `telemetry` record batches with dictionary-encoded ids.
-#[derive(Debug)]
-pub struct TelemetryBuilder {
-    job_id: DictColumn,
-    node: DictColumn,
-    metric: DictColumn,
-    ts: TimestampMicrosecondBuilder,
-    value: Float64Builder,
-    rows: usize,
-}
-
-impl Default for TelemetryBuilder {
-    fn default() -> Self {
-        TelemetryBuilder {
-            job_id: DictColumn::default(),
-            node: DictColumn::default(),
-            metric: DictColumn::default(),
-            ts: TimestampMicrosecondBuilder::new().with_timezone("UTC"),
-            value: Float64Builder::new(),
-            rows: 0,
-        }
-    }
-}
-
-impl TelemetryBuilder {
-    pub fn push(&mut self, job_id: &str, node: &str, metric: &str, ts_micros: i64, value: f64) {
-        self.job_id.push(job_id);
-        self.node.push(node);
-        self.metric.push(metric);
-        self.ts.append_value(ts_micros);
-        self.value.append_value(value);
-        self.rows += 1;
-    }
-
-    pub fn len(&self) -> usize {
-        self.rows
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows == 0
-    }
-
-    /// The rows pushed so far as one batch; the builder starts empty again.
-    pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
-        self.rows = 0;
-        let columns: Vec<ArrayRef> = vec![
-            self.job_id.finish()?,
-            self.node.finish()?,
-            self.metric.finish()?,
-            Arc::new(self.ts.finish()),
-            Arc::new(self.value.finish()),
-        ];
-        RecordBatch::try_new(Table::Telemetry.schema(), columns)
     }
 }
 

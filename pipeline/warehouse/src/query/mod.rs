@@ -7,8 +7,9 @@
 //!
 //! `jobs` is a view over the stored table (`stored.jobs`) that adds what admins' first queries
 //! need as plain numbers ([`JOBS_DERIVED`]): `elapsed_s`, `wait_s`, `core_hours`, `node_hours`,
-//! `gpu_hours`, `req_mem_gb`, so `SELECT sum(core_hours) FROM jobs` works where `cpus * ("end" -
-//! start)` cannot (an integer times a duration).
+//! `gpu_hours`, `req_mem_gb`, and seff's efficiencies from Slurm accounting, `acct_cpu_eff` and
+//! `acct_mem_eff`, so `SELECT sum(core_hours) FROM jobs` works where `cpus * ("end" - start)`
+//! cannot (an integer times a duration).
 //!
 //! The session is tuned for the admins' queries over a year of day parts (docs/benchmarks.md):
 //! footers read with a small hint, strings read as views, computed GROUP BY keys moved under
@@ -217,7 +218,7 @@ pub const MEMORY_LIMIT: usize = 4 << 30;
 
 /// The columns the `jobs` view adds to the stored table, as (name, SQL over the stored columns,
 /// meaning). Times are stored as microseconds since the epoch, so differences are exact integers.
-pub const JOBS_DERIVED: [(&str, &str, &str); 6] = [
+pub const JOBS_DERIVED: [(&str, &str, &str); 8] = [
     (
         "elapsed_s",
         "(CAST(\"end\" AS BIGINT) - CAST(start AS BIGINT)) / 1000000",
@@ -247,6 +248,16 @@ pub const JOBS_DERIVED: [(&str, &str, &str); 6] = [
         "req_mem_gb",
         "CAST(req_mem_mb AS DOUBLE) / 1024",
         "requested memory in GiB (the job's total)",
+    ),
+    (
+        "acct_cpu_eff",
+        "CASE WHEN cpus > 0 AND \"end\" > start THEN acct_cpu_total_s / (CAST(cpus AS DOUBLE) * CAST(CAST(\"end\" AS BIGINT) - CAST(start AS BIGINT) AS DOUBLE) / 1e6) END",
+        "CPU efficiency from Slurm accounting, seff's: CPU time of all steps / (allocated CPUs × elapsed seconds)",
+    ),
+    (
+        "acct_mem_eff",
+        "CASE WHEN req_mem_mb > 0 THEN acct_mem_peak_mb / CAST(req_mem_mb AS DOUBLE) END",
+        "memory efficiency from Slurm accounting, seff's: the largest step's memory peak / requested memory",
     ),
 ];
 
@@ -879,6 +890,58 @@ mod tests {
             );
             prop_assert_eq!(listing(dir.path()), before, "{}", sql);
         }
+    }
+
+    /// A part written before the accounting columns existed reads them as null (the session
+    /// registers the catalogue's schema, and what a file lacks is filled), and the view's seff
+    /// figures come from the rows that have them.
+    #[tokio::test]
+    async fn parts_without_the_accounting_columns_read_as_null() {
+        use datafusion::parquet::arrow::ArrowWriter;
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path();
+        let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
+        // 100 s on 2 CPUs with 1 GiB.
+        let timed = |id, name| JobRow {
+            cpus: Some(2),
+            req_mem_mb: Some(1024),
+            start: DateTime::from_timestamp(1_795_299_900, 0),
+            ..job(id, name)
+        };
+        let batch = JobRow::batch(&[timed(1, "older")]).unwrap();
+        let kept: Vec<usize> = (batch.schema().fields().iter().enumerate())
+            .filter(|(_, f)| !f.name().starts_with("acct_") && f.name() != "neighbours")
+            .map(|(i, _)| i)
+            .collect();
+        let older = batch.project(&kept).unwrap();
+        let partition = catalog::partition_dir(data, Table::Jobs, day);
+        std::fs::create_dir_all(&partition).unwrap();
+        let file = std::fs::File::create(partition.join("part-older.parquet")).unwrap();
+        let mut writer = ArrowWriter::try_new(file, older.schema(), None).unwrap();
+        writer.write(&older).unwrap();
+        writer.close().unwrap();
+        let newer = JobRow {
+            acct_cpu_total_s: Some(100.0),
+            acct_mem_peak_mb: Some(512.0),
+            neighbours: Some(1),
+            ..timed(2, "newer")
+        };
+        let batch = JobRow::batch(&[newer]).unwrap();
+        catalog::write_part(data, Table::Jobs, day, "newer", &[batch]).unwrap();
+
+        let ctx = session(data).await.unwrap();
+        let sql = "SELECT job_id, acct_cpu_total_s IS NULL AS cpu_unknown, \
+                   neighbours IS NULL AS neighbours_unknown, \
+                   CAST(round(acct_cpu_eff * 100) AS INT) AS cpu_pct, \
+                   CAST(round(acct_mem_eff * 100) AS INT) AS mem_pct \
+                   FROM jobs ORDER BY job_id";
+        let text = render(&collect(&ctx, sql).await.unwrap(), SqlFormat::Csv).unwrap();
+        assert_eq!(
+            text,
+            "job_id,cpu_unknown,neighbours_unknown,cpu_pct,mem_pct\n\
+             1,true,true,,\n\
+             2,false,false,50,50\n"
+        );
     }
 
     /// docs/tables.md is what the code generates (rewrite it with JOBSIGHT_UPDATE_SCHEMAS=1).

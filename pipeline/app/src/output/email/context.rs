@@ -39,6 +39,16 @@ fn hours(value: Option<f64>) -> Value {
     )
 }
 
+/// Where a CPU or memory efficiency came from ([`crate::output::figure_source_label`]), empty
+/// when it is the job's own telemetry or unknown.
+fn source_label(source: Option<&str>, shared: Option<bool>) -> Value {
+    text(
+        source
+            .and_then(|s| crate::output::figure_source_label(s, shared))
+            .unwrap_or_default(),
+    )
+}
+
 fn run_time(seconds: Option<i64>) -> String {
     match seconds {
         Some(s) if s >= 0 => format!("{}h {:02}m", s / 3600, (s % 3600) / 60),
@@ -103,7 +113,15 @@ fn job_context(job: &JobReport, links: &Links) -> Context {
             ),
         ),
         ("cpu_eff", percent(job.cpu_eff)),
+        (
+            "cpu_eff_source",
+            source_label(job.cpu_eff_source.as_deref(), job.shared),
+        ),
         ("mem_eff", percent(job.mem_eff)),
+        (
+            "mem_eff_source",
+            source_label(job.mem_source.as_deref(), job.shared),
+        ),
         ("time_eff", percent(job.time_eff)),
         ("core_hours", hours(job.core_hours)),
         ("wasted_core_hours", hours(job.wasted_core_hours)),

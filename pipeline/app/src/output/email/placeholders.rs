@@ -58,8 +58,18 @@ pub const DIGEST_PLACEHOLDERS: &[(&str, &str, &str)] = &[
     ("job", "cpu_eff", "CPU efficiency, e.g. `12 %`, or `-`"),
     (
         "job",
+        "cpu_eff_source",
+        "where the CPU efficiency came from when it is not the job's own telemetry: `Slurm accounting`, or `node, shared with other jobs`; empty otherwise",
+    ),
+    (
+        "job",
         "mem_eff",
         "memory efficiency (peak used of requested), or `-`",
+    ),
+    (
+        "job",
+        "mem_eff_source",
+        "where the memory efficiency came from, as `cpu_eff_source`",
     ),
     ("job", "time_eff", "run time used of the time limit, or `-`"),
     ("job", "core_hours", "core-hours allocated"),
@@ -243,7 +253,9 @@ mod tests {
                     "partition",
                     "end",
                     "cpu_eff",
+                    "cpu_eff_source",
                     "mem_eff",
+                    "mem_eff_source",
                     "time_eff",
                     "core_hours",
                     "wasted_core_hours",

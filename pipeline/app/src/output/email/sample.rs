@@ -31,6 +31,9 @@ pub fn sample_job() -> JobReport {
         time_eff: Some(1.0),
         core_hours: Some(384.0),
         wasted_core_hours: Some(376.3),
+        cpu_eff_source: Some("accounting".into()),
+        mem_source: Some("telemetry-node".into()),
+        shared: Some(true),
         items: vec![Item {
             kind: "hung".into(),
             severity: Severity::Critical,

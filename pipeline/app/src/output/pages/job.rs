@@ -11,6 +11,7 @@ use serde_json::json;
 use super::charts::{self, MetricChart};
 use super::format::{c, duration, href, pct, time, with_charts};
 use super::suggest::suggestions;
+use crate::output::figure_source_label;
 use crate::report::load::{
     Facts, FindingFacts, HealthyRun, JobFacts, PredictionFacts, Series, SummaryFacts,
 };
@@ -82,18 +83,28 @@ pub fn job_page(
     ))
 }
 
+/// What the usage block writes after a CPU or memory figure about where it came from
+/// ([`figure_source_label`] in parentheses), or nothing.
+fn source_note(source: &str, shared: Option<bool>) -> String {
+    figure_source_label(source, shared).map_or(String::new(), |label| format!(" ({label})"))
+}
+
 /// The usage block: what the job requested against what it used, per resource.
 fn usage_rows(job: &JobFacts, summary: Option<&SummaryFacts>) -> Vec<serde_json::Value> {
     let mut usage = Vec::new();
     if let Some(s) = summary {
+        let (cpu_note, mem_note) = (
+            source_note(&s.cpu_eff_source, s.shared),
+            source_note(&s.mem_source, s.shared),
+        );
         usage.push(json!({
             "what": "cores", "requested": job.cpus.to_string(),
-            "used": s.cpu_used_cores.map_or("-".into(), |u| format!("{u:.1}")),
+            "used": s.cpu_used_cores.map_or("-".into(), |u| format!("{u:.1}{cpu_note}")),
             "share": pct(s.cpu_eff), "width": bar_width(s.cpu_eff), "level": level(s.cpu_eff, 0.65, 0.8),
         }));
         usage.push(json!({
             "what": "memory", "requested": job.req_mem_mb.map_or("-".into(), |m| format!("{:.1} GB", m as f64 / 1024.0)),
-            "used": s.mem_used_max_mb.map_or("-".into(), |m| format!("{:.1} GB peak", m / 1024.0)),
+            "used": s.mem_used_max_mb.map_or("-".into(), |m| format!("{:.1} GB peak{mem_note}", m / 1024.0)),
             "share": pct(s.mem_eff), "width": bar_width(s.mem_eff), "level": level(s.mem_eff, 0.3, 0.7),
         }));
         usage.push(json!({
@@ -390,6 +401,53 @@ fn band_across(nodes: &[(String, Vec<(f64, f64)>)]) -> Vec<(f64, f64, f64, f64)>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A figure from accounting says so; a node's figure on a shared node says it is the
+    /// node's; the job's own telemetry, and its nodes' when nothing says they were shared, say
+    /// nothing.
+    #[test]
+    fn usage_says_where_a_figure_came_from() {
+        let job = JobFacts {
+            cpus: 2,
+            req_mem_mb: Some(2048),
+            ..Default::default()
+        };
+        let used = |cpu_source: &str, mem_source: &str, shared| {
+            let s = SummaryFacts {
+                cpu_used_cores: Some(1.0),
+                cpu_eff: Some(0.5),
+                mem_used_max_mb: Some(1024.0),
+                mem_eff: Some(0.5),
+                cpu_eff_source: cpu_source.into(),
+                mem_source: mem_source.into(),
+                shared,
+                ..Default::default()
+            };
+            let rows = usage_rows(&job, Some(&s));
+            (
+                rows[0]["used"].as_str().unwrap_or_default().to_string(),
+                rows[1]["used"].as_str().unwrap_or_default().to_string(),
+            )
+        };
+        assert_eq!(
+            used("accounting", "accounting", Some(true)),
+            (
+                "1.0 (Slurm accounting)".into(),
+                "1.0 GB peak (Slurm accounting)".into()
+            )
+        );
+        assert_eq!(
+            used("telemetry-node", "telemetry-job", Some(true)),
+            (
+                "1.0 (node, shared with other jobs)".into(),
+                "1.0 GB peak".into()
+            )
+        );
+        assert_eq!(
+            used("telemetry-node", "telemetry-node", None),
+            ("1.0".into(), "1.0 GB peak".into())
+        );
+    }
 
     #[test]
     fn threshold_positions_split_the_bar_in_thirds() {

@@ -12,20 +12,31 @@ pub struct Suggestion {
     pub why: String,
 }
 
+/// Whether a figure taken from `source` is the job's own to suggest a request from: its
+/// telemetry judged it, or Slurm accounting measured it; never its nodes' figure when it shared
+/// them (other jobs' use is counted too).
+fn trusted(s: &SummaryFacts, source: &str) -> bool {
+    let nodes_of_others = source == "telemetry-node" && s.shared == Some(true);
+    (s.judgeable || source == "accounting") && !nodes_of_others
+}
+
 /// The `#SBATCH` lines a better request would use, from what the job used: memory with a 20 %
 /// margin when under 70 % of the request was used (jobstats' limit), time with a 50 % margin
 /// rounded up to 15 minutes when under half the limit was used, CPUs with a 25 % margin when
 /// under half of them worked, and no GPU when the GPUs did nothing. Nothing for a job that did
-/// not complete: its usage says nothing about what it needed.
+/// not complete: its usage says nothing about what it needed; nothing from figures its telemetry
+/// could not judge unless Slurm accounting gave them.
 pub fn suggestions(job: &JobFacts, s: Option<&SummaryFacts>) -> Vec<Suggestion> {
     let mut out = Vec::new();
-    let Some(s) = s.filter(|s| s.judgeable) else {
+    let Some(s) = s else {
         return out;
     };
-    if job.state != "COMPLETED" {
+    let (cpu_trusted, mem_trusted) = (trusted(s, &s.cpu_eff_source), trusted(s, &s.mem_source));
+    if job.state != "COMPLETED" || !(s.judgeable || cpu_trusted || mem_trusted) {
         return out;
     }
     if let (Some(req), Some(used), Some(eff)) = (job.req_mem_mb, s.mem_used_max_mb, s.mem_eff)
+        && mem_trusted
         && eff < 0.7
         && req > 0
     {
@@ -62,6 +73,7 @@ pub fn suggestions(job: &JobFacts, s: Option<&SummaryFacts>) -> Vec<Suggestion> 
         });
     }
     if let (Some(used), Some(eff)) = (s.cpu_used_cores, s.cpu_eff)
+        && cpu_trusted
         && eff < 0.5
         && job.cpus > 1
     {
@@ -78,6 +90,7 @@ pub fn suggestions(job: &JobFacts, s: Option<&SummaryFacts>) -> Vec<Suggestion> 
         }
     }
     if let Some(util) = s.gpu_util
+        && s.judgeable
         && job.gpus > 0
         && util < 0.05
     {
@@ -138,8 +151,28 @@ mod tests {
         assert!(suggestions(&failed, Some(&s)).is_empty());
         let unjudged = SummaryFacts {
             judgeable: false,
-            ..s
+            ..s.clone()
         };
         assert!(suggestions(&job(), Some(&unjudged)).is_empty());
+        // Unless accounting measured the memory; and a shared node's figure is not the job's.
+        let on_accounting = SummaryFacts {
+            mem_source: "accounting".into(),
+            ..unjudged
+        };
+        let lines: Vec<String> = suggestions(&job(), Some(&on_accounting))
+            .into_iter()
+            .map(|s| s.line)
+            .collect();
+        assert_eq!(lines, ["#SBATCH --mem=6G", "#SBATCH --time=3:15:00"]);
+        let shared = SummaryFacts {
+            cpu_eff_source: "telemetry-node".into(),
+            shared: Some(true),
+            ..s
+        };
+        let lines: Vec<String> = suggestions(&job(), Some(&shared))
+            .into_iter()
+            .map(|s| s.line)
+            .collect();
+        assert_eq!(lines, ["#SBATCH --mem=6G", "#SBATCH --time=3:15:00"]);
     }
 }

@@ -7,12 +7,21 @@
 //! directory ([`spool_dir`]), opening and creating files only through [`safe_fs`]. The pipeline (crate `jobsight`) claims records from the same spool
 //! and parses them with the same types, so the format has exactly one definition.
 //!
-//! Everything here is synchronous, allocation-light and free of network access: the hook runs once
-//! per job on every cluster node and must never slow a job down or fail it.
+//! The node's other jobsight program, `jobsight-exporter`, serves each running job's own cgroup
+//! figures to Prometheus: [`cgroup`] finds and reads the jobs' cgroups, [`exposition`] writes
+//! them in Prometheus' text format under Princeton's cgroup exporter's names, and [`http`] answers
+//! the scrapes on a bounded, single-threaded `std::net` server.
+//!
+//! Everything here is synchronous and allocation-light, on std alone: the hook runs once per job
+//! on every cluster node and must never slow a job down or fail it, and opens no socket; only
+//! the exporter binary listens, through [`http`].
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod cgroup;
+pub mod exposition;
 pub mod hook_env;
 pub mod hostlist;
+pub mod http;
 pub mod record;
 pub mod safe_fs;
 pub mod spool_dir;

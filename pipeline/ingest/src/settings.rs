@@ -229,16 +229,19 @@ pub fn dcgm_metrics() -> Vec<MetricTemplate> {
 }
 
 /// Per-job cgroup exporter metrics (`prometheus.cgroup = true`), as Princeton's jobstats collects
-/// them: the job's own CPU time and memory, not the node's, which matters on shared nodes.
+/// them: the job's own CPU time and memory, not the node's, which matters on shared nodes. Only
+/// the job's own series (`step=""`, `task=""`): an exporter that also reports steps and tasks
+/// (Princeton's with `--collect.fullslurm`, `jobsight-exporter --steps`) would otherwise count
+/// the job two or three times in the sum.
 pub fn cgroup_metrics() -> Vec<MetricTemplate> {
     [
         (
             "job_cpu_cores_used",
-            "sum by (instance) (rate(cgroup_cpu_total_seconds{jobid=\"{job_id}\",{nodes}}[{rate_window}]))",
+            "sum by (instance) (rate(cgroup_cpu_total_seconds{jobid=\"{job_id}\",step=\"\",task=\"\",{nodes}}[{rate_window}]))",
         ),
         (
             "job_mem_rss_bytes",
-            "sum by (instance) (cgroup_memory_rss_bytes{jobid=\"{job_id}\",{nodes}})",
+            "sum by (instance) (cgroup_memory_rss_bytes{jobid=\"{job_id}\",step=\"\",task=\"\",{nodes}})",
         ),
     ]
     .into_iter()

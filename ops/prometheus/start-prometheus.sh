@@ -14,6 +14,9 @@
 #         NODE_EXPORTER_PORT node exporter port                     default 9100
 #         SCRAPE_INTERVAL   scrape interval                          default 5s
 #         PROM_NODE_NAME    node name to give the node exporter's target   default hostname -s
+#         CGROUP_EXPORTER_PORT  also scrape a per-job cgroup exporter (jobsight-exporter, or
+#                           Princeton's) on this loopback port, its instance named like the node
+#                           exporter's; unset: no such target. The exporter is started elsewhere.
 #         SKIP_APT_UPDATE=1 don't run apt-get update
 # Stop:   bash stop-prometheus.sh   (kills the PIDs written to $PROM_DIR/*.pid)
 set -euo pipefail
@@ -68,6 +71,16 @@ scrape_configs:
       - target_label: instance
         replacement: '${PROM_NODE_NAME}:${NODE_EXPORTER_PORT}'
 EOF
+if [ -n "${CGROUP_EXPORTER_PORT:-}" ]; then
+  cat >> "$PROM_DIR/prometheus.yml" <<EOF
+  - job_name: cgroup
+    static_configs:
+      - targets: ['127.0.0.1:${CGROUP_EXPORTER_PORT}']
+    relabel_configs:
+      - target_label: instance
+        replacement: '${PROM_NODE_NAME}:${CGROUP_EXPORTER_PORT}'
+EOF
+fi
 
 # --- 4. node exporter --------------------------------------------------------
 # textfile collector: drop *.prom files into $PROM_DIR/textfile to export custom metrics

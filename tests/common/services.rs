@@ -175,18 +175,34 @@ pub fn start_prometheus(
     exporter_port: u16,
     scrape: &str,
 ) -> PrometheusGuard {
+    start_prometheus_with(dir, port, exporter_port, None, scrape)
+}
+
+/// [`start_prometheus`], also scraping a per-job cgroup exporter on loopback `cgroup_port`
+/// (started by the caller) when given.
+#[must_use]
+pub fn start_prometheus_with(
+    dir: &Path,
+    port: u16,
+    exporter_port: u16,
+    cgroup_port: Option<u16>,
+    scrape: &str,
+) -> PrometheusGuard {
     let guard = PrometheusGuard {
         dir: dir.to_path_buf(),
     };
     let started = Instant::now();
-    run_ok(
-        Command::new("bash")
-            .arg(format!("{}/ops/prometheus/start-prometheus.sh", repo()))
-            .env("PROM_DIR", dir)
-            .env("PROM_PORT", port.to_string())
-            .env("NODE_EXPORTER_PORT", exporter_port.to_string())
-            .env("SCRAPE_INTERVAL", scrape),
-    );
+    let mut command = Command::new("bash");
+    command
+        .arg(format!("{}/ops/prometheus/start-prometheus.sh", repo()))
+        .env("PROM_DIR", dir)
+        .env("PROM_PORT", port.to_string())
+        .env("NODE_EXPORTER_PORT", exporter_port.to_string())
+        .env("SCRAPE_INTERVAL", scrape);
+    if let Some(cgroup_port) = cgroup_port {
+        command.env("CGROUP_EXPORTER_PORT", cgroup_port.to_string());
+    }
+    run_ok(&mut command);
     eprintln!("prometheus up in {:.0?}", started.elapsed());
     guard
 }

@@ -17,14 +17,16 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::services::{
-    ingest_until_done, install_hook, job_state, prometheus_config, sbatch, sh, start_prometheus,
-    start_slurm, test_base, wait_until,
+    KillOnDrop, ingest_until_done, install_hook, job_state, prometheus_config, sbatch, sh,
+    start_prometheus, start_prometheus_with, start_slurm, test_base, wait_until,
 };
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 /// Ports away from the defaults, so a Prometheus a developer runs is left alone.
 const PROM_PORT: u16 = 19090;
 const EXPORTER_PORT: u16 = 19100;
+/// jobsight-exporter's port in the shared-node test.
+const CGROUP_PORT: u16 = 19306;
 const STEP_S: i64 = 2;
 const JOB_SECONDS: u64 = 30;
 
@@ -192,7 +194,9 @@ fn sacct_seconds(text: &str) -> f64 {
 /// both jobs' memory); each job's figures must be its own: CPU efficiency as seff computes it
 /// from `sacct` (TotalCPU / (AllocCPUS × Elapsed), read here from sacct's text, independently of
 /// the JSON jobsight reads) within 5 points, the 1 GiB on the sleeper, the low-CPU finding on the
-/// sleeper and none on the busy job, and both known to have shared the node.
+/// sleeper and none on the busy job, and both known to have shared the node. `jobsight-exporter`
+/// runs on the node and Prometheus scrapes it (`prometheus.cgroup = true`), so the figures come
+/// from each job's own cgroup series, and Slurm's accounting, stored beside them, must agree too.
 #[test]
 #[ignore = "needs root: installs and starts a real Slurm and Prometheus (run by .ci/run with --include-ignored)"]
 fn two_jobs_sharing_the_node_each_get_their_own_figures() {
@@ -209,7 +213,28 @@ fn two_jobs_sharing_the_node_each_get_their_own_figures() {
         "slurm",
     );
     let _slurm = start_slurm(&hook, None);
-    let _prometheus = start_prometheus(&base.join("prom"), PROM_PORT, EXPORTER_PORT, "1s");
+    // jobsight-exporter serves each job's cgroup figures; Prometheus scrapes it beside the node
+    // exporter, and the ingest asks for the jobs' own series (`prometheus.cgroup`).
+    let exporter = Path::new(JOBSIGHT).with_file_name("jobsight-exporter");
+    assert!(
+        exporter.is_file(),
+        "{} missing: run `cargo build --workspace` first",
+        exporter.display()
+    );
+    let _exporter = KillOnDrop(
+        std::process::Command::new(&exporter)
+            .args(["--listen", &format!("127.0.0.1:{CGROUP_PORT}")])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let _prometheus = start_prometheus_with(
+        &base.join("prom"),
+        PROM_PORT,
+        EXPORTER_PORT,
+        Some(CGROUP_PORT),
+        "1s",
+    );
     let cpus: f64 = sh("nproc").trim().parse().unwrap();
 
     // Both at once, each on one of the node's CPUs.
@@ -233,7 +258,7 @@ fn two_jobs_sharing_the_node_each_get_their_own_figures() {
         &base,
         PROM_PORT,
         STEP_S,
-        &format!("[features]\ncores_per_node = {cpus}\n[rules]\nmin_run_s = 60\n"),
+        &format!("cgroup = true\n[features]\ncores_per_node = {cpus}\n[rules]\nmin_run_s = 60\n"),
     );
     let data = base.join("data");
     ingest_until_done(
@@ -268,7 +293,8 @@ fn two_jobs_sharing_the_node_each_get_their_own_figures() {
     let summary = sql(
         &data,
         "SELECT s.job_id, s.cpu_eff, s.cpu_eff_source, s.cpu_eff_telemetry, s.mem_used_max_mb,
-                s.mem_source, s.mem_eff_telemetry, s.shared, j.neighbours, j.acct_cpu_total_s
+                s.mem_source, s.mem_eff_telemetry, s.shared, j.neighbours, j.acct_cpu_total_s,
+                s.cpu_eff_acct, j.acct_mem_peak_mb
          FROM job_summary s JOIN jobs j USING (job_id) ORDER BY s.job_id",
     );
     let findings = sql(
@@ -301,16 +327,31 @@ fn two_jobs_sharing_the_node_each_get_their_own_figures() {
             (eff - seff_eff).abs() <= 0.05,
             "job {job}: {eff} against seff's {seff_eff}: {r}"
         );
-        assert_eq!(r["cpu_eff_source"], "accounting", "{r}");
-        assert_eq!(r["mem_source"], "accounting", "{r}");
+        // The job's own series (jobsight-exporter's, through Prometheus) and Slurm's accounting
+        // each agree with seff.
+        let acct = r["cpu_eff_acct"].as_f64().unwrap();
+        assert!(
+            (acct - seff_eff).abs() <= 0.05,
+            "job {job}: accounting {acct}: {r}"
+        );
+        assert_eq!(r["cpu_eff_source"], "telemetry-job", "{r}");
+        assert_eq!(r["mem_source"], "telemetry-job", "{r}");
         assert_eq!(r["shared"], true, "the pair shared the node: {r}");
         assert_eq!(r["neighbours"].as_u64(), Some(1), "{r}");
     }
     // The memory lands on the job that held it.
-    let held = row(holder)["mem_used_max_mb"].as_f64().unwrap();
-    let burned = row(busy)["mem_used_max_mb"].as_f64().unwrap();
-    assert!((1000.0..1300.0).contains(&held), "holder {held} MiB");
-    assert!(burned < 100.0, "busy job {burned} MiB");
+    for (figure, what) in [
+        ("mem_used_max_mb", "cgroup series"),
+        ("acct_mem_peak_mb", "accounting"),
+    ] {
+        let held = row(holder)[figure].as_f64().unwrap();
+        let burned = row(busy)[figure].as_f64().unwrap();
+        assert!(
+            (1000.0..1300.0).contains(&held),
+            "holder {held} MiB ({what})"
+        );
+        assert!(burned < 100.0, "busy job {burned} MiB ({what})");
+    }
     // The job that wasted its CPU gets the low-CPU finding, the busy one none.
     let low_cpu = ["hung-job", "low-cpu-load"];
     assert!(

@@ -131,6 +131,39 @@ pub fn start_slurm(epilog_slurmctld: &Path, epilog: Option<&Path>) -> SlurmGuard
     guard
 }
 
+/// A real Slurm whose slurmctld epilog is this build's `jobsight-epilog`, installed as a site
+/// installs it and enqueuing into `spool`, held for one test at a time. Slurm stops before the
+/// next test may start (the fields drop in order).
+pub struct SlurmSite {
+    _slurm: SlurmGuard,
+    _one_at_a_time: std::sync::MutexGuard<'static, ()>,
+    /// The test's own folder, emptied at the start.
+    pub base: PathBuf,
+    pub spool: PathBuf,
+}
+
+/// Starts a [`SlurmSite`] for the test named `name` (its folder), with `jobsight`'s epilog
+/// beside it; `what` says what the test installs, for the message when it is not run as root.
+pub fn slurm_site(jobsight: &str, name: &str, what: &str) -> SlurmSite {
+    let one_at_a_time = one_at_a_time();
+    let epilog = root_and_epilog(jobsight, what);
+    let base = test_base(name);
+    let spool = base.join("spool");
+    let hook = install_hook(
+        &base,
+        epilog.parent().unwrap(),
+        &spool,
+        "epilog-slurmctld.sh",
+        "slurm",
+    );
+    SlurmSite {
+        _slurm: start_slurm(&hook, None),
+        _one_at_a_time: one_at_a_time,
+        base,
+        spool,
+    }
+}
+
 pub fn job_state(job: u64) -> String {
     sh(&format!("squeue -h -j {job} -o %T 2>/dev/null || true"))
         .trim()

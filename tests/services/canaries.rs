@@ -20,8 +20,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use common::services::{
-    KillOnDrop, install_hook, job_state, prometheus_config, sbatch, sh, start_prometheus,
-    start_slurm, test_base, wait_until,
+    KillOnDrop, job_state, prometheus_config, sbatch, sh, start_prometheus, wait_until,
 };
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
@@ -42,18 +41,8 @@ const CANARIES: [(&str, &[&str]); 5] = [
 #[test]
 #[ignore = "needs root: installs and starts a real Slurm and Prometheus (run by .ci/run with --include-ignored)"]
 fn each_canary_gets_its_expected_finding_and_the_healthy_job_none() {
-    let _services = common::services::one_at_a_time();
-    let epilog = common::services::root_and_epilog(JOBSIGHT, "Slurm and Prometheus");
-    let base = test_base("canaries-test");
-    let spool = base.join("spool");
-    let hook = install_hook(
-        &base,
-        epilog.parent().unwrap(),
-        &spool,
-        "epilog-slurmctld.sh",
-        "slurm",
-    );
-    let _slurm = start_slurm(&hook, None);
+    let site = common::services::slurm_site(JOBSIGHT, "canaries-test", "Slurm and Prometheus");
+    let (base, spool) = (site.base.clone(), site.spool.clone());
     let _prometheus = start_prometheus(&base.join("prom"), PROM_PORT, EXPORTER_PORT, "1s");
     let cpus: u32 = sh("nproc").trim().parse().unwrap();
     assert!(

@@ -17,8 +17,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::services::{
-    KillOnDrop, ingest_until_done, install_hook, job_state, prometheus_config, sbatch, sh,
-    start_prometheus, start_prometheus_with, start_slurm, test_base, wait_until,
+    KillOnDrop, ingest_until_done, job_state, prometheus_config, sbatch, sh, start_prometheus,
+    start_prometheus_with, wait_until,
 };
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
@@ -37,19 +37,8 @@ fn sql(data: &Path, query: &str) -> Vec<serde_json::Value> {
 #[test]
 #[ignore = "needs root: installs and starts a real Slurm and Prometheus (run by .ci/run with --include-ignored)"]
 fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
-    let _services = common::services::one_at_a_time();
-    let epilog = common::services::root_and_epilog(JOBSIGHT, "Slurm and Prometheus");
-
-    let base = test_base("prometheus-test");
-    let spool = base.join("spool");
-    let hook = install_hook(
-        &base,
-        epilog.parent().unwrap(),
-        &spool,
-        "epilog-slurmctld.sh",
-        "slurm",
-    );
-    let _slurm = start_slurm(&hook, None);
+    let site = common::services::slurm_site(JOBSIGHT, "prometheus-test", "Slurm and Prometheus");
+    let (base, spool) = (site.base.clone(), site.spool.clone());
     let _prometheus = start_prometheus(&base.join("prom"), PROM_PORT, EXPORTER_PORT, "1s");
     let cpus: f64 = sh("nproc").trim().parse().unwrap();
 
@@ -201,18 +190,8 @@ fn sacct_seconds(text: &str) -> f64 {
 #[ignore = "needs root: installs and starts a real Slurm and Prometheus (run by .ci/run with --include-ignored)"]
 fn two_jobs_sharing_the_node_each_get_their_own_figures() {
     const PAIR_SECONDS: u64 = 70;
-    let _services = common::services::one_at_a_time();
-    let epilog = common::services::root_and_epilog(JOBSIGHT, "Slurm and Prometheus");
-    let base = test_base("shared-node-test");
-    let spool = base.join("spool");
-    let hook = install_hook(
-        &base,
-        epilog.parent().unwrap(),
-        &spool,
-        "epilog-slurmctld.sh",
-        "slurm",
-    );
-    let _slurm = start_slurm(&hook, None);
+    let site = common::services::slurm_site(JOBSIGHT, "shared-node-test", "Slurm and Prometheus");
+    let (base, spool) = (site.base.clone(), site.spool.clone());
     // jobsight-exporter serves each job's cgroup figures; Prometheus scrapes it beside the node
     // exporter, and the ingest asks for the jobs' own series (`prometheus.cgroup`).
     let exporter = Path::new(JOBSIGHT).with_file_name("jobsight-exporter");

@@ -157,13 +157,7 @@ fn generate(data: &Path, jobs: u64) -> u64 {
                     gpu_util: gpus.map(|_| rng.below(1000) as f64 / 1000.0),
                     core_hours: None,
                     wasted_core_hours: None,
-                    cpu_eff_source: None,
-                    mem_source: None,
-                    cpu_eff_telemetry: None,
-                    mem_eff_telemetry: None,
-                    cpu_eff_acct: None,
-                    mem_eff_acct: None,
-                    shared: None,
+                    ..JobSummaryRow::default()
                 });
             }
             if rng.chance(0.2) {

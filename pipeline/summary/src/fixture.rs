@@ -73,13 +73,7 @@ pub fn summary(id: &str, cpu_eff: f64, mem_eff: f64, gpu_util: Option<f64>) -> J
         gpu_util,
         core_hours: None,
         wasted_core_hours: None,
-        cpu_eff_source: None,
-        mem_source: None,
-        cpu_eff_telemetry: None,
-        mem_eff_telemetry: None,
-        cpu_eff_acct: None,
-        mem_eff_acct: None,
-        shared: None,
+        ..JobSummaryRow::default()
     }
 }
 

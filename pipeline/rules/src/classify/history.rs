@@ -350,13 +350,7 @@ mod tests {
             gpu_util: None,
             core_hours: None,
             wasted_core_hours: None,
-            cpu_eff_source: None,
-            mem_source: None,
-            cpu_eff_telemetry: None,
-            mem_eff_telemetry: None,
-            cpu_eff_acct: None,
-            mem_eff_acct: None,
-            shared: None,
+            ..JobSummaryRow::default()
         }
     }
 

@@ -372,6 +372,7 @@ table_row! {
 table_row! {
     /// One row of `job_summary`: a job's telemetry coverage, whether it can be judged, and its
     /// efficiency figures.
+    #[derive(Default)]
     JobSummaryRow => JobSummary {
         job_id: String,
         elapsed_s: f64,

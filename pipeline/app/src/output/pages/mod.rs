@@ -284,13 +284,7 @@ mod tests {
             gpu_util: None,
             core_hours: Some(32.0),
             wasted_core_hours: Some(30.0),
-            cpu_eff_source: None,
-            mem_source: None,
-            cpu_eff_telemetry: None,
-            mem_eff_telemetry: None,
-            cpu_eff_acct: None,
-            mem_eff_acct: None,
-            shared: None,
+            ..JobSummaryRow::default()
         };
         catalog::write_part(
             data,
@@ -548,13 +542,7 @@ mod tests {
             gpu_util: None,
             core_hours: Some(32.0),
             wasted_core_hours: Some(2.0),
-            cpu_eff_source: None,
-            mem_source: None,
-            cpu_eff_telemetry: None,
-            mem_eff_telemetry: None,
-            cpu_eff_acct: None,
-            mem_eff_acct: None,
-            shared: None,
+            ..JobSummaryRow::default()
         };
         catalog::write_part(
             data,

@@ -186,6 +186,37 @@ fn demo_reports_what_is_on_disk() {
         let wrong = jobsight::rules::contradictions(&numbers, f["message"].as_str().unwrap());
         assert!(wrong.is_empty(), "{f}: {wrong:?}");
     }
+    // Nor do the figures at the head of any job's email and page contradict each other: the
+    // core-hours of both, the idle part, the shares, the energy and where they came from.
+    let heads = common::sql_json(
+        JOBSIGHT,
+        &dir.path().join("warehouse"),
+        "SELECT j.job_id, j.core_hours AS core_hours_jobs, s.core_hours, s.wasted_core_hours,
+                s.cpu_eff, s.mem_eff, s.time_eff, s.gpu_util, s.cpu_eff_source, s.mem_source,
+                s.gpu_source, s.shared, s.energy_kwh, s.energy_share
+         FROM jobs j JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day",
+    );
+    assert!(heads.len() >= keys.len() / 2, "{} heads", heads.len());
+    for h in &heads {
+        let (num, text) = (|k: &str| h[k].as_f64(), |k: &str| h[k].as_str());
+        let figures = jobsight::output::header::HeaderFigures {
+            core_hours: num("core_hours"),
+            core_hours_jobs: num("core_hours_jobs"),
+            wasted_core_hours: num("wasted_core_hours"),
+            cpu_eff: num("cpu_eff"),
+            mem_eff: num("mem_eff"),
+            time_eff: num("time_eff"),
+            gpu_util: num("gpu_util"),
+            cpu_eff_source: text("cpu_eff_source"),
+            mem_source: text("mem_source"),
+            gpu_source: text("gpu_source"),
+            shared: h["shared"].as_bool(),
+            energy_kwh: num("energy_kwh"),
+            energy_share: num("energy_share"),
+        };
+        let wrong = jobsight::output::header::header_contradictions(&figures);
+        assert!(wrong.is_empty(), "{h}: {wrong:?}");
+    }
     // One verdict per job, counted as reported, and the models name some anomalies right.
     let verdicts = report
         .split("one verdict per job from rules and models together: ")

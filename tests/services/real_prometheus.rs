@@ -7,7 +7,10 @@
 //! fetched in several chunks, and the chunks must join without a gap or an overlap.
 //!
 //! A second test runs two jobs at the same time on the node, a busy one and one asleep holding
-//! 1 GiB, and checks that each gets its own figures (issue 43), as seff would compute them.
+//! 1 GiB, and checks that each gets its own figures (issue 43), as seff would compute them. The
+//! node also has four GPUs in DCGM's format (the node exporter's textfile collector serving what
+//! `dcgm-exporter --hpc-job-mapping-dir` serves, as these machines have no GPU), two held by each
+//! job: each job gets only its own GPUs' utilisation, memory and power.
 //!
 //! Needs root and the package registry; takes about 2 minutes (the jobs run 30 s each), the
 //! shared pair about 3 more (70 s jobs, the rules' minimum run of a minute).
@@ -225,6 +228,7 @@ fn two_jobs_sharing_the_node_each_get_their_own_figures() {
         "telemetry/hold-memory",
         &[format!("--export=ALL,SLEEP_SECONDS={PAIR_SECONDS}").into()],
     );
+    write_dcgm_series(&base.join("prom/textfile"), busy, holder);
     for job in [busy, holder] {
         wait_until(
             &format!("job {job} to end"),
@@ -237,7 +241,9 @@ fn two_jobs_sharing_the_node_each_get_their_own_figures() {
         &base,
         PROM_PORT,
         STEP_S,
-        &format!("cgroup = true\n[features]\ncores_per_node = {cpus}\n[rules]\nmin_run_s = 60\n"),
+        &format!(
+            "cgroup = true\ngpu = true\n[features]\ncores_per_node = {cpus}\n[rules]\nmin_run_s = 60\n"
+        ),
     );
     let data = base.join("data");
     ingest_until_done(
@@ -331,6 +337,58 @@ fn two_jobs_sharing_the_node_each_get_their_own_figures() {
         );
         assert!(burned < 100.0, "busy job {burned} MiB ({what})");
     }
+    // The exporter's user CPU series reach the job's features too: the busy job's user-mode
+    // cores are its whole CPU, the sleeper's next to none. (Its I/O series need cgroup v2's
+    // io.stat; this machine's Slurm runs cgroup v1 without a blkio hierarchy, so there are none.)
+    let own_series = sql(
+        &data,
+        "SELECT job_id, metric, mean FROM features_job
+         WHERE metric = 'job_cpu_user_cores' ORDER BY job_id, metric",
+    );
+    eprintln!("own series: {own_series:?}");
+    let own = |job: u64, metric: &str| {
+        own_series
+            .iter()
+            .find(|r| r["job_id"] == job.to_string().as_str() && r["metric"] == metric)
+            .and_then(|r| r["mean"].as_f64())
+            .unwrap_or_else(|| panic!("job {job} has no {metric}: {own_series:?}"))
+    };
+    assert!(own(busy, "job_cpu_user_cores") > 0.8, "{own_series:?}");
+    assert!(own(holder, "job_cpu_user_cores") < 0.1, "{own_series:?}");
+    // Each job's GPUs are its own: utilisation, memory and power of the two GPUs DCGM mapped to
+    // it, not the node's four (whose mean utilisation is 0.43).
+    let gpus = sql(
+        &data,
+        "SELECT s.job_id, s.gpu_util, s.gpu_source, s.energy_kwh, s.energy_source, s.energy_share,
+                CAST(CAST(j.\"end\" AS BIGINT) - CAST(j.start AS BIGINT) AS DOUBLE) / 1e6 AS run_s,
+                (SELECT max(f.max) FROM features f WHERE f.job_id = s.job_id
+                   AND f.metric = 'job_gpu_mem_used_bytes') AS gpu_mem_max,
+                (SELECT max(f.mean) FROM features f WHERE f.job_id = s.job_id
+                   AND f.metric = 'gpu_util') AS node_gpu_util
+         FROM job_summary s JOIN jobs j USING (job_id) ORDER BY s.job_id",
+    );
+    eprintln!("GPUs: {gpus:?}");
+    for (job, util, mem_mib, watts) in [(busy, 0.85, 50_000.0, 480.0), (holder, 0.01, 500.0, 122.0)]
+    {
+        let r = gpus
+            .iter()
+            .find(|r| r["job_id"] == job.to_string().as_str())
+            .unwrap_or_else(|| panic!("job {job}: {gpus:?}"));
+        let figure = |name: &str| r[name].as_f64().unwrap_or_else(|| panic!("{name}: {r}"));
+        assert!((figure("gpu_util") - util).abs() < 0.005, "job {job}: {r}");
+        assert_eq!(r["gpu_source"], "telemetry-job", "{r}");
+        assert!((figure("node_gpu_util") - 0.43).abs() < 0.005, "{r}");
+        assert_eq!(figure("gpu_mem_max"), mem_mib * 1048576.0, "{r}");
+        // No energy plugin here: the job's energy is its GPUs', measured, the share its own.
+        assert_eq!(r["energy_source"], "gpu-power", "{r}");
+        assert_eq!(figure("energy_share"), 1.0, "{r}");
+        let expected_kwh = watts * figure("run_s") / 3.6e6;
+        assert!(
+            (figure("energy_kwh") - expected_kwh).abs() <= 0.01 * expected_kwh,
+            "job {job}: {} kWh, expected {expected_kwh}: {r}",
+            figure("energy_kwh")
+        );
+    }
     // The job that wasted its CPU gets the low-CPU finding, the busy one none.
     let low_cpu = ["hung-job", "low-cpu-load"];
     assert!(
@@ -343,4 +401,37 @@ fn two_jobs_sharing_the_node_each_get_their_own_figures() {
         "busy job: {:?}",
         rules_of(busy)
     );
+}
+
+/// Four GPUs of this node in the format of NVIDIA's DCGM exporter started with
+/// `--hpc-job-mapping-dir` (each GPU's series labelled `hpc_job` with the job a Slurm prolog wrote
+/// into the GPU's file): GPUs 0 and 1 held by `busy` (busy 90 % and 80 %, 30,000 and 20,000 MiB,
+/// 250 and 230 W), 2 and 3 by `idle` (0 % and 2 %, 0 and 500 MiB, 60 and 62 W). Written into the
+/// node exporter's textfile directory atomically (a file in the making is never read).
+fn write_dcgm_series(textfile_dir: &Path, busy: u64, idle: u64) {
+    let host = sh("hostname -s").trim().to_string();
+    let gpus = [
+        (0, busy, 90.0, 30_000.0, 250.0),
+        (1, busy, 80.0, 20_000.0, 230.0),
+        (2, idle, 0.0, 0.0, 60.0),
+        (3, idle, 2.0, 500.0, 62.0),
+    ];
+    let mut text = String::new();
+    for (metric, pick) in [
+        ("DCGM_FI_DEV_GPU_UTIL", 0),
+        ("DCGM_FI_DEV_FB_USED", 1),
+        ("DCGM_FI_DEV_POWER_USAGE", 2),
+    ] {
+        text += &format!("# TYPE {metric} gauge\n");
+        for (gpu, job, util, fb_mib, watts) in gpus {
+            let value = [util, fb_mib, watts][pick];
+            text += &format!(
+                "{metric}{{gpu=\"{gpu}\",UUID=\"GPU-0000000{gpu}\",device=\"nvidia{gpu}\",modelName=\"NVIDIA A100-SXM4-40GB\",Hostname=\"{host}\",hpc_job=\"{job}\"}} {value}\n"
+            );
+        }
+    }
+    let path = textfile_dir.join("dcgm.prom");
+    let partial = textfile_dir.join(".dcgm.prom.partial");
+    std::fs::write(&partial, text).unwrap();
+    std::fs::rename(&partial, &path).unwrap();
 }

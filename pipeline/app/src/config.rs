@@ -630,6 +630,31 @@ mod tests {
             .map(|m| m.name.as_str())
             .collect();
         assert!(names.contains(&"gpu_util") && names.contains(&"job_mem_rss_bytes"));
+        // The job's own GPUs: DCGM's series whose job label holds the job id.
+        let own = |label: &str| {
+            let s = resolve(&format!(
+                "[prometheus]\ngpu = true\ngpu_job_label = \"{label}\"\n"
+            ))
+            .unwrap();
+            let m = s
+                .prometheus
+                .metrics
+                .into_iter()
+                .find(|m| m.name == "job_gpu_util");
+            m.unwrap().query
+        };
+        assert_eq!(
+            own("hpc_job"),
+            "avg by (Hostname) (DCGM_FI_DEV_GPU_UTIL{hpc_job=\"{job_id}\",{nodes}}) / 100"
+        );
+        assert!(own("slurm_job").contains("{slurm_job=\"{job_id}\","));
+        let refused = resolve("[prometheus]\ngpu = true\ngpu_job_label = \"job\\\"\"\n");
+        assert!(
+            refused
+                .unwrap_err()
+                .to_string()
+                .contains("prometheus.gpu_job_label"),
+        );
     }
 
     #[test]

@@ -39,8 +39,11 @@
 //! `shared`: the job shared a node with another job during its run (`jobs.neighbours` above 0),
 //! or did not (no neighbours, or its CPUs fill its nodes); unknown otherwise.
 //! - `time_eff` = elapsed / time limit; `core_hours` = allocated CPUs × elapsed;
-//!   `wasted_core_hours` = core_hours × (1 − min(share of the CPUs busy, 1)), from the chosen
-//!   source's share even where `cpu_eff` was left empty; `gpu_util` = mean of `gpu_util`;
+//!   `wasted_core_hours` = core_hours × (1 − `cpu_eff`), empty where `cpu_eff` is;
+//! - `gpu_util`: the mean of the job's own GPUs' series (`job_gpu_util`, DCGM's series mapped to
+//!   the job), else of its nodes' GPUs (`gpu_util`) unless it shared a node, where other jobs
+//!   may have held some of them; `gpu_source` says which (`telemetry-job`, `telemetry-node`);
+//! - `energy_kwh`, `energy_source`, `energy_share`: see [`crate::energy`];
 //! - `duty_cycle` (SUPReMM): per-core series `cpu_core<N>_util` (utilisation 0–1); a core's duty
 //!   cycle is the share of its samples above 0.5. GOOD when no core is below 0.5, LOW when none
 //!   reaches 0.1, otherwise PINNED when the cores at or above 0.1 lie within 0.1 of each other (or
@@ -50,6 +53,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::Settings;
+use super::energy::{Energy, EnergyInputs, energy};
 use super::scan::{JobMeta, NamedSeries};
 use jobsight_base::series::{Sample, SeriesStats, bin_means, describe};
 use jobsight_base::stats::median;
@@ -106,6 +110,9 @@ pub struct Summary {
     pub cpu_eff_acct: Option<f64>,
     pub mem_eff_acct: Option<f64>,
     pub shared: Option<bool>,
+    /// Where `gpu_util` came from: the job's own GPUs (DCGM's job-mapped series) or its nodes'.
+    pub gpu_source: Option<Source>,
+    pub energy: Energy,
 }
 
 /// Where a job's CPU or memory figures were taken from (see the module doc).
@@ -563,8 +570,6 @@ struct Candidates {
 struct Chosen {
     source: Option<Source>,
     used: Option<f64>,
-    /// The chosen source's share of the allocation, as measured (may exceed 1).
-    share: Option<f64>,
     /// The share as the user is told it: clamped to 1 for the job's own figures, left empty
     /// above 1 for its nodes'.
     eff: Option<f64>,
@@ -605,7 +610,6 @@ impl Candidates {
         Chosen {
             source,
             used,
-            share: chosen_share,
             eff,
             telemetry_share: share(self.job_series.or(self.node_series)),
             accounting_share: share(self.accounting),
@@ -677,7 +681,30 @@ fn efficiency(
         allocated: job.req_mem_mb.map(|m| m as f64),
     }
     .choose(shared, judgeable);
-    let gpu = mean_of("gpu_util");
+    let (job_gpu, node_gpu) = (mean_of("job_gpu_util"), mean_of("gpu_util"));
+    // The job's own GPUs; else its nodes' GPUs, unless another job may have held some of them.
+    let (gpu_source, gpu) = if !job_gpu.is_empty() {
+        (Some(Source::TelemetryJob), job_gpu)
+    } else if !node_gpu.is_empty() && shared != Some(true) {
+        (Some(Source::TelemetryNode), node_gpu)
+    } else {
+        (None, BTreeMap::new())
+    };
+    let watts = |metric: &str| {
+        let means = mean_of(metric);
+        (!means.is_empty()).then(|| means.values().sum::<f64>())
+    };
+    let energy = energy(&EnergyInputs {
+        acct_energy_j: usable(job.acct_energy_j),
+        run_elapsed_s,
+        num_nodes: job.num_nodes,
+        cpus: job.cpus,
+        cores_per_node: settings.cores_per_node,
+        shared,
+        node_watts: watts("node_power_watts"),
+        own_gpu_watts: watts("job_gpu_power_watts"),
+        node_gpu_watts: watts("gpu_power_watts"),
+    });
     let core_hours = job.cpus.map(|c| f64::from(c) * elapsed_h);
     Summary {
         cpu_used_cores: cpu.used,
@@ -690,11 +717,12 @@ fn efficiency(
             .map(|limit| elapsed_us as f64 / 1e6 / limit as f64),
         gpu_util: (!gpu.is_empty()).then(|| gpu.values().sum::<f64>() / gpu.len() as f64),
         core_hours,
-        // From the chosen source's share even where cpu_eff was left empty: the node reads as
-        // busy, so the waste is not overstated.
+        // Only beside a CPU efficiency: where that was withheld (a node busier than the job's
+        // share, so not the job's alone) the idle time is unknown too, and "0.0 idle" above a
+        // finding of a job that hardly used its CPUs would contradict it.
         wasted_core_hours: core_hours
-            .zip(cpu.share)
-            .map(|(hours, eff)| hours * (1.0 - eff.min(1.0))),
+            .zip(cpu.eff)
+            .map(|(hours, eff)| hours * (1.0 - eff)),
         cpu_eff_source: cpu.source,
         mem_source: mem.source,
         cpu_eff_telemetry: cpu.telemetry_share,
@@ -702,6 +730,8 @@ fn efficiency(
         cpu_eff_acct: cpu.accounting_share,
         mem_eff_acct: mem.accounting_share,
         shared,
+        gpu_source,
+        energy,
         ..Summary::default()
     }
 }

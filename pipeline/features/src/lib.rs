@@ -26,6 +26,7 @@
 //! A failed run leaves the earlier parts as they were (parts are written atomically).
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod energy;
 pub mod job;
 pub mod plan;
 pub mod reference;
@@ -282,6 +283,10 @@ pub fn batches(
                 cpu_eff_acct: s.cpu_eff_acct,
                 mem_eff_acct: s.mem_eff_acct,
                 shared: s.shared,
+                gpu_source: s.gpu_source.map(|source| source.name().to_string()),
+                energy_kwh: s.energy.kwh,
+                energy_source: s.energy.source.map(|source| source.name().to_string()),
+                energy_share: s.energy.share,
             }
         })
         .collect();

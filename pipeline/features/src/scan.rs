@@ -64,6 +64,8 @@ pub struct JobMeta {
     pub acct_cpu_total_s: Option<f64>,
     /// Slurm accounting's memory peak of the run (its largest step's), MiB.
     pub acct_mem_peak_mb: Option<f64>,
+    /// Slurm accounting's consumed energy of the run, joules (0 where a site collects none).
+    pub acct_energy_j: Option<f64>,
     /// The steps the accounting figures cover; `Some(0)`: accounting has no usage data.
     pub acct_steps: Option<u32>,
     /// Other jobs that ran on at least one of the job's nodes during its run; `None`: unknown.
@@ -173,6 +175,7 @@ pub fn read_jobs_in(
             let nodes: &StringArray = nodes.as_string::<i32>();
             let floats = |name| optional_column(&batch, name, &DataType::Float64, &path);
             let (acct_cpu, acct_mem) = (floats("acct_cpu_total_s")?, floats("acct_mem_peak_mb")?);
+            let acct_energy = floats("acct_energy_j")?;
             let counts = |name| optional_column(&batch, name, &DataType::UInt32, &path);
             let (acct_steps, neighbours) = (counts("acct_steps")?, counts("neighbours")?);
             let get32 = |a: &ArrayRef, i| {
@@ -207,6 +210,7 @@ pub fn read_jobs_in(
                     run_start_us: start.value(i),
                     acct_cpu_total_s: maybe_f64(&acct_cpu, i),
                     acct_mem_peak_mb: maybe_f64(&acct_mem, i),
+                    acct_energy_j: maybe_f64(&acct_energy, i),
                     acct_steps: maybe32(&acct_steps, i),
                     neighbours: maybe32(&neighbours, i),
                     ..JobMeta::default()

@@ -36,6 +36,8 @@ pub struct PrometheusOptions {
     pub lag_s: Option<u64>,
     pub node_label: Option<String>,
     pub gpu: Option<bool>,
+    /// The label DCGM's exporter puts the job id in (`--hpc-job-mapping-dir`); default `hpc_job`.
+    pub gpu_job_label: Option<String>,
     pub cgroup: Option<bool>,
     /// Replaces the default node_exporter metrics when given.
     pub metrics: Option<Vec<MetricTemplate>>,
@@ -204,32 +206,48 @@ pub fn default_node_exporter_metrics() -> Vec<MetricTemplate> {
 }
 
 /// NVIDIA DCGM exporter metrics (`prometheus.gpu = true`). DCGM names the node in `Hostname`.
-pub fn dcgm_metrics() -> Vec<MetricTemplate> {
-    [
-        (
-            "gpu_util",
-            "avg by (Hostname) (DCGM_FI_DEV_GPU_UTIL{{nodes}}) / 100",
-        ),
+///
+/// Two families: the node's GPUs (`gpu_util`, `gpu_mem_used_bytes`, `gpu_power_watts`: every GPU
+/// of the node, whoever held it) and the job's own GPUs (`job_gpu_*`: only the series whose
+/// `job_label` holds the job id). DCGM's exporter adds that label (`hpc_job`) when it is started
+/// with `--hpc-job-mapping-dir` and a Slurm prolog writes the job id into a file named after each
+/// GPU index the job was given; a job without such series has only the node family.
+pub fn dcgm_metrics(job_label: &str) -> Vec<MetricTemplate> {
+    let job = format!("{job_label}=\"{{job_id}}\",");
+    let families = [
+        ("gpu_util", "avg", "DCGM_FI_DEV_GPU_UTIL", " / 100"),
         (
             "gpu_mem_used_bytes",
-            "sum by (Hostname) (DCGM_FI_DEV_FB_USED{{nodes}}) * 1048576",
+            "sum",
+            "DCGM_FI_DEV_FB_USED",
+            " * 1048576",
         ),
+        ("gpu_power_watts", "sum", "DCGM_FI_DEV_POWER_USAGE", ""),
+    ];
+    let node = families.iter().map(|(name, fold, metric, scale)| {
         (
-            "gpu_power_watts",
-            "sum by (Hostname) (DCGM_FI_DEV_POWER_USAGE{{nodes}})",
-        ),
-    ]
-    .into_iter()
-    .map(|(name, query)| MetricTemplate {
-        name: name.to_string(),
-        query: query.to_string(),
-        node_label: Some("Hostname".to_string()),
-    })
-    .collect()
+            name.to_string(),
+            format!("{fold} by (Hostname) ({metric}{{{{nodes}}}}){scale}"),
+        )
+    });
+    let own = families.iter().map(|(name, fold, metric, scale)| {
+        (
+            format!("job_{name}"),
+            format!("{fold} by (Hostname) ({metric}{{{job}{{nodes}}}}){scale}"),
+        )
+    });
+    node.chain(own)
+        .map(|(name, query)| MetricTemplate {
+            name,
+            query,
+            node_label: Some("Hostname".to_string()),
+        })
+        .collect()
 }
 
 /// Per-job cgroup exporter metrics (`prometheus.cgroup = true`), as Princeton's jobstats collects
-/// them: the job's own CPU time and memory, not the node's, which matters on shared nodes. Only
+/// them: the job's own CPU time (all, user, system) and memory, not the node's, which matters on
+/// shared nodes; and the job's own I/O, which only jobsight-exporter serves. Only
 /// the job's own series (`step=""`, `task=""`): an exporter that also reports steps and tasks
 /// (Princeton's with `--collect.fullslurm`, `jobsight-exporter --steps`) would otherwise count
 /// the job two or three times in the sum.
@@ -243,6 +261,24 @@ pub fn cgroup_metrics() -> Vec<MetricTemplate> {
             "job_mem_rss_bytes",
             "sum by (instance) (cgroup_memory_rss_bytes{jobid=\"{job_id}\",step=\"\",task=\"\",{nodes}})",
         ),
+        (
+            "job_cpu_user_cores",
+            "sum by (instance) (rate(cgroup_cpu_user_seconds{jobid=\"{job_id}\",step=\"\",task=\"\",{nodes}}[{rate_window}]))",
+        ),
+        (
+            "job_cpu_system_cores",
+            "sum by (instance) (rate(cgroup_cpu_system_seconds{jobid=\"{job_id}\",step=\"\",task=\"\",{nodes}}[{rate_window}]))",
+        ),
+        // jobsight-exporter's own series (Princeton's exporter has no I/O): empty, and so
+        // absent from the job's features, where a site runs the other.
+        (
+            "job_io_read_bytes_per_s",
+            "sum by (instance) (rate(jobsight_cgroup_io_read_bytes_total{jobid=\"{job_id}\",step=\"\",task=\"\",{nodes}}[{rate_window}]))",
+        ),
+        (
+            "job_io_write_bytes_per_s",
+            "sum by (instance) (rate(jobsight_cgroup_io_write_bytes_total{jobid=\"{job_id}\",step=\"\",task=\"\",{nodes}}[{rate_window}]))",
+        ),
     ]
     .into_iter()
     .map(|(name, query)| MetricTemplate {
@@ -251,6 +287,15 @@ pub fn cgroup_metrics() -> Vec<MetricTemplate> {
         node_label: None,
     })
     .collect()
+}
+
+/// Whether `name` is a valid Prometheus label name.
+fn is_label_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
 impl IngestOptions {
@@ -299,8 +344,17 @@ impl PrometheusOptions {
             2..=11_000,
         )?;
         let mut metrics = self.metrics.unwrap_or_else(default_node_exporter_metrics);
+        let gpu_job_label = self.gpu_job_label.unwrap_or_else(|| "hpc_job".to_string());
+        if !is_label_name(&gpu_job_label) {
+            return Err(invalid(
+                "prometheus.gpu_job_label",
+                format!(
+                    "{gpu_job_label:?} is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)"
+                ),
+            ));
+        }
         if self.gpu.unwrap_or(false) {
-            metrics.extend(dcgm_metrics());
+            metrics.extend(dcgm_metrics(&gpu_job_label));
         }
         if self.cgroup.unwrap_or(false) {
             metrics.extend(cgroup_metrics());

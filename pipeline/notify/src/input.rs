@@ -83,7 +83,8 @@ pub fn read_jobs(
         "SELECT j.job_id, j.cluster, j.user, j.account, j.name, j.state, j.partition, j.nodes, \
          CAST(j.cpus AS BIGINT) AS cpus, j.start, j.\"end\", \
          s.judgeable, s.not_judgeable_reason, s.cpu_eff, s.mem_eff, s.time_eff, s.core_hours, \
-         s.wasted_core_hours, s.cpu_eff_source, s.mem_source, s.shared \
+         s.wasted_core_hours, s.cpu_eff_source, s.mem_source, s.shared, \
+         s.energy_kwh, s.energy_source, s.energy_share \
          FROM jobs j LEFT JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day \
          WHERE {} AND j.\"end\" <= to_timestamp_seconds({now_s})",
         days("j.")
@@ -135,6 +136,9 @@ pub fn read_jobs(
                 cpu_eff_source: c.text("cpu_eff_source", i),
                 mem_source: c.text("mem_source", i),
                 shared: c.boolean("shared", i),
+                energy_kwh: c.float("energy_kwh", i),
+                energy_source: c.text("energy_source", i),
+                energy_share: c.float("energy_share", i),
                 items: Vec::new(),
             };
             match by_id.get(&job_id) {

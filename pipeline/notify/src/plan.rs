@@ -144,6 +144,11 @@ pub struct JobReport {
     pub mem_source: Option<String>,
     /// Whether the job shared a node with other jobs (`job_summary.shared`), when known.
     pub shared: Option<bool>,
+    /// The job's measured energy and where it came from (`job_summary.energy_kwh`,
+    /// `energy_source`, `energy_share`).
+    pub energy_kwh: Option<f64>,
+    pub energy_source: Option<String>,
+    pub energy_share: Option<f64>,
     pub items: Vec<Item>,
 }
 

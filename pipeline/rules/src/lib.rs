@@ -684,16 +684,28 @@ fn on_accounting_alone(rule: &book::Rule, data: &JobData) -> bool {
 }
 
 /// Whether the finding of `rule` rests on node-level telemetry of a node the job shared with
-/// other jobs: a metric or a node's series, or a CPU or memory figure taken from the nodes'
-/// series (never when it was judged on accounting alone, which reads none of them).
+/// other jobs: a metric taken from a node-scope series, something else measured (the thresholds
+/// block, a measured `job_summary` field), or a CPU or memory figure taken from the nodes' series
+/// (never when it was judged on accounting alone, which reads none of them). A metric the job has
+/// its own series of (`job_*`, a cgroup exporter's or DCGM's job-mapped GPUs) is the job's.
 fn rests_on_shared_nodes(rule: &book::Rule, ctx: &Context) -> bool {
     let from_nodes = |kind| figure_source(ctx.data, kind) == Some(FROM_NODES);
+    let node_scope = |metric: &String| {
+        ctx.aliases
+            .get(metric)
+            .is_none_or(|(raw, _)| !raw.starts_with(JOB_SCOPE_PREFIX))
+    };
+    let series_of_nodes = rule.telemetry.series
+        && (rule.telemetry.beyond_metrics || rule.reads.iter().any(node_scope));
     ctx.data.summary.get("shared") == Some(&Value::Bool(true))
         && !ctx.accounting_only
-        && (rule.telemetry.series
+        && (series_of_nodes
             || (rule.telemetry.cpu_figures && from_nodes(Reads::CpuFigure))
             || (rule.telemetry.memory_figures && from_nodes(Reads::MemoryFigure)))
 }
+
+/// The warehouse names of the job's own series (its cgroups', its GPUs'), as ingest writes them.
+const JOB_SCOPE_PREFIX: &str = "job_";
 
 /// Whether `rule` applies to the job at all (see the crate's doc): telemetry where it needs it
 /// (or accounting's figures in its place), a long enough run, its partitions, its node sharing,
@@ -864,6 +876,34 @@ mod tests {
         };
         assert!(of("low-cpu-load").evidence.contains(&shared));
         assert!(!of("memory-overrequest").evidence.contains(&shared));
+    }
+
+    /// On a GPU node shared with another job, a GPU finding that reads the job's own GPUs (DCGM's
+    /// job-mapped series) is the job's; one that reads all the node's GPUs says so.
+    #[test]
+    fn gpu_findings_on_a_shared_node_read_the_jobs_own_gpus_first() {
+        let book = RuleBook::load(None).unwrap();
+        let gpu_job = |series: &[(&str, f64)]| {
+            let mut data = on_accounting(true, true);
+            data.job.insert("gpus".into(), Value::Num(2.0));
+            for (metric, mean) in series {
+                data.across
+                    .insert(metric.to_string(), [("mean".to_string(), *mean)].into());
+            }
+            prepare(&mut data, &Settings::default());
+            let verdict = evaluate(&book, &data, &Settings::default());
+            verdict.findings.into_iter().find(|f| f.rule == "gpu-idle")
+        };
+        let shared = ("summary.shared".to_string(), Value::Bool(true));
+        // The node's GPUs busy 0.5 (the neighbour's), the job's own two idle.
+        let own = gpu_job(&[("gpu_util", 0.5), ("job_gpu_util", 0.01)]).expect("gpu-idle");
+        assert!(!own.evidence.contains(&shared), "{:?}", own.evidence);
+        assert!(own.message.contains("0.010"), "{}", own.message);
+        // Only the node's GPUs: the finding says it read a shared node.
+        let node = gpu_job(&[("gpu_util", 0.01)]).expect("gpu-idle");
+        assert!(node.evidence.contains(&shared), "{:?}", node.evidence);
+        // The job's own GPUs busy: no finding, whatever the node's say.
+        assert!(gpu_job(&[("gpu_util", 0.01), ("job_gpu_util", 0.9)]).is_none());
     }
 
     /// The generic check finds what the review found (a percentile below its mean, an

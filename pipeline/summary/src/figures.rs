@@ -42,6 +42,7 @@ pub fn summary_sql(settings: &Settings, from: NaiveDate, to: NaiveDate) -> Strin
         CASE WHEN s.judgeable THEN s.gpu_util END AS gpu_util,
         CASE WHEN s.judgeable OR s.mem_source = 'accounting' THEN s.mem_used_max_mb END
             AS mem_used_max_mb,
+        s.energy_kwh,
         coalesce(f.findings, 0) AS findings, coalesce(p.anomalous, 0) AS anomalous
     FROM jobs j
     LEFT JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day
@@ -78,7 +79,9 @@ SELECT "day", "cluster", "partition", "account", "user",
     coalesce(sum(node_hours * (1 - cpu_eff)), 0) AS idle_node_hours,
     coalesce(sum(CASE WHEN req_mem_gb * 1024 > mem_used_max_mb
         THEN (req_mem_gb - mem_used_max_mb / 1024) * CAST(elapsed_s AS DOUBLE) / 3600 END), 0)
-        AS overrequested_mem_gb_hours
+        AS overrequested_mem_gb_hours,
+    coalesce(sum(energy_kwh), 0) AS energy_kwh,
+    coalesce(sum(CASE WHEN energy_kwh IS NOT NULL THEN core_hours END), 0) AS energy_core_hours
 FROM j
 GROUP BY "day", "cluster", "partition", "account", "user"
 ORDER BY "day", "cluster", "partition", "account", "user""##,
@@ -127,6 +130,7 @@ struct Sums {
     weighted: [(f64, f64); 3],
     limited: (f64, f64),
     waste: [f64; 4],
+    energy: [f64; 2],
 }
 
 /// Names of the count columns of [`summary_sql`], in the order of `Sums::counts`.
@@ -157,6 +161,9 @@ const WASTE: [&str; 4] = [
     "overrequested_mem_gb_hours",
 ];
 
+/// The measured energy and the core-hours of the jobs it was measured for.
+const ENERGY: [&str; 2] = ["energy_kwh", "energy_core_hours"];
+
 impl Sums {
     fn add(&mut self, other: &Sums) {
         for (a, b) in self.counts.iter_mut().zip(other.counts) {
@@ -172,6 +179,9 @@ impl Sums {
         self.limited.0 += other.limited.0;
         self.limited.1 += other.limited.1;
         for (a, b) in self.waste.iter_mut().zip(other.waste) {
+            *a += b;
+        }
+        for (a, b) in self.energy.iter_mut().zip(other.energy) {
             *a += b;
         }
     }
@@ -278,6 +288,7 @@ pub fn summarize_on(
                 weighted: WEIGHTED.map(|(n, w)| (float(n), float(w))),
                 limited: (float("limited_elapsed_s"), float("limited_limit_s")),
                 waste: WASTE.map(float),
+                energy: ENERGY.map(float),
             };
             groups.entry(key).or_default().add(&sums);
         }
@@ -353,6 +364,7 @@ fn row(
         idle_node_hours,
         overrequested_mem_gb_hours,
     ] = sums.waste;
+    let [energy_kwh, energy_core_hours] = sums.energy;
     let hours = 24.0 * days_covered(period, start, from, to) as f64;
     let waste_kwh = (idle_core_hours * settings.idle_core_watts
         + idle_gpu_hours * settings.idle_gpu_watts
@@ -399,6 +411,10 @@ fn row(
         waste_cost: waste_kwh * settings.price_per_kwh,
         currency: settings.currency.clone(),
         waste_co2_kg: waste_kwh * settings.co2_grams_per_kwh / 1000.0,
+        energy_kwh,
+        energy_cost: energy_kwh * settings.price_per_kwh,
+        energy_co2_kg: energy_kwh * settings.co2_grams_per_kwh / 1000.0,
+        energy_measured_share: share(energy_core_hours, core_hours),
     }
 }
 

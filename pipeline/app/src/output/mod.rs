@@ -15,6 +15,7 @@
 //! facts and writes the files), both through the one template engine of [`templates`].
 
 pub mod email;
+pub mod header;
 pub mod model;
 pub mod pages;
 pub mod rules;
@@ -41,6 +42,24 @@ pub fn figure_source_label(source: &str, shared: Option<bool>) -> Option<&'stati
         "telemetry-node" if shared == Some(true) => Some("node, shared with other jobs"),
         _ => None,
     }
+}
+
+/// A job's measured energy as a page or an email states it, with where it came from
+/// (`job_summary.energy_source`) and, on a node the job shared, the share of the node's energy it
+/// was given: `0.521 kWh (Slurm accounting, 25 % of its shared nodes')`. None without a figure.
+pub fn energy_text(kwh: Option<f64>, source: Option<&str>, share: Option<f64>) -> Option<String> {
+    let kwh = kwh.filter(|k| k.is_finite() && *k >= 0.0)?;
+    let from = match source? {
+        "accounting" => "Slurm accounting",
+        "node-power" => "node power",
+        "gpu-power" => "its GPUs alone, the host not counted",
+        _ => return None,
+    };
+    let share = match share {
+        Some(s) if s < 1.0 => format!(", {:.0} % of its shared nodes'", s * 100.0),
+        _ => String::new(),
+    };
+    Some(format!("{kwh:.3} kWh ({from}{share})"))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -48,7 +48,7 @@ pub fn render_email_effect(effects: &[EmailEffect], days: u32) -> String {
 }
 
 /// The columns the table format shows, after the period and the group's keys.
-const SHOWN: [&str; 14] = [
+const SHOWN: [&str; 16] = [
     "jobs",
     "core_hours",
     "gpu_hours",
@@ -63,6 +63,8 @@ const SHOWN: [&str; 14] = [
     "waste_kwh",
     "waste_cost",
     "waste_co2_kg",
+    "energy_kwh",
+    "energy_measured_share",
 ];
 
 /// `rows` for a person (`table`: the main figures, rounded, with a heading that says what the
@@ -110,7 +112,12 @@ pub fn render(
             Some(values) => {
                 let places = if matches!(
                     name,
-                    "judged_share" | "cpu_eff" | "mem_eff" | "gpu_util" | "walltime_accuracy"
+                    "judged_share"
+                        | "cpu_eff"
+                        | "mem_eff"
+                        | "gpu_util"
+                        | "walltime_accuracy"
+                        | "energy_measured_share"
                 ) {
                     1000.0
                 } else {
@@ -147,7 +154,12 @@ pub fn render(
             ""
         },
     );
-    Ok(heading + &query::render(&[shown], format)?)
+    // The waste's kWh is a model, the energy a measurement: the reader is told which is which.
+    let footnote = "waste_*: estimated, idle core-, GPU- and node-hours times the configured idle \
+draws (summary.idle_core_watts, idle_gpu_watts, node_watts); energy_kwh: measured (Slurm's \
+consumed energy or power series, each job's share of its nodes), for energy_measured_share of \
+the core-hours\n";
+    Ok(heading + &query::render(&[shown], format)? + footnote)
 }
 
 #[cfg(test)]

@@ -25,6 +25,10 @@ pub struct SummedRow {
     pub waste_kwh: Option<f64>,
     pub waste_cost: Option<f64>,
     pub currency: String,
+    /// Measured energy (`summaries.energy_kwh`) and the core-hours of the jobs it was measured
+    /// for.
+    pub energy_kwh: Option<f64>,
+    pub energy_core_hours: Option<f64>,
 }
 
 /// The pipeline's runs of one DAG's step on the day (`runs`).
@@ -97,7 +101,9 @@ async fn summed_by(
          sum(mem_eff * mem_eff_core_hours) / sum(mem_eff_core_hours) AS mem_eff, \
          sum(idle_core_hours) AS idle_core_hours, sum(waste_kwh) AS waste_kwh, \
          sum(waste_cost) AS waste_cost, max(currency) AS currency, \
-         sum(jobs_flagged) AS flagged, sum(judged_jobs) AS judged \
+         sum(jobs_flagged) AS flagged, sum(judged_jobs) AS judged, \
+         sum(energy_kwh) AS energy_kwh, \
+         sum(energy_measured_share * core_hours) AS energy_core_hours \
          FROM summaries WHERE day = '{day}' AND cluster = {cl} \
          GROUP BY {key} ORDER BY {key}"
     );
@@ -115,6 +121,8 @@ async fn summed_by(
             waste_kwh: c.float("waste_kwh", i),
             waste_cost: c.float("waste_cost", i),
             currency: text(c, "currency", i),
+            energy_kwh: c.float("energy_kwh", i),
+            energy_core_hours: c.float("energy_core_hours", i),
         });
     })
     .await?;

@@ -78,6 +78,12 @@ pub struct SummaryFacts {
     pub mem_source: String,
     /// Whether the job shared a node with other jobs, when known.
     pub shared: Option<bool>,
+    /// Where `gpu_util` came from (`telemetry-job`: the job's own GPUs); empty when unknown.
+    pub gpu_source: String,
+    /// The job's measured energy, where it came from and the share of its nodes' it was given.
+    pub energy_kwh: Option<f64>,
+    pub energy_source: String,
+    pub energy_share: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -212,6 +218,10 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
                 cpu_eff_source: text(c, "cpu_eff_source", i),
                 mem_source: text(c, "mem_source", i),
                 shared: c.boolean("shared", i),
+                gpu_source: text(c, "gpu_source", i),
+                energy_kwh: c.float("energy_kwh", i),
+                energy_source: text(c, "energy_source", i),
+                energy_share: c.float("energy_share", i),
             },
         );
     })

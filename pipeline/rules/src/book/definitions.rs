@@ -160,6 +160,9 @@ pub struct TelemetryReads {
     pub memory_figures: bool,
     /// A metric, a node's series, the thresholds block or another measured `job_summary` field.
     pub series: bool,
+    /// Of those, something other than a metric (`<metric>.<stat>`, `node.<metric>.<stat>`): the
+    /// thresholds block or a measured `job_summary` field, which may rest on the nodes' series.
+    pub beyond_metrics: bool,
 }
 
 impl TelemetryReads {

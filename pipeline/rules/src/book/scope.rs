@@ -149,24 +149,30 @@ pub(super) fn checked_template(
 /// Metrics an expression reads (as `<metric>.<stat>` or `node.<metric>.<stat>`), plus `extra`.
 pub(super) fn referenced_metrics(expr: &Expr, extra: &[String]) -> Vec<String> {
     let mut out: BTreeSet<String> = extra.iter().cloned().collect();
-    for name in expr.variables() {
-        let parts: Vec<&str> = name.split('.').collect();
-        match parts.as_slice() {
-            ["node", m, _] => {
-                out.insert(m.to_string());
-            }
-            [first, _]
-                if ![
-                    "job", "summary", "history", "workflow", "level", "value", "class",
-                ]
-                .contains(first) =>
-            {
-                out.insert(first.to_string());
-            }
-            _ => {}
-        }
-    }
+    out.extend(
+        expr.variables()
+            .into_iter()
+            .filter_map(metric_of)
+            .map(str::to_string),
+    );
     out.into_iter().collect()
+}
+
+/// The metric a variable reads, if it names one (`<metric>.<stat>`, `node.<metric>.<stat>`).
+fn metric_of(name: &str) -> Option<&str> {
+    let parts: Vec<&str> = name.split('.').collect();
+    match parts.as_slice() {
+        ["node", m, _] => Some(m),
+        [first, _]
+            if ![
+                "job", "summary", "history", "workflow", "level", "value", "class",
+            ]
+            .contains(first) =>
+        {
+            Some(first)
+        }
+        _ => None,
+    }
 }
 
 /// What telemetry the expressions read: the CPU and memory figures of `job_summary`, and
@@ -179,7 +185,10 @@ pub(super) fn telemetry_reads(exprs: &[&Expr]) -> TelemetryReads {
             Reads::Records => {}
             Reads::CpuFigure => reads.cpu_figures = true,
             Reads::MemoryFigure => reads.memory_figures = true,
-            Reads::Series => reads.series = true,
+            Reads::Series => {
+                reads.series = true;
+                reads.beyond_metrics |= metric_of(name).is_none();
+            }
         }
     }
     reads

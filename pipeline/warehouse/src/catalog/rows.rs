@@ -411,6 +411,17 @@ table_row! {
         mem_eff_acct: Option<f64>,
         /// Whether another job ran on one of the job's nodes during its run; `None` when unknown.
         shared: Option<bool>,
+        /// Where `gpu_util` comes from: `telemetry-job` (the job's own GPUs, DCGM's series
+        /// mapped to the job) or `telemetry-node` (all its nodes' GPUs).
+        gpu_source: Option<String>,
+        /// The job's energy, measured: Slurm's consumed energy, a node power series or its GPUs'
+        /// power, times `energy_share`; `None` where none of them was collected.
+        energy_kwh: Option<f64>,
+        /// `accounting`, `node-power` or `gpu-power` (the GPUs alone, not the host).
+        energy_source: Option<String>,
+        /// The share of its nodes' energy the job was given: 1 on nodes of its own, its CPUs over
+        /// the nodes' on a node it shared.
+        energy_share: Option<f64>,
     }
 }
 
@@ -584,10 +595,19 @@ table_row! {
         idle_node_hours: f64,
         overrequested_mem_gb_hours: f64,
         wasted_nodes: f64,
+        /// Estimated, not measured: the idle core-, GPU- and node-hours times the configured
+        /// idle draws (`summary.idle_core_watts`, ...).
         waste_kwh: f64,
         waste_cost: f64,
         currency: String,
         waste_co2_kg: f64,
+        /// Measured: the sum of the jobs' `job_summary.energy_kwh` (Slurm's consumed energy or
+        /// power series, each job's share of its nodes), over the jobs that have one.
+        energy_kwh: f64,
+        energy_cost: f64,
+        energy_co2_kg: f64,
+        /// The share of the core-hours whose jobs' energy was measured; `None` without core-hours.
+        energy_measured_share: Option<f64>,
     }
 }
 

@@ -124,7 +124,25 @@ fn job_context(job: &JobReport, links: &Links) -> Context {
         ),
         ("time_eff", percent(job.time_eff)),
         ("core_hours", hours(job.core_hours)),
-        ("wasted_core_hours", hours(job.wasted_core_hours)),
+        // Empty where the CPU efficiency is unknown: the idle time is unknown too.
+        (
+            "wasted_core_hours",
+            text(
+                job.wasted_core_hours
+                    .map_or(String::new(), |h| format!("{h:.1}")),
+            ),
+        ),
+        (
+            "energy",
+            text(
+                crate::output::energy_text(
+                    job.energy_kwh,
+                    job.energy_source.as_deref(),
+                    job.energy_share,
+                )
+                .unwrap_or_default(),
+            ),
+        ),
         (
             "report_url",
             text(link(

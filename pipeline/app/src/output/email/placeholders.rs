@@ -73,7 +73,16 @@ pub const DIGEST_PLACEHOLDERS: &[(&str, &str, &str)] = &[
     ),
     ("job", "time_eff", "run time used of the time limit, or `-`"),
     ("job", "core_hours", "core-hours allocated"),
-    ("job", "wasted_core_hours", "core-hours allocated but idle"),
+    (
+        "job",
+        "wasted_core_hours",
+        "core-hours allocated but idle; empty where the CPU efficiency is unknown",
+    ),
+    (
+        "job",
+        "energy",
+        "the job's measured energy and where it came from, e.g. `0.521 kWh (Slurm accounting)`; empty where none was measured",
+    ),
     ("job", "report_url", "`notify.report_url` for this job"),
     (
         "job",
@@ -259,6 +268,7 @@ mod tests {
                     "time_eff",
                     "core_hours",
                     "wasted_core_hours",
+                    "energy",
                 ]);
             }
             assert_eq!(used, documented);

@@ -34,6 +34,9 @@ pub fn sample_job() -> JobReport {
         cpu_eff_source: Some("accounting".into()),
         mem_source: Some("telemetry-node".into()),
         shared: Some(true),
+        energy_kwh: Some(9.6),
+        energy_source: Some("accounting".into()),
+        energy_share: Some(0.5),
         items: vec![Item {
             kind: "hung".into(),
             severity: Severity::Critical,

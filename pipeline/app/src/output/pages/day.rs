@@ -65,6 +65,12 @@ fn summary_row(row: &SummedRow) -> serde_json::Value {
         "waste_kwh": row.waste_kwh.map_or("-".into(), |v| format!("{v:.1}")),
         "waste_cost": row.waste_cost.map_or("-".into(), |v| format!("{v:.2}")),
         "currency": c(&row.currency),
+        // Measured energy only where some job had it; the waste above is the estimate.
+        "energy_kwh": row.energy_kwh.filter(|&kwh| kwh > 0.0).map(|v| format!("{v:.1}")),
+        "energy_share": match (row.energy_core_hours, row.core_hours) {
+            (Some(measured), Some(all)) if all > 0.0 => pct(Some(measured / all)),
+            _ => "-".into(),
+        },
     })
 }
 

@@ -11,7 +11,7 @@ use serde_json::json;
 use super::charts::{self, MetricChart};
 use super::format::{c, duration, href, pct, time, with_charts};
 use super::suggest::suggestions;
-use crate::output::figure_source_label;
+use crate::output::{energy_text, figure_source_label};
 use crate::report::load::{
     Facts, FindingFacts, HealthyRun, JobFacts, PredictionFacts, Series, SummaryFacts,
 };
@@ -326,7 +326,8 @@ fn job_values(job: &JobFacts, summary: Option<&SummaryFacts>) -> serde_json::Val
         "submit": time(job.submit), "start": time(job.start), "end": time(job.end),
         "wait": duration(job.wait_s), "elapsed": duration(job.elapsed_s),
         "core_hours": job.core_hours.map_or("-".into(), |h| format!("{h:.1}")),
-        "wasted_core_hours": summary.and_then(|s| s.wasted_core_hours).map_or("-".into(), |h| format!("{h:.1}")),
+        "wasted_core_hours": summary.and_then(|s| s.wasted_core_hours).map(|h| format!("{h:.1}")),
+        "energy": summary.and_then(|s| energy_text(s.energy_kwh, Some(&s.energy_source), s.energy_share)),
         "day": job.day,
     })
 }
@@ -447,6 +448,42 @@ mod tests {
             used("telemetry-node", "telemetry-node", None),
             ("1.0".into(), "1.0 GB peak".into())
         );
+    }
+
+    /// The head states measured energy with its source and share, and the idle part of the
+    /// core-hours only where a CPU efficiency gives it.
+    #[test]
+    fn the_head_states_energy_and_idle_hours_only_when_known() {
+        let job = JobFacts {
+            core_hours: Some(32.0),
+            ..Default::default()
+        };
+        let measured = SummaryFacts {
+            wasted_core_hours: Some(30.0),
+            energy_kwh: Some(0.5214),
+            energy_source: "accounting".into(),
+            energy_share: Some(0.25),
+            ..Default::default()
+        };
+        let head = job_values(&job, Some(&measured));
+        assert_eq!(head["wasted_core_hours"], "30.0");
+        assert_eq!(
+            head["energy"],
+            "0.521 kWh (Slurm accounting, 25 % of its shared nodes')"
+        );
+        let gpus = SummaryFacts {
+            energy_kwh: Some(0.0093),
+            energy_source: "gpu-power".into(),
+            energy_share: Some(1.0),
+            ..Default::default()
+        };
+        let head = job_values(&job, Some(&gpus));
+        assert_eq!(head["wasted_core_hours"], serde_json::Value::Null);
+        assert_eq!(
+            head["energy"],
+            "0.009 kWh (its GPUs alone, the host not counted)"
+        );
+        assert_eq!(job_values(&job, None)["energy"], serde_json::Value::Null);
     }
 
     #[test]

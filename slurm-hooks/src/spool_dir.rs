@@ -81,18 +81,46 @@ fn real_dir(spool: &Dir, sub: &str) -> Result<Dir, EnqueueError> {
 /// byte becomes `_xx` (hex). A value longer than `max` bytes keeps its first `max` bytes and gets
 /// `~` and a 64-bit FNV-1a hash of the whole value, so that two long values with a common
 /// beginning still get different names (`~` never appears otherwise).
+///
+/// Escaping can triple a value, so a cut value of many non-ASCII bytes (a Pegasus trace named
+/// with 100 × 'é') would grow past the 255 bytes a file name may have. Such a spelling, longer
+/// than [`MAX_SPELLED_BYTES`], is cut after escaping instead, at `max` bytes and never inside a
+/// `_xx`. Spellings within the bound are as they always were, so the parts already in a warehouse
+/// keep their names (a new name would let a re-import add the same rows a second time).
 pub fn file_name_part(text: &Text, max: usize) -> String {
     let bytes = text.as_bytes();
-    let mut out = String::new();
-    for &b in bytes.iter().take(max) {
+    let spelled = spell(&bytes[..bytes.len().min(max)]);
+    let hash = format!("~{:016x}", fnv1a(bytes));
+    if spelled.len() <= MAX_SPELLED_BYTES {
+        return if bytes.len() > max {
+            spelled + &hash
+        } else {
+            spelled
+        };
+    }
+    let whole = spell(bytes);
+    let mut cut = max.min(whole.len());
+    // `_xx` is three bytes: back off to the start of an escape the cut would split.
+    let window = cut.saturating_sub(2);
+    if let Some(underscore) = whole[window..cut].rfind('_') {
+        cut = window + underscore;
+    }
+    whole[..cut].to_string() + &hash
+}
+
+/// The longest spelling [`file_name_part`] keeps as it is: with a part's own prefix, suffix and
+/// hash it leaves the file name under 255 bytes.
+pub const MAX_SPELLED_BYTES: usize = 160;
+
+/// `bytes` spelled as [`file_name_part`] spells them, whole.
+fn spell(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for &b in bytes {
         if b.is_ascii_alphanumeric() || b == b'-' {
             out.push(b as char);
         } else {
             out.push_str(&format!("_{b:02x}"));
         }
-    }
-    if bytes.len() > max {
-        out.push_str(&format!("~{:016x}", fnv1a(bytes)));
     }
     out
 }
@@ -246,6 +274,22 @@ mod tests {
     #[test]
     fn file_names_are_sanitised_and_injective() {
         assert_eq!(file_name_part(&Text::from("a.b/c"), 32), "a_2eb_2fc");
+        // 100 × 'é' (200 bytes) cut at 128 would spell 384 bytes: cut after spelling instead,
+        // at a whole escape, and still told apart from its neighbours by the hash.
+        let accents = Text::from("é".repeat(100).as_str());
+        let spelled = file_name_part(&accents, 128);
+        assert!(
+            spelled.len() <= 128 + 17,
+            "{} bytes: {spelled}",
+            spelled.len()
+        );
+        assert!(
+            spelled.starts_with("_c3_a9") && spelled.contains('~'),
+            "{spelled}"
+        );
+        assert_eq!(spelled.split('~').next().unwrap().len() % 3, 0, "{spelled}");
+        let other = Text::from(format!("{}è", "é".repeat(99)).as_str());
+        assert_ne!(file_name_part(&other, 128), spelled);
         // Cut values keep a hash of the whole: a common beginning is not a common name.
         let long_a = Text::from(format!("{}a", "x".repeat(40)).as_str());
         let long_b = Text::from(format!("{}b", "x".repeat(40)).as_str());

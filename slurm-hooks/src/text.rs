@@ -53,8 +53,9 @@ impl Text {
                     '\n' => out.push_str("\\n"),
                     '\r' => out.push_str("\\r"),
                     '\t' => out.push_str("\\t"),
-                    c if c.is_control() => {
-                        // Control characters (C0, DEL, C1) as \u{..}: never interpreted.
+                    c if c.is_control() || is_bidi_control(c) => {
+                        // Control characters (C0, DEL, C1) and the bidirectional controls as
+                        // \u{..}: never interpreted.
                         out.push_str(&format!("\\u{{{:x}}}", c as u32));
                     }
                     c => out.push(c),
@@ -138,6 +139,16 @@ impl<'de> Deserialize<'de> for Text {
         }
         deserializer.deserialize_any(TextVisitor)
     }
+}
+
+/// The Unicode bidirectional controls (category Cf, not `char::is_control`'s Cc): they reorder
+/// the text around them, so `\u{202e}gnp.exe` reads as `exe.png`. Escaped wherever control
+/// characters are.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'
+    )
 }
 
 #[cfg(test)]

@@ -9,21 +9,61 @@ use std::path::Path;
 use jobsight::serve::{DEFAULT_USER, Settings, serve_pg};
 use jobsight::{catalog, query, summary};
 
-/// A server on a free port of localhost, in its own thread and runtime, stopped when dropped.
+/// A server on a free port of localhost, in its own thread and runtime (or the real binary's
+/// process), stopped when dropped.
 struct Server {
     port: u16,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
+    process: Option<std::process::Child>,
 }
 
 const PASSWORD: &str = "correct horse battery staple";
 
+/// The password file of the tests' servers, in `secrets`.
+fn password_file(secrets: &Path) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let password_file = secrets.join("pg-password");
+    std::fs::write(&password_file, format!("{PASSWORD}\n")).unwrap();
+    std::fs::set_permissions(&password_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    password_file
+}
+
 impl Server {
+    /// `jobsight serve --pg 127.0.0.1:0` itself, as an admin starts it: its runtime and its
+    /// threads' stacks, not the test's.
+    fn binary(data: &Path, secrets: &Path) -> Server {
+        use std::io::BufRead;
+        let mut process = std::process::Command::new(env!("CARGO_BIN_EXE_jobsight"))
+            .arg("--data")
+            .arg(data)
+            .args(["serve", "--pg", "127.0.0.1:0", "--password-file"])
+            .arg(password_file(secrets))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::fs::File::create(secrets.join("serve.log")).unwrap())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(process.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        // "serving W over PostgreSQL on 127.0.0.1:PORT (user ..."
+        let port = line
+            .split(" on 127.0.0.1:")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("no port in {line:?}"));
+        Server {
+            port,
+            stop: None,
+            thread: None,
+            process: Some(process),
+        }
+    }
+
     fn start(data: &Path, secrets: &Path) -> Server {
-        use std::os::unix::fs::PermissionsExt;
-        let password_file = secrets.join("pg-password");
-        std::fs::write(&password_file, format!("{PASSWORD}\n")).unwrap();
-        std::fs::set_permissions(&password_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let password_file = password_file(secrets);
         let settings = Settings {
             pg_password_file: Some(password_file),
             ..Settings::default()
@@ -53,6 +93,7 @@ impl Server {
             port: addr.port(),
             stop: Some(stop),
             thread: Some(thread),
+            process: None,
         }
     }
 
@@ -84,6 +125,10 @@ impl Drop for Server {
         }
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
+        }
+        if let Some(mut process) = self.process.take() {
+            let _ = process.kill();
+            let _ = process.wait();
         }
     }
 }
@@ -322,4 +367,197 @@ fn the_extended_protocol_binds_parameters_and_refuses_writes() {
         .await;
         assert!(bad.is_err());
     });
+}
+
+/// The review's deep statements (a `SELECT 1+1+...` and a `WHERE job_id = ... OR ...` of
+/// thousands of terms, which aborted the server and every client with it) against the real
+/// binary, through the real psql, and through `jobsight sql`: served up to the nesting bound,
+/// refused beyond it with PostgreSQL's `statement_too_complex`, and the server still answers.
+#[test]
+fn statements_of_any_depth_never_take_the_server_down() {
+    use jobsight::query::depth::MAX_NESTING;
+    install_psql();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("warehouse");
+    documented_warehouse(&data);
+    let server = Server::binary(&data, dir.path());
+    let sum = |terms: usize| format!("SELECT {}", vec!["1"; terms].join("+"));
+    let any_of = |terms: usize| {
+        let ids: Vec<String> = (0..terms).map(|i| format!("job_id = '{i}'")).collect();
+        format!("SELECT count(*) FROM jobs WHERE {}", ids.join(" OR "))
+    };
+    let psql_file = |sql: &str| {
+        let file = dir.path().join("statement.sql");
+        std::fs::write(&file, sql).unwrap();
+        run(server.psql(DEFAULT_USER, PASSWORD).arg("-f").arg(&file))
+    };
+    // The review's 3,000 terms are served (DataFusion's planning of such a chain takes 15 s in
+    // a debug build, well under a second of it in release), an OR chain too.
+    let served = 3000;
+    assert!(served < MAX_NESTING);
+    let (ok, out, err) = psql_file(&sum(served));
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), served.to_string());
+    let (ok, out, err) = psql_file(&any_of(500));
+    assert!(ok && out.trim().parse::<u64>().is_ok(), "{out} {err}");
+    for deep in [any_of(10 * MAX_NESTING), sum(30_000)] {
+        let (ok, _, err) = psql_file(&deep);
+        assert!(!ok, "refused");
+        assert!(err.contains("too deep to plan"), "{err}");
+    }
+    let (ok, out, err) = server.run("SELECT 41 + 1");
+    assert!(ok && out.trim() == "42", "the server lives: {out} {err}");
+
+    // `jobsight sql` the same: the bound served, beyond it an error, never an abort.
+    let sql = |query: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_jobsight"))
+            .arg("--data")
+            .arg(&data)
+            .args(["sql", "--format", "csv", query])
+            .output()
+            .unwrap()
+    };
+    let out = sql(&sum(served));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&served.to_string()));
+    let out = sql(&sum(30_000));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "an error, not a signal: {:?}",
+        out.status
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("too deep to plan"));
+}
+
+/// Silent sockets (the review's lock-out: 32 of them held every slot for 60 s) cannot keep a
+/// client out: one address holds at most 4 that have not logged in, the rest are closed at once,
+/// a real client logs in beside them, and they are closed after the 10-s login timeout. A
+/// malformed first SCRAM message (pgwire panicked on it, a backtrace per connection) is one log
+/// line.
+#[test]
+fn silent_sockets_and_malformed_logins_cannot_keep_a_client_out() {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    install_psql();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("warehouse");
+    documented_warehouse(&data);
+    let server = Server::binary(&data, dir.path());
+    let started = std::time::Instant::now();
+    // From 127.0.0.2 (all of 127/8 is this machine's), so that the real client, from
+    // 127.0.0.1, is another address.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let silent: Vec<TcpStream> = (0..40)
+        .map(|_| {
+            runtime.block_on(async {
+                let socket = tokio::net::TcpSocket::new_v4().unwrap();
+                socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+                let stream = socket
+                    .connect(([127, 0, 0, 1], server.port).into())
+                    .await
+                    .unwrap();
+                let stream = stream.into_std().unwrap();
+                stream.set_nonblocking(false).unwrap();
+                stream
+            })
+        })
+        .collect();
+    let (ok, out, err) = server.run("SELECT 41 + 1");
+    assert!(
+        ok && out.trim() == "42",
+        "a client beside 40 silent sockets: {out} {err}"
+    );
+    // Every silent socket is closed by the server: at once beyond the address's 4, the 4 after
+    // the login timeout.
+    let mut closed_at = Vec::new();
+    for mut socket in silent {
+        socket
+            .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+            .unwrap();
+        let read = socket.read(&mut [0u8; 1]);
+        assert!(
+            matches!(read, Ok(0))
+                || read.is_err_and(|e| e.kind() != std::io::ErrorKind::WouldBlock),
+            "the server closes a silent socket"
+        );
+        closed_at.push(started.elapsed());
+    }
+    assert!(closed_at.iter().all(|t| t.as_secs() < 25), "{closed_at:?}");
+    assert!(
+        closed_at.iter().filter(|t| t.as_secs() >= 9).count() >= 1,
+        "{closed_at:?}"
+    );
+
+    // A malformed SASLInitialResponse: the start-up message, then a password message whose
+    // length field is cut short.
+    let mut raw = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    let params = b"user\0jobsight\0database\0jobsight\0\0";
+    let mut startup = ((8 + params.len()) as i32).to_be_bytes().to_vec();
+    startup.extend(196_608i32.to_be_bytes());
+    startup.extend(params);
+    raw.write_all(&startup).unwrap();
+    let body = b"SCRAM-SHA-256\0\0\0";
+    let mut password = vec![b'p'];
+    password.extend(((4 + body.len()) as i32).to_be_bytes());
+    password.extend(body);
+    raw.write_all(&password).unwrap();
+    raw.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    let mut answer = Vec::new();
+    let _ = raw.read_to_end(&mut answer);
+    assert!(answer.contains(&b'E'), "an error response: {answer:?}");
+    // The server lives, and logged the attempt without a panic.
+    let (ok, _, err) = server.run("SELECT 1");
+    assert!(ok, "{err}");
+    let log = std::fs::read_to_string(dir.path().join("serve.log")).unwrap();
+    assert!(!log.contains("panicked"), "{log}");
+    assert!(log.contains("no login within 10 s"), "{log}");
+    assert!(log.contains("max_logins_per_address"), "{log}");
+}
+
+/// `SET statement_timeout` is honoured for the whole statement, not just its planning (the
+/// review's long query ran to its end): the client gets `query_canceled` at the deadline, the
+/// server stops computing (its CPU time stops growing), and it goes on serving.
+#[test]
+fn a_statement_timeout_stops_the_work() {
+    install_psql();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("warehouse");
+    documented_warehouse(&data);
+    let server = Server::binary(&data, dir.path());
+    let pid = server.process.as_ref().unwrap().id();
+    // User and system CPU time of the server so far, in clock ticks.
+    let cpu_ticks = || -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let fields: Vec<&str> = stat.rsplit(") ").next().unwrap().split(' ').collect();
+        fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+    };
+    let started = std::time::Instant::now();
+    // Two messages of one session, as a client sets its timeout and then queries.
+    let (ok, _, err) = run(server.psql(DEFAULT_USER, PASSWORD).args([
+        "-c",
+        "SET statement_timeout = 1500",
+        "-c",
+        "SELECT count(*) FROM generate_series(1, 100000000000) AS t(x) WHERE x % 7 = 3",
+    ]));
+    let took = started.elapsed();
+    assert!(!ok, "a query of minutes ended early");
+    assert!(
+        err.contains("canceling statement due to statement timeout"),
+        "{err}"
+    );
+    assert!(took.as_secs_f64() < 10.0, "{took:?}");
+    // The work stopped: over the next 2 s the server computes next to nothing.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let before = cpu_ticks();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let spent = cpu_ticks() - before;
+    assert!(spent < 50, "{spent} ticks of CPU in 2 s after the timeout");
+    let (ok, out, err) = server.run("SELECT 41 + 1");
+    assert!(ok && out.trim() == "42", "{out} {err}");
 }

@@ -439,7 +439,7 @@ mod tests {
     }
 
     /// The integer settings and their ranges as docs/configuration.md "Ranges" states them.
-    const RANGES: [(&str, &str, u64, u64); 25] = [
+    const RANGES: [(&str, &str, u64, u64); 28] = [
         ("ingest", "retry_after_s", 1, 86_400),
         ("ingest", "give_up_after_s", 60, 3650 * 86_400),
         ("prometheus", "step_s", 1, 3600),
@@ -465,6 +465,9 @@ mod tests {
         ("notify.smtp", "timeout_s", 1, 600),
         ("summary", "short_job_s", 0, 86_400),
         ("serve", "max_connections", 1, 10_000),
+        ("serve", "pg_login_timeout_s", 1, 300),
+        ("serve", "max_logins_per_address", 1, 10_000),
+        ("serve", "statement_timeout_s", 1, 86_400),
     ];
 
     proptest::proptest! {

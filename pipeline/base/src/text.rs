@@ -1,14 +1,23 @@
 //! Text for people, made safe: control bytes escaped, values cleaned and cut, HTML entities, one
 //! header line, names as file names (`slug`), and durations in hours, minutes and seconds.
+//! "Control characters" here are `char::is_control`'s and the bidirectional controls
+//! ([`is_bidi_control`]), which would reorder what a reader sees.
 //! Every stage that quotes another program's output, a job's name or a file's name in a reason or
 //! a report uses these, so that no value can add a line or send an escape sequence to an admin's
 //! terminal.
+
+pub use slurm_hooks::text::is_bidi_control;
+
+/// Whether `c` must never reach a reader as it is (see the module doc).
+fn is_controlling(c: char) -> bool {
+    c.is_control() || is_bidi_control(c)
+}
 
 /// `text` with control characters escaped, for reasons that quote other programs' output.
 pub fn printable(text: &str) -> String {
     text.chars()
         .map(|c| {
-            if c.is_control() {
+            if is_controlling(c) {
                 c.escape_default().to_string()
             } else {
                 c.to_string()
@@ -37,6 +46,8 @@ pub fn html_escape(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            // An entity would be decoded back into the same control: shown as its code instead.
+            c if is_bidi_control(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
     }
@@ -47,7 +58,7 @@ pub fn html_escape(text: &str) -> String {
 pub fn one_line(text: &str) -> String {
     let spaced: String = text
         .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .map(|c| if is_controlling(c) { ' ' } else { c })
         .collect();
     spaced.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -57,7 +68,7 @@ pub fn one_line(text: &str) -> String {
 pub fn clean(text: &str, max: usize) -> String {
     let mut out: String = text
         .chars()
-        .map(|c| if c.is_control() { '?' } else { c })
+        .map(|c| if is_controlling(c) { '?' } else { c })
         .take(max)
         .collect();
     if text.chars().count() > max {
@@ -66,11 +77,42 @@ pub fn clean(text: &str, max: usize) -> String {
     out
 }
 
+/// The longest [`slug`] kept whole, in bytes: with a page's `.html` and a temporary's prefix and
+/// suffix it stays well under the 255 bytes a file name may have.
+pub const MAX_SLUG_BYTES: usize = 120;
+
 /// A name from Slurm (a job id, a user, a cluster) as a file name and URL path segment: ASCII
 /// letters, digits, `-`, `_` and `.` pass (a leading `.` does not), every other byte becomes
-/// `~XX` (its hex). Reversible and collision-free, so two users never share a page, and the
-/// result needs no further encoding in a link.
+/// `~XX` (its hex). Collision-free, so two users never share a page, and the result needs no
+/// further encoding in a link. A name whose escaped form is longer than [`MAX_SLUG_BYTES`] is cut
+/// there (after escaping, never inside a `~XX`) and ends in `~~` and a hash of the whole name,
+/// so names of any length and script fit a file name and still differ.
 pub fn slug(name: &str) -> String {
+    let whole = slug_whole(name);
+    if whole.len() <= MAX_SLUG_BYTES {
+        return whole;
+    }
+    let bytes = whole.as_bytes();
+    let mut cut = MAX_SLUG_BYTES;
+    if bytes[cut - 1] == b'~' {
+        cut -= 1;
+    } else if bytes[cut - 2] == b'~' {
+        cut -= 2;
+    }
+    format!("{}~~{}", &whole[..cut], name_hash(name))
+}
+
+/// The first 16 bytes of the SHA-256 of `name`, as hex: a hash no one can make two names share.
+fn name_hash(name: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(name.as_bytes())[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// [`slug`] without the cut.
+fn slug_whole(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     for (i, b) in name.bytes().enumerate() {
         let plain = b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_') || (b == b'.' && i > 0);
@@ -113,5 +155,44 @@ mod tests {
         assert_eq!(slug("a b"), "a~20b");
         assert_eq!(slug(""), "~");
         assert_ne!(slug("a~20b"), slug("a b"));
+    }
+
+    /// Names of any length and script fit a file name, stay distinct, and are cut after their
+    /// escaping (the review's 100 × 'é' was cut before and grew past 255 bytes).
+    #[test]
+    fn long_names_are_cut_after_escaping_and_keep_a_hash() {
+        let accents = "é".repeat(100);
+        let user = "u".repeat(300);
+        for name in [accents.as_str(), user.as_str(), &"~".repeat(500)] {
+            let s = slug(name);
+            assert!(s.len() <= MAX_SLUG_BYTES + 2 + 32, "{} bytes: {s}", s.len());
+            assert!(s.contains("~~"), "{s}");
+            // Never a split escape before the hash.
+            let head = s.split("~~").next().unwrap();
+            assert!(
+                head.rsplit('~').next().unwrap().len() >= 2 || !head.contains('~'),
+                "{s}"
+            );
+        }
+        let a = format!("{user}a");
+        let b = format!("{user}b");
+        assert_ne!(slug(&a), slug(&b));
+        assert_eq!(slug(&a), slug(&a));
+        // Short names are as before.
+        assert_eq!(
+            slug(&"x".repeat(MAX_SLUG_BYTES)),
+            "x".repeat(MAX_SLUG_BYTES)
+        );
+    }
+
+    /// U+202E and the other bidirectional controls never reach a reader raw.
+    #[test]
+    fn bidirectional_controls_are_escaped() {
+        let name = "\u{202e}gnp.exe";
+        assert_eq!(printable(name), "\\u{202e}gnp.exe");
+        assert_eq!(clean(name, 20), "?gnp.exe");
+        assert_eq!(one_line(name), "gnp.exe");
+        assert_eq!(html_escape(name), "\\u{202e}gnp.exe");
+        assert_eq!(html_escape("\u{2066}a\u{2069}"), "\\u{2066}a\\u{2069}");
     }
 }

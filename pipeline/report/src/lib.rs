@@ -20,6 +20,7 @@
 //! Idempotent: a page is replaced whole (temporary file, then rename), so re-running a day
 //! rewrites its pages and a reader never sees half a page. A job whose page cannot be drawn is
 //! reported with its id and the reason, and the others are still written.
+#![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod load;
 pub mod select;
@@ -203,6 +204,40 @@ fn runtime() -> Result<tokio::runtime::Runtime, ReportError> {
         .map_err(ReportError::Runtime)
 }
 
+/// How the temporaries of [`write_page`] begin: hidden, and told apart from anything else.
+const PAGE_TEMPORARY_PREFIX: &str = ".page-tmp-";
+
+/// Removes the temporaries of [`write_page`] that a killed run left in the report folder (its
+/// own, its clusters' `jobs`, `users` and `days`, and `workflows`), once nobody touched them for
+/// `safe_fs::STALE_TEMPORARY_S`. Returns how many.
+fn remove_stale_page_temporaries(dir: &Path) -> usize {
+    let stale = std::time::Duration::from_secs(jobsight_base::safe_fs::STALE_TEMPORARY_S);
+    let now = std::time::SystemTime::now();
+    let mut folders = vec![dir.to_path_buf(), dir.join("workflows")];
+    for cluster in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if cluster.file_type().is_ok_and(|t| t.is_dir()) {
+            folders.extend(["jobs", "users", "days"].map(|f| cluster.path().join(f)));
+        }
+    }
+    let mut removed = 0;
+    for folder in folders {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let old = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .is_ok_and(|m| now.duration_since(m).is_ok_and(|age| age > stale));
+            let ours = entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with(PAGE_TEMPORARY_PREFIX);
+            if ours && old && std::fs::remove_file(entry.path()).is_ok() {
+                removed += 1;
+            }
+        }
+    }
+    removed
+}
+
 /// Writes `text` to `path` whole: a temporary file in the same folder, then a rename.
 fn write_page(path: &Path, text: &str) -> Result<(), ReportError> {
     let failed = |source| ReportError::Write {
@@ -211,7 +246,10 @@ fn write_page(path: &Path, text: &str) -> Result<(), ReportError> {
     };
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(failed)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(failed)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(PAGE_TEMPORARY_PREFIX)
+        .tempfile_in(dir)
+        .map_err(failed)?;
     std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(failed)?;
     // Pages are for people to read: world-readable like any web page.
     #[cfg(unix)]
@@ -440,6 +478,12 @@ pub fn write_day(
     day: NaiveDate,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Written, ReportError> {
+    let stale = remove_stale_page_temporaries(&settings.dir);
+    if stale > 0 {
+        progress(&format!(
+            "removed {stale} temporary page file(s) a killed run left"
+        ));
+    }
     runtime()?.block_on(async {
         let ctx = query::session(data).await?;
         let scope = load::Scope { day, job: None };
@@ -574,4 +618,34 @@ fn list_dirs(dir: &Path) -> Vec<String> {
         .unwrap_or_default();
     names.sort();
     names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A page's temporary that a kill -9 left behind is removed by the next run once it is
+    /// stale; a fresh one (a run going on beside) and the pages stay.
+    #[test]
+    fn stale_page_temporaries_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let jobs = dir.path().join("c/jobs");
+        std::fs::create_dir_all(&jobs).unwrap();
+        let stale = jobs.join(format!("{PAGE_TEMPORARY_PREFIX}abc123"));
+        let fresh = jobs.join(format!("{PAGE_TEMPORARY_PREFIX}def456"));
+        let page = jobs.join("7.html");
+        for path in [&stale, &fresh, &page] {
+            std::fs::write(path, "x").unwrap();
+        }
+        let old = std::time::SystemTime::now()
+            - std::time::Duration::from_secs(jobsight_base::safe_fs::STALE_TEMPORARY_S + 60);
+        std::fs::File::options()
+            .write(true)
+            .open(&stale)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        assert_eq!(remove_stale_page_temporaries(dir.path()), 1);
+        assert!(!stale.exists() && fresh.exists() && page.exists());
+    }
 }

@@ -16,8 +16,10 @@
 //! tasks that wait for it, as Flow-Bench ships it); each task then gets its number of parents and
 //! children and its depth. A DAG with a cycle is refused.
 //!
-//! Nothing a trace holds is trusted: fields are split with CSV quoting, numbers must be finite,
-//! times must lie between 1970 and 2200. A bad row is skipped and reported with its file and line;
+//! Nothing a trace holds is trusted: fields are split with CSV quoting, a line is at most 1 MiB,
+//! numbers must be finite and not negative (durations, sizes, counts), a run time written as
+//! `nan` is refused, times must lie between 1970 and 2200 and within a month of the run's other
+//! tasks (`MAX_TIME_FROM_RUN_S`). A bad row is skipped and reported with its file and line;
 //! a file without a task id column or without any task is skipped with the reason; a second file
 //! with the same run id is skipped, not merged. Both tables are partitioned by the UTC day of the
 //! run's end, one part per run (`pegasus-<run>`), so importing again replaces what it wrote.
@@ -307,6 +309,31 @@ pub struct Trace {
     pub skipped: Vec<Skipped>,
 }
 
+/// The farthest a task's time may lie from the middle of its run's task ends: a workflow run of a
+/// month is long; one of years is a wrong time.
+pub const MAX_TIME_FROM_RUN_S: i64 = 31 * 24 * 3600;
+
+/// Why a task's times do not belong to a run whose task ends lie around `middle` (Unix seconds).
+fn out_of_range(task: &WorkflowTaskRow, middle: f64) -> Option<String> {
+    [
+        ("ready", task.ready),
+        ("submit", task.submit),
+        ("execute_start", task.execute_start),
+        ("execute_end", task.execute_end),
+        ("end", task.end),
+    ]
+    .into_iter()
+    .find_map(|(name, time)| {
+        let time = time?;
+        let days = (time.timestamp() as f64 - middle).abs() / 86_400.0;
+        (days > (MAX_TIME_FROM_RUN_S / 86_400) as f64)
+            .then(|| format!("{name}: {time} is {days:.0} days from the run's other tasks"))
+    })
+}
+
+/// The longest task line read, as the SWF and LDMS importers' lines.
+pub const MAX_TRACE_LINE_BYTES: usize = 1 << 20;
+
 /// Parses one trace file's text into task rows of run `run` (without DAG places).
 pub fn parse_trace(text: &str, path: &Path, run: &str) -> Result<Trace, String> {
     let mut lines = text.lines().enumerate();
@@ -318,6 +345,7 @@ pub fn parse_trace(text: &str, path: &Path, run: &str) -> Result<Trace, String> 
     };
     let columns = Columns::of(&header)?;
     let mut tasks = Vec::new();
+    let mut lines_of_tasks = Vec::new();
     let mut skipped = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     for (index, line) in lines {
@@ -330,6 +358,15 @@ pub fn parse_trace(text: &str, path: &Path, run: &str) -> Result<Trace, String> 
             line: index + 1,
             reason,
         };
+        // A task's line is a few hundred bytes: a longer one is not a trace's, and splitting it
+        // would copy it again.
+        if line.len() > MAX_TRACE_LINE_BYTES {
+            skipped.push(skip(format!(
+                "a line of {} bytes (at most {MAX_TRACE_LINE_BYTES})",
+                line.len()
+            )));
+            continue;
+        }
         let row = match split_line(line) {
             Ok(fields) if fields.len() == header.len() => task_row(&fields, &columns, run),
             Ok(fields) => Err(format!(
@@ -344,11 +381,51 @@ pub fn parse_trace(text: &str, path: &Path, run: &str) -> Result<Trace, String> 
                 "task {:?} appears a second time",
                 task.task_id
             ))),
-            Ok(task) => tasks.push(task),
+            Ok(task) => {
+                tasks.push(task);
+                lines_of_tasks.push(index + 1);
+            }
             Err(reason) => skipped.push(skip(reason)),
         }
     }
+    // Times must fall in the run's range: a task time far from the others' (a `ready` of 0 in
+    // a run of 2023 would make a 52-year makespan) is a clock or a writer at fault.
+    let mut ends: Vec<f64> = tasks
+        .iter()
+        .filter_map(|t| t.end.map(|e| e.timestamp() as f64))
+        .collect();
+    if let Some(middle) = stats::median(&mut ends) {
+        let mut kept = Vec::with_capacity(tasks.len());
+        for (task, line) in tasks.into_iter().zip(lines_of_tasks) {
+            match out_of_range(&task, middle) {
+                Some(reason) => skipped.push(Skipped {
+                    file: path.to_path_buf(),
+                    line,
+                    reason,
+                }),
+                None => kept.push(task),
+            }
+        }
+        tasks = kept;
+    }
     Ok(Trace { tasks, skipped })
+}
+
+/// The task's run time: like every number, missing when empty; but a `nan` written in its place
+/// is a run time no one measured, which the workflow scores would read as none, so the row says
+/// so instead of passing.
+fn runtime(fields: &[String], columns: &Columns) -> Result<Option<f64>, String> {
+    let Some(&i) = columns.at.get("runtime") else {
+        return Ok(None);
+    };
+    let text = fields[i].trim();
+    if text.eq_ignore_ascii_case("nan") {
+        return Err("runtime: NaN is not a run time".into());
+    }
+    match number(text).map_err(|e| format!("runtime: {e}"))? {
+        Some(v) if v < 0.0 => Err(format!("runtime: {v} is negative")),
+        v => Ok(v),
+    }
 }
 
 fn task_row(fields: &[String], columns: &Columns, run: &str) -> Result<WorkflowTaskRow, String> {
@@ -356,9 +433,13 @@ fn task_row(fields: &[String], columns: &Columns, run: &str) -> Result<WorkflowT
         let v = fields[*columns.at.get(k)?].trim();
         (!v.is_empty()).then(|| v.to_string())
     };
+    // Every number of a task is a duration, a size or a count: never negative.
     let num = |k: &str| -> Result<Option<f64>, String> {
         match columns.at.get(k) {
-            Some(&i) => number(&fields[i]).map_err(|e| format!("{k}: {e}")),
+            Some(&i) => match number(&fields[i]).map_err(|e| format!("{k}: {e}"))? {
+                Some(v) if v < 0.0 => Err(format!("{k}: {v} is negative")),
+                v => Ok(v),
+            },
             None => Ok(None),
         }
     };
@@ -417,7 +498,7 @@ fn task_row(fields: &[String], columns: &Columns, run: &str) -> Result<WorkflowT
         wms_delay_s: num("wms_delay")?,
         pre_script_delay_s: num("pre_script_delay")?,
         queue_delay_s: num("queue_delay")?,
-        runtime_s: num("runtime")?,
+        runtime_s: runtime(fields, columns)?,
         post_script_delay_s: num("post_script_delay")?,
         stage_in_delay_s: num("stage_in_delay")?,
         stage_out_delay_s: num("stage_out_delay")?,
@@ -699,6 +780,60 @@ mod tests {
         );
         assert!(split_line(r#"x,"open"#).is_err());
         assert!(split_line(r#"x,"a"b,3"#).is_err());
+    }
+
+    /// What the review slipped through: a NaN or negative run time, a negative size, a `ready`
+    /// of 1970 in a run of 2023 (a 52-year makespan), and a line of megabytes.
+    #[test]
+    fn impossible_numbers_and_times_are_refused_with_their_reason() {
+        let t = |s: u64| 1_672_780_000 + s;
+        let text = format!(
+            "{HEADER}\n\
+             a,None,compute,{},{},{},{},,5.0,,0\n\
+             b,None,compute,{},{},{},{},,nan,,0\n\
+             c,None,compute,{},{},{},{},,-1000000000,,0\n\
+             d,None,compute,0,{},{},{},,5.0,,0\n\
+             e,None,compute,{},{},{},{},,5.0,\"{}\",0\n",
+            t(0),
+            t(1),
+            t(2),
+            t(7),
+            t(0),
+            t(1),
+            t(2),
+            t(7),
+            t(0),
+            t(1),
+            t(2),
+            t(7),
+            t(1),
+            t(2),
+            t(7),
+            t(0),
+            t(1),
+            t(2),
+            t(7),
+            "x".repeat(MAX_TRACE_LINE_BYTES),
+        );
+        let trace = parse_trace(&text, Path::new("t.csv"), "montage-run0001").unwrap();
+        let ids: Vec<&str> = trace.tasks.iter().map(|t| t.task_id.as_str()).collect();
+        assert_eq!(ids, ["a"]);
+        let reasons: Vec<(usize, String)> = trace
+            .skipped
+            .iter()
+            .map(|s| (s.line, s.reason.clone()))
+            .collect();
+        assert_eq!(reasons[0], (3, "runtime: NaN is not a run time".into()));
+        assert_eq!(reasons[1], (4, "runtime: -1000000000 is negative".into()));
+        assert_eq!(reasons[2].0, 6, "{reasons:?}");
+        assert!(reasons[2].1.starts_with("a line of 10"), "{reasons:?}");
+        assert_eq!(reasons[3].0, 5, "{reasons:?}");
+        assert!(
+            reasons[3]
+                .1
+                .starts_with("ready: 1970-01-01 00:00:00 UTC is 19361 days"),
+            "{reasons:?}"
+        );
     }
 
     #[test]

@@ -49,6 +49,7 @@ use crate::catalog::{PARTITION_COLUMN, Table};
 
 #[cfg(feature = "ballista")]
 pub mod ballista;
+pub mod depth;
 mod group_keys;
 mod local_files;
 mod repeated_keys;
@@ -72,6 +73,10 @@ pub enum QueryError {
          one are run; INSERT, UPDATE, DELETE, COPY, CREATE, DROP and SET change or leave the warehouse)"
     )]
     ReadOnly(String),
+    #[error(
+        "the statement is too deep to plan: {0}; write a long list of alternatives as IN (...)"
+    )]
+    TooDeep(String),
     #[error("cannot write the result: {0}")]
     Output(std::io::Error),
     #[error("cannot render the result: {0}")]
@@ -569,7 +574,19 @@ pub fn check_read_only(sql: &str) -> Result<(), QueryError> {
     let statements = DFParser::parse_sql_with_dialect(sql, &dialect).map_err(QueryError::Query)?;
     match statements.len() {
         0 => Err(QueryError::ReadOnly("an empty statement".into())),
-        1 => is_query(&statements[0]).map_err(QueryError::ReadOnly),
+        1 => {
+            is_query(&statements[0]).map_err(QueryError::ReadOnly)?;
+            let statement = match &statements[0] {
+                DfStatement::Explain(explain) => &*explain.statement,
+                other => other,
+            };
+            match statement {
+                DfStatement::Statement(s) => {
+                    depth::too_deep(s).map_or(Ok(()), |why| Err(QueryError::TooDeep(why)))
+                }
+                _ => Ok(()),
+            }
+        }
         n => Err(QueryError::ReadOnly(format!("{n} statements at once"))),
     }
 }

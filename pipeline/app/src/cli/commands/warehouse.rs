@@ -40,7 +40,26 @@ pub(in crate::cli) fn serve(
     stdout: &mut StdoutLock<'_>,
 ) -> anyhow::Result<()> {
     let settings = &env.settings;
-    let runtime = tokio::runtime::Runtime::new().context("cannot start the server's runtime")?;
+    // A panic in a connection's task (a malformed message pgwire's decoder does not expect)
+    // ends that connection only; the server logs it in one line, not a backtrace per client.
+    std::panic::set_hook(Box::new(|info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let at = info
+            .location()
+            .map_or(String::new(), |l| format!(" at {}:{}", l.file(), l.line()));
+        eprintln!(
+            "jobsight serve: internal error{at}: {}",
+            jobsight_base::text::one_line(&what)
+        );
+    }));
+    // Large stacks on every worker: each client's statement is planned and run on one, and may
+    // nest as deep as `query::depth::MAX_NESTING`.
+    let runtime = query::engine_runtime().context("cannot start the server's runtime")?;
     let mut announced = Ok(());
     runtime.block_on(crate::serve::serve_pg(
         &settings.data,

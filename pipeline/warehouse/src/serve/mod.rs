@@ -20,7 +20,16 @@
 //!   ([`crate::query::live_session`]), so a day the scheduler writes is visible to connections
 //!   that are already open.
 //!
+//! - **Connections** ([`login`]): a login within `pg_login_timeout_s`, slots for clients not
+//!   logged in yet apart from the logged-in ones, at most `max_logins_per_address` of them per
+//!   address; statements nested too deep to plan are refused ([`crate::query::depth`]).
+//! - **Time** ([`timeout`]): every statement, planning and rows, within the client's
+//!   `statement_timeout` and never longer than `statement_timeout_s`.
+//!
 //! The server has no state of its own: stopping it (SIGINT, SIGTERM) loses nothing.
+
+mod login;
+mod timeout;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -59,6 +68,12 @@ pub const DEFAULT_USER: &str = "jobsight";
 /// Connections served at once; one more is closed at once (each holds a share of the
 /// session's bounded memory while its query runs).
 pub const DEFAULT_MAX_CONNECTIONS: usize = 32;
+/// Seconds a client has from connecting to a finished login.
+pub const DEFAULT_LOGIN_TIMEOUT_S: u64 = 10;
+/// The longest a statement may run, whatever the client sets.
+pub const DEFAULT_STATEMENT_TIMEOUT_S: u64 = 300;
+/// Sockets one address may hold that have not logged in yet.
+pub const DEFAULT_MAX_LOGINS_PER_ADDRESS: usize = 4;
 /// The shortest password accepted from the secret file.
 pub const MIN_PASSWORD_CHARS: usize = 12;
 
@@ -71,6 +86,9 @@ pub struct Options {
     /// A file holding the password (one line), readable by its owner only.
     pub pg_password_file: Option<PathBuf>,
     pub max_connections: Option<usize>,
+    pub pg_login_timeout_s: Option<u64>,
+    pub max_logins_per_address: Option<usize>,
+    pub statement_timeout_s: Option<u64>,
 }
 
 /// The server's settings, checked. The password file is read when the server starts, not here:
@@ -80,6 +98,11 @@ pub struct Settings {
     pub pg_user: String,
     pub pg_password_file: Option<PathBuf>,
     pub max_connections: usize,
+    /// From a client's connection to its finished login; then it is closed.
+    pub login_timeout: std::time::Duration,
+    pub max_logins_per_address: usize,
+    /// The longest a statement runs; a client's `statement_timeout` may only shorten it.
+    pub statement_timeout: std::time::Duration,
 }
 
 impl Default for Settings {
@@ -106,10 +129,31 @@ impl Options {
             DEFAULT_MAX_CONNECTIONS as u64,
             1..=10_000,
         )? as usize;
+        let login_timeout_s = within(
+            "serve.pg_login_timeout_s",
+            self.pg_login_timeout_s,
+            DEFAULT_LOGIN_TIMEOUT_S,
+            1..=300,
+        )?;
+        let max_logins_per_address = within(
+            "serve.max_logins_per_address",
+            self.max_logins_per_address.map(|n| n as u64),
+            DEFAULT_MAX_LOGINS_PER_ADDRESS as u64,
+            1..=10_000,
+        )? as usize;
+        let statement_timeout_s = within(
+            "serve.statement_timeout_s",
+            self.statement_timeout_s,
+            DEFAULT_STATEMENT_TIMEOUT_S,
+            1..=86_400,
+        )?;
         Ok(Settings {
+            statement_timeout: std::time::Duration::from_secs(statement_timeout_s),
             pg_user,
             pg_password_file: self.pg_password_file,
             max_connections,
+            login_timeout: std::time::Duration::from_secs(login_timeout_s),
+            max_logins_per_address,
         })
     }
 }
@@ -192,23 +236,70 @@ impl Credentials {
     }
 }
 
-/// SCRAM's password lookup: the configured user's salted password; for any other user a random
-/// one, so the exchange runs to its end and fails as a wrong password does.
+/// SCRAM's password lookup: the configured user's salted password; for any other user a decoy,
+/// so the exchange runs to its end and fails as a wrong password does. The decoy is the same on
+/// every attempt for the same name, as the real user's salt is (a salt that changed each time
+/// told an unknown name from the real one), of the same form, and as quick to make as the real
+/// one is to look up (no key derivation a stopwatch could tell apart).
 #[derive(Debug)]
-struct PasswordSource(Arc<Credentials>);
+struct PasswordSource {
+    credentials: Arc<Credentials>,
+    /// This run's secret behind the decoys.
+    decoy_key: [u8; 32],
+}
+
+impl PasswordSource {
+    fn new(credentials: Arc<Credentials>) -> PasswordSource {
+        use sha2::Digest;
+        // Two nonces of pgwire's random source: 36 random bytes.
+        let seed = format!("{}{}", random_nonce(), random_nonce());
+        PasswordSource {
+            credentials,
+            decoy_key: sha2::Sha256::digest(seed.as_bytes()).into(),
+        }
+    }
+
+    /// The decoy salt and salted password of `user`: keyed hashes of the name, the salt in the
+    /// form of a real one (18 bytes in base64, as `random_nonce` gives).
+    fn decoy(&self, user: &str) -> (Vec<u8>, Vec<u8>) {
+        use sha2::Digest;
+        let keyed = |purpose: &str| -> [u8; 32] {
+            let mut hash = sha2::Sha256::new();
+            hash.update(self.decoy_key);
+            hash.update(purpose.as_bytes());
+            hash.update([0]);
+            hash.update(user.as_bytes());
+            hash.finalize().into()
+        };
+        let salt = base64(&keyed("salt")[..18]).into_bytes();
+        (salt, keyed("salted password").to_vec())
+    }
+}
+
+/// Standard base64 of `bytes`, whose length is a multiple of 3 (no padding needed).
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    bytes
+        .chunks(3)
+        .flat_map(|c| {
+            let n = (u32::from(c[0]) << 16) | (u32::from(c[1]) << 8) | u32::from(c[2]);
+            [18, 12, 6, 0].map(|shift| ALPHABET[(n >> shift) as usize & 63] as char)
+        })
+        .collect()
+}
 
 #[async_trait]
 impl AuthSource for PasswordSource {
     async fn get_password(&self, login: &LoginInfo) -> PgWireResult<Password> {
-        let credentials = &self.0;
+        let credentials = &self.credentials;
         if login.user() == Some(credentials.user.as_str()) {
             Ok(Password::new(
                 Some(credentials.salt.clone()),
                 credentials.salted_password.clone(),
             ))
         } else {
-            let decoy = Credentials::new("", &random_nonce());
-            Ok(Password::new(Some(decoy.salt), decoy.salted_password))
+            let (salt, salted_password) = self.decoy(login.user().unwrap_or(""));
+            Ok(Password::new(Some(salt), salted_password))
         }
     }
 }
@@ -223,6 +314,18 @@ fn refused(what: &str) -> PgWireError {
         format!(
             "jobsight serve is read-only: {what} is refused (queries, EXPLAIN, SHOW, the client's \
              own SET, BEGIN/COMMIT and cursors over a query are served)"
+        ),
+    )))
+}
+
+/// The error for a statement nested too deep to plan ([`query::depth`]): PostgreSQL's
+/// `statement_too_complex`.
+fn too_deep(why: &str) -> PgWireError {
+    PgWireError::UserError(Box::new(ErrorInfo::new(
+        "ERROR".into(),
+        "54001".into(),
+        format!(
+            "the statement is too deep to plan: {why}; write a long list of alternatives as IN (...)"
         ),
     )))
 }
@@ -281,7 +384,9 @@ struct ReadOnlyHook;
 
 impl ReadOnlyHook {
     fn check(statement: &Statement) -> Option<PgWireError> {
-        statement_refusal(statement).map(|what| refused(&what))
+        statement_refusal(statement)
+            .map(|what| refused(&what))
+            .or_else(|| query::depth::too_deep(statement).map(|why| too_deep(&why)))
     }
 
     fn check_plan(plan: &LogicalPlan) -> Option<PgWireError> {
@@ -298,9 +403,9 @@ impl QueryHook for ReadOnlyHook {
         &self,
         statement: &Statement,
         session_context: &SessionContext,
-        _client: &mut dyn HookClient,
+        client: &mut dyn HookClient,
     ) -> Option<PgWireResult<Response>> {
-        if let Some(error) = Self::check(statement) {
+        if let Some(error) = not_logged_in(&*client).or_else(|| Self::check(statement)) {
             return Some(Err(error));
         }
         // The default path plans the text again and runs it; a query's plan is checked here
@@ -326,9 +431,11 @@ impl QueryHook for ReadOnlyHook {
         &self,
         statement: &Statement,
         _session_context: &SessionContext,
-        _client: &(dyn ClientInfo + Send + Sync),
+        client: &(dyn ClientInfo + Send + Sync),
     ) -> Option<PgWireResult<LogicalPlan>> {
-        Self::check(statement).map(Err)
+        not_logged_in(client)
+            .or_else(|| Self::check(statement))
+            .map(Err)
     }
 
     async fn handle_extended_query(
@@ -337,19 +444,65 @@ impl QueryHook for ReadOnlyHook {
         logical_plan: &LogicalPlan,
         _params: &ParamValues,
         _session_context: &SessionContext,
-        _client: &mut dyn HookClient,
+        client: &mut dyn HookClient,
     ) -> Option<PgWireResult<Response>> {
-        Self::check(statement)
+        not_logged_in(&*client)
+            .or_else(|| Self::check(statement))
             .or_else(|| Self::check_plan(logical_plan))
             .map(Err)
+    }
+}
+
+/// A statement of a connection whose client has not logged in: pgwire reads on after a failed
+/// login (it closes only its sending side), so a query sent behind a wrong password would run.
+fn not_logged_in(client: &(impl ClientInfo + ?Sized)) -> Option<PgWireError> {
+    (!client.metadata().contains_key(login::LOGGED_IN)).then(|| {
+        PgWireError::UserError(Box::new(ErrorInfo::new(
+            "FATAL".into(),
+            "28000".into(),
+            "not logged in".into(),
+        )))
+    })
+}
+
+/// One connection's handlers: the shared ones, with its start-up behind its [`login::Gate`].
+struct Connection {
+    shared: Arc<Handlers>,
+    gate: Arc<login::Gate>,
+    failures: Arc<login::Failures>,
+}
+
+impl PgWireServerHandlers for Connection {
+    fn simple_query_handler(&self) -> Arc<impl SimpleQueryHandler> {
+        self.shared.simple_query_handler()
+    }
+
+    fn extended_query_handler(&self) -> Arc<impl ExtendedQueryHandler> {
+        self.shared.extended_query_handler()
+    }
+
+    fn startup_handler(&self) -> Arc<impl pgwire::api::auth::StartupHandler> {
+        Arc::new(login::LoginGate {
+            inner: self.shared.startup_handler(),
+            gate: self.gate.clone(),
+            failures: self.failures.clone(),
+        })
+    }
+
+    fn error_handler(&self) -> Arc<impl ErrorHandler> {
+        self.shared.error_handler()
+    }
+
+    fn cancel_handler(&self) -> Arc<impl pgwire::api::cancel::CancelHandler> {
+        self.shared.cancel_handler()
     }
 }
 
 /// Every connection's handlers: a fresh SCRAM exchange per connection (it holds the
 /// exchange's state), one query service shared by all.
 struct Handlers {
-    service: Arc<DfSessionService>,
-    credentials: Arc<Credentials>,
+    service: Arc<timeout::Timed>,
+    passwords: Arc<PasswordSource>,
     connections: Arc<ConnectionManager>,
 }
 
@@ -367,7 +520,7 @@ impl PgWireServerHandlers for Handlers {
         // Tells clients up front that this database takes no writes.
         parameters.default_transaction_read_only = true;
         parameters.is_superuser = false;
-        let scram = ScramAuth::new(Arc::new(PasswordSource(self.credentials.clone())));
+        let scram = ScramAuth::new(self.passwords.clone());
         Arc::new(
             SASLAuthStartupHandler::new(Arc::new(parameters))
                 .with_scram(scram)
@@ -444,8 +597,12 @@ pub async fn serve_pg(
         Arc::new(TransactionStatementHook),
     ];
     let handlers = Arc::new(Handlers {
-        service: Arc::new(DfSessionService::new_with_hooks(Arc::new(ctx), hooks)),
-        credentials,
+        service: Arc::new(timeout::Timed {
+            inner: Arc::new(DfSessionService::new_with_hooks(Arc::new(ctx), hooks)),
+            ceiling: settings.statement_timeout,
+        }),
+        // One for the server's life: a decoy must not change from one attempt to the next.
+        passwords: Arc::new(PasswordSource::new(credentials)),
         connections: Arc::new(ConnectionManager::new()),
     });
     let listener = tokio::net::TcpListener::bind(addr)
@@ -459,7 +616,13 @@ pub async fn serve_pg(
         source,
     })?;
     listening(bound);
+    // Logged-in clients' slots, and those of clients still logging in: apart, so that sockets
+    // that never log in cannot keep a logged-in client out ([`login`]).
     let slots = Arc::new(tokio::sync::Semaphore::new(settings.max_connections));
+    let logging_in = Arc::new(tokio::sync::Semaphore::new(settings.max_connections));
+    let per_address = Arc::new(login::PerAddress::default());
+    let failures = Arc::new(login::Failures::default());
+    let login_timeout = settings.login_timeout;
     tokio::pin!(shutdown);
     loop {
         let (socket, peer) = tokio::select! {
@@ -477,19 +640,63 @@ pub async fn serve_pg(
                 break;
             }
         };
-        let Ok(slot) = slots.clone().try_acquire_owned() else {
+        if let Some(left) = failures.locked(peer.ip()) {
             eprintln!(
-                "jobsight serve: {peer}: refused, {} connections are open (max_connections)",
+                "jobsight serve: {peer}: refused, locked out for {} s more after {} failed logins",
+                left.as_secs(),
+                login::LOCKOUT_FAILURES
+            );
+            continue;
+        }
+        let Some(counted) = per_address.admit(peer.ip(), settings.max_logins_per_address) else {
+            eprintln!(
+                "jobsight serve: {peer}: refused, {} connections of this address are logging in \
+                 (max_logins_per_address)",
+                settings.max_logins_per_address
+            );
+            continue;
+        };
+        let Ok(login_slot) = logging_in.clone().try_acquire_owned() else {
+            eprintln!(
+                "jobsight serve: {peer}: refused, {} connections are logging in (max_connections)",
                 settings.max_connections
             );
             continue;
         };
-        let handlers = handlers.clone();
+        let (gate, logged_in) = login::Gate::new(slots.clone());
+        let connection = Arc::new(Connection {
+            shared: handlers.clone(),
+            gate,
+            failures: failures.clone(),
+        });
         tokio::spawn(async move {
-            if let Err(e) = pgwire::tokio::process_socket(socket, None, handlers).await {
+            let served = pgwire::tokio::process_socket(socket, None, connection);
+            tokio::pin!(served);
+            let login = tokio::time::timeout(login_timeout, logged_in);
+            let ended = tokio::select! {
+                ended = &mut served => ended,
+                login = login => match login {
+                    // Logged in: the login's slots go to the next client, the logged-in slot
+                    // stays with this one until it leaves.
+                    Ok(Ok(slot)) => {
+                        drop((login_slot, counted));
+                        let ended = served.await;
+                        drop(slot);
+                        ended
+                    }
+                    _ => {
+                        eprintln!(
+                            "jobsight serve: {peer}: closed, no login within {} s \
+                             (pg_login_timeout_s)",
+                            login_timeout.as_secs()
+                        );
+                        return;
+                    }
+                },
+            };
+            if let Err(e) = ended {
                 eprintln!("jobsight serve: {peer}: {e}");
             }
-            drop(slot);
         });
     }
     Ok(())
@@ -500,6 +707,27 @@ mod tests {
     use super::*;
     use datafusion::sql::sqlparser::dialect::PostgreSqlDialect;
     use datafusion::sql::sqlparser::parser::Parser;
+
+    /// An unknown name's salt is the same on every attempt, as the real user's is, and looks
+    /// like one: the review told names apart by a salt that changed each time.
+    #[test]
+    fn decoys_are_stable_per_name_and_look_real() {
+        let source = PasswordSource::new(Arc::new(Credentials::new("jobsight", "a long password")));
+        let (salt, salted) = source.decoy("mallory");
+        assert_eq!(source.decoy("mallory"), (salt.clone(), salted.clone()));
+        assert_ne!(source.decoy("eve").0, salt);
+        let real = &source.credentials;
+        assert_eq!(salt.len(), real.salt.len());
+        assert_eq!(salted.len(), real.salted_password.len());
+        assert!(
+            salt.iter()
+                .all(|b| b.is_ascii_alphanumeric() || b"+/".contains(b))
+        );
+        // Another run of the server has other decoys (the key is random).
+        let other = PasswordSource::new(Arc::new(Credentials::new("jobsight", "a long password")));
+        assert_ne!(other.decoy("mallory").0, salt);
+        assert_eq!(base64(b"Man"), "TWFu");
+    }
 
     fn verdict(sql: &str) -> Option<String> {
         let statements = Parser::parse_sql(&PostgreSqlDialect {}, sql).expect("parses");

@@ -1,0 +1,350 @@
+//! Who may hold a connection before logging in, and for how long. A TCP connection that never
+//! speaks held one of the server's slots for pgwire's fixed 60 s, so 32 silent sockets, renewed
+//! each minute, kept every real client out without knowing the password. Here:
+//! - a client has [`Settings::login_timeout`](super::Settings) (10 s) from its first byte to a
+//!   finished login, then it is closed;
+//! - sockets that have not logged in yet hold slots of their own (as many as `max_connections`),
+//!   never the logged-in ones: a client takes a logged-in slot only at the last step of a
+//!   correct login, so logged-in clients are always served first, and a flood of silent sockets
+//!   only delays other logins;
+//! - one address holds at most `max_logins_per_address` sockets that have not logged in;
+//! - a malformed first SCRAM message (which made pgwire panic and log a backtrace per
+//!   connection) is refused as a protocol error, in one log line;
+//! - a failed login is answered late ([`Failures`]): 250 ms after the first failure of an address
+//!   or a user name within [`FAILURE_WINDOW`], doubling with each to 4 s; an address with
+//!   [`LOCKOUT_FAILURES`] failures in the window is refused for [`LOCKOUT`]. A user name is only
+//!   delayed, never locked out: locking out the one real user would lock out everyone.
+
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use datafusion_postgres::pgwire;
+use futures::Sink;
+use pgwire::api::auth::StartupHandler;
+use pgwire::api::{ClientInfo, PgWireConnectionState};
+use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
+use pgwire::messages::startup::PasswordMessageFamily;
+use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
+use std::time::{Duration, Instant};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
+
+/// How long failed logins are remembered.
+pub const FAILURE_WINDOW: Duration = Duration::from_secs(600);
+/// Failed logins of one address within the window that lock it out.
+pub const LOCKOUT_FAILURES: u32 = 20;
+/// How long a locked-out address is refused.
+pub const LOCKOUT: Duration = Duration::from_secs(900);
+/// The most addresses and names remembered; beyond it the oldest records are forgotten.
+const MAX_REMEMBERED: usize = 100_000;
+
+/// Failed logins per address and per user name.
+#[derive(Default)]
+pub struct Failures {
+    records: Mutex<HashMap<Who, Record>>,
+}
+
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Who {
+    Address(IpAddr),
+    User(String),
+}
+
+#[derive(Clone, Copy)]
+struct Record {
+    count: u32,
+    first: Instant,
+    locked_until: Option<Instant>,
+}
+
+impl Failures {
+    /// How much longer `address` is locked out, if it is.
+    pub fn locked(&self, address: IpAddr) -> Option<Duration> {
+        let now = Instant::now();
+        lock(&self.records)
+            .get(&Who::Address(address))
+            .and_then(|r| r.locked_until)
+            .and_then(|until| until.checked_duration_since(now))
+    }
+
+    /// Counts a failed login of `user` from `address`; returns how long to wait before answering.
+    pub fn failed(&self, address: IpAddr, user: &str) -> Duration {
+        let now = Instant::now();
+        let mut records = lock(&self.records);
+        if records.len() >= MAX_REMEMBERED {
+            records.retain(|_, r| now.duration_since(r.first) < FAILURE_WINDOW);
+        }
+        let mut count = |who: Who| -> u32 {
+            let record = records.entry(who).or_insert(Record {
+                count: 0,
+                first: now,
+                locked_until: None,
+            });
+            if now.duration_since(record.first) >= FAILURE_WINDOW {
+                *record = Record {
+                    count: 0,
+                    first: now,
+                    locked_until: record.locked_until,
+                };
+            }
+            record.count += 1;
+            record.count
+        };
+        let address_count = count(Who::Address(address));
+        let user_count = count(Who::User(user.chars().take(64).collect()));
+        if address_count >= LOCKOUT_FAILURES
+            && let Some(record) = records.get_mut(&Who::Address(address))
+        {
+            record.locked_until = Some(now + LOCKOUT);
+        }
+        let worst = address_count.max(user_count).min(5);
+        Duration::from_millis(250 << (worst - 1))
+    }
+
+    /// Forgets the failures of `address` after a correct login from it.
+    pub fn succeeded(&self, address: IpAddr) {
+        lock(&self.records).remove(&Who::Address(address));
+    }
+}
+
+/// The metadata key set on a connection once its client has logged in; the query hooks refuse
+/// every statement of a connection without it (pgwire reads on after a failed login).
+pub const LOGGED_IN: &str = "jobsight.logged_in";
+
+/// One connection's way through the login: the slot it takes at the login's last step, and the
+/// message that tells the connection's task it may stay.
+pub struct Gate {
+    logged_in_slots: Arc<Semaphore>,
+    /// Sent the logged-in slot once the client has logged in.
+    done: Mutex<Option<oneshot::Sender<OwnedSemaphorePermit>>>,
+    /// The slot taken for the login's last step, until the login ends.
+    slot: Mutex<Option<OwnedSemaphorePermit>>,
+    password_messages: AtomicU32,
+}
+
+impl Gate {
+    /// A gate for one connection, and what its task waits on: the logged-in slot, sent once the
+    /// client has logged in.
+    pub fn new(
+        logged_in_slots: Arc<Semaphore>,
+    ) -> (Arc<Gate>, oneshot::Receiver<OwnedSemaphorePermit>) {
+        let (done, logged_in) = oneshot::channel();
+        let gate = Gate {
+            logged_in_slots,
+            done: Mutex::new(Some(done)),
+            slot: Mutex::new(None),
+            password_messages: AtomicU32::new(0),
+        };
+        (Arc::new(gate), logged_in)
+    }
+}
+
+/// pgwire's start-up handler (the SCRAM exchange) behind a [`Gate`].
+pub struct LoginGate<H> {
+    pub inner: Arc<H>,
+    pub gate: Arc<Gate>,
+    pub failures: Arc<Failures>,
+}
+
+#[async_trait]
+impl<H: StartupHandler> StartupHandler for LoginGate<H> {
+    async fn on_startup<C>(
+        &self,
+        client: &mut C,
+        message: PgWireFrontendMessage,
+    ) -> PgWireResult<()>
+    where
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        if let PgWireFrontendMessage::PasswordMessageFamily(message) = &message {
+            match self.gate.password_messages.fetch_add(1, Ordering::SeqCst) {
+                0 => {
+                    if let PasswordMessageFamily::Raw(body) = message
+                        && let Err(what) = sasl_initial_response_shape(body)
+                    {
+                        return Err(PgWireError::InvalidScramMessage(what.into()));
+                    }
+                }
+                // The client's final SCRAM message: the proof. Only now does the connection need
+                // a logged-in slot; none free refuses it as PostgreSQL does.
+                1 => {
+                    let permit = self
+                        .gate
+                        .logged_in_slots
+                        .clone()
+                        .try_acquire_owned()
+                        .map_err(|_| too_many_connections())?;
+                    *lock(&self.gate.slot) = Some(permit);
+                }
+                _ => {}
+            }
+        }
+        let address = client.socket_addr().ip();
+        if let Err(error) = self.inner.on_startup(client, message).await {
+            if matches!(error, PgWireError::InvalidPassword(_)) {
+                let user = client
+                    .metadata()
+                    .get(pgwire::api::METADATA_USER)
+                    .cloned()
+                    .unwrap_or_default();
+                let delay = self.failures.failed(address, &user);
+                tokio::time::sleep(delay).await;
+            }
+            return Err(error);
+        }
+        if matches!(client.state(), PgWireConnectionState::ReadyForQuery) {
+            self.failures.succeeded(address);
+            client
+                .metadata_mut()
+                .insert(LOGGED_IN.to_string(), "1".to_string());
+            if let (Some(done), Some(slot)) =
+                (lock(&self.gate.done).take(), lock(&self.gate.slot).take())
+            {
+                let _ = done.send(slot);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// PostgreSQL's `too_many_connections`.
+fn too_many_connections() -> PgWireError {
+    PgWireError::UserError(Box::new(ErrorInfo::new(
+        "FATAL".into(),
+        "53300".into(),
+        "too many clients are logged in (serve.max_connections); try again later".into(),
+    )))
+}
+
+/// Whether a SASLInitialResponse body is what pgwire's decoder reads without panicking: the
+/// mechanism's name ending in NUL, a 4-byte length, then that many bytes (or -1 for none).
+pub fn sasl_initial_response_shape(body: &[u8]) -> Result<(), &'static str> {
+    let nul = body
+        .iter()
+        .position(|&b| b == 0)
+        .ok_or("a SASL mechanism without its ending NUL")?;
+    let rest = &body[nul + 1..];
+    let length: [u8; 4] = rest
+        .get(..4)
+        .and_then(|l| l.try_into().ok())
+        .ok_or("a SASL initial response without its length")?;
+    match i32::from_be_bytes(length) {
+        -1 => Ok(()),
+        n if n >= 0 && n as usize <= rest.len() - 4 => Ok(()),
+        _ => Err("a SASL initial response whose length is not what follows"),
+    }
+}
+
+/// Sockets per address that have not logged in yet.
+#[derive(Default)]
+pub struct PerAddress {
+    counts: Mutex<HashMap<IpAddr, usize>>,
+}
+
+/// One counted socket of an address; uncounted when dropped.
+pub struct Counted {
+    of: Arc<PerAddress>,
+    address: IpAddr,
+}
+
+impl PerAddress {
+    /// Counts a socket of `address`, unless it already has `limit`.
+    pub fn admit(self: &Arc<Self>, address: IpAddr, limit: usize) -> Option<Counted> {
+        let mut counts = lock(&self.counts);
+        let count = counts.entry(address).or_default();
+        (*count < limit).then(|| {
+            *count += 1;
+            Counted {
+                of: self.clone(),
+                address,
+            }
+        })
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        let mut counts = lock(&self.of.counts);
+        if let Some(count) = counts.get_mut(&self.address) {
+            *count -= 1;
+            if *count == 0 {
+                counts.remove(&self.address);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn malformed_first_scram_messages_are_told_apart() {
+        let mut good = b"SCRAM-SHA-256\0".to_vec();
+        good.extend(5i32.to_be_bytes());
+        good.extend(b"n,,n=");
+        assert_eq!(sasl_initial_response_shape(&good), Ok(()));
+        let mut none = b"SCRAM-SHA-256\0".to_vec();
+        none.extend((-1i32).to_be_bytes());
+        assert_eq!(sasl_initial_response_shape(&none), Ok(()));
+        for bad in [
+            b"SCRAM-SHA-256".to_vec(),
+            b"SCRAM-SHA-256\0\0\0".to_vec(),
+            [b"M\0".as_slice(), &9i32.to_be_bytes(), b"short"].concat(),
+            [b"M\0".as_slice(), &(-7i32).to_be_bytes()].concat(),
+        ] {
+            assert!(sasl_initial_response_shape(&bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn failures_are_answered_later_each_time_and_an_address_is_locked_out() {
+        let failures = Failures::default();
+        let a: IpAddr = "10.0.0.1".parse().unwrap();
+        let b: IpAddr = "10.0.0.2".parse().unwrap();
+        let delays: Vec<u64> = (0..6)
+            .map(|_| failures.failed(a, "jobsight").as_millis() as u64)
+            .collect();
+        assert_eq!(delays, [250, 500, 1000, 2000, 4000, 4000]);
+        // Another address guessing the same user is delayed as the user is.
+        assert_eq!(failures.failed(b, "jobsight").as_millis(), 4000);
+        assert_eq!(
+            failures.failed(b, "other").as_millis(),
+            500,
+            "b's second failure"
+        );
+        assert!(failures.locked(a).is_none());
+        for _ in 6..LOCKOUT_FAILURES {
+            failures.failed(a, "x");
+        }
+        let left = failures.locked(a).unwrap();
+        assert!(left > LOCKOUT - Duration::from_secs(5), "{left:?}");
+        assert!(failures.locked(b).is_none());
+        failures.succeeded(b);
+        assert!(failures.locked(b).is_none());
+    }
+
+    #[test]
+    fn an_address_holds_at_most_its_limit_until_one_goes() {
+        let per = Arc::new(PerAddress::default());
+        let a: IpAddr = "10.0.0.1".parse().unwrap();
+        let b: IpAddr = "10.0.0.2".parse().unwrap();
+        let first = per.admit(a, 2).unwrap();
+        let _second = per.admit(a, 2).unwrap();
+        assert!(per.admit(a, 2).is_none());
+        assert!(per.admit(b, 2).is_some());
+        drop(first);
+        assert!(per.admit(a, 2).is_some());
+    }
+}

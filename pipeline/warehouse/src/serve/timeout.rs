@@ -1,0 +1,137 @@
+//! The statement timeout. datafusion-postgres 0.19 accepts `SET statement_timeout` but times only
+//! the planning: rows are computed while pgwire sends them, after its timer, so a long query ran
+//! to its end. Here the whole statement, planning and every row, has a deadline: the client's
+//! `statement_timeout` (kept in the connection's metadata by datafusion-postgres' `SET`), never
+//! more than the server's `statement_timeout_s`. At the deadline the client gets PostgreSQL's
+//! `query_canceled` (57014) and the result's stream is dropped, which stops DataFusion's work
+//! (its tasks are aborted when their stream goes).
+
+use std::fmt::Debug;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use datafusion_postgres::DfSessionService;
+use datafusion_postgres::pgwire;
+use futures::{Sink, Stream, StreamExt};
+use pgwire::api::portal::Portal;
+use pgwire::api::query::{ExtendedQueryHandler, SimpleQueryHandler};
+use pgwire::api::results::Response;
+use pgwire::api::store::PortalStore;
+use pgwire::api::{ClientInfo, ClientPortalStore};
+use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
+use pgwire::messages::PgWireBackendMessage;
+use pgwire::messages::data::DataRow;
+use tokio::time::Instant;
+
+/// Where datafusion-postgres keeps a connection's `statement_timeout`, in milliseconds.
+const CLIENT_TIMEOUT_KEY: &str = "statement_timeout_ms";
+
+/// The query service with every statement under its deadline.
+pub struct Timed {
+    pub inner: Arc<DfSessionService>,
+    /// The server's ceiling (`serve.statement_timeout_s`).
+    pub ceiling: Duration,
+}
+
+/// The deadline of a statement starting now: the client's timeout (0 or none: no timeout of its
+/// own), at most the server's ceiling.
+fn deadline(client: &impl ClientInfo, ceiling: Duration) -> Instant {
+    let own = client
+        .metadata()
+        .get(CLIENT_TIMEOUT_KEY)
+        .and_then(|ms| ms.parse::<u64>().ok())
+        .filter(|&ms| ms > 0)
+        .map(Duration::from_millis);
+    Instant::now() + own.map_or(ceiling, |own| own.min(ceiling))
+}
+
+/// PostgreSQL's answer to a statement past its timeout.
+fn timed_out() -> PgWireError {
+    PgWireError::UserError(Box::new(ErrorInfo::new(
+        "ERROR".into(),
+        "57014".into(),
+        "canceling statement due to statement timeout".into(),
+    )))
+}
+
+/// `response` with its rows cut at `deadline`: the stream ends with [`timed_out`] then.
+fn bounded(response: Response, deadline: Instant) -> Response {
+    match response {
+        Response::Query(mut query) => {
+            let rows = std::mem::replace(&mut query.data_rows, Box::pin(futures::stream::empty()));
+            query.data_rows = Box::pin(until(rows, deadline));
+            Response::Query(query)
+        }
+        other => other,
+    }
+}
+
+/// The rows of `rows` until `deadline`, then the timeout's error and nothing more.
+fn until(
+    rows: impl Stream<Item = PgWireResult<DataRow>> + Send + Unpin + 'static,
+    deadline: Instant,
+) -> impl Stream<Item = PgWireResult<DataRow>> + Send {
+    futures::stream::unfold(Some(rows), move |rows| async move {
+        let mut rows = rows?;
+        tokio::select! {
+            next = rows.next() => next.map(|row| (row, Some(rows))),
+            () = tokio::time::sleep_until(deadline) => Some((Err(timed_out()), None)),
+        }
+    })
+}
+
+#[async_trait]
+impl SimpleQueryHandler for Timed {
+    async fn do_query<C>(&self, client: &mut C, query: &str) -> PgWireResult<Vec<Response>>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let deadline = deadline(client, self.ceiling);
+        let responses = tokio::time::timeout_at(
+            deadline,
+            SimpleQueryHandler::do_query(&*self.inner, client, query),
+        )
+        .await
+        .map_err(|_| timed_out())??;
+        Ok(responses
+            .into_iter()
+            .map(|response| bounded(response, deadline))
+            .collect())
+    }
+}
+
+#[async_trait]
+impl ExtendedQueryHandler for Timed {
+    type Statement = <DfSessionService as ExtendedQueryHandler>::Statement;
+    type QueryParser = <DfSessionService as ExtendedQueryHandler>::QueryParser;
+
+    fn query_parser(&self) -> Arc<Self::QueryParser> {
+        self.inner.query_parser()
+    }
+
+    async fn do_query<C>(
+        &self,
+        client: &mut C,
+        portal: &Portal<Self::Statement>,
+        max_rows: usize,
+    ) -> PgWireResult<Response>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = Self::Statement>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let deadline = deadline(client, self.ceiling);
+        let response = tokio::time::timeout_at(
+            deadline,
+            ExtendedQueryHandler::do_query(&*self.inner, client, portal, max_rows),
+        )
+        .await
+        .map_err(|_| timed_out())??;
+        Ok(bounded(response, deadline))
+    }
+}

@@ -560,4 +560,31 @@ fn a_statement_timeout_stops_the_work() {
     assert!(spent < 50, "{spent} ticks of CPU in 2 s after the timeout");
     let (ok, out, err) = server.run("SELECT 41 + 1");
     assert!(ok && out.trim() == "42", "{out} {err}");
+
+    // A client that hangs up during a long statement: the work stops within seconds, not at
+    // the 300-s ceiling.
+    let mut gone = server
+        .psql(DEFAULT_USER, PASSWORD)
+        .args([
+            "-c",
+            "SELECT count(*) FROM generate_series(1, 100000000000) AS t(x) WHERE x % 7 = 3",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let busy_before = cpu_ticks();
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    assert!(cpu_ticks() - busy_before > 30, "the statement was running");
+    gone.kill().unwrap();
+    gone.wait().unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let before = cpu_ticks();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let spent = cpu_ticks() - before;
+    assert!(
+        spent < 50,
+        "{spent} ticks of CPU in 2 s after the client hung up"
+    );
 }

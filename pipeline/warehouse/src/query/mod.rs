@@ -49,6 +49,7 @@ use crate::catalog::{PARTITION_COLUMN, Table};
 
 #[cfg(feature = "ballista")]
 pub mod ballista;
+pub mod bounded;
 pub mod depth;
 mod group_keys;
 mod local_files;
@@ -349,7 +350,8 @@ fn with_string_views(schema: &Schema) -> Arc<Schema> {
 /// scheduler): DataFusion's rule for repeated keys replaced by one that does not drop ORDER BY
 /// keys it wrongly believes decided (repeated_keys.rs), in the same place among the rules; the
 /// rule that keeps grouping keys below an aggregate (group_keys.rs) last; and the features'
-/// SQL functions ([`series_functions`]).
+/// SQL functions ([`series_functions`]); the functions that could make results far larger than
+/// their arguments, bounded ([`bounded`]).
 pub fn jobsight_state(base: SessionState) -> Result<SessionState, QueryError> {
     let rules: Vec<Arc<dyn OptimizerRule + Send + Sync>> = (base.optimizers().iter())
         .map(|rule| match rule.name() {
@@ -366,6 +368,7 @@ pub fn jobsight_state(base: SessionState) -> Result<SessionState, QueryError> {
             .register_udaf(Arc::new(function))
             .map_err(QueryError::Query)?;
     }
+    bounded::register(&mut state).map_err(QueryError::Query)?;
     Ok(state)
 }
 

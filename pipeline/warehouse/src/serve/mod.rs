@@ -561,6 +561,20 @@ impl ErrorHandler for LogErrors {
     }
 }
 
+/// Resolves once the client at the other end of `socket` has closed it: checked every second
+/// without reading (a peek at a socket the runtime keeps non-blocking).
+async fn hung_up(socket: std::net::TcpStream) {
+    loop {
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        match socket.peek(&mut [0u8; 1]) {
+            Ok(0) => return,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(_) => return,
+        }
+    }
+}
+
 /// Resolves when the process gets SIGINT or SIGTERM: the `shutdown` of [`serve_pg`] for a
 /// command line.
 pub async fn stop_signal() -> std::io::Result<()> {
@@ -669,6 +683,11 @@ pub async fn serve_pg(
             gate,
             failures: failures.clone(),
         });
+        // A second handle on the socket, to see the client hang up while its statement runs
+        // (pgwire reads nothing then, so it would run on to its timeout).
+        let watch = std::os::fd::AsFd::as_fd(&socket)
+            .try_clone_to_owned()
+            .map(std::net::TcpStream::from);
         tokio::spawn(async move {
             let served = pgwire::tokio::process_socket(socket, None, connection);
             tokio::pin!(served);
@@ -680,7 +699,15 @@ pub async fn serve_pg(
                     // stays with this one until it leaves.
                     Ok(Ok(slot)) => {
                         drop((login_slot, counted));
-                        let ended = served.await;
+                        let ended = match watch {
+                            // Dropping the connection drops its statement's stream, which stops
+                            // the statement's work.
+                            Ok(watch) => tokio::select! {
+                                ended = &mut served => ended,
+                                () = hung_up(watch) => Ok(()),
+                            },
+                            Err(_) => served.await,
+                        };
                         drop(slot);
                         ended
                     }

@@ -118,10 +118,12 @@ where
         .ascii("SLURM_JOB_NODELIST", &mut warnings)
         .or_else(|| env.ascii("SLURM_NODELIST", &mut warnings))
         .map(|given| {
-            let expanded = hostlist::expand(&given).unwrap_or_else(|e| {
-                warnings.push(e.to_string());
-                Vec::new()
-            });
+            // Names beyond what a record may hold would be dropped from it anyway: not made.
+            let expanded = hostlist::expand_within(&given, crate::record::MAX_RECORD_BYTES)
+                .unwrap_or_else(|e| {
+                    warnings.push(e.to_string());
+                    Vec::new()
+                });
             NodeList {
                 given: Text::from(given.as_str()),
                 expanded,

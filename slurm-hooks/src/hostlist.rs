@@ -34,6 +34,14 @@ impl std::error::Error for HostListError {}
 
 /// Expands a Slurm host list into node names, in Slurm's order.
 pub fn expand(list: &str) -> Result<Vec<String>, HostListError> {
+    expand_within(list, MAX_EXPANDED_BYTES)
+}
+
+/// [`expand`], refusing a list whose names would take more than `max_bytes` (at most
+/// [`MAX_EXPANDED_BYTES`]): the epilog hook keeps no expansion longer than its record may be,
+/// so it does not make one (a million names took 111 MB, more than Slurm may let a hook have).
+pub fn expand_within(list: &str, max_bytes: usize) -> Result<Vec<String>, HostListError> {
+    let max_bytes = max_bytes.min(MAX_EXPANDED_BYTES);
     let fail = |reason: String| HostListError {
         list: list.to_string(),
         reason,
@@ -54,10 +62,10 @@ pub fn expand(list: &str) -> Result<Vec<String>, HostListError> {
         if total_names > MAX_HOSTS {
             return Err(fail(format!("expands to more than {MAX_HOSTS} names")));
         }
-        if total_bytes > MAX_EXPANDED_BYTES {
+        if total_bytes > max_bytes {
             return Err(fail(format!(
-                "expands to more than {} MiB of names",
-                MAX_EXPANDED_BYTES >> 20
+                "expands to more than {} KiB of names",
+                max_bytes >> 10
             )));
         }
         items.push(pieces);
@@ -319,6 +327,13 @@ mod tests {
         }
         assert!(started.elapsed() < std::time::Duration::from_secs(1));
         assert_eq!(expand("n[0-999]").unwrap().len(), 1000);
+        // The hook's bound, its record's size: `n[0-999999]` (about 6.9 MB of names, 111 MB
+        // once expanded) is refused unexpanded; what fits a record is expanded.
+        let e = expand_within("n[0-999999]", 1 << 20)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("more than 1024 KiB of names"), "{e}");
+        assert_eq!(expand_within("n[0-9999]", 1 << 20).unwrap().len(), 10_000);
         for text in ["2(x18446744073709551615)", "2(x999999),1(x999999)"] {
             assert!(expand_counts(text).is_err(), "{text}");
         }

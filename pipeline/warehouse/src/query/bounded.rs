@@ -67,14 +67,18 @@ struct Bounded {
     growth: Growth,
 }
 
-/// The largest integer of an argument (a scalar, or the most of an array), if it is one.
-fn most(value: &ColumnarValue) -> Option<i64> {
+/// An argument's values as 64-bit integers (a scalar as an array of one), if they are numbers.
+fn ints(value: &ColumnarValue) -> Option<datafusion::arrow::array::ArrayRef> {
     let array = match value {
         ColumnarValue::Scalar(s) => s.to_array().ok()?,
         ColumnarValue::Array(a) => Arc::clone(a),
     };
-    let ints = cast(&array, &DataType::Int64).ok()?;
-    max(ints.as_primitive::<Int64Type>())
+    cast(&array, &DataType::Int64).ok()
+}
+
+/// The largest integer of an argument, if it is one.
+fn most(value: &ColumnarValue) -> Option<i64> {
+    max(ints(value)?.as_primitive::<Int64Type>())
 }
 
 /// The longest text of an argument, in bytes, if it is text.
@@ -134,23 +138,16 @@ impl Growth {
 
 /// The smallest integer of an argument.
 fn least(value: &ColumnarValue) -> Option<i64> {
-    let array = match value {
-        ColumnarValue::Scalar(s) => s.to_array().ok()?,
-        ColumnarValue::Array(a) => Arc::clone(a),
-    };
-    let ints = cast(&array, &DataType::Int64).ok()?;
-    datafusion::arrow::compute::min(ints.as_primitive::<Int64Type>())
+    datafusion::arrow::compute::min(ints(value)?.as_primitive::<Int64Type>())
 }
 
 /// The smallest step in magnitude (the step that makes the most elements).
 fn least_magnitude(value: &ColumnarValue) -> Option<u64> {
-    let array = match value {
-        ColumnarValue::Scalar(s) => s.to_array().ok()?,
-        ColumnarValue::Array(a) => Arc::clone(a),
-    };
-    let ints = cast(&array, &DataType::Int64).ok()?;
-    let ints = ints.as_primitive::<Int64Type>();
-    ints.iter().flatten().map(i64::unsigned_abs).min()
+    let ints = ints(value)?;
+    (ints.as_primitive::<Int64Type>().iter())
+        .flatten()
+        .map(i64::unsigned_abs)
+        .min()
 }
 
 impl ScalarUDFImpl for Bounded {

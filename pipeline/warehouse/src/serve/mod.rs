@@ -469,7 +469,6 @@ fn not_logged_in(client: &(impl ClientInfo + ?Sized)) -> Option<PgWireError> {
 struct Connection {
     shared: Arc<Handlers>,
     gate: Arc<login::Gate>,
-    failures: Arc<login::Failures>,
 }
 
 impl PgWireServerHandlers for Connection {
@@ -485,7 +484,7 @@ impl PgWireServerHandlers for Connection {
         Arc::new(login::LoginGate {
             inner: self.shared.startup_handler(),
             gate: self.gate.clone(),
-            failures: self.failures.clone(),
+            failures: self.shared.failures.clone(),
         })
     }
 
@@ -504,6 +503,8 @@ struct Handlers {
     service: Arc<timeout::Timed>,
     passwords: Arc<PasswordSource>,
     connections: Arc<ConnectionManager>,
+    /// Failed logins, of every connection.
+    failures: Arc<login::Failures>,
 }
 
 impl PgWireServerHandlers for Handlers {
@@ -618,6 +619,7 @@ pub async fn serve_pg(
         // One for the server's life: a decoy must not change from one attempt to the next.
         passwords: Arc::new(PasswordSource::new(credentials)),
         connections: Arc::new(ConnectionManager::new()),
+        failures: Arc::new(login::Failures::default()),
     });
     let listener = tokio::net::TcpListener::bind(addr)
         .await
@@ -635,7 +637,6 @@ pub async fn serve_pg(
     let slots = Arc::new(tokio::sync::Semaphore::new(settings.max_connections));
     let logging_in = Arc::new(tokio::sync::Semaphore::new(settings.max_connections));
     let per_address = Arc::new(login::PerAddress::default());
-    let failures = Arc::new(login::Failures::default());
     let login_timeout = settings.login_timeout;
     tokio::pin!(shutdown);
     loop {
@@ -654,7 +655,7 @@ pub async fn serve_pg(
                 break;
             }
         };
-        if let Some(left) = failures.locked(peer.ip()) {
+        if let Some(left) = handlers.failures.locked(peer.ip()) {
             eprintln!(
                 "jobsight serve: {peer}: refused, locked out for {} s more after {} failed logins",
                 left.as_secs(),
@@ -681,7 +682,6 @@ pub async fn serve_pg(
         let connection = Arc::new(Connection {
             shared: handlers.clone(),
             gate,
-            failures: failures.clone(),
         });
         // A second handle on the socket, to see the client hang up while its statement runs
         // (pgwire reads nothing then, so it would run on to its timeout).

@@ -588,3 +588,144 @@ fn a_statement_timeout_stops_the_work() {
         "{spent} ticks of CPU in 2 s after the client hung up"
     );
 }
+
+/// One SCRAM-SHA-256 login over the raw protocol, as libpq does it, except that the final
+/// message may carry `nonce` (given the server's) instead of the server's own; its proof is
+/// computed honestly over whatever it carries. Returns every message the server answered with
+/// after the final one, as (type, body).
+fn scram_login(port: u16, password: &str, nonce: impl Fn(&str) -> String) -> Vec<(u8, Vec<u8>)> {
+    use base64::Engine;
+    use hmac::{Hmac, KeyInit, Mac};
+    use sha2::{Digest, Sha256};
+    use std::io::{Read, Write};
+    fn hmac(key: &[u8], message: &[u8]) -> Vec<u8> {
+        let mut mac = Hmac::<Sha256>::new_from_slice(key).unwrap();
+        mac.update(message);
+        mac.finalize().into_bytes().to_vec()
+    }
+    fn read(stream: &mut std::net::TcpStream) -> (u8, Vec<u8>) {
+        let mut head = [0u8; 5];
+        stream.read_exact(&mut head).unwrap();
+        let length = i32::from_be_bytes(head[1..].try_into().unwrap()) as usize;
+        let mut body = vec![0u8; length - 4];
+        stream.read_exact(&mut body).unwrap();
+        (head[0], body)
+    }
+    fn send(stream: &mut std::net::TcpStream, kind: u8, body: &[u8]) {
+        let mut message = vec![kind];
+        message.extend(((4 + body.len()) as i32).to_be_bytes());
+        message.extend(body);
+        stream.write_all(&message).unwrap();
+    }
+    let base64 = base64::engine::general_purpose::STANDARD;
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let params = format!("user\0{DEFAULT_USER}\0database\0jobsight\0\0");
+    let mut startup = ((8 + params.len()) as i32).to_be_bytes().to_vec();
+    startup.extend(196_608i32.to_be_bytes());
+    startup.extend(params.as_bytes());
+    stream.write_all(&startup).unwrap();
+    let (kind, body) = read(&mut stream);
+    assert_eq!((kind, &body[..4]), (b'R', &10i32.to_be_bytes()[..]), "SASL");
+
+    let client_first_bare = "n=,r=rOprNGfwEbeRWgbNEkqO";
+    let mut initial = b"SCRAM-SHA-256\0".to_vec();
+    let client_first = format!("n,,{client_first_bare}");
+    initial.extend((client_first.len() as i32).to_be_bytes());
+    initial.extend(client_first.as_bytes());
+    send(&mut stream, b'p', &initial);
+    let (kind, body) = read(&mut stream);
+    assert_eq!(
+        (kind, &body[..4]),
+        (b'R', &11i32.to_be_bytes()[..]),
+        "SASLContinue"
+    );
+    let server_first = String::from_utf8(body[4..].to_vec()).unwrap();
+    let attribute = |name: &str| {
+        server_first
+            .split(',')
+            .find_map(|a| a.strip_prefix(name))
+            .unwrap()
+            .to_string()
+    };
+    let salt = base64.decode(attribute("s=")).unwrap();
+    let iterations: usize = attribute("i=").parse().unwrap();
+
+    // Hi(password, salt, i) of RFC 5802: PBKDF2 with HMAC-SHA-256, one block.
+    let mut block = hmac(
+        password.as_bytes(),
+        &[salt.as_slice(), &[0, 0, 0, 1]].concat(),
+    );
+    let mut salted = block.clone();
+    for _ in 1..iterations {
+        block = hmac(password.as_bytes(), &block);
+        salted.iter_mut().zip(&block).for_each(|(s, b)| *s ^= b);
+    }
+    let client_key = hmac(&salted, b"Client Key");
+    let stored_key = Sha256::digest(&client_key);
+    let without_proof = format!("c=biws,r={}", nonce(&attribute("r=")));
+    let auth_message = format!("{client_first_bare},{server_first},{without_proof}");
+    let signature = hmac(&stored_key, auth_message.as_bytes());
+    let proof: Vec<u8> = client_key
+        .iter()
+        .zip(&signature)
+        .map(|(k, s)| k ^ s)
+        .collect();
+    let client_final = format!("{without_proof},p={}", base64.encode(proof));
+    send(&mut stream, b'p', client_final.as_bytes());
+    let mut answers = Vec::new();
+    loop {
+        let (kind, body) = read(&mut stream);
+        let last = kind == b'E' || kind == b'Z';
+        answers.push((kind, body));
+        if last {
+            return answers;
+        }
+    }
+}
+
+/// The client's final SCRAM message must carry the nonce this server sent on this connection
+/// (RFC 5802): pgwire computes the proof over whatever nonce the client wrote, and accepted a
+/// correct proof over another. Here the same honest proof logs in with the server's nonce and
+/// is refused as a wrong password with any other.
+#[test]
+fn a_scram_proof_over_another_nonce_is_refused() {
+    install_psql();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("warehouse");
+    documented_warehouse(&data);
+    let server = Server::binary(&data, dir.path());
+
+    let answers = scram_login(server.port, PASSWORD, |sent| sent.to_string());
+    assert!(
+        answers
+            .iter()
+            .any(|(kind, body)| *kind == b'R' && body[..4] == 0i32.to_be_bytes()),
+        "the server's own nonce logs in: {answers:?}"
+    );
+    assert_eq!(answers.last().unwrap().0, b'Z', "{answers:?}");
+
+    for forged in [
+        |sent: &str| format!("{sent}x"),
+        |sent: &str| sent[..sent.len() - 1].to_string(),
+        |_: &str| "rOprNGfwEbeRWgbNEkqO".to_string(),
+    ] {
+        let answers = scram_login(server.port, PASSWORD, forged);
+        let (kind, body) = answers.last().unwrap();
+        assert_eq!(*kind, b'E', "{answers:?}");
+        assert!(
+            String::from_utf8_lossy(body).contains("28P01"),
+            "a wrong password: {answers:?}"
+        );
+        assert!(
+            !answers
+                .iter()
+                .any(|(kind, body)| *kind == b'R' && body[..4] == 0i32.to_be_bytes()),
+            "no AuthenticationOk: {answers:?}"
+        );
+    }
+    let (ok, _, err) = server.run("SELECT 1");
+    assert!(ok, "the real client still logs in: {err}");
+}

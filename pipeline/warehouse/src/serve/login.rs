@@ -10,6 +10,10 @@
 //! - one address holds at most `max_logins_per_address` sockets that have not logged in;
 //! - a malformed first SCRAM message (which made pgwire panic and log a backtrace per
 //!   connection) is refused as a protocol error, in one log line;
+//! - the client's final SCRAM message must carry the nonce the server sent (RFC 5802 §5.1);
+//!   pgwire 0.41 computes the proof over whatever nonce the client wrote, so a proof captured
+//!   from an earlier login would be accepted again. [`NonceWatch`] keeps the nonce the server
+//!   sends, and a final message with another one is a failed login;
 //! - a failed login is answered late ([`Failures`]): 250 ms after the first failure of an address
 //!   or a user name within [`FAILURE_WINDOW`], doubling with each to 4 s; an address with
 //!   [`LOCKOUT_FAILURES`] failures in the window is refused for [`LOCKOUT`]. A user name is only
@@ -17,18 +21,22 @@
 
 use std::collections::HashMap;
 use std::fmt::Debug;
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 
 use async_trait::async_trait;
 use datafusion_postgres::pgwire;
 use futures::Sink;
 use pgwire::api::auth::StartupHandler;
-use pgwire::api::{ClientInfo, PgWireConnectionState};
+use pgwire::api::{ClientInfo, PgWireConnectionState, SessionExtensions};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
-use pgwire::messages::startup::PasswordMessageFamily;
-use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
+use pgwire::messages::response::TransactionStatus;
+use pgwire::messages::startup::{Authentication, PasswordMessageFamily, SecretKey};
+use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage, ProtocolVersion};
+use pgwire::tokio::tokio_rustls::rustls::pki_types::CertificateDer;
 use std::time::{Duration, Instant};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 
@@ -123,6 +131,8 @@ pub struct Gate {
     /// The slot taken for the login's last step, until the login ends.
     slot: Mutex<Option<OwnedSemaphorePermit>>,
     password_messages: AtomicU32,
+    /// The nonce of the server's first SCRAM message, once sent.
+    server_nonce: Mutex<Option<String>>,
 }
 
 impl Gate {
@@ -137,6 +147,7 @@ impl Gate {
             done: Mutex::new(Some(done)),
             slot: Mutex::new(None),
             password_messages: AtomicU32::new(0),
+            server_nonce: Mutex::new(None),
         };
         (Arc::new(gate), logged_in)
     }
@@ -170,9 +181,16 @@ impl<H: StartupHandler> StartupHandler for LoginGate<H> {
                         return Err(PgWireError::InvalidScramMessage(what.into()));
                     }
                 }
-                // The client's final SCRAM message: the proof. Only now does the connection need
-                // a logged-in slot; none free refuses it as PostgreSQL does.
+                // The client's final SCRAM message: the proof. It must answer this connection's
+                // nonce. Only now does the connection need a logged-in slot; none free refuses it
+                // as PostgreSQL does.
                 1 => {
+                    if let PasswordMessageFamily::Raw(body) = message {
+                        let sent = lock(&self.gate.server_nonce).clone();
+                        if sent.is_none() || client_final_nonce(body) != sent.as_deref() {
+                            return Err(self.failed(client).await);
+                        }
+                    }
                     let permit = self
                         .gate
                         .logged_in_slots
@@ -185,15 +203,13 @@ impl<H: StartupHandler> StartupHandler for LoginGate<H> {
             }
         }
         let address = client.socket_addr().ip();
-        if let Err(error) = self.inner.on_startup(client, message).await {
+        let mut watched = NonceWatch {
+            client: &mut *client,
+            server_nonce: &self.gate.server_nonce,
+        };
+        if let Err(error) = self.inner.on_startup(&mut watched, message).await {
             if matches!(error, PgWireError::InvalidPassword(_)) {
-                let user = client
-                    .metadata()
-                    .get(pgwire::api::METADATA_USER)
-                    .cloned()
-                    .unwrap_or_default();
-                let delay = self.failures.failed(address, &user);
-                tokio::time::sleep(delay).await;
+                return Err(self.failed(client).await);
             }
             return Err(error);
         }
@@ -209,6 +225,107 @@ impl<H: StartupHandler> StartupHandler for LoginGate<H> {
             }
         }
         Ok(())
+    }
+}
+
+impl<H> LoginGate<H> {
+    /// Counts a failed login of this client's address and user, waits the delay it earns, and
+    /// gives the error to answer with: PostgreSQL's wrong-password error, whatever failed.
+    async fn failed<C: ClientInfo>(&self, client: &C) -> PgWireError {
+        let user = client
+            .metadata()
+            .get(pgwire::api::METADATA_USER)
+            .cloned()
+            .unwrap_or_default();
+        let delay = self.failures.failed(client.socket_addr().ip(), &user);
+        tokio::time::sleep(delay).await;
+        PgWireError::InvalidPassword(user)
+    }
+}
+
+/// The nonce (`r=`) of a SCRAM client-final message, if it has one.
+pub fn client_final_nonce(body: &[u8]) -> Option<&str> {
+    std::str::from_utf8(body)
+        .ok()?
+        .split(',')
+        .find_map(|attribute| attribute.strip_prefix("r="))
+}
+
+/// The connection as pgwire's SCRAM handler sees it: everything passes through, and the nonce
+/// of the server's first message (`r=` of a SASLContinue) is kept for the final message's check.
+struct NonceWatch<'a, C> {
+    client: &'a mut C,
+    server_nonce: &'a Mutex<Option<String>>,
+}
+
+impl<C: Sink<PgWireBackendMessage> + Unpin> Sink<PgWireBackendMessage> for NonceWatch<'_, C> {
+    type Error = C::Error;
+
+    fn poll_ready(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), C::Error>> {
+        Pin::new(&mut *self.client).poll_ready(cx)
+    }
+
+    fn start_send(mut self: Pin<&mut Self>, item: PgWireBackendMessage) -> Result<(), C::Error> {
+        if let PgWireBackendMessage::Authentication(Authentication::SASLContinue(data)) = &item {
+            *lock(self.server_nonce) = client_final_nonce(data).map(str::to_string);
+        }
+        Pin::new(&mut *self.client).start_send(item)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), C::Error>> {
+        Pin::new(&mut *self.client).poll_flush(cx)
+    }
+
+    fn poll_close(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), C::Error>> {
+        Pin::new(&mut *self.client).poll_close(cx)
+    }
+}
+
+impl<C: ClientInfo> ClientInfo for NonceWatch<'_, C> {
+    fn socket_addr(&self) -> SocketAddr {
+        self.client.socket_addr()
+    }
+    fn is_secure(&self) -> bool {
+        self.client.is_secure()
+    }
+    fn protocol_version(&self) -> ProtocolVersion {
+        self.client.protocol_version()
+    }
+    fn set_protocol_version(&mut self, version: ProtocolVersion) {
+        self.client.set_protocol_version(version)
+    }
+    fn pid_and_secret_key(&self) -> (i32, SecretKey) {
+        self.client.pid_and_secret_key()
+    }
+    fn set_pid_and_secret_key(&mut self, pid: i32, secret_key: SecretKey) {
+        self.client.set_pid_and_secret_key(pid, secret_key)
+    }
+    fn state(&self) -> PgWireConnectionState {
+        self.client.state()
+    }
+    fn set_state(&mut self, new_state: PgWireConnectionState) {
+        self.client.set_state(new_state)
+    }
+    fn transaction_status(&self) -> TransactionStatus {
+        self.client.transaction_status()
+    }
+    fn set_transaction_status(&mut self, new_status: TransactionStatus) {
+        self.client.set_transaction_status(new_status)
+    }
+    fn metadata(&self) -> &HashMap<String, String> {
+        self.client.metadata()
+    }
+    fn metadata_mut(&mut self) -> &mut HashMap<String, String> {
+        self.client.metadata_mut()
+    }
+    fn session_extensions(&self) -> &SessionExtensions {
+        self.client.session_extensions()
+    }
+    fn sni_server_name(&self) -> Option<&str> {
+        self.client.sni_server_name()
+    }
+    fn client_certificates<'a>(&self) -> Option<&[CertificateDer<'a>]> {
+        self.client.client_certificates()
     }
 }
 

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs the real applications and anomaly generators of the labelled training suite
+# (jobs/training/): Debian's own packages with their example inputs, nothing built here.
+#   lammps            molecular dynamics (its bench/in.lj, in.eam, in.chain inputs)
+#   gromacs           molecular dynamics, another code and memory shape (its regression-style inputs)
+#   hpcc              dense linear algebra, FFT, STREAM, RandomAccess (HPC Challenge)
+#   quantum-espresso  electronic structure (plane-wave DFT; pw.x on a silicon cell)
+#   stress-ng         the anomaly generators that match HPAS's behaviours (see jobs/training/README.md)
+# Knobs: SKIP_APT_UPDATE=1 skips apt-get update.
+set -euo pipefail
+packages=(lammps lammps-data gromacs hpcc quantum-espresso stress-ng openmpi-bin)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "training applications: all installed"
+  exit 0
+fi
+export DEBIAN_FRONTEND=noninteractive
+[ "${SKIP_APT_UPDATE:-0}" = 1 ] || apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "training applications: installed ${missing[*]}"

@@ -2,13 +2,14 @@
 # Installs the real applications and anomaly generators of the labelled training suite
 # (jobs/training/): Debian's own packages with their example inputs, nothing built here.
 #   lammps            molecular dynamics (its bench/in.lj, in.eam, in.chain inputs)
-#   gromacs           molecular dynamics, another code and memory shape (its regression-style inputs)
+#   gromacs           molecular dynamics, another code (a box of SPC water made with its own tools)
 #   hpcc              dense linear algebra, FFT, STREAM, RandomAccess (HPC Challenge)
-#   quantum-espresso  electronic structure (plane-wave DFT; pw.x on a silicon cell)
+#   nwchem            electronic structure (Gaussian-basis SCF and DFT; its basis-set library)
+#   openfoam          CFD (its tutorials: icoFoam on the lid-driven cavity)
 #   stress-ng         the anomaly generators that match HPAS's behaviours (see jobs/training/README.md)
 # Knobs: SKIP_APT_UPDATE=1 skips apt-get update.
 set -euo pipefail
-packages=(lammps lammps-data gromacs hpcc quantum-espresso stress-ng openmpi-bin)
+packages=(lammps gromacs hpcc nwchem openfoam stress-ng openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

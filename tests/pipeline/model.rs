@@ -518,3 +518,70 @@ fn training_reads_only_the_windows_its_sample_can_take(data: &Path) {
     };
     assert_eq!(sample(&all), sample(&kept));
 }
+
+/// `jobsight label`: an admin's label is kept with who and when beside the job, a label of the
+/// training suite's CSV is imported as one labelling, and a label that could never reach a
+/// window (an unknown job or type, a span outside the run) is refused with nothing kept.
+#[test]
+fn admins_label_jobs_and_unsound_labels_are_refused() {
+    let work = tempfile::tempdir().unwrap();
+    let data = work.path().join("sim");
+    common::run_ok(jobsight(&data).args(["simulate", "--nodes", "2", "--seed", "3"]));
+    let jobs = common::sql_json(
+        JOBSIGHT,
+        &data,
+        "SELECT job_id, CAST(\"start\" AS VARCHAR) AS s, CAST(\"end\" AS VARCHAR) AS e FROM jobs ORDER BY job_id LIMIT 2",
+    );
+    let job = |i: usize| jobs[i]["job_id"].as_str().unwrap().to_string();
+    let first = job(0);
+    let first = first.as_str();
+    let said = common::run_ok(jobsight(&data).args(["label", first, "--as", "memleak", "--by", "alice"]));
+    assert!(
+        said.contains("kept 1 label(s) of 1 job(s) by alice"),
+        "{said}"
+    );
+    let rows = common::sql_json(
+        JOBSIGHT,
+        &data,
+        &format!(
+            "SELECT l.anomaly, l.labelled_by, l.labelled_at IS NOT NULL AS dated, l.\"start\" = j.\"start\" AS whole \
+             FROM labels l JOIN jobs j USING (job_id) WHERE job_id = '{}' AND l.source = 'jobsight label'",
+            job(0)
+        ),
+    );
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["anomaly"], "memleak");
+    assert_eq!(rows[0]["labelled_by"], "alice");
+    assert_eq!(rows[0]["dated"], true);
+    assert_eq!(rows[0]["whole"], true, "no span: the job's whole run");
+
+    let csv = work.path().join("labels.csv");
+    std::fs::write(
+        &csv,
+        format!("job_id,anomaly,start,end,node\n{},none,,,\n{},none,,,\n", job(0), job(1)),
+    )
+    .unwrap();
+    let said = common::run_ok(
+        jobsight(&data)
+            .args(["label", "--by", "training suite", "--import"])
+            .arg(&csv),
+    );
+    assert!(said.contains("kept 2 label(s) of 2 job(s)"), "{said}");
+
+    let before = common::sql_json(JOBSIGHT, &data, "SELECT count(*) AS n FROM labels");
+    for (args, says) in [
+        (vec!["label", "no-such-job", "--as", "healthy", "--by", "a"], "has not stored"),
+        (vec!["label", first, "--as", "hung", "--by", "a"], "not a label the models learn"),
+        (
+            vec!["label", first, "--as", "membw", "--by", "a", "--start", "1999-01-01T00:00:00Z"],
+            "not within the job's run",
+        ),
+        (vec!["label", first, "--as", "membw", "--by", "a", "--end", "yesterday"], "not an RFC 3339 time"),
+        (vec!["label", first, "--as", "healthy", "--by", "a", "--start", "2026-01-01T00:00:00Z"], "takes no span"),
+    ] {
+        let error = fails(jobsight(&data).args(&args));
+        assert!(error.contains(says), "{args:?}: {error}");
+    }
+    let after = common::sql_json(JOBSIGHT, &data, "SELECT count(*) AS n FROM labels");
+    assert_eq!(before, after, "nothing kept from a refused call");
+}

@@ -16,6 +16,7 @@
 //! ...), so that the tests, the benchmarks and this crate name every part one way.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod bootstrap;
 pub mod cli;
 pub mod config;
 pub mod demo;

@@ -658,6 +658,8 @@ fn run_label_rows(
                     "labels:{}",
                     labels_file.map_or(String::new(), |p| p.display().to_string())
                 ),
+                labelled_by: None,
+                labelled_at: None,
             }
         })
         .collect()

@@ -283,6 +283,8 @@ pub fn label_row(job: &SimJob, day: NaiveDate) -> LabelRow {
         end: Some(at(day, end)),
         params,
         source: "simulator".into(),
+        labelled_by: None,
+        labelled_at: None,
     }
 }
 

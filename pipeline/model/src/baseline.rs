@@ -14,6 +14,14 @@
 //! [`MIN_WINDOWS`] windows; a job of an application without one (or without a name) is judged
 //! against the score's threshold alone.
 //!
+//! Two ways to take the cut ([`BaselineMethod`]). The median and MAD break down once half of an
+//! application's windows are anomalous (a new application's first runs, a history nobody
+//! labelled): the median lands among the anomalies and the cut rises above them. Anomalies only
+//! raise the score, so the lower part of the scores stays healthy however many windows are
+//! anomalous: `lower-tail` takes the healthy scores' centre and spread from their 5th and 25th
+//! percentiles alone (for normal data, 0.674 and 1.645 deviations below the median), which
+//! holds while fewer than three quarters of the windows are anomalous.
+//!
 //! Where they come from: the model keeps the baselines of the applications in its training days
 //! (`model train`), refreshed each night from the newest days
 //! ([`super::retrain::rebaseline_score`]); when judging a set of jobs (a day), an application
@@ -43,10 +51,40 @@ const LEAVE_ONE_OUT_RUNS: usize = 50;
 /// Windows per application the cut is taken over (evenly spaced beyond it).
 const MAX_WINDOWS: usize = 5000;
 
+/// How an application's cut is taken from the scores of its windows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BaselineMethod {
+    /// [`BASELINE_Z`] robust deviations above the median (what model files before it used).
+    #[default]
+    Median,
+    /// The healthy scores' median and deviation estimated from the 5th and 25th percentiles,
+    /// then [`BASELINE_Z`] deviations above that median.
+    LowerTail,
+}
+
+impl jobsight_base::choice::Choice for BaselineMethod {
+    const ALL: &'static [jobsight_base::choice::Named<Self>] = &[
+        jobsight_base::choice::Named {
+            value: BaselineMethod::Median,
+            name: "median",
+            help: "Median and MAD of the application's scores (breaks down once half its windows are anomalous)",
+        },
+        jobsight_base::choice::Named {
+            value: BaselineMethod::LowerTail,
+            name: "lower-tail",
+            help: "Median and spread of the healthy scores from their 5th and 25th percentiles (holds while under three quarters are anomalous)",
+        },
+    ];
+}
+
 /// The baselines of the applications a score was trained with.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Baselines {
     pub applications: BTreeMap<String, Baseline>,
+    /// How the cuts were taken, and are taken for applications the model never saw.
+    #[serde(default)]
+    pub method: BaselineMethod,
 }
 
 /// One application's baseline.
@@ -97,16 +135,37 @@ pub(crate) fn far_out(values: &[f64], z: f64) -> f64 {
     median + z * mad.max(1e-9)
 }
 
-/// The cut over scores: [`BASELINE_Z`] robust deviations above their median on a log scale
-/// (a score is a mean of squares: skewed to the right, where deviations on the linear scale cut
-/// the healthy tail), never below 1.
-fn cut_of(scores: &[f64]) -> f64 {
+/// The cut over scores on a log scale (a score is a mean of squares: skewed to the right, where
+/// deviations on the linear scale cut the healthy tail), never below 1.
+fn cut_of(scores: &[f64], method: BaselineMethod) -> f64 {
     let logs: Vec<f64> = scores.iter().map(|s| s.max(1e-12).ln()).collect();
-    far_out(&logs, BASELINE_Z).exp().max(1.0)
+    let cut = match method {
+        BaselineMethod::Median => far_out(&logs, BASELINE_Z),
+        BaselineMethod::LowerTail => lower_tail_cut(logs, BASELINE_Z),
+    };
+    cut.exp().max(1.0)
+}
+
+/// `z` deviations above the median of the healthy part of `values`, whose median and deviation
+/// come from the 5th and 25th percentiles: for normal data they lie 1.645 and 0.674 deviations
+/// below the median, and values that only ever rise (anomalies) do not move them while fewer
+/// than three quarters of the values are anomalous.
+pub(crate) fn lower_tail_cut(mut values: Vec<f64>, z: f64) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f64::total_cmp);
+    let p05 = jobsight_base::stats::percentile_of_sorted(&values, 0.05);
+    let p25 = jobsight_base::stats::percentile_of_sorted(&values, 0.25);
+    let deviation = ((p25 - p05) / (1.645 - 0.674)).max(1e-9);
+    p25 + (0.674 + z) * deviation
 }
 
 /// A baseline from the scores of `runs` (each run's window scores), when there are enough.
-fn baseline_of<'a>(runs: impl Iterator<Item = &'a Vec<f64>>) -> Option<Baseline> {
+fn baseline_of<'a>(
+    runs: impl Iterator<Item = &'a Vec<f64>>,
+    method: BaselineMethod,
+) -> Option<Baseline> {
     let mut jobs = 0;
     let mut values: Vec<f64> = Vec::new();
     for run in runs {
@@ -121,23 +180,27 @@ fn baseline_of<'a>(runs: impl Iterator<Item = &'a Vec<f64>>) -> Option<Baseline>
     Some(Baseline {
         jobs,
         windows: values.len(),
-        cut: cut_of(&sample),
+        cut: cut_of(&sample, method),
     })
 }
 
 impl Baselines {
-    /// The baselines of the applications among `rows`, from their `scores`.
+    /// The baselines of the applications among `rows`, from their `scores`, by `method`.
     pub fn learn(
         windows: &Windows,
         rows: &[usize],
         scores: &[f64],
         application: &HashMap<String, String>,
+        method: BaselineMethod,
     ) -> Baselines {
         let applications = by_application(windows, rows, scores, application)
             .into_iter()
-            .filter_map(|(app, runs)| Some((app.to_string(), baseline_of(runs.values())?)))
+            .filter_map(|(app, runs)| Some((app.to_string(), baseline_of(runs.values(), method)?)))
             .collect();
-        Baselines { applications }
+        Baselines {
+            applications,
+            method,
+        }
     }
 
     /// Each application's cut and runs, for the model file's header.
@@ -164,14 +227,14 @@ impl Baselines {
             let shared = match self.applications.get(app) {
                 Some(b) => Some(b.cut),
                 None if runs.len() > LEAVE_ONE_OUT_RUNS => {
-                    Some(baseline_of(runs.values()).map_or(1.0, |b| b.cut))
+                    Some(baseline_of(runs.values(), self.method).map_or(1.0, |b| b.cut))
                 }
                 None => None,
             };
             for job in runs.keys() {
                 let cut = shared.unwrap_or_else(|| {
                     let others = runs.iter().filter(|(j, _)| *j != job).map(|(_, s)| s);
-                    baseline_of(others).map_or(1.0, |b| b.cut)
+                    baseline_of(others, self.method).map_or(1.0, |b| b.cut)
                 });
                 out.insert((*job).clone(), cut);
             }
@@ -226,7 +289,13 @@ mod tests {
             (NO_NAME, 5, 20, |_, w| 6.0 * wobble(w)),
         ]);
         let rows: Vec<usize> = (0..windows.keys.len()).collect();
-        let b = Baselines::learn(&windows, &rows, &scores, &application);
+        let b = Baselines::learn(
+            &windows,
+            &rows,
+            &scores,
+            &application,
+            BaselineMethod::Median,
+        );
         assert_eq!(
             b.applications.keys().collect::<Vec<_>>(),
             ["loud", "quiet"],
@@ -239,6 +308,32 @@ mod tests {
         let loud = &b.applications["loud"];
         assert!(loud.cut > 7.2 && loud.cut < 20.0, "{}", loud.cut);
         assert_eq!((loud.jobs, loud.windows), (4, 80));
+    }
+
+    /// When most of an application's windows are anomalous (here 60 %, scoring 10× the healthy
+    /// ones), the median's cut rises above the anomalies and passes them, the lower tail's stays
+    /// between the healthy windows and the anomalies.
+    #[test]
+    fn the_lower_tail_holds_when_most_windows_are_anomalous() {
+        let (windows, scores, application) = history(&[("busy", 5, 40, |_, w| {
+            if w % 5 < 3 {
+                30.0 * wobble(w)
+            } else {
+                3.0 * wobble(w)
+            }
+        })]);
+        let rows: Vec<usize> = (0..windows.keys.len()).collect();
+        let cut = |method| {
+            Baselines::learn(&windows, &rows, &scores, &application, method).applications
+                ["busy"]
+                .cut
+        };
+        let (median, lower_tail) = (cut(BaselineMethod::Median), cut(BaselineMethod::LowerTail));
+        assert!(median > 30.0 * 1.2, "the median's cut passes every anomaly: {median}");
+        assert!(
+            lower_tail > 3.0 * 1.2 && lower_tail < 30.0 * 0.8,
+            "the lower tail's cut lies between: {lower_tail}"
+        );
     }
 
     /// An application the model never saw is judged against its other runs: the run that is

@@ -67,6 +67,11 @@ pub struct CrossValidation {
     /// Share of each fold's anomalous training jobs whose windows are labelled healthy, as
     /// history from production is (anomalies nobody noticed); the test jobs keep their truth.
     pub contaminate: f64,
+    /// Active learning (the diagnosis only): in each fold, the model fitted on the other folds
+    /// asks for the labels of this many test windows it is least sure of (the smallest share of
+    /// votes for its top class), gets them from the labels (standing in for an admin), is fitted
+    /// again with them and judged on the fold's other windows.
+    pub active: usize,
 }
 
 /// By-job cross-validation (or one application held out) of a kind of model on `data`.
@@ -119,12 +124,26 @@ pub fn cross_validate(
         };
         pooled.fold_starts.push((number, pooled.truth.len()));
         match kind {
-            Kind::Diagnosis => pooled.add_diagnosis(&labelled, &fold, options, export)?,
+            Kind::Diagnosis => {
+                pooled.add_diagnosis(&labelled, &fold, options, export, cv.active)?
+            }
             Kind::Unsupervised => pooled.add_score(&labelled, &fold, &plan.fold_of, options)?,
         }
     }
     labelled.labels = truth_labels;
     report(pooled, kind, &labelled, &plan, cv, options)
+}
+
+/// The `n` windows whose verdicts are least sure (the smallest share of votes for the top
+/// class; ties by position), as indices into `votes`, ascending.
+fn least_sure(votes: &[Vec<f32>], n: usize) -> HashSet<usize> {
+    let mut order: Vec<(f32, usize)> = votes
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (forest::top(v).1, i))
+        .collect();
+    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    order.into_iter().take(n).map(|(_, i)| i).collect()
 }
 
 /// Which fold each labelled job is tested in, and how many folds there are.
@@ -235,6 +254,8 @@ struct Pooled {
     predict_s: f64,
     predicted_windows: usize,
     contaminated_windows: usize,
+    /// Test windows labelled on request (`active`) and trained on instead of judged.
+    actively_labelled: usize,
     /// (fold, position, top class, its share of the votes or the anomaly score), for --verdicts.
     judged: Vec<(usize, usize, u32, f64)>,
 }
@@ -248,15 +269,33 @@ impl Pooled {
         fold: &Fold,
         options: &TrainOptions,
         export: Option<&Path>,
+        active: usize,
     ) -> Result<(), ModelError> {
-        let (number, test) = (fold.number, &fold.test);
+        let number = fold.number;
         let started = Instant::now();
-        let model = Diagnosis::fit(labelled, &fold.train, options)?;
+        let mut model = Diagnosis::fit(labelled, &fold.train, options)?;
+        let (test, rows) = if active == 0 {
+            (fold.test.clone(), fold.rows.clone())
+        } else {
+            let votes = model.votes(&labelled.windows, &fold.rows)?;
+            let asked = least_sure(&votes, active);
+            let labelled_now: Vec<usize> = asked.iter().map(|&i| fold.test[i]).collect();
+            model = Diagnosis::fit_keeping(labelled, &fold.train, &labelled_now, options)?;
+            self.actively_labelled += labelled_now.len();
+            let rest: Vec<usize> = (0..fold.test.len())
+                .filter(|i| !asked.contains(i))
+                .collect();
+            (
+                rest.iter().map(|&i| fold.test[i]).collect(),
+                rest.iter().map(|&i| fold.rows[i]).collect(),
+            )
+        };
+        let test = &test;
         self.train_s += started.elapsed().as_secs_f64();
         let started = Instant::now();
-        let votes = model.votes(&labelled.windows, &fold.rows)?;
+        let votes = model.votes(&labelled.windows, &rows)?;
         self.predict_s += started.elapsed().as_secs_f64();
-        self.predicted_windows += fold.rows.len();
+        self.predicted_windows += rows.len();
         self.at_threshold
             .extend(forest::decide(&votes, options.unknown_below));
         self.forced.extend(forest::decide(&votes, 0.0));
@@ -347,6 +386,7 @@ fn report(
         predict_s,
         predicted_windows,
         contaminated_windows,
+        actively_labelled,
         judged,
     } = pooled;
     let classes_of = |kind: Kind| match kind {
@@ -400,6 +440,8 @@ fn report(
         windows_per_second: predicted_windows as f64 / predict_s.max(1e-9),
         contaminate: cv.contaminate,
         contaminated_windows,
+        active: cv.active,
+        actively_labelled,
         refine: options.refine,
     })
 }
@@ -497,4 +539,24 @@ fn unnoticed_jobs(
         .take(take)
         .map(|(_, job)| job.clone())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_windows_asked_about_are_those_with_the_fewest_votes_for_their_top_class() {
+        let votes = vec![
+            vec![0.9, 0.1],
+            vec![0.5, 0.5],
+            vec![0.2, 0.8],
+            vec![0.4, 0.6],
+            vec![0.5, 0.5],
+        ];
+        let asked = least_sure(&votes, 3);
+        assert_eq!(asked, HashSet::from([1, 3, 4]));
+        assert_eq!(least_sure(&votes, 0), HashSet::new());
+        assert_eq!(least_sure(&votes, 9).len(), 5);
+    }
 }

@@ -35,7 +35,10 @@ mod labels;
 use derived::{stored_columns, with_job_relative, with_memory_share};
 
 pub use derived::{AppBaselines, MEMORY_SHARE, derived_metrics, relative};
-pub use labels::{Interval, Truth, is_anomaly, label_window, read_labels_csv, read_labels_table};
+pub use labels::{
+    Interval, LabelLine, Truth, is_anomaly, label_window, read_label_lines, read_labels_csv,
+    read_labels_table,
+};
 
 pub use jobsight_warehouse::catalog::WINDOW_STATS;
 
@@ -256,14 +259,14 @@ impl Windows {
 }
 
 /// Converts a column to plain strings, microseconds or floats once per batch.
-fn text_column(batch: &RecordBatch, name: &str, path: &Path) -> Result<ArrayRef, ModelError> {
+pub(crate) fn text_column(batch: &RecordBatch, name: &str, path: &Path) -> Result<ArrayRef, ModelError> {
     let array = batch
         .column_by_name(name)
         .ok_or_else(|| ModelError::read(path, format!("no column {name}")))?;
     cast(array, &DataType::Utf8).map_err(|e| ModelError::read(path, format!("column {name}: {e}")))
 }
 
-fn micros_column(batch: &RecordBatch, name: &str, path: &Path) -> Result<ArrayRef, ModelError> {
+pub(crate) fn micros_column(batch: &RecordBatch, name: &str, path: &Path) -> Result<ArrayRef, ModelError> {
     let array = batch
         .column_by_name(name)
         .ok_or_else(|| ModelError::read(path, format!("no column {name}")))?;
@@ -284,7 +287,7 @@ fn float_column(batch: &RecordBatch, name: &str, path: &Path) -> Result<ArrayRef
 }
 
 /// Opens every Parquet part of `table` on `days`, reading only `columns`.
-fn batches(
+pub(crate) fn batches(
     data: &Path,
     table: Table,
     days: &[NaiveDate],

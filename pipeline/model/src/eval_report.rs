@@ -69,6 +69,11 @@ pub struct EvalReport {
     pub contaminate: f64,
     #[serde(default)]
     pub contaminated_windows: usize,
+    /// Active learning: test windows per fold labelled on request, and over the folds.
+    #[serde(default)]
+    pub active: usize,
+    #[serde(default)]
+    pub actively_labelled: usize,
     /// Refining rounds the models were trained with.
     #[serde(default)]
     pub refine: u8,
@@ -161,6 +166,8 @@ pub fn evaluate_model(
         windows_per_second: rows.len() as f64 / seconds.max(1e-9),
         contaminate: 0.0,
         contaminated_windows: 0,
+        active: 0,
+        actively_labelled: 0,
         refine: header.training.refine,
     })
 }

@@ -30,6 +30,7 @@ pub mod dataset;
 pub mod evaluate;
 pub mod file;
 pub mod forest;
+pub mod labelling;
 pub mod predict;
 pub mod retrain;
 pub mod typical;
@@ -67,6 +68,10 @@ pub enum ModelError {
     Invalid { path: PathBuf, reason: String },
     #[error("{0}")]
     NoData(String),
+    /// A label an admin asked for that cannot be kept (unknown job or type, a span outside
+    /// the job's run).
+    #[error("{0}")]
+    Label(String),
     #[error("training failed: {0}")]
     Fit(String),
     #[error("prediction failed: {0}")]

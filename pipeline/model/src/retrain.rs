@@ -192,7 +192,13 @@ pub fn rebaseline_score(
     progress("scoring them and learning each application's baseline");
     let applications = dataset::applications(data, Some(&days), None)?;
     let scores = score.score(&windows, &history);
-    let learned = Baselines::learn(&windows, &history, &scores, &applications);
+    let learned = Baselines::learn(
+        &windows,
+        &history,
+        &scores,
+        &applications,
+        score.baselines.method,
+    );
     let mut merged = score.baselines.clone();
     let new: Vec<String> = learned
         .applications

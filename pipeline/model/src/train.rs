@@ -41,7 +41,25 @@ impl Diagnosis {
         positions: &[usize],
         options: &TrainOptions,
     ) -> Result<Diagnosis, ModelError> {
-        let positions = &data.sample(positions, options.max_windows_per_class, options.seed);
+        Diagnosis::fit_keeping(data, positions, &[], options)
+    }
+
+    /// [`Diagnosis::fit`], with the windows at `keep` always trained on, however many of their
+    /// class there are (the windows an admin was asked to label).
+    pub fn fit_keeping(
+        data: &Labelled,
+        positions: &[usize],
+        keep: &[usize],
+        options: &TrainOptions,
+    ) -> Result<Diagnosis, ModelError> {
+        let mut positions = data.sample(positions, options.max_windows_per_class, options.seed);
+        let extra: Vec<usize> = keep
+            .iter()
+            .copied()
+            .filter(|p| !positions.contains(p))
+            .collect();
+        positions.extend(extra);
+        let positions = &positions;
         let mut rows: Vec<usize> = positions.iter().map(|&p| data.rows[p]).collect();
         let mut labels: Vec<u32> = positions.iter().map(|&p| data.labels[p]).collect();
         let prepare = |rows: &[usize], labels: &[u32]| {
@@ -118,7 +136,13 @@ fn fit_score(
     let (mut model, set_aside) =
         AnomalyScore::fit_refined(windows, rows, &groups, &options.score, options.refine)?;
     let scores = model.score(windows, history);
-    model.baselines = Baselines::learn(windows, history, &scores, applications);
+    model.baselines = Baselines::learn(
+        windows,
+        history,
+        &scores,
+        applications,
+        options.score.baseline,
+    );
     Ok((model, set_aside))
 }
 

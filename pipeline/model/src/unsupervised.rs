@@ -75,6 +75,8 @@ pub struct ScoreParams {
     pub variance: f64,
     /// Percentile of the training errors that becomes the threshold.
     pub percentile: f64,
+    /// How each application's cut on the score is taken.
+    pub baseline: crate::baseline::BaselineMethod,
 }
 
 impl Default for ScoreParams {
@@ -83,6 +85,7 @@ impl Default for ScoreParams {
             max_features: 1000,
             variance: 0.9,
             percentile: 99.0,
+            baseline: crate::baseline::BaselineMethod::default(),
         }
     }
 }

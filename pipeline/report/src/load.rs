@@ -22,7 +22,7 @@ mod users;
 mod workflows;
 
 pub use binned::{POINTS, Series, Wanted, telemetry, want};
-pub use day::{DayFacts, PipelineRun, SummedRow, day_report};
+pub use day::{DayFacts, JobToLabel, PipelineRun, SummedRow, day_report};
 pub use jobs::{
     Facts, FindingFacts, JobFacts, PredictionFacts, Scope, SummaryFacts, ThresholdFacts, day_of,
     facts,

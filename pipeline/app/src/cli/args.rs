@@ -19,7 +19,7 @@ use clap::{Parser, Subcommand};
 use crate::config::Options;
 use crate::schedule::LogFormat;
 
-pub use models::{ModelAction, RulesAction, WorkflowAction};
+pub use models::{LabelArgs, ModelAction, RulesAction, WorkflowAction};
 pub use scheduler::DagAction;
 pub use simulation::{DemoArgs, SimulateArgs};
 pub use stages::{
@@ -165,6 +165,18 @@ pub enum Command {
         #[command(subcommand)]
         action: ModelAction,
     },
+    /// Label jobs for the models: healthy, or an anomaly type over a span.
+    ///
+    /// Label jobs for the models: healthy, or an anomaly type (cpuoccupy, cachecopy, membw,
+    /// memleak, memeater, iobandwidth, iometadata, netoccupy) over a span of the job's run (its
+    /// whole run without --start and --end), on one node or all. The labels go into the
+    /// warehouse's `labels` table with who gave them and when; `model train` and the nightly
+    /// retrain read that table, and labelling a job again replaces its earlier labels. With
+    /// --import, every line of a labels CSV file (job_id,anomaly,start,end[,node], RFC 3339
+    /// times; what the training suite's jobs/training/collect.sh writes) is kept as one labelling.
+    /// Nothing is kept if any label names a job the warehouse has not stored, an unknown type, or
+    /// a span outside the job's run.
+    Label(LabelArgs),
     /// Build workflow runs from Slurm arrays and chains, score their tasks, evaluate.
     ///
     /// Workflow runs imported with `jobsight import pegasus` or built from Slurm arrays and

@@ -12,7 +12,7 @@ mod simulation;
 mod stages;
 mod warehouse;
 
-pub(super) use models::{model, rules, workflow};
+pub(super) use models::{label, model, rules, workflow};
 pub(super) use scheduler::{check, daemon, dag};
 pub(super) use simulation::{demo, simulate};
 pub(super) use stages::{classify, features, ingest, notify, report, spool, summary};

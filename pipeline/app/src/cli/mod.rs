@@ -70,6 +70,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Features(args) => commands::features(args, &env, &mut stdout),
         Command::Classify(args) => commands::classify(args, &env, &mut stdout),
         Command::Model { action } => commands::model(action, &env, &mut stdout),
+        Command::Label(args) => commands::label(args, &env, &mut stdout),
         Command::Workflow { action } => commands::workflow(action, &env, &mut stdout),
         Command::Rules { action } => commands::rules(action, &env, &mut stdout),
         Command::Notify(args) => commands::notify(args, &env, &mut stdout),

@@ -8,6 +8,36 @@ use crate::model::EvalReport;
 use crate::model::evaluate::Scores;
 use crate::model::file::Header;
 
+/// What `jobsight model bootstrap` did: the jobs, the labels, where the models went, and each
+/// model's figures with every application left out in turn.
+pub fn render_bootstrap(outcome: &crate::bootstrap::Outcome) -> String {
+    let mut out = format!(
+        "training suite: {} job(s) submitted, {} stored, {} label(s) kept\n",
+        outcome.submitted, outcome.stored, outcome.labels
+    );
+    for (kind, trained, installed) in &outcome.models {
+        out.push_str(&match installed {
+            Some(target) => format!(
+                "{}: installed at {} (trained in {})\n",
+                kind.name(),
+                target.display(),
+                trained.display()
+            ),
+            None => format!(
+                "{}: {} (not installed: --install puts it at [model] {})\n",
+                kind.name(),
+                trained.display(),
+                kind.name()
+            ),
+        });
+    }
+    for report in &outcome.evaluations {
+        out.push('\n');
+        out.push_str(&render_report(report));
+    }
+    out
+}
+
 /// The report as text: one line per class, then the overall figures and the confusion matrix.
 pub fn render_report(report: &EvalReport) -> String {
     let mut out = String::new();
@@ -32,6 +62,12 @@ pub fn render_report(report: &EvalReport) -> String {
             "contaminated: {:.0} % of each fold's anomalous training jobs labelled healthy ({} window(s) over the folds)\n",
             report.contaminate * 100.0,
             report.contaminated_windows
+        ));
+    }
+    if report.active > 0 {
+        out.push_str(&format!(
+            "active: the {} window(s) of each fold the model was least sure of labelled and trained on, judged on the rest ({} window(s) over the folds)\n",
+            report.active, report.actively_labelled
         ));
     }
     if report.refine > 0 {

@@ -2,7 +2,7 @@
 //! file into one [`Truth`] per job, and applied to a window by the fixed protocol the
 //! [`dataset`](super) module describes ([`label_window`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use datafusion::arrow::array::{Array, AsArray};
@@ -74,16 +74,34 @@ fn node_of_params(params: Option<&str>) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The `labels` table of every day, by job id.
+/// One row of the `labels` table as read.
+struct StoredLabel {
+    job_id: String,
+    anomaly: String,
+    start_us: Option<i64>,
+    end_us: Option<i64>,
+    node: Option<String>,
+    /// When an admin labelled it (`jobsight label`); none for a data set's labels.
+    labelled_at_us: Option<i64>,
+}
+
+/// The `labels` table of every day, by job id. Where an admin labelled a job (`jobsight
+/// label`), the job's newest labelling replaces everything older: relabelling a job corrects it
+/// rather than adding to it.
 pub fn read_labels_table(data: &Path) -> Result<BTreeMap<String, Truth>, ModelError> {
     let days = jobsight_warehouse::catalog::days(data, Table::Labels);
-    let mut truths = BTreeMap::new();
+    let mut rows = Vec::new();
     batches(data, Table::Labels, &days, None, None, |batch, path| {
         let ids = text_column(batch, "job_id", path)?;
         let anomalies = text_column(batch, "anomaly", path)?;
         let starts = micros_column(batch, "start", path)?;
         let ends = micros_column(batch, "end", path)?;
         let params = text_column(batch, "params", path)?;
+        // Parts written before labels said who and when have no such column.
+        let labelled_at = match batch.column_by_name("labelled_at") {
+            Some(_) => Some(micros_column(batch, "labelled_at", path)?),
+            None => None,
+        };
         let (ids, anomalies, params) = (
             ids.as_string::<i32>(),
             anomalies.as_string::<i32>(),
@@ -93,28 +111,79 @@ pub fn read_labels_table(data: &Path) -> Result<BTreeMap<String, Truth>, ModelEr
             starts.as_primitive::<Int64Type>(),
             ends.as_primitive::<Int64Type>(),
         );
+        let labelled_at = labelled_at.as_ref().map(|a| a.as_primitive::<Int64Type>());
         for i in 0..batch.num_rows() {
             if !ids.is_valid(i) || !anomalies.is_valid(i) {
                 continue;
             }
-            add_label(
-                &mut truths,
-                ids.value(i),
-                anomalies.value(i),
-                starts.is_valid(i).then(|| starts.value(i)),
-                ends.is_valid(i).then(|| ends.value(i)),
-                node_of_params(params.is_valid(i).then(|| params.value(i))),
-            );
+            rows.push(StoredLabel {
+                job_id: ids.value(i).to_string(),
+                anomaly: anomalies.value(i).to_string(),
+                start_us: starts.is_valid(i).then(|| starts.value(i)),
+                end_us: ends.is_valid(i).then(|| ends.value(i)),
+                node: node_of_params(params.is_valid(i).then(|| params.value(i))),
+                labelled_at_us: labelled_at.and_then(|a| a.is_valid(i).then(|| a.value(i))),
+            });
         }
         Ok(())
     })?;
-    Ok(truths)
+    Ok(newest_labelling(rows))
+}
+
+/// Each job's truth from its newest labelling only (a data set's labels count as the oldest).
+fn newest_labelling(rows: Vec<StoredLabel>) -> BTreeMap<String, Truth> {
+    let mut newest: HashMap<&str, Option<i64>> = HashMap::new();
+    for row in &rows {
+        let at = newest.entry(row.job_id.as_str()).or_insert(None);
+        *at = (*at).max(row.labelled_at_us);
+    }
+    let mut truths = BTreeMap::new();
+    for row in &rows {
+        if newest.get(row.job_id.as_str()) == Some(&row.labelled_at_us) {
+            add_label(
+                &mut truths,
+                &row.job_id,
+                &row.anomaly,
+                row.start_us,
+                row.end_us,
+                row.node.clone(),
+            );
+        }
+    }
+    truths
+}
+
+/// One labelled span as a labels CSV file or an admin gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelLine {
+    pub job_id: String,
+    /// `none` (or `healthy`) or an anomaly type.
+    pub anomaly: String,
+    pub start_us: Option<i64>,
+    pub end_us: Option<i64>,
+    pub node: Option<String>,
 }
 
 /// A labels CSV file with the header `job_id,anomaly,start,end[,node]`, times in RFC 3339.
 /// A malformed line is an error naming the file and line: training on half-read labels would
 /// silently teach the model the wrong thing.
 pub fn read_labels_csv(path: &Path) -> Result<BTreeMap<String, Truth>, ModelError> {
+    let mut truths = BTreeMap::new();
+    for line in read_label_lines(path)? {
+        add_label(
+            &mut truths,
+            &line.job_id,
+            &line.anomaly,
+            line.start_us,
+            line.end_us,
+            line.node,
+        );
+    }
+    Ok(truths)
+}
+
+/// The lines of a labels CSV file (see [`read_labels_csv`]), as written.
+pub fn read_label_lines(path: &Path) -> Result<Vec<LabelLine>, ModelError> {
     let text = std::fs::read_to_string(path).map_err(|e| ModelError::read(path, e))?;
     let mut lines = text.lines().enumerate();
     let header: Vec<&str> = match lines.next() {
@@ -139,7 +208,7 @@ pub fn read_labels_csv(path: &Path) -> Result<BTreeMap<String, Truth>, ModelErro
             .map(|t| Some(t.timestamp_micros()))
             .map_err(|e| ModelError::read(path, format!("line {line}: time {field:?}: {e}")))
     };
-    let mut truths = BTreeMap::new();
+    let mut labels = Vec::new();
     for (index, line) in lines {
         if line.trim().is_empty() {
             continue;
@@ -155,19 +224,18 @@ pub fn read_labels_csv(path: &Path) -> Result<BTreeMap<String, Truth>, ModelErro
                 ),
             ));
         }
-        add_label(
-            &mut truths,
-            fields[0],
-            fields[1],
-            time(fields[2], index + 1)?,
-            time(fields[3], index + 1)?,
-            fields
+        labels.push(LabelLine {
+            job_id: fields[0].to_string(),
+            anomaly: fields[1].to_string(),
+            start_us: time(fields[2], index + 1)?,
+            end_us: time(fields[3], index + 1)?,
+            node: fields
                 .get(4)
                 .filter(|n| !n.is_empty())
                 .map(|n| n.to_string()),
-        );
+        });
     }
-    Ok(truths)
+    Ok(labels)
 }
 
 /// The label of one window by the protocol (see [`super`]'s doc): `None` when it is left out.

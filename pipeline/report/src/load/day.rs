@@ -44,6 +44,26 @@ pub struct PipelineRun {
     pub error: Option<String>,
 }
 
+/// A job whose label would teach the diagnosis most: of the week's jobs it judged and nobody
+/// labelled, one it was least sure of (`predictions`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobToLabel {
+    pub job_id: String,
+    pub user: String,
+    pub name: String,
+    pub day: String,
+    /// The model's verdict and its share of the trees' votes (the least sure of its nodes).
+    pub verdict: String,
+    pub confidence: Option<f64>,
+    pub unknown_windows: i64,
+    pub windows: i64,
+}
+
+/// Jobs the admins' report asks to label each day (over the last [`LABEL_WEEK_DAYS`] days).
+pub const JOBS_TO_LABEL: usize = 5;
+/// The days the jobs to label are chosen from, the report's day the last.
+pub const LABEL_WEEK_DAYS: u64 = 7;
+
 /// What a cluster's daily system report shows of `summaries` and `runs`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DayFacts {
@@ -59,6 +79,8 @@ pub struct DayFacts {
     pub totals: Option<SummedRow>,
     /// The day's runs by DAG and step.
     pub runs: Vec<PipelineRun>,
+    /// The jobs of the week whose labels would teach the diagnosis most.
+    pub to_label: Vec<JobToLabel>,
 }
 
 /// The daily system report's figures of `cluster` on `day`.
@@ -75,6 +97,7 @@ pub async fn day_report(
         .into_iter()
         .next();
     let runs = pipeline_runs(ctx, day).await?;
+    let to_label = jobs_to_label(ctx, cluster, day).await?;
     Ok(DayFacts {
         cluster: cluster.to_string(),
         day,
@@ -83,7 +106,47 @@ pub async fn day_report(
         users,
         totals,
         runs,
+        to_label,
     })
+}
+
+/// Of the jobs of `cluster` the models judged in the week ending on `day` and nobody labelled,
+/// the [`JOBS_TO_LABEL`] the diagnosis was least sure of (the smallest share of votes for its
+/// verdict on any node, then the most windows it could not name): an uncertainty sample, the
+/// labels that teach a model most for the fewest asked (ALBADross, CLUSTER 2022).
+async fn jobs_to_label(
+    ctx: &SessionContext,
+    cluster: &str,
+    day: NaiveDate,
+) -> Result<Vec<JobToLabel>, QueryError> {
+    let cl = literal(cluster);
+    let from = day - chrono::Days::new(LABEL_WEEK_DAYS - 1);
+    let sql = format!(
+        "SELECT p.job_id, max(j.\"user\") AS owner, max(j.name) AS name, max(p.day) AS day, \
+         min(p.model_confidence) AS confidence, sum(p.unknown_windows) AS unknown_windows, \
+         sum(p.windows) AS windows, max(p.model_verdict) AS verdict \
+         FROM predictions p JOIN jobs j ON j.job_id = p.job_id AND j.day = p.day \
+         WHERE p.day >= '{from}' AND p.day <= '{day}' AND j.cluster = {cl} \
+         AND p.model_confidence IS NOT NULL \
+         AND p.job_id NOT IN (SELECT job_id FROM labels) \
+         GROUP BY p.job_id \
+         ORDER BY confidence ASC, unknown_windows DESC, p.job_id LIMIT {JOBS_TO_LABEL}"
+    );
+    let mut jobs = Vec::new();
+    each_row(ctx, &sql, |c, i| {
+        jobs.push(JobToLabel {
+            job_id: text(c, "job_id", i),
+            user: text(c, "owner", i),
+            name: text(c, "name", i),
+            day: text(c, "day", i),
+            verdict: text(c, "verdict", i),
+            confidence: c.float("confidence", i),
+            unknown_windows: c.int("unknown_windows", i).unwrap_or(0),
+            windows: c.int("windows", i).unwrap_or(0),
+        });
+    })
+    .await?;
+    Ok(jobs)
 }
 
 /// The day's `summaries` of `cluster` summed by the column `key`: one row per value of it, in

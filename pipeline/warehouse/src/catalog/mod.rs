@@ -167,7 +167,7 @@ impl Table {
                 "Long-format node telemetry attributed to jobs: one row per job, node, metric and sample."
             }
             Table::Labels => {
-                "Ground truth where a data set has it: which anomaly ran in which job and when."
+                "Ground truth where a data set or an admin has it: which anomaly ran in which job and when (healthy: `none`). `jobsight label` writes an admin's labels with who and when; the models read a job's newest such labels in place of its older ones."
             }
             Table::Features => {
                 "Statistics of each job's telemetry per node and metric (written by `jobsight features`)."
@@ -657,6 +657,8 @@ mod tests {
                 time(),
                 text("{}"),
                 text("test"),
+                text("tester"),
+                time(),
             ],
         )
         .unwrap()

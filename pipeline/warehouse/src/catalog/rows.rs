@@ -248,7 +248,9 @@ table_row! {
 }
 
 table_row! {
-    /// One row of `labels`: which anomaly ran in which job and when, where a data set says so.
+    /// One row of `labels`: which anomaly ran in which job and when, where a data set or an
+    /// admin says so. An admin's labels (`jobsight label`) say who and when; a job's newest
+    /// such labels replace its older ones.
     LabelRow => Labels {
         job_id: String,
         anomaly: String,
@@ -256,6 +258,8 @@ table_row! {
         end: Option<DateTime<Utc>>,
         params: Option<String>,
         source: String,
+        labelled_by: Option<String>,
+        labelled_at: Option<DateTime<Utc>>,
     }
 }
 

@@ -8,6 +8,32 @@ use clap::Subcommand;
 
 use crate::output::Format;
 
+/// The arguments of `jobsight label`.
+#[derive(Debug, clap::Args)]
+pub struct LabelArgs {
+    /// The jobs to label (their ids as `jobs.job_id` has them).
+    #[arg(required_unless_present = "import", conflicts_with = "import")]
+    pub jobs: Vec<String>,
+    /// What ran: `healthy`, or an anomaly type.
+    #[arg(long = "as", value_name = "LABEL", required_unless_present = "import")]
+    pub label: Option<String>,
+    /// When the anomaly began (RFC 3339, e.g. 2026-03-02T10:15:00Z) [default: the job's start].
+    #[arg(long, requires = "label")]
+    pub start: Option<String>,
+    /// When the anomaly ended (RFC 3339) [default: the job's end].
+    #[arg(long, requires = "label")]
+    pub end: Option<String>,
+    /// The node it ran on [default: every node of the job].
+    #[arg(long, requires = "label")]
+    pub node: Option<String>,
+    /// A labels CSV file to keep instead: job_id,anomaly,start,end[,node].
+    #[arg(long, value_name = "FILE")]
+    pub import: Option<PathBuf>,
+    /// Who gives the labels [default: $SUDO_USER, else $USER].
+    #[arg(long)]
+    pub by: Option<String>,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum ModelAction {
     /// Train a model on every day with windows in --data and write it to --out. A diagnosis is a
@@ -78,6 +104,56 @@ pub enum ModelAction {
         /// the figures show what unlabelled anomalies in training cost (see --refine).
         #[arg(long, default_value_t = 0.0, value_name = "SHARE", value_parser = share)]
         contaminate: f64,
+        /// Active learning, for the diagnosis: in each fold the model asks for the labels of the
+        /// N judged windows it is least sure of, gets them from the labels (standing in for an
+        /// admin with `jobsight label`), is trained again with them and judged on the fold's
+        /// other windows. With --leave-out-application: how many labels of a new application
+        /// it takes to judge it well.
+        #[arg(long, default_value_t = 0, value_name = "N", conflicts_with_all = ["model", "workflows"])]
+        active: usize,
+        #[command(flatten)]
+        options: TrainArgs,
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+    },
+    /// Models for this site's nodes from its own runs: submit the labelled training suite of
+    /// real applications (jobs/training/: LAMMPS, GROMACS, HPCC, NWChem, OpenFOAM, each alone
+    /// and beside each anomaly generator, every job writing its own label) to Slurm, wait for
+    /// the jobs to end and for the per-job DAG (the daemon) to store them, keep their labels,
+    /// train the diagnosis and the anomaly score, judge both with each application left out in
+    /// turn, and with --install put them where `[model]` says (the old ones kept as
+    /// `.previous`). The suite's folder and --work must be reachable from the compute nodes.
+    /// About (applications × 8) × (--seconds + 15 s) on one free node.
+    Bootstrap {
+        /// The training suite's folder [default: $JOBSIGHT_TRAINING_SUITE, else
+        /// share/jobsight/training beside the installed binary].
+        #[arg(long, env = "JOBSIGHT_TRAINING_SUITE")]
+        suite: Option<PathBuf>,
+        /// Where the jobs write their labels and the models are trained [default:
+        /// ./jobsight-training-<UTC time>].
+        #[arg(long)]
+        work: Option<PathBuf>,
+        /// The applications to run (of lammps, gromacs, hpcc, nwchem, openfoam).
+        #[arg(long, default_value = "lammps gromacs hpcc nwchem openfoam")]
+        apps: String,
+        /// Seconds each job runs (at least 60).
+        #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u64).range(60..=3600))]
+        seconds: u64,
+        /// Healthy runs per application (beside one run per anomaly generator).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(0..=20))]
+        healthy: u64,
+        /// Submit as this user (needs root; default: whoever runs this).
+        #[arg(long)]
+        user: Option<String>,
+        /// Slurm partition to run in [default: the cluster's default].
+        #[arg(long)]
+        partition: Option<String>,
+        /// How long to wait for the jobs to end and be stored.
+        #[arg(long, default_value_t = 4 * 3600)]
+        wait_s: u64,
+        /// Install the models at the configuration's `[model] diagnosis` and `unsupervised`.
+        #[arg(long)]
+        install: bool,
         #[command(flatten)]
         options: TrainArgs,
         #[arg(long, value_enum, default_value = "table")]
@@ -142,6 +218,11 @@ pub struct TrainArgs {
     /// (docs/models.md has what refining gains and costs).
     #[arg(long, default_value_t = 0, value_name = "ROUNDS", value_parser = clap::value_parser!(u8).range(0..=5))]
     pub refine: u8,
+    /// How the anomaly score's cut for each application is taken from its windows' scores, and
+    /// for an application the model never saw from its other runs (docs/models.md, "Per-application
+    /// baselines of the anomaly score").
+    #[arg(long, value_parser = choice::<crate::model::baseline::BaselineMethod>(), default_value = "median")]
+    pub baseline: crate::model::baseline::BaselineMethod,
 }
 
 /// A share between 0 and 1.
@@ -175,6 +256,7 @@ impl TrainArgs {
         o.features = self.features;
         o.metrics = (!self.metrics.is_empty()).then(|| self.metrics.clone());
         o.refine = self.refine;
+        o.score.baseline = self.baseline;
         Ok(o)
     }
 }

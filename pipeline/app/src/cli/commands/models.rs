@@ -10,7 +10,7 @@ use crate::output::{self, Format};
 use crate::rules::RuleBook;
 
 use crate::cli::Env;
-use crate::cli::args::{ModelAction, RulesAction, WorkflowAction};
+use crate::cli::args::{LabelArgs, ModelAction, RulesAction, WorkflowAction};
 use crate::cli::progress::Progress;
 
 /// `jobsight model`.
@@ -20,7 +20,133 @@ pub(in crate::cli) fn model(
     stdout: &mut StdoutLock<'_>,
 ) -> anyhow::Result<()> {
     let data = env.settings.data.clone();
+    if let ModelAction::Bootstrap {
+        suite,
+        work,
+        apps,
+        seconds,
+        healthy,
+        user,
+        partition,
+        wait_s,
+        install,
+        options,
+        format,
+    } = action
+    {
+        let suite = match suite {
+            Some(s) => s,
+            None => std::env::current_exe()
+                .ok()
+                .and_then(|exe| Some(exe.parent()?.parent()?.join("share/jobsight/training")))
+                .context("say where the training suite is with --suite DIR")?,
+        };
+        let work = work.unwrap_or_else(|| {
+            std::path::PathBuf::from(format!(
+                "jobsight-training-{}",
+                chrono::Utc::now().format("%Y%m%dT%H%M%SZ")
+            ))
+        });
+        let install = if install {
+            let model = &env.settings.model;
+            let (Some(d), Some(u)) = (&model.diagnosis, &model.unsupervised) else {
+                anyhow::bail!(
+                    "--install puts the models at [model] diagnosis and unsupervised: set both in the configuration"
+                );
+            };
+            Some((d.clone(), u.clone()))
+        } else {
+            None
+        };
+        let mut submit = vec![
+            "--apps".to_string(),
+            apps,
+            "--seconds".into(),
+            seconds.to_string(),
+            "--healthy".into(),
+            healthy.to_string(),
+            "--seed".into(),
+            options.seed.to_string(),
+        ];
+        for (flag, value) in [("--user", user), ("--partition", partition)] {
+            if let Some(v) = value {
+                submit.extend([flag.to_string(), v]);
+            }
+        }
+        let bootstrap = crate::bootstrap::Bootstrap {
+            suite,
+            work,
+            data,
+            submit,
+            wait: std::time::Duration::from_secs(wait_s),
+            options: options.options()?,
+            install,
+        };
+        let outcome = crate::bootstrap::run(&bootstrap, &mut |line| eprintln!("{line}"))?;
+        let text = match format {
+            Format::Table => output::model::render_bootstrap(&outcome),
+            Format::Json => serde_json::to_string(&outcome.evaluations)? + "\n",
+        };
+        stdout.write_all(text.as_bytes())?;
+        return Ok(());
+    }
     run_model(action, &data, stdout)?;
+    Ok(())
+}
+
+/// `jobsight label`.
+pub(in crate::cli) fn label(
+    args: LabelArgs,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    use crate::model::dataset::{LabelLine, read_label_lines};
+    use crate::model::labelling::keep_labels;
+    let data = &env.settings.data;
+    let by = args
+        .by
+        .or_else(|| std::env::var("SUDO_USER").ok())
+        .or_else(|| std::env::var("USER").ok())
+        .filter(|b| !b.trim().is_empty())
+        .context("say who gives the labels with --by (neither SUDO_USER nor USER is set)")?;
+    let by = jobsight_base::text::clean(&by, 64);
+    let time = |flag: &str, value: Option<&String>| -> anyhow::Result<Option<i64>> {
+        value
+            .map(|v| {
+                chrono::DateTime::parse_from_rfc3339(v)
+                    .map(|t| t.timestamp_micros())
+                    .with_context(|| format!("--{flag} {v:?} is not an RFC 3339 time"))
+            })
+            .transpose()
+    };
+    let labels = match &args.import {
+        Some(file) => read_label_lines(file)?,
+        None => {
+            let (start_us, end_us) = (
+                time("start", args.start.as_ref())?,
+                time("end", args.end.as_ref())?,
+            );
+            let label = args.label.clone().unwrap_or_default();
+            args.jobs
+                .iter()
+                .map(|job| LabelLine {
+                    job_id: job.clone(),
+                    anomaly: label.clone(),
+                    start_us,
+                    end_us,
+                    node: args.node.clone(),
+                })
+                .collect()
+        }
+    };
+    let kept = keep_labels(data, &labels, &by, chrono::Utc::now())?;
+    let rows: usize = kept.rows_per_job.values().sum();
+    writeln!(
+        stdout,
+        "kept {rows} label(s) of {} job(s) by {by} in {}; `jobsight model train` and the nightly retrain read them",
+        kept.rows_per_job.len(),
+        data.display()
+    )?;
     Ok(())
 }
 
@@ -107,6 +233,7 @@ fn run_model(
             export,
             verdicts,
             contaminate,
+            active,
             options,
             format,
             workflows: false,
@@ -120,6 +247,10 @@ fn run_model(
                         "say what to evaluate: --model FILE, --cv K, --hold-out APPLICATION or \
                          --leave-out-application"
                     );
+                    anyhow::ensure!(
+                        active == 0 || kind == model::Kind::Diagnosis,
+                        "--active asks for labels for the diagnosis; the anomaly score needs none"
+                    );
                     let cv = model::CrossValidation {
                         folds: cv.unwrap_or(5) as usize,
                         hold_out,
@@ -127,6 +258,7 @@ fn run_model(
                         export,
                         verdicts,
                         contaminate,
+                        active,
                     };
                     model::cross_validate(
                         data,
@@ -145,6 +277,7 @@ fn run_model(
                 Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?,
             }
         }
+        ModelAction::Bootstrap { .. } => unreachable!("handled by `model`"),
         ModelAction::Info {
             model: path,
             format,

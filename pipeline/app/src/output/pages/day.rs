@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::charts::{self, Bar, ChartError};
 use super::format::{c, href, pct, with_charts};
-use crate::report::load::{DayFacts, Facts, JobFacts, PipelineRun, SummedRow};
+use crate::report::load::{DayFacts, Facts, JobFacts, JobToLabel, PipelineRun, SummedRow};
 use crate::report::{day_path, job_path, user_path};
 
 /// The daily system report's values, from the day's figures of its cluster (`report`) and the
@@ -27,6 +27,7 @@ pub fn day_page(report: &DayFacts, facts: &Facts) -> Result<Value, ChartError> {
     let rules = top_rules(cluster, facts);
     let runs = pipeline_runs(&report.runs);
     let worst = most_wasteful_jobs(cluster, facts, &me);
+    let to_label = jobs_to_label(&report.to_label);
     Ok(with_charts(
         json!({
             "title": format!("{} on {day}", c(cluster)),
@@ -34,7 +35,7 @@ pub fn day_page(report: &DayFacts, facts: &Facts) -> Result<Value, ChartError> {
             "cluster": c(cluster), "day": day.to_string(),
             "totals": totals,
             "partitions": partitions, "accounts": accounts, "users": users,
-            "rules": rules, "runs": runs, "worst": worst,
+            "rules": rules, "runs": runs, "worst": worst, "to_label": to_label,
             "next_day": (day + chrono::Days::new(1)).to_string(),
         }),
         svgs,
@@ -164,6 +165,22 @@ fn pipeline_runs(runs: &[PipelineRun]) -> Vec<serde_json::Value> {
                 "runs": r.runs, "ok": r.ok,
                 "not_ok": r.not_ok, "jobs": r.jobs,
                 "error": r.error.as_deref().map(c),
+            })
+        })
+        .collect()
+}
+
+/// The week's jobs whose labels would teach the diagnosis most, each with the command that
+/// labels it.
+fn jobs_to_label(jobs: &[JobToLabel]) -> Vec<serde_json::Value> {
+    jobs.iter()
+        .map(|j| {
+            json!({
+                "job_id": c(&j.job_id), "user": c(&j.user), "name": c(&j.name),
+                "day": c(&j.day), "verdict": c(&j.verdict),
+                "confidence": pct(j.confidence),
+                "unknown": format!("{} of {}", j.unknown_windows, j.windows),
+                "command": format!("jobsight label {} --as healthy", c(&j.job_id)),
             })
         })
         .collect()

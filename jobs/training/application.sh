@@ -1,0 +1,205 @@
+#!/bin/bash
+# application.sh APP SECONDS: runs the real application APP on all of the job's CPUs, again and
+# again, until SECONDS have passed (each application's example input is short, so a run of the
+# suite is as long as the suite asks). Inputs are made in the current directory from the files
+# Debian's packages ship; nothing is downloaded.
+#   lammps    molecular dynamics: Lennard-Jones melt (LAMMPS' bench/in.lj), 32,000 atoms, MPI
+#   gromacs   molecular dynamics: a 4-nm box of SPC water made with gmx solvate, thread-MPI
+#   hpcc      HPC Challenge: HPL, DGEMM, STREAM, PTRANS, RandomAccess, FFT in turn, MPI
+#   nwchem    electronic structure: B3LYP/6-31G* on benzene, MPI
+#   openfoam  CFD: icoFoam on the lid-driven cavity (the tutorial's case, a finer mesh), MPI
+set -u
+app=$1
+seconds=$2
+ranks=${SLURM_CPUS_ON_NODE:-$(nproc)}
+deadline=$(( $(date +%s) + seconds ))
+mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$ranks")
+left() { echo $(( deadline - $(date +%s) )); }
+
+case "$app" in
+lammps)
+  cat > in.lj <<'IN'
+variable x index 1
+variable y index 1
+variable z index 1
+variable xx equal 20*$x
+variable yy equal 20*$y
+variable zz equal 20*$z
+units lj
+atom_style atomic
+lattice fcc 0.8442
+region box block 0 ${xx} 0 ${yy} 0 ${zz}
+create_box 1 box
+create_atoms 1 box
+mass 1 1.0
+velocity all create 1.44 87287 loop geom
+pair_style lj/cut 2.5
+pair_coeff 1 1 1.0 1.0 2.5
+neighbor 0.3 bin
+neigh_modify delay 0 every 20 check no
+fix 1 all nve
+run 2000
+IN
+  run() { "${mpi[@]}" lmp -in in.lj -log none -screen none; }
+  ;;
+gromacs)
+  cat > md.mdp <<'IN'
+integrator = md
+dt = 0.002
+nsteps = -1
+cutoff-scheme = Verlet
+coulombtype = PME
+rcoulomb = 1.0
+rvdw = 1.0
+tcoupl = v-rescale
+tc-grps = System
+tau-t = 0.1
+ref-t = 300
+constraints = h-bonds
+nstxout-compressed = 0
+nstenergy = 1000
+nstlog = 1000
+IN
+  gmx -quiet solvate -cs spc216.gro -box 4 4 4 -o water.gro >/dev/null 2>&1
+  waters=$(( ($(wc -l < water.gro) - 3) / 3 ))
+  printf '#include "oplsaa.ff/forcefield.itp"\n#include "oplsaa.ff/spc.itp"\n[ system ]\nwater\n[ molecules ]\nSOL %s\n' \
+    "$waters" > topol.top
+  gmx -quiet grompp -f md.mdp -c water.gro -p topol.top -o md.tpr -maxwarn 2 >/dev/null 2>&1
+  # mdrun stops by itself before -maxh (hours) has passed.
+  run() { gmx -quiet mdrun -nt "$ranks" -s md.tpr -maxh "$(echo "$(left) / 3600" | bc -l)" >/dev/null 2>&1; }
+  ;;
+hpcc)
+  # The example input with one problem size that fits a run in tens of seconds on two cores.
+  cat > hpccinf.txt <<IN
+HPLinpack benchmark input file
+Innovative Computing Laboratory, University of Tennessee
+HPL.out      output file name (if any)
+8            device out (6=stdout,7=stderr,file)
+1            # of problems sizes (N)
+4000         Ns
+1            # of NBs
+128          NBs
+0            PMAP process mapping (0=Row-,1=Column-major)
+1            # of process grids (P x Q)
+1            Ps
+$ranks       Qs
+16.0         threshold
+1            # of panel fact
+2            PFACTs (0=left, 1=Crout, 2=Right)
+1            # of recursive stopping criterium
+4            NBMINs (>= 1)
+1            # of panels in recursion
+2            NDIVs
+1            # of recursive panel fact.
+1            RFACTs (0=left, 1=Crout, 2=Right)
+1            # of broadcast
+1            BCASTs (0=1rg,1=1rM,2=2rg,3=2rM,4=Lng,5=LnM)
+1            # of lookahead depth
+1            DEPTHs (>=0)
+2            SWAP (0=bin-exch,1=long,2=mix)
+64           swapping threshold
+0            L1 in (0=transposed,1=no-transposed) form
+0            U  in (0=transposed,1=no-transposed) form
+1            Equilibration (0=no,1=yes)
+8            memory alignment in double (> 0)
+##### This line (no. 32) is ignored (it serves as a separator). ######
+0                               Number of additional problem sizes for PTRANS
+1200 10000 30000                values of N
+0                               number of additional blocking sizes for PTRANS
+40 9 8 13 13 20 16 32 64        values of NB
+IN
+  run() { rm -f hpccoutf.txt; "${mpi[@]}" hpcc >/dev/null 2>&1; }
+  ;;
+nwchem)
+  cat > benzene.nw <<'IN'
+start benzene
+memory total 400 mb
+geometry units angstrom noautoz
+  C  0.000  1.396 0.0
+  C  1.209  0.698 0.0
+  C  1.209 -0.698 0.0
+  C  0.000 -1.396 0.0
+  C -1.209 -0.698 0.0
+  C -1.209  0.698 0.0
+  H  0.000  2.479 0.0
+  H  2.147  1.240 0.0
+  H  2.147 -1.240 0.0
+  H  0.000 -2.479 0.0
+  H -2.147 -1.240 0.0
+  H -2.147  1.240 0.0
+end
+basis
+  * library 6-31G*
+end
+dft
+  xc b3lyp
+  direct
+end
+task dft energy
+IN
+  run() { rm -f benzene.*[!w]; "${mpi[@]}" nwchem benzene.nw >/dev/null 2>&1; }
+  ;;
+openfoam)
+  # Where Debian's OpenFOAM finds its own etc/controlDict (its bashrc needs tools Debian leaves out).
+  export WM_PROJECT_DIR=/usr/share/openfoam
+  mkdir -p cavity/system cavity/constant cavity/0
+  header() { printf 'FoamFile { version 2.0; format ascii; class %s; object %s; }\n' "$1" "$2"; }
+  { header dictionary blockMeshDict; cat <<'IN'
+convertToMeters 0.1;
+vertices ((0 0 0) (1 0 0) (1 1 0) (0 1 0) (0 0 0.1) (1 0 0.1) (1 1 0.1) (0 1 0.1));
+blocks (hex (0 1 2 3 4 5 6 7) (200 200 1) simpleGrading (1 1 1));
+edges ();
+boundary (
+  movingWall { type wall; faces ((3 7 6 2)); }
+  fixedWalls { type wall; faces ((0 4 7 3) (2 6 5 1) (1 5 4 0)); }
+  frontAndBack { type empty; faces ((0 3 2 1) (4 5 6 7)); }
+);
+IN
+  } > cavity/system/blockMeshDict
+  { header dictionary controlDict; cat <<'IN'
+application icoFoam; startFrom startTime; startTime 0; stopAt endTime; endTime 0.5;
+deltaT 0.0005; writeControl timeStep; writeInterval 100000; purgeWrite 1; writeFormat binary;
+writePrecision 6; writeCompression off; timeFormat general; timePrecision 6; runTimeModifiable false;
+IN
+  } > cavity/system/controlDict
+  { header dictionary fvSchemes; cat <<'IN'
+ddtSchemes { default Euler; } gradSchemes { default Gauss linear; grad(p) Gauss linear; }
+divSchemes { default none; div(phi,U) Gauss linear; } laplacianSchemes { default Gauss linear orthogonal; }
+interpolationSchemes { default linear; } snGradSchemes { default orthogonal; }
+IN
+  } > cavity/system/fvSchemes
+  { header dictionary fvSolution; cat <<'IN'
+solvers { p { solver PCG; preconditioner DIC; tolerance 1e-06; relTol 0.05; }
+  pFinal { $p; relTol 0; } U { solver smoothSolver; smoother symGaussSeidel; tolerance 1e-05; relTol 0; } }
+PISO { nCorrectors 2; nNonOrthogonalCorrectors 0; pRefCell 0; pRefValue 0; }
+IN
+  } > cavity/system/fvSolution
+  { header dictionary decomposeParDict; echo "numberOfSubdomains $ranks; method simple; coeffs { n ($ranks 1 1); }"; } > cavity/system/decomposeParDict
+  { header dictionary transportProperties; echo "nu 0.01;"; } > cavity/constant/transportProperties
+  { header volVectorField U; cat <<'IN'
+dimensions [0 1 -1 0 0 0 0]; internalField uniform (0 0 0);
+boundaryField { movingWall { type fixedValue; value uniform (1 0 0); }
+  fixedWalls { type noSlip; } frontAndBack { type empty; } }
+IN
+  } > cavity/0/U
+  { header volScalarField p; cat <<'IN'
+dimensions [0 2 -2 0 0 0 0]; internalField uniform 0;
+boundaryField { movingWall { type zeroGradient; } fixedWalls { type zeroGradient; } frontAndBack { type empty; } }
+IN
+  } > cavity/0/p
+  (cd cavity && blockMesh >/dev/null 2>&1 && decomposePar -force >/dev/null 2>&1)
+  run() { (cd cavity && rm -rf processor*/[1-9]* processor*/0.* && "${mpi[@]}" icoFoam -parallel >/dev/null 2>&1); }
+  ;;
+*)
+  echo "application.sh: unknown application $app (lammps, gromacs, hpcc, nwchem, openfoam)" >&2
+  exit 2
+  ;;
+esac
+
+runs=0
+while [ "$(left)" -gt 2 ]; do
+  # A run cut at the deadline: the suite's jobs last what the suite asks, not what the input does.
+  timeout --signal=TERM --kill-after=5 "$(left)" bash -c "$(declare -f run left); $(declare -p mpi ranks deadline); run" || true
+  runs=$((runs + 1))
+done
+echo "application.sh: $app ran $runs time(s) in $seconds s"

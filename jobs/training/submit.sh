@@ -1,0 +1,56 @@
+#!/bin/bash
+# submit.sh: submits jobsight's labelled training suite to Slurm, one job per application and
+# anomaly (plus healthy runs), each on a whole node, and prints "job_id app anomaly" per job.
+#   submit.sh --labels DIR [--apps "lammps gromacs hpcc nwchem openfoam"] [--seconds 100]
+#             [--healthy 1] [--seed 1] [--user USER] [--partition P] [--dry-run]
+# Anomalies start at a random time in the run's second fifth and last a random 40-55 % of it
+# (seeded, so a suite can be submitted again alike). Each job writes its label to DIR, which must
+# be writable by USER; collect.sh merges them into one CSV for `jobsight label --import`.
+set -euo pipefail
+suite=$(cd "$(dirname "$0")" && pwd)
+labels= apps="lammps gromacs hpcc nwchem openfoam" seconds=100 healthy=1 seed=1 user= partition= dry=0
+anomalies="cpuoccupy cachecopy membw memleak memeater iobandwidth iometadata"
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --labels) labels=$2; shift 2 ;;
+  --apps) apps=$2; shift 2 ;;
+  --anomalies) anomalies=$2; shift 2 ;;
+  --seconds) seconds=$2; shift 2 ;;
+  --healthy) healthy=$2; shift 2 ;;
+  --seed) seed=$2; shift 2 ;;
+  --user) user=$2; shift 2 ;;
+  --partition) partition=$2; shift 2 ;;
+  --dry-run) dry=1; shift ;;
+  -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "submit.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+[ -n "$labels" ] || { echo "submit.sh: --labels DIR is required" >&2; exit 2; }
+[ "$seconds" -ge 60 ] || { echo "submit.sh: --seconds must be at least 60" >&2; exit 2; }
+mkdir -p "$labels"
+[ -z "$user" ] || chown "$user" "$labels"
+RANDOM=$seed
+run=0
+for app in $apps; do
+  kinds=$(for _ in $(seq "$healthy"); do echo none; done; echo $anomalies)
+  for anomaly in $kinds; do
+    run=$((run + 1))
+    fifth=$((seconds / 5))
+    start=$((fifth + RANDOM % fifth))
+    length=$((seconds * (40 + RANDOM % 16) / 100))
+    [ $((start + length)) -le $((seconds - fifth / 2)) ] || length=$((seconds - fifth / 2 - start))
+    export_list="ALL,TRAINING_SUITE=$suite,TRAINING_APP=$app,TRAINING_SECONDS=$seconds,TRAINING_LABELS=$labels,TRAINING_ANOMALY=$anomaly,TRAINING_ANOMALY_START=$start,TRAINING_ANOMALY_SECONDS=$length"
+    args=(--parsable --job-name "$app-$run" --output "$labels/%j.out" --export "$export_list")
+    [ -z "$partition" ] || args+=(--partition "$partition")
+    if [ "$dry" = 1 ]; then
+      echo "dry-run $app $anomaly start=$start seconds=$length"
+      continue
+    fi
+    if [ -n "$user" ]; then
+      id=$(runuser -u "$user" -- sbatch "${args[@]}" "$suite/training.sbatch")
+    else
+      id=$(sbatch "${args[@]}" "$suite/training.sbatch")
+    fi
+    echo "${id%%;*} $app $anomaly"
+  done
+done

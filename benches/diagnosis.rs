@@ -52,6 +52,7 @@ fn compare(name: &str, data: &Path, python: Option<&Path>) {
         export: Some(export.path().to_path_buf()),
         verdicts: None,
         contaminate: 0.0,
+        active: 0,
     };
     let report = model::cross_validate(
         data,

@@ -124,7 +124,8 @@ pub fn run(b: &Bootstrap, progress: &mut dyn FnMut(&str)) -> anyhow::Result<Outc
     })?;
 
     let lines = collected_labels(&labels_dir, &ids, progress)?;
-    let kept = model::labelling::keep_labels(&b.data, &lines, "training suite", chrono::Utc::now())?;
+    let kept =
+        model::labelling::keep_labels(&b.data, &lines, "training suite", chrono::Utc::now())?;
     let labels: usize = kept.rows_per_job.values().sum();
     progress(&format!(
         "kept {labels} label(s) of {} job(s)",
@@ -138,7 +139,14 @@ pub fn run(b: &Bootstrap, progress: &mut dyn FnMut(&str)) -> anyhow::Result<Outc
     ] {
         let out = b.work.join(file);
         progress(&format!("training the {}", kind.name()));
-        model::train(&b.data, kind, &LabelsFrom::Table, &b.options, &out, progress)?;
+        model::train(
+            &b.data,
+            kind,
+            &LabelsFrom::Table,
+            &b.options,
+            &out,
+            progress,
+        )?;
         models.push((kind, out, None));
     }
     let mut evaluations = Vec::new();

@@ -324,12 +324,14 @@ mod tests {
         })]);
         let rows: Vec<usize> = (0..windows.keys.len()).collect();
         let cut = |method| {
-            Baselines::learn(&windows, &rows, &scores, &application, method).applications
-                ["busy"]
+            Baselines::learn(&windows, &rows, &scores, &application, method).applications["busy"]
                 .cut
         };
         let (median, lower_tail) = (cut(BaselineMethod::Median), cut(BaselineMethod::LowerTail));
-        assert!(median > 30.0 * 1.2, "the median's cut passes every anomaly: {median}");
+        assert!(
+            median > 30.0 * 1.2,
+            "the median's cut passes every anomaly: {median}"
+        );
         assert!(
             lower_tail > 3.0 * 1.2 && lower_tail < 30.0 * 0.8,
             "the lower tail's cut lies between: {lower_tail}"

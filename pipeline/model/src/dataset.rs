@@ -259,14 +259,22 @@ impl Windows {
 }
 
 /// Converts a column to plain strings, microseconds or floats once per batch.
-pub(crate) fn text_column(batch: &RecordBatch, name: &str, path: &Path) -> Result<ArrayRef, ModelError> {
+pub(crate) fn text_column(
+    batch: &RecordBatch,
+    name: &str,
+    path: &Path,
+) -> Result<ArrayRef, ModelError> {
     let array = batch
         .column_by_name(name)
         .ok_or_else(|| ModelError::read(path, format!("no column {name}")))?;
     cast(array, &DataType::Utf8).map_err(|e| ModelError::read(path, format!("column {name}: {e}")))
 }
 
-pub(crate) fn micros_column(batch: &RecordBatch, name: &str, path: &Path) -> Result<ArrayRef, ModelError> {
+pub(crate) fn micros_column(
+    batch: &RecordBatch,
+    name: &str,
+    path: &Path,
+) -> Result<ArrayRef, ModelError> {
     let array = batch
         .column_by_name(name)
         .ok_or_else(|| ModelError::read(path, format!("no column {name}")))?;

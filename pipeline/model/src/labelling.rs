@@ -126,9 +126,8 @@ fn label_row(
                 "job {job}: the span must start before it ends"
             )));
         }
-        let within = |t: i64| {
-            run.start_us.is_none_or(|s| t >= s) && run.end_us.is_none_or(|e| t <= e)
-        };
+        let within =
+            |t: i64| run.start_us.is_none_or(|s| t >= s) && run.end_us.is_none_or(|e| t <= e);
         if !within(start) || !within(end) {
             return Err(ModelError::Label(format!(
                 "job {job}: the span {} to {} is not within the job's run ({} to {})",
@@ -153,7 +152,9 @@ fn label_row(
 }
 
 fn shown(time: Option<DateTime<Utc>>) -> String {
-    time.map_or("unknown".into(), |t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+    time.map_or("unknown".into(), |t| {
+        t.format("%Y-%m-%dT%H:%M:%SZ").to_string()
+    })
 }
 
 /// Every job the warehouse has stored: its end day and its run's start and end.
@@ -246,13 +247,18 @@ mod tests {
         let first = Utc.with_ymd_and_hms(2026, 3, 3, 8, 0, 0).unwrap();
         keep_labels(
             dir.path(),
-            &[line("1", "cpuoccupy", Some((10, 20))), line("2", "healthy", None)],
+            &[
+                line("1", "cpuoccupy", Some((10, 20))),
+                line("2", "healthy", None),
+            ],
             "alice",
             first,
         )
         .unwrap();
         let truths = read_labels_table(dir.path()).unwrap();
-        assert!(matches!(&truths["1"], Truth::Labelled(iv) if iv.len() == 1 && iv[0].anomaly == "cpuoccupy"));
+        assert!(
+            matches!(&truths["1"], Truth::Labelled(iv) if iv.len() == 1 && iv[0].anomaly == "cpuoccupy")
+        );
         // Alice was wrong about job 1: it was healthy.
         keep_labels(
             dir.path(),
@@ -290,10 +296,19 @@ mod tests {
         let dir = warehouse();
         let at = Utc.with_ymd_and_hms(2026, 3, 3, 8, 0, 0).unwrap();
         for (labels, says) in [
-            (vec![line("1", "none", None), line("9", "none", None)], "not stored"),
-            (vec![line("1", "hung", None)], "not a label the models learn"),
+            (
+                vec![line("1", "none", None), line("9", "none", None)],
+                "not stored",
+            ),
+            (
+                vec![line("1", "hung", None)],
+                "not a label the models learn",
+            ),
             (vec![line("1", "none", Some((1, 2)))], "takes no span"),
-            (vec![line("1", "membw", Some((20, 10)))], "start before it ends"),
+            (
+                vec![line("1", "membw", Some((20, 10)))],
+                "start before it ends",
+            ),
             (vec![], "no labels"),
         ] {
             let error = keep_labels(dir.path(), &labels, "alice", at)

@@ -67,7 +67,7 @@ pub const PAGES: [(&str, &str); 6] = [
 
 /// The names the day report's and the index's templates are given (the job and user pages are
 /// checked by rendering samples instead).
-const DAY_NAMES: [&str; 15] = [
+const DAY_NAMES: [&str; 16] = [
     "title",
     "root",
     "cluster",
@@ -80,6 +80,7 @@ const DAY_NAMES: [&str; 15] = [
     "rules",
     "runs",
     "worst",
+    "to_label",
     "chart_svgs",
     "clusters",
     "workflows",

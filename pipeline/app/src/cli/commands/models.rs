@@ -24,6 +24,7 @@ pub(in crate::cli) fn model(
         suite,
         work,
         apps,
+        anomalies,
         seconds,
         healthy,
         user,
@@ -61,6 +62,8 @@ pub(in crate::cli) fn model(
         let mut submit = vec![
             "--apps".to_string(),
             apps,
+            "--anomalies".into(),
+            anomalies,
             "--seconds".into(),
             seconds.to_string(),
             "--healthy".into(),

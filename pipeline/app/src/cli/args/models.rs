@@ -137,7 +137,10 @@ pub enum ModelAction {
         #[arg(long, default_value = "lammps gromacs hpcc nwchem openfoam")]
         apps: String,
         /// The anomaly generators to run beside each application.
-        #[arg(long, default_value = "cpuoccupy cachecopy membw memleak memeater iobandwidth iometadata")]
+        #[arg(
+            long,
+            default_value = "cpuoccupy cachecopy membw memleak memeater iobandwidth iometadata"
+        )]
         anomalies: String,
         /// Seconds each job runs (at least 60).
         #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u64).range(60..=3600))]

@@ -5,7 +5,7 @@
 #             [--healthy 1] [--seed 1] [--user USER] [--partition P] [--dry-run]
 # Anomalies start at a random time in the run's second fifth and last a random 40-55 % of it
 # (seeded, so a suite can be submitted again alike). Each job writes its label to DIR, which must
-# be writable by USER; collect.sh merges them into one CSV for `jobsight label --import`.
+# be writable by USER; `jobsight model bootstrap` runs this and merges them into DIR/all-labels.csv.
 set -euo pipefail
 suite=$(cd "$(dirname "$0")" && pwd)
 labels= apps="lammps gromacs hpcc nwchem openfoam" seconds=100 healthy=1 seed=1 user= partition= dry=0

@@ -52,12 +52,6 @@ pub struct Outcome {
     pub evaluations: Vec<EvalReport>,
 }
 
-/// One submitted job, as `submit.sh` prints it.
-#[derive(Debug, Clone)]
-struct Submitted {
-    job_id: String,
-}
-
 /// Runs the bootstrap, saying what it does through `progress`.
 pub fn run(b: &Bootstrap, progress: &mut dyn FnMut(&str)) -> anyhow::Result<Outcome> {
     let submit_script = b.suite.join("submit.sh");
@@ -86,14 +80,12 @@ pub fn run(b: &Bootstrap, progress: &mut dyn FnMut(&str)) -> anyhow::Result<Outc
             String::from_utf8_lossy(&output.stderr).trim()
         );
     }
-    let jobs: Vec<Submitted> = String::from_utf8_lossy(&output.stdout)
+    // submit.sh prints "job_id app anomaly" per job.
+    let jobs: Vec<String> = String::from_utf8_lossy(&output.stdout)
         .lines()
-        .filter_map(|line| {
-            let id = line.split_whitespace().next()?;
-            id.chars().all(|c| c.is_ascii_digit()).then(|| Submitted {
-                job_id: id.to_string(),
-            })
-        })
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|id| id.chars().all(|c| c.is_ascii_digit()))
+        .map(str::to_string)
         .collect();
     anyhow::ensure!(!jobs.is_empty(), "submit.sh submitted no job");
     progress(&format!(
@@ -102,7 +94,7 @@ pub fn run(b: &Bootstrap, progress: &mut dyn FnMut(&str)) -> anyhow::Result<Outc
     ));
 
     let deadline = Instant::now() + b.wait;
-    let ids: Vec<&str> = jobs.iter().map(|j| j.job_id.as_str()).collect();
+    let ids: Vec<&str> = jobs.iter().map(String::as_str).collect();
     wait_for(deadline, progress, "the suite's jobs to end", || {
         let queued = queued(&ids)?;
         Ok((queued == 0).then_some(()).ok_or(format!(

@@ -173,7 +173,7 @@ pub enum Command {
     /// warehouse's `labels` table with who gave them and when; `model train` and the nightly
     /// retrain read that table, and labelling a job again replaces its earlier labels. With
     /// --import, every line of a labels CSV file (job_id,anomaly,start,end[,node], RFC 3339
-    /// times; what the training suite's jobs/training/collect.sh writes) is kept as one labelling.
+    /// times; what `model bootstrap` merges the training suite's labels into) is kept as one labelling.
     /// Nothing is kept if any label names a job the warehouse has not stored, an unknown type, or
     /// a span outside the job's run.
     Label(LabelArgs),

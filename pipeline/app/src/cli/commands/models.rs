@@ -284,24 +284,30 @@ fn run_model(
         ModelAction::Info {
             model: path,
             format,
-        } => {
-            if let Some(header) = crate::workflow::model::WorkflowModel::header(&path)? {
-                match format {
-                    Format::Table => {
-                        stdout.write_all(output::workflow::render_header(&header).as_bytes())?
-                    }
-                    Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&header)?)?,
-                }
-                return Ok(());
+        } => show_model_info(&path, format, stdout)?,
+    }
+    Ok(())
+}
+
+/// `jobsight model info`: the header of a job model or of a workflow model.
+fn show_model_info(
+    path: &std::path::Path,
+    format: Format,
+    stdout: &mut impl Write,
+) -> anyhow::Result<()> {
+    if let Some(header) = crate::workflow::model::WorkflowModel::header(path)? {
+        match format {
+            Format::Table => {
+                stdout.write_all(output::workflow::render_header(&header).as_bytes())?
             }
-            let header = model::file::ModelFile::header(&path)?;
-            match format {
-                Format::Table => {
-                    stdout.write_all(output::model::render_header(&header).as_bytes())?
-                }
-                Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&header)?)?,
-            }
+            Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&header)?)?,
         }
+        return Ok(());
+    }
+    let header = crate::model::file::ModelFile::header(path)?;
+    match format {
+        Format::Table => stdout.write_all(output::model::render_header(&header).as_bytes())?,
+        Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&header)?)?,
     }
     Ok(())
 }

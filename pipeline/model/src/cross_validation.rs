@@ -347,9 +347,21 @@ impl Pooled {
         )?;
         self.train_s += started.elapsed().as_secs_f64();
         let started = Instant::now();
-        let scores = model.judge(&labelled.windows, &fold.rows, &labelled.applications);
+        // Every window of the fold's jobs is judged, as a day's are, labelled or not: an
+        // application the model never saw takes its cut from the other runs' windows, and the
+        // windows that straddle an anomaly's edge (left unlabelled) are some of them.
+        let every: Vec<usize> = (0..labelled.windows.keys.len())
+            .filter(|&r| fold_of.get(&*labelled.windows.keys[r].job_id) == Some(&number))
+            .collect();
+        let judged = model.judge(&labelled.windows, &every, &labelled.applications);
+        let score_of: HashMap<usize, f64> = every.into_iter().zip(judged).collect();
+        let scores: Vec<f64> = fold
+            .rows
+            .iter()
+            .map(|r| score_of.get(r).copied().unwrap_or(f64::NAN))
+            .collect();
         self.predict_s += started.elapsed().as_secs_f64();
-        self.predicted_windows += fold.rows.len();
+        self.predicted_windows += score_of.len();
         self.truth
             .extend(test.iter().map(|&p| u32::from(labelled.labels[p] != 0)));
         self.at_threshold

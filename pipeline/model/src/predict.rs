@@ -8,8 +8,8 @@
 //!   longest such run wins; its confidence is the type's mean share of the votes in the run, its
 //!   time span the run's;
 //! - else **unknown** when at least `min_windows` consecutive windows are not confidently healthy
-//!   (unknown, or an anomaly type, or without a diagnosis an anomaly score above 1); the
-//!   confidence is the share of the node's windows in that run;
+//!   (unknown, an anomaly type, or an anomaly score above 1 where the diagnosis says healthy or
+//!   there is none); the confidence is the share of the node's windows in that run;
 //! - else **healthy**, with the mean healthy vote share as confidence.
 //!
 //! The job takes its most anomalous node's verdict. A node that lacks a metric a model reads is
@@ -147,6 +147,9 @@ struct NodeVerdict {
     anomalous: u64,
     unknown: u64,
     max_score: Option<f64>,
+    /// An unknown verdict that the anomaly score made (some window of its run the diagnosis
+    /// called healthy).
+    by_score: bool,
 }
 
 /// What one window says, before the roll-up.
@@ -155,7 +158,8 @@ enum WindowCall {
     Healthy,
     /// An anomaly class index and its share of the votes.
     Anomaly(usize, f32),
-    /// Too few trees agree, or (without a diagnosis) the anomaly score is above 1.
+    /// Too few trees agree, or the anomaly score is above 1 where the diagnosis says healthy
+    /// or there is none.
     Unsure,
 }
 
@@ -198,11 +202,24 @@ fn node_verdict(
     min_windows: usize,
 ) -> NodeVerdict {
     let n = keys.len();
+    let score_above_1 = |i: usize| scores.is_some_and(|s| s[i] > 1.0);
+    // Windows the diagnosis calls healthy and the score does not.
+    let overruled: Vec<bool> = (0..n)
+        .map(|i| {
+            votes.is_some_and(|votes| {
+                let (c, share) = forest::top(&votes[i]);
+                c == 0 && f64::from(share) >= unknown_below && score_above_1(i)
+            })
+        })
+        .collect();
     let calls: Vec<WindowCall> = (0..n)
         .map(|i| match votes {
             Some(votes) => {
                 let (c, share) = forest::top(&votes[i]);
-                if f64::from(share) < unknown_below {
+                // A healthy call the anomaly score disagrees with is unsure: the score is the
+                // net for what the diagnosis was never taught (an application or an anomaly
+                // type it never saw); it turns healthy into unknown, never into an anomaly.
+                if f64::from(share) < unknown_below || overruled[i] {
                     WindowCall::Unsure
                 } else if c == 0 {
                     WindowCall::Healthy
@@ -210,7 +227,7 @@ fn node_verdict(
                     WindowCall::Anomaly(c, share)
                 }
             }
-            None if scores.is_some_and(|s| s[i] > 1.0) => WindowCall::Unsure,
+            None if score_above_1(i) => WindowCall::Unsure,
             None => WindowCall::Healthy,
         })
         .collect();
@@ -232,6 +249,7 @@ fn node_verdict(
         anomalous,
         unknown,
         max_score: scores.and_then(|s| s.iter().copied().reduce(f64::max)),
+        by_score: false,
     };
     // The anomaly type with the longest run (the lower class index on a tie).
     let classes_seen: std::collections::BTreeSet<usize> = calls
@@ -276,6 +294,7 @@ fn node_verdict(
             verdict: "unknown".into(),
             confidence: run.len() as f64 / n.max(1) as f64,
             window: span(&run),
+            by_score: run.iter().any(|&i| overruled[i]),
             ..base
         };
     }
@@ -573,7 +592,7 @@ fn judge(
     p.anomaly_score = verdicts.iter().filter_map(|v| v.max_score).reduce(f64::max);
     p.model_verdict = Some(worst.verdict.clone());
     p.model_confidence = Some(worst.confidence);
-    p.source = if models.diagnosis.is_some() {
+    p.source = if models.diagnosis.is_some() && !worst.by_score {
         "model"
     } else {
         "anomaly-score"
@@ -747,6 +766,56 @@ mod tests {
         assert_eq!(v.verdict, "healthy");
         let v = node_verdict("n1", &refs, &classes, Some(&split), None, 0.75, 3);
         assert_eq!(v.verdict, "memleak");
+    }
+
+    /// The anomaly score turns a run of windows the diagnosis calls healthy into unknown (an
+    /// application or anomaly it never saw), and never turns an anomaly into anything else.
+    #[test]
+    fn the_anomaly_score_overrules_healthy_windows_only() {
+        let classes: Vec<String> = ["healthy", "memleak"].map(String::from).to_vec();
+        let k = keys(10);
+        let refs: Vec<&dataset::WindowKey> = k.iter().collect();
+        let healthy = vec![vec![0.9f32, 0.1]; 10];
+        let mut scores = vec![0.5; 10];
+        // Two windows above 1 are no run; three are.
+        scores[2] = 3.0;
+        scores[3] = 3.0;
+        let v = node_verdict(
+            "n1",
+            &refs,
+            &classes,
+            Some(&healthy),
+            Some(&scores),
+            0.75,
+            3,
+        );
+        assert_eq!((v.verdict.as_str(), v.by_score), ("healthy", false));
+        scores[4] = 3.0;
+        let v = node_verdict(
+            "n1",
+            &refs,
+            &classes,
+            Some(&healthy),
+            Some(&scores),
+            0.75,
+            3,
+        );
+        assert_eq!((v.verdict.as_str(), v.by_score), ("unknown", true));
+        assert_eq!(v.window, Some((30_000_000, 60_000_000 + 60_000_000)));
+        // A named anomaly stays named whatever the score says.
+        let mut leak = healthy.clone();
+        for i in 2..5 {
+            leak[i] = vec![0.1, 0.9];
+        }
+        let calm = vec![0.5; 10];
+        let v = node_verdict("n1", &refs, &classes, Some(&leak), Some(&calm), 0.75, 3);
+        assert_eq!(v.verdict, "memleak");
+        let v = node_verdict("n1", &refs, &classes, Some(&leak), Some(&scores), 0.75, 3);
+        assert_eq!((v.verdict.as_str(), v.by_score), ("memleak", false));
+        // Unsure windows of the diagnosis's own are unknown, not the score's.
+        let unsure = vec![vec![0.5f32, 0.5]; 10];
+        let v = node_verdict("n1", &refs, &classes, Some(&unsure), Some(&calm), 0.75, 3);
+        assert_eq!((v.verdict.as_str(), v.by_score), ("unknown", false));
     }
 
     #[test]

@@ -804,8 +804,8 @@ mod tests {
         assert_eq!(v.window, Some((30_000_000, 60_000_000 + 60_000_000)));
         // A named anomaly stays named whatever the score says.
         let mut leak = healthy.clone();
-        for i in 2..5 {
-            leak[i] = vec![0.1, 0.9];
+        for votes in &mut leak[2..5] {
+            *votes = vec![0.1, 0.9];
         }
         let calm = vec![0.5; 10];
         let v = node_verdict("n1", &refs, &classes, Some(&leak), Some(&calm), 0.75, 3);

@@ -53,6 +53,7 @@ fn compare(name: &str, data: &Path, python: Option<&Path>) {
         verdicts: None,
         contaminate: 0.0,
         active: 0,
+        active_batch: 0,
     };
     let report = model::cross_validate(
         data,

@@ -21,6 +21,9 @@
 #                            Slurm first starts (jobsight)
 #   SLURM_CLEAN_STATE=1      forget saved jobs and node states (drained nodes, queued jobs) of an earlier
 #                            run before starting: for tests, which need an empty, idle cluster (jobsight)
+#   SLURM_FIRST_JOB_ID=N     number the jobs from N (default 1): a second run whose jobs must not
+#                            share ids with a first one's, as when two training-suite runs are merged
+#                            into one warehouse (jobsight)
 set -euo pipefail
 
 SLURM_WITH_DBD=${SLURM_WITH_DBD:-1}
@@ -170,6 +173,7 @@ else
 fi
 cat > /etc/slurm/slurm.conf <<EOF
 ClusterName=$CLUSTER
+FirstJobId=${SLURM_FIRST_JOB_ID:-1}
 SlurmctldHost=$H(127.0.0.1)
 SlurmUser=slurm
 SlurmctldPort=6817

@@ -72,6 +72,9 @@ pub struct CrossValidation {
     /// votes for its top class), gets them from the labels (standing in for an admin), is fitted
     /// again with them and judged on the fold's other windows.
     pub active: usize,
+    /// Windows asked for at a time, the model fitted again after each batch before it asks
+    /// for the next (ALBADross's loop); 0 (or `active` or more): all of them at once.
+    pub active_batch: usize,
 }
 
 /// By-job cross-validation (or one application held out) of a kind of model on `data`.
@@ -124,9 +127,13 @@ pub fn cross_validate(
         };
         pooled.fold_starts.push((number, pooled.truth.len()));
         match kind {
-            Kind::Diagnosis => {
-                pooled.add_diagnosis(&labelled, &fold, options, export, cv.active)?
-            }
+            Kind::Diagnosis => pooled.add_diagnosis(
+                &labelled,
+                &fold,
+                options,
+                export,
+                (cv.active, cv.active_batch),
+            )?,
             Kind::Unsupervised => pooled.add_score(&labelled, &fold, &plan.fold_of, options)?,
         }
     }
@@ -269,27 +276,39 @@ impl Pooled {
         fold: &Fold,
         options: &TrainOptions,
         export: Option<&Path>,
-        active: usize,
+        (active, batch): (usize, usize),
     ) -> Result<(), ModelError> {
         let number = fold.number;
         let started = Instant::now();
         let mut model = Diagnosis::fit(labelled, &fold.train, options)?;
-        let (test, rows) = if active == 0 {
-            (fold.test.clone(), fold.rows.clone())
+        // Positions into the fold's test windows that were asked about, in the order asked.
+        let mut asked: Vec<usize> = Vec::new();
+        let wanted = active.min(fold.test.len());
+        let batch = if batch == 0 {
+            wanted
         } else {
-            let votes = model.votes(&labelled.windows, &fold.rows)?;
-            let asked = least_sure(&votes, active);
-            let labelled_now: Vec<usize> = asked.iter().map(|&i| fold.test[i]).collect();
-            model = Diagnosis::fit_keeping(labelled, &fold.train, &labelled_now, options)?;
-            self.actively_labelled += labelled_now.len();
-            let rest: Vec<usize> = (0..fold.test.len())
+            batch.min(wanted)
+        };
+        while asked.len() < wanted {
+            let not_asked: Vec<usize> = (0..fold.test.len())
                 .filter(|i| !asked.contains(i))
                 .collect();
-            (
-                rest.iter().map(|&i| fold.test[i]).collect(),
-                rest.iter().map(|&i| fold.rows[i]).collect(),
-            )
-        };
+            let rows: Vec<usize> = not_asked.iter().map(|&i| fold.rows[i]).collect();
+            let votes = model.votes(&labelled.windows, &rows)?;
+            let mut picked: Vec<usize> = least_sure(&votes, batch.min(wanted - asked.len()))
+                .into_iter()
+                .collect();
+            picked.sort_unstable();
+            asked.extend(picked.iter().map(|&k| not_asked[k]));
+            let labelled_now: Vec<usize> = asked.iter().map(|&i| fold.test[i]).collect();
+            model = Diagnosis::fit_keeping(labelled, &fold.train, &labelled_now, options)?;
+        }
+        self.actively_labelled += asked.len();
+        let rest: Vec<usize> = (0..fold.test.len())
+            .filter(|i| !asked.contains(i))
+            .collect();
+        let (test, rows): (Vec<usize>, Vec<usize>) =
+            rest.iter().map(|&i| (fold.test[i], fold.rows[i])).unzip();
         let test = &test;
         self.train_s += started.elapsed().as_secs_f64();
         let started = Instant::now();
@@ -453,6 +472,7 @@ fn report(
         contaminate: cv.contaminate,
         contaminated_windows,
         active: cv.active,
+        active_batch: cv.active_batch,
         actively_labelled,
         refine: options.refine,
     })

@@ -74,6 +74,9 @@ pub struct EvalReport {
     pub active: usize,
     #[serde(default)]
     pub actively_labelled: usize,
+    /// Windows asked for at a time (0: all at once).
+    #[serde(default)]
+    pub active_batch: usize,
     /// Refining rounds the models were trained with.
     #[serde(default)]
     pub refine: u8,
@@ -168,6 +171,7 @@ pub fn evaluate_model(
         contaminated_windows: 0,
         active: 0,
         actively_labelled: 0,
+        active_batch: 0,
         refine: header.training.refine,
     })
 }

@@ -290,11 +290,19 @@ fn node_verdict(
     // Trouble without one name: a run of windows that are not confidently healthy.
     let run = longest_run(keys, &calls, |c| *c != WindowCall::Healthy);
     if run.len() >= min_windows {
+        // The score's doing only if the diagnosis's own unsure windows make no such run.
+        let diagnosis_alone: Vec<WindowCall> = calls
+            .iter()
+            .zip(&overruled)
+            .map(|(&c, &o)| if o { WindowCall::Healthy } else { c })
+            .collect();
+        let by_score =
+            longest_run(keys, &diagnosis_alone, |c| *c != WindowCall::Healthy).len() < min_windows;
         return NodeVerdict {
             verdict: "unknown".into(),
             confidence: run.len() as f64 / n.max(1) as f64,
             window: span(&run),
-            by_score: run.iter().any(|&i| overruled[i]),
+            by_score,
             ..base
         };
     }
@@ -812,10 +820,45 @@ mod tests {
         assert_eq!(v.verdict, "memleak");
         let v = node_verdict("n1", &refs, &classes, Some(&leak), Some(&scores), 0.75, 3);
         assert_eq!((v.verdict.as_str(), v.by_score), ("memleak", false));
-        // Unsure windows of the diagnosis's own are unknown, not the score's.
+        // Unsure windows of the diagnosis's own are unknown, not the score's, even where a
+        // window the score overrules lengthens their run.
         let unsure = vec![vec![0.5f32, 0.5]; 10];
         let v = node_verdict("n1", &refs, &classes, Some(&unsure), Some(&calm), 0.75, 3);
         assert_eq!((v.verdict.as_str(), v.by_score), ("unknown", false));
+        let mut four_unsure = healthy.clone();
+        for votes in &mut four_unsure[0..4] {
+            *votes = vec![0.5, 0.5];
+        }
+        let mut fifth_high = calm.clone();
+        fifth_high[4] = 3.0;
+        let v = node_verdict(
+            "n1",
+            &refs,
+            &classes,
+            Some(&four_unsure),
+            Some(&fifth_high),
+            0.75,
+            3,
+        );
+        assert_eq!((v.verdict.as_str(), v.by_score), ("unknown", false));
+        assert_eq!(v.window, Some((0, 60_000_000 + 60_000_000)));
+        // Two unsure windows and one the score overrules: the score's.
+        let mut two_unsure = healthy.clone();
+        for votes in &mut two_unsure[0..2] {
+            *votes = vec![0.5, 0.5];
+        }
+        let mut third_high = calm.clone();
+        third_high[2] = 3.0;
+        let v = node_verdict(
+            "n1",
+            &refs,
+            &classes,
+            Some(&two_unsure),
+            Some(&third_high),
+            0.75,
+            3,
+        );
+        assert_eq!((v.verdict.as_str(), v.by_score), ("unknown", true));
     }
 
     #[test]

@@ -66,8 +66,13 @@ pub fn render_report(report: &EvalReport) -> String {
     }
     if report.active > 0 {
         out.push_str(&format!(
-            "active: the {} window(s) of each fold the model was least sure of labelled and trained on, judged on the rest ({} window(s) over the folds)\n",
-            report.active, report.actively_labelled
+            "active: the {} window(s) of each fold the model was least sure of labelled and trained on, judged on the rest ({} window(s) over the folds){}\n",
+            report.active,
+            report.actively_labelled,
+            match report.active_batch {
+                b if b == 0 || b >= report.active => String::new(),
+                b => format!("; asked {b} at a time, trained again after each"),
+            }
         ));
     }
     if report.refine > 0 {

@@ -111,6 +111,11 @@ pub enum ModelAction {
         /// it takes to judge it well.
         #[arg(long, default_value_t = 0, value_name = "N", conflicts_with_all = ["model", "workflows"])]
         active: usize,
+        /// With --active: ask for B labels at a time and train again after each batch before
+        /// asking for the next, as an admin labelling a few jobs a week would (ALBADross's
+        /// loop). Default: all N at once
+        #[arg(long, value_name = "B", requires = "active", conflicts_with_all = ["model", "workflows"], value_parser = clap::value_parser!(u64).range(1..))]
+        active_batch: Option<u64>,
         #[command(flatten)]
         options: TrainArgs,
         #[arg(long, value_enum, default_value = "table")]

@@ -237,6 +237,7 @@ fn run_model(
             verdicts,
             contaminate,
             active,
+            active_batch,
             options,
             format,
             workflows: false,
@@ -262,6 +263,7 @@ fn run_model(
                         verdicts,
                         contaminate,
                         active,
+                        active_batch: active_batch.map_or(0, |b| b as usize),
                     };
                     model::cross_validate(
                         data,

@@ -630,6 +630,28 @@ fn admins_label_jobs_and_unsound_labels_are_refused() {
     assert_eq!(before, after, "nothing kept from a refused call");
 }
 
+/// The real training-suite runs kept as fixtures: the second (another seed) was made after the
+/// methods were chosen.
+const REAL_SUITE_RUNS: [&str; 2] = ["training-suite", "training-suite-2"];
+
+/// `model eval --kind KIND --leave-out-application` on a real suite run: the report and the
+/// JSON it was read from (for failure messages).
+fn leave_each_application_out(fixture: &str, kind: &str) -> (serde_json::Value, String) {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(fixture);
+    let out = common::run_ok(jobsight(&data).args([
+        "model",
+        "eval",
+        "--kind",
+        kind,
+        "--leave-out-application",
+        "--format",
+        "json",
+    ]));
+    (serde_json::from_str(&out).unwrap(), out)
+}
+
 /// The real data sets of the training suite (tests/fixtures/training-suite and -2: five real
 /// applications under the real Slurm, docs/models.md, "Models for a site's own applications"):
 /// with each application left out in turn, the diagnosis with its unknown verdict on raises no
@@ -637,21 +659,8 @@ fn admins_label_jobs_and_unsound_labels_are_refused() {
 /// anomalies (its top class's macro F1 was 0.793 and 0.735). Guards the figures docs/models.md reports.
 #[test]
 fn on_real_applications_it_never_saw_the_diagnosis_abstains_rather_than_false_alarms() {
-    // The second run (another seed, made after the methods were chosen) holds as the first.
-    for fixture in ["training-suite", "training-suite-2"] {
-        let data = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/fixtures")
-            .join(fixture);
-        let out = common::run_ok(jobsight(&data).args([
-            "model",
-            "eval",
-            "--kind",
-            "diagnosis",
-            "--leave-out-application",
-            "--format",
-            "json",
-        ]));
-        let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for fixture in REAL_SUITE_RUNS {
+        let (report, out) = leave_each_application_out(fixture, "diagnosis");
         let figure = |path: &[&str]| {
             path.iter()
                 .fold(&report, |v, k| &v[*k])
@@ -675,20 +684,8 @@ fn on_real_applications_it_never_saw_the_diagnosis_abstains_rather_than_false_al
 /// memory, measured 0.818 and 0.846 of its windows).
 #[test]
 fn an_application_left_out_is_judged_against_the_cut_of_its_other_runs() {
-    for fixture in ["training-suite", "training-suite-2"] {
-        let data = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../tests/fixtures")
-            .join(fixture);
-        let out = common::run_ok(jobsight(&data).args([
-            "model",
-            "eval",
-            "--kind",
-            "unsupervised",
-            "--leave-out-application",
-            "--format",
-            "json",
-        ]));
-        let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for fixture in REAL_SUITE_RUNS {
+        let (report, out) = leave_each_application_out(fixture, "unsupervised");
         let false_alarms = report["scores"]["false_alarm_rate"].as_f64().unwrap();
         assert!(false_alarms <= 0.05, "{fixture}: {out}");
         let flagged = report["flagged_share"]

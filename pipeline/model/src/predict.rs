@@ -783,31 +783,19 @@ mod tests {
         let classes: Vec<String> = ["healthy", "memleak"].map(String::from).to_vec();
         let k = keys(10);
         let refs: Vec<&dataset::WindowKey> = k.iter().collect();
+        // The node's verdict from these votes and scores, at 0.75 and 3 windows.
+        let judge = |votes: &[Vec<f32>], scores: &[f64]| {
+            node_verdict("n1", &refs, &classes, Some(votes), Some(scores), 0.75, 3)
+        };
         let healthy = vec![vec![0.9f32, 0.1]; 10];
         let mut scores = vec![0.5; 10];
         // Two windows above 1 are no run; three are.
         scores[2] = 3.0;
         scores[3] = 3.0;
-        let v = node_verdict(
-            "n1",
-            &refs,
-            &classes,
-            Some(&healthy),
-            Some(&scores),
-            0.75,
-            3,
-        );
+        let v = judge(&healthy, &scores);
         assert_eq!((v.verdict.as_str(), v.by_score), ("healthy", false));
         scores[4] = 3.0;
-        let v = node_verdict(
-            "n1",
-            &refs,
-            &classes,
-            Some(&healthy),
-            Some(&scores),
-            0.75,
-            3,
-        );
+        let v = judge(&healthy, &scores);
         assert_eq!((v.verdict.as_str(), v.by_score), ("unknown", true));
         assert_eq!(v.window, Some((30_000_000, 60_000_000 + 60_000_000)));
         // A named anomaly stays named whatever the score says.
@@ -816,14 +804,14 @@ mod tests {
             *votes = vec![0.1, 0.9];
         }
         let calm = vec![0.5; 10];
-        let v = node_verdict("n1", &refs, &classes, Some(&leak), Some(&calm), 0.75, 3);
+        let v = judge(&leak, &calm);
         assert_eq!(v.verdict, "memleak");
-        let v = node_verdict("n1", &refs, &classes, Some(&leak), Some(&scores), 0.75, 3);
+        let v = judge(&leak, &scores);
         assert_eq!((v.verdict.as_str(), v.by_score), ("memleak", false));
         // Unsure windows of the diagnosis's own are unknown, not the score's, even where a
         // window the score overrules lengthens their run.
         let unsure = vec![vec![0.5f32, 0.5]; 10];
-        let v = node_verdict("n1", &refs, &classes, Some(&unsure), Some(&calm), 0.75, 3);
+        let v = judge(&unsure, &calm);
         assert_eq!((v.verdict.as_str(), v.by_score), ("unknown", false));
         let mut four_unsure = healthy.clone();
         for votes in &mut four_unsure[0..4] {
@@ -831,15 +819,7 @@ mod tests {
         }
         let mut fifth_high = calm.clone();
         fifth_high[4] = 3.0;
-        let v = node_verdict(
-            "n1",
-            &refs,
-            &classes,
-            Some(&four_unsure),
-            Some(&fifth_high),
-            0.75,
-            3,
-        );
+        let v = judge(&four_unsure, &fifth_high);
         assert_eq!((v.verdict.as_str(), v.by_score), ("unknown", false));
         assert_eq!(v.window, Some((0, 60_000_000 + 60_000_000)));
         // Two unsure windows and one the score overrules: the score's.
@@ -849,15 +829,7 @@ mod tests {
         }
         let mut third_high = calm.clone();
         third_high[2] = 3.0;
-        let v = node_verdict(
-            "n1",
-            &refs,
-            &classes,
-            Some(&two_unsure),
-            Some(&third_high),
-            0.75,
-            3,
-        );
+        let v = judge(&two_unsure, &third_high);
         assert_eq!((v.verdict.as_str(), v.by_score), ("unknown", true));
     }
 

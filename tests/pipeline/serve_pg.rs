@@ -20,6 +20,9 @@ struct Server {
 
 const PASSWORD: &str = "correct horse battery staple";
 
+/// The address the tests' clients connect from unless a test plays several addresses.
+const LOCAL: [u8; 4] = [127, 0, 0, 1];
+
 /// The password file of the tests' servers, in `secrets`.
 fn password_file(secrets: &Path) -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;
@@ -372,7 +375,8 @@ fn the_extended_protocol_binds_parameters_and_refuses_writes() {
 /// The review's deep statements (a `SELECT 1+1+...` and a `WHERE job_id = ... OR ...` of
 /// thousands of terms, which aborted the server and every client with it) against the real
 /// binary, through the real psql, and through `jobsight sql`: served up to the nesting bound,
-/// refused beyond it with PostgreSQL's `statement_too_complex`, and the server still answers.
+/// refused beyond it with PostgreSQL's `statement_too_complex`, and the server still answers. A
+/// call that would make a gigabyte is refused before it allocates.
 #[test]
 fn statements_of_any_depth_never_take_the_server_down() {
     use jobsight::query::depth::MAX_NESTING;
@@ -405,6 +409,20 @@ fn statements_of_any_depth_never_take_the_server_down() {
         assert!(!ok, "refused");
         assert!(err.contains("too deep to plan"), "{err}");
     }
+    let (ok, out, err) = server.run("SELECT 41 + 1");
+    assert!(ok && out.trim() == "42", "the server lives: {out} {err}");
+    // The review's 40-byte statement that took the server to 3.96 GB beside its pool.
+    let (ok, _, err) = server.run("SELECT length(repeat('x', 1000000000))");
+    assert!(!ok, "refused");
+    assert!(err.contains("repeat: the call would make about"), "{err}");
+    let pid = server.process.as_ref().unwrap().id();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let peak_kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|kib| kib.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    assert!(peak_kib < 1 << 20, "the server's peak: {peak_kib} KiB");
     let (ok, out, err) = server.run("SELECT 41 + 1");
     assert!(ok && out.trim() == "42", "the server lives: {out} {err}");
 
@@ -451,21 +469,8 @@ fn silent_sockets_and_malformed_logins_cannot_keep_a_client_out() {
     let started = std::time::Instant::now();
     // From 127.0.0.2 (all of 127/8 is this machine's), so that the real client, from
     // 127.0.0.1, is another address.
-    let runtime = tokio::runtime::Runtime::new().unwrap();
     let silent: Vec<TcpStream> = (0..40)
-        .map(|_| {
-            runtime.block_on(async {
-                let socket = tokio::net::TcpSocket::new_v4().unwrap();
-                socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
-                let stream = socket
-                    .connect(([127, 0, 0, 1], server.port).into())
-                    .await
-                    .unwrap();
-                let stream = stream.into_std().unwrap();
-                stream.set_nonblocking(false).unwrap();
-                stream
-            })
-        })
+        .map(|_| connect_from([127, 0, 0, 2], server.port))
         .collect();
     let (ok, out, err) = server.run("SELECT 41 + 1");
     assert!(
@@ -589,11 +594,56 @@ fn a_statement_timeout_stops_the_work() {
     );
 }
 
-/// One SCRAM-SHA-256 login over the raw protocol, as libpq does it, except that the final
-/// message may carry `nonce` (given the server's) instead of the server's own; its proof is
-/// computed honestly over whatever it carries. Returns every message the server answered with
-/// after the final one, as (type, body).
-fn scram_login(port: u16, password: &str, nonce: impl Fn(&str) -> String) -> Vec<(u8, Vec<u8>)> {
+/// A TCP connection to the server on `port` from the local address `from` (all of 127/8 is this
+/// machine's, so tests can play clients of several addresses).
+fn connect_from(from: [u8; 4], port: u16) -> std::net::TcpStream {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(std::net::SocketAddr::from((from, 0))).unwrap();
+        let stream = socket.connect(([127, 0, 0, 1], port).into()).await.unwrap();
+        let stream = stream.into_std().unwrap();
+        stream.set_nonblocking(false).unwrap();
+        stream
+    })
+}
+
+/// What one raw SCRAM login saw.
+struct ScramAttempt {
+    /// The salt of the server's first message, as sent (base64).
+    salt: String,
+    /// Every message the server answered the final one with, as (type, body).
+    answers: Vec<(u8, Vec<u8>)>,
+    /// From sending the final message to the last answer.
+    answered_after: std::time::Duration,
+}
+
+impl ScramAttempt {
+    fn logged_in(&self) -> bool {
+        self.answers
+            .iter()
+            .any(|(kind, body)| *kind == b'R' && body[..4] == 0i32.to_be_bytes())
+    }
+
+    /// The answer was PostgreSQL's wrong-password error.
+    fn refused_as_wrong_password(&self) -> bool {
+        matches!(self.answers.last(), Some((b'E', body)) if String::from_utf8_lossy(body).contains("28P01"))
+    }
+}
+
+/// One SCRAM-SHA-256 login of `user` from `from` over the raw protocol, as libpq does it, except
+/// that the final message may carry `nonce` (given the server's) instead of the server's own; its
+/// proof is computed honestly over whatever it carries.
+fn scram_login(
+    port: u16,
+    from: [u8; 4],
+    user: &str,
+    password: &str,
+    nonce: impl Fn(&str) -> String,
+) -> ScramAttempt {
     use base64::Engine;
     use hmac::{Hmac, KeyInit, Mac};
     use sha2::{Digest, Sha256};
@@ -618,11 +668,11 @@ fn scram_login(port: u16, password: &str, nonce: impl Fn(&str) -> String) -> Vec
         stream.write_all(&message).unwrap();
     }
     let base64 = base64::engine::general_purpose::STANDARD;
-    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let mut stream = connect_from(from, port);
     stream
         .set_read_timeout(Some(std::time::Duration::from_secs(30)))
         .unwrap();
-    let params = format!("user\0{DEFAULT_USER}\0database\0jobsight\0\0");
+    let params = format!("user\0{user}\0database\0jobsight\0\0");
     let mut startup = ((8 + params.len()) as i32).to_be_bytes().to_vec();
     startup.extend(196_608i32.to_be_bytes());
     startup.extend(params.as_bytes());
@@ -674,6 +724,7 @@ fn scram_login(port: u16, password: &str, nonce: impl Fn(&str) -> String) -> Vec
         .map(|(k, s)| k ^ s)
         .collect();
     let client_final = format!("{without_proof},p={}", base64.encode(proof));
+    let sent = std::time::Instant::now();
     send(&mut stream, b'p', client_final.as_bytes());
     let mut answers = Vec::new();
     loop {
@@ -681,7 +732,11 @@ fn scram_login(port: u16, password: &str, nonce: impl Fn(&str) -> String) -> Vec
         let last = kind == b'E' || kind == b'Z';
         answers.push((kind, body));
         if last {
-            return answers;
+            return ScramAttempt {
+                salt: attribute("s="),
+                answers,
+                answered_after: sent.elapsed(),
+            };
         }
     }
 }
@@ -698,34 +753,120 @@ fn a_scram_proof_over_another_nonce_is_refused() {
     documented_warehouse(&data);
     let server = Server::binary(&data, dir.path());
 
-    let answers = scram_login(server.port, PASSWORD, |sent| sent.to_string());
+    let login = scram_login(server.port, LOCAL, DEFAULT_USER, PASSWORD, |sent| {
+        sent.to_string()
+    });
     assert!(
-        answers
-            .iter()
-            .any(|(kind, body)| *kind == b'R' && body[..4] == 0i32.to_be_bytes()),
-        "the server's own nonce logs in: {answers:?}"
+        login.logged_in(),
+        "the server's own nonce logs in: {:?}",
+        login.answers
     );
-    assert_eq!(answers.last().unwrap().0, b'Z', "{answers:?}");
+    assert_eq!(login.answers.last().unwrap().0, b'Z', "{:?}", login.answers);
 
     for forged in [
         |sent: &str| format!("{sent}x"),
         |sent: &str| sent[..sent.len() - 1].to_string(),
         |_: &str| "rOprNGfwEbeRWgbNEkqO".to_string(),
     ] {
-        let answers = scram_login(server.port, PASSWORD, forged);
-        let (kind, body) = answers.last().unwrap();
-        assert_eq!(*kind, b'E', "{answers:?}");
+        let login = scram_login(server.port, LOCAL, DEFAULT_USER, PASSWORD, forged);
+        assert!(login.refused_as_wrong_password(), "{:?}", login.answers);
         assert!(
-            String::from_utf8_lossy(body).contains("28P01"),
-            "a wrong password: {answers:?}"
-        );
-        assert!(
-            !answers
-                .iter()
-                .any(|(kind, body)| *kind == b'R' && body[..4] == 0i32.to_be_bytes()),
-            "no AuthenticationOk: {answers:?}"
+            !login.logged_in(),
+            "no AuthenticationOk: {:?}",
+            login.answers
         );
     }
     let (ok, _, err) = server.run("SELECT 1");
     assert!(ok, "the real client still logs in: {err}");
+}
+
+/// Guessing learns nothing and is slowed, then stopped (the review told real user names from
+/// unknown ones by their salts, and tried 200 passwords in 0.2 s): an unknown name's salt is as
+/// stable as the real user's and of its form; each wrong password of an address is answered
+/// later than the one before (250 ms, doubling); after 20 failures the address is refused for
+/// 15 minutes, while other addresses log in as before.
+#[test]
+fn guessing_reveals_no_user_and_is_slowed_then_locked_out() {
+    use jobsight::serve::{LOCKOUT, LOCKOUT_FAILURES};
+    install_psql();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("warehouse");
+    documented_warehouse(&data);
+    let server = Server::binary(&data, dir.path());
+    let own_nonce = |sent: &str| sent.to_string();
+
+    // Salts: the real user's from two correct logins, an unknown name's from two attempts, from
+    // an address of their own so that these failures do not count below.
+    let prober = [127, 0, 0, 4];
+    let real: Vec<ScramAttempt> = (0..2)
+        .map(|_| scram_login(server.port, prober, DEFAULT_USER, PASSWORD, own_nonce))
+        .collect();
+    assert!(real.iter().all(ScramAttempt::logged_in));
+    let unknown: Vec<ScramAttempt> = (0..2)
+        .map(|_| scram_login(server.port, prober, "mallory", PASSWORD, own_nonce))
+        .collect();
+    assert!(unknown.iter().all(ScramAttempt::refused_as_wrong_password));
+    assert_eq!(real[0].salt, real[1].salt);
+    assert_eq!(unknown[0].salt, unknown[1].salt, "a stable decoy");
+    assert_ne!(unknown[0].salt, real[0].salt);
+    assert_eq!(
+        unknown[0].salt.len(),
+        real[0].salt.len(),
+        "of the same form"
+    );
+
+    // Wrong passwords from one address, one after another: each answered later.
+    let guesser = [127, 0, 0, 3];
+    let wrong = |user: &str| scram_login(server.port, guesser, user, "guess", own_nonce);
+    let mut delays = Vec::new();
+    for user in [DEFAULT_USER, "root", "postgres"] {
+        let login = wrong(user);
+        assert!(login.refused_as_wrong_password(), "{:?}", login.answers);
+        delays.push(login.answered_after.as_secs_f64());
+    }
+    for (delay, at_least) in delays.iter().zip([0.25, 0.5, 1.0]) {
+        assert!(*delay >= at_least, "{delays:?}");
+    }
+    // The rest of the 20 failures, three at a time (the delays reach 4 s each; an address may
+    // have 4 sockets logging in, and a socket just answered may hold its slot a moment longer).
+    let left = LOCKOUT_FAILURES as usize - delays.len();
+    std::thread::scope(|scope| {
+        for lane in 0..3 {
+            let wrong = &wrong;
+            scope.spawn(move || {
+                for _ in (lane..left).step_by(3) {
+                    assert!(wrong("jobsight").refused_as_wrong_password());
+                }
+            });
+        }
+    });
+    // Locked out: even the right password is not heard; the socket is closed unanswered.
+    let mut locked = connect_from(guesser, server.port);
+    locked
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    let mut byte = [0u8; 1];
+    let read = std::io::Read::read(&mut locked, &mut byte);
+    assert!(
+        matches!(read, Ok(0)) || read.is_err_and(|e| e.kind() != std::io::ErrorKind::WouldBlock),
+        "a locked-out address is closed at once"
+    );
+    let log = std::fs::read_to_string(dir.path().join("serve.log")).unwrap();
+    // "refused, locked out for 895 s more after 20 failed logins": the 15 minutes from the
+    // 20th failure, whose answer came 4 s late.
+    let left: u64 = log
+        .split("refused, locked out for ")
+        .nth(1)
+        .and_then(|rest| rest.split(" s more").next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{log}"));
+    assert!(
+        (LOCKOUT.as_secs() - 60..LOCKOUT.as_secs()).contains(&left),
+        "{log}"
+    );
+    assert!(log.contains(&format!("after {LOCKOUT_FAILURES} failed logins")));
+    // Another address is served as before, the prober's too.
+    let (ok, out, err) = server.run("SELECT 41 + 1");
+    assert!(ok && out.trim() == "42", "{out} {err}");
+    assert!(scram_login(server.port, prober, DEFAULT_USER, PASSWORD, own_nonce).logged_in());
 }

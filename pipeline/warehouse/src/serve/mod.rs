@@ -29,6 +29,7 @@
 //! The server has no state of its own: stopping it (SIGINT, SIGTERM) loses nothing.
 
 mod login;
+pub use login::{FAILURE_WINDOW, LOCKOUT, LOCKOUT_FAILURES};
 mod timeout;
 
 use std::net::SocketAddr;

@@ -13,6 +13,7 @@ set -euo pipefail
 
 bin=${1:?usage: $0 PATH/TO/jobsight}
 bin=$(readlink -f "$bin")
+repo=$(readlink -f "$(dirname "$0")/..")
 hook=$(dirname "$bin")/jobsight-epilog
 [[ -x $bin && -x $hook ]] || { echo "need $bin and $hook" >&2; exit 2; }
 scratch=$(mktemp -d)
@@ -113,6 +114,30 @@ ok "out-of-range numbers are skipped with reasons or refused"
 # --- 8. Control bytes never reach the terminal raw --------------------------------------------
 "$bin" sql --format table "SELECT name FROM jobs" >out 2>&1 || true
 has_raw_escape out && fail "sql --format table printed a raw escape"
-ok "control bytes are escaped in tables"
+
+# U+202E turns `\u202egnp.exe` into what reads as `exe.png`: escaped like the control bytes.
+"$bin" sql --format table $'SELECT \'\xe2\x80\xaegnp.exe\' AS name' >out 2>&1 || fail "sql: $(cat out)"
+grep -q $'\xe2\x80\xae' out && fail "sql --format table printed a raw bidirectional control"
+grep -qF 'u{202e}gnp.exe' out || fail "the bidirectional control was not shown escaped: $(cat out)"
+ok "control bytes and bidirectional controls are escaped in tables"
+
+# --- 9. Names of any length and script; trace values that cannot be ----------------------------
+# A Pegasus trace named with 100 x 'e acute' (200 bytes, 600 once escaped: the import aborted
+# after 4 runs), and one whose first task has a NaN run time (it was kept without a reason).
+mkdir -p traces/normal
+tar xJf "$repo/tests/fixtures/public/flowbench-1000genome.excerpt.tar.xz" -C . \
+  parsed/normal adjacency_list_dags/1000genome.json
+first=$(find parsed/normal -name '*.csv' | sort | head -1)
+accents=$(printf 'é%.0s' $(seq 100))
+cp "$first" "traces/normal/$accents-run0001.csv"
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "runtime") c = i }
+  NR == 2 { $c = "nan" } { print }' "$first" >traces/normal/nan-run0002.csv
+limited "$bin" import pegasus --dag adjacency_list_dags/1000genome.json traces >out 2>&1 ||
+  fail "import pegasus failed: $(cat out)"
+grep -q "imported 2 workflow runs" out || fail "both runs were not imported: $(cat out)"
+grep -q "NaN is not a run time" out || fail "a NaN run time was not refused with its reason: $(cat out)"
+longest=$(find data -printf '%f\n' | awk '{ print length($0) }' | sort -n | tail -1)
+((longest <= 255)) || fail "a warehouse file name of $longest characters"
+ok "a trace named with 100 accented letters is stored under a name that fits; a NaN run time is refused"
 
 echo "all $passed attack groups handled"

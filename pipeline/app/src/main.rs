@@ -2,7 +2,7 @@
 //!
 //! The commands run on a thread of their own with a large stack: DataFusion plans and evaluates
 //! a query's expressions by recursion, and a statement may nest as deep as
-//! `query::depth::MAX_NESTING` (a dashboard's `OR` chain of thousands of terms). The main thread's
+//! `query::depth::MAX_NESTING` (a dashboard's `OR` chain of a thousand terms). The main thread's
 //! 8 MiB did not hold that (`jobsight sql` aborted at 30,000 terms); the stack is reserved, not
 //! used, until a query needs it.
 

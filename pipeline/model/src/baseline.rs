@@ -22,6 +22,13 @@
 //! percentiles alone (for normal data, 0.674 and 1.645 deviations below the median), which
 //! holds while fewer than three quarters of the windows are anomalous.
 //!
+//! A third way, `quiet-periods`, measures the idea of a job's own quiet periods: the
+//! lower tail's cut, and for a job of at least [`MIN_QUIET_WINDOWS`] windows also a cut of the
+//! same height above the job's own quiet level (the 25th percentile of its scores) with its
+//! application's spread; a window is judged against the lower of the two. A job whose healthy
+//! level lies below its application's (other inputs, another node) is then judged against
+//! itself, and an anomaly in part of a run stands out from the rest of the run.
+//!
 //! Where they come from: the model keeps the baselines of the applications in its training days
 //! (`model train`), refreshed each night from the newest days
 //! ([`super::retrain::rebaseline_score`]); when judging a set of jobs (a day), an application
@@ -50,6 +57,8 @@ pub const BASELINE_Z: f64 = 2.0;
 const LEAVE_ONE_OUT_RUNS: usize = 50;
 /// Windows per application the cut is taken over (evenly spaced beyond it).
 const MAX_WINDOWS: usize = 5000;
+/// Windows a job needs for `quiet-periods` to judge it against its own quiet level as well.
+pub const MIN_QUIET_WINDOWS: usize = 8;
 
 /// How an application's cut is taken from the scores of its windows.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,6 +70,9 @@ pub enum BaselineMethod {
     /// The healthy scores' median and deviation estimated from the 5th and 25th percentiles,
     /// then [`BASELINE_Z`] deviations above that median.
     LowerTail,
+    /// The lower tail's cut, or one as high above the job's own quiet level with the
+    /// application's spread, whichever is lower ([`MIN_QUIET_WINDOWS`]).
+    QuietPeriods,
 }
 
 impl jobsight_base::choice::Choice for BaselineMethod {
@@ -74,6 +86,11 @@ impl jobsight_base::choice::Choice for BaselineMethod {
             value: BaselineMethod::LowerTail,
             name: "lower-tail",
             help: "Median and spread of the healthy scores from their 5th and 25th percentiles (holds while under three quarters are anomalous)",
+        },
+        jobsight_base::choice::Named {
+            value: BaselineMethod::QuietPeriods,
+            name: "quiet-periods",
+            help: "The lower tail's cut, or one as high above the job's own quiet windows, whichever is lower",
         },
     ];
 }
@@ -95,6 +112,10 @@ pub struct Baseline {
     pub windows: usize,
     /// Its windows are anomalous above this score (at least 1, the score's own threshold).
     pub cut: f64,
+    /// The robust deviation of the logarithm of its healthy scores (0 in model files made
+    /// before `quiet-periods`, which then judges by the cut alone).
+    #[serde(default)]
+    pub spread: f64,
 }
 
 /// The scores of `rows` grouped by application and job (jobs without an application, or of
@@ -136,29 +157,47 @@ pub(crate) fn far_out(values: &[f64], z: f64) -> f64 {
 }
 
 /// The cut over scores on a log scale (a score is a mean of squares: skewed to the right, where
-/// deviations on the linear scale cut the healthy tail), never below 1.
-fn cut_of(scores: &[f64], method: BaselineMethod) -> f64 {
+/// deviations on the linear scale cut the healthy tail), never below 1, and the spread it was
+/// taken with (deviations of the logarithm).
+fn cut_of(scores: &[f64], method: BaselineMethod) -> (f64, f64) {
     let logs: Vec<f64> = scores.iter().map(|s| s.max(1e-12).ln()).collect();
-    let cut = match method {
-        BaselineMethod::Median => far_out(&logs, BASELINE_Z),
-        BaselineMethod::LowerTail => lower_tail_cut(logs, BASELINE_Z),
+    let (cut, spread) = match method {
+        BaselineMethod::Median => {
+            let cut = far_out(&logs, BASELINE_Z);
+            (cut, (cut - far_out(&logs, 0.0)) / BASELINE_Z)
+        }
+        BaselineMethod::LowerTail | BaselineMethod::QuietPeriods => lower_tail(logs),
     };
-    cut.exp().max(1.0)
+    (cut.exp().max(1.0), spread)
 }
 
-/// `z` deviations above the median of the healthy part of `values`, whose median and deviation
-/// come from the 5th and 25th percentiles: for normal data they lie 1.645 and 0.674 deviations
-/// below the median, and values that only ever rise (anomalies) do not move them while fewer
-/// than three quarters of the values are anomalous.
-pub(crate) fn lower_tail_cut(mut values: Vec<f64>, z: f64) -> f64 {
+/// [`BASELINE_Z`] deviations above the median of the healthy part of `values`, whose median and
+/// deviation come from the 5th and 25th percentiles: for normal data they lie 1.645 and 0.674
+/// deviations below the median, and values that only ever rise (anomalies) do not move them
+/// while fewer than three quarters of the values are anomalous. Also the deviation.
+fn lower_tail(mut values: Vec<f64>) -> (f64, f64) {
     if values.is_empty() {
-        return 0.0;
+        return (0.0, 0.0);
     }
     values.sort_by(f64::total_cmp);
     let p05 = jobsight_base::stats::percentile_of_sorted(&values, 0.05);
     let p25 = jobsight_base::stats::percentile_of_sorted(&values, 0.25);
     let deviation = ((p25 - p05) / (1.645 - 0.674)).max(1e-9);
-    p25 + (0.674 + z) * deviation
+    (p25 + (0.674 + BASELINE_Z) * deviation, deviation)
+}
+
+/// The cut of a job judged against its own quiet windows: as high above their level (the 25th
+/// percentile of the logarithm of its `scores`) as its application's cut lies above the
+/// application's healthy median, with the application's `spread`. None for a job of too few
+/// windows, or an application without a spread.
+fn quiet_cut(scores: &[f64], spread: f64) -> Option<f64> {
+    if scores.len() < MIN_QUIET_WINDOWS || spread <= 0.0 {
+        return None;
+    }
+    let mut logs: Vec<f64> = scores.iter().map(|s| s.max(1e-12).ln()).collect();
+    logs.sort_by(f64::total_cmp);
+    let quiet = jobsight_base::stats::percentile_of_sorted(&logs, 0.25);
+    Some((quiet + (0.674 + BASELINE_Z) * spread).exp().max(1.0))
 }
 
 /// A baseline from the scores of `runs` (each run's window scores), when there are enough.
@@ -177,10 +216,12 @@ fn baseline_of<'a>(
     }
     let step = values.len().div_ceil(MAX_WINDOWS).max(1);
     let sample: Vec<f64> = values.iter().step_by(step).copied().collect();
+    let (cut, spread) = cut_of(&sample, method);
     Some(Baseline {
         jobs,
         windows: values.len(),
-        cut: cut_of(&sample, method),
+        cut,
+        spread,
     })
 }
 
@@ -225,18 +266,29 @@ impl Baselines {
             // Of an application with many runs, one run barely moves the median and MAD of all:
             // one cut for all of them, instead of one per run over the others (runs × windows).
             let shared = match self.applications.get(app) {
-                Some(b) => Some(b.cut),
+                Some(b) => Some(Some(b.clone())),
                 None if runs.len() > LEAVE_ONE_OUT_RUNS => {
-                    Some(baseline_of(runs.values(), self.method).map_or(1.0, |b| b.cut))
+                    Some(baseline_of(runs.values(), self.method))
                 }
                 None => None,
             };
-            for job in runs.keys() {
-                let cut = shared.unwrap_or_else(|| {
+            for (job, scores) in &runs {
+                let baseline = shared.clone().unwrap_or_else(|| {
                     let others = runs.iter().filter(|(j, _)| *j != job).map(|(_, s)| s);
-                    baseline_of(others, self.method).map_or(1.0, |b| b.cut)
+                    baseline_of(others, self.method)
                 });
-                out.insert((*job).clone(), cut);
+                let Some(baseline) = baseline else {
+                    out.insert((*job).clone(), 1.0);
+                    continue;
+                };
+                let own = match self.method {
+                    BaselineMethod::QuietPeriods => quiet_cut(scores, baseline.spread),
+                    BaselineMethod::Median | BaselineMethod::LowerTail => None,
+                };
+                out.insert(
+                    (*job).clone(),
+                    own.map_or(baseline.cut, |own| own.min(baseline.cut)),
+                );
             }
         }
         out
@@ -401,10 +453,55 @@ mod tests {
                 jobs: 9,
                 windows: 900,
                 cut: 2.5,
+                spread: 0.0,
             },
         );
         let rows: Vec<usize> = (0..windows.keys.len()).collect();
         let cuts = model.cuts(&windows, &rows, &scores, &application);
         assert!(cuts.values().all(|&c| c == 2.5));
+    }
+
+    /// `quiet-periods`: a run whose healthy level lies below its application's (here a quarter
+    /// of it) is judged against its own quiet windows, so an anomaly in part of the run (3.2×
+    /// the run's level, still under the application's cut) stands out, and its quiet part does not;
+    /// the other runs are judged as the lower tail judges them.
+    #[test]
+    fn quiet_periods_judge_a_run_against_its_own_quiet_windows() {
+        let (windows, scores, application) = history(&[("app", 5, 20, |i, w| match (i, w) {
+            (2, 0..10) => 1.25 * wobble(w),
+            (2, _) => 4.0 * wobble(w),
+            _ => 5.0 * wobble(w),
+        })]);
+        let rows: Vec<usize> = (0..windows.keys.len()).collect();
+        // The windows each method flags, as (job, window).
+        let judge = |method| {
+            let model = Baselines {
+                method,
+                ..Baselines::default()
+            };
+            let cuts = model.cuts(&windows, &rows, &scores, &application);
+            rows.iter()
+                .zip(&scores)
+                .filter(|(r, s)| **s > cuts[&windows.keys[**r].job_id])
+                .map(|(r, _)| {
+                    (
+                        windows.keys[*r].job_id.to_string(),
+                        windows.keys[*r].start_us,
+                    )
+                })
+                .collect::<std::collections::BTreeSet<_>>()
+        };
+        let lower_tail = judge(BaselineMethod::LowerTail);
+        assert!(
+            lower_tail.iter().all(|(job, _)| job != "app-2"),
+            "{lower_tail:?}"
+        );
+        let quiet = judge(BaselineMethod::QuietPeriods);
+        let added: Vec<_> = quiet.difference(&lower_tail).collect();
+        assert_eq!(added.len(), 10, "{added:?}");
+        assert!(
+            added.iter().all(|(job, w)| job == "app-2" && *w >= 10),
+            "{added:?}"
+        );
     }
 }

@@ -74,10 +74,8 @@ pub enum QueryError {
          one are run; INSERT, UPDATE, DELETE, COPY, CREATE, DROP and SET change or leave the warehouse)"
     )]
     ReadOnly(String),
-    #[error(
-        "the statement is too deep to plan: {0}; write a long list of alternatives as IN (...)"
-    )]
-    TooDeep(String),
+    #[error("the statement is too complex to plan: {0}")]
+    TooComplex(String),
     #[error("cannot write the result: {0}")]
     Output(std::io::Error),
     #[error("cannot render the result: {0}")]
@@ -585,7 +583,7 @@ pub fn check_read_only(sql: &str) -> Result<(), QueryError> {
             };
             match statement {
                 DfStatement::Statement(s) => {
-                    depth::too_deep(s).map_or(Ok(()), |why| Err(QueryError::TooDeep(why)))
+                    depth::too_complex(s).map_or(Ok(()), |why| Err(QueryError::TooComplex(why)))
                 }
                 _ => Ok(()),
             }

@@ -22,7 +22,7 @@
 //!
 //! - **Connections** ([`login`]): a login within `pg_login_timeout_s`, slots for clients not
 //!   logged in yet apart from the logged-in ones, at most `max_logins_per_address` of them per
-//!   address; statements nested too deep to plan are refused ([`crate::query::depth`]).
+//!   address; statements too deep or too large to plan are refused ([`crate::query::depth`]).
 //! - **Time** ([`timeout`]): every statement, planning and rows, within the client's
 //!   `statement_timeout` and never longer than `statement_timeout_s`.
 //!
@@ -319,15 +319,13 @@ fn refused(what: &str) -> PgWireError {
     )))
 }
 
-/// The error for a statement nested too deep to plan ([`query::depth`]): PostgreSQL's
+/// The error for a statement too deep or too large to plan ([`query::depth`]): PostgreSQL's
 /// `statement_too_complex`.
-fn too_deep(why: &str) -> PgWireError {
+fn too_complex(why: &str) -> PgWireError {
     PgWireError::UserError(Box::new(ErrorInfo::new(
         "ERROR".into(),
         "54001".into(),
-        format!(
-            "the statement is too deep to plan: {why}; write a long list of alternatives as IN (...)"
-        ),
+        format!("the statement is too complex to plan: {why}"),
     )))
 }
 
@@ -387,7 +385,7 @@ impl ReadOnlyHook {
     fn check(statement: &Statement) -> Option<PgWireError> {
         statement_refusal(statement)
             .map(|what| refused(&what))
-            .or_else(|| query::depth::too_deep(statement).map(|why| too_deep(&why)))
+            .or_else(|| query::depth::too_complex(statement).map(|why| too_complex(&why)))
     }
 
     fn check_plan(plan: &LogicalPlan) -> Option<PgWireError> {
@@ -660,7 +658,7 @@ pub async fn serve_pg(
             eprintln!(
                 "jobsight serve: {peer}: refused, locked out for {} s more after {} failed logins",
                 left.as_secs(),
-                login::LOCKOUT_FAILURES
+                LOCKOUT_FAILURES
             );
             continue;
         }

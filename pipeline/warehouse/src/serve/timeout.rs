@@ -4,7 +4,9 @@
 //! `statement_timeout` (kept in the connection's metadata by datafusion-postgres' `SET`), never
 //! more than the server's `statement_timeout_s`. At the deadline the client gets PostgreSQL's
 //! `query_canceled` (57014) and the result's stream is dropped, which stops DataFusion's work
-//! (its tasks are aborted when their stream goes).
+//! (its tasks are aborted when their stream goes). Planning itself runs without a pause, so the
+//! deadline is checked only after it; [`crate::query::depth`] keeps any statement's planning to
+//! about a second and a half instead.
 
 use std::fmt::Debug;
 use std::sync::Arc;

@@ -115,10 +115,16 @@ fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
                 min(t.value) AS min_value
          FROM telemetry t GROUP BY t.job_id, t.metric ORDER BY t.job_id, t.metric",
     );
+    // The node exporter's 16 default series, the pressure stall shares among them (this
+    // kernel has PSI; a node without it would have 13).
     assert_eq!(
         coverage.len(),
-        2 * 13,
-        "13 default metrics per job: {coverage:?}"
+        2 * 16,
+        "16 default metrics per job: {coverage:?}"
+    );
+    assert!(
+        coverage.iter().any(|c| c["metric"] == "cpu_pressure"),
+        "{coverage:?}"
     );
     for c in &coverage {
         let n = c["n"].as_i64().unwrap();

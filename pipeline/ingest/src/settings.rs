@@ -195,6 +195,21 @@ pub fn default_node_exporter_metrics() -> Vec<MetricTemplate> {
             "disk_write_bytes_per_s",
             sum_rate("node_disk_written_bytes_total", disk),
         ),
+        // Pressure stall information (Linux 4.20+): the share of time at least one task of the
+        // node waited for a CPU, for memory or for I/O. A neighbour competing for the cores of a
+        // job that already keeps them busy leaves the CPU shares as they were and shows here.
+        (
+            "cpu_pressure",
+            sum_rate("node_pressure_cpu_waiting_seconds_total", ""),
+        ),
+        (
+            "mem_pressure",
+            sum_rate("node_pressure_memory_waiting_seconds_total", ""),
+        ),
+        (
+            "io_pressure",
+            sum_rate("node_pressure_io_waiting_seconds_total", ""),
+        ),
     ]
     .into_iter()
     .map(|(name, query)| MetricTemplate {

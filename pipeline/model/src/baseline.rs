@@ -187,8 +187,8 @@ fn lower_tail(mut values: Vec<f64>) -> (f64, f64) {
 }
 
 /// The cut of a job judged against its own quiet windows: as high above their level (the 25th
-/// percentile of the logarithm of its `scores`) as its application's cut lies above the
-/// application's healthy median, with the application's `spread`. None for a job of too few
+/// percentile of the logarithm of its `scores`) as the lower tail's cut lies above its
+/// application's 25th percentile, with the application's `spread`. None for a job of too few
 /// windows, or an application without a spread.
 fn quiet_cut(scores: &[f64], spread: f64) -> Option<f64> {
     if scores.len() < MIN_QUIET_WINDOWS || spread <= 0.0 {

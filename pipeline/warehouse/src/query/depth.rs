@@ -15,8 +15,10 @@
 //! statement over the demo's warehouse): a chain of 1,000 / 2,000 / 3,000 `+` terms 1.5 / 5.5 /
 //! 11.4 s; a SELECT list of 2,000 / 5,000 / 10,000 / 20,000 items 0.3 / 1.4 / 5.0 / 24.8 s;
 //! 300 / 1,000 / 3,000 UNION ALL arms 0.2 / 1.0 / 10.0 s; an IN list of 10,000 / 30,000 /
-//! 100,000 items 0.2 / 0.5 / 2.3 s. So the bounds below keep any statement's planning to about a
-//! second and a half of one core, whatever timeout its client set.
+//! 100,000 items 0.2 / 0.5 / 2.3 s. The bounds below hold each of these shapes to about a second
+//! and a half of one core, and a statement's chains together ([`MAX_PLANNING_COST`]) to about
+//! four, whatever timeout its client set (measured shape by shape; a statement mixing several
+//! shapes at their bounds adds their times).
 
 use std::ops::ControlFlow;
 
@@ -27,19 +29,27 @@ use datafusion::sql::sqlparser::ast::{Expr, Query, SetExpr, Statement, Visit, Vi
 pub const MAX_NESTING: usize = 1000;
 /// The most expressions in one statement (each item of an `IN` list is one).
 pub const MAX_EXPRESSIONS: usize = 20_000;
-/// The most items in one `SELECT` list.
+/// The most items in all the `SELECT` lists of one statement.
 pub const MAX_SELECT_ITEMS: usize = 2000;
+/// The most planning work one statement may ask for, counted as the sum over its expressions of
+/// how deep each one lies, which grows as planning does: a chain of n `+` terms costs about n²
+/// (1,000,000 for 1,000 terms, planned in 1.5 s), one of n `OR`ed comparisons about 2n² (0.6 s
+/// for 1,000), an `IN` list of n items about 2n. One chain at [`MAX_NESTING`] passes; several
+/// long chains in one statement, each within it, are refused.
+pub const MAX_PLANNING_COST: usize = 2_500_000;
 /// The most `SELECT`s in one statement (subqueries and the arms of `UNION` and its kin).
 pub const MAX_SELECTS: usize = 1000;
 
 /// Why `statement` is too deep or too large to plan, if it is: its expressions or subqueries
-/// nest more than [`MAX_NESTING`] levels, or it has more expressions, `SELECT` items or
-/// `SELECT`s than the bounds above.
+/// nest more than [`MAX_NESTING`] levels, or it has more expressions, `SELECT` items, `SELECT`s
+/// or planning cost than the bounds above.
 pub fn too_complex(statement: &Statement) -> Option<String> {
     struct Shape {
         depth: usize,
         expressions: usize,
         selects: usize,
+        select_items: usize,
+        cost: usize,
         /// Why the walk stopped.
         refused: Option<String>,
     }
@@ -53,7 +63,19 @@ pub fn too_complex(statement: &Statement) -> Option<String> {
                      one); split it into several statements"
                 ));
             }
-            self.enter()
+            if self.enter().is_break() {
+                return ControlFlow::Break(());
+            }
+            self.cost += self.depth;
+            if self.cost > MAX_PLANNING_COST {
+                return self.refuse(
+                    "its chains of + or OR terms are too long together (DataFusion's planning \
+                     grows with the square of a chain's length); write long lists of \
+                     alternatives as IN (...), or split the statement"
+                        .to_string(),
+                );
+            }
+            ControlFlow::Continue(())
         }
         fn post_visit_expr(&mut self, _: &Expr) -> ControlFlow<()> {
             self.depth -= 1;
@@ -65,10 +87,12 @@ pub fn too_complex(statement: &Statement) -> Option<String> {
                 match body {
                     SetExpr::Select(select) => {
                         self.selects += 1;
-                        if select.projection.len() > MAX_SELECT_ITEMS {
+                        self.select_items += select.projection.len();
+                        if self.select_items > MAX_SELECT_ITEMS {
                             return self.refuse(format!(
-                                "a SELECT list of {} items, more than {MAX_SELECT_ITEMS}",
-                                select.projection.len()
+                                "its SELECT lists have more than {MAX_SELECT_ITEMS} items in all \
+                                 (planning grows with the square of a list's length); select \
+                                 fewer columns, or split the statement"
                             ));
                         }
                     }
@@ -114,6 +138,8 @@ pub fn too_complex(statement: &Statement) -> Option<String> {
         depth: 0,
         expressions: 0,
         selects: 0,
+        select_items: 0,
+        cost: 0,
         refused: None,
     };
     let _ = statement.visit(&mut shape);
@@ -149,11 +175,18 @@ mod tests {
                 .remove(0)
         };
         // A chain of n terms nests n levels deep (each `job_id = 'i'` one more at its place).
+        // One at the bound passes, the costliest single chain there is (MAX_PLANNING_COST).
         assert_eq!(too_complex(&parse(&chain(MAX_NESTING - 10, " OR "))), None);
         let refused = too_complex(&parse(&chain(MAX_NESTING + 10, " OR "))).unwrap();
         assert!(refused.contains("nest more than 1000 levels"), "{refused}");
         let sum = format!("SELECT {}", vec!["1"; MAX_NESTING + 1].join("+"));
         assert!(too_complex(&parse(&sum)).is_some());
+        // Ten chains of 900 terms, each within the nesting bound, cost ten times one chain.
+        let sum = vec!["1"; 900].join("+");
+        assert_eq!(too_complex(&parse(&format!("SELECT {sum}"))), None);
+        let sums = vec![sum; 10].join(", ");
+        let refused = too_complex(&parse(&format!("SELECT {sums}"))).unwrap();
+        assert!(refused.contains("too long together"), "{refused}");
         // An IN list is flat: refused only beyond the expressions' bound.
         let in_list = |n: usize| {
             let list: Vec<String> = (0..n).map(|i| format!("'{i}'")).collect();
@@ -179,7 +212,7 @@ mod tests {
         };
         assert_eq!(too_complex(&parse(&columns(MAX_SELECT_ITEMS))), None);
         let refused = too_complex(&parse(&columns(MAX_SELECT_ITEMS + 1))).unwrap();
-        assert!(refused.contains("SELECT list of 2001 items"), "{refused}");
+        assert!(refused.contains("more than 2000 items in all"), "{refused}");
         let arms = |n: usize| {
             let arms: Vec<String> = (0..n).map(|i| format!("SELECT {i}")).collect();
             arms.join(" UNION ALL ")

@@ -29,8 +29,9 @@
 //! The server has no state of its own: stopping it (SIGINT, SIGTERM) loses nothing.
 
 mod login;
-pub use login::{FAILURE_WINDOW, LOCKOUT, LOCKOUT_FAILURES};
 mod timeout;
+
+pub use login::{LOCKOUT, LOCKOUT_FAILURES};
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -112,8 +112,9 @@ pub struct Baseline {
     pub windows: usize,
     /// Its windows are anomalous above this score (at least 1, the score's own threshold).
     pub cut: f64,
-    /// The robust deviation of the logarithm of its healthy scores (0 in model files made
-    /// before `quiet-periods`, which then judges by the cut alone).
+    /// The robust deviation of the logarithm of its healthy scores, from the lower tail (0 for
+    /// `median` cuts and in model files made before `quiet-periods`, which then judges by the
+    /// cut alone).
     #[serde(default)]
     pub spread: f64,
 }
@@ -157,15 +158,13 @@ pub(crate) fn far_out(values: &[f64], z: f64) -> f64 {
 }
 
 /// The cut over scores on a log scale (a score is a mean of squares: skewed to the right, where
-/// deviations on the linear scale cut the healthy tail), never below 1, and the spread it was
-/// taken with (deviations of the logarithm).
+/// deviations on the linear scale cut the healthy tail), never below 1, and the lower tail's
+/// spread (deviations of the logarithm).
 fn cut_of(scores: &[f64], method: BaselineMethod) -> (f64, f64) {
     let logs: Vec<f64> = scores.iter().map(|s| s.max(1e-12).ln()).collect();
     let (cut, spread) = match method {
-        BaselineMethod::Median => {
-            let cut = far_out(&logs, BASELINE_Z);
-            (cut, (cut - far_out(&logs, 0.0)) / BASELINE_Z)
-        }
+        // Only `quiet-periods` reads a spread, and it takes its cuts by the lower tail.
+        BaselineMethod::Median => (far_out(&logs, BASELINE_Z), 0.0),
         BaselineMethod::LowerTail | BaselineMethod::QuietPeriods => lower_tail(logs),
     };
     (cut.exp().max(1.0), spread)

@@ -63,7 +63,7 @@ cgroup = true
 [features]
 cores_per_node = $(nproc)
 trim_s = 5
-windows = "20:10"
+windows = "10:5"
 [rules]
 min_run_s = 60
 [notify]

@@ -209,6 +209,12 @@ fn queries_on_a_ballista_cluster_equal_the_local_run() {
          SELECT j.job_id, t.m, count(*) AS n FROM t JOIN j ON t.job_id = j.job_id \
          GROUP BY j.job_id, t.m ORDER BY j.job_id, t.m"
             .into(),
+        // The catalogue's statements, answered in this process whatever the engine.
+        "SHOW COLUMNS FROM labels".into(),
+        "DESCRIBE findings".into(),
+        "SELECT table_schema, table_name FROM information_schema.tables \
+         WHERE table_schema <> 'information_schema' ORDER BY 1, 2"
+            .into(),
     ];
     for query in &queries {
         let here = sql(&local, query);

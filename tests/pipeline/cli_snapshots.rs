@@ -181,3 +181,60 @@ fn dag_status_of_a_pipeline_that_never_ran() {
         "{problems:?}"
     );
 }
+
+/// `jobsight sql` with no query reads statements until `\q`, here from a pipe: a statement may
+/// span lines, `\dt` lists the warehouse's tables, `\d` a table's columns, and a refused
+/// statement is an error on stderr after which the shell goes on.
+#[test]
+fn sql_without_a_query_is_a_shell() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    common::run_ok(
+        Command::new(JOBSIGHT)
+            .arg("--data")
+            .arg(&data)
+            .args([
+                "simulate",
+                "--nodes",
+                "4",
+                "--jobs",
+                "5",
+                "--seed",
+                "3",
+                "--day",
+                "2026-11-20",
+            ])
+            .env_remove("JOBSIGHT_CONFIG"),
+    );
+    let mut child = Command::new(JOBSIGHT)
+        .arg("--data")
+        .arg(&data)
+        .args(["sql", "--format", "csv"])
+        .env_remove("JOBSIGHT_CONFIG")
+        .env("JOBSIGHT_SQL_HISTORY", dir.path().join("history"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"\\dt\nSELECT count(*)\n  AS n FROM jobs;\n\\d labels\nDROP TABLE jobs;\nSELECT 2 AS two;\n\\q\nSELECT 3;\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("public,jobs,VIEW"), "{stdout}");
+    assert!(stdout.contains("public,findings,BASE TABLE"), "{stdout}");
+    assert!(stdout.contains("n\n5\n"), "{stdout}");
+    assert!(stdout.contains("labelled_by,Utf8"), "{stdout}");
+    assert!(stderr.contains("DROP TABLE is refused"), "{stderr}");
+    assert!(stdout.contains("two\n2\n"), "{stdout}");
+    assert!(!stdout.contains("\n3\n"), "after \\q: {stdout}");
+}

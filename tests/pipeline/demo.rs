@@ -3,6 +3,8 @@
 use crate::common;
 
 use std::collections::BTreeSet;
+
+use jobsight_base::units::unreadable_numbers;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -185,6 +187,10 @@ fn demo_reports_what_is_on_disk() {
             .collect();
         let wrong = jobsight::rules::contradictions(&numbers, f["message"].as_str().unwrap());
         assert!(wrong.is_empty(), "{f}: {wrong:?}");
+        // And every finding explains itself in people's units.
+        let message = f["message"].as_str().unwrap();
+        assert!(!message.trim().is_empty(), "{f}");
+        assert!(unreadable_numbers(message).is_empty(), "{f}");
     }
     // Nor do the figures at the head of any job's email and page contradict each other: the
     // core-hours of both, the idle part, the shares, the energy and where they came from.
@@ -244,6 +250,18 @@ fn demo_reports_what_is_on_disk() {
     for m in &messages {
         let eml = std::fs::read_to_string(m.path().join("message.eml")).unwrap();
         assert!(eml.contains("Content-Type: multipart/alternative"), "{eml}");
+        // The text a person reads: no bare label where an explanation belongs, no machine units.
+        let text = plain_text_part(&eml);
+        assert!(!text.is_empty(), "{eml}");
+        assert!(
+            !text.contains("):\n") && !text.contains(": \n"),
+            "an empty explanation: {text}"
+        );
+        assert!(
+            unreadable_numbers(&text).is_empty(),
+            "{:?} in {text}",
+            unreadable_numbers(&text)
+        );
     }
     assert!(
         messages
@@ -294,6 +312,163 @@ fn demo_reports_what_is_on_disk() {
     assert!(links > 0, "no report link in any email");
     // Nothing from a job name reaches the terminal raw.
     assert!(!report.contains('\u{1b}'), "{report}");
+
+    // `jobsight job` on the jobs the models or the rules flagged reads in people's units, says
+    // what to do and how the verdict is made; `jobsight jobs` lists the day; an unknown job is
+    // refused with where to look.
+    let warehouse = dir.path().join("warehouse");
+    let flagged = common::sql_json(
+        JOBSIGHT,
+        &warehouse,
+        "SELECT DISTINCT job_id FROM findings ORDER BY job_id LIMIT 5",
+    );
+    assert!(!flagged.is_empty());
+    for row in &flagged {
+        let id = row["job_id"].as_str().unwrap();
+        let out = common::run_ok(
+            Command::new(JOBSIGHT)
+                .arg("--data")
+                .arg(&warehouse)
+                .args(["job", id])
+                .env_remove("JOBSIGHT_CONFIG"),
+        );
+        assert!(out.contains(&format!("Job {id} (")), "{out}");
+        assert!(out.contains("What to do: "), "{out}");
+        assert!(out.contains("How the verdict is made"), "{out}");
+        assert!(
+            unreadable_numbers(&out).is_empty(),
+            "{:?} in {out}",
+            unreadable_numbers(&out)
+        );
+        let json = common::run_ok(
+            Command::new(JOBSIGHT)
+                .arg("--data")
+                .arg(&warehouse)
+                .args(["job", id, "--format", "json"])
+                .env_remove("JOBSIGHT_CONFIG"),
+        );
+        let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(json["job_id"], id);
+        assert!(
+            json["findings"].as_array().is_some_and(|f| !f.is_empty()),
+            "{json}"
+        );
+    }
+    // Their pages too, outside the charts (whose coordinates are for the browser): no raw
+    // evidence, no machine units, and the paragraph on how the verdict is made.
+    for row in &flagged {
+        let id = row["job_id"].as_str().unwrap();
+        let page =
+            std::fs::read_to_string(pages.join("demo").join("jobs").join(format!("{id}.html")))
+                .unwrap();
+        // The thresholds block's values are still the rule book's characteristics as SI numbers
+        // without a unit (`4.38G`): not yet in people's units (issue 46, not done), left out here.
+        let page = match (
+            page.find("<h2>Thresholds</h2>"),
+            page.find("<h2>Classes</h2>"),
+        ) {
+            (Some(a), Some(b)) if a < b => format!("{}{}", &page[..a], &page[b..]),
+            _ => page,
+        };
+        let text = page_text(&page);
+        assert!(
+            unreadable_numbers(&text).is_empty(),
+            "{:?} in page {id}",
+            unreadable_numbers(&text)
+        );
+        assert!(!text.contains("{\""), "raw evidence on page {id}");
+        assert!(
+            text.contains("How the verdict is made") || text.contains("The verdict is the models"),
+            "page {id}"
+        );
+    }
+    let list = common::run_ok(
+        Command::new(JOBSIGHT)
+            .arg("--data")
+            .arg(&warehouse)
+            .args(["jobs", "--limit", "10"])
+            .env_remove("JOBSIGHT_CONFIG"),
+    );
+    assert_eq!(
+        list.lines().filter(|l| l.starts_with("  1")).count(),
+        10,
+        "{list}"
+    );
+    assert!(list.contains("the newest 10 only"), "{list}");
+    let missing = Command::new(JOBSIGHT)
+        .arg("--data")
+        .arg(&warehouse)
+        .args(["job", "999999999"])
+        .env_remove("JOBSIGHT_CONFIG")
+        .output()
+        .unwrap();
+    assert!(!missing.status.success());
+    let why = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        why.contains("job 999999999 is not in the warehouse"),
+        "{why}"
+    );
+}
+
+/// A page's text as a person reads it: tags, styles and charts left out.
+fn page_text(html: &str) -> String {
+    let mut kept = html.to_string();
+    for (open, close) in [("<style", "</style>"), ("<svg", "</svg>")] {
+        let mut out = String::new();
+        let mut rest = kept.as_str();
+        while let Some(start) = rest.find(open) {
+            out.push_str(&rest[..start]);
+            rest = match rest[start..].find(close) {
+                Some(end) => &rest[start + end + close.len()..],
+                None => "",
+            };
+        }
+        out.push_str(rest);
+        kept = out;
+    }
+    let mut out = String::new();
+    let mut in_tag = false;
+    for c in kept.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => {
+                in_tag = false;
+                out.push(' ');
+            }
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The text/plain part of a message as a person reads it: quoted-printable soft line breaks
+/// joined and `=XX` escapes of ASCII decoded.
+fn plain_text_part(eml: &str) -> String {
+    let Some(start) = eml.find("Content-Type: text/plain") else {
+        return String::new();
+    };
+    let part = &eml[start..];
+    let body = part
+        .split_once("\r\n\r\n")
+        .or_else(|| part.split_once("\n\n"))
+        .map_or("", |(_, b)| b);
+    let body = body.split("\n--").next().unwrap_or("");
+    let joined = body.replace("=\r\n", "").replace("=\n", "");
+    let mut out = String::new();
+    let mut chars = joined.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '=' {
+            let hex: String = chars.by_ref().take(2).collect();
+            match u8::from_str_radix(&hex, 16) {
+                Ok(b) if b.is_ascii() => out.push(b as char),
+                _ => out.push('?'),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 #[test]

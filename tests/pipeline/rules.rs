@@ -667,6 +667,20 @@ fn every_rule_fires_on_its_fixture_and_not_on_the_healthy_twin() {
                 finding.rule,
                 finding.evidence_json()
             );
+            // What a person reads: an explanation and what to do, in people's units.
+            for text in [&finding.message, &finding.fix] {
+                assert!(
+                    !text.trim().is_empty(),
+                    "rule {}: an empty text",
+                    finding.rule
+                );
+                let unreadable = jobsight_base::units::unreadable_numbers(text);
+                assert!(
+                    unreadable.is_empty(),
+                    "rule {}: {unreadable:?} in {text}",
+                    finding.rule
+                );
+            }
         }
         let text = render(&v, id);
         assert!(
@@ -757,7 +771,7 @@ fn the_hung_finding_quotes_one_quantity() {
     assert!(p95 >= busy, "{evidence}");
     assert!(
         hung.message
-            .contains("busy 0.015 of the time on average and at most 0.015"),
+            .contains("busy 1.5 % of the time on average and at most 1.5 %"),
         "{}",
         hung.message
     );

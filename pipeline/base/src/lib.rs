@@ -23,6 +23,7 @@ pub mod stats;
 pub mod templates;
 pub mod test_support;
 pub mod text;
+pub mod units;
 
 pub use process::{now, peak_memory_mib, reset_peak_memory};
 

@@ -94,7 +94,8 @@ pub fn read_jobs(
         days("")
     );
     let predictions_sql = format!(
-        "SELECT job_id, verdict, confidence, node, reason FROM predictions WHERE {} \
+        "SELECT job_id, verdict, confidence, node, reason, windows, anomalous_windows, \
+         window_start, window_end, source FROM predictions WHERE {} \
          AND verdict NOT IN ('healthy', 'unknown', 'not-judged') AND agreeing_rules = ''",
         days("")
     );
@@ -191,17 +192,11 @@ pub fn read_jobs(
                         String::new(),
                     )
                 });
-            let confidence = c.float("confidence", i).map_or(String::new(), |p| {
-                format!(" (confidence {:.0} %)", p * 100.0)
-            });
             job.items.push(Item {
                 kind: format!("diagnosis:{verdict}"),
                 severity: Severity::Warning,
                 title,
-                message: format!(
-                    "machine-learning diagnosis{confidence}: {}",
-                    c.text("reason", i).unwrap_or_default()
-                ),
+                message: diagnosis_message(&c, i, &verdict),
                 fix,
                 tools,
                 node: c.text("node", i),
@@ -209,6 +204,37 @@ pub fn read_jobs(
         }
     }
     Ok(by_id.into_values().collect())
+}
+
+/// What the models saw, in words: how much of the run they judged anomalous, where and when,
+/// how sure they were, and why when the row says (`predictions.reason`); never a bare label.
+fn diagnosis_message(c: &query::Columns, i: usize, verdict: &str) -> String {
+    let (windows, anomalous) = (
+        c.int("windows", i).unwrap_or(0),
+        c.int("anomalous_windows", i).unwrap_or(0),
+    );
+    let mut message = if windows > 0 {
+        format!(
+            "the machine-learning diagnosis judged {anomalous} of the {windows} time windows of \
+             the job's telemetry to be {verdict}"
+        )
+    } else {
+        format!("the machine-learning diagnosis judged the job's telemetry to be {verdict}")
+    };
+    if let Some(node) = c.text("node", i) {
+        message += &format!(" on {node}");
+    }
+    if let (Some(a), Some(b)) = (c.time("window_start", i), c.time("window_end", i)) {
+        message += &format!(", from {} to {}", a.format("%H:%M"), b.format("%H:%M UTC"));
+    }
+    if let Some(p) = c.float("confidence", i) {
+        message += &format!(" (confidence {:.0} %)", p * 100.0);
+    }
+    let reason = c.text("reason", i).unwrap_or_default();
+    if !reason.trim().is_empty() {
+        message += &format!("; {reason}");
+    }
+    message + ". The job's page shows the metrics in which it differed from healthy jobs."
 }
 
 /// The ledger rows sent (or queued, in doubt, failed) on the days `first..=last`.

@@ -326,6 +326,43 @@ pub fn write_job(
     })
 }
 
+/// Each metric's healthy band: the 10th to 90th percentile of healthy jobs' means.
+pub type HealthyBand = BTreeMap<String, (f64, f64)>;
+
+/// What the warehouse holds about one job (its last record when a requeue gave it several),
+/// without its telemetry, and the cluster's healthy band of each metric's job mean over the 30
+/// days up to its day: what `jobsight job` prints.
+pub fn job_facts(data: &Path, job_id: &str) -> Result<(load::Facts, HealthyBand), ReportError> {
+    runtime()?.block_on(async {
+        let ctx = query::session(data).await?;
+        let day = load::day_of(&ctx, job_id)
+            .await?
+            .ok_or_else(|| ReportError::NoSuchJob(job_id.to_string()))?;
+        let scope = load::Scope {
+            day,
+            job: Some(job_id.to_string()),
+        };
+        let facts = load::facts(&ctx, &scope).await?;
+        let (_, band) = load::healthy(&ctx, day).await?;
+        Ok((facts, band))
+    })
+}
+
+/// The jobs that ended from `from` to `to`, of `user` or everyone's, newest first, at most
+/// `limit`: what `jobsight jobs` lists.
+pub fn list_jobs(
+    data: &Path,
+    user: Option<&str>,
+    from: NaiveDate,
+    to: NaiveDate,
+    limit: usize,
+) -> Result<Vec<load::RecentJob>, ReportError> {
+    runtime()?.block_on(async {
+        let ctx = query::session(data).await?;
+        Ok(load::jobs_between(&ctx, user, from, to, limit).await?)
+    })
+}
+
 /// One workflow run's page (`jobsight report workflow RUN`), with its Gantt chart, in the words
 /// of `pages`. Returns the page's path.
 pub fn write_workflow(

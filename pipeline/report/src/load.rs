@@ -30,7 +30,7 @@ pub use jobs::{
 pub use jobsight_warehouse::query::literal;
 pub use reference::{HealthyRun, healthy};
 pub use sql::HISTORY_DAYS;
-pub use users::{RECENT_JOBS, RecentJob, UserHistory, user_histories};
+pub use users::{RECENT_JOBS, RecentJob, UserHistory, jobs_between, user_histories};
 pub use workflows::{
     RUN_LOOK_AHEAD_DAYS, WorkflowFacts, WorkflowTaskFacts, slurm_runs, workflow, workflow_ids,
 };

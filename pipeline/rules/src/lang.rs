@@ -624,12 +624,57 @@ fn call(func: Func, args: Vec<Value>) -> Value {
     }
 }
 
+/// How a placeholder writes its number (`{name}`, `{name:.2}`, `{name:duration}`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spec {
+    /// In the unit its name says (`job.time_limit_s` as `8h 40m`, `summary.cpu_eff` as `41 %`;
+    /// [`jobsight_base::units::named_value`]), else to three significant digits.
+    Named,
+    /// With N decimals, as written.
+    Decimals(usize),
+    /// Seconds as hours and minutes.
+    Duration,
+    /// A share of 1 as a percentage.
+    Percent,
+    /// Bytes per second as MB/s.
+    Rate,
+    /// Bytes as MB, GB or TB.
+    Size,
+}
+
+impl Spec {
+    fn parse(spec: &str) -> Option<Spec> {
+        match spec {
+            "duration" => Some(Spec::Duration),
+            "percent" => Some(Spec::Percent),
+            "rate" => Some(Spec::Rate),
+            "size" => Some(Spec::Size),
+            _ => match spec.strip_prefix('.').and_then(|d| d.parse().ok()) {
+                Some(d) if d <= 12 => Some(Spec::Decimals(d)),
+                _ => None,
+            },
+        }
+    }
+
+    fn write(self, name: &str, v: f64) -> String {
+        use jobsight_base::units;
+        match self {
+            Spec::Named => units::named_value(name, v),
+            Spec::Decimals(d) => format!("{v:.d$}"),
+            Spec::Duration => units::duration(v),
+            Spec::Percent => units::percent(v),
+            Spec::Rate => units::rate_from_bytes_per_s(v),
+            Spec::Size => units::size_from_bytes(v),
+        }
+    }
+}
+
 /// One piece of a parsed template.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Piece {
     Text(String),
-    /// A variable, with a fixed number of decimals if asked for.
-    Var(String, Option<usize>),
+    /// A variable and how its number is written.
+    Var(String, Spec),
 }
 
 /// A parsed message template.
@@ -660,20 +705,20 @@ impl Template {
                         .find('}')
                         .ok_or_else(|| syntax(i, "`{` without its `}`"))?;
                     let inner = &rest[..end];
-                    let (name, decimals) = match inner.split_once(':') {
-                        Some((name, spec)) => {
-                            let digits = spec.strip_prefix('.').and_then(|d| d.parse().ok());
-                            match digits {
-                                Some(d) if d <= 12 => (name, Some(d)),
-                                _ => {
-                                    return Err(syntax(
-                                        i,
-                                        format!("format `{spec}`: only `.N` (N decimals) is known"),
-                                    ));
-                                }
+                    let (name, spec) = match inner.split_once(':') {
+                        Some((name, spec)) => match Spec::parse(spec) {
+                            Some(parsed) => (name, parsed),
+                            None => {
+                                return Err(syntax(
+                                    i,
+                                    format!(
+                                        "format `{spec}`: known are `.N` (N decimals), `duration`, \
+                                         `percent`, `rate` (bytes/s) and `size` (bytes)"
+                                    ),
+                                ));
                             }
-                        }
-                        None => (inner, None),
+                        },
+                        None => (inner, Spec::Named),
                     };
                     let name = name.trim();
                     let valid = !name.is_empty()
@@ -686,7 +731,7 @@ impl Template {
                     if !text.is_empty() {
                         pieces.push(Piece::Text(std::mem::take(&mut text)));
                     }
-                    pieces.push(Piece::Var(name.to_string(), decimals));
+                    pieces.push(Piece::Var(name.to_string(), spec));
                     // Skip the placeholder's characters.
                     while chars.peek().is_some_and(|&(j, _)| j <= i + 1 + end) {
                         chars.next();
@@ -713,9 +758,9 @@ impl Template {
         for piece in &self.pieces {
             match piece {
                 Piece::Text(t) => out.push_str(t),
-                Piece::Var(name, decimals) => match (lookup(name), decimals) {
-                    (Value::Num(v), Some(d)) => out.push_str(&format!("{v:.d$}", d = *d)),
-                    (v, _) => out.push_str(&v.to_string()),
+                Piece::Var(name, spec) => match lookup(name) {
+                    Value::Num(v) => out.push_str(&spec.write(name, v)),
+                    v => out.push_str(&v.to_string()),
                 },
             }
         }
@@ -832,6 +877,19 @@ mod tests {
         assert!(Template::parse("{x:%d}").is_err());
         assert!(Template::parse("a } b").is_err());
         assert!(Template::parse("{not a name}").is_err());
+        // A number in the unit its name says, or the one the placeholder asks for.
+        let t = Template::parse(
+            "limit {job.time_limit_s}, {traffic:rate}, {busy:percent} busy, {rise:duration}, {b:size}",
+        )
+        .unwrap();
+        let out = t.render(&|name| match name {
+            "job.time_limit_s" => Value::Num(31_200.0),
+            "traffic" => Value::Num(80_078_094.0),
+            "busy" => Value::Num(0.4059694906469261),
+            "rise" => Value::Num(5400.0),
+            _ => Value::Num(2.0 * 1024f64.powi(3)),
+        });
+        assert_eq!(out, "limit 8h 40m, 80.1 MB/s, 41 % busy, 1h 30m, 2 GB");
         assert_eq!(Value::Num(0.01234).to_string(), "0.012");
         assert_eq!(Value::Num(123.456).to_string(), "123.5");
     }

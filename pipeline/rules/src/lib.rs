@@ -898,7 +898,7 @@ mod tests {
         // The node's GPUs busy 0.5 (the neighbour's), the job's own two idle.
         let own = gpu_job(&[("gpu_util", 0.5), ("job_gpu_util", 0.01)]).expect("gpu-idle");
         assert!(!own.evidence.contains(&shared), "{:?}", own.evidence);
-        assert!(own.message.contains("0.010"), "{}", own.message);
+        assert!(own.message.contains("1.0 %"), "{}", own.message);
         // Only the node's GPUs: the finding says it read a shared node.
         let node = gpu_job(&[("gpu_util", 0.01)]).expect("gpu-idle");
         assert!(node.evidence.contains(&shared), "{:?}", node.evidence);

@@ -49,6 +49,30 @@ impl Period {
             Period::Month => day.with_day(1).unwrap_or(day),
         }
     }
+
+    /// How many periods `jobsight summary` shows when no `--from` is given: enough rows to see a
+    /// trend, few enough to read in a terminal.
+    pub fn default_count(self) -> u32 {
+        match self {
+            Period::Day => 14,
+            Period::Week => 8,
+            Period::Month => 12,
+        }
+    }
+
+    /// The first day of the last [`Self::default_count`] whole periods up to the one holding
+    /// `to`: the last 14 days, the last 8 weeks from a Monday, the last 12 months from a 1st.
+    pub fn default_from(self, to: NaiveDate) -> NaiveDate {
+        let back = self.default_count() - 1;
+        let start = self.start_of(to);
+        match self {
+            Period::Day => start - Duration::days(i64::from(back)),
+            Period::Week => start - Duration::weeks(i64::from(back)),
+            Period::Month => start
+                .checked_sub_months(chrono::Months::new(back))
+                .unwrap_or(start),
+        }
+    }
 }
 
 /// What one row is for: a cluster, or a partition, account or user within its cluster, or (the
@@ -112,5 +136,27 @@ impl Grouping {
             Grouping::User => Some("user"),
             Grouping::Cluster | Grouping::All => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// With no `--from`, the window follows the period: 14 days, 8 weeks from a Monday, 12 months
+    /// from a 1st, each ending with the period that holds `--to`.
+    #[test]
+    fn the_default_window_follows_the_period() {
+        let to = NaiveDate::from_ymd_opt(2026, 11, 25).unwrap(); // a Wednesday
+        let day = |y, m, d| NaiveDate::from_ymd_opt(y, m, d).unwrap();
+        assert_eq!(Period::Day.default_from(to), day(2026, 11, 12));
+        assert_eq!(Period::Week.default_from(to), day(2026, 10, 5));
+        assert_eq!(
+            Period::Week.default_from(to).weekday(),
+            chrono::Weekday::Mon
+        );
+        assert_eq!(Period::Month.default_from(to), day(2025, 12, 1));
+        let january = day(2026, 1, 31);
+        assert_eq!(Period::Month.default_from(january), day(2025, 2, 1));
     }
 }

@@ -23,9 +23,13 @@ pub use models::{LabelArgs, ModelAction, RulesAction, WorkflowAction};
 pub use scheduler::DagAction;
 pub use simulation::{DemoArgs, SimulateArgs};
 pub use stages::{
-    ClassifyArgs, FeaturesArgs, IngestArgs, NotifyArgs, ReportAction, SpoolAction, SummaryArgs,
+    ClassifyArgs, FeaturesArgs, IngestArgs, JobArgs, JobsArgs, NotifyArgs, ReportAction,
+    SpoolAction, SummaryArgs,
 };
 pub use warehouse::{BallistaRole, ImportSource, ServeArgs, SqlArgs};
+
+/// The heading of the options every subcommand takes, listed after the subcommand's own.
+const GLOBAL: &str = "Global options";
 
 /// jobsight: automatic performance analysis of every finished Slurm job.
 ///
@@ -37,15 +41,15 @@ pub use warehouse::{BallistaRole, ImportSource, ServeArgs, SqlArgs};
 pub struct Cli {
     /// Warehouse directory: hive-partitioned Parquet, one folder per table [default: the
     /// config file's `data`, else ./jobsight-data].
-    #[arg(long, env = "JOBSIGHT_DATA", global = true)]
+    #[arg(long, env = "JOBSIGHT_DATA", global = true, help_heading = GLOBAL)]
     pub data: Option<PathBuf>,
     /// Configuration file (TOML; every key optional, see ops/jobsight.example.toml). Flags and
     /// their environment variables override it.
-    #[arg(long, env = "JOBSIGHT_CONFIG", global = true)]
+    #[arg(long, env = "JOBSIGHT_CONFIG", global = true, help_heading = GLOBAL)]
     pub config: Option<PathBuf>,
     /// Spool directory that the epilog hook writes into [default: the config file's `spool`,
     /// else /var/spool/jobsight].
-    #[arg(long, env = "JOBSIGHT_SPOOL", global = true)]
+    #[arg(long, env = "JOBSIGHT_SPOOL", global = true, help_heading = GLOBAL)]
     pub spool: Option<PathBuf>,
     /// Log lines of `dag run` and `daemon` on stderr: `text` for people, `json` (one object per
     /// line) for log shippers.
@@ -54,7 +58,8 @@ pub struct Cli {
         value_enum,
         env = "JOBSIGHT_LOG_FORMAT",
         global = true,
-        default_value = "text"
+        default_value = "text",
+        help_heading = GLOBAL
     )]
     pub log_format: LogFormat,
     #[command(subcommand)]
@@ -193,8 +198,9 @@ pub enum Command {
     /// labels, features, features_job, job_summary, windows, findings, classes, thresholds, predictions,
     /// notifications, runs, summaries. Each table has the partition column `day` ('YYYY-MM-DD', the
     /// job's end day). `jobs` also has elapsed_s, wait_s, core_hours, node_hours, gpu_hours and
-    /// req_mem_gb as plain numbers (`SELECT user, sum(core_hours) FROM jobs GROUP BY user`). Read-only: one query (SELECT, WITH ... SELECT, EXPLAIN); INSERT, COPY, CREATE, DROP
-    /// and SET are refused. Results stream: csv and json write every row as it comes, the table
+    /// req_mem_gb as plain numbers (`SELECT user, sum(core_hours) FROM jobs GROUP BY user`). Read-only: one query (SELECT, WITH ... SELECT,
+    /// EXPLAIN) or a question about the tables (SHOW TABLES, SHOW COLUMNS FROM t, DESCRIBE t,
+    /// information_schema); INSERT, COPY, CREATE, DROP and SET are refused. Results stream: csv and json write every row as it comes, the table
     /// shows the first 10,000 rows with control characters escaped.
     Sql(SqlArgs),
     /// Serve every table to psql, Grafana and BI tools over PostgreSQL's protocol, read-only.
@@ -220,6 +226,21 @@ pub enum Command {
     /// with job flow only gets the usage and job-flow figures. docs/summaries.md says how each
     /// figure is derived.
     Summary(SummaryArgs),
+    /// One job in the terminal: what it asked for and used, what was found, what to do.
+    ///
+    /// One job as `seff` and `jobstats` show it on a login node: what it requested and what it
+    /// used (cores, memory, time, GPUs), its efficiencies and where they came from, each finding
+    /// with what to do, the verdict of the rules and the models and how they combine, and the
+    /// `#SBATCH` lines a better request would use. Reads the warehouse: the job must have been
+    /// stored (by the per-job DAG, a few minutes after it ended). --format json gives the same
+    /// figures for scripts, as plain numbers.
+    Job(JobArgs),
+    /// List jobs with their efficiencies, findings and verdicts, newest first.
+    ///
+    /// The jobs that ended in a span of days (the last 7 days with jobs by default), one line
+    /// each: state, run time, CPU and memory efficiency, how many findings and the verdict, with
+    /// --user for one user's. `jobsight job JOB_ID` shows one of them in full.
+    Jobs(JobsArgs),
     /// Write report pages: one job's, or every job, user and system page of a day.
     ///
     /// Write the static HTML pages behind the emails' links into `[report] dir` (or --dir): a

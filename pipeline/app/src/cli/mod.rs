@@ -7,6 +7,7 @@ mod args;
 mod choice_arg;
 mod commands;
 mod progress;
+mod shell;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -79,6 +80,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(args) => commands::serve(args, &env, &mut stdout),
         Command::Ballista { role } => commands::ballista(role, &mut stdout),
         Command::Summary(args) => commands::summary(args, &env, &mut stdout),
+        Command::Job(args) => commands::job(args, &env, &mut stdout),
+        Command::Jobs(args) => commands::jobs(args, &env, &mut stdout),
         Command::Report { action, .. } => commands::report(action, &env, &mut stdout),
         Command::Import { source } => commands::import(source, &env, &mut stdout),
     }

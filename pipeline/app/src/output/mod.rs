@@ -16,11 +16,13 @@
 
 pub mod email;
 pub mod header;
+pub mod job;
 pub mod model;
 pub mod pages;
 pub mod rules;
 pub mod summary;
 pub mod templates;
+pub mod units;
 pub mod workflow;
 
 use std::fmt::Write as _;

@@ -95,7 +95,16 @@ pub fn render(
         Grouping::All => columns.extend(["partition", "account", "user"]),
         other => columns.extend(other.column()),
     }
-    columns.extend(SHOWN);
+    let mut left_out: Vec<(&str, &str)> = Vec::new();
+    for name in SHOWN {
+        match (!rows.is_empty())
+            .then(|| nothing_to_show(&batch, name))
+            .flatten()
+        {
+            Some(why) => left_out.push((name, why)),
+            None => columns.push(name),
+        }
+    }
     let mut fields = Vec::new();
     let mut arrays: Vec<ArrayRef> = Vec::new();
     for name in columns {
@@ -155,11 +164,78 @@ pub fn render(
         },
     );
     // The waste's kWh is a model, the energy a measurement: the reader is told which is which.
-    let footnote = "waste_*: estimated, idle core-, GPU- and node-hours times the configured idle \
-draws (summary.idle_core_watts, idle_gpu_watts, node_watts); energy_kwh: measured (Slurm's \
-consumed energy or power series, each job's share of its nodes), for energy_measured_share of \
-the core-hours\n";
-    Ok(heading + &query::render(&[shown], format)? + footnote)
+    let mut footnote = String::from(
+        "waste_*: estimated, idle core-, GPU- and node-hours times the configured idle draws \
+         (summary.idle_core_watts, idle_gpu_watts, node_watts)",
+    );
+    if !left_out.iter().any(|(name, _)| *name == "energy_kwh") {
+        footnote += "; energy_kwh: measured (Slurm's consumed energy or power series, each job's \
+                     share of its nodes), for energy_measured_share of the core-hours";
+    }
+    footnote += "\n";
+    if !left_out.is_empty() {
+        footnote += &left_out_note(&left_out);
+    }
+    Ok(heading + &query::render(&[shown], format)? + &footnote)
+}
+
+/// Why a figure of the table format has nothing to show in these rows, if so: no GPU-hours (a
+/// cluster without GPUs), no measured energy, or no value in any row. Left out of the table, it
+/// would only widen it; `--format csv` still gives it.
+fn nothing_to_show(
+    batch: &datafusion::arrow::record_batch::RecordBatch,
+    name: &str,
+) -> Option<&'static str> {
+    use datafusion::arrow::array::{Array, AsArray};
+    use datafusion::arrow::datatypes::{DataType, Float64Type};
+    let zero_everywhere = |column: &str| {
+        batch
+            .column_by_name(column)
+            .and_then(|a| datafusion::arrow::compute::cast(a, &DataType::Float64).ok())
+            .is_none_or(|a| {
+                a.as_primitive::<Float64Type>()
+                    .iter()
+                    .all(|v| v.is_none_or(|v| v == 0.0))
+            })
+    };
+    match name {
+        "gpu_hours" | "gpu_util" if zero_everywhere("gpu_hours") => Some("no GPU-hours"),
+        "energy_kwh" | "energy_measured_share" if zero_everywhere("energy_measured_share") => {
+            Some("no job with a measured energy")
+        }
+        _ if batch
+            .column_by_name(name)
+            .is_some_and(|a| a.null_count() == a.len()) =>
+        {
+            Some("no value in any row")
+        }
+        _ => None,
+    }
+}
+
+/// The closing line that names the figures left out of the table and why, grouped by reason.
+fn left_out_note(left_out: &[(&str, &str)]) -> String {
+    let mut reasons: Vec<&str> = Vec::new();
+    for (_, why) in left_out {
+        if !reasons.contains(why) {
+            reasons.push(why);
+        }
+    }
+    let parts: Vec<String> = reasons
+        .iter()
+        .map(|why| {
+            let names: Vec<&str> = left_out
+                .iter()
+                .filter(|(_, w)| w == why)
+                .map(|(name, _)| *name)
+                .collect();
+            format!("{} ({why})", names.join(", "))
+        })
+        .collect();
+    format!(
+        "left out, nothing to show: {}; --format csv gives every column\n",
+        parts.join("; ")
+    )
 }
 
 #[cfg(test)]

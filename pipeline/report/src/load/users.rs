@@ -30,6 +30,7 @@ pub const RECENT_JOBS: usize = 50;
 #[derive(Debug, Clone, Default)]
 pub struct RecentJob {
     pub job_id: String,
+    pub user: String,
     pub day: String,
     pub name: String,
     pub state: String,
@@ -111,6 +112,7 @@ pub async fn user_histories(
         if history.recent.len() < RECENT_JOBS {
             history.recent.push(RecentJob {
                 job_id: text(c, "job_id", i),
+                user: text(c, "user", i),
                 day: text(c, "day", i),
                 name: text(c, "name", i),
                 state: text(c, "state", i),
@@ -153,4 +155,53 @@ pub async fn user_histories(
         }
     }
     Ok(out)
+}
+
+/// The jobs that ended from `from` to `to` (UTC days), of `user` or everyone's, newest first,
+/// at most `limit`: what `jobsight jobs` lists.
+pub async fn jobs_between(
+    ctx: &SessionContext,
+    user: Option<&str>,
+    from: NaiveDate,
+    to: NaiveDate,
+    limit: usize,
+) -> Result<Vec<RecentJob>, QueryError> {
+    let range = |alias: &str| format!("{alias}day >= '{from}' AND {alias}day <= '{to}'");
+    let of_user = user.map_or(String::new(), |u| {
+        format!(
+            " AND j.\"user\" = {}",
+            jobsight_warehouse::query::literal(u)
+        )
+    });
+    let sql = format!(
+        "SELECT j.\"user\", j.job_id, j.day, j.name, j.state, j.elapsed_s, \
+         s.cpu_eff, s.mem_eff, coalesce(x.n, 0) AS findings, p.verdict \
+         FROM jobs j LEFT JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day \
+         LEFT JOIN (SELECT job_id, day, count(*) AS n FROM findings WHERE {} GROUP BY 1, 2) x \
+           ON x.job_id = j.job_id AND x.day = j.day \
+         LEFT JOIN (SELECT job_id, day, \
+             coalesce(max(CASE WHEN verdict <> 'healthy' THEN verdict END), max(verdict)) AS verdict \
+             FROM predictions WHERE {} GROUP BY 1, 2) p ON p.job_id = j.job_id AND p.day = j.day \
+         WHERE {}{of_user} ORDER BY j.\"end\" DESC, j.job_id LIMIT {limit}",
+        range(""),
+        range(""),
+        range("j.")
+    );
+    let mut jobs = Vec::new();
+    each_row(ctx, &sql, |c, i| {
+        jobs.push(RecentJob {
+            job_id: text(c, "job_id", i),
+            user: text(c, "user", i),
+            day: text(c, "day", i),
+            name: text(c, "name", i),
+            state: text(c, "state", i),
+            elapsed_s: c.int("elapsed_s", i),
+            cpu_eff: c.float("cpu_eff", i),
+            mem_eff: c.float("mem_eff", i),
+            findings: c.int("findings", i).unwrap_or(0),
+            verdict: c.text("verdict", i),
+        });
+    })
+    .await?;
+    Ok(jobs)
 }

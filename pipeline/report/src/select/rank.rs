@@ -1,6 +1,8 @@
-//! The order of a job's metrics on its page: those its findings name, then those the diagnosis
-//! model weighs most, then those furthest outside the healthy band, then the usual ones; and so
-//! which metrics' telemetry a page needs at all.
+//! The order of a job's metrics on its page: those its findings name, then those in which this
+//! job lay furthest outside the healthy band, then those the diagnosis model weighs most, then
+//! the usual ones; and so which metrics' telemetry a page needs at all. What the model weighs
+//! over all jobs says little about one job: a job diagnosed with CPU contention whose charts
+//! are the model's six favourite metrics shows six flat lines.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -55,7 +57,8 @@ pub fn metrics_to_load(
 }
 
 /// The order in which a job's metrics are charted: those its findings name first, then those
-/// the model weighs most, then those furthest outside the healthy band, then the usual ones.
+/// furthest outside the healthy band (up to five band widths counted), then those the model
+/// weighs most, then the usual ones.
 pub fn ranked_metrics(
     metrics: &[String],
     findings_text: &str,
@@ -76,8 +79,8 @@ pub fn ranked_metrics(
             if findings_text.contains(m.as_str()) {
                 score += 1000.0;
             }
-            score += 100.0 * weight.get(m.as_str()).copied().unwrap_or(0.0);
-            score += 10.0 * deviation(means.and_then(|x| x.get(m)).copied(), band.get(m)).min(5.0);
+            score += 100.0 * deviation(means.and_then(|x| x.get(m)).copied(), band.get(m)).min(5.0);
+            score += 10.0 * weight.get(m.as_str()).copied().unwrap_or(0.0);
             if let Some(p) = usual.iter().position(|u| m.starts_with(u)) {
                 score += (usual.len() - p) as f64 * 0.1;
             }
@@ -123,5 +126,33 @@ mod tests {
         );
         assert_eq!(ranked[0], "disk_read_bytes_per_s");
         assert_eq!(ranked[1], "cpu_user");
+    }
+
+    /// A metric in which this job left the healthy band comes before the ones the model weighs
+    /// most over all jobs.
+    #[test]
+    fn where_the_job_differed_comes_before_what_the_model_weighs() {
+        let metrics: Vec<String> = ["cpu_pressure", "mem_used_bytes", "net_rx_bytes_per_s"]
+            .map(String::from)
+            .into();
+        let means = BTreeMap::from([
+            ("cpu_pressure".to_string(), 0.4),
+            ("mem_used_bytes".to_string(), 5e9),
+            ("net_rx_bytes_per_s".to_string(), 1e6),
+        ]);
+        let band = BTreeMap::from([
+            ("cpu_pressure".to_string(), (0.0, 0.05)),
+            ("mem_used_bytes".to_string(), (2e9, 9e9)),
+            ("net_rx_bytes_per_s".to_string(), (1e5, 2e7)),
+        ]);
+        let importance = [
+            ("mem_used_bytes:mean".to_string(), 0.5),
+            ("net_rx_bytes_per_s:mean".to_string(), 0.3),
+        ];
+        let ranked = ranked_metrics(&metrics, "", &importance, Some(&means), &band);
+        assert_eq!(
+            ranked,
+            ["cpu_pressure", "mem_used_bytes", "net_rx_bytes_per_s"]
+        );
     }
 }

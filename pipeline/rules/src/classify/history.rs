@@ -447,7 +447,7 @@ mod tests {
         let f = finding("500").expect("the slow run is found");
         assert_eq!(
             f.message,
-            "This run took 2.5× the median of your last 8 runs of lmp_run (2500 s against 1012 s); \
+            "This run took 2.5× the median of your last 8 runs of lmp_run (41 min against 16 min); \
              the biggest difference is in mem_bw: 2.8× its median in those runs."
         );
         assert!(

@@ -70,8 +70,9 @@ pub enum QueryError {
     #[error("{0}")]
     Query(DataFusionError),
     #[error(
-        "jobsight sql is read-only: {0} is refused (only SELECT, WITH ... SELECT and EXPLAIN of \
-         one are run; INSERT, UPDATE, DELETE, COPY, CREATE, DROP and SET change or leave the warehouse)"
+        "jobsight sql is read-only: {0} is refused (only SELECT, WITH ... SELECT, EXPLAIN of one, \
+         SHOW TABLES, SHOW COLUMNS and DESCRIBE are run; INSERT, UPDATE, DELETE, COPY, CREATE, \
+         DROP and SET change or leave the warehouse)"
     )]
     ReadOnly(String),
     #[error("the statement is too complex to plan: {0}")]
@@ -410,7 +411,7 @@ async fn build_session(data: &Path, lifetime: Lifetime) -> Result<SessionContext
     let ctx = SessionContext::new_with_state(jobsight_state(
         SessionStateBuilder::new()
             .with_default_features()
-            .with_config(session_config(live)?)
+            .with_config(session_config(true)?)
             .with_runtime_env(runtime)
             .build(),
     )?);
@@ -423,8 +424,10 @@ async fn build_session(data: &Path, lifetime: Lifetime) -> Result<SessionContext
     Ok(ctx)
 }
 
-/// The session options of every jobsight session; `information_schema` on for a server.
-fn session_config(live: bool) -> Result<SessionConfig, QueryError> {
+/// The session options of every jobsight session. `information_schema` (and with it `SHOW
+/// TABLES`, `SHOW COLUMNS`) is on in this process's sessions; a Ballista session has it off, as
+/// its executors cannot scan it, and [`frame`] plans catalogue statements locally.
+fn session_config(information_schema: bool) -> Result<SessionConfig, QueryError> {
     // PostgreSQL's dialect: what psql, Grafana and admins write, and the generic dialect of
     // sqlparser 0.62 refuses a column named `cluster` after a comma (`SELECT job_id, cluster`).
     // DataFusion's own options can be tuned from the environment (`DATAFUSION_EXECUTION_TARGET_PARTITIONS=4`
@@ -437,7 +440,7 @@ fn session_config(live: bool) -> Result<SessionConfig, QueryError> {
         // again for its columns. 64 KiB holds the footer of every table here in one read
         // (a larger one costs a second read): a scan of a year of `jobs` 0.126 -> 0.100 s.
         .set_str("datafusion.execution.parquet.metadata_size_hint", "65536")
-        .with_information_schema(live))
+        .with_information_schema(information_schema))
 }
 
 /// Which of the warehouse's tables a session has, and how.
@@ -557,8 +560,8 @@ fn writes_in(query: &datafusion::sql::sqlparser::ast::Query) -> Option<&'static 
 }
 
 /// Refuses anything but one query (see the module's description): the check on the text, before
-/// DataFusion plans it.
-pub fn check_read_only(sql: &str) -> Result<(), QueryError> {
+/// DataFusion plans it. `Ok(true)` when the statement asks about the catalogue ([`is_catalogue`]).
+pub fn check_read_only(sql: &str) -> Result<bool, QueryError> {
     fn is_query(statement: &DfStatement) -> Result<(), String> {
         match statement {
             DfStatement::Statement(s) => match refusal(s) {
@@ -582,10 +585,11 @@ pub fn check_read_only(sql: &str) -> Result<(), QueryError> {
                 other => other,
             };
             match statement {
-                DfStatement::Statement(s) => {
-                    depth::too_complex(s).map_or(Ok(()), |why| Err(QueryError::TooComplex(why)))
-                }
-                _ => Ok(()),
+                DfStatement::Statement(s) => match depth::too_complex(s) {
+                    Some(why) => Err(QueryError::TooComplex(why)),
+                    None => Ok(is_catalogue(s)),
+                },
+                _ => Ok(false),
             }
         }
         n => Err(QueryError::ReadOnly(format!("{n} statements at once"))),
@@ -593,13 +597,44 @@ pub fn check_read_only(sql: &str) -> Result<(), QueryError> {
 }
 
 /// Why one parsed statement is not a read-only query, if it is not: the form refused (`DROP
-/// TABLE`, `INSERT`, `SELECT ... INTO`), for the error message. Queries and `EXPLAIN` of them
-/// pass. Shared by `jobsight sql` and the PostgreSQL endpoint, which parses statements itself.
+/// TABLE`, `INSERT`, `SELECT ... INTO`), for the error message. Queries, `EXPLAIN` of them and
+/// the catalogue's statements ([`is_catalogue`]) pass. Shared by `jobsight sql` and the
+/// PostgreSQL endpoint, which parses statements itself.
 pub fn refusal(statement: &SqlStatement) -> Option<String> {
     match statement {
         SqlStatement::Query(query) => writes_in(query).map(String::from),
         SqlStatement::Explain { statement, .. } => refusal(statement),
+        SqlStatement::ShowTables { .. }
+        | SqlStatement::ShowColumns { .. }
+        | SqlStatement::ExplainTable { .. } => None,
         other => Some(first_words(&other.to_string())),
+    }
+}
+
+/// Whether a statement asks about the warehouse's tables rather than their rows: `SHOW TABLES`,
+/// `SHOW COLUMNS FROM t`, `DESCRIBE t`, or a query that reads `information_schema`. They read
+/// nothing but the catalogue, which a Ballista cluster's executors do not have, so they are
+/// planned in this process whatever the engine.
+pub fn is_catalogue(statement: &SqlStatement) -> bool {
+    use datafusion::sql::sqlparser::ast::visit_relations;
+    use std::ops::ControlFlow;
+    match statement {
+        SqlStatement::ShowTables { .. }
+        | SqlStatement::ShowColumns { .. }
+        | SqlStatement::ExplainTable { .. } => true,
+        other => visit_relations(other, |name| {
+            let schema = name.0.len() >= 2 && {
+                let part = name.0[name.0.len() - 2].to_string();
+                part.trim_matches('"')
+                    .eq_ignore_ascii_case("information_schema")
+            };
+            if schema {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .is_break(),
     }
 }
 
@@ -625,8 +660,12 @@ async fn frame(
     engine: &Engine,
     sql: &str,
 ) -> Result<datafusion::dataframe::DataFrame, QueryError> {
-    check_read_only(sql)?;
-    let ctx = engine.session(data).await?;
+    let catalogue = check_read_only(sql)?;
+    let ctx = if catalogue {
+        session(data).await?
+    } else {
+        engine.session(data).await?
+    };
     ctx.sql_with_options(sql, read_only())
         .await
         .map_err(|e| match e {
@@ -674,7 +713,18 @@ mod tests {
             "EXPLAIN ANALYZE SELECT 1",
             "SELECT 1 UNION ALL SELECT 2",
         ] {
-            assert!(check_read_only(sql).is_ok(), "{sql}");
+            assert!(matches!(check_read_only(sql), Ok(false)), "{sql}");
+        }
+        // The catalogue's statements read no rows; they pass and are planned in this process.
+        for sql in [
+            "SHOW TABLES",
+            "SHOW COLUMNS FROM jobs",
+            "DESCRIBE jobs",
+            "describe findings",
+            "SELECT table_name FROM information_schema.tables",
+            "SELECT * FROM jobs j JOIN INFORMATION_SCHEMA.columns c ON c.table_name = j.name",
+        ] {
+            assert!(matches!(check_read_only(sql), Ok(true)), "{sql}");
         }
         for sql in [
             "INSERT INTO jobs SELECT * FROM jobs",
@@ -693,6 +743,8 @@ mod tests {
             "WITH a AS (DELETE FROM jobs RETURNING *) SELECT * FROM a",
             "SELECT 1 UNION SELECT * INTO t FROM jobs",
             "SELECT 1; DROP TABLE jobs",
+            "SHOW TABLES; DROP TABLE jobs",
+            "SHOW CREATE TABLE jobs",
             "",
             ";",
         ] {

@@ -314,7 +314,7 @@ fn refused(what: &str) -> PgWireError {
         "ERROR".into(),
         READ_ONLY_SQLSTATE.into(),
         format!(
-            "jobsight serve is read-only: {what} is refused (queries, EXPLAIN, SHOW, the client's \
+            "jobsight serve is read-only: {what} is refused (queries, EXPLAIN, SHOW, DESCRIBE, the client's \
              own SET, BEGIN/COMMIT and cursors over a query are served)"
         ),
     )))

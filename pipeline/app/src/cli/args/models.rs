@@ -232,7 +232,7 @@ pub struct TrainArgs {
     /// How the anomaly score's cut for each application is taken from its windows' scores, and
     /// for an application the model never saw from its other runs (docs/models.md, "Per-application
     /// baselines of the anomaly score").
-    #[arg(long, value_parser = choice::<crate::model::baseline::BaselineMethod>(), default_value = "median")]
+    #[arg(long, value_parser = choice::<crate::model::baseline::BaselineMethod>(), default_value = "lower-tail")]
     pub baseline: crate::model::baseline::BaselineMethod,
 }
 

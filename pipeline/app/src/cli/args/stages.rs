@@ -147,10 +147,41 @@ pub struct NotifyArgs {
     pub write_templates: Option<PathBuf>,
 }
 
+/// The arguments of `jobsight job`.
+#[derive(Debug, clap::Args)]
+pub struct JobArgs {
+    /// The job's id, as Slurm gives it (`4242`, an array task's `4242_7`).
+    pub job_id: String,
+    /// `table` for a person, `json` (one document, plain numbers) for scripts.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+}
+
+/// The arguments of `jobsight jobs`.
+#[derive(Debug, clap::Args)]
+pub struct JobsArgs {
+    /// Only this user's jobs [default: every user's].
+    #[arg(long)]
+    pub user: Option<String>,
+    /// First UTC day of the jobs' ends [default: 6 days before --until].
+    #[arg(long)]
+    pub since: Option<chrono::NaiveDate>,
+    /// Last UTC day of the jobs' ends [default: the last day with jobs in the warehouse].
+    #[arg(long)]
+    pub until: Option<chrono::NaiveDate>,
+    /// At most this many jobs, the newest first.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub limit: u32,
+    /// `table` for a person, `json` (one document per job, plain numbers) for scripts.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+}
+
 /// The arguments of `jobsight summary`.
 #[derive(Debug, clap::Args)]
 pub struct SummaryArgs {
-    /// First UTC day of jobs' ends [default: 6 days before --to].
+    /// First UTC day of jobs' ends [default: by --period, the last 14 days, the last 8 weeks
+    /// from a Monday or the last 12 months from a 1st, up to --to].
     #[arg(long)]
     pub from: Option<chrono::NaiveDate>,
     /// Last UTC day of jobs' ends [default: the last day with jobs in the warehouse].

@@ -11,8 +11,9 @@ use crate::query::SqlFormat;
 /// The arguments of `jobsight sql`.
 #[derive(Debug, clap::Args)]
 pub struct SqlArgs {
-    /// The query, e.g. "SELECT count(*) FROM jobs".
-    pub query: String,
+    /// The query, e.g. "SELECT count(*) FROM jobs"; without one, an interactive shell opens
+    /// (statements end with `;`, `\dt` lists the tables, `\d TABLE` its columns, `\q` quits).
+    pub query: Option<String>,
     #[arg(long, value_parser = choice::<SqlFormat>(), default_value = "table")]
     pub format: SqlFormat,
 }

@@ -16,7 +16,8 @@ use crate::spool::Spool;
 
 use crate::cli::Env;
 use crate::cli::args::{
-    ClassifyArgs, FeaturesArgs, IngestArgs, NotifyArgs, ReportAction, SpoolAction, SummaryArgs,
+    ClassifyArgs, FeaturesArgs, IngestArgs, JobArgs, JobsArgs, NotifyArgs, ReportAction,
+    SpoolAction, SummaryArgs,
 };
 use crate::cli::progress::Progress;
 
@@ -322,7 +323,7 @@ pub(in crate::cli) fn summary(
         )?;
         return Ok(());
     };
-    let from = args.from.unwrap_or(to - chrono::Duration::days(6));
+    let from = args.from.unwrap_or_else(|| args.period.default_from(to));
     anyhow::ensure!(from <= to, "--from {from} is after --to {to}");
     let mut rows = crate::summary::summarize_on(
         &env.settings.engine,
@@ -337,6 +338,70 @@ pub(in crate::cli) fn summary(
         rows = crate::summary::top(rows, args.sort, top as usize);
     }
     let text = output::summary::render(&rows, args.period, args.by, from, to, args.format)?;
+    write!(stdout, "{text}")?;
+    Ok(())
+}
+
+/// `jobsight job`.
+pub(in crate::cli) fn job(
+    args: JobArgs,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let data = &env.settings.data;
+    let (facts, band) = match crate::report::job_facts(data, &args.job_id) {
+        Err(crate::report::ReportError::NoSuchJob(job)) => anyhow::bail!(
+            "job {} is not in the warehouse at {}: a job is stored a few minutes after it ends, \
+             by the per-job DAG (`jobsight dag run per-job`, or the daemon)",
+            jobsight_base::text::printable(&job),
+            data.display()
+        ),
+        other => other?,
+    };
+    let view = output::job::job_view(&facts, &band)
+        .with_context(|| format!("job {} has no record in the warehouse", args.job_id))?;
+    let text = match args.format {
+        output::Format::Table => output::job::render_text(&view),
+        output::Format::Json => output::job::render_json(&view),
+    };
+    write!(stdout, "{text}")?;
+    Ok(())
+}
+
+/// `jobsight jobs`.
+pub(in crate::cli) fn jobs(
+    args: JobsArgs,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    use crate::catalog::{self, Table};
+    let data = &env.settings.data;
+    let Some(until) = args
+        .until
+        .or_else(|| catalog::days(data, Table::Jobs).last().copied())
+    else {
+        writeln!(stdout, "no jobs in {} yet", data.display())?;
+        return Ok(());
+    };
+    let since = args.since.unwrap_or(until - chrono::Duration::days(6));
+    anyhow::ensure!(since <= until, "--since {since} is after --until {until}");
+    let jobs = crate::report::list_jobs(
+        data,
+        args.user.as_deref(),
+        since,
+        until,
+        args.limit as usize,
+    )?;
+    let text = match args.format {
+        output::Format::Table => output::job::render_list(
+            &jobs,
+            args.user.as_deref(),
+            since,
+            until,
+            args.limit as usize,
+        ),
+        output::Format::Json => output::job::render_list_json(&jobs),
+    };
     write!(stdout, "{text}")?;
     Ok(())
 }

@@ -21,6 +21,9 @@ pub(in crate::cli) fn sql(
     let SqlArgs { query, format } = args;
     let data = env.settings.data.clone();
     let runtime = query::engine_runtime().context("cannot start the query runtime")?;
+    let Some(query) = query else {
+        return crate::cli::shell::run(&runtime, &data, &env.settings.engine, format, stdout);
+    };
     // Streamed: a result larger than memory goes out batch by batch.
     runtime.block_on(query::write_results(
         &data,

@@ -11,6 +11,7 @@ use serde_json::json;
 use super::charts::{self, MetricChart};
 use super::format::{c, duration, href, pct, time, with_charts};
 use super::suggest::suggestions;
+use crate::output::units::{evidence_rows, named_value};
 use crate::output::{energy_text, figure_source_label};
 use crate::report::load::{
     Facts, FindingFacts, HealthyRun, JobFacts, PredictionFacts, Series, SummaryFacts,
@@ -78,6 +79,7 @@ pub fn job_page(
             "why": why,
             "model_weighs": !inputs.importance.is_empty(),
             "reference": reference_text,
+            "how_verdict": crate::output::job::HOW_THE_VERDICT_IS_MADE,
         }),
         chart_svgs,
     ))
@@ -176,7 +178,10 @@ fn finding_rows(
             json!({
                 "rule": c(&f.rule), "title": c(&f.title), "group": c(&f.group), "severity": c(&f.severity),
                 "node": f.node.as_deref().map(c), "message": c(&f.message), "why": c(&f.why),
-                "fix": c(&f.fix), "tools": c(&f.tools), "evidence": c(&f.evidence),
+                "fix": c(&f.fix), "tools": c(&f.tools),
+                "evidence": evidence_rows(&f.evidence).into_iter()
+                    .map(|(name, value)| json!({"name": name, "value": value}))
+                    .collect::<Vec<_>>(),
                 "window": f.window.map(|(a, b)| format!("{} to {}", a.format("%H:%M"), b.format("%H:%M UTC"))),
             })
         })
@@ -283,8 +288,8 @@ fn why_rows(
             let v = means.and_then(|x| x.get(m)).copied()?;
             let b = band.get(m);
             Some(json!({
-                "metric": c(m), "value": charts::short_number(v),
-                "healthy": b.map(|(lo, hi)| format!("{} to {}", charts::short_number(*lo), charts::short_number(*hi))),
+                "metric": c(m), "value": named_value(m, v),
+                "healthy": b.map(|(lo, hi)| format!("{} to {}", named_value(m, *lo), named_value(m, *hi))),
                 "outside": deviation(Some(v), b) > 0.0,
                 "weight": weights.get(m).map(|w| format!("{w:.3}")),
             }))

@@ -17,7 +17,7 @@ mod format;
 mod index;
 mod job;
 mod sample;
-mod suggest;
+pub(crate) mod suggest;
 mod user;
 mod workflow;
 

@@ -183,6 +183,7 @@ fn sample_history() -> UserHistory {
         )],
         recent: vec![RecentJob {
             job_id: "4242".into(),
+            user: "alice".into(),
             day: "2025-11-20".into(),
             name: "lammps".into(),
             state: "COMPLETED".into(),

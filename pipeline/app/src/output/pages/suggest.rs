@@ -46,10 +46,10 @@ pub fn suggestions(job: &JobFacts, s: Option<&SummaryFacts>) -> Vec<Suggestion> 
         out.push(Suggestion {
             line: format!("#SBATCH --mem={per_node}G"),
             why: format!(
-                "the job's peak was {:.1} GB of {:.1} GB requested ({}); this asks for the peak and 20 % more{}",
-                used / 1024.0,
-                req as f64 / 1024.0,
-                pct(Some(eff)),
+                "the job's peak was {} of {} requested ({}); this asks for the peak and 20 % more{}",
+                crate::output::units::size_from_mb(used),
+                crate::output::units::size_from_mb(req as f64),
+                crate::output::units::percent(eff),
                 if nodes > 1 { ", per node" } else { "" }
             ),
         });

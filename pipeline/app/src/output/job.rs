@@ -1,0 +1,818 @@
+//! `jobsight job JOBID`: one job in the terminal, the way `seff` and Princeton's `jobstats`
+//! show one on a login node. What it asked for and what it used (cores, memory, time, GPUs),
+//! its efficiencies and where they came from, each finding with what to do and its evidence as
+//! named values, the verdict of the rules and the models with the metrics in which the job
+//! differed most from healthy jobs, how the two combine, and the `#SBATCH` lines a better
+//! request would use. Every figure in people's units ([`super::units`]); `--format json` gives
+//! the same figures as plain numbers in their stored units, for scripts.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::figure_source_label;
+use super::pages::suggest::{Suggestion, suggestions};
+use super::units::{duration, evidence_rows, named_value, percent, significant, size_from_mb};
+use crate::report::load::{Facts, FindingFacts, PredictionFacts, RecentJob, SummaryFacts};
+use crate::report::select::deviation;
+use jobsight_base::text::clean;
+
+/// Longest a name or a finding's text is shown.
+const MAX_TEXT: usize = 400;
+
+/// How many metrics the verdict's explanation lists.
+const DIFFERENCES: usize = 5;
+
+/// One job, as `jobsight job` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct JobView {
+    pub job_id: String,
+    pub name: String,
+    pub user: String,
+    pub account: String,
+    pub partition: String,
+    pub qos: String,
+    pub cluster: String,
+    pub state: String,
+    pub exit_code: Option<i64>,
+    pub exit_signal: Option<i64>,
+    pub nodes: String,
+    pub num_nodes: i64,
+    pub cpus: i64,
+    pub gpus: i64,
+    pub req_mem_mb: Option<i64>,
+    pub time_limit_s: Option<i64>,
+    pub submit: Option<DateTime<Utc>>,
+    pub start: Option<DateTime<Utc>>,
+    pub end: Option<DateTime<Utc>>,
+    pub wait_s: Option<i64>,
+    pub elapsed_s: Option<i64>,
+    pub core_hours: Option<f64>,
+    /// What the features step measured; none before it ran.
+    pub usage: Option<Usage>,
+    pub findings: Vec<Finding>,
+    /// The one verdict of the rules and the models; none where no model or rule judged it.
+    pub verdict: Option<Verdict>,
+    /// The metrics whose job mean lay furthest outside the healthy band, furthest first.
+    pub differed: Vec<Difference>,
+    pub suggestions: Vec<Suggestion>,
+}
+
+/// What the job used of what it asked for (`job_summary`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Usage {
+    pub judgeable: bool,
+    pub not_judgeable_reason: String,
+    pub cpu_used_cores: Option<f64>,
+    pub cpu_eff: Option<f64>,
+    pub cpu_source: String,
+    pub mem_used_max_mb: Option<f64>,
+    pub mem_eff: Option<f64>,
+    pub mem_source: String,
+    pub time_eff: Option<f64>,
+    pub gpu_util: Option<f64>,
+    pub shared: Option<bool>,
+    pub energy_kwh: Option<f64>,
+}
+
+/// A finding of the rule book, its evidence as stored (numbers as numbers).
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub rule: String,
+    pub title: String,
+    pub severity: String,
+    pub node: Option<String>,
+    pub window_start: Option<DateTime<Utc>>,
+    pub window_end: Option<DateTime<Utc>>,
+    pub message: String,
+    pub why: String,
+    pub fix: String,
+    pub tools: String,
+    pub evidence: serde_json::Value,
+}
+
+/// The job's verdict (`predictions`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Verdict {
+    pub verdict: String,
+    pub confidence: Option<f64>,
+    /// `model`, `anomaly-score`, `rules`, `model+rules`, or `none`.
+    pub source: String,
+    pub node: Option<String>,
+    pub window_start: Option<DateTime<Utc>>,
+    pub window_end: Option<DateTime<Utc>>,
+    pub windows: i64,
+    pub anomalous_windows: i64,
+    pub anomaly_score: Option<f64>,
+    pub agreeing_rules: String,
+    pub reason: String,
+}
+
+/// A metric in which the job differed from healthy jobs: its mean over the run against the
+/// middle 80 % of healthy jobs' means on its cluster over the last 30 days.
+#[derive(Debug, Clone, Serialize)]
+pub struct Difference {
+    pub metric: String,
+    pub job_mean: f64,
+    pub healthy_low: f64,
+    pub healthy_high: f64,
+    /// How far outside the band, in band widths.
+    pub band_widths: f64,
+}
+
+/// The view of the last job of `facts` (the job asked for), with the cluster's healthy `band`.
+pub fn job_view(facts: &Facts, band: &BTreeMap<String, (f64, f64)>) -> Option<JobView> {
+    let job = facts.jobs.last()?;
+    let summary = facts.summaries.get(&job.job_id);
+    let findings = facts
+        .findings
+        .get(&job.job_id)
+        .map_or(Vec::new(), |f| f.iter().map(finding).collect());
+    let verdict = facts
+        .predictions
+        .get(&job.job_id)
+        .and_then(|p| p.last())
+        .map(verdict);
+    let mut differed: Vec<Difference> = facts
+        .means
+        .get(&job.job_id)
+        .into_iter()
+        .flatten()
+        .filter_map(|(metric, mean)| {
+            let (lo, hi) = *band.get(metric)?;
+            let widths = deviation(Some(*mean), Some(&(lo, hi)));
+            (widths > 0.0).then(|| Difference {
+                metric: metric.clone(),
+                job_mean: *mean,
+                healthy_low: lo,
+                healthy_high: hi,
+                band_widths: widths,
+            })
+        })
+        .collect();
+    differed.sort_by(|a, b| b.band_widths.total_cmp(&a.band_widths));
+    differed.truncate(DIFFERENCES);
+    Some(JobView {
+        job_id: job.job_id.clone(),
+        name: job.name.clone(),
+        user: job.user.clone(),
+        account: job.account.clone(),
+        partition: job.partition.clone(),
+        qos: job.qos.clone(),
+        cluster: job.cluster.clone(),
+        state: job.state.clone(),
+        exit_code: job.exit_code,
+        exit_signal: job.exit_signal,
+        nodes: job.nodes.clone(),
+        num_nodes: job.num_nodes,
+        cpus: job.cpus,
+        gpus: job.gpus,
+        req_mem_mb: job.req_mem_mb,
+        time_limit_s: job.time_limit_s,
+        submit: job.submit,
+        start: job.start,
+        end: job.end,
+        wait_s: job.wait_s,
+        elapsed_s: job.elapsed_s,
+        core_hours: job.core_hours,
+        usage: summary.map(usage),
+        findings,
+        verdict,
+        differed,
+        suggestions: suggestions(job, summary),
+    })
+}
+
+fn usage(s: &SummaryFacts) -> Usage {
+    Usage {
+        judgeable: s.judgeable,
+        not_judgeable_reason: s.not_judgeable_reason.clone(),
+        cpu_used_cores: s.cpu_used_cores,
+        cpu_eff: s.cpu_eff,
+        cpu_source: s.cpu_eff_source.clone(),
+        mem_used_max_mb: s.mem_used_max_mb,
+        mem_eff: s.mem_eff,
+        mem_source: s.mem_source.clone(),
+        time_eff: s.time_eff,
+        gpu_util: s.gpu_util,
+        shared: s.shared,
+        energy_kwh: s.energy_kwh,
+    }
+}
+
+fn finding(f: &FindingFacts) -> Finding {
+    Finding {
+        rule: f.rule.clone(),
+        title: f.title.clone(),
+        severity: f.severity.clone(),
+        node: f.node.clone(),
+        window_start: f.window.map(|w| w.0),
+        window_end: f.window.map(|w| w.1),
+        message: f.message.clone(),
+        why: f.why.clone(),
+        fix: f.fix.clone(),
+        tools: f.tools.clone(),
+        evidence: serde_json::from_str(&f.evidence).unwrap_or(serde_json::Value::Null),
+    }
+}
+
+fn verdict(p: &PredictionFacts) -> Verdict {
+    Verdict {
+        verdict: p.verdict.clone(),
+        confidence: p.confidence,
+        source: p.source.clone(),
+        node: p.node.clone(),
+        window_start: p.window.map(|w| w.0),
+        window_end: p.window.map(|w| w.1),
+        windows: p.windows,
+        anomalous_windows: p.anomalous_windows,
+        anomaly_score: p.anomaly_score,
+        agreeing_rules: p.agreeing_rules.clone(),
+        reason: p.reason.clone(),
+    }
+}
+
+/// How the rules' findings and the models' verdict combine, said once on every view of a job.
+pub const HOW_THE_VERDICT_IS_MADE: &str = "The verdict is the models' judgement of the job's \
+telemetry (the diagnosis names an anomaly type; the anomaly score calls windows unlike healthy \
+runs unknown), joined with the rules: when a rule found an anomaly type the models did not name, \
+the verdict is the rule's (source \"rules\"); when both name it, \"model+rules\". Findings about \
+how the job asked for resources (memory, time, idle cores) are not anomalies: a healthy job can \
+have them, and they are worth acting on all the same.";
+
+/// The view as text for a person.
+pub fn render_text(v: &JobView) -> String {
+    let mut out = String::new();
+    let t = |s: &str| clean(s, MAX_TEXT);
+    let _ = writeln!(
+        out,
+        "Job {} ({}) of {}, account {}, partition {}, cluster {}",
+        t(&v.job_id),
+        t(&v.name),
+        t(&v.user),
+        t(&v.account),
+        t(&v.partition),
+        t(&v.cluster)
+    );
+    let exit = match (v.exit_code, v.exit_signal) {
+        (Some(code), Some(sig)) if sig != 0 => format!(", exit code {code} (signal {sig})"),
+        (Some(code), _) => format!(", exit code {code}"),
+        _ => String::new(),
+    };
+    let _ = writeln!(out, "  {:<11} {}{exit}", "State", t(&v.state));
+    let _ = writeln!(out, "  {:<11} {} ({})", "Nodes", v.num_nodes, t(&v.nodes));
+    let _ = writeln!(
+        out,
+        "  {:<11} {}, waited {}",
+        "Submitted",
+        time(v.submit),
+        v.wait_s.map_or("-".into(), |s| duration(s as f64))
+    );
+    let _ = writeln!(out, "  {:<11} {} to {}", "Ran", time(v.start), time(v.end));
+    if let Some(h) = v.core_hours {
+        let _ = writeln!(out, "  {:<11} {}", "Core-hours", significant(h));
+    }
+    render_usage(&mut out, v);
+    render_findings(&mut out, v);
+    render_verdict(&mut out, v);
+    if !v.suggestions.is_empty() {
+        let _ = writeln!(out, "\nA better request for the next run");
+        for s in &v.suggestions {
+            let _ = writeln!(out, "  {:<26} # {}", s.line, t(&s.why));
+        }
+    }
+    out
+}
+
+/// A time to the second in UTC, `-` when unknown.
+fn time(t: Option<DateTime<Utc>>) -> String {
+    t.map_or("-".into(), |t| {
+        t.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+    })
+}
+
+/// A share as a 20-character bar, jobstats' way.
+fn bar(share: Option<f64>) -> String {
+    let Some(s) = share.filter(|s| s.is_finite()) else {
+        return String::new();
+    };
+    let filled = (s.clamp(0.0, 1.0) * 20.0).round() as usize;
+    format!("[{}{}]", "#".repeat(filled), " ".repeat(20 - filled))
+}
+
+fn render_usage(out: &mut String, v: &JobView) {
+    let _ = writeln!(out, "\nWhat it asked for and used");
+    let Some(u) = &v.usage else {
+        let _ = writeln!(
+            out,
+            "  not measured yet: the features step has not described this job"
+        );
+        return;
+    };
+    let from = |source: &str| {
+        figure_source_label(source, u.shared).map_or(String::new(), |l| format!(" ({l})"))
+    };
+    let line = |out: &mut String, what: &str, asked: String, used: String, share: Option<f64>| {
+        let _ = writeln!(
+            out,
+            "  {what:<7} {asked:<12} {used:<40} {:>5} {}",
+            share.map_or("-".into(), percent),
+            bar(share)
+        );
+    };
+    line(
+        out,
+        "cores",
+        v.cpus.to_string(),
+        u.cpu_used_cores.map_or("-".into(), |c| {
+            format!("{} busy on average{}", significant(c), from(&u.cpu_source))
+        }),
+        u.cpu_eff,
+    );
+    line(
+        out,
+        "memory",
+        v.req_mem_mb.map_or("-".into(), |m| size_from_mb(m as f64)),
+        u.mem_used_max_mb.map_or("-".into(), |m| {
+            format!("{} at its peak{}", size_from_mb(m), from(&u.mem_source))
+        }),
+        u.mem_eff,
+    );
+    line(
+        out,
+        "time",
+        v.time_limit_s.map_or("-".into(), |s| duration(s as f64)),
+        v.elapsed_s
+            .map_or("-".into(), |s| format!("ran {}", duration(s as f64))),
+        u.time_eff,
+    );
+    if v.gpus > 0 {
+        line(
+            out,
+            "GPUs",
+            v.gpus.to_string(),
+            u.gpu_util.map_or("-".into(), |g| {
+                format!("{} busy on average", significant(g * v.gpus as f64))
+            }),
+            u.gpu_util,
+        );
+    }
+    if let Some(kwh) = u.energy_kwh {
+        let _ = writeln!(out, "  {:<7} {} kWh", "energy", significant(kwh));
+    }
+    if !u.judgeable {
+        let _ = writeln!(
+            out,
+            "  its telemetry could not judge it: {}",
+            clean(&u.not_judgeable_reason, MAX_TEXT)
+        );
+    }
+}
+
+fn render_findings(out: &mut String, v: &JobView) {
+    if v.findings.is_empty() {
+        let _ = writeln!(out, "\nNo rule found a problem in this job.");
+        return;
+    }
+    let _ = writeln!(out, "\nWhat was found ({})", v.findings.len());
+    for f in &v.findings {
+        let mut place = String::new();
+        if let Some(node) = &f.node {
+            place += &format!(" on {}", clean(node, MAX_TEXT));
+        }
+        if let (Some(a), Some(b)) = (f.window_start, f.window_end) {
+            place += &format!(", {} to {}", a.format("%H:%M"), b.format("%H:%M UTC"));
+        }
+        let _ = writeln!(
+            out,
+            "  * {} ({}){place}",
+            clean(&f.title, MAX_TEXT),
+            clean(&f.severity, 40)
+        );
+        let para = |label: &str, text: &str| {
+            wrap(&format!("{label}{}", clean(text, MAX_TEXT)), 86, "    ")
+        };
+        let _ = writeln!(out, "    {}", para("", &f.message));
+        if !f.why.is_empty() {
+            let _ = writeln!(out, "    {}", para("Why it matters: ", &f.why));
+        }
+        let _ = writeln!(out, "    {}", para("What to do: ", &f.fix));
+        if !f.tools.is_empty() {
+            let _ = writeln!(out, "    {}", para("Tools that help: ", &f.tools));
+        }
+        let evidence = evidence_rows(&f.evidence.to_string());
+        if !evidence.is_empty() {
+            let width = evidence
+                .iter()
+                .map(|(k, _)| k.chars().count())
+                .max()
+                .unwrap_or(0);
+            let _ = writeln!(out, "    Evidence:");
+            for (name, value) in evidence {
+                let _ = writeln!(out, "      {name:<width$}  {value}");
+            }
+        }
+    }
+}
+
+fn render_verdict(out: &mut String, v: &JobView) {
+    let Some(p) = &v.verdict else {
+        let _ = writeln!(
+            out,
+            "\nVerdict: none (no model judged this job and no rule named an anomaly)"
+        );
+        let _ = writeln!(out, "  {}", how_verdict());
+        return;
+    };
+    let mut line = format!("\nVerdict: {}", clean(&p.verdict, 80));
+    let mut said = Vec::new();
+    if !p.source.is_empty() && p.source != "none" {
+        said.push(clean(&p.source, 40));
+    }
+    if let Some(c) = p.confidence {
+        said.push(format!("confidence {}", percent(c)));
+    }
+    if p.windows > 0 {
+        said.push(format!(
+            "{} of {} windows anomalous",
+            p.anomalous_windows, p.windows
+        ));
+    }
+    if !said.is_empty() {
+        line += &format!(" ({})", said.join(", "));
+    }
+    if let Some(node) = &p.node {
+        line += &format!(" on {}", clean(node, MAX_TEXT));
+    }
+    if let (Some(a), Some(b)) = (p.window_start, p.window_end) {
+        line += &format!(", {} to {}", a.format("%H:%M"), b.format("%H:%M UTC"));
+    }
+    let _ = writeln!(out, "{line}");
+    if !p.agreeing_rules.is_empty() {
+        let _ = writeln!(
+            out,
+            "  rules that agree: {}",
+            clean(&p.agreeing_rules, MAX_TEXT)
+        );
+    }
+    if !p.reason.is_empty() {
+        let _ = writeln!(out, "  {}", clean(&p.reason, MAX_TEXT));
+    }
+    if v.differed.is_empty() {
+        let _ = writeln!(
+            out,
+            "  Its metrics were within the range of healthy jobs on this cluster (or there is no such range yet)."
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "  Where it differed most from healthy jobs (the middle 80 % of their means on this cluster, last 30 days):"
+        );
+        let width = v
+            .differed
+            .iter()
+            .map(|d| d.metric.chars().count())
+            .max()
+            .unwrap_or(0);
+        for d in &v.differed {
+            let _ = writeln!(
+                out,
+                "    {:<width$}  {:>12}   healthy {} to {}",
+                clean(&d.metric, 80),
+                named_value(&d.metric, d.job_mean),
+                named_value(&d.metric, d.healthy_low),
+                named_value(&d.metric, d.healthy_high),
+            );
+        }
+    }
+    let _ = writeln!(out, "  {}", how_verdict());
+}
+
+/// The paragraph on how the verdict is made, wrapped for a terminal.
+fn how_verdict() -> String {
+    wrap(
+        &format!("How the verdict is made: {HOW_THE_VERDICT_IS_MADE}"),
+        86,
+        "  ",
+    )
+}
+
+/// `text` in lines of at most `width` characters (a longer word stands alone), each line after
+/// the first starting with `indent`: a paragraph that reads in an 80-column terminal.
+fn wrap(text: &str, width: usize, indent: &str) -> String {
+    let mut lines: Vec<String> = vec![String::new()];
+    for word in text.split_whitespace() {
+        let line = lines.last_mut().expect("one line at least");
+        let len = line.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            lines.push(word.to_string());
+        } else {
+            if len > 0 {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    lines.join(&format!("\n{indent}"))
+}
+
+/// `jobsight jobs` for a person: one line per job, newest first, with a heading that says which
+/// jobs these are and a closing line when `limit` cut the list.
+pub fn render_list(
+    jobs: &[RecentJob],
+    user: Option<&str>,
+    since: chrono::NaiveDate,
+    until: chrono::NaiveDate,
+    limit: usize,
+) -> String {
+    let whose = user.map_or("every user's".to_string(), |u| {
+        format!("{}'s", clean(u, 80))
+    });
+    let mut out = format!("Jobs of {whose} that ended {since} to {until}, newest first\n");
+    if jobs.is_empty() {
+        out += "  none\n";
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "  {:<12} {:<10} {:<20} {:<14} {:>9} {:>5} {:>5} {:>8}  verdict",
+        "job", "user", "name", "state", "ran", "CPU", "mem", "findings"
+    );
+    for j in jobs {
+        let _ = writeln!(
+            out,
+            "  {:<12} {:<10} {:<20} {:<14} {:>9} {:>5} {:>5} {:>8}  {}",
+            clean(&j.job_id, 12),
+            clean(&j.user, 10),
+            clean(&j.name, 20),
+            clean(&j.state, 14),
+            j.elapsed_s.map_or("-".into(), |s| duration(s as f64)),
+            j.cpu_eff.map_or("-".into(), percent),
+            j.mem_eff.map_or("-".into(), percent),
+            j.findings,
+            j.verdict.as_deref().map_or("-".into(), |v| clean(v, 40)),
+        );
+    }
+    if jobs.len() >= limit {
+        let _ = writeln!(
+            out,
+            "the newest {limit} only: --limit N shows more, --since narrows"
+        );
+    }
+    out += "jobsight job JOB_ID shows one in full\n";
+    out
+}
+
+/// `jobsight jobs` for scripts: one JSON document per line and job, plain numbers.
+pub fn render_list_json(jobs: &[RecentJob]) -> String {
+    jobs.iter()
+        .map(|j| {
+            serde_json::json!({
+                "job_id": j.job_id, "user": j.user, "day": j.day, "name": j.name,
+                "state": j.state, "elapsed_s": j.elapsed_s, "cpu_eff": j.cpu_eff,
+                "mem_eff": j.mem_eff, "findings": j.findings, "verdict": j.verdict,
+            })
+            .to_string()
+                + "\n"
+        })
+        .collect()
+}
+
+/// The view as one JSON document for scripts.
+pub fn render_json(v: &JobView) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}")) + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::load::JobFacts;
+
+    fn at(minutes: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_795_000_000 + minutes * 60, 0).unwrap()
+    }
+
+    fn job(id: &str, name: &str, cpus: i64, mem_mb: i64, hours: i64, state: &str) -> JobFacts {
+        JobFacts {
+            job_id: id.into(),
+            day: "2026-11-18".into(),
+            cluster: "della".into(),
+            user: "alice".into(),
+            account: "physics".into(),
+            partition: "cpu".into(),
+            qos: "normal".into(),
+            name: name.into(),
+            nodes: "node09".into(),
+            num_nodes: 1,
+            cpus,
+            gpus: 0,
+            req_mem_mb: Some(mem_mb),
+            time_limit_s: Some(8 * 3600 + 40 * 60),
+            submit: Some(at(-12)),
+            start: Some(at(0)),
+            end: Some(at(hours * 60)),
+            state: state.into(),
+            exit_code: Some(if state == "COMPLETED" { 0 } else { 1 }),
+            exit_signal: Some(if state == "OUT_OF_MEMORY" { 9 } else { 0 }),
+            elapsed_s: Some(hours * 3600),
+            wait_s: Some(12 * 60),
+            core_hours: Some((cpus * hours) as f64),
+        }
+    }
+
+    fn measured(
+        cpu_eff: f64,
+        cpus: f64,
+        mem_used_mb: f64,
+        mem_eff: f64,
+        time_eff: f64,
+    ) -> SummaryFacts {
+        SummaryFacts {
+            judgeable: true,
+            cpu_used_cores: Some(cpu_eff * cpus),
+            cpu_eff: Some(cpu_eff),
+            mem_used_max_mb: Some(mem_used_mb),
+            mem_eff: Some(mem_eff),
+            time_eff: Some(time_eff),
+            cpu_eff_source: "telemetry-job".into(),
+            mem_source: "telemetry-job".into(),
+            shared: Some(false),
+            ..Default::default()
+        }
+    }
+
+    fn facts(
+        job: JobFacts,
+        summary: SummaryFacts,
+        findings: Vec<FindingFacts>,
+        prediction: Option<PredictionFacts>,
+        means: &[(&str, f64)],
+    ) -> Facts {
+        let id = job.job_id.clone();
+        let mut f = Facts {
+            jobs: vec![job],
+            ..Default::default()
+        };
+        f.summaries.insert(id.clone(), summary);
+        f.findings.insert(id.clone(), findings);
+        if let Some(p) = prediction {
+            f.predictions.insert(id.clone(), vec![p]);
+        }
+        f.means
+            .insert(id, means.iter().map(|(m, v)| (m.to_string(), *v)).collect());
+        f
+    }
+
+    /// The healthy band of each metric the examples have, as the report loader gives it.
+    fn band() -> BTreeMap<String, (f64, f64)> {
+        BTreeMap::from([
+            ("cpu_user".to_string(), (0.85, 0.98)),
+            ("cpu_pressure".to_string(), (0.0, 0.05)),
+            ("mem_used_bytes".to_string(), (2.0e9, 9.0e9)),
+            ("net_rx_bytes_per_s".to_string(), (1.0e5, 2.0e7)),
+        ])
+    }
+
+    /// The four jobs the issue names, each as a person reads it: healthy, flagged by the model,
+    /// out of memory (found by the rules alone), and a sleeping job on a shared node whose
+    /// figures come from Slurm accounting.
+    fn examples() -> Vec<(&'static str, JobView)> {
+        let healthy = facts(
+            job("5001", "lammps-prod", 16, 32_768, 6, "COMPLETED"),
+            measured(0.93, 16.0, 22_118.4, 0.675, 0.69),
+            vec![],
+            Some(PredictionFacts {
+                verdict: "healthy".into(),
+                confidence: Some(0.97),
+                source: "model".into(),
+                windows: 1436,
+                ..Default::default()
+            }),
+            &[("cpu_user", 0.93), ("mem_used_bytes", 7.1e9)],
+        );
+        let flagged = facts(
+            job("5002", "gromacs-md", 32, 65_536, 5, "COMPLETED"),
+            measured(0.52, 32.0, 12_000.0, 0.183, 0.58),
+            vec![FindingFacts {
+                rule: "cpu-contention".into(),
+                title: "Something else competed for the CPUs of the job's nodes".into(),
+                group: "interference".into(),
+                severity: "warning".into(),
+                node: Some("node09".into()),
+                window: Some((at(60), at(240))),
+                message: "node09 ran 41 % of the time on the job's cores while tasks waited for a CPU 38 % of the time".into(),
+                why: "a process outside the job (another job, a stray daemon) takes cycles the job paid for".into(),
+                fix: "ask the admins whether node09 was shared; rerun with --exclusive to compare".into(),
+                tools: "top, htop, ps -eo pid,user,pcpu --sort=-pcpu".into(),
+                evidence: r#"{"cpu_user.mean":0.4059694906469261,"cpu_pressure.mean":0.3812,"net_rx_bytes_per_s.mean":80078094.0,"job.time_limit_s":31200}"#.into(),
+            }],
+            Some(PredictionFacts {
+                verdict: "cpuoccupy".into(),
+                confidence: Some(0.99),
+                source: "model+rules".into(),
+                node: Some("node09".into()),
+                window: Some((at(60), at(240))),
+                windows: 1196,
+                anomalous_windows: 712,
+                model_verdict: Some("cpuoccupy".into()),
+                model_confidence: Some(0.99),
+                anomaly_score: Some(3.4),
+                agreeing_rules: "cpu-contention".into(),
+                ..Default::default()
+            }),
+            &[("cpu_user", 0.41), ("cpu_pressure", 0.38), ("mem_used_bytes", 3.0e9)],
+        );
+        let oom = facts(
+            job("5003", "assemble", 8, 16_384, 2, "OUT_OF_MEMORY"),
+            measured(0.88, 8.0, 16_384.0, 1.0, 0.23),
+            vec![FindingFacts {
+                rule: "out-of-memory".into(),
+                title: "The job ran out of memory".into(),
+                severity: "critical".into(),
+                node: Some("node09".into()),
+                message: "the kernel killed the job's largest process when it reached its 16.0 GB limit".into(),
+                fix: "ask for more memory (#SBATCH --mem=24G) or process the input in parts".into(),
+                evidence: r#"{"summary.mem_used_max_mb":16384.0,"job.req_mem_mb":16384,"summary.mem_eff":1.0}"#.into(),
+                ..Default::default()
+            }],
+            Some(PredictionFacts {
+                verdict: "memleak".into(),
+                source: "rules".into(),
+                windows: 470,
+                agreeing_rules: "out-of-memory".into(),
+                reason: "rule out-of-memory found it; the models did not".into(),
+                ..Default::default()
+            }),
+            &[("mem_used_bytes", 1.7e10)],
+        );
+        let mut asleep = measured(0.007, 1.0, 3.1, 0.003, 0.11);
+        asleep.cpu_eff_source = "accounting".into();
+        asleep.mem_source = "accounting".into();
+        asleep.shared = Some(true);
+        let shared = facts(
+            job("5004", "sleep-canary", 1, 1_024, 1, "COMPLETED"),
+            asleep,
+            vec![FindingFacts {
+                rule: "idle-job".into(),
+                title: "The job did nothing".into(),
+                severity: "warning".into(),
+                message: "its one core was busy 0.7 % of the run".into(),
+                fix: "check that the program started; a job waiting on input holds its core for nothing".into(),
+                evidence: r#"{"summary.cpu_eff":0.007,"summary.cpu_used_cores":0.007,"job.cpus":1}"#.into(),
+                ..Default::default()
+            }],
+            None,
+            &[],
+        );
+        let band = band();
+        [
+            ("healthy", healthy),
+            ("flagged", flagged),
+            ("out_of_memory", oom),
+            ("shared_node", shared),
+        ]
+        .into_iter()
+        .map(|(name, f)| (name, job_view(&f, &band).unwrap()))
+        .collect()
+    }
+
+    /// What a user sees for each kind of job, pinned.
+    #[test]
+    fn the_four_kinds_of_job_read_as_pinned() {
+        for (name, view) in examples() {
+            insta::assert_snapshot!(format!("job_{name}"), render_text(&view));
+        }
+    }
+
+    /// Every view has an explanation for each finding and the verdict, no long raw decimal and
+    /// every size with its unit; JSON gives plain numbers a script can read.
+    #[test]
+    fn every_view_is_readable_and_its_json_is_plain_numbers() {
+        for (name, view) in examples() {
+            let text = render_text(&view);
+            assert!(
+                super::super::units::unreadable_numbers(&text).is_empty(),
+                "{name}: {text}"
+            );
+            assert!(!text.contains('{'), "{name}: raw JSON in {text}");
+            // Each finding says what to do, in words.
+            for f in &view.findings {
+                assert!(
+                    !f.fix.trim().is_empty() && !f.message.trim().is_empty(),
+                    "{name}"
+                );
+            }
+            assert_eq!(
+                text.matches("What to do: ").count(),
+                view.findings.len(),
+                "{name}"
+            );
+            assert!(text.contains(&how_verdict()), "{name}");
+            let json: serde_json::Value = serde_json::from_str(&render_json(&view)).unwrap();
+            assert_eq!(json["job_id"], view.job_id.as_str());
+            assert!(json["usage"]["cpu_eff"].is_number(), "{name}");
+        }
+    }
+}

@@ -287,6 +287,21 @@ pub fn day_path(cluster: &str, day: &str) -> PathBuf {
         .join(format!("{}.html", slug(day)))
 }
 
+/// The day one job is stored under and every table's rows about it.
+async fn one_job(
+    ctx: &datafusion::prelude::SessionContext,
+    job_id: &str,
+) -> Result<(NaiveDate, load::Facts), ReportError> {
+    let day = load::day_of(ctx, job_id)
+        .await?
+        .ok_or_else(|| ReportError::NoSuchJob(job_id.to_string()))?;
+    let scope = load::Scope {
+        day,
+        job: Some(job_id.to_string()),
+    };
+    Ok((day, load::facts(ctx, &scope).await?))
+}
+
 /// One job's page, on demand, in the words of `pages`. Returns the page's path.
 pub fn write_job(
     data: &Path,
@@ -297,14 +312,7 @@ pub fn write_job(
 ) -> Result<PathBuf, ReportError> {
     runtime()?.block_on(async {
         let ctx = query::session(data).await?;
-        let day = load::day_of(&ctx, job_id)
-            .await?
-            .ok_or_else(|| ReportError::NoSuchJob(job_id.to_string()))?;
-        let scope = load::Scope {
-            day,
-            job: Some(job_id.to_string()),
-        };
-        let mut facts = load::facts(&ctx, &scope).await?;
+        let (day, mut facts) = one_job(&ctx, job_id).await?;
         let runs = workflow_runs(data, &ctx, day).await?;
         facts.workflows = runs.steps;
         let (healthy, band) = load::healthy(&ctx, day).await?;
@@ -335,14 +343,7 @@ pub type HealthyBand = BTreeMap<String, (f64, f64)>;
 pub fn job_facts(data: &Path, job_id: &str) -> Result<(load::Facts, HealthyBand), ReportError> {
     runtime()?.block_on(async {
         let ctx = query::session(data).await?;
-        let day = load::day_of(&ctx, job_id)
-            .await?
-            .ok_or_else(|| ReportError::NoSuchJob(job_id.to_string()))?;
-        let scope = load::Scope {
-            day,
-            job: Some(job_id.to_string()),
-        };
-        let facts = load::facts(&ctx, &scope).await?;
+        let (day, facts) = one_job(&ctx, job_id).await?;
         let (_, band) = load::healthy(&ctx, day).await?;
         Ok((facts, band))
     })

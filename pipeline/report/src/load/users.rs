@@ -110,18 +110,7 @@ pub async fn user_histories(
             .entry((text(c, "cluster", i), text(c, "user", i)))
             .or_default();
         if history.recent.len() < RECENT_JOBS {
-            history.recent.push(RecentJob {
-                job_id: text(c, "job_id", i),
-                user: text(c, "user", i),
-                day: text(c, "day", i),
-                name: text(c, "name", i),
-                state: text(c, "state", i),
-                elapsed_s: c.int("elapsed_s", i),
-                cpu_eff: c.float("cpu_eff", i),
-                mem_eff: c.float("mem_eff", i),
-                findings: c.int("findings", i).unwrap_or(0),
-                verdict: c.text("verdict", i),
-            });
+            history.recent.push(recent_job(c, i));
         }
     })
     .await?;
@@ -157,6 +146,22 @@ pub async fn user_histories(
     Ok(out)
 }
 
+/// One row of a job list's query (`user_histories`' recent jobs, [`jobs_between`]).
+fn recent_job(c: &jobsight_warehouse::query::Columns, i: usize) -> RecentJob {
+    RecentJob {
+        job_id: text(c, "job_id", i),
+        user: text(c, "user", i),
+        day: text(c, "day", i),
+        name: text(c, "name", i),
+        state: text(c, "state", i),
+        elapsed_s: c.int("elapsed_s", i),
+        cpu_eff: c.float("cpu_eff", i),
+        mem_eff: c.float("mem_eff", i),
+        findings: c.int("findings", i).unwrap_or(0),
+        verdict: c.text("verdict", i),
+    }
+}
+
 /// The jobs that ended from `from` to `to` (UTC days), of `user` or everyone's, newest first,
 /// at most `limit`: what `jobsight jobs` lists.
 pub async fn jobs_between(
@@ -189,18 +194,7 @@ pub async fn jobs_between(
     );
     let mut jobs = Vec::new();
     each_row(ctx, &sql, |c, i| {
-        jobs.push(RecentJob {
-            job_id: text(c, "job_id", i),
-            user: text(c, "user", i),
-            day: text(c, "day", i),
-            name: text(c, "name", i),
-            state: text(c, "state", i),
-            elapsed_s: c.int("elapsed_s", i),
-            cpu_eff: c.float("cpu_eff", i),
-            mem_eff: c.float("mem_eff", i),
-            findings: c.int("findings", i).unwrap_or(0),
-            verdict: c.text("verdict", i),
-        });
+        jobs.push(recent_job(c, i));
     })
     .await?;
     Ok(jobs)

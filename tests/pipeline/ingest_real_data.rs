@@ -297,20 +297,34 @@ fn ldms_examinimd_runs() {
             .iter()
             .map(|c| if counters(&sampler, c) { n - 1 } else { n })
             .sum();
-        let names: Vec<String> = match sampler.as_str() {
-            "procstat" => ["cpu_user", "cpu_system", "cpu_iowait", "cpu_idle"]
-                .map(String::from)
-                .into_iter()
-                .chain((0..20).map(|c| format!("cpu_core{c}_util")))
-                .collect(),
-            "meminfo" => vec!["mem_used_bytes".into(), "mem_available_bytes".into()],
-            _ => vec![
-                "disk_read_bytes_per_s".into(),
-                "disk_write_bytes_per_s".into(),
-            ],
+        // Gauges give a value from every sample, rates and shares from every pair.
+        let (gauges, pairs): (Vec<String>, Vec<String>) = match sampler.as_str() {
+            "procstat" => (
+                vec!["procs_running_per_cpu".into()],
+                ["cpu_user", "cpu_system", "cpu_iowait", "cpu_idle"]
+                    .map(String::from)
+                    .into_iter()
+                    .chain((0..20).map(|c| format!("cpu_core{c}_util")))
+                    .chain(["context_switches_per_cpu_per_s".to_string()])
+                    .collect(),
+            ),
+            "meminfo" => (
+                vec!["mem_used_bytes".into(), "mem_available_bytes".into()],
+                vec![],
+            ),
+            _ => (
+                vec![],
+                vec![
+                    "disk_read_bytes_per_s".into(),
+                    "disk_write_bytes_per_s".into(),
+                ],
+            ),
         };
-        for name in names {
-            *shared.entry(name).or_default() += if sampler == "meminfo" { n } else { n - 1 };
+        for name in gauges {
+            *shared.entry(name).or_default() += n;
+        }
+        for name in pairs {
+            *shared.entry(name).or_default() += n - 1;
         }
         *expected.entry(sampler).or_default() += per_file;
     }

@@ -115,10 +115,10 @@ fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
                 min(t.value) AS min_value
          FROM telemetry t GROUP BY t.job_id, t.metric ORDER BY t.job_id, t.metric",
     );
-    // The node exporter's 16 default series, the pressure stall shares among them where the
-    // kernel has pressure stall information (a node without it serves 13).
+    // The node exporter's 18 default series, the pressure stall shares among them where the
+    // kernel has pressure stall information (a node without it serves 15).
     let psi = Path::new("/proc/pressure/cpu").exists();
-    let defaults = if psi { 16 } else { 13 };
+    let defaults = if psi { 18 } else { 15 };
     assert_eq!(
         coverage.len(),
         2 * defaults,
@@ -127,6 +127,19 @@ fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
     assert_eq!(
         coverage.iter().any(|c| c["metric"] == "cpu_pressure"),
         psi,
+        "{coverage:?}"
+    );
+    // Runnable tasks per CPU: the busy job's own process keeps at least one of the two CPUs'
+    // run queue filled while both jobs run.
+    let running = coverage
+        .iter()
+        .find(|c| c["metric"] == "procs_running_per_cpu")
+        .unwrap_or_else(|| panic!("no procs_running_per_cpu: {coverage:?}"));
+    assert!(running["min_value"].as_f64().unwrap() > 0.0, "{running}");
+    assert!(
+        coverage
+            .iter()
+            .any(|c| c["metric"] == "context_switches_per_cpu_per_s"),
         "{coverage:?}"
     );
     for c in &coverage {

@@ -56,6 +56,7 @@ pub struct Options {
     pub report: Option<crate::report::Options>,
     pub schedule: Option<ScheduleOptions>,
     pub engine: Option<EngineOptions>,
+    pub access: Option<crate::access::Options>,
 }
 
 /// `[engine]`: where admins' queries run.
@@ -141,6 +142,7 @@ pub struct Settings {
     pub report: crate::report::Settings,
     pub schedule: ScheduleSettings,
     pub engine: crate::query::Engine,
+    pub access: crate::access::Settings,
 }
 
 /// The window the configured models were trained on (the diagnosis model's, else the anomaly
@@ -219,6 +221,7 @@ impl Options {
         Ok(Settings {
             schedule,
             engine,
+            access: self.access.unwrap_or_default().resolve(),
             notify,
             summary,
             serve,
@@ -511,7 +514,7 @@ mod tests {
         let s = resolve("").unwrap();
         assert_eq!(s.data, PathBuf::from(DEFAULT_DATA));
         assert_eq!(s.prometheus.max_points_per_series, 11_000);
-        assert_eq!(s.prometheus.metrics.len(), 16);
+        assert_eq!(s.prometheus.metrics.len(), 18);
         assert_eq!(s.ingest.give_up_after, Duration::from_secs(86_400));
     }
 

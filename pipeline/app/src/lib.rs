@@ -8,7 +8,7 @@
 //!   the catalogue, SQL, the PostgreSQL endpoint) and the shared leaves (`jobsight_base`).
 //!
 //! This crate is the top: [`cli`] (arguments, one function per command), [`config`] (every
-//! stage's settings, resolved once), [`schedule`] (the one place that knows the order of the
+//! stage's settings, resolved once), [`access`] (who may see which jobs), [`schedule`] (the one place that knows the order of the
 //! stages' work: DAGs, the daemon, the `runs` table, handing one stage's results to the next),
 //! [`output`] (what the commands print) and [`demo`] (the pipeline on a simulated cluster).
 //!
@@ -16,6 +16,7 @@
 //! ...), so that the tests, the benchmarks and this crate name every part one way.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod access;
 pub mod bootstrap;
 pub mod cli;
 pub mod config;

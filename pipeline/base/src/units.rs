@@ -75,6 +75,11 @@ pub fn significant(v: f64) -> String {
         return "-".into();
     }
     let magnitude = v.abs().log10().floor() as i32;
+    // Below a ten-thousandth, six decimals would drop digits: three significant digits in
+    // scientific notation instead (`2.35e-9`).
+    if v != 0.0 && magnitude < -4 {
+        return format!("{v:.2e}");
+    }
     if v.fract() == 0.0 || magnitude >= 2 {
         return whole(v.round());
     }
@@ -255,6 +260,9 @@ mod tests {
         assert_eq!(significant(0.0), "0");
         assert_eq!(significant(123.456), "123");
         assert_eq!(significant(-0.001234), "-0.00123");
+        assert_eq!(significant(2.3456e-9), "2.35e-9");
+        assert_eq!(significant(1.5e-6), "1.50e-6");
+        assert_eq!(significant(0.000123), "0.000123");
         assert_eq!(significant(f64::NAN), "-");
     }
 

@@ -17,7 +17,13 @@
 //! - `mem_used_bytes` = MemTotal − MemAvailable and `mem_available_bytes` = MemAvailable
 //!   (meminfo, kB);
 //! - `disk_read_bytes_per_s`, `disk_write_bytes_per_s` (vmstat's pgpgin and pgpgout, which count
-//!   kB read from and written to block devices).
+//!   kB read from and written to block devices);
+//! - `procs_running_per_cpu` (procstat's `procs_running`: tasks running or waiting for a CPU) and
+//!   `context_switches_per_cpu_per_s` (the rate of its `context_switches` counter), each divided
+//!   by the node's CPUs (`cores_up`, else the per-core columns found) so that a 2-core node and a
+//!   20-thread workstation are read on one scale. A neighbour that competes for the cores of a
+//!   job already using all of them adds runnable tasks and switches and leaves the CPU shares
+//!   as they were.
 //!
 //! Shares and rates need two samples of the node in time order; across a counter that went down
 //! (a reset) a share means nothing, so that pair gives none.
@@ -79,12 +85,72 @@ impl Modes {
     }
 }
 
+/// Column positions of procstat's task figures and the CPU count they are divided by.
+#[derive(Debug, Clone, PartialEq)]
+struct Tasks {
+    running: Option<usize>,
+    switches: Option<usize>,
+    /// `cores_up`; without it the number of per-core column sets found is the CPU count.
+    cores_up: Option<usize>,
+    cores_found: usize,
+}
+
+impl Tasks {
+    fn find(columns: &[String], cores_found: usize) -> Option<Tasks> {
+        let at = |name: &str| columns.iter().position(|c| c == name);
+        let tasks = Tasks {
+            running: at("procs_running"),
+            switches: at("context_switches"),
+            cores_up: at("cores_up"),
+            cores_found,
+        };
+        (tasks.running.is_some() || tasks.switches.is_some()).then_some(tasks)
+    }
+
+    /// The node's CPUs at `current`, or `None` when neither source gives a positive count.
+    fn cpus(&self, current: &Sample) -> Option<f64> {
+        let up = self
+            .cores_up
+            .and_then(|c| current.values.get(c).copied())
+            .filter(|v| v.is_finite() && *v > 0.0);
+        up.or((self.cores_found > 0).then_some(self.cores_found as f64))
+    }
+
+    fn derive<'a>(
+        &self,
+        previous: Option<&Sample>,
+        current: &Sample,
+        emit: &mut impl FnMut(&'a str, f64),
+    ) {
+        let Some(cpus) = self.cpus(current) else {
+            return;
+        };
+        let running = self
+            .running
+            .and_then(|c| current.values.get(c).copied())
+            .filter(|v| v.is_finite() && *v >= 0.0);
+        if let Some(running) = running {
+            emit("procs_running_per_cpu", running / cpus);
+        }
+        let (Some(previous), Some(c)) = (previous, self.switches) else {
+            return;
+        };
+        let seconds = (current.ts_micros - previous.ts_micros) as f64 / 1e6;
+        if seconds > 0.0
+            && let Some(switches) = Modes::increase(previous, current, c)
+        {
+            emit("context_switches_per_cpu_per_s", switches / seconds / cpus);
+        }
+    }
+}
+
 /// How one sampler's columns give shared series, when they do.
 #[derive(Debug, Clone, PartialEq)]
 enum Derive {
     Cpu {
         node: Option<Modes>,
         cores: Vec<(String, Modes)>,
+        tasks: Option<Tasks>,
     },
     Memory {
         total: usize,
@@ -118,10 +184,11 @@ impl SharedSeries {
                         None => break,
                     }
                 }
-                if node.is_none() && cores.is_empty() {
+                let tasks = Tasks::find(columns, cores.len());
+                if node.is_none() && cores.is_empty() && tasks.is_none() {
                     return None;
                 }
-                Derive::Cpu { node, cores }
+                Derive::Cpu { node, cores, tasks }
             }
             "meminfo" => Derive::Memory {
                 total: at("MemTotal")?,
@@ -167,7 +234,10 @@ impl SharedSeries {
                     }
                 }
             }
-            Derive::Cpu { node, cores } => {
+            Derive::Cpu { node, cores, tasks } => {
+                if let Some(tasks) = tasks {
+                    tasks.derive(previous, current, &mut emit);
+                }
                 let Some(previous) = previous else { return };
                 if current.ts_micros <= previous.ts_micros {
                     return;
@@ -274,6 +344,40 @@ mod tests {
             vec![("cpu_core0_util".to_string(), 1.0)],
             "the node's shares stop at the reset; core 1 had no time pass"
         );
+    }
+
+    #[test]
+    fn runnable_tasks_and_switches_per_cpu() {
+        let columns = names("cores_up,user,sys,idle,iowait,context_switches,procs_running");
+        let s = SharedSeries::of("procstat", &columns).unwrap();
+        let a = sample(10, &[20., 0., 0., 0., 0., 1000., 21.]);
+        let b = sample(12, &[20., 30., 0., 10., 0., 2200., 22.]);
+        assert_eq!(
+            derived(&s, None, &a),
+            vec![("procs_running_per_cpu".to_string(), 21.0 / 20.0)],
+            "a gauge needs one sample, a rate two"
+        );
+        let got = derived(&s, Some(&a), &b);
+        assert!(got.contains(&("procs_running_per_cpu".to_string(), 22.0 / 20.0)));
+        assert!(
+            got.contains(&(
+                "context_switches_per_cpu_per_s".to_string(),
+                1200.0 / 2.0 / 20.0
+            )),
+            "{got:?}"
+        );
+        // Without cores_up the per-core column sets found are the CPUs; with neither, nothing.
+        let cores = SharedSeries::of(
+            "procstat",
+            &names("procs_running,per_core_user0,per_core_sys0,per_core_idle0,per_core_iowait0"),
+        )
+        .unwrap();
+        assert_eq!(
+            derived(&cores, None, &sample(1, &[3., 0., 0., 0., 0.])),
+            vec![("procs_running_per_cpu".to_string(), 3.0)]
+        );
+        let bare = SharedSeries::of("procstat", &names("procs_running")).unwrap();
+        assert!(derived(&bare, None, &sample(1, &[3.])).is_empty());
     }
 
     #[test]

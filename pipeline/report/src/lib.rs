@@ -142,14 +142,15 @@ pub struct Written {
 /// with the job or page it was for.
 pub trait Pages {
     /// A job's page: `job` is one of `facts.jobs`, compared with its healthy reference run
-    /// (`references`) or, without one, the cluster's healthy `band` of each metric's job mean;
-    /// `settings.max_charts` of its metrics charted, ranked with `inputs`' model weights.
+    /// (`references`) and the healthy band of each metric's job mean of its application, its
+    /// user or the cluster (`bands`, [`load::HealthyBands::for_job`]); `settings.max_charts` of
+    /// its metrics charted, ranked with `inputs`' model weights.
     fn job(
         &self,
         job: &load::JobFacts,
         facts: &load::Facts,
         references: &References,
-        band: &BTreeMap<String, (f64, f64)>,
+        bands: &load::HealthyBands,
         inputs: &Inputs,
         settings: &Settings,
     ) -> Result<String, String>;
@@ -315,9 +316,9 @@ pub fn write_job(
         let (day, mut facts) = one_job(&ctx, job_id).await?;
         let runs = workflow_runs(data, &ctx, day).await?;
         facts.workflows = runs.steps;
-        let (healthy, band) = load::healthy(&ctx, day).await?;
+        let (healthy, bands) = load::healthy(&ctx, day).await?;
         let references =
-            load_telemetry(&ctx, day, &mut facts, &healthy, &band, inputs, settings).await?;
+            load_telemetry(&ctx, day, &mut facts, &healthy, &bands, inputs, settings).await?;
         if let Some(run) = facts.workflows.get(job_id) {
             write_workflow_page(data, &ctx, pages, settings, run).await?;
         }
@@ -326,7 +327,7 @@ pub fn write_job(
             .last()
             .ok_or_else(|| ReportError::NoSuchJob(job_id.to_string()))?;
         let text = pages
-            .job(job, &facts, &references, &band, inputs, settings)
+            .job(job, &facts, &references, &bands, inputs, settings)
             .map_err(ReportError::Render)?;
         let path = settings.dir.join(job_path(&job.cluster, &job.job_id));
         write_page(&path, &text)?;
@@ -334,18 +335,18 @@ pub fn write_job(
     })
 }
 
-/// Each metric's healthy band: the 10th to 90th percentile of healthy jobs' means.
-pub type HealthyBand = BTreeMap<String, (f64, f64)>;
-
 /// What the warehouse holds about one job (its last record when a requeue gave it several),
-/// without its telemetry, and the cluster's healthy band of each metric's job mean over the 30
-/// days up to its day: what `jobsight job` prints.
-pub fn job_facts(data: &Path, job_id: &str) -> Result<(load::Facts, HealthyBand), ReportError> {
+/// without its telemetry, and the healthy bands of each metric's job mean over the 30 days up to
+/// its day: what `jobsight job` prints.
+pub fn job_facts(
+    data: &Path,
+    job_id: &str,
+) -> Result<(load::Facts, load::HealthyBands), ReportError> {
     runtime()?.block_on(async {
         let ctx = query::session(data).await?;
         let (day, facts) = one_job(&ctx, job_id).await?;
-        let (_, band) = load::healthy(&ctx, day).await?;
-        Ok((facts, band))
+        let (_, bands) = load::healthy(&ctx, day).await?;
+        Ok((facts, bands))
     })
 }
 
@@ -450,13 +451,14 @@ pub async fn load_telemetry(
     day: NaiveDate,
     facts: &mut load::Facts,
     healthy: &[load::HealthyRun],
-    band: &BTreeMap<String, (f64, f64)>,
+    bands: &load::HealthyBands,
     inputs: &Inputs,
     settings: &Settings,
 ) -> Result<References, ReportError> {
     let runs = select::reference_runs(facts, healthy);
     let mut by_day: BTreeMap<NaiveDate, load::Wanted> = Default::default();
     for job in &facts.jobs {
+        let band = &bands.for_job(&job.name, &job.user).0.band;
         let metrics = select::metrics_to_load(job, facts, inputs, band, settings.max_charts);
         load::want(
             by_day.entry(day).or_default(),
@@ -539,15 +541,15 @@ pub fn write_day(
             remove_stale_workflow_pages(&ctx, &settings.dir).await?;
         }
         facts.workflows = runs.steps.clone();
-        let (healthy, band) = load::healthy(&ctx, day).await?;
+        let (healthy, bands) = load::healthy(&ctx, day).await?;
         progress(&format!(
             "{} jobs: loading the telemetry their pages chart",
             facts.jobs.len()
         ));
         let references =
-            load_telemetry(&ctx, day, &mut facts, &healthy, &band, inputs, settings).await?;
+            load_telemetry(&ctx, day, &mut facts, &healthy, &bands, inputs, settings).await?;
         for (n, job) in facts.jobs.iter().enumerate() {
-            match pages.job(job, &facts, &references, &band, inputs, settings) {
+            match pages.job(job, &facts, &references, &bands, inputs, settings) {
                 Ok(text) => {
                     write_page(
                         &settings.dir.join(job_path(&job.cluster, &job.job_id)),

@@ -28,7 +28,9 @@ pub use jobs::{
     facts,
 };
 pub use jobsight_warehouse::query::literal;
-pub use reference::{HealthyRun, healthy};
+pub use reference::{
+    GroupBand, HealthyBand, HealthyBands, HealthyRun, MIN_REFERENCE_RUNS, ReferenceGroup, healthy,
+};
 pub use sql::HISTORY_DAYS;
 pub use users::{RECENT_JOBS, RecentJob, UserHistory, jobs_between, user_histories};
 pub use workflows::{

@@ -233,7 +233,8 @@ pub enum Command {
     /// with what to do, the verdict of the rules and the models and how they combine, and the
     /// `#SBATCH` lines a better request would use. Reads the warehouse: the job must have been
     /// stored (by the per-job DAG, a few minutes after it ended). --format json gives the same
-    /// figures for scripts, as plain numbers.
+    /// figures for scripts, as plain numbers. Where `[access] own_jobs_only` is on (or jobsight
+    /// is installed setgid), a person sees only their own jobs unless they are an admin.
     Job(JobArgs),
     /// List jobs with their efficiencies, findings and verdicts, newest first.
     ///

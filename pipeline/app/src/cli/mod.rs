@@ -26,6 +26,8 @@ pub(crate) struct Env {
     pub config_path: PathBuf,
     /// Log lines of `dag run` and `daemon`: text or JSON.
     pub log_format: LogFormat,
+    /// Who may see which jobs in this run ([`crate::access`]).
+    pub access: crate::access::Access,
 }
 
 pub fn main() -> ExitCode {
@@ -53,13 +55,33 @@ pub fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
+    use crate::access::{Access, Ids, SystemDirectory};
     let mut stdout = std::io::stdout().lock();
+    // A privileged run (setgid) must not read a file the person chose with its privileges, so
+    // the ids are known before any configuration is read.
+    let ids = Ids::current();
+    let privileged = ids.as_ref().is_ok_and(Ids::privileged);
+    let unprivileged = Access {
+        person: None,
+        privileged,
+    };
+    unprivileged.check_overrides(cli.config.is_some(), false)?;
     let (mut options, config_path) = Options::load(cli.config.as_deref())?;
+    let moves_data = cli.data.is_some() || cli.spool.is_some();
     cli.overlay(&mut options);
+    let settings = options.resolve(&config_path)?;
+    let access = if settings.access.own_jobs_only || privileged {
+        Access::of(&settings.access, ids?, &SystemDirectory)?
+    } else {
+        unprivileged
+    };
+    access.check_overrides(cli.config.is_some(), moves_data)?;
+    access.allows_command(matches!(cli.command, Command::Job(_) | Command::Jobs(_)))?;
     let env = Env {
-        settings: options.resolve(&config_path)?,
+        settings,
         config_path,
         log_format: cli.log_format,
+        access,
     };
     match cli.command {
         Command::Spool { action } => commands::spool(action, &env, &mut stdout),

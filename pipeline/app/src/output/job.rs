@@ -6,7 +6,6 @@
 //! request would use. Every figure in people's units ([`super::units`]); `--format json` gives
 //! the same figures as plain numbers in their stored units, for scripts.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
@@ -15,7 +14,10 @@ use serde::Serialize;
 use super::figure_source_label;
 use super::pages::suggest::{Suggestion, suggestions};
 use super::units::{duration, evidence_rows, named_value, percent, significant, size_from_mb};
-use crate::report::load::{Facts, FindingFacts, PredictionFacts, RecentJob, SummaryFacts};
+use crate::report::load::{
+    Facts, FindingFacts, HealthyBands, MIN_REFERENCE_RUNS, PredictionFacts, ReferenceGroup,
+    SummaryFacts,
+};
 use crate::report::select::deviation;
 use jobsight_base::text::clean;
 
@@ -55,6 +57,8 @@ pub struct JobView {
     pub findings: Vec<Finding>,
     /// The one verdict of the rules and the models; none where no model or rule judged it.
     pub verdict: Option<Verdict>,
+    /// Whose healthy runs the job is compared with, in words ([`reference_group`]).
+    pub compared_with: String,
     /// The metrics whose job mean lay furthest outside the healthy band, furthest first.
     pub differed: Vec<Difference>,
     pub suggestions: Vec<Suggestion>,
@@ -110,8 +114,9 @@ pub struct Verdict {
     pub reason: String,
 }
 
-/// A metric in which the job differed from healthy jobs: its mean over the run against the
-/// middle 80 % of healthy jobs' means on its cluster over the last 30 days.
+/// A metric in which the job differed from healthy runs: its mean over the run against the
+/// middle 80 % of the means of its application's healthy runs of the last 30 days, else its
+/// user's, else the cluster's ([`HealthyBands::for_job`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct Difference {
     pub metric: String,
@@ -122,9 +127,33 @@ pub struct Difference {
     pub band_widths: f64,
 }
 
-/// The view of the last job of `facts` (the job asked for), with the cluster's healthy `band`.
-pub fn job_view(facts: &Facts, band: &BTreeMap<String, (f64, f64)>) -> Option<JobView> {
+/// Whose healthy runs a job is compared with, in words: its application's (runs of its job
+/// name), its user's, or the cluster's, with how many runs the band was taken from.
+pub fn reference_group(group: &ReferenceGroup, runs: i64) -> String {
+    let (runs, days) = (runs.max(0), crate::report::load::HISTORY_DAYS);
+    match group {
+        ReferenceGroup::Application(name) => format!(
+            "the {runs} healthy runs of its application, {}, in the last {days} days",
+            clean(name, MAX_TEXT)
+        ),
+        ReferenceGroup::User(user) => format!(
+            "the {runs} healthy jobs of its user, {}, in the last {days} days (its job name \
+             has fewer than {MIN_REFERENCE_RUNS} healthy runs)",
+            clean(user, MAX_TEXT)
+        ),
+        ReferenceGroup::Cluster => format!(
+            "the {runs} healthy jobs of the warehouse in the last {days} days (its job name \
+             and its user have fewer than {MIN_REFERENCE_RUNS} healthy runs each)"
+        ),
+    }
+}
+
+/// The view of the last job of `facts` (the job asked for), compared with the healthy band of
+/// its application, its user or the cluster (`bands`).
+pub fn job_view(facts: &Facts, bands: &HealthyBands) -> Option<JobView> {
     let job = facts.jobs.last()?;
+    let (group_band, group) = bands.for_job(&job.name, &job.user);
+    let band = &group_band.band;
     let summary = facts.summaries.get(&job.job_id);
     let findings = facts
         .findings
@@ -180,6 +209,7 @@ pub fn job_view(facts: &Facts, band: &BTreeMap<String, (f64, f64)>) -> Option<Jo
         usage: summary.map(usage),
         findings,
         verdict,
+        compared_with: reference_group(&group, group_band.runs),
         differed,
         suggestions: suggestions(job, summary),
     })
@@ -461,15 +491,17 @@ fn render_verdict(out: &mut String, v: &JobView) {
         let _ = writeln!(out, "  {}", clean(&p.reason, MAX_TEXT));
     }
     if v.differed.is_empty() {
-        let _ = writeln!(
-            out,
-            "  Its metrics were within the range of healthy jobs on this cluster (or there is no such range yet)."
+        let text = format!(
+            "Its metrics were within the range of {} (or there is no such range yet).",
+            v.compared_with
         );
+        let _ = writeln!(out, "  {}", wrap(&text, 86, "  "));
     } else {
-        let _ = writeln!(
-            out,
-            "  Where it differed most from healthy jobs (the middle 80 % of their means on this cluster, last 30 days):"
+        let text = format!(
+            "Where it differed most from {}, against the middle 80 % of their means:",
+            v.compared_with
         );
+        let _ = writeln!(out, "  {}", wrap(&text, 86, "  "));
         let width = v
             .differed
             .iter()
@@ -518,68 +550,6 @@ fn wrap(text: &str, width: usize, indent: &str) -> String {
     lines.join(&format!("\n{indent}"))
 }
 
-/// `jobsight jobs` for a person: one line per job, newest first, with a heading that says which
-/// jobs these are and a closing line when `limit` cut the list.
-pub fn render_list(
-    jobs: &[RecentJob],
-    user: Option<&str>,
-    since: chrono::NaiveDate,
-    until: chrono::NaiveDate,
-    limit: usize,
-) -> String {
-    let whose = user.map_or("every user's".to_string(), |u| {
-        format!("{}'s", clean(u, 80))
-    });
-    let mut out = format!("Jobs of {whose} that ended {since} to {until}, newest first\n");
-    if jobs.is_empty() {
-        out += "  none\n";
-        return out;
-    }
-    let _ = writeln!(
-        out,
-        "  {:<12} {:<10} {:<20} {:<14} {:>9} {:>5} {:>5} {:>8}  verdict",
-        "job", "user", "name", "state", "ran", "CPU", "mem", "findings"
-    );
-    for j in jobs {
-        let _ = writeln!(
-            out,
-            "  {:<12} {:<10} {:<20} {:<14} {:>9} {:>5} {:>5} {:>8}  {}",
-            clean(&j.job_id, 12),
-            clean(&j.user, 10),
-            clean(&j.name, 20),
-            clean(&j.state, 14),
-            j.elapsed_s.map_or("-".into(), |s| duration(s as f64)),
-            j.cpu_eff.map_or("-".into(), percent),
-            j.mem_eff.map_or("-".into(), percent),
-            j.findings,
-            j.verdict.as_deref().map_or("-".into(), |v| clean(v, 40)),
-        );
-    }
-    if jobs.len() >= limit {
-        let _ = writeln!(
-            out,
-            "the newest {limit} only: --limit N shows more, --since narrows"
-        );
-    }
-    out += "jobsight job JOB_ID shows one in full\n";
-    out
-}
-
-/// `jobsight jobs` for scripts: one JSON document per line and job, plain numbers.
-pub fn render_list_json(jobs: &[RecentJob]) -> String {
-    jobs.iter()
-        .map(|j| {
-            serde_json::json!({
-                "job_id": j.job_id, "user": j.user, "day": j.day, "name": j.name,
-                "state": j.state, "elapsed_s": j.elapsed_s, "cpu_eff": j.cpu_eff,
-                "mem_eff": j.mem_eff, "findings": j.findings, "verdict": j.verdict,
-            })
-            .to_string()
-                + "\n"
-        })
-        .collect()
-}
-
 /// The view as one JSON document for scripts.
 pub fn render_json(v: &JobView) -> String {
     serde_json::to_string_pretty(v).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}")) + "\n"
@@ -588,7 +558,8 @@ pub fn render_json(v: &JobView) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::load::JobFacts;
+    use crate::report::load::{GroupBand, JobFacts};
+    use std::collections::BTreeMap;
 
     fn at(minutes: i64) -> DateTime<Utc> {
         DateTime::from_timestamp(1_795_000_000 + minutes * 60, 0).unwrap()
@@ -766,7 +737,15 @@ mod tests {
             None,
             &[],
         );
-        let band = band();
+        // The LAMMPS runs have a band of their own; the others are compared with the cluster.
+        let mut bands = HealthyBands::of_cluster(band(), 412);
+        bands.applications.insert(
+            "lammps-prod".into(),
+            GroupBand {
+                runs: 12,
+                band: band(),
+            },
+        );
         [
             ("healthy", healthy),
             ("flagged", flagged),
@@ -774,7 +753,7 @@ mod tests {
             ("shared_node", shared),
         ]
         .into_iter()
-        .map(|(name, f)| (name, job_view(&f, &band).unwrap()))
+        .map(|(name, f)| (name, job_view(&f, &bands).unwrap()))
         .collect()
     }
 

@@ -17,6 +17,7 @@
 pub mod email;
 pub mod header;
 pub mod job;
+pub mod jobs;
 pub mod model;
 pub mod pages;
 pub mod rules;

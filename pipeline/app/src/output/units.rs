@@ -28,9 +28,50 @@ pub fn evidence_rows(evidence: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A value of the thresholds block in its unit, read from the rule book's limits it is judged
+/// by (`[limits.<name>]`): the built-in book's characteristics are shares, sizes, byte rates or
+/// counts per second. A site's own limits print as plain numbers to three significant digits.
+pub fn threshold_value(limits: &str, v: f64) -> String {
+    match limits {
+        "cpu_load" | "mem_eff" | "gpu_util" | "iowait" => percent(v),
+        "mem_per_node" | "gpu_mem" => size_from_bytes(v),
+        "mem_bw" | "net_bytes" | "fs_bytes" => rate_from_bytes_per_s(v),
+        "net_packets" | "fs_metadata" => format!("{}/s", significant(v)),
+        plain if PLAIN_LIMITS.contains(&plain) => significant(v),
+        _ => significant(v),
+    }
+}
+
+/// The built-in limits whose values are plain numbers (a load average per core, instructions
+/// per cycle).
+const PLAIN_LIMITS: [&str; 2] = ["load_per_core", "ipc"];
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every limit of the built-in rule book has its unit: a new one without fails here.
+    #[test]
+    fn every_built_in_limit_has_a_unit() {
+        let book = include_str!("../../../rules/book/thresholds.toml");
+        let limits: Vec<&str> = book
+            .lines()
+            .filter_map(|l| l.strip_prefix("[limits."))
+            .filter_map(|l| l.split(']').next())
+            .collect();
+        assert!(limits.len() >= 13, "{limits:?}");
+        for name in limits {
+            let shown = threshold_value(name, 4.38e9);
+            assert!(
+                PLAIN_LIMITS.contains(&name) || shown != significant(4.38e9),
+                "[limits.{name}] has no unit"
+            );
+        }
+        assert_eq!(threshold_value("net_bytes", 4.38e9), "4.38 GB/s");
+        assert_eq!(threshold_value("gpu_mem", 4.38e9), "4.08 GB");
+        assert_eq!(threshold_value("cpu_load", 0.42), "42 %");
+        assert_eq!(threshold_value("ipc", 1.234), "1.23");
+    }
 
     /// Evidence as the rules store it becomes named values, each in its unit.
     #[test]

@@ -105,10 +105,27 @@ pub struct FindingFacts {
 pub struct ThresholdFacts {
     pub characteristic: String,
     pub title: String,
+    /// The rule book's `[limits.<name>]` it is judged by, which says its unit.
+    pub limits: String,
     pub value: Option<f64>,
     pub level: String,
     pub low_below: Option<f64>,
     pub high_from: Option<f64>,
+}
+
+impl ThresholdFacts {
+    /// Row `i` of a `thresholds` query.
+    fn read(c: &Columns, i: usize) -> ThresholdFacts {
+        ThresholdFacts {
+            characteristic: text(c, "characteristic", i),
+            title: text(c, "title", i),
+            limits: text(c, "limits", i),
+            value: c.float("value", i),
+            level: text(c, "level", i),
+            low_below: c.float("low_below", i),
+            high_from: c.float("high_from", i),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -262,17 +279,11 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
     .await?;
     let sql = format!("SELECT * FROM thresholds x WHERE {}", scope.filter("x"));
     each_row(ctx, &sql, |c, i| {
+        let row = ThresholdFacts::read(c, i);
         f.thresholds
             .entry(text(c, "job_id", i))
             .or_default()
-            .push(ThresholdFacts {
-                characteristic: text(c, "characteristic", i),
-                title: text(c, "title", i),
-                value: c.float("value", i),
-                level: text(c, "level", i),
-                low_below: c.float("low_below", i),
-                high_from: c.float("high_from", i),
-            });
+            .push(row);
     })
     .await?;
     let sql = format!(

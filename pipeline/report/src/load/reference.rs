@@ -1,8 +1,10 @@
 //! The healthy references of a day's pages: the runs of the last [`HISTORY_DAYS`] that had no
-//! finding and no verdict other than healthy, and the cluster's band of each metric's job mean
-//! over them.
+//! finding and no verdict other than healthy, and the bands of each metric's job mean over them:
+//! of each application (job name), of each user, and of the cluster. A job is compared with the
+//! narrowest of these that has enough runs ([`HealthyBands::for_job`]): a LAMMPS run's network
+//! rate is unusual against other LAMMPS runs, not against the cluster's mix of everything.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::NaiveDate;
 use datafusion::prelude::SessionContext;
@@ -20,12 +22,76 @@ pub struct HealthyRun {
     pub name: String,
 }
 
-/// Healthy runs of the [`HISTORY_DAYS`] up to `day`, newest first; and the cluster's healthy
-/// band of each metric's job mean (10th to 90th percentile over those runs).
+/// Each metric's healthy band: the 10th to 90th percentile of healthy runs' job means.
+pub type HealthyBand = BTreeMap<String, (f64, f64)>;
+
+/// The fewest healthy runs an application's or a user's band is taken from; with fewer, the next
+/// wider group's band is used (a band of two runs says little about what is usual).
+pub const MIN_REFERENCE_RUNS: i64 = 5;
+
+/// Whose healthy runs a job is compared with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReferenceGroup {
+    /// The healthy runs of the same job name (the application), by anyone.
+    Application(String),
+    /// The same user's healthy runs, of any job name.
+    User(String),
+    /// Every healthy run of the warehouse.
+    Cluster,
+}
+
+/// A group's band and how many healthy runs it was taken from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GroupBand {
+    pub runs: i64,
+    pub band: HealthyBand,
+}
+
+/// The healthy bands of the last [`HISTORY_DAYS`]: of each application with at least
+/// [`MIN_REFERENCE_RUNS`] healthy runs, of each such user, and of the cluster.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HealthyBands {
+    pub cluster: GroupBand,
+    pub applications: HashMap<String, GroupBand>,
+    pub users: HashMap<String, GroupBand>,
+}
+
+impl HealthyBands {
+    /// Bands with only the cluster's (for tests and callers with one band).
+    pub fn of_cluster(band: HealthyBand, runs: i64) -> HealthyBands {
+        HealthyBands {
+            cluster: GroupBand { runs, band },
+            ..Default::default()
+        }
+    }
+
+    /// The band a job of this name and user is compared with: its application's, else its
+    /// user's, else the cluster's; with the group it belongs to.
+    pub fn for_job(&self, name: &str, user: &str) -> (&GroupBand, ReferenceGroup) {
+        if let Some(band) = self.applications.get(name) {
+            return (band, ReferenceGroup::Application(name.to_string()));
+        }
+        if let Some(band) = self.users.get(user) {
+            return (band, ReferenceGroup::User(user.to_string()));
+        }
+        (&self.cluster, ReferenceGroup::Cluster)
+    }
+}
+
+/// The kinds of group a band is taken over, for [`healthy`]'s queries.
+#[derive(Clone, Copy)]
+enum Group {
+    Cluster,
+    Application,
+    User,
+}
+
+/// Healthy runs of the [`HISTORY_DAYS`] up to `day`, newest first; and the healthy bands of each
+/// metric's job mean over those runs ([`HealthyBands`]).
 pub async fn healthy(
     ctx: &SessionContext,
     day: NaiveDate,
-) -> Result<(Vec<HealthyRun>, BTreeMap<String, (f64, f64)>), QueryError> {
+) -> Result<(Vec<HealthyRun>, HealthyBands), QueryError> {
     let from = day - chrono::Days::new(HISTORY_DAYS);
     let healthy = format!(
         "SELECT j.job_id, j.day, j.\"user\", j.name, j.\"end\" FROM jobs j \
@@ -54,19 +120,35 @@ pub async fn healthy(
         },
     )
     .await?;
-    let sql = format!(
-        "SELECT f.metric, \
-         approx_percentile_cont(0.1) WITHIN GROUP (ORDER BY f.mean) AS lo, \
-         approx_percentile_cont(0.9) WITHIN GROUP (ORDER BY f.mean) AS hi \
-         FROM features_job f JOIN ({healthy}) h ON h.job_id = f.job_id AND h.day = f.day \
-         GROUP BY f.metric"
-    );
-    let mut band = BTreeMap::new();
-    each_row(ctx, &sql, |c, i| {
-        if let (Some(lo), Some(hi)) = (c.float("lo", i), c.float("hi", i)) {
-            band.insert(text(c, "metric", i), (lo, hi));
-        }
-    })
-    .await?;
-    Ok((runs, band))
+    // One query per kind of group; a group's band of a metric needs MIN_REFERENCE_RUNS runs,
+    // the cluster's takes any.
+    let mut bands = HealthyBands::default();
+    for kind in [Group::Cluster, Group::Application, Group::User] {
+        let (key, least) = match kind {
+            Group::Cluster => ("'cluster'", 1),
+            Group::Application => ("h.name", MIN_REFERENCE_RUNS),
+            Group::User => ("h.\"user\"", MIN_REFERENCE_RUNS),
+        };
+        let sql = format!(
+            "SELECT {key} AS grp, f.metric, count(*) AS runs, \
+             approx_percentile_cont(0.1) WITHIN GROUP (ORDER BY f.mean) AS lo, \
+             approx_percentile_cont(0.9) WITHIN GROUP (ORDER BY f.mean) AS hi \
+             FROM features_job f JOIN ({healthy}) h ON h.job_id = f.job_id AND h.day = f.day \
+             GROUP BY 1, f.metric HAVING count(*) >= {least}"
+        );
+        each_row(ctx, &sql, |c, i| {
+            let (Some(lo), Some(hi)) = (c.float("lo", i), c.float("hi", i)) else {
+                return;
+            };
+            let target = match kind {
+                Group::Cluster => &mut bands.cluster,
+                Group::Application => bands.applications.entry(text(c, "grp", i)).or_default(),
+                Group::User => bands.users.entry(text(c, "grp", i)).or_default(),
+            };
+            target.band.insert(text(c, "metric", i), (lo, hi));
+            target.runs = target.runs.max(c.int("runs", i).unwrap_or(0));
+        })
+        .await?;
+    }
+    Ok((runs, bands))
 }

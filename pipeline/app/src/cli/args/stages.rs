@@ -160,7 +160,8 @@ pub struct JobArgs {
 /// The arguments of `jobsight jobs`.
 #[derive(Debug, clap::Args)]
 pub struct JobsArgs {
-    /// Only this user's jobs [default: every user's].
+    /// Only this user's jobs [default: every user's; your own where `[access]` shows a person
+    /// only theirs].
     #[arg(long)]
     pub user: Option<String>,
     /// First UTC day of the jobs' ends [default: 6 days before --until].

@@ -349,7 +349,7 @@ pub(in crate::cli) fn job(
     stdout: &mut StdoutLock<'_>,
 ) -> anyhow::Result<()> {
     let data = &env.settings.data;
-    let (facts, band) = match crate::report::job_facts(data, &args.job_id) {
+    let (facts, bands) = match crate::report::job_facts(data, &args.job_id) {
         Err(crate::report::ReportError::NoSuchJob(job)) => anyhow::bail!(
             "job {} is not in the warehouse at {}: a job is stored a few minutes after it ends, \
              by the per-job DAG (`jobsight dag run per-job`, or the daemon)",
@@ -358,8 +358,9 @@ pub(in crate::cli) fn job(
         ),
         other => other?,
     };
-    let view = output::job::job_view(&facts, &band)
+    let view = output::job::job_view(&facts, &bands)
         .with_context(|| format!("job {} has no record in the warehouse", args.job_id))?;
+    env.access.check_job(&view.job_id, &view.user)?;
     let text = match args.format {
         output::Format::Table => output::job::render_text(&view),
         output::Format::Json => output::job::render_json(&view),
@@ -385,22 +386,14 @@ pub(in crate::cli) fn jobs(
     };
     let since = args.since.unwrap_or(until - chrono::Duration::days(6));
     anyhow::ensure!(since <= until, "--since {since} is after --until {until}");
-    let jobs = crate::report::list_jobs(
-        data,
-        args.user.as_deref(),
-        since,
-        until,
-        args.limit as usize,
-    )?;
+    // A person who is not an admin lists only their own jobs ([access]).
+    let user = env.access.jobs_of(args.user.as_deref())?;
+    let jobs = crate::report::list_jobs(data, user.as_deref(), since, until, args.limit as usize)?;
     let text = match args.format {
-        output::Format::Table => output::job::render_list(
-            &jobs,
-            args.user.as_deref(),
-            since,
-            until,
-            args.limit as usize,
-        ),
-        output::Format::Json => output::job::render_list_json(&jobs),
+        output::Format::Table => {
+            output::jobs::render_list(&jobs, user.as_deref(), since, until, args.limit as usize)
+        }
+        output::Format::Json => output::jobs::render_list_json(&jobs),
     };
     write!(stdout, "{text}")?;
     Ok(())

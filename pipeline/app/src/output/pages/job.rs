@@ -11,10 +11,10 @@ use serde_json::json;
 use super::charts::{self, MetricChart};
 use super::format::{c, duration, href, pct, time, with_charts};
 use super::suggest::suggestions;
-use crate::output::units::{evidence_rows, named_value};
+use crate::output::units::{evidence_rows, named_value, threshold_value};
 use crate::output::{energy_text, figure_source_label};
 use crate::report::load::{
-    Facts, FindingFacts, HealthyRun, JobFacts, PredictionFacts, Series, SummaryFacts,
+    Facts, FindingFacts, HealthyBands, HealthyRun, JobFacts, PredictionFacts, Series, SummaryFacts,
 };
 use crate::report::select::{References, deviation, job_metrics_ranked};
 use crate::report::{Inputs, Settings, day_path, job_path, user_path, workflow_path};
@@ -29,10 +29,13 @@ pub fn job_page(
     job: &JobFacts,
     facts: &Facts,
     references: &References,
-    band: &BTreeMap<String, (f64, f64)>,
+    bands: &HealthyBands,
     inputs: &Inputs,
     settings: &Settings,
 ) -> Result<Value, charts::ChartError> {
+    let (group_band, group) = bands.for_job(&job.name, &job.user);
+    let band = &group_band.band;
+    let compared_with = crate::output::job::reference_group(&group, group_band.runs);
     let me = job_path(&job.cluster, &job.job_id);
     let summary = facts.summaries.get(&job.job_id);
     let findings = facts.findings.get(&job.job_id).cloned().unwrap_or_default();
@@ -55,7 +58,7 @@ pub fn job_page(
     let reference = references.of(&job.job_id);
     let chart_svgs = metric_charts(&ranked, series, &spans, reference, band, settings)?;
     let why = why_rows(&ranked, means, band, inputs);
-    let reference_text = describe_reference(reference, band);
+    let reference_text = describe_reference(reference, band, &compared_with);
     Ok(with_charts(
         json!({
             "title": format!("job {}", c(&job.job_id)),
@@ -79,6 +82,7 @@ pub fn job_page(
             "why": why,
             "model_weighs": !inputs.importance.is_empty(),
             "reference": reference_text,
+            "compared_with": compared_with,
             "how_verdict": crate::output::job::HOW_THE_VERDICT_IS_MADE,
         }),
         chart_svgs,
@@ -134,11 +138,13 @@ fn threshold_rows(job: &JobFacts, facts: &Facts) -> Vec<serde_json::Value> {
             t.sort_by(|a, b| a.characteristic.cmp(&b.characteristic));
             t.iter()
                 .map(|t| {
+                    let shown =
+                        |v: Option<f64>| v.map_or("-".into(), |v| threshold_value(&t.limits, v));
                     json!({
                         "title": c(&t.title), "level": c(&t.level),
-                        "value": t.value.map_or("-".into(), charts::short_number),
-                        "low_below": t.low_below.map_or("-".into(), charts::short_number),
-                        "high_from": t.high_from.map_or("-".into(), charts::short_number),
+                        "value": shown(t.value),
+                        "low_below": shown(t.low_below),
+                        "high_from": shown(t.high_from),
                         "position": threshold_position(t.value, t.low_below, t.high_from),
                     })
                 })
@@ -259,7 +265,7 @@ fn metric_charts(
         if chart.reference_run.is_none()
             && let Some((lo, hi)) = band.get(metric)
         {
-            chart.reference_band = Some(("healthy jobs' mean (p10-p90)".into(), *lo, *hi));
+            chart.reference_band = Some(("healthy runs' mean (p10-p90)".into(), *lo, *hi));
         }
         chart_svgs.push(Value::from_safe_string(charts::metric_chart(&chart)?));
     }
@@ -302,6 +308,7 @@ fn why_rows(
 fn describe_reference(
     reference: Option<(&HealthyRun, &Series)>,
     band: &BTreeMap<String, (f64, f64)>,
+    compared_with: &str,
 ) -> String {
     match reference {
         Some((run, _)) => format!(
@@ -311,7 +318,7 @@ fn describe_reference(
             c(&run.job_id),
             run.day
         ),
-        None if !band.is_empty() => "grey band: the middle 80 % of healthy jobs' means on this cluster over the last 30 days (no healthy run of this job name)".into(),
+        None if !band.is_empty() => format!("grey band: the middle 80 % of the means of {compared_with} (no healthy run of this job name to draw)"),
         None => "no healthy reference yet: no job of the last 30 days that ran without findings has telemetry features".into(),
     }
 }

@@ -21,8 +21,6 @@ pub(crate) mod suggest;
 mod user;
 mod workflow;
 
-use std::collections::BTreeMap;
-
 use chrono::NaiveDate;
 use minijinja::Value;
 
@@ -146,13 +144,13 @@ impl Pages for PageTemplates {
         job: &load::JobFacts,
         facts: &load::Facts,
         references: &References,
-        band: &BTreeMap<String, (f64, f64)>,
+        bands: &load::HealthyBands,
         inputs: &Inputs,
         settings: &Settings,
     ) -> Result<String, String> {
         // The chart's or the template's own words: the stage lists them after the job's id.
         let value =
-            job_page(job, facts, references, band, inputs, settings).map_err(|e| e.to_string())?;
+            job_page(job, facts, references, bands, inputs, settings).map_err(|e| e.to_string())?;
         self.templates
             .render("job.html", &value)
             .map_err(|e| e.to_string())
@@ -203,6 +201,9 @@ pub fn check(settings: &Settings) -> Result<String, PageError> {
         settings.dir.display()
     ))
 }
+
+#[cfg(test)]
+mod bands_tests;
 
 #[cfg(test)]
 mod tests {
@@ -607,9 +608,9 @@ mod tests {
             .block_on(async {
                 let ctx = query::session(&data).await?;
                 let mut facts = load::facts(&ctx, &load::Scope { day, job: None }).await?;
-                let (healthy, band) = load::healthy(&ctx, day).await?;
+                let (healthy, bands) = load::healthy(&ctx, day).await?;
                 let references =
-                    load_telemetry(&ctx, day, &mut facts, &healthy, &band, &inputs, &settings)
+                    load_telemetry(&ctx, day, &mut facts, &healthy, &bands, &inputs, &settings)
                         .await?;
                 Ok::<_, ReportError>((facts, references))
             })

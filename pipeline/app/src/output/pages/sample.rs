@@ -23,12 +23,15 @@ pub fn samples(settings: &Settings) -> Result<(Value, Value), charts::ChartError
     let job = sample_job(start);
     let series = sample_series();
     let facts = sample_facts(&job, start, &series);
-    let band = BTreeMap::from([("cpu_user".to_string(), (10.0, 20.0))]);
+    let bands = crate::report::load::HealthyBands::of_cluster(
+        BTreeMap::from([("cpu_user".to_string(), (10.0, 20.0))]),
+        40,
+    );
     let references = sample_references(&job.job_id, series);
     let inputs = Inputs {
         importance: vec![("cpu_user:mean".into(), 0.2)],
     };
-    let job_value = job_page(&job, &facts, &references, &band, &inputs, settings)?;
+    let job_value = job_page(&job, &facts, &references, &bands, &inputs, settings)?;
     let day = NaiveDate::from_ymd_opt(2025, 11, 20).unwrap_or_default();
     let user_value = user_page("cluster", "alice", day, &sample_history())?;
     Ok((job_value, user_value))
@@ -123,8 +126,9 @@ fn sample_facts(job: &JobFacts, start: DateTime<Utc>, series: &Series) -> Facts 
     facts.thresholds.insert(
         id.clone(),
         vec![ThresholdFacts {
-            characteristic: "cpu".into(),
+            characteristic: "cpu_load".into(),
             title: "CPU load".into(),
+            limits: "cpu_load".into(),
             value: Some(0.03),
             level: "low".into(),
             low_below: Some(0.2),

@@ -37,18 +37,18 @@ pub fn threshold_value(limits: &str, v: f64) -> String {
         "mem_per_node" | "gpu_mem" => size_from_bytes(v),
         "mem_bw" | "net_bytes" | "fs_bytes" => rate_from_bytes_per_s(v),
         "net_packets" | "fs_metadata" => format!("{}/s", significant(v)),
-        plain if PLAIN_LIMITS.contains(&plain) => significant(v),
+        // `load_per_core`, `ipc` and a site's own limits: plain numbers.
         _ => significant(v),
     }
 }
 
-/// The built-in limits whose values are plain numbers (a load average per core, instructions
-/// per cycle).
-const PLAIN_LIMITS: [&str; 2] = ["load_per_core", "ipc"];
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The built-in limits whose values are plain numbers (a load average per core, instructions
+    /// per cycle).
+    const PLAIN_LIMITS: [&str; 2] = ["load_per_core", "ipc"];
 
     /// Every limit of the built-in rule book has its unit: a new one without fails here.
     #[test]

@@ -61,11 +61,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     // the ids are known before any configuration is read.
     let ids = Ids::current();
     let privileged = ids.as_ref().is_ok_and(Ids::privileged);
-    let unprivileged = Access {
+    // Until the configuration names the admins, nobody is one: `--config` is refused here.
+    let no_person = Access {
         person: None,
         privileged,
     };
-    unprivileged.check_overrides(cli.config.is_some(), false)?;
+    no_person.check_overrides(cli.config.is_some(), false)?;
     let (mut options, config_path) = Options::load(cli.config.as_deref())?;
     let moves_data = cli.data.is_some() || cli.spool.is_some();
     cli.overlay(&mut options);
@@ -73,7 +74,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let access = if settings.access.own_jobs_only || privileged {
         Access::of(&settings.access, ids?, &SystemDirectory)?
     } else {
-        unprivileged
+        no_person
     };
     access.check_overrides(cli.config.is_some(), moves_data)?;
     access.allows_command(matches!(cli.command, Command::Job(_) | Command::Jobs(_)))?;

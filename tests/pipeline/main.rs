@@ -17,6 +17,7 @@ mod ingest_per_job;
 mod ingest_real_data;
 mod model;
 mod notify_smtp;
+mod real_suite;
 mod rules;
 mod serve_pg;
 mod spool_claim;

@@ -514,7 +514,7 @@ mod tests {
         let s = resolve("").unwrap();
         assert_eq!(s.data, PathBuf::from(DEFAULT_DATA));
         assert_eq!(s.prometheus.max_points_per_series, 11_000);
-        assert_eq!(s.prometheus.metrics.len(), 18);
+        assert_eq!(s.prometheus.metrics.len(), 16);
         assert_eq!(s.ingest.give_up_after, Duration::from_secs(86_400));
     }
 

@@ -151,8 +151,6 @@ pub fn default_node_exporter_metrics() -> Vec<MetricTemplate> {
     let sum_rate = |metric: &str, extra: &str| {
         format!("sum by (instance) (rate({metric}{{{extra}{{nodes}}}}[{{rate_window}}]))")
     };
-    // The node's CPUs, to divide by (`on (instance)`: the count keeps only that label).
-    let cpus = "on (instance) count by (instance) (node_cpu_seconds_total{mode=\"idle\",{nodes}})";
     // Loopback and virtual interfaces carry no job traffic between nodes.
     let nic = r#"device!~"lo|veth.*|docker.*|virbr.*","#;
     // node_exporter already leaves out partitions and loop devices; device-mapper and md RAID
@@ -211,17 +209,6 @@ pub fn default_node_exporter_metrics() -> Vec<MetricTemplate> {
         (
             "io_pressure",
             sum_rate("node_pressure_io_waiting_seconds_total", ""),
-        ),
-        // Tasks running or waiting for a CPU, and context switches, per CPU of the node (so that
-        // nodes of different sizes read on one scale): a neighbour competing for cores a job
-        // already keeps busy adds both. The LDMS import derives the same from procstat.
-        (
-            "procs_running_per_cpu",
-            format!("node_procs_running{{{{nodes}}}} / {cpus}"),
-        ),
-        (
-            "context_switches_per_cpu_per_s",
-            format!("{} / {cpus}", sum_rate("node_context_switches_total", "")),
         ),
     ]
     .into_iter()

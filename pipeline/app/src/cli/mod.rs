@@ -59,8 +59,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
     // A privileged run (setgid) must not read a file the person chose with its privileges, so
     // the ids are known before any configuration is read.
-    let ids = Ids::current();
-    let privileged = ids.as_ref().is_ok_and(Ids::privileged);
+    // Ids that cannot be read stop the run: assuming "unprivileged" would let a setgid
+    // installation read a file of the person's choosing.
+    let ids = Ids::current()?;
+    let privileged = ids.privileged();
     // Until the configuration names the admins, nobody is one: `--config` is refused here.
     let no_person = Access {
         person: None,
@@ -72,7 +74,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     cli.overlay(&mut options);
     let settings = options.resolve(&config_path)?;
     let access = if settings.access.own_jobs_only || privileged {
-        Access::of(&settings.access, ids?, &SystemDirectory)?
+        Access::of(&settings.access, ids, &SystemDirectory)?
     } else {
         no_person
     };

@@ -11,6 +11,7 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use jobsight_base::text::clean;
+use jobsight_base::units;
 
 const WIDTH: u32 = 640;
 const HEIGHT: u32 = 220;
@@ -34,6 +35,8 @@ const ANOMALOUS: RGBColor = RGBColor(214, 39, 40);
 /// What one metric of one job looked like over its run.
 #[derive(Debug, Clone, Default)]
 pub struct MetricChart {
+    /// The metric's name as the warehouse writes it (`job_mem_bytes`): the title, and the unit
+    /// of the value axis (`512 MB`, `80 MB/s`), read from the name as everywhere else.
     pub title: String,
     /// One line per node: (node, points as (hours since start, value)).
     pub nodes: Vec<(String, Vec<(f64, f64)>)>,
@@ -92,7 +95,7 @@ fn line_frame<'a, 'b>(
         .caption(title, ("sans-serif", 15))
         .margin(6)
         .x_label_area_size(32)
-        .y_label_area_size(56)
+        .y_label_area_size(72)
         .build_cartesian_2d(x, y)
         .map_err(|e| e.to_string())
 }
@@ -146,7 +149,7 @@ pub fn metric_chart(chart: &MetricChart) -> Result<String, ChartError> {
                 format!("{x:.1}")
             }
         };
-        let y_fmt = |y: &f64| short_number(*y);
+        let y_fmt = |y: &f64| units::named_value(&chart.title, *y);
         c.configure_mesh()
             .x_desc(if in_minutes {
                 "minutes since start"
@@ -545,6 +548,24 @@ mod tests {
         assert!(!svg.contains("<script"), "{svg}");
         assert!(svg.contains("&lt;script&gt;"), "{svg}");
         assert!(!svg.contains('\u{7}'));
+    }
+
+    #[test]
+    fn the_value_axis_is_in_the_metrics_unit() {
+        let gib = 1024.0 * 1024.0 * 1024.0;
+        let memory = MetricChart {
+            title: "job_mem_bytes".into(),
+            nodes: vec![("n1".into(), vec![(0.0, 0.5 * gib), (1.0, 3.0 * gib)])],
+            ..Default::default()
+        };
+        let svg = metric_chart(&memory).unwrap();
+        assert!(svg.contains(" GB"), "{svg}");
+        let rate = MetricChart {
+            title: "net_rx_bytes_per_s".into(),
+            nodes: vec![("n1".into(), vec![(0.0, 0.0), (1.0, 80e6)])],
+            ..Default::default()
+        };
+        assert!(metric_chart(&rate).unwrap().contains(" MB/s"));
     }
 
     #[test]

@@ -1,0 +1,254 @@
+//! The models on the real training-suite runs kept in tests/fixtures (five real applications
+//! under the real Slurm, each beside HPAS-style anomaly generators; docs/models.md, "Models for a
+//! site's own applications"): each application left out in turn, the figures docs/models.md
+//! reports hold. Each later run was planned before its data was seen and judges what the
+//! earlier ones chose.
+
+use crate::common;
+
+use std::path::Path;
+use std::process::Command;
+
+const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
+
+fn jobsight(data: &Path) -> Command {
+    let mut c = Command::new(JOBSIGHT);
+    c.arg("--data").arg(data);
+    c
+}
+
+/// The real training-suite runs kept as fixtures: the second (another seed) was made after the
+/// methods were chosen.
+const REAL_SUITE_RUNS: [&str; 2] = ["training-suite", "training-suite-2"];
+
+/// `model eval --kind KIND --leave-out-application [EXTRA]` on a real suite run: the report and
+/// the JSON it was read from (for failure messages).
+fn leave_each_application_out(
+    fixture: &str,
+    kind: &str,
+    extra: &[&str],
+) -> (serde_json::Value, String) {
+    leave_each_application_out_of(&fixture_dir(fixture), kind, extra)
+}
+
+/// A real suite run kept in tests/fixtures.
+fn fixture_dir(fixture: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(fixture)
+}
+
+/// [`leave_each_application_out`] on the warehouse at `data`.
+fn leave_each_application_out_of(
+    data: &Path,
+    kind: &str,
+    extra: &[&str],
+) -> (serde_json::Value, String) {
+    let out = common::run_ok(
+        jobsight(data)
+            .args([
+                "model",
+                "eval",
+                "--kind",
+                kind,
+                "--leave-out-application",
+                "--format",
+                "json",
+            ])
+            .args(extra),
+    );
+    (serde_json::from_str(&out).unwrap(), out)
+}
+
+/// The real data sets of the training suite (tests/fixtures/training-suite and -2: five real
+/// applications under the real Slurm, docs/models.md, "Models for a site's own applications"):
+/// with each application left out in turn, the diagnosis with its unknown verdict on raises no
+/// more false alarms than the goal allows (0.02; measured 0.000 on both) and still names
+/// anomalies (its top class's macro F1 was 0.793 and 0.735). Guards the figures docs/models.md reports.
+#[test]
+fn on_real_applications_it_never_saw_the_diagnosis_abstains_rather_than_false_alarms() {
+    for fixture in REAL_SUITE_RUNS {
+        let (report, out) = leave_each_application_out(fixture, "diagnosis", &[]);
+        let figure = |path: &[&str]| {
+            path.iter()
+                .fold(&report, |v, k| &v[*k])
+                .as_f64()
+                .unwrap_or_else(|| panic!("{fixture}: {path:?} in {out}"))
+        };
+        assert_eq!(report["per_application"].as_array().unwrap().len(), 5);
+        assert!(
+            figure(&["scores", "false_alarm_rate"]) <= 0.02,
+            "{fixture}: {out}"
+        );
+        assert!(figure(&["forced", "macro_f1"]) >= 0.7, "{fixture}: {out}");
+    }
+}
+
+/// The anomaly score on the same real runs (both suite runs), each application left out: the
+/// application has no baseline in the model, so its cut comes from its other runs' windows, every
+/// one of them (labelled or not, as a day's are judged). Before, only the labelled windows were
+/// counted, too few for a cut, and the score called 0.729 of the first run's healthy windows
+/// anomalous; with the cut, 0.000 on both runs, while it still flags some anomalies (memeater's
+/// memory, measured 0.818 and 0.846 of its windows).
+#[test]
+fn an_application_left_out_is_judged_against_the_cut_of_its_other_runs() {
+    for fixture in REAL_SUITE_RUNS {
+        // The figures above were measured with the median's cut, the default then.
+        let (report, out) =
+            leave_each_application_out(fixture, "unsupervised", &["--baseline", "median"]);
+        let false_alarms = report["scores"]["false_alarm_rate"].as_f64().unwrap();
+        assert!(false_alarms <= 0.05, "{fixture}: {out}");
+        assert!(
+            flagged_share(&report, "memeater") >= 0.8,
+            "{fixture}: {out}"
+        );
+    }
+}
+
+/// The third real suite run (tests/fixtures/training-suite-3), the first with the node's pressure
+/// stall series (`cpu_pressure`, `mem_pressure`, `io_pressure`), made after they and the lower
+/// tail's cut were chosen: each application left out, the anomaly score with `--baseline
+/// lower-tail` flags at least 0.8 of the anomalous windows at no more than 0.05 false alarms
+/// (measured 0.840 and 0.000), cachecopy and cpuoccupy among them, which no series before showed
+/// (0.000 in the first two runs); and the diagnosis still raises no false alarm.
+#[test]
+fn with_pressure_stall_series_the_lower_tail_flags_what_the_other_series_hid() {
+    let fixture = "training-suite-3";
+    let (report, out) =
+        leave_each_application_out(fixture, "unsupervised", &["--baseline", "lower-tail"]);
+    let false_alarms = report["scores"]["false_alarm_rate"].as_f64().unwrap();
+    let missed = report["scores"]["miss_rate"].as_f64().unwrap();
+    assert!(false_alarms <= 0.05, "{out}");
+    assert!(1.0 - missed >= 0.8, "{out}");
+    assert!(flagged_share(&report, "cachecopy") >= 0.5, "{out}");
+    assert!(flagged_share(&report, "cpuoccupy") >= 0.5, "{out}");
+    let (report, out) = leave_each_application_out(fixture, "diagnosis", &[]);
+    assert!(
+        report["scores"]["false_alarm_rate"].as_f64().unwrap() <= 0.02,
+        "{out}"
+    );
+}
+
+/// The fourth real suite run (tests/fixtures/training-suite-4, seed 4, job ids from 3001), made
+/// to judge what the first three chose, with its plan written before any of its data was seen:
+/// with windows of 10 s every 5 s (a copy of its warehouse, `features --windows 10:5`) and the
+/// default cut, now the lower tail's, each application left out, the anomaly score flags at
+/// least 0.8 of the anomalous windows at no more than 0.05 false alarms (measured 0.928 and
+/// 0.020); the diagnosis raises no false alarm (0.000), and with 20 labels of the new
+/// application asked for one at a time its macro F1 with the unknown verdict on reaches 0.85
+/// (measured 0.976).
+#[test]
+fn a_fourth_real_run_judges_the_lower_tail_and_twenty_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = with_ten_second_windows(dir.path(), "training-suite-4", &["2026-11-26"]);
+    let (report, out) = leave_each_application_out_of(&data, "unsupervised", &[]);
+    let false_alarms = report["scores"]["false_alarm_rate"].as_f64().unwrap();
+    let missed = report["scores"]["miss_rate"].as_f64().unwrap();
+    assert!(false_alarms <= 0.05, "{out}");
+    assert!(1.0 - missed >= 0.8, "{out}");
+    let (report, out) = leave_each_application_out_of(
+        &data,
+        "diagnosis",
+        &["--active", "20", "--active-batch", "1"],
+    );
+    assert_the_labelled_goal_is_met(&report, &out);
+}
+
+/// The share of an anomaly's windows a report flagged (`flagged_share`, by true class).
+fn flagged_share(report: &serde_json::Value, anomaly: &str) -> f64 {
+    report["flagged_share"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|pair| pair[0] == anomaly)
+        .and_then(|pair| pair[1].as_f64())
+        .unwrap_or_else(|| panic!("no {anomaly} in {report}"))
+}
+
+/// The goal with labels of the new application: no more than 0.02 false alarms, macro F1 with
+/// the unknown verdict on at least 0.85.
+fn assert_the_labelled_goal_is_met(report: &serde_json::Value, out: &str) {
+    let figure = |name: &str| report["scores"][name].as_f64().unwrap();
+    assert!(figure("false_alarm_rate") <= 0.02, "{out}");
+    assert!(figure("macro_f1") >= 0.85, "{out}");
+}
+
+/// A copy of a real suite run with its windows made again at 10 s every 5 s, in `dir`.
+fn with_ten_second_windows(dir: &Path, fixture: &str, days: &[&str]) -> std::path::PathBuf {
+    let data = dir.join("warehouse");
+    common::run_ok(
+        Command::new("cp")
+            .arg("-r")
+            .arg(fixture_dir(fixture))
+            .arg(&data),
+    );
+    std::fs::remove_dir_all(data.join("windows")).unwrap();
+    for day in days {
+        common::run_ok(jobsight(&data).args(["features", "--day", day, "--windows", "10:5"]));
+    }
+    data
+}
+
+/// The fifth real suite run (tests/fixtures/training-suite-5, seed 5, job ids from 4001), made to
+/// judge the run queue and context switches per CPU (`procs_running_per_cpu`,
+/// `context_switches_per_cpu_per_s`), with its plan and keep rule written before its data was
+/// seen: they stay among the node exporter's defaults unless they lower the anomaly score's
+/// flagged share by more than 0.03 or raise its false alarms above 0.05. Each application left
+/// out at 10:5: without them the score flags 0.977 at 0.029 false alarms, cachecopy and
+/// cpuoccupy 1.000 each; with them 0.919 at 0.022, cachecopy 0.765 and cpuoccupy 0.806: the rule
+/// took them out of the defaults. Without them the diagnosis raises no false alarm (0.000) and 20
+/// labels asked one at a time reach macro F1 1.000.
+#[test]
+fn a_fifth_real_run_judges_the_run_queue_and_context_switches() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = with_ten_second_windows(
+        dir.path(),
+        "training-suite-5",
+        &["2026-11-26", "2026-11-27"],
+    );
+    let new = ["procs_running_per_cpu", "context_switches_per_cpu_per_s"];
+    let metrics = common::sql_json(
+        JOBSIGHT,
+        &data,
+        "SELECT DISTINCT metric FROM telemetry ORDER BY metric",
+    );
+    let defaults: Vec<&str> = metrics
+        .iter()
+        .map(|row| row["metric"].as_str().unwrap())
+        .filter(|m| !new.contains(m))
+        .collect();
+    assert_eq!(defaults.len(), 20, "{metrics:?}");
+    let defaults = defaults.join(",");
+    let (without, out) =
+        leave_each_application_out_of(&data, "unsupervised", &["--metrics", &defaults]);
+    assert!(
+        without["scores"]["false_alarm_rate"].as_f64().unwrap() <= 0.05,
+        "{out}"
+    );
+    assert!(
+        1.0 - without["scores"]["miss_rate"].as_f64().unwrap() >= 0.9,
+        "{out}"
+    );
+    let (with, out_with) = leave_each_application_out_of(&data, "unsupervised", &[]);
+    let lower = |report: &serde_json::Value| 1.0 - report["scores"]["miss_rate"].as_f64().unwrap();
+    assert!(lower(&without) - lower(&with) > 0.03, "{out}\n{out_with}");
+    for anomaly in ["cachecopy", "cpuoccupy"] {
+        assert!(
+            flagged_share(&with, anomaly) < flagged_share(&without, anomaly),
+            "{out}\n{out_with}"
+        );
+    }
+    let (report, out) = leave_each_application_out_of(
+        &data,
+        "diagnosis",
+        &[
+            "--metrics",
+            &defaults,
+            "--active",
+            "20",
+            "--active-batch",
+            "1",
+        ],
+    );
+    assert_the_labelled_goal_is_met(&report, &out);
+}

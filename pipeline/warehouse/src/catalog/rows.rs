@@ -431,6 +431,7 @@ table_row! {
 
 table_row! {
     /// One row of `features_job`: a job's metric across its nodes.
+    #[derive(Default)]
     FeaturesJobRow => FeaturesJob {
         job_id: String,
         metric: String,

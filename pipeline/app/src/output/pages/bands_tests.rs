@@ -54,12 +54,7 @@ fn healthy_runs(data: &Path, day: NaiveDate, name: &str, user: &str, n: usize) {
             metric: "cpu_user".into(),
             nodes: 1,
             mean: Some(10.0 + i as f64),
-            min: None,
-            max: None,
-            node_mean_min: None,
-            node_mean_max: None,
-            node_cv: None,
-            imbalance: None,
+            ..Default::default()
         })
         .collect();
     let part = format!("{name}-{user}");

@@ -566,12 +566,7 @@ mod tests {
             metric: metric.into(),
             nodes: 1,
             mean: Some(mean),
-            min: None,
-            max: None,
-            node_mean_min: None,
-            node_mean_max: None,
-            node_cv: None,
-            imbalance: None,
+            ..Default::default()
         };
         let means = [
             mean("666", "cpu_user", 1.0),

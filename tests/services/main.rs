@@ -10,3 +10,4 @@ mod common;
 mod canaries;
 mod real_prometheus;
 mod real_slurm;
+mod running;

@@ -57,6 +57,7 @@ pub struct Options {
     pub schedule: Option<ScheduleOptions>,
     pub engine: Option<EngineOptions>,
     pub access: Option<crate::access::Options>,
+    pub running: Option<crate::running::Options>,
 }
 
 /// `[engine]`: where admins' queries run.
@@ -143,6 +144,7 @@ pub struct Settings {
     pub schedule: ScheduleSettings,
     pub engine: crate::query::Engine,
     pub access: crate::access::Settings,
+    pub running: crate::running::Settings,
 }
 
 /// The window the configured models were trained on (the diagnosis model's, else the anomaly
@@ -218,7 +220,13 @@ impl Options {
         let engine = checker.engine(self.engine.unwrap_or_default())?;
         let data = self.data.unwrap_or_else(|| PathBuf::from(DEFAULT_DATA));
         let report = self.report.unwrap_or_default().resolve(&data).map_err(at)?;
+        let running = self
+            .running
+            .unwrap_or_default()
+            .resolve(&data)
+            .map_err(at)?;
         Ok(Settings {
+            running,
             schedule,
             engine,
             access: self.access.unwrap_or_default().resolve(),

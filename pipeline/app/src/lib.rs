@@ -22,6 +22,7 @@ pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod output;
+pub mod running;
 pub mod schedule;
 
 pub use jobsight_features as features;

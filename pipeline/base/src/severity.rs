@@ -20,4 +20,11 @@ impl Severity {
             Severity::Critical => "critical",
         }
     }
+
+    /// The severity [`Severity::name`] names.
+    pub fn parse(name: &str) -> Option<Severity> {
+        [Severity::Info, Severity::Warning, Severity::Critical]
+            .into_iter()
+            .find(|s| s.name() == name)
+    }
 }

@@ -129,6 +129,17 @@ fn slug_whole(name: &str) -> String {
     out
 }
 
+/// Whether `user` is a plain login name: safe in an address template, a file name, a message
+/// key and a command's argument.
+pub fn is_login_name(user: &str) -> bool {
+    !user.is_empty()
+        && user.len() <= 64
+        && !user.starts_with(['.', '-'])
+        && user
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,3 +207,4 @@ mod tests {
         assert_eq!(html_escape("\u{2066}a\u{2069}"), "\\u{2066}a\\u{2069}");
     }
 }
+

@@ -20,6 +20,7 @@ pub mod settings;
 pub mod shared_series;
 pub mod simulator;
 pub mod spool;
+pub mod squeue;
 pub mod swf;
 
 use std::collections::BTreeMap;

@@ -675,11 +675,15 @@ impl SimulatedCluster {
     }
 
     /// The simulated run of job `job_id` that ran over `[start, end]`.
+    /// The run of `job_id` under way at `start`: the run that starts then (a finished job's
+    /// fetch), or the one a running job's window begins in (the running DAG's).
     fn run_at(&self, job_id: &str, start: DateTime<Utc>) -> Option<&SimJob> {
         let id: u64 = job_id.parse().ok()?;
-        self.jobs
-            .values()
-            .find(|j| j.job_id == id && at(self.day, j.start_s) == start)
+        self.jobs.values().find(|j| {
+            j.job_id == id
+                && at(self.day, j.start_s) <= start
+                && start < at(self.day, j.end_s.max(j.start_s + 1))
+        })
     }
 }
 

@@ -22,6 +22,7 @@ pub mod input;
 pub mod message;
 pub mod outbox;
 pub mod plan;
+pub mod running;
 
 pub use message::Writer;
 
@@ -592,6 +593,13 @@ pub fn run(
         outbox: settings.outbox.clone(),
         ..Default::default()
     };
+    // Held to the end of the run: another run (the running DAG's warnings beside the per-job
+    // DAG) would take this run's messages in `sending/` for a dead run's.
+    let _lock = if options.dry_run {
+        None
+    } else {
+        Some(outbox.lock()?)
+    };
     if !options.dry_run {
         report.recovered = outbox.recover(data, &settings.transport, now)?;
     }
@@ -631,7 +639,8 @@ pub fn run(
         .then(|| format!("test-{}.", now.format("%Y%m%dT%H%M%S")));
     for planned in messages.into_iter().chain(admin) {
         let rendered = match planned.kind {
-            MessageKind::Digest | MessageKind::Critical => {
+            // Running warnings are never planned here: `running::send` writes its own.
+            MessageKind::Digest | MessageKind::Critical | MessageKind::Running => {
                 writer.digest(&planned, &settings.links)?
             }
             MessageKind::AdminDigest | MessageKind::AdminCritical => writer.admin(
@@ -642,15 +651,9 @@ pub fn run(
                 settings.top_wasters,
             )?,
         };
-        let to = match (&planned.user, settings.test_mode) {
-            (Some(_), true) | (None, _) => settings.admins.clone(),
-            (Some(user), false) => match address_of(user, settings, &files) {
-                Some(mailbox) => vec![mailbox],
-                None => {
-                    report.no_address.push(user.clone());
-                    continue;
-                }
-            },
+        let Some(to) = recipients(planned.user.as_deref(), settings, &files) else {
+            report.no_address.extend(planned.user.clone());
+            continue;
         };
         let mut planned = planned;
         if let Some(prefix) = &test_prefix {
@@ -668,7 +671,29 @@ pub fn run(
     if options.dry_run {
         return Ok(report);
     }
+    queue_and_deliver(data, settings, &outbox, &mut report, now, progress)?;
+    Ok(report)
+}
 
+/// Who gets a message to `user` (an admins' message without one): the user's address, or the
+/// admins in test mode; `None` when the user has no address.
+fn recipients(user: Option<&str>, settings: &Settings, files: &SiteFiles) -> Option<Vec<Mailbox>> {
+    match (user, settings.test_mode) {
+        (Some(_), true) | (None, _) => Some(settings.admins.clone()),
+        (Some(user), false) => address_of(user, settings, files).map(|m| vec![m]),
+    }
+}
+
+/// Puts each prepared message in the outbox under its key, then delivers what is due. The
+/// caller holds the outbox's lock.
+fn queue_and_deliver(
+    data: &Path,
+    settings: &Settings,
+    outbox: &Outbox,
+    report: &mut Report,
+    now: DateTime<Utc>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(), NotifyError> {
     progress("queueing");
     for prepared in &mut report.prepared {
         let meta = outbox::Meta {
@@ -696,7 +721,7 @@ pub fn run(
             }
         },
     )?;
-    Ok(report)
+    Ok(())
 }
 
 /// Messages in doubt or failed, for the admins' digest.

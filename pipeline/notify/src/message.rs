@@ -49,6 +49,14 @@ pub trait Writer {
     /// A user's digest, or an email about one job's critical finding.
     fn digest(&self, message: &Planned, links: &Links) -> Result<Rendered, TemplateError>;
 
+    /// A warning about a job that still runs, or the news that the site's policy cancelled it.
+    fn running(
+        &self,
+        message: &Planned,
+        warning: &crate::running::Warning,
+        links: &Links,
+    ) -> Result<Rendered, TemplateError>;
+
     /// The admins' digest, or an immediate email about one job. `window` is every job of the
     /// lookback (for the broken nodes and the top `top_wasters` wasters).
     fn admin(

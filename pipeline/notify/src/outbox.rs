@@ -142,6 +142,21 @@ impl Outbox {
         })
     }
 
+    /// Waits for, then holds, the outbox's lock (`.lock` in it) until the file is dropped: one
+    /// run at a time recovers, queues and delivers, so that no run takes another's messages in
+    /// `sending/` for those of a run that died.
+    pub fn lock(&self) -> Result<fs::File, NotifyError> {
+        let path = self.root.join(".lock");
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| NotifyError::io(&path, e))?;
+        file.lock().map_err(|e| NotifyError::io(&path, e))?;
+        Ok(file)
+    }
+
     /// A handle on the outbox at `root` that creates nothing, for a dry run: a missing outbox
     /// reads as empty.
     pub fn at(root: &Path) -> Outbox {

@@ -36,6 +36,8 @@ pub enum MessageKind {
     AdminDigest,
     /// The admins' email about one job's critical finding.
     AdminCritical,
+    /// A user's warning about a job that still runs ([`crate::running`]).
+    Running,
 }
 
 impl MessageKind {
@@ -45,6 +47,7 @@ impl MessageKind {
             MessageKind::Critical => "critical",
             MessageKind::AdminDigest => "admin-digest",
             MessageKind::AdminCritical => "admin-critical",
+            MessageKind::Running => "running",
         }
     }
 }
@@ -96,6 +99,19 @@ pub struct Policy {
     pub lookback_days: i64,
     pub admin_digest: bool,
     pub admin_immediate: bool,
+}
+
+impl Policy {
+    /// Whether the job's user or account asked not to be mailed.
+    pub fn opted_out(&self, job: &JobReport) -> bool {
+        job.user
+            .as_ref()
+            .is_some_and(|u| self.opt_out_users.contains(u))
+            || job
+                .account
+                .as_ref()
+                .is_some_and(|a| self.opt_out_accounts.contains(a))
+    }
 }
 
 impl Policy {
@@ -254,12 +270,7 @@ pub struct Plan {
 
 /// Whether `user` is a plain login name, safe in an address template and a file name.
 pub fn is_safe_user(user: &str) -> bool {
-    !user.is_empty()
-        && user.len() <= 64
-        && !user.starts_with(['.', '-'])
-        && user
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    jobsight_base::text::is_login_name(user)
 }
 
 /// Whether a job id is plain enough for a message key (digits, `_` of arrays, `+` of
@@ -384,12 +395,7 @@ fn reportable_jobs<'a>(
             skip_job(SkipReason::UnsafeUser);
             continue;
         }
-        if policy.opt_out_users.contains(user)
-            || job
-                .account
-                .as_ref()
-                .is_some_and(|a| policy.opt_out_accounts.contains(a))
-        {
+        if policy.opted_out(job) {
             skip_job(SkipReason::OptedOut);
             continue;
         }
@@ -728,6 +734,50 @@ mod tests {
 
     fn day(d: u32) -> NaiveDate {
         NaiveDate::from_ymd_opt(2026, 11, d).unwrap()
+    }
+
+    #[test]
+    fn a_warning_while_the_job_ran_is_not_repeated_after_its_end() {
+        let now = at(day(20), 23);
+        let jobs = vec![job(
+            "7",
+            "alice",
+            at(day(20), 10),
+            &[
+                ("hung-job", Severity::Critical),
+                ("serial", Severity::Warning),
+            ],
+        )];
+        // What the running DAG's warning left in the ledger: the finished-job rule it stood for.
+        let warned = LedgerRow {
+            key: "running.alice.job-7.running-hung.warning".into(),
+            kind: MessageKind::Running.name().into(),
+            user: Some("alice".into()),
+            address: "alice@example.org".into(),
+            period: "job-7".into(),
+            job_id: Some("7".into()),
+            finding: Some("hung-job".into()),
+            severity: Some("critical".into()),
+            queued_at: at(day(20), 8),
+            sent_at: Some(at(day(20), 8)),
+            status: "sent".into(),
+            transport: "smtp".into(),
+        };
+        let plan = plan(&jobs, &[warned], &policy(), now, true);
+        let reported: Vec<&str> = plan
+            .messages
+            .iter()
+            .flat_map(|m| &m.jobs)
+            .flat_map(|j| &j.items)
+            .map(|i| i.kind.as_str())
+            .collect();
+        assert_eq!(reported, ["serial"], "{:?}", plan.messages);
+        assert!(
+            plan.skipped
+                .iter()
+                .any(|s| s.kind.as_deref() == Some("hung-job")
+                    && s.reason == SkipReason::AlreadyReported)
+        );
     }
 
     #[test]

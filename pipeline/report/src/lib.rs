@@ -240,7 +240,7 @@ fn remove_stale_page_temporaries(dir: &Path) -> usize {
 }
 
 /// Writes `text` to `path` whole: a temporary file in the same folder, then a rename.
-fn write_page(path: &Path, text: &str) -> Result<(), ReportError> {
+pub fn write_page(path: &Path, text: &str) -> Result<(), ReportError> {
     let failed = |source| ReportError::Write {
         path: path.to_path_buf(),
         source,

@@ -360,6 +360,11 @@ pub fn prepare(data: &mut JobData, settings: &Settings) {
     for (key, value) in derived {
         data.job.insert(key.to_string(), value);
     }
+    // A running job's judged span is set by the running DAG; a finished job's is its run.
+    if !matches!(data.job.get("window_s"), Some(Value::Num(_))) {
+        let elapsed = data.job["elapsed_s"].clone();
+        data.job.insert("window_s".into(), elapsed);
+    }
     // Per-node times as durations.
     let start_us = start.map(|s| (s * 1e6) as i64);
     for series in data.nodes.values_mut().flat_map(|m| m.values_mut()) {
@@ -531,8 +536,48 @@ fn text_of(data: &JobData, key: &str) -> String {
     }
 }
 
-/// The thresholds block, classes and findings of one job. `data` must have been [`prepare`]d.
+/// The thresholds block, classes and findings of one finished job. `data` must have been
+/// [`prepare`]d. The running rules (group `running`) are left out: [`evaluate_running`] judges
+/// them on live jobs.
 pub fn evaluate(book: &RuleBook, data: &JobData, settings: &Settings) -> Verdict {
+    judge(book, data, settings, &|rule| rule.group != Group::Running)
+}
+
+/// The findings of the running rules whose dwell is `dwell_s` on one running job, whose
+/// telemetry covers that dwell (the running DAG computes the features once per distinct dwell).
+/// `data` must have been [`prepare`]d.
+pub fn evaluate_running(
+    book: &RuleBook,
+    data: &JobData,
+    settings: &Settings,
+    dwell_s: Option<u64>,
+) -> Vec<Finding> {
+    judge(book, data, settings, &|rule| {
+        rule.group == Group::Running && rule.dwell_s == dwell_s
+    })
+    .findings
+}
+
+/// The distinct dwells of the running rules, each a window the running DAG computes features
+/// over.
+pub fn running_dwells(book: &RuleBook) -> Vec<Option<u64>> {
+    let mut dwells: Vec<Option<u64>> = book
+        .rules
+        .iter()
+        .filter(|r| r.group == Group::Running)
+        .map(|r| r.dwell_s)
+        .collect();
+    dwells.sort();
+    dwells.dedup();
+    dwells
+}
+
+fn judge(
+    book: &RuleBook,
+    data: &JobData,
+    settings: &Settings,
+    judged: &dyn Fn(&book::Rule) -> bool,
+) -> Verdict {
     let judgeable = matches!(data.summary.get("judgeable"), Some(Value::Bool(true)));
     let aliases = aliases_of(book, data);
     let (cluster, partition) = (text_of(data, "cluster"), text_of(data, "partition"));
@@ -553,7 +598,7 @@ pub fn evaluate(book: &RuleBook, data: &JobData, settings: &Settings) -> Verdict
     let (thresholds, levels) = thresholds_block(&context(&no_levels, &[]), judgeable);
     let classes = classes_of(&context(&levels, &[]), judgeable);
     let mut ctx = context(&levels, &classes);
-    let (findings, not_applicable) = rule_findings(&mut ctx, settings, judgeable);
+    let (findings, not_applicable) = rule_findings(&mut ctx, settings, judgeable, judged);
     Verdict {
         job_id: data.job_id.clone(),
         judgeable,
@@ -635,11 +680,16 @@ fn classes_of(ctx: &Context, judgeable: bool) -> Vec<(String, String)> {
 }
 
 /// The findings of the rules that fire, most severe first, and how many rules did not apply.
-fn rule_findings(ctx: &mut Context, settings: &Settings, judgeable: bool) -> (Vec<Finding>, usize) {
+fn rule_findings(
+    ctx: &mut Context,
+    settings: &Settings,
+    judgeable: bool,
+    judged: &dyn Fn(&book::Rule) -> bool,
+) -> (Vec<Finding>, usize) {
     let (book, data) = (ctx.book, ctx.data);
     let mut findings = Vec::new();
     let mut not_applicable = 0;
-    for rule in &book.rules {
+    for rule in book.rules.iter().filter(|r| judged(r)) {
         if !applies(rule, ctx, settings, judgeable) {
             not_applicable += 1;
             continue;
@@ -858,6 +908,80 @@ mod tests {
         without.summary.remove("mem_source");
         let rules_without = evaluate(&book, &without, &settings);
         assert_eq!(rules_of(&rules_without), ["insufficient-telemetry"]);
+    }
+
+    /// A running job of eight CPUs and four GPUs over its last hour: judgeable, its own series.
+    fn live(cores_used: f64, gpu_max: f64, mem_gb: f64, mem_rise_gb_per_h: f64) -> JobData {
+        let mut data = on_accounting(true, false);
+        data.job
+            .insert("state".into(), Value::Str("RUNNING".into()));
+        data.job.insert("gpus".into(), Value::Num(4.0));
+        data.job.insert("window_s".into(), Value::Num(3600.0));
+        data.summary
+            .insert("cpu_used_cores".into(), Value::Num(cores_used));
+        data.summary
+            .insert("cpu_eff".into(), Value::Num(cores_used / 8.0));
+        let series = |pairs: &[(&str, f64)]| {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), *v))
+                .collect::<BTreeMap<String, f64>>()
+        };
+        data.across.insert(
+            "job_gpu_util".into(),
+            series(&[("max", gpu_max), ("mean", gpu_max / 2.0)]),
+        );
+        data.across.insert(
+            "job_mem_rss_bytes".into(),
+            series(&[
+                ("max", mem_gb * 1e9),
+                ("slope_per_h", mem_rise_gb_per_h * 1e9),
+            ]),
+        );
+        prepare(&mut data, &Settings::default());
+        data
+    }
+
+    /// The running rules judge only running jobs, each on its own dwell's window.
+    #[test]
+    fn running_conditions_hold_on_a_stuck_job_and_not_on_a_busy_one() {
+        let book = RuleBook::load(None).unwrap();
+        let settings = Settings::default();
+        let judged = |data: &JobData, dwell| {
+            evaluate_running(&book, data, &settings, dwell)
+                .into_iter()
+                .map(|f| f.rule)
+                .collect::<Vec<_>>()
+        };
+        let stuck = live(0.05, 0.0, 2.0, 0.0);
+        assert_eq!(
+            judged(&stuck, Some(3600)),
+            ["running-gpu-idle", "running-hung"]
+        );
+        let finding = evaluate_running(&book, &stuck, &settings, Some(3600))
+            .into_iter()
+            .find(|f| f.rule == "running-hung")
+            .unwrap();
+        assert!(
+            finding.message.starts_with("For the last 1h 00m"),
+            "{}",
+            finding.message
+        );
+        let busy = live(7.6, 0.9, 2.0, 0.0);
+        assert!(judged(&busy, Some(3600)).is_empty());
+        assert!(judged(&busy, Some(1800)).is_empty());
+        // Memory: 60 of 64 GB and rising 10 GB an hour, with an hour left of its limit.
+        let leaking = live(7.6, 0.9, 60.0, 10.0);
+        assert_eq!(judged(&leaking, Some(1800)), ["running-memory-near-limit"]);
+        let flat = live(7.6, 0.9, 60.0, 0.0);
+        assert!(judged(&flat, Some(1800)).is_empty());
+        // The finished-job evaluation never gives a running rule.
+        let verdict = evaluate(&book, &stuck, &settings);
+        assert!(
+            verdict.findings.iter().all(|f| f.group != Group::Running),
+            "{:?}",
+            rules_of(&verdict)
+        );
     }
 
     /// A finding that reads node-level telemetry of a shared node says so in its evidence; one

@@ -24,7 +24,7 @@ pub use scheduler::DagAction;
 pub use simulation::{DemoArgs, SimulateArgs};
 pub use stages::{
     ClassifyArgs, FeaturesArgs, IngestArgs, JobArgs, JobsArgs, NotifyArgs, ReportAction,
-    SpoolAction, SummaryArgs,
+    RunningArgs, SpoolAction, SummaryArgs,
 };
 pub use warehouse::{BallistaRole, ImportSource, ServeArgs, SqlArgs};
 
@@ -242,6 +242,16 @@ pub enum Command {
     /// each: state, run time, CPU and memory efficiency, how many findings and the verdict, with
     /// --user for one user's. `jobsight job JOB_ID` shows one of them in full.
     Jobs(JobsArgs),
+    /// Show the jobs running now: their use so far, and what is wrong with them.
+    ///
+    /// The running DAG's newest snapshot (it runs every 10 minutes; `jobsight dag run running`
+    /// runs it now): each running job's cores, CPU, memory and GPU use so far against its
+    /// request, coloured as the job pages colour them (red, yellow; words when not on a
+    /// terminal), and the conditions that hold (hung, idle GPUs, memory running out, serial
+    /// work on many cores) with since when and what to do. --format json gives one document per
+    /// job for scripts. Where `[access]` shows a person only their own jobs, that is what they
+    /// see. docs/running.md has the details, the warnings and the cancel policy.
+    Running(RunningArgs),
     /// Write report pages: one job's, or every job, user and system page of a day.
     ///
     /// Write the static HTML pages behind the emails' links into `[report] dir` (or --dir): a

@@ -15,5 +15,7 @@ mod warehouse;
 pub(super) use models::{label, model, rules, workflow};
 pub(super) use scheduler::{check, daemon, dag};
 pub(super) use simulation::{demo, simulate};
-pub(super) use stages::{classify, features, ingest, job, jobs, notify, report, spool, summary};
+pub(super) use stages::{
+    classify, features, ingest, job, jobs, notify, report, running, spool, summary,
+};
 pub(super) use warehouse::{ballista, import, serve, sql};

@@ -79,7 +79,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         no_person
     };
     access.check_overrides(cli.config.is_some(), moves_data)?;
-    access.allows_command(matches!(cli.command, Command::Job(_) | Command::Jobs(_)))?;
+    access.allows_command(matches!(
+        cli.command,
+        Command::Job(_) | Command::Jobs(_) | Command::Running(_)
+    ))?;
     let env = Env {
         settings,
         config_path,
@@ -107,6 +110,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Summary(args) => commands::summary(args, &env, &mut stdout),
         Command::Job(args) => commands::job(args, &env, &mut stdout),
         Command::Jobs(args) => commands::jobs(args, &env, &mut stdout),
+        Command::Running(args) => commands::running(args, &env, &mut stdout),
         Command::Report { action, .. } => commands::report(action, &env, &mut stdout),
         Command::Import { source } => commands::import(source, &env, &mut stdout),
     }

@@ -21,6 +21,7 @@ pub mod jobs;
 pub mod model;
 pub mod pages;
 pub mod rules;
+pub mod running;
 pub mod summary;
 pub mod templates;
 pub mod units;

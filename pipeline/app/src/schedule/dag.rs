@@ -21,9 +21,10 @@ pub use super::step::On;
 use super::step::Step;
 
 /// The built-in DAG files, as shipped in the repository's `dags/` folder.
-pub const BUILTIN: [(&str, &str); 2] = [
+pub const BUILTIN: [(&str, &str); 3] = [
     ("per-job", include_str!("../../../../dags/per-job.toml")),
     ("nightly", include_str!("../../../../dags/nightly.toml")),
+    ("running", include_str!("../../../../dags/running.toml")),
 ];
 
 /// A DAG's shortest allowed retry delay and its longest, and the most retries: a typo must not
@@ -197,12 +198,12 @@ impl Step {
             "ingest" => &["limit"],
             "features" | "classify" | "predict" => &["on", "days"],
             "compact" | "summarize" | "report" | "slurm-workflows" => &["days"],
-            "retrain" | "workflow-score" => &[],
+            "retrain" | "workflow-score" | "running" => &[],
             "notify" => &["critical_only"],
             "retain" => &["keep_days"],
             other => {
                 return Err(format!(
-                    "unknown step {other:?}; the steps are ingest, features, classify, predict, summarize, report, compact, notify, retrain, retain, slurm-workflows, workflow-score"
+                    "unknown step {other:?}; the steps are ingest, features, classify, predict, summarize, report, compact, notify, retrain, retain, slurm-workflows, workflow-score, running"
                 ));
             }
         };
@@ -270,6 +271,7 @@ impl Step {
             },
             "retrain" => Step::Retrain,
             "workflow-score" => Step::WorkflowScore,
+            "running" => Step::Running,
             _ => {
                 let keep_days = raw.keep_days.ok_or("keep_days is required")?;
                 if !(1..=36_500).contains(&keep_days) {
@@ -396,7 +398,7 @@ mod tests {
     fn the_built_in_dags_parse_and_list_their_steps() {
         let dags = load_all(None).unwrap();
         let names: Vec<&str> = dags.iter().map(|d| d.name.as_str()).collect();
-        assert_eq!(names, ["nightly", "per-job"]);
+        assert_eq!(names, ["nightly", "per-job", "running"]);
         let per_job = find(&dags, "per-job").unwrap();
         assert_eq!(
             per_job.steps,
@@ -416,6 +418,10 @@ mod tests {
             nightly.next_after(at(10, 0, 0)),
             Some(at(0, 0, 0) + chrono::TimeDelta::hours(26) + chrono::TimeDelta::minutes(30))
         );
+        let running = find(&dags, "running").unwrap();
+        assert_eq!(running.steps, [Step::Running]);
+        assert_eq!(running.next_after(at(10, 3, 0)), Some(at(10, 10, 0)));
+        assert_eq!(running.catch_up, CatchUp::Skip);
     }
 
     #[test]
@@ -492,7 +498,7 @@ mod tests {
         .unwrap();
         std::fs::write(dir.path().join("notes.txt"), "not a DAG").unwrap();
         let dags = load_all(Some(dir.path())).unwrap();
-        assert_eq!(dags.len(), 2);
+        assert_eq!(dags.len(), 3);
         let per_job = find(&dags, "per-job").unwrap();
         assert_eq!(per_job.cron, "0 */5 * * * *");
         assert!(
@@ -501,7 +507,10 @@ mod tests {
             per_job.source
         );
         let e = find(&dags, "weekly").unwrap_err().to_string();
-        assert_eq!(e, "no DAG named \"weekly\"; there are: nightly, per-job");
+        assert_eq!(
+            e,
+            "no DAG named \"weekly\"; there are: nightly, per-job, running"
+        );
     }
 
     #[test]

@@ -323,6 +323,7 @@ fn skip_reason(step: &Step, request: &RunRequest) -> Option<&'static str> {
         Step::Notify { .. } => Some("a backfill sends no email: old findings would be spam"),
         Step::Retain { .. } => Some("a backfill removes nothing"),
         Step::Retrain => Some("a backfill trains nothing"),
+        Step::Running => Some("a backfill has no running jobs: they are judged as they run"),
         Step::Features { on: On::Ingested }
         | Step::Classify { on: On::Ingested }
         | Step::Predict { on: On::Ingested } => {

@@ -41,6 +41,9 @@ pub enum Step {
     /// Scores every workflow task of the warehouse against its kind's history into
     /// `workflow_scores` ([`crate::workflow::detect`]); nothing when no workflow was imported.
     WorkflowScore,
+    /// Lists the running jobs, judges them with the running rules, writes the snapshot, warns
+    /// owners and applies the cancel policy ([`crate::running`]).
+    Running,
 }
 
 impl Step {
@@ -58,6 +61,7 @@ impl Step {
             Step::Retain { .. } => "retain",
             Step::SlurmWorkflows { .. } => "slurm-workflows",
             Step::WorkflowScore => "workflow-score",
+            Step::Running => "running",
         }
     }
 
@@ -100,6 +104,9 @@ impl Step {
                 )
             }
             Step::WorkflowScore => "score the workflow runs' tasks (workflow_scores)".into(),
+            Step::Running => {
+                "judge the running jobs, warn their owners, apply the cancel policy".into()
+            }
         }
     }
 }

@@ -8,7 +8,9 @@ use std::path::Path;
 
 use toml::Spanned;
 
-use super::definitions::{Characteristic, Class, Metric, Origin, Per, Rule, RuleBook, WindowOf};
+use super::definitions::{
+    Characteristic, Class, Group, Metric, Origin, Per, Rule, RuleBook, WindowOf,
+};
 use super::error::RulesError;
 use super::options::{FileOptions, RuleOptions};
 use super::scope::{
@@ -324,6 +326,21 @@ fn check_rule(
     if !is_id(&r.id) {
         return Err(fail(at, "id: use a-z, 0-9 and `-`".into()));
     }
+    // A dwell or a finished-job twin only means something to a rule the running DAG judges.
+    if r.group != Group::Running && (r.dwell_s.is_some() || r.at_end.is_some()) {
+        return Err(fail(
+            at,
+            "dwell_s and at_end belong to rules of group \"running\" only".into(),
+        ));
+    }
+    if let Some(end_rule) = &r.at_end
+        && !book.rules.iter().any(|x| &x.id == end_rule)
+    {
+        return Err(fail(
+            at,
+            format!("at_end: no rule `{end_rule}` before this one"),
+        ));
+    }
     for m in &r.requires {
         if !book.metrics.contains_key(m) {
             return Err(fail(at, format!("requires unknown metric `{m}`")));
@@ -375,6 +392,8 @@ fn check_rule(
         severity: r.severity,
         per: r.per,
         min_run_s: r.min_run_s,
+        dwell_s: r.dwell_s,
+        at_end: r.at_end.clone(),
         partitions: r.partitions.clone(),
         nodes: r.nodes,
         requires: r.requires.clone(),

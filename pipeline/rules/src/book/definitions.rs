@@ -43,6 +43,9 @@ pub enum Group {
     Telemetry,
     /// A run far from the same application's earlier runs by the same user.
     History,
+    /// Conditions of jobs still running (the `running` DAG): judged over the last `dwell_s`
+    /// seconds of a live job, never on a finished one.
+    Running,
 }
 
 impl Group {
@@ -62,6 +65,7 @@ impl Group {
             Group::Dynamics => "dynamics",
             Group::Telemetry => "telemetry",
             Group::History => "history",
+            Group::Running => "running",
         }
     }
 
@@ -179,6 +183,13 @@ pub struct Rule {
     pub severity: Severity,
     pub per: Per,
     pub min_run_s: Option<u64>,
+    /// Running rules only: the condition is judged over the job's last `dwell_s` seconds and only
+    /// once it has run that long, so that it holds for the whole dwell (a pause is not a hang).
+    /// `None`: over the whole run so far.
+    pub dwell_s: Option<u64>,
+    /// Running rules only: the finished-job rule that reports the same problem at the job's end,
+    /// which the owner is then not told again once this warning went out.
+    pub at_end: Option<String>,
     pub partitions: Vec<String>,
     pub nodes: Sharing,
     /// Declared required metrics: without any of them the rule does not apply.

@@ -198,8 +198,46 @@ disabled = true
         // Same file name: the built-in file is left out.
         let mut sources = layered_sources(None).unwrap();
         sources.retain(|s| s.name != "production.toml");
+        // The running rules name finished-job rules of that file (`at_end`): said by name.
+        let e = RuleBook::from_sources(&sources).unwrap_err().to_string();
+        assert!(e.contains("at_end: no rule `out-of-memory`"), "{e}");
+        sources.retain(|s| s.name != "running.toml");
         let without = RuleBook::from_sources(&sources).unwrap();
         assert!(without.rules.len() < built_in.rules.len());
+    }
+
+    #[test]
+    fn running_rules_are_judged_only_on_running_jobs() {
+        let book = RuleBook::load(None).unwrap();
+        let running: Vec<&str> = book
+            .rules
+            .iter()
+            .filter(|r| r.group == Group::Running)
+            .map(|r| r.id.as_str())
+            .collect();
+        assert_eq!(
+            running,
+            [
+                "running-hung",
+                "running-gpu-idle",
+                "running-memory-near-limit",
+                "running-serial"
+            ]
+        );
+        assert_eq!(crate::running_dwells(&book), [Some(1800), Some(3600)]);
+        // A dwell belongs to a running rule.
+        let e = with_built_in(&RULE.replace("fix = \"f\"", "fix = \"f\"\ndwell_s = 60"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("group \"running\" only"), "{e}");
+        let e = with_built_in(
+            &RULE
+                .replace("group = \"hung\"", "group = \"running\"")
+                .replace("fix = \"f\"", "fix = \"f\"\nat_end = \"hung-jobb\""),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("at_end: no rule `hung-jobb`"), "{e}");
     }
 
     #[test]

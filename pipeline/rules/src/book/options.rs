@@ -40,6 +40,8 @@ pub(super) struct RuleOptions {
     #[serde(default)]
     pub(super) per: Per,
     pub(super) min_run_s: Option<u64>,
+    pub(super) dwell_s: Option<u64>,
+    pub(super) at_end: Option<String>,
     #[serde(default)]
     pub(super) partitions: Vec<String>,
     #[serde(default)]

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use super::error::RulesError;
 
 /// The rule files shipped with jobsight: (file name, text).
-pub const BUILT_IN: [(&str, &str); 5] = [
+pub const BUILT_IN: [(&str, &str); 6] = [
     ("metrics.toml", include_str!("../../book/metrics.toml")),
     (
         "thresholds.toml",
@@ -18,6 +18,8 @@ pub const BUILT_IN: [(&str, &str); 5] = [
         "production.toml",
         include_str!("../../book/production.toml"),
     ),
+    // Last: its rules name the finished-job rules they stand for (`at_end`).
+    ("running.toml", include_str!("../../book/running.toml")),
 ];
 
 /// One input file.

@@ -5,7 +5,7 @@
 //! the evaluation (`crate::prepare`, the lookup) fills these in.
 
 /// Fields of `jobs` that conditions read as `job.<field>`, with those the engine derives.
-pub const JOB_FIELDS: [&str; 38] = [
+pub const JOB_FIELDS: [&str; 39] = [
     "cluster",
     "job_id",
     "array_job_id",
@@ -46,6 +46,9 @@ pub const JOB_FIELDS: [&str; 38] = [
     "req_mem_gb",
     "gpus_per_node",
     "wait_s",
+    // The span of telemetry judged: a running rule's dwell (or the run so far), a finished job's
+    // whole run.
+    "window_s",
 ];
 
 /// `workflow.<field>`: the job as a task of a Slurm workflow run (an array or a dependency chain,

@@ -80,15 +80,46 @@ impl Column {
     }
 }
 
-/// Calls `on_row(columns by name, row)` for every row of the table's day partition whose job id
-/// is wanted.
+/// One batch's columns by name, converted once.
+type Columns = BTreeMap<String, Column>;
+
+fn columns_of(batch: &RecordBatch, path: &Path) -> Result<Columns, ClassifyError> {
+    let mut columns = BTreeMap::new();
+    for (field, array) in batch.schema().fields().iter().zip(batch.columns()) {
+        columns.insert(field.name().clone(), Column::of(array, path, field.name())?);
+    }
+    Ok(columns)
+}
+
+/// Calls `on_row(columns by name, row, job id)` for every row of `batch` whose job id is wanted.
+fn each_row_of(
+    batch: &RecordBatch,
+    path: &Path,
+    wanted: &dyn Fn(&str) -> bool,
+    on_row: &mut dyn FnMut(&Columns, usize, &str),
+) -> Result<(), ClassifyError> {
+    let columns = columns_of(batch, path)?;
+    let ids = columns
+        .get("job_id")
+        .ok_or_else(|| ClassifyError::read(path, "no column job_id"))?;
+    for i in 0..batch.num_rows() {
+        let Some(id) = ids.text(i) else { continue };
+        if wanted(id) {
+            on_row(&columns, i, id);
+        }
+    }
+    Ok(())
+}
+
+/// Calls `on_row(columns by name, row, job id)` for every row of the table's day partition whose
+/// job id is wanted.
 fn each_row(
     data: &Path,
     table: Table,
     day: NaiveDate,
     part: Option<&str>,
     wanted: &dyn Fn(&str) -> bool,
-    mut on_row: impl FnMut(&BTreeMap<String, Column>, usize, &str),
+    mut on_row: impl FnMut(&Columns, usize, &str),
 ) -> Result<(), ClassifyError> {
     let files = catalog::part_files(data, table, day, part)
         .map_err(|e| ClassifyError::read(&table.dir(data), e))?;
@@ -99,39 +130,24 @@ fn each_row(
             .map_err(|e| ClassifyError::read(&path, e))?;
         for batch in reader {
             let batch: RecordBatch = batch.map_err(|e| ClassifyError::read(&path, e))?;
-            let mut columns = BTreeMap::new();
-            for (field, array) in batch.schema().fields().iter().zip(batch.columns()) {
-                columns.insert(
-                    field.name().clone(),
-                    Column::of(array, &path, field.name())?,
-                );
-            }
-            let ids = columns
-                .get("job_id")
-                .ok_or_else(|| ClassifyError::read(&path, "no column job_id"))?;
-            for i in 0..batch.num_rows() {
-                let Some(id) = ids.text(i) else { continue };
-                if wanted(id) {
-                    on_row(&columns, i, id);
-                }
-            }
+            each_row_of(&batch, &path, wanted, &mut on_row)?;
         }
     }
     Ok(())
 }
 
-/// The day's jobs (all, or those in `only`) with everything the rules read, by job id; with
-/// `part`, only from that part's files (one job's, as the per-job path wrote them).
-pub fn read_day(
-    data: &Path,
-    day: NaiveDate,
-    only: Option<&[String]>,
-    part: Option<&str>,
-) -> Result<Vec<JobData>, ClassifyError> {
-    let only: Option<HashSet<&str>> = only.map(|ids| ids.iter().map(String::as_str).collect());
-    let wanted = |id: &str| only.as_ref().is_none_or(|set| set.contains(id));
-    let mut jobs: BTreeMap<String, JobData> = BTreeMap::new();
-    each_row(data, Table::Jobs, day, part, &wanted, |columns, i, id| {
+/// What the rules read of each job, gathered row by row from the four tables (files or batches).
+#[derive(Default)]
+struct Gathered {
+    jobs: BTreeMap<String, JobData>,
+    summaries: BTreeMap<String, BTreeMap<String, Value>>,
+    across: BTreeMap<String, BTreeMap<String, BTreeMap<String, f64>>>,
+    nodes: BTreeMap<String, BTreeMap<String, BTreeMap<String, NodeSeries>>>,
+}
+
+impl Gathered {
+    /// A `jobs` row; of several runs of one id, the one that ended last.
+    fn job(&mut self, columns: &Columns, i: usize, id: &str) {
         let row: BTreeMap<String, Value> = columns
             .iter()
             .map(|(name, c)| (name.clone(), c.value(i)))
@@ -140,7 +156,7 @@ pub fn read_day(
             Some(Value::Num(e)) => *e,
             _ => f64::NEG_INFINITY,
         };
-        let entry = jobs.entry(id.to_string()).or_insert_with(|| JobData {
+        let entry = self.jobs.entry(id.to_string()).or_insert_with(|| JobData {
             job_id: id.to_string(),
             ..JobData::default()
         });
@@ -155,88 +171,128 @@ pub fn read_day(
                 entry.job.insert("start".into(), start);
             }
         }
-    })?;
-    let known = |id: &str| jobs.contains_key(id);
-    let mut summaries: BTreeMap<String, BTreeMap<String, Value>> = BTreeMap::new();
-    each_row(
-        data,
-        Table::JobSummary,
-        day,
-        part,
-        &known,
-        |columns, i, id| {
-            summaries.insert(
-                id.to_string(),
-                columns
-                    .iter()
-                    .filter(|(name, _)| name.as_str() != "job_id")
-                    .map(|(name, c)| (name.clone(), c.value(i)))
-                    .collect(),
-            );
-        },
-    )?;
-    let mut across: BTreeMap<String, BTreeMap<String, BTreeMap<String, f64>>> = BTreeMap::new();
-    each_row(
-        data,
-        Table::FeaturesJob,
-        day,
-        part,
-        &known,
-        |columns, i, id| {
-            let Some(metric) = columns.get("metric").and_then(|c| c.text(i)) else {
-                return;
-            };
-            let stats = columns
-                .iter()
-                .filter_map(|(name, c)| match c.value(i) {
-                    Value::Num(v) if matches!(c, Column::Num(_)) => Some((name.clone(), v)),
-                    _ => None,
-                })
-                .collect();
-            across
-                .entry(id.to_string())
-                .or_default()
-                .insert(metric.to_string(), stats);
-        },
-    )?;
-    type Nodes = BTreeMap<String, BTreeMap<String, NodeSeries>>;
-    let mut nodes: BTreeMap<String, Nodes> = BTreeMap::new();
-    each_row(
-        data,
-        Table::Features,
-        day,
-        part,
-        &known,
-        |columns, i, id| {
-            let (Some(node), Some(metric)) = (
-                columns.get("node").and_then(|c| c.text(i)),
-                columns.get("metric").and_then(|c| c.text(i)),
-            ) else {
-                return;
-            };
-            let mut series = NodeSeries::default();
-            // The count and the statistics columns; the derived ones come from the times below.
-            for stat in std::iter::once("n").chain(catalog::FEATURE_STATS) {
-                if let Some(Value::Num(v)) = columns.get(stat).map(|c| c.value(i)) {
-                    series.stats.insert(stat.to_string(), v);
-                }
-            }
-            let micros = |name: &str| columns.get(name).and_then(|c| c.micros(i));
-            series.rise_from = micros("rise_from");
-            series.rise_to = micros("rise_to");
-            series.cliff_at = micros("cliff_at");
-            nodes
-                .entry(id.to_string())
-                .or_default()
-                .entry(node.to_string())
-                .or_default()
-                .insert(metric.to_string(), series);
-        },
-    )?;
-    for (id, job) in &mut jobs {
-        job.summary = summaries.remove(id).unwrap_or_default();
-        job.across = across.remove(id).unwrap_or_default();
-        job.nodes = nodes.remove(id).unwrap_or_default();
     }
-    Ok(jobs.into_values().collect())
+
+    fn summary(&mut self, columns: &Columns, i: usize, id: &str) {
+        self.summaries.insert(
+            id.to_string(),
+            columns
+                .iter()
+                .filter(|(name, _)| name.as_str() != "job_id")
+                .map(|(name, c)| (name.clone(), c.value(i)))
+                .collect(),
+        );
+    }
+
+    fn across(&mut self, columns: &Columns, i: usize, id: &str) {
+        let Some(metric) = columns.get("metric").and_then(|c| c.text(i)) else {
+            return;
+        };
+        let stats = columns
+            .iter()
+            .filter_map(|(name, c)| match c.value(i) {
+                Value::Num(v) if matches!(c, Column::Num(_)) => Some((name.clone(), v)),
+                _ => None,
+            })
+            .collect();
+        self.across
+            .entry(id.to_string())
+            .or_default()
+            .insert(metric.to_string(), stats);
+    }
+
+    fn node(&mut self, columns: &Columns, i: usize, id: &str) {
+        let (Some(node), Some(metric)) = (
+            columns.get("node").and_then(|c| c.text(i)),
+            columns.get("metric").and_then(|c| c.text(i)),
+        ) else {
+            return;
+        };
+        let mut series = NodeSeries::default();
+        // The count and the statistics columns; the derived ones come from the times below.
+        for stat in std::iter::once("n").chain(catalog::FEATURE_STATS) {
+            if let Some(Value::Num(v)) = columns.get(stat).map(|c| c.value(i)) {
+                series.stats.insert(stat.to_string(), v);
+            }
+        }
+        let micros = |name: &str| columns.get(name).and_then(|c| c.micros(i));
+        series.rise_from = micros("rise_from");
+        series.rise_to = micros("rise_to");
+        series.cliff_at = micros("cliff_at");
+        self.nodes
+            .entry(id.to_string())
+            .or_default()
+            .entry(node.to_string())
+            .or_default()
+            .insert(metric.to_string(), series);
+    }
+
+    fn finish(mut self) -> Vec<JobData> {
+        for (id, job) in &mut self.jobs {
+            job.summary = self.summaries.remove(id).unwrap_or_default();
+            job.across = self.across.remove(id).unwrap_or_default();
+            job.nodes = self.nodes.remove(id).unwrap_or_default();
+        }
+        self.jobs.into_values().collect()
+    }
+}
+
+/// The day's jobs (all, or those in `only`) with everything the rules read, by job id; with
+/// `part`, only from that part's files (one job's, as the per-job path wrote them).
+pub fn read_day(
+    data: &Path,
+    day: NaiveDate,
+    only: Option<&[String]>,
+    part: Option<&str>,
+) -> Result<Vec<JobData>, ClassifyError> {
+    let only: Option<HashSet<&str>> = only.map(|ids| ids.iter().map(String::as_str).collect());
+    let wanted = |id: &str| only.as_ref().is_none_or(|set| set.contains(id));
+    let mut g = Gathered::default();
+    each_row(data, Table::Jobs, day, part, &wanted, |c, i, id| {
+        g.job(c, i, id)
+    })?;
+    let known: HashSet<String> = g.jobs.keys().cloned().collect();
+    let known = |id: &str| known.contains(id);
+    each_row(data, Table::JobSummary, day, part, &known, |c, i, id| {
+        g.summary(c, i, id)
+    })?;
+    each_row(data, Table::FeaturesJob, day, part, &known, |c, i, id| {
+        g.across(c, i, id)
+    })?;
+    each_row(data, Table::Features, day, part, &known, |c, i, id| {
+        g.node(c, i, id)
+    })?;
+    Ok(g.finish())
+}
+
+/// One job that has not ended (the running DAG's), from its `jobs` fields and the `job_summary`,
+/// `features_job` and `features` batches the features stage made of its telemetry so far: the
+/// same variables, by the same conversions, as a finished job read back from the warehouse.
+/// `label` names the job in errors.
+pub fn from_batches(
+    job_id: &str,
+    job: BTreeMap<String, Value>,
+    summary: &RecordBatch,
+    features_job: &RecordBatch,
+    features: &RecordBatch,
+    label: &Path,
+) -> Result<JobData, ClassifyError> {
+    let mut g = Gathered::default();
+    g.jobs.insert(
+        job_id.to_string(),
+        JobData {
+            job_id: job_id.to_string(),
+            job,
+            ..JobData::default()
+        },
+    );
+    let wanted = |id: &str| id == job_id;
+    each_row_of(summary, label, &wanted, &mut |c, i, id| g.summary(c, i, id))?;
+    each_row_of(features_job, label, &wanted, &mut |c, i, id| {
+        g.across(c, i, id)
+    })?;
+    each_row_of(features, label, &wanted, &mut |c, i, id| g.node(c, i, id))?;
+    g.finish()
+        .pop()
+        .ok_or_else(|| ClassifyError::read(label, format!("job {job_id} vanished")))
 }

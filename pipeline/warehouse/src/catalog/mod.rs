@@ -106,10 +106,11 @@ pub enum Table {
     Workflows,
     WorkflowTasks,
     WorkflowScores,
+    Interventions,
 }
 
 impl Table {
-    pub const ALL: [Table; 18] = [
+    pub const ALL: [Table; 19] = [
         Table::Jobs,
         Table::JobSteps,
         Table::Telemetry,
@@ -128,6 +129,7 @@ impl Table {
         Table::Workflows,
         Table::WorkflowTasks,
         Table::WorkflowScores,
+        Table::Interventions,
     ];
 
     pub fn name(self) -> &'static str {
@@ -150,6 +152,7 @@ impl Table {
             Table::Workflows => "workflows",
             Table::WorkflowTasks => "workflow_tasks",
             Table::WorkflowScores => "workflow_scores",
+            Table::Interventions => "interventions",
         }
     }
 
@@ -211,6 +214,9 @@ impl Table {
             Table::WorkflowScores => {
                 "One row per task of a workflow run: its anomaly score against its kind's history, pooled over its host (written by `jobsight workflow score`)."
             }
+            Table::Interventions => {
+                "The audit of what the running DAG did about running jobs: one row per warning and cancellation (done, or in dry-run what it would have done), partitioned by the UTC day of the decision (docs/running.md)."
+            }
         }
     }
 
@@ -242,6 +248,7 @@ impl Table {
             Table::Workflows => rows::WorkflowRow::fields(),
             Table::WorkflowTasks => rows::WorkflowTaskRow::fields(),
             Table::WorkflowScores => rows::WorkflowScoreRow::fields(),
+            Table::Interventions => rows::InterventionRow::fields(),
         };
         Arc::new(Schema::new(fields))
     }
@@ -251,6 +258,7 @@ impl Table {
         match self {
             Table::Notifications => "UTC day the message was sent",
             Table::Runs => "UTC day the DAG run started",
+            Table::Interventions => "UTC day of the decision",
             Table::Summaries => "UTC day the summarised jobs ended",
             Table::Workflows | Table::WorkflowTasks | Table::WorkflowScores => {
                 "UTC day the workflow run ended"

@@ -330,6 +330,35 @@ table_row! {
 }
 
 table_row! {
+    /// One row of `interventions`: a warning the running DAG sent about a running job, or a
+    /// cancellation under the site's policy, done or (dry run) only decided.
+    InterventionRow => Interventions {
+        decided_at: DateTime<Utc>,
+        cluster: String,
+        job_id: String,
+        user: String,
+        account: String,
+        partition: String,
+        qos: String,
+        /// The running rule whose condition held.
+        condition: String,
+        /// `warning`, `second-warning` or `cancel`.
+        stage: String,
+        /// How long the condition had held, seconds.
+        held_s: u64,
+        /// The cancel policy was in dry-run: nothing but this row was done for a `cancel` (and
+        /// a `second-warning` was not mailed).
+        dry_run: bool,
+        /// What was done: `emailed`, `email not sent: <why>`, `cancelled`, `would cancel`,
+        /// `cancel failed: <why>`, `exempt: <why>`.
+        outcome: String,
+        /// The finding's evidence, JSON.
+        evidence: String,
+        rules_version: String,
+    }
+}
+
+table_row! {
     /// One row of `predictions`: a job's verdict from the models and the rules together.
     PredictionRow => Predictions {
         job_id: String,

@@ -178,6 +178,21 @@ pub struct JobsArgs {
     pub format: Format,
 }
 
+/// The arguments of `jobsight running`.
+#[derive(Debug, clap::Args)]
+pub struct RunningArgs {
+    /// Only this user's jobs [default: every user's; your own where `[access]` shows a person
+    /// only theirs].
+    #[arg(long)]
+    pub user: Option<String>,
+    /// Only jobs with a condition that holds.
+    #[arg(long)]
+    pub flagged: bool,
+    /// `table` for a person, `json` (one document per job) for scripts.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+}
+
 /// The arguments of `jobsight summary`.
 #[derive(Debug, clap::Args)]
 pub struct SummaryArgs {

@@ -17,7 +17,7 @@ use crate::spool::Spool;
 use crate::cli::Env;
 use crate::cli::args::{
     ClassifyArgs, FeaturesArgs, IngestArgs, JobArgs, JobsArgs, NotifyArgs, ReportAction,
-    SpoolAction, SummaryArgs,
+    RunningArgs, SpoolAction, SummaryArgs,
 };
 use crate::cli::progress::Progress;
 
@@ -394,6 +394,41 @@ pub(in crate::cli) fn jobs(
             output::jobs::render_list(&jobs, user.as_deref(), since, until, args.limit as usize)
         }
         output::Format::Json => output::jobs::render_list_json(&jobs),
+    };
+    write!(stdout, "{text}")?;
+    Ok(())
+}
+
+/// `jobsight running`: the running DAG's newest snapshot.
+pub(in crate::cli) fn running(
+    args: RunningArgs,
+    env: &Env,
+    stdout: &mut StdoutLock<'_>,
+) -> anyhow::Result<()> {
+    let path = &env.settings.running.snapshot;
+    let Some(snapshot) = crate::running::Snapshot::read(path).map_err(anyhow::Error::msg)? else {
+        writeln!(
+            stdout,
+            "no snapshot of the running jobs yet ({} is missing): the running DAG writes it every 10 minutes, `jobsight dag run running` now",
+            path.display()
+        )?;
+        return Ok(());
+    };
+    // A person who is not an admin sees only their own jobs ([access]).
+    let user = env.access.jobs_of(args.user.as_deref())?;
+    let jobs: Vec<&crate::running::snapshot::LiveJob> = snapshot
+        .jobs
+        .iter()
+        .filter(|j| user.as_deref().is_none_or(|u| j.user == u))
+        .filter(|j| !args.flagged || !j.conditions.is_empty())
+        .collect();
+    let text = match args.format {
+        output::Format::Table => {
+            use std::io::IsTerminal;
+            let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            output::running::render_table(&snapshot, &jobs, jobsight_base::now(), colour)
+        }
+        output::Format::Json => output::running::render_json(&jobs),
     };
     write!(stdout, "{text}")?;
     Ok(())

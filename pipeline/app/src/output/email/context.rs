@@ -13,6 +13,7 @@ use jobsight_base::text::clean;
 use super::values::{Context, Value};
 use crate::notify::message::{AdminFacts, Links};
 use crate::notify::plan::{JobReport, MessageKind, Period, Planned};
+use crate::notify::running::Warning;
 
 fn text(value: impl Into<String>) -> Value {
     Value::Text(value.into())
@@ -324,6 +325,43 @@ pub fn admin_context(
 /// Given-up records listed one by one in the admins' digest; the count says how many in all.
 pub const MAX_GIVEN_UP_SHOWN: usize = 50;
 
+/// The context of a warning about a running job (or of the news that it was cancelled).
+pub fn running_context(message: &Planned, warning: &Warning) -> Context {
+    let job = &warning.job;
+    let item = job.items.first();
+    let item_text = |f: fn(&crate::notify::plan::Item) -> &str, max| untrusted(item.map(f), max);
+    Context::from([
+        ("user", untrusted(message.user.as_deref(), 64)),
+        ("cluster", untrusted(Some(&job.cluster), 64)),
+        ("job_id", text(clean(&job.job_id, 64))),
+        ("name", untrusted(job.name.as_deref(), 80)),
+        ("partition", untrusted(job.partition.as_deref(), 40)),
+        ("nodes", untrusted(job.nodes.as_deref(), 200)),
+        ("cpus", text(job.cpus.map_or("-".into(), |c| c.to_string()))),
+        ("run_time", text(run_time(job.run_s()))),
+        ("stage", text(warning.stage.name())),
+        ("condition", untrusted(Some(&warning.rule), 80)),
+        (
+            "severity",
+            text(item.map_or("warning", |i| i.severity.name())),
+        ),
+        ("title", item_text(|i| &i.title, 200)),
+        ("message", item_text(|i| &i.message, 1000)),
+        ("fix", item_text(|i| &i.fix, 1000)),
+        (
+            "tools",
+            text(item.map_or(String::new(), |i| clean(&i.tools, 300))),
+        ),
+        ("held_for", text(run_time(Some(warning.held_s as i64)))),
+        (
+            "cancel_at",
+            text(warning.cancel_at.map_or(String::new(), |t| {
+                t.format("%Y-%m-%d %H:%M UTC").to_string()
+            })),
+        ),
+    ])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,3 +377,4 @@ mod tests {
         );
     }
 }
+

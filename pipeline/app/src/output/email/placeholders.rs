@@ -219,12 +219,65 @@ pub const ADMIN_PLACEHOLDERS: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// Placeholders of `running.*`, a warning about a job that still runs: (scope, name, meaning).
+pub const RUNNING_PLACEHOLDERS: &[(&str, &str, &str)] = &[
+    ("message", "user", "the job owner's login name"),
+    ("message", "cluster", "the cluster's name"),
+    ("message", "job_id", "Slurm job id"),
+    (
+        "message",
+        "name",
+        "job name (cleaned of control characters, at most 80 characters)",
+    ),
+    ("message", "partition", "partition"),
+    ("message", "nodes", "node list"),
+    ("message", "cpus", "CPUs allocated"),
+    (
+        "message",
+        "run_time",
+        "how long the job has run, e.g. `2h 05m`",
+    ),
+    (
+        "message",
+        "stage",
+        "`warning`, `second-warning` (the cancel policy's) or `cancelled`",
+    ),
+    (
+        "message",
+        "condition",
+        "the running rule's id, e.g. `running-hung`",
+    ),
+    ("message", "severity", "`critical`, `warning` or `info`"),
+    ("message", "title", "the rule's title"),
+    (
+        "message",
+        "message",
+        "what was seen, with the job's numbers",
+    ),
+    ("message", "fix", "what to do"),
+    (
+        "message",
+        "tools",
+        "tools that help, comma-separated; may be empty",
+    ),
+    (
+        "message",
+        "held_for",
+        "how long the condition has held, e.g. `1h 00m`",
+    ),
+    (
+        "message",
+        "cancel_at",
+        "when the site's cancel policy cancels the job if nothing changes (UTC); empty when it will not",
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::output::email::sample::{sample_admin, sample_digest};
+    use crate::output::email::sample::{sample_admin, sample_digest, sample_running};
     use crate::output::email::values::{Context, Value};
 
     /// Every name in a context tree, by scope depth.
@@ -244,6 +297,10 @@ mod tests {
         for (docs, sample) in [
             (DIGEST_PLACEHOLDERS, sample_digest(false)),
             (ADMIN_PLACEHOLDERS, sample_admin(false)),
+            (
+                RUNNING_PLACEHOLDERS,
+                sample_running(crate::notify::running::Stage::Warning),
+            ),
         ] {
             let mut used = BTreeSet::new();
             names(&sample, &mut used);

@@ -4,10 +4,11 @@
 use chrono::{DateTime, Utc};
 use jobsight_base::severity::Severity;
 
-use super::context::{admin_context, digest_context};
+use super::context::{admin_context, digest_context, running_context};
 use super::values::Context;
 use crate::notify::message::{AdminFacts, Links};
 use crate::notify::plan::{Item, JobReport, MessageKind, Period, Planned};
+use crate::notify::running::{Stage, Warning};
 
 /// A job with every field and finding filled, for samples and tests.
 pub fn sample_job() -> JobReport {
@@ -106,4 +107,35 @@ pub fn sample_admin(critical: bool) -> Context {
         )],
     };
     admin_context(&message, &[sample_job(), other], &facts, &sample_links(), 5)
+}
+
+/// A warning about a running job at `stage`, under a cancel policy, with every placeholder set.
+pub fn sample_running(stage: Stage) -> Context {
+    let mut job = sample_job();
+    job.state = Some("RUNNING".into());
+    job.end = job.start.map(|s| s + chrono::Duration::hours(2));
+    job.items[0] = Item {
+        kind: "hung-job".into(),
+        severity: Severity::Critical,
+        title: "Your running job looks hung".into(),
+        message: "For the last 1h 00m your job used 0.02 cores per node (0.1 % of its CPUs), no GPU and at most 0 B/s of I/O: it has almost certainly stopped working, and its allocation is still being charged.".into(),
+        fix: "Look at where its processes wait (`sattach`, `py-spy dump`, `gdb -p`); if it is stuck, cancel it (`scancel <job id>`) so the allocation goes back to the queue.".into(),
+        tools: "scancel, gdb, py-spy dump".into(),
+        node: None,
+    };
+    let warning = Warning {
+        cancel_at: job.end.map(|now| now + chrono::Duration::hours(1)),
+        job,
+        rule: "running-hung".into(),
+        stage,
+        held_s: 3600,
+    };
+    let message = Planned {
+        key: warning.key().unwrap_or_default(),
+        kind: MessageKind::Running,
+        user: warning.job.user.clone(),
+        period: "job-4242".into(),
+        jobs: vec![warning.job.clone()],
+    };
+    running_context(&message, &warning)
 }

@@ -1,4 +1,4 @@
-//! The email templates: the six files (built in, or a site's own in `notify.templates`), loaded
+//! The email templates: the nine files (built in, or a site's own in `notify.templates`), loaded
 //! and checked, and the writer of the notify stage's messages ([`crate::notify::Writer`]).
 //!
 //! The built-in templates live in `pipeline/app/templates/email/` and are compiled in;
@@ -9,16 +9,17 @@ use std::path::{Path, PathBuf};
 
 use jobsight_base::templates::TemplateError;
 
-use super::context::{admin_context, digest_context};
-use super::placeholders::{ADMIN_PLACEHOLDERS, DIGEST_PLACEHOLDERS};
-use super::sample::{sample_admin, sample_digest};
+use super::context::{admin_context, digest_context, running_context};
+use super::placeholders::{ADMIN_PLACEHOLDERS, DIGEST_PLACEHOLDERS, RUNNING_PLACEHOLDERS};
+use super::sample::{sample_admin, sample_digest, sample_running};
 use super::values::{Context, to_jinja};
 use crate::notify::message::{AdminFacts, Links, Rendered};
 use crate::notify::plan::{JobReport, Planned};
+use crate::notify::running::{Stage, Warning};
 
-/// The six template files: name and built-in text. How a file's values are escaped follows
+/// The nine template files: name and built-in text. How a file's values are escaped follows
 /// from its name ([`jobsight_base::templates`]): `.html` for HTML, `.subject` as one header line.
-pub const FILES: [(&str, &str); 6] = [
+pub const FILES: [(&str, &str); 9] = [
     (
         "digest.subject",
         include_str!("../../../templates/email/digest.subject"),
@@ -42,6 +43,18 @@ pub const FILES: [(&str, &str); 6] = [
     (
         "admin.html",
         include_str!("../../../templates/email/admin.html"),
+    ),
+    (
+        "running.subject",
+        include_str!("../../../templates/email/running.subject"),
+    ),
+    (
+        "running.txt",
+        include_str!("../../../templates/email/running.txt"),
+    ),
+    (
+        "running.html",
+        include_str!("../../../templates/email/running.html"),
     ),
 ];
 
@@ -67,6 +80,8 @@ impl EmailTemplates {
         for (name, _) in FILES {
             let documented = if name.starts_with("digest") {
                 DIGEST_PLACEHOLDERS
+            } else if name.starts_with("running") {
+                RUNNING_PLACEHOLDERS
             } else {
                 ADMIN_PLACEHOLDERS
             };
@@ -80,6 +95,9 @@ impl EmailTemplates {
         for critical in [false, true] {
             self.render_digest(&sample_digest(critical))?;
             self.render_admin(&sample_admin(critical))?;
+        }
+        for stage in [Stage::Warning, Stage::SecondWarning, Stage::Cancelled] {
+            self.render_running(&sample_running(stage))?;
         }
         Ok(())
     }
@@ -101,11 +119,24 @@ impl EmailTemplates {
     pub fn render_admin(&self, context: &Context) -> Result<Rendered, TemplateError> {
         self.render("admin", context)
     }
+
+    pub fn render_running(&self, context: &Context) -> Result<Rendered, TemplateError> {
+        self.render("running", context)
+    }
 }
 
 impl crate::notify::Writer for EmailTemplates {
     fn digest(&self, message: &Planned, links: &Links) -> Result<Rendered, TemplateError> {
         self.render_digest(&digest_context(message, links))
+    }
+
+    fn running(
+        &self,
+        message: &Planned,
+        warning: &Warning,
+        _links: &Links,
+    ) -> Result<Rendered, TemplateError> {
+        self.render_running(&running_context(message, warning))
     }
 
     fn admin(

@@ -106,22 +106,22 @@ fn usage_rows(job: &JobFacts, summary: Option<&SummaryFacts>) -> Vec<serde_json:
         usage.push(json!({
             "what": "cores", "requested": job.cpus.to_string(),
             "used": s.cpu_used_cores.map_or("-".into(), |u| format!("{u:.1}{cpu_note}")),
-            "share": pct(s.cpu_eff), "width": bar_width(s.cpu_eff), "level": level(s.cpu_eff, 0.65, 0.8),
+            "share": pct(s.cpu_eff), "width": bar_width(s.cpu_eff), "level": level(s.cpu_eff, CPU_LEVELS),
         }));
         usage.push(json!({
             "what": "memory", "requested": job.req_mem_mb.map_or("-".into(), |m| format!("{:.1} GB", m as f64 / 1024.0)),
             "used": s.mem_used_max_mb.map_or("-".into(), |m| format!("{:.1} GB peak{mem_note}", m / 1024.0)),
-            "share": pct(s.mem_eff), "width": bar_width(s.mem_eff), "level": level(s.mem_eff, 0.3, 0.7),
+            "share": pct(s.mem_eff), "width": bar_width(s.mem_eff), "level": level(s.mem_eff, MEMORY_LEVELS),
         }));
         usage.push(json!({
             "what": "time", "requested": duration(job.time_limit_s), "used": duration(job.elapsed_s),
-            "share": pct(s.time_eff), "width": bar_width(s.time_eff), "level": level(s.time_eff, 0.1, 0.5),
+            "share": pct(s.time_eff), "width": bar_width(s.time_eff), "level": level(s.time_eff, TIME_LEVELS),
         }));
         if job.gpus > 0 {
             usage.push(json!({
                 "what": "GPUs", "requested": job.gpus.to_string(),
                 "used": s.gpu_util.map_or("-".into(), |u| format!("{:.1} busy", u * job.gpus as f64)),
-                "share": pct(s.gpu_util), "width": bar_width(s.gpu_util), "level": level(s.gpu_util, 0.15, 0.25),
+                "share": pct(s.gpu_util), "width": bar_width(s.gpu_util), "level": level(s.gpu_util, GPU_LEVELS),
             }));
         }
     }
@@ -345,12 +345,19 @@ fn job_values(job: &JobFacts, summary: Option<&SummaryFacts>) -> serde_json::Val
 }
 
 /// A bar's width in percent of a share (0 to 100).
-fn bar_width(share: Option<f64>) -> f64 {
+pub(crate) fn bar_width(share: Option<f64>) -> f64 {
     (share.unwrap_or(0.0).clamp(0.0, 1.0) * 100.0).round()
 }
 
-/// `bad`, `low` or `good` for a usage share, by the limits of jobstats (red, then yellow).
-fn level(share: Option<f64>, red_below: f64, low_below: f64) -> &'static str {
+/// The usage shares' limits, jobstats' (red below the first, yellow below the second): the job
+/// pages, the "what runs now" page and `jobsight running` colour by these.
+pub(crate) const CPU_LEVELS: (f64, f64) = (0.65, 0.8);
+pub(crate) const MEMORY_LEVELS: (f64, f64) = (0.3, 0.7);
+pub(crate) const TIME_LEVELS: (f64, f64) = (0.1, 0.5);
+pub(crate) const GPU_LEVELS: (f64, f64) = (0.15, 0.25);
+
+/// `bad`, `low` or `good` for a usage share, by `(red_below, low_below)` ([`CPU_LEVELS`], ...).
+pub(crate) fn level(share: Option<f64>, (red_below, low_below): (f64, f64)) -> &'static str {
     match share {
         None => "unknown",
         Some(s) if s < red_below => "bad",

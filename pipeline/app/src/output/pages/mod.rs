@@ -17,6 +17,8 @@ mod format;
 mod index;
 mod job;
 mod sample;
+
+pub(crate) use job::{CPU_LEVELS, GPU_LEVELS, MEMORY_LEVELS, bar_width, level};
 pub(crate) mod suggest;
 mod user;
 mod workflow;
@@ -36,7 +38,7 @@ use user::user_page;
 use workflow::workflow_page;
 
 /// The built-in page templates: name and text.
-pub const PAGES: [(&str, &str); 6] = [
+pub const PAGES: [(&str, &str); 7] = [
     (
         "base.html",
         include_str!("../../../templates/pages/base.html"),
@@ -60,6 +62,10 @@ pub const PAGES: [(&str, &str); 6] = [
     (
         "workflow.html",
         include_str!("../../../templates/pages/workflow.html"),
+    ),
+    (
+        "running.html",
+        include_str!("../../../templates/pages/running.html"),
     ),
 ];
 
@@ -129,6 +135,16 @@ impl PageTemplates {
         })
     }
 
+    /// The "what runs now" page of the running DAG's snapshot.
+    pub fn running(
+        &self,
+        snapshot: &crate::running::Snapshot,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<String, TemplateError> {
+        let value = crate::output::templates::value(crate::output::running::page(snapshot, now));
+        self.templates.render("running.html", &value)
+    }
+
     /// Template `name` rendered with a page's `value`, or why not ([`PageError`]'s words).
     fn render(&self, name: &str, value: Result<Value, ChartError>) -> Result<String, String> {
         let value = value.map_err(|e| PageError::from(e).to_string())?;
@@ -192,6 +208,11 @@ pub fn check(settings: &Settings) -> Result<String, PageError> {
     pages.check_names("day.html", &DAY_NAMES)?;
     pages.check_names("index.html", &DAY_NAMES)?;
     pages.check_names("workflow.html", &WORKFLOW_NAMES)?;
+    let running = crate::running::snapshot::sample();
+    pages.render(
+        "running.html",
+        &crate::output::templates::value(crate::output::running::page(&running, running.taken_at)),
+    )?;
     Ok(format!(
         "report: page templates {} pass; pages go to {}",
         match &settings.templates {

@@ -10,6 +10,7 @@
 
 mod nightly;
 mod per_job;
+mod running;
 
 use std::path::Path;
 
@@ -76,5 +77,6 @@ pub(super) fn execute(
         Step::WorkflowScore => nightly::score_workflow_tasks(run),
         Step::Retrain => nightly::retrain_models(run),
         Step::Retain { keep_days } => nightly::remove_old_partitions(run, *keep_days),
+        Step::Running => running::judge_and_act(run),
     }
 }

@@ -1,0 +1,86 @@
+//! Running jobs: the `running` DAG's work (docs/running.md). Every few minutes it lists the jobs
+//! that run now (`squeue --json`), judges each on its telemetry so far with the rule book's
+//! running rules ([`watch`]), writes the snapshot that `jobsight running` and the "what runs
+//! now" page show ([`snapshot`]), and warns owners and applies the site's optional cancel
+//! policy, recording every warning and cancellation in `interventions` ([`act`]). `[running]`
+//! configures it ([`settings`]).
+
+pub mod act;
+pub mod settings;
+pub mod snapshot;
+pub mod watch;
+
+use chrono::{DateTime, Utc};
+
+pub use settings::{Options, Settings};
+pub use snapshot::Snapshot;
+
+use crate::ingest::per_job::TelemetrySource;
+use crate::rules::{Group, RuleBook};
+
+/// What one run of the running step did.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub snapshot: Snapshot,
+    pub acted: act::Acted,
+}
+
+/// Checks that the cancel policy names running rules of the book.
+pub fn check_policy(settings: &Settings, book: &RuleBook) -> Result<(), String> {
+    for rule in settings.cancel.conditions.keys() {
+        if !book
+            .rules
+            .iter()
+            .any(|r| &r.id == rule && r.group == Group::Running)
+        {
+            return Err(format!(
+                "[running.cancel.conditions] names `{rule}`, which is no rule of group \"running\" in the rule book"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Everything one run needs from the application's configuration.
+pub struct Inputs<'a> {
+    pub data: &'a std::path::Path,
+    pub settings: &'a crate::config::Settings,
+    pub book: &'a RuleBook,
+    pub telemetry: Option<&'a (dyn TelemetrySource + Send + Sync)>,
+}
+
+impl std::fmt::Debug for Inputs<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inputs")
+            .field("data", &self.data)
+            .field("rules", &self.book.version)
+            .field("telemetry", &self.telemetry.map(|t| t.name()))
+            .finish()
+    }
+}
+
+/// One run at `now`: list, judge, write the snapshot, act.
+pub fn run_once(inputs: &Inputs, now: DateTime<Utc>) -> Result<Outcome, String> {
+    let s = inputs.settings;
+    check_policy(&s.running, inputs.book)?;
+    let listing = crate::ingest::squeue::list(&s.running.squeue, s.running.timeout)?;
+    // A snapshot that cannot be read only loses the conditions' start times.
+    let previous = Snapshot::read(&s.running.snapshot).unwrap_or(None);
+    let judge = watch::Judge {
+        book: inputs.book,
+        features: &s.features,
+        rules: &s.rules,
+        telemetry: inputs.telemetry,
+        running: &s.running,
+    };
+    let snapshot = Snapshot {
+        taken_at: now,
+        rules_version: inputs.book.version.clone(),
+        jobs: watch::judge_all(&judge, &listing.jobs, now, previous.as_ref()),
+        skipped: listing.skipped,
+    };
+    snapshot.write(&s.running.snapshot)?;
+    let history = act::read_history(inputs.data, now)?;
+    let acted = act::act(inputs.data, &s.running, &s.notify, &snapshot, &history, now)?;
+    Ok(Outcome { snapshot, acted })
+}

@@ -1,0 +1,326 @@
+//! Judging the jobs that run now: each job's telemetry so far from the configured source (the
+//! per-job DAG's: Prometheus with the per-job series, or the simulator), its features by the
+//! features stage, and the running rules (group `running`) by the rules stage, into a
+//! [`Snapshot`].
+//!
+//! A running rule with `dwell_s` is judged on the job's last `dwell_s` seconds only, and only
+//! once the job has run that long; the footprint (and the rules without a dwell) on the run so
+//! far, at most `[running] lookback_s`. The features are computed once per distinct window. The
+//! newest `lag` seconds (Prometheus's, as for finished jobs) are left out: they are not complete
+//! yet, and a window with a missing end would look idle.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use rayon::prelude::*;
+
+use super::settings::Settings;
+use super::snapshot::{Condition, LiveJob, Snapshot};
+use crate::features::scan::JobMeta;
+use crate::ingest::per_job::TelemetrySource;
+use crate::ingest::squeue::RunningJob;
+use crate::rules::lang::Value;
+use crate::rules::{JobData, RuleBook};
+use jobsight_base::series::Sample;
+
+/// What judging needs besides the jobs.
+pub struct Judge<'a> {
+    pub book: &'a RuleBook,
+    pub features: &'a crate::features::Settings,
+    pub rules: &'a crate::rules::Settings,
+    pub telemetry: Option<&'a (dyn TelemetrySource + Send + Sync)>,
+    pub running: &'a Settings,
+}
+
+impl std::fmt::Debug for Judge<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Judge")
+            .field("rules", &self.book.version)
+            .field("telemetry", &self.telemetry.map(|t| t.name()))
+            .finish()
+    }
+}
+
+/// Judges every job of `jobs` at `now` (in parallel), with the conditions' start times carried
+/// over from `previous`.
+pub fn judge_all(
+    judge: &Judge,
+    jobs: &[RunningJob],
+    now: DateTime<Utc>,
+    previous: Option<&Snapshot>,
+) -> Vec<LiveJob> {
+    let sharing = neighbours(jobs);
+    let earlier: BTreeMap<(&str, &str, &str), DateTime<Utc>> = previous
+        .into_iter()
+        .flat_map(|s| &s.jobs)
+        .flat_map(|j| {
+            j.conditions.iter().map(move |c| {
+                (
+                    (j.cluster.as_str(), j.job_id.as_str(), c.rule.as_str()),
+                    c.since,
+                )
+            })
+        })
+        .collect();
+    jobs.par_iter()
+        .zip(sharing.par_iter())
+        .map(|(job, &others)| {
+            let mut live = judge.one(job, others, now);
+            for c in &mut live.conditions {
+                if let Some(since) =
+                    earlier.get(&(live.cluster.as_str(), live.job_id.as_str(), c.rule.as_str()))
+                {
+                    c.since = c.since.min(*since);
+                }
+            }
+            live
+        })
+        .collect()
+}
+
+/// For each job, how many other running jobs share one of its nodes.
+fn neighbours(jobs: &[RunningJob]) -> Vec<u32> {
+    let mut on_node: BTreeMap<(&str, &str), u32> = BTreeMap::new();
+    for job in jobs {
+        for node in &job.node_names {
+            *on_node
+                .entry((job.cluster.as_str(), node.as_str()))
+                .or_default() += 1;
+        }
+    }
+    jobs.iter()
+        .map(|job| {
+            job.node_names
+                .iter()
+                .map(|n| on_node[&(job.cluster.as_str(), n.as_str())] - 1)
+                .max()
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
+/// A job's samples by (node, metric).
+type Samples = BTreeMap<(Arc<str>, Arc<str>), Vec<Sample>>;
+
+impl Judge<'_> {
+    fn one(&self, job: &RunningJob, others: u32, now: DateTime<Utc>) -> LiveJob {
+        let mut live = live_job(job, now, &self.running.interactive_names);
+        live.shared = others > 0;
+        let Some(telemetry) = self.telemetry else {
+            live.not_judged = Some("no telemetry source is configured ([ingest] telemetry)".into());
+            return live;
+        };
+        // The newest samples are not all in yet (Prometheus's lag).
+        let to = now - (telemetry.ready_at(now) - now);
+        let run_s = (to - job.start).num_seconds().max(0) as u64;
+        let dwells = crate::rules::running_dwells(self.book);
+        let longest = dwells
+            .iter()
+            .flatten()
+            .copied()
+            .chain([self.running.lookback_s])
+            .max()
+            .unwrap_or(self.running.lookback_s)
+            .min(run_s);
+        let from = to - chrono::Duration::seconds(longest as i64);
+        let mut samples = Samples::new();
+        let fetched = telemetry.fetch(
+            &job.job_id,
+            &job.node_names,
+            from,
+            to,
+            &mut |node, metric, ts, v| {
+                samples
+                    .entry((Arc::from(node), Arc::from(metric)))
+                    .or_default()
+                    .push((ts, v));
+            },
+        );
+        if let Err(e) = fetched {
+            live.not_judged = Some(format!("telemetry of job {}: {e}", job.job_id));
+            return live;
+        }
+        // The footprint first (the run so far), then one window per distinct dwell.
+        let mut windows = vec![None];
+        windows.extend(dwells.iter().filter(|d| d.is_some()));
+        let mut conditions = Vec::new();
+        for dwell in windows {
+            let span_s = dwell.unwrap_or(self.running.lookback_s.min(run_s));
+            if span_s > run_s {
+                continue; // not run for the dwell yet
+            }
+            let data = match self.job_data(job, others, &samples, to, span_s) {
+                Ok(data) => data,
+                Err(e) => {
+                    live.not_judged = Some(e);
+                    return live;
+                }
+            };
+            if dwell.is_none() {
+                footprint(&mut live, &data);
+            }
+            let findings = crate::rules::evaluate_running(self.book, &data, self.rules, dwell);
+            for f in findings {
+                let at_end = self
+                    .book
+                    .rules
+                    .iter()
+                    .find(|r| r.id == f.rule)
+                    .and_then(|r| r.at_end.clone());
+                conditions.push(Condition {
+                    rule: f.rule.clone(),
+                    title: f.title.clone(),
+                    severity: f.severity.name().to_string(),
+                    at_end,
+                    since: to - chrono::Duration::seconds(span_s as i64),
+                    message: f.message.clone(),
+                    fix: f.fix.clone(),
+                    tools: f.tools.clone(),
+                    evidence: f.evidence_json(),
+                });
+            }
+        }
+        live.conditions = conditions;
+        live
+    }
+
+    /// The job's [`JobData`] over its last `span_s` seconds before `to`, as the rules read a
+    /// finished job's.
+    fn job_data(
+        &self,
+        job: &RunningJob,
+        others: u32,
+        samples: &Samples,
+        to: DateTime<Utc>,
+        span_s: u64,
+    ) -> Result<JobData, String> {
+        let to_us = to.timestamp_micros();
+        let from_us = to_us - span_s as i64 * 1_000_000;
+        let series: Vec<crate::features::scan::NamedSeries> = samples
+            .iter()
+            .map(|((node, metric), points)| {
+                let kept: Vec<Sample> = points
+                    .iter()
+                    .copied()
+                    .filter(|(ts, _)| *ts >= from_us && *ts <= to_us)
+                    .collect();
+                (node.clone(), metric.clone(), kept)
+            })
+            .filter(|(_, _, points)| !points.is_empty())
+            .collect();
+        let meta = JobMeta {
+            job_id: job.job_id.clone(),
+            start_us: from_us,
+            end_us: to_us,
+            trimmed: false,
+            keep_from_us: from_us,
+            keep_to_us: to_us,
+            cpus: Some(job.cpus),
+            num_nodes: Some(job.num_nodes),
+            nodes: Some(job.nodes.clone()),
+            req_mem_mb: job.req_mem_mb,
+            time_limit_s: job.time_limit_s,
+            gpus: Some(job.gpus),
+            run_start_us: job.start.timestamp_micros(),
+            acct_cpu_total_s: None,
+            acct_mem_peak_mb: None,
+            acct_energy_j: None,
+            acct_steps: None,
+            neighbours: Some(others),
+        };
+        let computed = crate::features::job::compute(&meta, series, self.features);
+        let (features, features_job, summary) =
+            crate::features::batches(std::slice::from_ref(&computed))
+                .map_err(|e| format!("features of running job {}: {e}", job.job_id))?;
+        let mut data = crate::classify::input::from_batches(
+            &job.job_id,
+            job_fields(job, others, to, span_s),
+            &summary,
+            &features_job,
+            &features,
+            Path::new(&format!("running job {}", job.job_id)),
+        )
+        .map_err(|e| e.to_string())?;
+        crate::rules::prepare(&mut data, self.rules);
+        Ok(data)
+    }
+}
+
+/// The `job.*` fields of a running job, named as the `jobs` table's columns.
+fn job_fields(
+    job: &RunningJob,
+    others: u32,
+    to: DateTime<Utc>,
+    span_s: u64,
+) -> BTreeMap<String, Value> {
+    let text = |s: &str| Value::Str(s.to_string());
+    let num = |x: f64| Value::num(x);
+    let opt = |x: Option<u64>| x.map_or(Value::Missing, |v| Value::num(v as f64));
+    BTreeMap::from([
+        ("cluster".to_string(), text(&job.cluster)),
+        ("job_id".into(), text(&job.job_id)),
+        ("user".into(), text(&job.user)),
+        ("account".into(), text(&job.account)),
+        ("partition".into(), text(&job.partition)),
+        ("qos".into(), text(&job.qos)),
+        ("name".into(), text(&job.name)),
+        ("state".into(), text("RUNNING")),
+        ("nodes".into(), text(&job.nodes)),
+        ("num_nodes".into(), num(job.num_nodes as f64)),
+        ("cpus".into(), num(job.cpus as f64)),
+        ("gpus".into(), num(job.gpus as f64)),
+        ("req_mem_mb".into(), opt(job.req_mem_mb)),
+        ("time_limit_s".into(), opt(job.time_limit_s)),
+        ("start".into(), num(job.start.timestamp() as f64)),
+        ("end".into(), num(to.timestamp() as f64)),
+        ("neighbours".into(), num(others as f64)),
+        ("window_s".into(), num(span_s as f64)),
+    ])
+}
+
+/// The snapshot's job before judging.
+fn live_job(job: &RunningJob, now: DateTime<Utc>, interactive_names: &[String]) -> LiveJob {
+    LiveJob {
+        cluster: job.cluster.clone(),
+        job_id: job.job_id.clone(),
+        user: job.user.clone(),
+        account: job.account.clone(),
+        partition: job.partition.clone(),
+        qos: job.qos.clone(),
+        name: job.name.clone(),
+        nodes: job.nodes.clone(),
+        num_nodes: job.num_nodes,
+        cpus: job.cpus,
+        gpus: job.gpus,
+        req_mem_mb: job.req_mem_mb,
+        time_limit_s: job.time_limit_s,
+        start: job.start,
+        elapsed_s: (now - job.start).num_seconds().max(0) as u64,
+        interactive: job.interactive
+            || interactive_names
+                .iter()
+                .any(|p| job.name.starts_with(p.as_str())),
+        ..LiveJob::default()
+    }
+}
+
+/// The footprint so far, from the `job_summary` figures of the run so far.
+fn footprint(live: &mut LiveJob, data: &JobData) {
+    let num = |k: &str| match data.summary.get(k) {
+        Some(Value::Num(v)) => Some(*v),
+        _ => None,
+    };
+    let text = |k: &str| match data.summary.get(k) {
+        Some(Value::Str(s)) => Some(s.clone()),
+        _ => None,
+    };
+    live.cpu_used_cores = num("cpu_used_cores");
+    live.cpu_eff = num("cpu_eff");
+    live.mem_used_max_mb = num("mem_used_max_mb");
+    live.mem_eff = num("mem_eff");
+    live.gpu_util = num("gpu_util");
+    live.cpu_source = text("cpu_eff_source");
+    live.mem_source = text("mem_source");
+}

@@ -1,0 +1,282 @@
+//! The jobs running now, as Slurm's controller knows them: `squeue --json` read into
+//! [`RunningJob`]s, for the running DAG.
+//!
+//! Slurm 22.05's `squeue --json` ignores every filter and prints every job slurmctld holds
+//! (pending and completing ones too), so the running ones are picked here. What it prints is
+//! another system's output: every field is checked, a job with an id, user or node list that
+//! cannot be one is skipped and counted ([`Listing::skipped`]), and nothing in it reaches a shell.
+//! Later Slurm versions print some numbers as `{"set": true, "infinite": false, "number": N}`;
+//! both shapes are read.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+/// One running job: what the live judgement and the cancel policy need.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RunningJob {
+    pub cluster: String,
+    pub job_id: String,
+    pub user: String,
+    pub account: String,
+    pub partition: String,
+    pub qos: String,
+    pub name: String,
+    pub start: DateTime<Utc>,
+    /// `None`: no limit (UNLIMITED).
+    pub time_limit_s: Option<u64>,
+    /// Slurm hostlist, as squeue prints it.
+    pub nodes: String,
+    /// The host list expanded.
+    pub node_names: Vec<String>,
+    pub num_nodes: u32,
+    pub cpus: u32,
+    /// The job's whole memory (all nodes), MiB; `None` when Slurm gave none.
+    pub req_mem_mb: Option<u64>,
+    pub gpus: u32,
+    /// Started by `salloc` or a bare `srun` (Slurm's batch flag unset).
+    pub interactive: bool,
+}
+
+/// What a listing gave: the running jobs, and the entries skipped with why.
+#[derive(Debug, Default)]
+pub struct Listing {
+    pub jobs: Vec<RunningJob>,
+    /// (what identifies the entry, why it was skipped).
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Runs `squeue --json` (at most `timeout`) and reads its running jobs.
+pub fn list(squeue: &Path, timeout: Duration) -> Result<Listing, String> {
+    let out = run_command(squeue, &["--json"], timeout)?;
+    parse_json(&String::from_utf8_lossy(&out))
+}
+
+/// Runs a Slurm command (`squeue`, `scancel`, `scontrol`) with `args`, no shell, in UTC, for at
+/// most `timeout` (then it is killed), and returns what it printed; an error naming the command
+/// and its error output when it cannot run, takes too long or fails.
+pub fn run_command(program: &Path, args: &[&str], timeout: Duration) -> Result<Vec<u8>, String> {
+    let shown = format!("{} {}", program.display(), args.join(" "));
+    let mut child = Command::new(program)
+        .args(args)
+        .env("TZ", "UTC")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    // Read while waiting: output larger than the pipe would otherwise block the command.
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut out = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut out);
+            }
+            out
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let started = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait().map_err(|e| format!("{shown}: {e}"))? {
+            Some(status) => break status,
+            None if started.elapsed() > timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("{shown}: no answer within {}s", timeout.as_secs()));
+            }
+            None => std::thread::sleep(Duration::from_millis(20)),
+        }
+    };
+    let out = stdout.join().unwrap_or_default();
+    let err = stderr.join().unwrap_or_default();
+    if !status.success() {
+        return Err(format!(
+            "{shown} failed ({status}): {}",
+            jobsight_base::text::printable(String::from_utf8_lossy(&err).trim())
+        ));
+    }
+    Ok(out)
+}
+
+/// The running jobs of a `squeue --json` listing.
+pub fn parse_json(text: &str) -> Result<Listing, String> {
+    let root: Value =
+        serde_json::from_str(text).map_err(|e| format!("squeue --json: not JSON: {e}"))?;
+    let jobs = root
+        .get("jobs")
+        .and_then(Value::as_array)
+        .ok_or("squeue --json: no `jobs` list")?;
+    let mut listing = Listing::default();
+    for (i, job) in jobs.iter().enumerate() {
+        if job.get("job_state").and_then(Value::as_str) != Some("RUNNING") {
+            continue;
+        }
+        match running_job(job) {
+            Ok(j) => listing.jobs.push(j),
+            Err(why) => {
+                let id = job
+                    .get("job_id")
+                    .map(Value::to_string)
+                    .unwrap_or_else(|| format!("entry {i}"));
+                listing.skipped.push((id, why));
+            }
+        }
+    }
+    Ok(listing)
+}
+
+/// A number, or Slurm 23.02+'s `{"set", "infinite", "number"}` (`None` when unset or infinite).
+fn number(v: Option<&Value>) -> Option<u64> {
+    match v? {
+        Value::Number(n) => n.as_u64(),
+        Value::Object(o) => {
+            let set = o.get("set").and_then(Value::as_bool).unwrap_or(true);
+            let infinite = o.get("infinite").and_then(Value::as_bool).unwrap_or(false);
+            (set && !infinite).then(|| o.get("number")?.as_u64())?
+        }
+        _ => None,
+    }
+}
+
+fn text(job: &Value, key: &str) -> String {
+    job.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn running_job(job: &Value) -> Result<RunningJob, String> {
+    let job_id = number(job.get("job_id")).ok_or("no job_id")?;
+    let user = text(job, "user_name");
+    if !jobsight_base::text::is_login_name(&user) {
+        return Err(format!("user {user:?} is no login name"));
+    }
+    let start = number(job.get("start_time"))
+        .and_then(|s| DateTime::from_timestamp(i64::try_from(s).ok()?, 0))
+        .ok_or("no start_time")?;
+    let nodes = text(job, "nodes");
+    let node_names =
+        slurm_hooks::hostlist::expand(&nodes).map_err(|e| format!("node list {nodes:?}: {e}"))?;
+    let cpus = number(job.get("cpus")).unwrap_or(0) as u32;
+    let num_nodes = number(job.get("node_count")).unwrap_or(node_names.len() as u64) as u32;
+    let tres = text(job, "tres_alloc_str");
+    let req_mem_mb = tres_memory_mb(&tres).or_else(|| {
+        number(job.get("memory_per_node"))
+            .map(|m| m * u64::from(num_nodes.max(1)))
+            .or_else(|| number(job.get("memory_per_cpu")).map(|m| m * u64::from(cpus)))
+    });
+    Ok(RunningJob {
+        cluster: text(job, "cluster"),
+        job_id: job_id.to_string(),
+        user,
+        account: text(job, "account"),
+        partition: text(job, "partition"),
+        qos: text(job, "qos"),
+        name: text(job, "name"),
+        start,
+        time_limit_s: number(job.get("time_limit")).map(|m| m * 60),
+        nodes,
+        node_names,
+        num_nodes,
+        cpus,
+        req_mem_mb,
+        gpus: tres_gpus(&tres),
+        interactive: job.get("batch_flag").and_then(Value::as_bool) == Some(false),
+    })
+}
+
+/// `mem=` of a TRES string (`cpu=8,mem=32G,node=1`), MiB.
+fn tres_memory_mb(tres: &str) -> Option<u64> {
+    let value = tres.split(',').find_map(|p| p.strip_prefix("mem="))?;
+    let (digits, unit) = value.split_at(value.find(|c: char| !c.is_ascii_digit() && c != '.')?);
+    let n: f64 = digits.parse().ok()?;
+    let mib = match unit {
+        "K" => n / 1024.0,
+        "M" => n,
+        "G" => n * 1024.0,
+        "T" => n * 1024.0 * 1024.0,
+        _ => return None,
+    };
+    Some(mib.round() as u64)
+}
+
+/// GPUs of a TRES string: `gres/gpu=N`, or the sum of the typed `gres/gpu:<type>=N` when Slurm
+/// gives only those.
+fn tres_gpus(tres: &str) -> u32 {
+    let count = |p: &str| p.split_once('=').and_then(|(_, n)| n.parse::<u32>().ok());
+    if let Some(n) = tres
+        .split(',')
+        .find(|p| p.starts_with("gres/gpu="))
+        .and_then(count)
+    {
+        return n;
+    }
+    tres.split(',')
+        .filter(|p| p.starts_with("gres/gpu:"))
+        .filter_map(count)
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Captured from the test cluster's Slurm 22.05.8: a batch job and an `salloc` running, a
+    /// third pending.
+    const FIXTURE: &str = include_str!("../../../tests/fixtures/squeue-22.05.8.json");
+
+    #[test]
+    fn the_running_jobs_of_a_real_listing() {
+        let listing = parse_json(FIXTURE).unwrap();
+        assert!(listing.skipped.is_empty(), "{:?}", listing.skipped);
+        let ids: Vec<&str> = listing.jobs.iter().map(|j| j.job_id.as_str()).collect();
+        assert_eq!(ids, ["1", "2"], "the pending job 3 is left out");
+        let batch = &listing.jobs[0];
+        assert_eq!(
+            (
+                batch.user.as_str(),
+                batch.account.as_str(),
+                batch.partition.as_str()
+            ),
+            ("alice", "research", "debug")
+        );
+        assert_eq!(batch.name, "sleeper");
+        assert_eq!(batch.cluster, "ci");
+        assert_eq!(batch.node_names, ["vm"]);
+        assert_eq!((batch.cpus, batch.num_nodes, batch.gpus), (1, 1, 0));
+        assert_eq!(batch.req_mem_mb, Some(100));
+        assert_eq!(batch.time_limit_s, Some(600));
+        assert!(!batch.interactive);
+        assert!(listing.jobs[1].interactive, "salloc");
+        assert_eq!(listing.jobs[1].req_mem_mb, Some(50));
+    }
+
+    #[test]
+    fn hostile_and_newer_entries() {
+        let text = r#"{"jobs": [
+          {"job_id": 7, "job_state": "RUNNING", "user_name": "bob; rm -rf /", "start_time": 1, "nodes": "n1"},
+          {"job_id": 8, "job_state": "RUNNING", "user_name": "bob", "start_time": 1, "nodes": "n[1-"},
+          {"job_state": "RUNNING", "user_name": "bob", "start_time": 1, "nodes": "n1"},
+          {"job_id": 9, "job_state": "RUNNING", "user_name": "bob", "nodes": "n[1-2]",
+           "start_time": {"set": true, "infinite": false, "number": 1795745851},
+           "time_limit": {"set": true, "infinite": true, "number": 0}, "cpus": 16, "node_count": 2,
+           "tres_alloc_str": "cpu=16,mem=64G,node=2,gres/gpu:a100=2,gres/gpu:v100=2", "batch_flag": true}
+        ]}"#;
+        let listing = parse_json(text).unwrap();
+        assert_eq!(listing.skipped.len(), 3, "{:?}", listing.skipped);
+        assert!(listing.skipped[0].1.contains("login name"));
+        assert!(listing.skipped[1].1.contains("node list"));
+        assert_eq!(listing.skipped[2].0, "entry 2");
+        let j = &listing.jobs[0];
+        assert_eq!(j.node_names, ["n1", "n2"]);
+        assert_eq!(j.time_limit_s, None, "infinite");
+        assert_eq!((j.gpus, j.req_mem_mb), (4, Some(65536)));
+        assert!(parse_json("not json").unwrap_err().contains("not JSON"));
+        assert!(parse_json("{}").unwrap_err().contains("jobs"));
+    }
+}

@@ -171,13 +171,17 @@ fn dag_status_of_a_pipeline_that_never_ran() {
         .iter()
         .map(|p| p.as_str().unwrap())
         .collect();
-    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert_eq!(problems.len(), 3, "{problems:?}");
     assert!(
         problems[0].starts_with("DAG nightly has never run; it was due at "),
         "{problems:?}"
     );
     assert!(
         problems[1].starts_with("DAG per-job has never run; it was due at "),
+        "{problems:?}"
+    );
+    assert!(
+        problems[2].starts_with("DAG running has never run; it was due at "),
         "{problems:?}"
     );
 }

@@ -356,6 +356,33 @@ fn verdict(book: &RuleBook, fixture: &Fixture) -> Verdict {
     rules::evaluate(book, &data, &settings())
 }
 
+/// The verdict the fixture gets for `rule`: a running rule judges it as the running DAG does (a
+/// job still running, over the rule's dwell), every other rule as a finished job.
+fn verdict_for(book: &RuleBook, fixture: &Fixture, rule: &str) -> Verdict {
+    let Some(running) = book
+        .rules
+        .iter()
+        .find(|r| r.id == rule && r.group == rules::Group::Running)
+    else {
+        return verdict(book, fixture);
+    };
+    Verdict {
+        findings: running_findings(book, fixture, running.dwell_s),
+        ..Verdict::default()
+    }
+}
+
+/// The running rules of `dwell` on the fixture, judged as a job still running.
+fn running_findings(book: &RuleBook, fixture: &Fixture, dwell: Option<u64>) -> Vec<rules::Finding> {
+    let mut data = fixture.build();
+    data.job
+        .insert("state".into(), Value::Str("RUNNING".into()));
+    data.job
+        .insert("window_s".into(), Value::Num(dwell.unwrap_or(3600) as f64));
+    rules::prepare(&mut data, &settings());
+    rules::evaluate_running(book, &data, &settings(), dwell)
+}
+
 type Case = (&'static str, Shape, fn(&mut Fixture));
 
 /// A leak: memory rising by 30 GB over the middle of the run.
@@ -498,6 +525,20 @@ fn rule_cases() -> Vec<Case> {
         ("memory-leak", Shape::Single, leaking),
         ("work-cliff", Shape::Single, |f| {
             f.all("cpu_user", "catastrophe", 0.02);
+        }),
+        // The running rules, judged as the running DAG judges a job still running.
+        ("running-hung", Shape::Single, hung),
+        ("running-gpu-idle", Shape::Gpu, |f| {
+            f.level("gpu_util", 0.0);
+        }),
+        ("running-memory-near-limit", Shape::Single, |f| {
+            // 60 of the 64 GiB, 20 GB more an hour, an hour of the time limit left.
+            f.all("mem_used_bytes", "max", 60e9)
+                .all("mem_used_bytes", "slope_per_h", 20e9);
+        }),
+        ("running-serial", Shape::Single, |f| {
+            f.level("cpu_user", 1.0 / CORES as f64)
+                .level("cpu_system", 0.0);
         }),
         ("insufficient-telemetry", Shape::Single, |f| {
             f.summary("judgeable", Value::Bool(false)).summary(
@@ -650,15 +691,18 @@ fn every_rule_fires_on_its_fixture_and_not_on_the_healthy_twin() {
     for (id, shape, change) in cases {
         assert!(book.rules.iter().any(|r| r.id == id), "no rule {id}");
         let healthy = Fixture::healthy(shape);
-        let quiet = verdict(&book, &healthy);
+        let mut quiet = verdict(&book, &healthy).findings;
+        for dwell in rules::running_dwells(&book) {
+            quiet.extend(running_findings(&book, &healthy, dwell));
+        }
         assert!(
-            quiet.findings.is_empty(),
+            quiet.is_empty(),
             "the healthy {shape:?} job has findings: {:?}",
-            quiet.findings.iter().map(|f| &f.rule).collect::<Vec<_>>()
+            quiet.iter().map(|f| &f.rule).collect::<Vec<_>>()
         );
         let mut fixture = Fixture::healthy(shape);
         change(&mut fixture);
-        let v = verdict(&book, &fixture);
+        let v = verdict_for(&book, &fixture, id);
         for finding in &v.findings {
             let wrong = finding.contradictions();
             assert!(
@@ -910,7 +954,7 @@ fix = "Ask for less."
     .expect("write");
     let (ok, out, err) = run(&["rules", "check", candidate.to_str().expect("utf-8")]);
     assert!(
-        ok && out.contains("ok; with the built-in files: 35 rules"),
+        ok && out.contains("ok; with the built-in files: 39 rules"),
         "{out}{err}"
     );
     let (ok, out, err) = run(&[

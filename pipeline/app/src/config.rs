@@ -690,6 +690,14 @@ mod tests {
         assert_eq!(s.report, d.report);
         assert_eq!(s.summary, d.summary);
         assert_eq!(s.serve, d.serve);
+        // The snapshot's default follows `data`, which the example names differently.
+        assert_eq!(
+            crate::running::Settings {
+                snapshot: d.running.snapshot.clone(),
+                ..s.running.clone()
+            },
+            d.running
+        );
         assert_eq!(s.report, d.report);
         assert_eq!(s.engine, d.engine);
     }

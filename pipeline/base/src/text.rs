@@ -207,4 +207,3 @@ mod tests {
         assert_eq!(html_escape("\u{2066}a\u{2069}"), "\\u{2066}a\\u{2069}");
     }
 }
-

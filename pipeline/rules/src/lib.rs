@@ -31,33 +31,19 @@
 pub mod book;
 pub mod classify;
 pub mod lang;
+mod prepare;
 pub mod reload;
+mod running;
+
+pub use prepare::{Fold, JOB_STAT_FOLDS, prepare};
+
+pub use running::{evaluate_running, running_dwells};
 
 use std::collections::BTreeMap;
 
 use book::{FROM_ACCOUNTING, FROM_NODES, Reads, read_kind};
 pub use book::{Group, Per, RuleBook, RulesError, Severity, Sharing, WindowOf};
 use lang::Value;
-
-/// How per-node statistics fold into the job-level `<metric>.<stat>` (the worst node counts).
-pub const JOB_STAT_FOLDS: [(&str, Fold); 9] = [
-    ("max_rise", Fold::Max),
-    ("slope_per_h", Fold::Max),
-    ("catastrophe", Fold::Min),
-    ("idle_share", Fold::Mean),
-    ("p05", Fold::Min),
-    ("p95", Fold::Max),
-    ("std", Fold::Max),
-    ("coverage", Fold::Min),
-    ("rise_s", Fold::Max),
-];
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Fold {
-    Min,
-    Max,
-    Mean,
-}
 
 /// Evaluation settings (config `[rules]`).
 #[derive(Debug, Clone, PartialEq)]
@@ -312,101 +298,6 @@ impl Verdict {
     }
 }
 
-/// Adds the fields the engine derives: `job.elapsed_s`, `cpus_per_node`, `exclusive`, ..., and
-/// the job-level folds of the per-node statistics.
-pub fn prepare(data: &mut JobData, settings: &Settings) {
-    let num = |data: &JobData, key: &str| match data.job.get(key) {
-        Some(Value::Num(v)) => Some(*v),
-        _ => None,
-    };
-    let (start, end, submit) = (num(data, "start"), num(data, "end"), num(data, "submit"));
-    let (cpus, nodes, gpus) = (num(data, "cpus"), num(data, "num_nodes"), num(data, "gpus"));
-    let per_node = |x: Option<f64>| match (x, nodes) {
-        (Some(x), Some(n)) if n > 0.0 => Value::num(x / n),
-        _ => Value::Missing,
-    };
-    let cpus_per_node = per_node(cpus);
-    let cores = settings.cores_per_node.map(f64::from);
-    let derived = [
-        (
-            "elapsed_s",
-            match (start, end) {
-                (Some(s), Some(e)) => Value::num(e - s),
-                _ => Value::Missing,
-            },
-        ),
-        (
-            "wait_s",
-            match (submit, start) {
-                (Some(s), Some(t)) => Value::num(t - s),
-                _ => Value::Missing,
-            },
-        ),
-        ("cores_per_node", Value::from_opt(cores)),
-        (
-            "exclusive",
-            match (&cpus_per_node, cores) {
-                (Value::Num(c), Some(k)) => Value::Bool(*c >= k),
-                _ => Value::Missing,
-            },
-        ),
-        ("cpus_per_node", cpus_per_node.clone()),
-        ("gpus_per_node", per_node(gpus)),
-        (
-            "req_mem_gb",
-            Value::from_opt(num(data, "req_mem_mb").map(|m| m / 1024.0)),
-        ),
-    ];
-    for (key, value) in derived {
-        data.job.insert(key.to_string(), value);
-    }
-    // A running job's judged span is set by the running DAG; a finished job's is its run.
-    if !matches!(data.job.get("window_s"), Some(Value::Num(_))) {
-        let elapsed = data.job["elapsed_s"].clone();
-        data.job.insert("window_s".into(), elapsed);
-    }
-    // Per-node times as durations.
-    let start_us = start.map(|s| (s * 1e6) as i64);
-    for series in data.nodes.values_mut().flat_map(|m| m.values_mut()) {
-        if let (Some(from), Some(to)) = (series.rise_from, series.rise_to) {
-            series
-                .stats
-                .insert("rise_s".into(), (to - from) as f64 / 1e6);
-        }
-        if let (Some(at), Some(start)) = (series.cliff_at, start_us) {
-            series
-                .stats
-                .insert("cliff_after_s".into(), (at - start) as f64 / 1e6);
-        }
-    }
-    // The worst node, per metric.
-    let mut folded: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
-    for (stat, fold) in JOB_STAT_FOLDS {
-        let mut values: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-        for metrics in data.nodes.values() {
-            for (metric, series) in metrics {
-                if let Some(v) = series.stats.get(stat).filter(|v| v.is_finite()) {
-                    values.entry(metric).or_default().push(*v);
-                }
-            }
-        }
-        for (metric, v) in values {
-            let x = match fold {
-                Fold::Min => v.iter().copied().fold(f64::INFINITY, f64::min),
-                Fold::Max => v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-                Fold::Mean => v.iter().sum::<f64>() / v.len() as f64,
-            };
-            folded
-                .entry(metric.to_string())
-                .or_default()
-                .insert(stat.to_string(), x);
-        }
-    }
-    for (metric, stats) in folded {
-        data.across.entry(metric).or_default().extend(stats);
-    }
-}
-
 /// The evaluation context of one job (and, in node rules, one node).
 struct Context<'a> {
     book: &'a RuleBook,
@@ -543,36 +434,8 @@ pub fn evaluate(book: &RuleBook, data: &JobData, settings: &Settings) -> Verdict
     judge(book, data, settings, &|rule| rule.group != Group::Running)
 }
 
-/// The findings of the running rules whose dwell is `dwell_s` on one running job, whose
-/// telemetry covers that dwell (the running DAG computes the features once per distinct dwell).
-/// `data` must have been [`prepare`]d.
-pub fn evaluate_running(
-    book: &RuleBook,
-    data: &JobData,
-    settings: &Settings,
-    dwell_s: Option<u64>,
-) -> Vec<Finding> {
-    judge(book, data, settings, &|rule| {
-        rule.group == Group::Running && rule.dwell_s == dwell_s
-    })
-    .findings
-}
-
-/// The distinct dwells of the running rules, each a window the running DAG computes features
-/// over.
-pub fn running_dwells(book: &RuleBook) -> Vec<Option<u64>> {
-    let mut dwells: Vec<Option<u64>> = book
-        .rules
-        .iter()
-        .filter(|r| r.group == Group::Running)
-        .map(|r| r.dwell_s)
-        .collect();
-    dwells.sort();
-    dwells.dedup();
-    dwells
-}
-
-fn judge(
+/// The thresholds block, classes and findings of the rules `judged` picks.
+pub(crate) fn judge(
     book: &RuleBook,
     data: &JobData,
     settings: &Settings,

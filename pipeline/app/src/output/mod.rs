@@ -25,6 +25,7 @@ pub mod running;
 pub mod summary;
 pub mod templates;
 pub mod units;
+pub mod usage;
 pub mod workflow;
 
 use std::fmt::Write as _;

@@ -1,6 +1,6 @@
 //! The running jobs as people see them: `jobsight running` in a terminal (a table, or JSON for
 //! scripts) and the "what runs now" page's values. Both show each job's use so far against its
-//! request, coloured by the job pages' limits ([`crate::output::pages::CPU_LEVELS`], ...), and
+//! request, coloured by the job pages' limits ([`crate::output::usage`]), and
 //! the conditions that hold with since when.
 
 use std::fmt::Write as _;
@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
-use super::pages::{CPU_LEVELS, GPU_LEVELS, MEMORY_LEVELS, bar_width, level};
 use super::units::{duration, percent};
+use super::usage::{CPU_LEVELS, GPU_LEVELS, MEMORY_LEVELS, bar_width, level};
 use crate::running::snapshot::{LiveJob, Snapshot};
 use jobsight_base::text::clean;
 
@@ -223,21 +223,5 @@ mod tests {
                 r.html
             );
         }
-    }
-
-    #[test]
-    fn the_page_escapes_what_slurm_hands_over() {
-        let snapshot = crate::running::snapshot::sample();
-        let settings = crate::report::Settings::default();
-        let page = crate::output::pages::PageTemplates::load(&settings)
-            .unwrap()
-            .running(&snapshot, snapshot.taken_at)
-            .unwrap();
-        assert!(
-            page.contains("train-&lt;model&gt;"),
-            "the job name is escaped"
-        );
-        assert!(page.contains("bar bad") && page.contains("sev-critical"));
-        assert!(page.contains("not judged: telemetry of job 4243"));
     }
 }

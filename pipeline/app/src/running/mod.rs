@@ -41,10 +41,14 @@ pub fn check_policy(settings: &Settings, book: &RuleBook) -> Result<(), String> 
     Ok(())
 }
 
-/// Everything one run needs from the application's configuration.
+/// Everything one run needs: the warehouse, the stages' settings it uses, the rule book and the
+/// telemetry source (the per-job DAG's).
 pub struct Inputs<'a> {
     pub data: &'a std::path::Path,
-    pub settings: &'a crate::config::Settings,
+    pub running: &'a Settings,
+    pub features: &'a crate::features::Settings,
+    pub rules: &'a crate::rules::Settings,
+    pub notify: &'a crate::notify::Settings,
     pub book: &'a RuleBook,
     pub telemetry: Option<&'a (dyn TelemetrySource + Send + Sync)>,
 }
@@ -61,17 +65,17 @@ impl std::fmt::Debug for Inputs<'_> {
 
 /// One run at `now`: list, judge, write the snapshot, act.
 pub fn run_once(inputs: &Inputs, now: DateTime<Utc>) -> Result<Outcome, String> {
-    let s = inputs.settings;
-    check_policy(&s.running, inputs.book)?;
-    let listing = crate::ingest::squeue::list(&s.running.squeue, s.running.timeout)?;
+    let running = inputs.running;
+    check_policy(running, inputs.book)?;
+    let listing = crate::ingest::squeue::list(&running.squeue, running.timeout)?;
     // A snapshot that cannot be read only loses the conditions' start times.
-    let previous = Snapshot::read(&s.running.snapshot).unwrap_or(None);
+    let previous = Snapshot::read(&running.snapshot).unwrap_or(None);
     let judge = watch::Judge {
         book: inputs.book,
-        features: &s.features,
-        rules: &s.rules,
+        features: inputs.features,
+        rules: inputs.rules,
         telemetry: inputs.telemetry,
-        running: &s.running,
+        running,
     };
     let snapshot = Snapshot {
         taken_at: now,
@@ -79,8 +83,15 @@ pub fn run_once(inputs: &Inputs, now: DateTime<Utc>) -> Result<Outcome, String> 
         jobs: watch::judge_all(&judge, &listing.jobs, now, previous.as_ref()),
         skipped: listing.skipped,
     };
-    snapshot.write(&s.running.snapshot)?;
+    snapshot.write(&running.snapshot)?;
     let history = act::read_history(inputs.data, now)?;
-    let acted = act::act(inputs.data, &s.running, &s.notify, &snapshot, &history, now)?;
+    let acted = act::act(
+        inputs.data,
+        running,
+        inputs.notify,
+        &snapshot,
+        &history,
+        now,
+    )?;
     Ok(Outcome { snapshot, acted })
 }

@@ -28,9 +28,10 @@ pub(in crate::cli) fn dag(
             for dag in &dags {
                 writeln!(
                     stdout,
-                    "{} ({} steps{}): {}\n  schedule {:?} (UTC), catch_up {}, retries {} after {} s; from {}",
+                    "{} ({} step{}{}): {}\n  schedule {:?} (UTC), catch_up {}, retries {} after {} s; from {}",
                     dag.name,
                     dag.steps.len(),
+                    if dag.steps.len() == 1 { "" } else { "s" },
                     if dag.enabled { "" } else { ", PAUSED" },
                     dag.description,
                     dag.cron,
@@ -143,6 +144,8 @@ pub(in crate::cli) fn check(env: &Env, stdout: &mut StdoutLock<'_>) -> anyhow::R
         book.classes.len(),
         book.version
     )?;
+    // The cancel policy names running rules of this book.
+    crate::running::check_policy(&settings.running, &book).map_err(anyhow::Error::msg)?;
     writeln!(stdout, "{}", output::email::check(&settings.notify)?)?;
     writeln!(stdout, "{}", output::pages::check(&settings.report)?)?;
     Ok(())

@@ -2,6 +2,7 @@
 //! findings and verdicts, its telemetry charted against a healthy reference, the metrics behind
 //! the verdict, and the `#SBATCH` lines a better request would use.
 
+use crate::output::usage::{CPU_LEVELS, GPU_LEVELS, MEMORY_LEVELS, TIME_LEVELS, bar_width, level};
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
@@ -342,28 +343,6 @@ fn job_values(job: &JobFacts, summary: Option<&SummaryFacts>) -> serde_json::Val
         "energy": summary.and_then(|s| energy_text(s.energy_kwh, Some(&s.energy_source), s.energy_share)),
         "day": job.day,
     })
-}
-
-/// A bar's width in percent of a share (0 to 100).
-pub(crate) fn bar_width(share: Option<f64>) -> f64 {
-    (share.unwrap_or(0.0).clamp(0.0, 1.0) * 100.0).round()
-}
-
-/// The usage shares' limits, jobstats' (red below the first, yellow below the second): the job
-/// pages, the "what runs now" page and `jobsight running` colour by these.
-pub(crate) const CPU_LEVELS: (f64, f64) = (0.65, 0.8);
-pub(crate) const MEMORY_LEVELS: (f64, f64) = (0.3, 0.7);
-pub(crate) const TIME_LEVELS: (f64, f64) = (0.1, 0.5);
-pub(crate) const GPU_LEVELS: (f64, f64) = (0.15, 0.25);
-
-/// `bad`, `low` or `good` for a usage share, by `(red_below, low_below)` ([`CPU_LEVELS`], ...).
-pub(crate) fn level(share: Option<f64>, (red_below, low_below): (f64, f64)) -> &'static str {
-    match share {
-        None => "unknown",
-        Some(s) if s < red_below => "bad",
-        Some(s) if s < low_below => "low",
-        _ => "good",
-    }
 }
 
 /// Where a value sits on a low | average | high bar, in percent: the low third below `low`,

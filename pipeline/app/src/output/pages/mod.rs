@@ -18,7 +18,6 @@ mod index;
 mod job;
 mod sample;
 
-pub(crate) use job::{CPU_LEVELS, GPU_LEVELS, MEMORY_LEVELS, bar_width, level};
 pub(crate) mod suggest;
 mod user;
 mod workflow;
@@ -720,5 +719,21 @@ mod tests {
             "{page}"
         );
         assert!(page.contains("at our site</h1>"), "{page}");
+    }
+
+    #[test]
+    fn the_page_escapes_what_slurm_hands_over() {
+        let snapshot = crate::running::snapshot::sample();
+        let settings = Settings::default();
+        let page = PageTemplates::load(&settings)
+            .unwrap()
+            .running(&snapshot, snapshot.taken_at)
+            .unwrap();
+        assert!(
+            page.contains("train-&lt;model&gt;"),
+            "the job name is escaped"
+        );
+        assert!(page.contains("bar bad") && page.contains("sev-critical"));
+        assert!(page.contains("not judged: telemetry of job 4243"));
     }
 }

@@ -10,9 +10,13 @@ use crate::schedule::context::{Counts, StepRun};
 /// Lists and judges the running jobs, writes the snapshot, warns and applies the cancel policy.
 pub(super) fn judge_and_act(run: &StepRun) -> Result<Counts, String> {
     let ctx = run.ctx;
+    let s = &ctx.settings;
     let inputs = crate::running::Inputs {
         data: ctx.data(),
-        settings: &ctx.settings,
+        running: &s.running,
+        features: &s.features,
+        rules: &s.rules,
+        notify: &s.notify,
         book: &ctx.book,
         telemetry: ctx.telemetry.as_deref(),
     };

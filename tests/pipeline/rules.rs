@@ -532,9 +532,11 @@ fn rule_cases() -> Vec<Case> {
             f.level("gpu_util", 0.0);
         }),
         ("running-memory-near-limit", Shape::Single, |f| {
-            // 60 of the 64 GiB, 20 GB more an hour, an hour of the time limit left.
+            // 60 of the 64 GiB, 20 GB more an hour, an hour of the time limit left, on a node
+            // the job has to itself (the running DAG knows its neighbours: none).
             f.all("mem_used_bytes", "max", 60e9)
-                .all("mem_used_bytes", "slope_per_h", 20e9);
+                .all("mem_used_bytes", "slope_per_h", 20e9)
+                .summary("shared", Value::Bool(false));
         }),
         ("running-serial", Shape::Single, |f| {
             f.level("cpu_user", 1.0 / CORES as f64)

@@ -287,8 +287,17 @@ pub fn act(
             acted.rows.push(row);
         }
     }
+    // The rows are written whatever the emails do: a cancellation is never left unrecorded.
+    let mut failed = None;
     if !warnings.is_empty() {
-        let sent = send(data, notify, &warnings, now)?;
+        let sent = send(data, notify, &warnings, now).unwrap_or_else(|e| {
+            let why = format!("email not sent: {e}");
+            failed = Some(e);
+            mailed_by_row
+                .values()
+                .map(|key| (key.clone(), why.clone()))
+                .collect()
+        });
         for (row, key) in &mailed_by_row {
             let mail = sent
                 .get(key)
@@ -309,6 +318,16 @@ pub fn act(
             r.outcome = "email not sent: the job has no safe user or id".into();
         }
     }
+    if failed.is_some() {
+        // A warning that could not be queued (a template or outbox error) is not recorded, so
+        // that the next run tries it again; what was done (a cancellation) is.
+        let mut i = 0;
+        acted.rows.retain(|r| {
+            let keep = !(mailed_by_row.contains_key(&i) && r.stage != CANCEL);
+            i += 1;
+            keep
+        });
+    }
     if !acted.rows.is_empty() {
         let batch = InterventionRow::batch(&acted.rows).map_err(|e| e.to_string())?;
         catalog::write_part(
@@ -320,7 +339,10 @@ pub fn act(
         )
         .map_err(|e| e.to_string())?;
     }
-    Ok(acted)
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(acted),
+    }
 }
 
 /// Sends the warnings; each key's outcome: `emailed`, or `email not sent: <why>`.
@@ -509,5 +531,44 @@ mod tests {
             exemption(&interactive, &on.cancel).as_deref(),
             Some("interactive")
         );
+    }
+
+    /// The whole round on a warehouse and a file outbox: a warning mailed and recorded once, the
+    /// dry run's second warning and cancellation recorded at their times and nothing after.
+    #[test]
+    fn every_decision_is_recorded_and_the_warning_mailed_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        let notify = crate::notify::Options {
+            outbox: Some(dir.path().join("outbox")),
+            ..Default::default()
+        }
+        .resolve()
+        .unwrap();
+        let s = settings("[cancel]\nenabled = true\n");
+        let snapshot = sample();
+        let t0 = snapshot.taken_at;
+        let round = |seconds: i64| {
+            let now = t0 + chrono::Duration::seconds(seconds);
+            let history = read_history(&data, now).unwrap();
+            act(&data, &s, &notify, &snapshot, &history, now).unwrap()
+        };
+        let first = round(0);
+        let stages: Vec<(&str, &str)> = first
+            .rows
+            .iter()
+            .map(|r| (r.stage.as_str(), r.outcome.as_str()))
+            .collect();
+        assert_eq!(stages, [(WARNING, "emailed")]);
+        assert_eq!((first.emailed, first.rows[0].held_s), (1, 95 * 60));
+        assert!(round(600).rows.is_empty(), "warned once");
+        let second = round(2700);
+        assert_eq!(second.rows[0].stage, SECOND_WARNING);
+        assert_eq!((second.rows[0].outcome.as_str(), second.emailed), ("would warn again", 0));
+        let third = round(3600);
+        assert_eq!((third.rows[0].stage.as_str(), third.would_cancel), (CANCEL, 1));
+        assert!(round(4000).rows.is_empty());
+        let sent = std::fs::read_dir(dir.path().join("outbox/sent")).unwrap().count();
+        assert_eq!(sent, 1, "one email: the dry run mails nothing more");
     }
 }

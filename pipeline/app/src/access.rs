@@ -224,7 +224,7 @@ impl Access {
     }
 
     /// Whether this run's person may run a command: with the rule on, a person who is not an
-    /// admin only the commands that show their own jobs (`shows_own_jobs`: `job`, `jobs`; clap
+    /// admin only the commands that show their own jobs (`shows_own_jobs`: `job`, `jobs`, `running`; clap
     /// answers `--help` before this).
     pub fn allows_command(&self, shows_own_jobs: bool) -> Result<(), AccessError> {
         match &self.person {

@@ -564,11 +564,19 @@ mod tests {
         assert!(round(600).rows.is_empty(), "warned once");
         let second = round(2700);
         assert_eq!(second.rows[0].stage, SECOND_WARNING);
-        assert_eq!((second.rows[0].outcome.as_str(), second.emailed), ("would warn again", 0));
+        assert_eq!(
+            (second.rows[0].outcome.as_str(), second.emailed),
+            ("would warn again", 0)
+        );
         let third = round(3600);
-        assert_eq!((third.rows[0].stage.as_str(), third.would_cancel), (CANCEL, 1));
+        assert_eq!(
+            (third.rows[0].stage.as_str(), third.would_cancel),
+            (CANCEL, 1)
+        );
         assert!(round(4000).rows.is_empty());
-        let sent = std::fs::read_dir(dir.path().join("outbox/sent")).unwrap().count();
+        let sent = std::fs::read_dir(dir.path().join("outbox/sent"))
+            .unwrap()
+            .count();
         assert_eq!(sent, 1, "one email: the dry run mails nothing more");
     }
 }

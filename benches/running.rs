@@ -105,6 +105,7 @@ fn main() {
         .map(|j| RunningJob {
             cluster: "sim".into(),
             job_id: j.job_id.to_string(),
+            slurm_id: j.job_id.to_string(),
             user: j.user.clone(),
             account: j.account.clone(),
             partition: j.partition.clone(),

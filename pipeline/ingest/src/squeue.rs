@@ -19,7 +19,10 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RunningJob {
     pub cluster: String,
+    /// The job's id as accounting and the warehouse name it: `ARRAY_TASK` for an array task.
     pub job_id: String,
+    /// Slurm's own id of the job (an array task's too), for `scancel` and `scontrol`.
+    pub slurm_id: String,
     pub user: String,
     pub account: String,
     pub partition: String,
@@ -113,7 +116,13 @@ pub fn parse_json(text: &str) -> Result<Listing, String> {
         .ok_or("squeue --json: no `jobs` list")?;
     let mut listing = Listing::default();
     for (i, job) in jobs.iter().enumerate() {
-        if job.get("job_state").and_then(Value::as_str) != Some("RUNNING") {
+        // A string in 22.05, a list of flags from 23.11 (`["RUNNING"]`).
+        let running = match job.get("job_state") {
+            Some(Value::String(state)) => state == "RUNNING",
+            Some(Value::Array(states)) => states.iter().any(|s| s == "RUNNING"),
+            _ => false,
+        };
+        if !running {
             continue;
         }
         match running_job(job) {
@@ -151,7 +160,14 @@ fn text(job: &Value, key: &str) -> String {
 }
 
 fn running_job(job: &Value) -> Result<RunningJob, String> {
-    let job_id = number(job.get("job_id")).ok_or("no job_id")?;
+    let slurm_id = number(job.get("job_id")).ok_or("no job_id")?;
+    let job_id = match (
+        number(job.get("array_job_id")).filter(|&a| a > 0),
+        number(job.get("array_task_id")),
+    ) {
+        (Some(array), Some(task)) => format!("{array}_{task}"),
+        _ => slurm_id.to_string(),
+    };
     let user = text(job, "user_name");
     if !jobsight_base::text::is_login_name(&user) {
         return Err(format!("user {user:?} is no login name"));
@@ -172,7 +188,8 @@ fn running_job(job: &Value) -> Result<RunningJob, String> {
     });
     Ok(RunningJob {
         cluster: text(job, "cluster"),
-        job_id: job_id.to_string(),
+        job_id,
+        slurm_id: slurm_id.to_string(),
         user,
         account: text(job, "account"),
         partition: text(job, "partition"),
@@ -265,7 +282,11 @@ mod tests {
           {"job_id": 9, "job_state": "RUNNING", "user_name": "bob", "nodes": "n[1-2]",
            "start_time": {"set": true, "infinite": false, "number": 1795745851},
            "time_limit": {"set": true, "infinite": true, "number": 0}, "cpus": 16, "node_count": 2,
-           "tres_alloc_str": "cpu=16,mem=64G,node=2,gres/gpu:a100=2,gres/gpu:v100=2", "batch_flag": true}
+           "tres_alloc_str": "cpu=16,mem=64G,node=2,gres/gpu:a100=2,gres/gpu:v100=2", "batch_flag": true},
+          {"job_id": 12, "job_state": ["RUNNING"], "user_name": "bob", "start_time": 1, "nodes": "n3",
+           "array_job_id": {"set": true, "infinite": false, "number": 10},
+           "array_task_id": {"set": true, "infinite": false, "number": 2}},
+          {"job_id": 13, "job_state": ["PENDING"], "user_name": "bob", "start_time": 1, "nodes": ""}
         ]}"#;
         let listing = parse_json(text).unwrap();
         assert_eq!(listing.skipped.len(), 3, "{:?}", listing.skipped);
@@ -276,6 +297,13 @@ mod tests {
         assert_eq!(j.node_names, ["n1", "n2"]);
         assert_eq!(j.time_limit_s, None, "infinite");
         assert_eq!((j.gpus, j.req_mem_mb), (4, Some(65536)));
+        // Slurm 23.11's state list; an array task named as accounting names it.
+        let task = &listing.jobs[1];
+        assert_eq!(
+            (task.job_id.as_str(), task.slurm_id.as_str()),
+            ("10_2", "12")
+        );
+        assert_eq!(listing.jobs.len(), 2, "the pending job is left out");
         assert!(parse_json("not json").unwrap_err().contains("not JSON"));
         assert!(parse_json("{}").unwrap_err().contains("jobs"));
     }

@@ -141,16 +141,23 @@ pub fn decide(
     if !policy.dry_run && first.outcome != "emailed" {
         return None;
     }
-    let after = |s: u64| first.decided_at + chrono::Duration::seconds(s as i64);
-    let counts = |p: &&Past| p.dry_run == policy.dry_run && (p.dry_run || p.outcome == "emailed");
-    let second = past.iter().find(|p| p.stage == SECOND_WARNING && counts(p));
+    // The second warning is decided once; the cancellation needs it mailed (or, in a dry run,
+    // recorded) and comes no sooner after it than the policy's gap, however late it went out.
+    let second = past
+        .iter()
+        .find(|p| p.stage == SECOND_WARNING && p.dry_run == policy.dry_run);
     match second {
-        None if now >= after(times.second_warning_after_s) => Some(Decision {
-            stage: SECOND_WARNING,
-            dry_run: policy.dry_run,
-            exempt: None,
-        }),
-        Some(s) if now >= after(times.cancel_after_s) && s.decided_at < now => {
+        None if now >= seconds_after(first.decided_at, times.second_warning_after_s) => {
+            Some(Decision {
+                stage: SECOND_WARNING,
+                dry_run: policy.dry_run,
+                exempt: None,
+            })
+        }
+        Some(s)
+            if (s.dry_run || s.outcome == "emailed")
+                && now >= cancel_time(first.decided_at, s.decided_at, times) =>
+        {
             let done = past.iter().any(|p| {
                 p.stage == CANCEL
                     && p.dry_run == policy.dry_run
@@ -164,6 +171,22 @@ pub fn decide(
         }
         _ => None,
     }
+}
+
+fn seconds_after(t: DateTime<Utc>, s: u64) -> DateTime<Utc> {
+    t + chrono::Duration::seconds(s as i64)
+}
+
+/// When the policy cancels: `cancel_after_s` after the first warning, and never sooner after the
+/// second than the policy's gap between the two (a second warning that went out late, after a
+/// dry run or a condition that came back, still leaves the owner that gap).
+pub fn cancel_time(
+    first: DateTime<Utc>,
+    second: DateTime<Utc>,
+    times: &super::settings::StageTimes,
+) -> DateTime<Utc> {
+    let gap = times.cancel_after_s - times.second_warning_after_s;
+    seconds_after(first, times.cancel_after_s).max(seconds_after(second, gap))
 }
 
 /// The job as the notify stage reports it, with the condition as its one item (whose kind is
@@ -206,6 +229,8 @@ pub fn act(
     history: &History,
     now: DateTime<Utc>,
 ) -> Result<Acted, String> {
+    let settings = &in_effect(settings, notify);
+    let mut cancelled = already_cancelled(history);
     let mut acted = Acted::default();
     let mut warnings = Vec::new();
     // Row index -> the warning whose email decides its outcome.
@@ -232,7 +257,16 @@ pub fn act(
                 .map_or(now, |p| p.decided_at);
             let cancel_at = policy_times
                 .filter(|_| exemption(job, &settings.cancel).is_none())
-                .map(|t| first_at + chrono::Duration::seconds(t.cancel_after_s as i64));
+                .map(|t| cancel_time(first_at, now, t));
+            // One cancellation per job, whichever of its conditions reached it first.
+            let job_key = (job.cluster.clone(), job.job_id.clone());
+            if decision.stage == CANCEL
+                && decision.exempt.is_none()
+                && !decision.dry_run
+                && cancelled.contains(&job_key)
+            {
+                continue;
+            }
             let outcome = match (decision.stage, &decision.exempt, decision.dry_run) {
                 (_, Some(reason), _) => format!("exempt: {reason}"),
                 (SECOND_WARNING, None, true) => "would warn again".to_string(),
@@ -243,6 +277,7 @@ pub fn act(
                 (CANCEL, None, false) => match cancel(settings, job, condition) {
                     Ok(()) => {
                         acted.cancelled += 1;
+                        cancelled.insert(job_key.clone());
                         "cancelled".to_string()
                     }
                     Err(e) => format!("cancel failed: {e}"),
@@ -328,21 +363,48 @@ pub fn act(
             keep
         });
     }
-    if !acted.rows.is_empty() {
-        let batch = InterventionRow::batch(&acted.rows).map_err(|e| e.to_string())?;
-        catalog::write_part(
-            data,
-            Table::Interventions,
-            now.date_naive(),
-            &format!("run-{}", now.format("%Y%m%dT%H%M%S%.6f")),
-            &[batch],
-        )
-        .map_err(|e| e.to_string())?;
-    }
+    write_rows(data, &acted.rows, now)?;
     match failed {
         Some(e) => Err(e),
         None => Ok(acted),
     }
+}
+
+/// The policy in effect: in notify's test mode the warnings go to the admins, not the owners,
+/// so nothing may be cancelled on them and the policy only records (as in a dry run).
+fn in_effect(settings: &Settings, notify: &crate::notify::Settings) -> Settings {
+    let mut settings = settings.clone();
+    settings.cancel.dry_run |= notify.test_mode;
+    settings
+}
+
+/// The jobs the policy cancelled already, under any condition.
+fn already_cancelled(history: &History) -> BTreeSet<(String, String)> {
+    history
+        .iter()
+        .filter(|(_, rows)| {
+            rows.iter()
+                .any(|p| p.stage == CANCEL && !p.dry_run && p.outcome.starts_with("cancelled"))
+        })
+        .map(|((cluster, job, _), _)| (cluster.clone(), job.clone()))
+        .collect()
+}
+
+/// The run's rows as one part of `interventions`.
+fn write_rows(data: &Path, rows: &[InterventionRow], now: DateTime<Utc>) -> Result<(), String> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let batch = InterventionRow::batch(rows).map_err(|e| e.to_string())?;
+    catalog::write_part(
+        data,
+        Table::Interventions,
+        now.date_naive(),
+        &format!("run-{}", now.format("%Y%m%dT%H%M%S%.6f")),
+        &[batch],
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(())
 }
 
 /// Sends the warnings; each key's outcome: `emailed`, or `email not sent: <why>`.
@@ -361,11 +423,18 @@ fn send(
     for w in warnings {
         let Some(key) = w.key() else { continue };
         let user = w.job.user.clone().unwrap_or_default();
-        let text = if report
-            .prepared
-            .iter()
-            .any(|p| p.planned.key.ends_with(&key))
+        let queued_before = report.skipped.iter().any(|s| {
+            s.job_id == w.job.job_id
+                && s.kind.as_deref() == Some(w.rule.as_str())
+                && s.reason == crate::notify::plan::SkipReason::AlreadyReported
+        });
+        let text = if queued_before
+            || report
+                .prepared
+                .iter()
+                .any(|p| p.planned.key.ends_with(&key))
         {
+            // Queued now, or by an earlier run whose row was not written.
             "emailed".to_string()
         } else if let Some(s) = report
             .skipped
@@ -385,8 +454,14 @@ fn send(
 
 /// Tells the job why (`scontrol notify`: its error output), then cancels it.
 fn cancel(settings: &Settings, job: &LiveJob, condition: &Condition) -> Result<(), String> {
-    if !crate::notify::plan::is_safe_job_id(&job.job_id) {
-        return Err(format!("job id {:?} is not plain", job.job_id));
+    // Slurm's own id (an array task's), as squeue gave it; the accounting name otherwise.
+    let id = if job.slurm_id.is_empty() {
+        &job.job_id
+    } else {
+        &job.slurm_id
+    };
+    if !id.bytes().all(|b| b.is_ascii_digit() || b == b'_') || id.is_empty() {
+        return Err(format!("job id {id:?} is not plain"));
     }
     let reason = format!(
         "jobsight: cancelling job {} under the site's policy: {} (see the email to {})",
@@ -397,11 +472,10 @@ fn cancel(settings: &Settings, job: &LiveJob, condition: &Condition) -> Result<(
     // The reason is a courtesy: a job whose output cannot be written is cancelled all the same.
     let _ = crate::ingest::squeue::run_command(
         &settings.scontrol,
-        &["notify", &job.job_id, &reason],
+        &["notify", id, &reason],
         settings.timeout,
     );
-    crate::ingest::squeue::run_command(&settings.scancel, &[&job.job_id], settings.timeout)
-        .map(|_| ())
+    crate::ingest::squeue::run_command(&settings.scancel, &[id], settings.timeout).map(|_| ())
 }
 
 #[cfg(test)]
@@ -471,6 +545,22 @@ mod tests {
         );
         history.push(past(CANCEL, at(3600), false, "cancelled; emailed"));
         assert_eq!(decide(job, condition, &history, &s, at(4000)), None, "once");
+        // A second warning that went out late still leaves the owner the gap (15 minutes).
+        let late = [
+            past(WARNING, t0, false, "emailed"),
+            past(SECOND_WARNING, at(8000), false, "emailed"),
+        ];
+        assert_eq!(decide(job, condition, &late, &s, at(8899)), None);
+        assert_eq!(
+            decide(job, condition, &late, &s, at(8900)).unwrap().stage,
+            CANCEL
+        );
+        // A second warning that could not be mailed is not decided again, and stops the policy.
+        let unsent = [
+            past(WARNING, t0, false, "emailed"),
+            past(SECOND_WARNING, at(2700), false, "email not sent: OptedOut"),
+        ];
+        assert_eq!(decide(job, condition, &unsent, &s, at(9000)), None);
         // A failed scancel is tried again.
         history.pop();
         history.push(past(

@@ -21,7 +21,11 @@ pub struct Snapshot {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LiveJob {
     pub cluster: String,
+    /// As accounting names it (`ARRAY_TASK` for an array task).
     pub job_id: String,
+    /// Slurm's own id, for `scancel`.
+    #[serde(default)]
+    pub slurm_id: String,
     pub user: String,
     pub account: String,
     pub partition: String,
@@ -107,6 +111,7 @@ pub fn sample() -> Snapshot {
     let job = LiveJob {
         cluster: "ci".into(),
         job_id: "4242".into(),
+        slurm_id: "4242".into(),
         user: "alice".into(),
         account: "physics".into(),
         partition: "gpu".into(),

@@ -285,6 +285,7 @@ fn live_job(job: &RunningJob, now: DateTime<Utc>, interactive_names: &[String]) 
     LiveJob {
         cluster: job.cluster.clone(),
         job_id: job.job_id.clone(),
+        slurm_id: job.slurm_id.clone(),
         user: job.user.clone(),
         account: job.account.clone(),
         partition: job.partition.clone(),

@@ -324,6 +324,24 @@ pub fn job_events(output: &str, step: &str) -> Vec<serde_json::Value> {
 #[derive(Debug)]
 pub struct KillOnDrop(pub std::process::Child);
 
+/// Starts this build's `jobsight-exporter` (beside `jobsight`) serving each job's cgroup figures
+/// on loopback `port`; it stops when the guard drops.
+pub fn start_jobsight_exporter(jobsight: &str, port: u16) -> KillOnDrop {
+    let exporter = Path::new(jobsight).with_file_name("jobsight-exporter");
+    assert!(
+        exporter.is_file(),
+        "{} missing: run `cargo build --workspace` first",
+        exporter.display()
+    );
+    KillOnDrop(
+        Command::new(&exporter)
+            .args(["--listen", &format!("127.0.0.1:{port}")])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    )
+}
+
 impl Drop for KillOnDrop {
     fn drop(&mut self) {
         let _ = self.0.kill();

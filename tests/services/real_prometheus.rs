@@ -20,7 +20,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::services::{
-    KillOnDrop, ingest_until_done, job_state, prometheus_config, sbatch, sh, start_prometheus,
+    ingest_until_done, job_state, prometheus_config, sbatch, sh, start_prometheus,
     start_prometheus_with, wait_until,
 };
 
@@ -232,19 +232,7 @@ fn two_jobs_sharing_the_node_each_get_their_own_figures() {
     let (base, spool) = (site.base.clone(), site.spool.clone());
     // jobsight-exporter serves each job's cgroup figures; Prometheus scrapes it beside the node
     // exporter, and the ingest asks for the jobs' own series (`prometheus.cgroup`).
-    let exporter = Path::new(JOBSIGHT).with_file_name("jobsight-exporter");
-    assert!(
-        exporter.is_file(),
-        "{} missing: run `cargo build --workspace` first",
-        exporter.display()
-    );
-    let _exporter = KillOnDrop(
-        std::process::Command::new(&exporter)
-            .args(["--listen", &format!("127.0.0.1:{CGROUP_PORT}")])
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let _exporter = common::services::start_jobsight_exporter(JOBSIGHT, CGROUP_PORT);
     let _prometheus = start_prometheus_with(
         &base.join("prom"),
         PROM_PORT,

@@ -21,7 +21,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::services::{
-    KillOnDrop, job_state, prometheus_config, sbatch, sh, start_prometheus_with, wait_until,
+    job_state, prometheus_config, sbatch, sh, start_prometheus_with, wait_until,
 };
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
@@ -115,19 +115,7 @@ fn epoch(text: &str) -> i64 {
 fn a_job_that_stops_working_is_warned_then_cancelled_and_a_busy_one_never() {
     let site = common::services::slurm_site(JOBSIGHT, "running-test", "Slurm and Prometheus");
     let base = site.base.clone();
-    let exporter = Path::new(JOBSIGHT).with_file_name("jobsight-exporter");
-    assert!(
-        exporter.is_file(),
-        "{} missing: run `cargo build --workspace` first",
-        exporter.display()
-    );
-    let _exporter = KillOnDrop(
-        Command::new(&exporter)
-            .args(["--listen", &format!("127.0.0.1:{CGROUP_PORT}")])
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let _exporter = common::services::start_jobsight_exporter(JOBSIGHT, CGROUP_PORT);
     let _prometheus = start_prometheus_with(
         &base.join("prom"),
         PROM_PORT,

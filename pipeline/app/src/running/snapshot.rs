@@ -91,16 +91,11 @@ impl Snapshot {
         }
     }
 
-    /// Writes the snapshot to `path` atomically (a temporary file renamed over it).
+    /// Writes the snapshot to `path` whole (a temporary file in its folder, then a rename), as
+    /// the report pages are written.
     pub fn write(&self, path: &Path) -> Result<(), String> {
-        let fail = |e: std::io::Error| format!("{}: {e}", path.display());
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(fail)?;
-        }
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
-        let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, text).map_err(fail)?;
-        std::fs::rename(&tmp, path).map_err(fail)
+        crate::report::write_page(path, &text).map_err(|e| e.to_string())
     }
 }
 

@@ -58,6 +58,7 @@ pub struct Options {
     pub engine: Option<EngineOptions>,
     pub access: Option<crate::access::Options>,
     pub running: Option<crate::running::Options>,
+    pub web: Option<crate::web::Options>,
 }
 
 /// `[engine]`: where admins' queries run.
@@ -145,6 +146,7 @@ pub struct Settings {
     pub engine: crate::query::Engine,
     pub access: crate::access::Settings,
     pub running: crate::running::Settings,
+    pub web: crate::web::Settings,
 }
 
 /// The window the configured models were trained on (the diagnosis model's, else the anomaly
@@ -225,8 +227,10 @@ impl Options {
             .unwrap_or_default()
             .resolve(&data)
             .map_err(at)?;
+        let web = self.web.unwrap_or_default().resolve().map_err(at)?;
         Ok(Settings {
             running,
+            web,
             schedule,
             engine,
             access: self.access.unwrap_or_default().resolve(),

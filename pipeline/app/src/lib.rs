@@ -24,6 +24,7 @@ pub mod demo;
 pub mod output;
 pub mod running;
 pub mod schedule;
+pub mod web;
 
 pub use jobsight_features as features;
 pub use jobsight_ingest as ingest;

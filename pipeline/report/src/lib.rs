@@ -24,6 +24,7 @@
 
 pub mod load;
 pub mod select;
+pub mod served;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -303,6 +304,43 @@ async fn one_job(
     Ok((day, load::facts(ctx, &scope).await?))
 }
 
+/// Everything a job's page shows: the job (its newest record), every table's rows about it with
+/// its charted telemetry, its healthy reference run and the healthy bands of its day.
+#[derive(Debug)]
+pub struct JobPage {
+    pub job: load::JobFacts,
+    pub facts: load::Facts,
+    pub references: References,
+    pub bands: load::HealthyBands,
+}
+
+/// Gathers a job's page on `ctx` (a command's session, or a server's).
+pub async fn job_page(
+    data: &Path,
+    ctx: &datafusion::prelude::SessionContext,
+    job_id: &str,
+    inputs: &Inputs,
+    settings: &Settings,
+) -> Result<JobPage, ReportError> {
+    let (day, mut facts) = one_job(ctx, job_id).await?;
+    let runs = workflow_runs(data, ctx, day).await?;
+    facts.workflows = runs.steps;
+    let (healthy, bands) = load::healthy(ctx, day).await?;
+    let references =
+        load_telemetry(ctx, day, &mut facts, &healthy, &bands, inputs, settings).await?;
+    let job = facts
+        .jobs
+        .last()
+        .cloned()
+        .ok_or_else(|| ReportError::NoSuchJob(job_id.to_string()))?;
+    Ok(JobPage {
+        job,
+        facts,
+        references,
+        bands,
+    })
+}
+
 /// One job's page, on demand, in the words of `pages`. Returns the page's path.
 pub fn write_job(
     data: &Path,
@@ -313,23 +351,23 @@ pub fn write_job(
 ) -> Result<PathBuf, ReportError> {
     runtime()?.block_on(async {
         let ctx = query::session(data).await?;
-        let (day, mut facts) = one_job(&ctx, job_id).await?;
-        let runs = workflow_runs(data, &ctx, day).await?;
-        facts.workflows = runs.steps;
-        let (healthy, bands) = load::healthy(&ctx, day).await?;
-        let references =
-            load_telemetry(&ctx, day, &mut facts, &healthy, &bands, inputs, settings).await?;
-        if let Some(run) = facts.workflows.get(job_id) {
+        let page = job_page(data, &ctx, job_id, inputs, settings).await?;
+        if let Some(run) = page.facts.workflows.get(job_id) {
             write_workflow_page(data, &ctx, pages, settings, run).await?;
         }
-        let job = facts
-            .jobs
-            .last()
-            .ok_or_else(|| ReportError::NoSuchJob(job_id.to_string()))?;
         let text = pages
-            .job(job, &facts, &references, &bands, inputs, settings)
+            .job(
+                &page.job,
+                &page.facts,
+                &page.references,
+                &page.bands,
+                inputs,
+                settings,
+            )
             .map_err(ReportError::Render)?;
-        let path = settings.dir.join(job_path(&job.cluster, &job.job_id));
+        let path = settings
+            .dir
+            .join(job_path(&page.job.cluster, &page.job.job_id));
         write_page(&path, &text)?;
         Ok(path)
     })
@@ -563,7 +601,7 @@ pub fn write_day(
                 progress(&format!("{} of {} job pages", n + 1, facts.jobs.len()));
             }
         }
-        let histories = load::user_histories(&ctx, day).await?;
+        let histories = load::user_histories(&ctx, day, None).await?;
         let users: std::collections::BTreeSet<(String, String)> = facts
             .jobs
             .iter()

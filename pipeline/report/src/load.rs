@@ -9,13 +9,14 @@
 //!
 //! One module per kind of fact: `jobs` (a scope's jobs and every table's rows about them),
 //! `binned` (the charted telemetry), `reference` (healthy runs and bands), `users` (a user's
-//! history), `workflows` (workflow runs) and `day` (the daily system report's figures), over the
+//! history), `list` (the served job list, who owns a job, what people said of the rules), `workflows` (workflow runs) and `day` (the daily system report's figures), over the
 //! query helpers of `sql`. Each item is re-exported here, so callers keep naming `load::…`
 //! whichever module holds it.
 
 mod binned;
 mod day;
 mod jobs;
+mod list;
 mod reference;
 mod sql;
 mod users;
@@ -28,10 +29,12 @@ pub use jobs::{
     facts,
 };
 pub use jobsight_warehouse::query::literal;
+pub use list::{JobOwner, JobQuery, ListedJob, SortBy, Visible, list, owners, rule_feedback};
 pub use reference::{
     GroupBand, HealthyBand, HealthyBands, HealthyRun, MIN_REFERENCE_RUNS, ReferenceGroup, healthy,
 };
 pub use sql::HISTORY_DAYS;
+pub(crate) use sql::{each_row, text};
 pub use users::{RECENT_JOBS, RecentJob, UserHistory, jobs_between, user_histories};
 pub use workflows::{
     RUN_LOOK_AHEAD_DAYS, WorkflowFacts, WorkflowTaskFacts, slurm_runs, workflow, workflow_ids,

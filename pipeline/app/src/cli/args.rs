@@ -203,9 +203,18 @@ pub enum Command {
     /// information_schema); INSERT, COPY, CREATE, DROP and SET are refused. Results stream: csv and json write every row as it comes, the table
     /// shows the first 10,000 rows with control characters escaped.
     Sql(SqlArgs),
-    /// Serve every table to psql, Grafana and BI tools over PostgreSQL's protocol, read-only.
+    /// Serve the web interface (--http) or every table to psql and Grafana (--pg), read-only.
     ///
-    /// Serve the warehouse over PostgreSQL's wire protocol at --pg ADDR, so that `psql`,
+    /// With --http ADDR: the web interface (docs/web.md). Job, user, day and workflow pages
+    /// rendered on request with the report's templates, a job list with filters and sorting,
+    /// two jobs side by side, downloads, and forms to judge findings (the `feedback` table) and,
+    /// for admins, to label jobs. It serves only the users a sign-in proxy names in `[web]
+    /// user_header` from an address in `[web] trusted_proxies`. A person sees their own jobs,
+    /// those of the accounts they coordinate in Slurm, and everything when they are an admin
+    /// (`[access]`).
+    ///
+    /// With --pg ADDR (the default when --http is not given): the warehouse over
+    /// PostgreSQL's wire protocol, so that `psql`,
     /// Grafana's PostgreSQL data source and BI tools query every table `jobsight sql` sees.
     /// Clients log in with SCRAM-SHA-256 as `[serve] pg_user` (default `jobsight`) with the
     /// password in `[serve] pg_password_file` (or --password-file): its first line, at least 12

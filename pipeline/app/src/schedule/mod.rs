@@ -38,7 +38,7 @@ mod context;
 mod error;
 mod run;
 mod run_report;
-mod stage_inputs;
+pub(crate) mod stage_inputs;
 mod state;
 mod step;
 mod steps;

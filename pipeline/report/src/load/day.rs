@@ -81,6 +81,9 @@ pub struct DayFacts {
     pub runs: Vec<PipelineRun>,
     /// The jobs of the week whose labels would teach the diagnosis most.
     pub to_label: Vec<JobToLabel>,
+    /// How people judged each rule's findings on the served pages over the last
+    /// [`HISTORY_DAYS`]: (rule, useful, wrong), the rules called wrong most first.
+    pub feedback: Vec<(String, i64, i64)>,
 }
 
 /// The daily system report's figures of `cluster` on `day`.
@@ -98,6 +101,8 @@ pub async fn day_report(
         .next();
     let runs = pipeline_runs(ctx, day).await?;
     let to_label = jobs_to_label(ctx, cluster, day).await?;
+    let feedback =
+        super::list::rule_feedback(ctx, day - chrono::Days::new(super::HISTORY_DAYS)).await?;
     Ok(DayFacts {
         cluster: cluster.to_string(),
         day,
@@ -107,6 +112,7 @@ pub async fn day_report(
         totals,
         runs,
         to_label,
+        feedback,
     })
 }
 

@@ -9,7 +9,7 @@ use jobsight_warehouse::query::{Columns, QueryError, collect};
 pub const HISTORY_DAYS: u64 = 30;
 
 /// Calls `each` with every row of `sql`'s result.
-pub(super) async fn each_row(
+pub(crate) async fn each_row(
     ctx: &SessionContext,
     sql: &str,
     mut each: impl FnMut(&Columns, usize),
@@ -23,6 +23,6 @@ pub(super) async fn each_row(
     Ok(())
 }
 
-pub(super) fn text(c: &Columns, name: &str, i: usize) -> String {
+pub(crate) fn text(c: &Columns, name: &str, i: usize) -> String {
     c.text(name, i).unwrap_or_default()
 }

@@ -44,12 +44,30 @@ pub struct RecentJob {
 
 /// The history of every user who had a job in the [`HISTORY_DAYS`] up to `day`, by (cluster,
 /// user).
+///
+/// With `only`, the history of that user alone (a served user page).
 pub async fn user_histories(
     ctx: &SessionContext,
     day: NaiveDate,
+    only: Option<&str>,
 ) -> Result<HashMap<(String, String), UserHistory>, QueryError> {
     let from = day - chrono::Days::new(HISTORY_DAYS);
-    let range = |alias: &str| format!("{alias}day >= '{from}' AND {alias}day <= '{day}'");
+    let of_user = |alias: &str| {
+        only.map_or(String::new(), |u| {
+            format!(
+                " AND {alias}\"user\" = {}",
+                jobsight_warehouse::query::literal(u)
+            )
+        })
+    };
+    let range = |alias: &str| {
+        let users = if alias == "j." {
+            of_user("j.")
+        } else {
+            String::new()
+        };
+        format!("{alias}day >= '{from}' AND {alias}day <= '{day}'{users}")
+    };
     let mut out: HashMap<(String, String), UserHistory> = HashMap::new();
     let sql = format!(
         "SELECT j.cluster, j.\"user\", j.day, count(*) AS jobs, \
@@ -77,8 +95,9 @@ pub async fn user_histories(
     let sql = format!(
         "SELECT j.cluster, j.\"user\", f.title, count(*) AS n, max(f.day) AS last \
          FROM findings f JOIN jobs j ON j.job_id = f.job_id AND j.day = f.day \
-         WHERE {} GROUP BY 1, 2, 3 ORDER BY 1, 2, n DESC, 3",
-        range("f.")
+         WHERE {}{} GROUP BY 1, 2, 3 ORDER BY 1, 2, n DESC, 3",
+        range("f."),
+        of_user("j.")
     );
     each_row(ctx, &sql, |c, i| {
         out.entry((text(c, "cluster", i), text(c, "user", i)))
@@ -119,9 +138,10 @@ pub async fn user_histories(
     let sql = format!(
         "SELECT \"user\", key, min(period) AS period, min(kind) AS kind, min(status) AS status, \
          max(sent_at) AS sent_at FROM notifications \
-         WHERE {} AND \"user\" IS NOT NULL GROUP BY 1, 2 \
+         WHERE {}{} AND \"user\" IS NOT NULL GROUP BY 1, 2 \
          ORDER BY sent_at DESC NULLS LAST, period DESC, key",
-        range("")
+        range(""),
+        of_user("")
     );
     let mut emails: HashMap<String, Vec<(String, String, String, String)>> = HashMap::new();
     each_row(ctx, &sql, |c, i| {

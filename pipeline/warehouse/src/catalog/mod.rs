@@ -107,10 +107,11 @@ pub enum Table {
     WorkflowTasks,
     WorkflowScores,
     Interventions,
+    Feedback,
 }
 
 impl Table {
-    pub const ALL: [Table; 19] = [
+    pub const ALL: [Table; 20] = [
         Table::Jobs,
         Table::JobSteps,
         Table::Telemetry,
@@ -130,6 +131,7 @@ impl Table {
         Table::WorkflowTasks,
         Table::WorkflowScores,
         Table::Interventions,
+        Table::Feedback,
     ];
 
     pub fn name(self) -> &'static str {
@@ -153,6 +155,7 @@ impl Table {
             Table::WorkflowTasks => "workflow_tasks",
             Table::WorkflowScores => "workflow_scores",
             Table::Interventions => "interventions",
+            Table::Feedback => "feedback",
         }
     }
 
@@ -217,6 +220,9 @@ impl Table {
             Table::Interventions => {
                 "The audit of what the running DAG did about running jobs: one row per warning and cancellation (done, or in dry-run what it would have done), partitioned by the UTC day of the decision (docs/running.md)."
             }
+            Table::Feedback => {
+                "What people said about findings and verdicts on the served job pages: one row per judgement (useful or wrong, with an optional note), with who and when (written by `jobsight serve --http`; docs/web.md)."
+            }
         }
     }
 
@@ -249,6 +255,7 @@ impl Table {
             Table::WorkflowTasks => rows::WorkflowTaskRow::fields(),
             Table::WorkflowScores => rows::WorkflowScoreRow::fields(),
             Table::Interventions => rows::InterventionRow::fields(),
+            Table::Feedback => rows::FeedbackRow::fields(),
         };
         Arc::new(Schema::new(fields))
     }
@@ -259,6 +266,7 @@ impl Table {
             Table::Notifications => "UTC day the message was sent",
             Table::Runs => "UTC day the DAG run started",
             Table::Interventions => "UTC day of the decision",
+            Table::Feedback => "UTC day the judgement was given",
             Table::Summaries => "UTC day the summarised jobs ended",
             Table::Workflows | Table::WorkflowTasks | Table::WorkflowScores => {
                 "UTC day the workflow run ended"

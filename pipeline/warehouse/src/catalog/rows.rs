@@ -359,6 +359,28 @@ table_row! {
 }
 
 table_row! {
+    /// One row of `feedback`: a person's judgement of a finding or a verdict on a job's served
+    /// page.
+    FeedbackRow => Feedback {
+        given_at: DateTime<Utc>,
+        /// Who judged: the user name the site's proxy authenticated.
+        by: String,
+        /// Whether `by` owns the job (the owner's word and a coordinator's or admin's differ).
+        by_owner: bool,
+        cluster: String,
+        job_id: String,
+        /// `finding` or `verdict`.
+        subject: String,
+        /// The finding's rule, or the verdict (`healthy`, an anomaly class, ...).
+        item: String,
+        /// `useful` or `wrong`.
+        judgement: String,
+        /// What the person wrote, cleaned of control characters, at most 500 characters.
+        note: String,
+    }
+}
+
+table_row! {
     /// One row of `predictions`: a job's verdict from the models and the rules together.
     PredictionRow => Predictions {
         job_id: String,

@@ -21,9 +21,14 @@ pub struct SqlArgs {
 /// The arguments of `jobsight serve`.
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
-    /// Where to listen for PostgreSQL clients, HOST:PORT (port 0 picks a free port).
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:5432")]
-    pub pg: String,
+    /// Where to listen for PostgreSQL clients, HOST:PORT (port 0 picks a free port)
+    /// [default: 127.0.0.1:5432 when --http is not given].
+    #[arg(long, value_name = "ADDR")]
+    pub pg: Option<String>,
+    /// Where to serve the web interface, HOST:PORT, behind the site's sign-in proxy
+    /// (`[web] trusted_proxies`; docs/web.md).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
     /// The file holding the password clients log in with [default: `[serve] pg_password_file`].
     #[arg(long, env = "JOBSIGHT_PG_PASSWORD_FILE")]
     pub password_file: Option<PathBuf>,

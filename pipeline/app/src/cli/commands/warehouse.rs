@@ -63,23 +63,77 @@ pub(in crate::cli) fn serve(
     // Large stacks on every worker: each client's statement is planned and run on one, and may
     // nest as deep as `query::depth::MAX_NESTING`.
     let runtime = query::engine_runtime().context("cannot start the server's runtime")?;
-    let mut announced = Ok(());
-    runtime.block_on(crate::serve::serve_pg(
-        &settings.data,
-        &args.pg,
-        &settings.serve,
-        |addr| {
-            announced = writeln!(
-                stdout,
-                "serving {} over PostgreSQL on {addr} (user {}, read-only); stop with Ctrl-C",
-                settings.data.display(),
-                settings.serve.pg_user
+    let pg = args
+        .pg
+        .clone()
+        .or_else(|| args.http.is_none().then(|| "127.0.0.1:5432".to_string()));
+    // Each server says where it listens as soon as it does (a test or a script reads the port
+    // from that line); stdout's lock is reentrant, so either may write while the other serves.
+    let announce = |line: String| {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+    };
+    runtime.block_on(async {
+        let postgres = async {
+            let Some(addr) = &pg else { return Ok(()) };
+            crate::serve::serve_pg(
+                &settings.data,
+                addr,
+                &settings.serve,
+                |bound| {
+                    announce(format!(
+                        "serving {} over PostgreSQL on {bound} (user {}, read-only); stop with Ctrl-C",
+                        settings.data.display(),
+                        settings.serve.pg_user
+                    ))
+                },
+                crate::serve::stop_signal(),
             )
-            .and_then(|()| stdout.flush());
-        },
-        crate::serve::stop_signal(),
-    ))?;
-    announced?;
+            .await
+            .map_err(anyhow::Error::from)
+        };
+        let web = async {
+            let Some(addr) = &args.http else { return Ok(()) };
+            let roles = crate::web::who::Roles::new(
+                Box::new(crate::web::who::SystemDirectory {
+                    sacctmgr: settings.web.sacctmgr.clone(),
+                }),
+                &settings.access,
+                std::time::Duration::from_secs(settings.web.coordinators_refresh_s),
+            );
+            let web = crate::web::Web::new(
+                settings.data.clone(),
+                settings.web.clone(),
+                settings.report.clone(),
+                crate::schedule::stage_inputs::report_inputs(settings),
+                roles,
+            )
+            .await?;
+            crate::web::serve_http(
+                std::sync::Arc::new(web),
+                addr,
+                |bound| {
+                    announce(format!(
+                        "serving {} over HTTP on {bound} to the users the sign-in proxy at {} names; stop with Ctrl-C",
+                        settings.data.display(),
+                        settings
+                            .web
+                            .trusted_proxies
+                            .iter()
+                            .map(|a| a.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                },
+                crate::serve::stop_signal(),
+            )
+            .await
+            .map_err(anyhow::Error::from)
+        };
+        let (postgres, web) = tokio::join!(postgres, web);
+        postgres.and(web)
+    })?;
+    let _ = stdout;
     Ok(())
 }
 

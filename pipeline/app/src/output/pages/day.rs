@@ -36,6 +36,10 @@ pub fn day_page(report: &DayFacts, facts: &Facts) -> Result<Value, ChartError> {
             "totals": totals,
             "partitions": partitions, "accounts": accounts, "users": users,
             "rules": rules, "runs": runs, "worst": worst, "to_label": to_label,
+            "feedback": report.feedback.iter().map(|(rule, useful, wrong)| json!({
+                "rule": c(rule), "useful": useful, "wrong": wrong,
+                "precision": pct((useful + wrong > 0).then(|| *useful as f64 / (useful + wrong) as f64)),
+            })).collect::<Vec<_>>(),
             "next_day": (day + chrono::Days::new(1)).to_string(),
         }),
         svgs,

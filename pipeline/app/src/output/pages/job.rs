@@ -97,7 +97,7 @@ fn source_note(source: &str, shared: Option<bool>) -> String {
 }
 
 /// The usage block: what the job requested against what it used, per resource.
-fn usage_rows(job: &JobFacts, summary: Option<&SummaryFacts>) -> Vec<serde_json::Value> {
+pub(super) fn usage_rows(job: &JobFacts, summary: Option<&SummaryFacts>) -> Vec<serde_json::Value> {
     let mut usage = Vec::new();
     if let Some(s) = summary {
         let (cpu_note, mem_note) = (
@@ -325,7 +325,7 @@ fn describe_reference(
 }
 
 /// The job's accounting as the page shows it.
-fn job_values(job: &JobFacts, summary: Option<&SummaryFacts>) -> serde_json::Value {
+pub(super) fn job_values(job: &JobFacts, summary: Option<&SummaryFacts>) -> serde_json::Value {
     json!({
         "job_id": c(&job.job_id), "name": c(&job.name), "user": c(&job.user),
         "account": c(&job.account), "partition": c(&job.partition), "qos": c(&job.qos),
@@ -366,7 +366,7 @@ pub fn threshold_position(value: Option<f64>, low: Option<f64>, high: Option<f64
 }
 
 /// The mean across nodes of one metric, bin by bin.
-fn mean_across(series: &Series, metric: &str) -> Vec<(f64, f64)> {
+pub(super) fn mean_across(series: &Series, metric: &str) -> Vec<(f64, f64)> {
     let mut bins: BTreeMap<i64, (f64, f64, usize)> = BTreeMap::new();
     for m in series.values() {
         for (x, y) in m.get(metric).into_iter().flatten() {

@@ -17,6 +17,7 @@ mod format;
 mod index;
 mod job;
 mod sample;
+pub mod served;
 
 pub(crate) mod suggest;
 mod user;
@@ -37,7 +38,7 @@ use user::user_page;
 use workflow::workflow_page;
 
 /// The built-in page templates: name and text.
-pub const PAGES: [(&str, &str); 7] = [
+pub const PAGES: [(&str, &str); 10] = [
     (
         "base.html",
         include_str!("../../../templates/pages/base.html"),
@@ -66,11 +67,25 @@ pub const PAGES: [(&str, &str); 7] = [
         "running.html",
         include_str!("../../../templates/pages/running.html"),
     ),
+    (
+        "jobs.html",
+        include_str!("../../../templates/pages/jobs.html"),
+    ),
+    (
+        "compare.html",
+        include_str!("../../../templates/pages/compare.html"),
+    ),
+    (
+        "message.html",
+        include_str!("../../../templates/pages/message.html"),
+    ),
 ];
 
 /// The names the day report's and the index's templates are given (the job and user pages are
 /// checked by rendering samples instead).
-const DAY_NAMES: [&str; 16] = [
+const DAY_NAMES: [&str; 18] = [
+    "served",
+    "feedback",
     "title",
     "root",
     "cluster",
@@ -90,7 +105,8 @@ const DAY_NAMES: [&str; 16] = [
 ];
 
 /// The names a workflow run's page template is given ([`workflow_page`]).
-const WORKFLOW_NAMES: [&str; 16] = [
+const WORKFLOW_NAMES: [&str; 17] = [
+    "served",
     "title",
     "root",
     "run",
@@ -142,6 +158,69 @@ impl PageTemplates {
     ) -> Result<String, TemplateError> {
         let value = crate::output::templates::value(crate::output::running::page(snapshot, now));
         self.templates.render("running.html", &value)
+    }
+
+    /// A page of the web interface: template `name` with `value` (a report page's, or one of
+    /// [`served`]'s) and the signed-in person's values under `served`.
+    pub fn served(
+        &self,
+        name: &str,
+        value: Result<Value, ChartError>,
+        who: &served::Served,
+        extra: serde_json::Value,
+    ) -> Result<String, String> {
+        self.render(name, value.map(|v| served::with_served(v, who, extra)))
+    }
+
+    /// A message page without a signed-in person (a refused request).
+    pub fn render_message(&self, value: &Value) -> Result<String, String> {
+        self.templates
+            .render("message.html", value)
+            .map_err(|e| e.to_string())
+    }
+
+    /// The values of a job's page (what [`Pages::job`] renders), for the web interface to add to.
+    pub fn job_value(
+        &self,
+        page: &crate::report::JobPage,
+        inputs: &Inputs,
+        settings: &Settings,
+    ) -> Result<Value, ChartError> {
+        job_page(
+            &page.job,
+            &page.facts,
+            &page.references,
+            &page.bands,
+            inputs,
+            settings,
+        )
+    }
+
+    /// The values of the other report pages, for the web interface.
+    pub fn user_value(
+        &self,
+        cluster: &str,
+        user: &str,
+        day: NaiveDate,
+        history: &load::UserHistory,
+    ) -> Result<Value, ChartError> {
+        user_page(cluster, user, day, history)
+    }
+
+    pub fn day_value(
+        &self,
+        report: &load::DayFacts,
+        facts: &load::Facts,
+    ) -> Result<Value, ChartError> {
+        day_page(report, facts)
+    }
+
+    pub fn workflow_value(&self, run: &load::WorkflowFacts) -> Result<Value, ChartError> {
+        workflow_page(run)
+    }
+
+    pub fn index_value(&self, listing: &IndexListing) -> Value {
+        index_page(listing)
     }
 
     /// Template `name` rendered with a page's `value`, or why not ([`PageError`]'s words).
@@ -207,6 +286,7 @@ pub fn check(settings: &Settings) -> Result<String, PageError> {
     pages.check_names("day.html", &DAY_NAMES)?;
     pages.check_names("index.html", &DAY_NAMES)?;
     pages.check_names("workflow.html", &WORKFLOW_NAMES)?;
+    sample::check_served(&pages, settings)?;
     let running = crate::running::snapshot::sample();
     pages.render(
         "running.html",

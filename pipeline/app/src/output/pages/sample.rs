@@ -9,16 +9,39 @@ use minijinja::Value;
 use super::charts;
 use super::job::job_page;
 use super::user::user_page;
+use crate::output::templates::Templates;
 use crate::report::load::{
     Facts, FindingFacts, HealthyRun, JobFacts, PredictionFacts, RecentJob, Series, SummaryFacts,
     ThresholdFacts, UserHistory,
 };
 use crate::report::select::References;
-use crate::report::{Inputs, Settings};
+use crate::report::{Inputs, JobPage, Settings};
 
 /// A job page and a user page with every value set, for [`super::check`]: one job with a
 /// finding, a verdict, a threshold, a class and telemetry of two nodes.
 pub fn samples(settings: &Settings) -> Result<(Value, Value), charts::ChartError> {
+    let page = sample_page();
+    let job_value = job_page(
+        &page.job,
+        &page.facts,
+        &page.references,
+        &page.bands,
+        &sample_inputs(),
+        settings,
+    )?;
+    let day = NaiveDate::from_ymd_opt(2025, 11, 20).unwrap_or_default();
+    let user_value = user_page("cluster", "alice", day, &sample_history())?;
+    Ok((job_value, user_value))
+}
+
+fn sample_inputs() -> Inputs {
+    Inputs {
+        importance: vec![("cpu_user:mean".into(), 0.2)],
+    }
+}
+
+/// Everything the sample job's page shows.
+fn sample_page() -> JobPage {
     let start = DateTime::<Utc>::from_timestamp(1_763_625_600, 0).unwrap_or_default();
     let job = sample_job(start);
     let series = sample_series();
@@ -28,13 +51,78 @@ pub fn samples(settings: &Settings) -> Result<(Value, Value), charts::ChartError
         40,
     );
     let references = sample_references(&job.job_id, series);
-    let inputs = Inputs {
-        importance: vec![("cpu_user:mean".into(), 0.2)],
+    JobPage {
+        job,
+        facts,
+        references,
+        bands,
+    }
+}
+
+/// Renders the web interface's pages against samples (the job page with its forms, the job
+/// list, a comparison, a message), as an admin signed in, so every name they use is checked.
+pub fn check_served(pages: &Templates, settings: &Settings) -> Result<(), super::PageError> {
+    use super::served::{Served, compare_page, job_extra, list_page, message_page, with_served};
+    use crate::report::load::{JobQuery, ListedJob, SortBy, Visible};
+    let who = Served {
+        me: "alice".into(),
+        admin: true,
+        coordinates: vec!["physics".into()],
+        csrf: "0".repeat(64),
     };
-    let job_value = job_page(&job, &facts, &references, &bands, &inputs, settings)?;
+    let page = sample_page();
+    let judged = BTreeMap::from([("finding:memory-leak".to_string(), "useful".to_string())]);
+    let job = job_page(
+        &page.job,
+        &page.facts,
+        &page.references,
+        &page.bands,
+        &sample_inputs(),
+        settings,
+    )?;
+    pages.render(
+        "job.html",
+        &with_served(job, &who, job_extra(&page, &judged)),
+    )?;
     let day = NaiveDate::from_ymd_opt(2025, 11, 20).unwrap_or_default();
-    let user_value = user_page("cluster", "alice", day, &sample_history())?;
-    Ok((job_value, user_value))
+    let query = JobQuery {
+        visible: Visible::Own {
+            user: "alice".into(),
+            accounts: vec!["physics".into()],
+        },
+        from: day,
+        to: day,
+        user: "alice".into(),
+        account: String::new(),
+        partition: String::new(),
+        state: String::new(),
+        verdict: "flagged".into(),
+        finding: String::new(),
+        sort: SortBy::CpuEff,
+        descending: true,
+        limit: 10,
+    };
+    let listed = ListedJob {
+        cluster: "cluster".into(),
+        job_id: "4242".into(),
+        verdict: Some("memleak".into()),
+        ..ListedJob::default()
+    };
+    let empty = serde_json::json!({});
+    pages.render(
+        "jobs.html",
+        &with_served(list_page(&query, 7, &[listed], true), &who, empty.clone()),
+    )?;
+    pages.render(
+        "compare.html",
+        &with_served(compare_page(&page, &page)?, &who, empty.clone()),
+    )?;
+    pages.render(
+        "message.html",
+        &with_served(message_page("refused", "not yours"), &who, empty),
+    )?;
+    pages.render("message.html", &message_page("not signed in", "no user"))?;
+    Ok(())
 }
 
 /// The sample job: six hours on two GPU nodes, completed.

@@ -22,12 +22,13 @@ use crate::spool::Spool;
 /// The tables whose small parts the compact step folds into day files: those the per-job path
 /// and the scheduler write one file per job or per run into. The features, findings and
 /// predictions tables get day files from the nightly features and classify steps already.
-const COMPACTED_TABLES: [Table; 5] = [
+const COMPACTED_TABLES: [Table; 6] = [
     Table::Jobs,
     Table::JobSteps,
     Table::Telemetry,
     Table::Runs,
     Table::Interventions,
+    Table::Feedback,
 ];
 
 /// The days a day step covers in this request.

@@ -1,0 +1,411 @@
+//! The pages the web interface answers GET with. Each looks up who owns what it shows before
+//! anything else and answers a person who may not see it exactly as if it did not exist: a job
+//! page, a chart and a download of another user's job say "no job N that you may see": the same
+//! status and words as for a job id nobody ran, and the same time, since both are answered
+//! from the one lookup of the job's owner, before any of its page is read.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use axum::Extension;
+use axum::extract::{Path, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use chrono::NaiveDate;
+use serde_json::json;
+
+use jobsight_base::text::{clean, slug};
+
+use super::Web;
+use super::who::{Owner, Viewer};
+use crate::output::pages::served::{compare_page, job_extra, job_href, list_page, metric_svg};
+use crate::report::load::{JobOwner, JobQuery, SortBy, Visible};
+
+/// Longest a filter value or a path's name is read.
+const MAX_NAME: usize = 128;
+
+/// `/`: the person's jobs.
+pub async fn root() -> Redirect {
+    Redirect::to("/jobs")
+}
+
+/// Any path the server does not have.
+pub async fn not_found(State(web): State<Arc<Web>>) -> Response {
+    web.message(
+        StatusCode::NOT_FOUND,
+        "Not here",
+        "There is no such page; the job list is at /jobs.",
+    )
+}
+
+/// The answer to a job that does not exist or that the person may not see: one and the same.
+fn no_job(web: &Web, job_id: &str) -> Response {
+    web.message(
+        StatusCode::NOT_FOUND,
+        "No such job",
+        &format!(
+            "No job {} that you may see: a job is shown to its owner, its account's coordinators and the admins.",
+            clean(job_id, MAX_NAME)
+        ),
+    )
+}
+
+fn admins_only(web: &Web) -> Response {
+    web.message(
+        StatusCode::FORBIDDEN,
+        "Admins only",
+        "This page shows every user's jobs; only admins ([access] admins or admin_groups) see it.",
+    )
+}
+
+fn html(text: Result<String, String>, web: &Web, what: &str) -> Response {
+    match text {
+        Ok(text) => Html(text).into_response(),
+        Err(e) => web.failed(what, &e),
+    }
+}
+
+impl Web {
+    /// The record of `job_id` on the cluster whose page folder is `cluster` (a slug), when
+    /// `viewer` may see it.
+    pub(super) async fn visible_job(
+        &self,
+        viewer: &Viewer,
+        cluster: &str,
+        job_id: &str,
+    ) -> Result<Option<JobOwner>, String> {
+        if job_id.is_empty() || job_id.len() > MAX_NAME {
+            return Ok(None);
+        }
+        let owners = crate::report::load::owners(&self.ctx, job_id)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(owners.into_iter().find(|o| {
+            (cluster.is_empty() || slug(&o.cluster) == cluster)
+                && viewer.may_see(Owner {
+                    user: &o.user,
+                    account: &o.account.to_ascii_lowercase(),
+                })
+        }))
+    }
+
+    /// Everything a job's page shows, for a job the viewer may see.
+    async fn job_page(&self, job_id: &str) -> Result<crate::report::JobPage, String> {
+        crate::report::job_page(&self.data, &self.ctx, job_id, &self.inputs, &self.report)
+            .await
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// `/{cluster}/jobs/{job}.html`: a job's page with the feedback forms.
+pub async fn job(
+    State(web): State<Arc<Web>>,
+    Extension(viewer): Extension<Viewer>,
+    Path((cluster, file)): Path<(String, String)>,
+) -> Response {
+    let job_id = file.strip_suffix(".html").unwrap_or("");
+    let owner = match web.visible_job(&viewer, &cluster, job_id).await {
+        Ok(Some(owner)) => owner,
+        Ok(None) => return no_job(&web, job_id),
+        Err(e) => return web.failed("the job", &e),
+    };
+    let page = match web.job_page(&owner.job_id).await {
+        Ok(page) => page,
+        Err(e) => return web.failed(&format!("job {}", owner.job_id), &e),
+    };
+    let judged = match super::forms::judged(&web, &viewer.name, &owner).await {
+        Ok(judged) => judged,
+        Err(e) => return web.failed("your earlier judgements", &e),
+    };
+    let value = web.pages.job_value(&page, &web.inputs, &web.report);
+    let text = web.pages.served(
+        "job.html",
+        value,
+        &web.served(&viewer),
+        job_extra(&page, &judged),
+    );
+    html(text, &web, &format!("job {}", owner.job_id))
+}
+
+/// `/chart/{cluster}/{job}/{metric}.svg`: one metric of a job, charted alone.
+pub async fn chart(
+    State(web): State<Arc<Web>>,
+    Extension(viewer): Extension<Viewer>,
+    Path((cluster, job_id, file)): Path<(String, String, String)>,
+) -> Response {
+    let owner = match web.visible_job(&viewer, &slug(&cluster), &job_id).await {
+        Ok(Some(owner)) => owner,
+        Ok(None) => return no_job(&web, &job_id),
+        Err(e) => return web.failed("the job", &e),
+    };
+    let metric = file.strip_suffix(".svg").unwrap_or(&file);
+    let page = match web.job_page(&owner.job_id).await {
+        Ok(page) => page,
+        Err(e) => return web.failed(&format!("job {}", owner.job_id), &e),
+    };
+    match metric_svg(&page, metric) {
+        Some(Ok(svg)) => ([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response(),
+        Some(Err(e)) => web.failed("the chart", &e.to_string()),
+        None => web.message(
+            StatusCode::NOT_FOUND,
+            "No such chart",
+            &format!(
+                "Job {} has no telemetry of {}.",
+                clean(&owner.job_id, MAX_NAME),
+                clean(metric, MAX_NAME)
+            ),
+        ),
+    }
+}
+
+/// `/download/{cluster}/{job}.csv`: a job's telemetry, one row per node, metric and sample.
+pub async fn download(
+    State(web): State<Arc<Web>>,
+    Extension(viewer): Extension<Viewer>,
+    Path((cluster, file)): Path<(String, String)>,
+) -> Response {
+    let job_id = file.strip_suffix(".csv").unwrap_or("");
+    let owner = match web.visible_job(&viewer, &slug(&cluster), job_id).await {
+        Ok(Some(owner)) => owner,
+        Ok(None) => return no_job(&web, job_id),
+        Err(e) => return web.failed("the job", &e),
+    };
+    match super::forms::telemetry_csv(&web, &owner).await {
+        Ok(csv) => (
+            [
+                (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
+                (
+                    header::CONTENT_DISPOSITION,
+                    format!("attachment; filename=\"job-{}.csv\"", slug(&owner.job_id)),
+                ),
+            ],
+            csv,
+        )
+            .into_response(),
+        Err(e) => web.failed("the telemetry", &e),
+    }
+}
+
+/// `/jobs?user=&account=&partition=&state=&verdict=&finding=&days=&sort=&order=`.
+pub async fn jobs(
+    State(web): State<Arc<Web>>,
+    Extension(viewer): Extension<Viewer>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Response {
+    let param = |name: &str| {
+        params
+            .get(name)
+            .map(|v| clean(v.trim(), MAX_NAME))
+            .unwrap_or_default()
+    };
+    let days = param("days")
+        .parse::<u64>()
+        .unwrap_or(7)
+        .clamp(1, web.settings.max_list_days);
+    let to = chrono::Utc::now().date_naive();
+    let from = to - chrono::Days::new(days - 1);
+    let visible = if viewer.admin {
+        Visible::All
+    } else {
+        Visible::Own {
+            user: viewer.name.clone(),
+            accounts: viewer.coordinates.iter().cloned().collect(),
+        }
+    };
+    let query = JobQuery {
+        visible,
+        from,
+        to,
+        user: param("user"),
+        account: param("account"),
+        partition: param("partition"),
+        state: param("state"),
+        verdict: param("verdict"),
+        finding: param("finding"),
+        sort: SortBy::parse(&param("sort")).unwrap_or_default(),
+        descending: param("order") != "asc",
+        limit: web.settings.max_list_rows,
+    };
+    let (listed, more) = match crate::report::load::list(&web.ctx, &query).await {
+        Ok(found) => found,
+        Err(e) => return web.failed("the job list", &e.to_string()),
+    };
+    let value = Ok(list_page(&query, days, &listed, more));
+    let text = web
+        .pages
+        .served("jobs.html", value, &web.served(&viewer), json!({}));
+    html(text, &web, "the job list")
+}
+
+/// `/compare?a=[cluster/]job&b=[cluster/]job`: two jobs side by side.
+pub async fn compare(
+    State(web): State<Arc<Web>>,
+    Extension(viewer): Extension<Viewer>,
+    Query(params): Query<HashMap<String, String>>,
+) -> Response {
+    // Both jobs are checked before either is read: a refusal costs the same whichever it is.
+    let mut owners = Vec::new();
+    for key in ["a", "b"] {
+        let given = params.get(key).map(|v| v.trim()).unwrap_or("");
+        let (cluster, job_id) = match given.split_once('/') {
+            Some((cluster, job)) => (slug(cluster), job),
+            None => (String::new(), given),
+        };
+        match web.visible_job(&viewer, &cluster, job_id).await {
+            Ok(Some(owner)) => owners.push(owner),
+            Ok(None) => return no_job(&web, job_id),
+            Err(e) => return web.failed("the job", &e),
+        }
+    }
+    let mut pages = Vec::new();
+    for owner in owners {
+        match web.job_page(&owner.job_id).await {
+            Ok(page) => pages.push(page),
+            Err(e) => return web.failed(&format!("job {}", owner.job_id), &e),
+        }
+    }
+    let [a, b] = &pages[..] else {
+        return web.failed("the comparison", "two jobs were not read");
+    };
+    let text = web.pages.served(
+        "compare.html",
+        compare_page(a, b),
+        &web.served(&viewer),
+        json!({}),
+    );
+    html(text, &web, "the comparison")
+}
+
+/// The cluster whose page folder is `cluster` (a slug), from the warehouse.
+async fn cluster_named(web: &Web, cluster: &str) -> Result<Option<String>, String> {
+    let mut found = None;
+    let batches = crate::query::collect(&web.ctx, "SELECT DISTINCT cluster FROM jobs")
+        .await
+        .map_err(|e| e.to_string())?;
+    for batch in batches {
+        let c = crate::query::Columns::of(&batch).map_err(|e| e.to_string())?;
+        for i in 0..batch.num_rows() {
+            if let Some(name) = c.text("cluster", i)
+                && slug(&name) == cluster
+            {
+                found = Some(name);
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// `/{cluster}/users/{user}.html`: a person's own page (or any, for an admin).
+pub async fn user(
+    State(web): State<Arc<Web>>,
+    Extension(viewer): Extension<Viewer>,
+    Path((cluster, file)): Path<(String, String)>,
+) -> Response {
+    let user = file.strip_suffix(".html").unwrap_or("");
+    let refused = || {
+        web.message(
+            StatusCode::NOT_FOUND,
+            "No such page",
+            &format!(
+                "No page of user {} that you may see: a user page is shown to that user and the admins.",
+                clean(user, MAX_NAME)
+            ),
+        )
+    };
+    if !viewer.may_see_user(user) || !jobsight_base::text::is_login_name(user) {
+        return refused();
+    }
+    let Ok(Some(cluster)) = cluster_named(&web, &cluster).await else {
+        return refused();
+    };
+    let found = crate::report::served::user_history(&web.ctx, &cluster, user).await;
+    let (day, history) = match found {
+        Ok(Some(found)) => found,
+        Ok(None) => return refused(),
+        Err(e) => return web.failed("the user page", &e.to_string()),
+    };
+    let value = web.pages.user_value(&cluster, user, day, &history);
+    let text = web
+        .pages
+        .served("user.html", value, &web.served(&viewer), json!({}));
+    html(text, &web, "the user page")
+}
+
+/// `/{cluster}/days/{day}.html`: a cluster's daily system report (admins).
+pub async fn day(
+    State(web): State<Arc<Web>>,
+    Extension(viewer): Extension<Viewer>,
+    Path((cluster, file)): Path<(String, String)>,
+) -> Response {
+    if !viewer.admin {
+        return admins_only(&web);
+    }
+    let Some(day) = file
+        .strip_suffix(".html")
+        .and_then(|d| d.parse::<NaiveDate>().ok())
+    else {
+        return not_found(State(web)).await;
+    };
+    let Ok(Some(cluster)) = cluster_named(&web, &cluster).await else {
+        return not_found(State(web)).await;
+    };
+    let (report, facts) = match crate::report::served::day(&web.ctx, &cluster, day).await {
+        Ok(found) => found,
+        Err(e) => return web.failed("the day's report", &e.to_string()),
+    };
+    let value = web.pages.day_value(&report, &facts);
+    let text = web
+        .pages
+        .served("day.html", value, &web.served(&viewer), json!({}));
+    html(text, &web, "the day's report")
+}
+
+/// `/workflows/{run}.html`: a workflow run's page (admins).
+pub async fn workflow(
+    State(web): State<Arc<Web>>,
+    Extension(viewer): Extension<Viewer>,
+    Path(file): Path<String>,
+) -> Response {
+    if !viewer.admin {
+        return admins_only(&web);
+    }
+    let run = file.strip_suffix(".html").unwrap_or("");
+    let facts = match crate::report::served::workflow(&web.data, &web.ctx, run).await {
+        Ok(Some(facts)) => facts,
+        Ok(None) => return not_found(State(web)).await,
+        Err(e) => return web.failed("the workflow run", &e.to_string()),
+    };
+    let value = web.pages.workflow_value(&facts);
+    let text = web
+        .pages
+        .served("workflow.html", value, &web.served(&viewer), json!({}));
+    html(text, &web, "the workflow run")
+}
+
+/// `/index.html`: every cluster's days and users (admins); a person's own list otherwise.
+pub async fn index(State(web): State<Arc<Web>>, Extension(viewer): Extension<Viewer>) -> Response {
+    if !viewer.admin {
+        return Redirect::to("/jobs").into_response();
+    }
+    let listing = match crate::report::served::index_listing(&web.ctx).await {
+        Ok(listing) => listing,
+        Err(e) => return web.failed("the index", &e.to_string()),
+    };
+    let value = Ok(web.pages.index_value(&listing));
+    let text = web
+        .pages
+        .served("index.html", value, &web.served(&viewer), json!({}));
+    html(text, &web, "the index")
+}
+
+/// The person's earlier judgements of one job's findings and verdicts, for its page.
+pub(super) fn judged_map(rows: Vec<(String, String, String)>) -> BTreeMap<String, String> {
+    rows.into_iter()
+        .map(|(subject, item, judgement)| (format!("{subject}:{item}"), judgement))
+        .collect()
+}
+
+/// The served path of a job's page (for redirects).
+pub(super) fn page_of(owner: &JobOwner) -> String {
+    job_href(&owner.cluster, &owner.job_id)
+}

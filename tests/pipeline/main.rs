@@ -7,6 +7,8 @@
 mod agreement;
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../common/web.rs"]
+mod web_client;
 
 mod architecture;
 mod cli_snapshots;
@@ -21,3 +23,4 @@ mod real_suite;
 mod rules;
 mod serve_pg;
 mod spool_claim;
+mod web;

@@ -18,11 +18,10 @@ use serde::Deserialize;
 use jobsight_base::text::{clean, slug};
 
 use super::Web;
-use super::pages::{judged_map, page_of};
 use super::who::Viewer;
 use crate::catalog::rows::FeedbackRow;
 use crate::catalog::{self, Table};
-use crate::output::pages::served::LABELS;
+use crate::output::pages::served::{LABELS, job_href};
 use crate::report::load::{JobOwner, literal};
 
 /// The longest note kept.
@@ -170,7 +169,7 @@ pub async fn feedback(
     })
     .await;
     match written {
-        Ok(Ok(())) => Redirect::to(&page_of(&owner)).into_response(),
+        Ok(Ok(())) => Redirect::to(&job_href(&owner.cluster, &owner.job_id)).into_response(),
         Ok(Err(e)) => web.failed("your judgement", &e),
         Err(e) => web.failed("your judgement", &e.to_string()),
     }
@@ -231,7 +230,7 @@ pub async fn label(
     })
     .await;
     match kept {
-        Ok(Ok(_)) => Redirect::to(&page_of(&owner)).into_response(),
+        Ok(Ok(_)) => Redirect::to(&job_href(&owner.cluster, &owner.job_id)).into_response(),
         Ok(Err(e)) => bad(&web, &e),
         Err(e) => web.failed("the label", &e.to_string()),
     }
@@ -264,7 +263,10 @@ pub(super) async fn judged(
             rows.push((text("subject"), text("item"), text("judgement")));
         }
     }
-    Ok(judged_map(rows))
+    Ok(rows
+        .into_iter()
+        .map(|(subject, item, judgement)| (format!("{subject}:{item}"), judgement))
+        .collect())
 }
 
 /// A job's telemetry as CSV: node, metric, time (RFC 3339), value; names quoted as CSV quotes.

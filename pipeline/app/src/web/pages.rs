@@ -4,7 +4,7 @@
 //! status and words as for a job id nobody ran, and the same time, since both are answered
 //! from the one lookup of the job's owner, before any of its page is read.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::Extension;
@@ -18,8 +18,11 @@ use jobsight_base::text::{clean, slug};
 
 use super::Web;
 use super::who::{Owner, Viewer};
-use crate::output::pages::served::{compare_page, job_extra, job_href, list_page, metric_svg};
+use crate::output::pages::served::{compare_page, job_extra, list_page, metric_svg};
 use crate::report::load::{JobOwner, JobQuery, SortBy, Visible};
+
+/// More metrics than any job's features name: "all of them" to the loader.
+const EVERY_METRIC: usize = 1_000;
 
 /// Longest a filter value or a path's name is read.
 const MAX_NAME: usize = 128;
@@ -89,9 +92,23 @@ impl Web {
         }))
     }
 
-    /// Everything a job's page shows, for a job the viewer may see.
-    async fn job_page(&self, job_id: &str) -> Result<crate::report::JobPage, String> {
-        crate::report::job_page(&self.data, &self.ctx, job_id, &self.inputs, &self.report)
+    /// Everything a job's page shows, for a job the viewer may see; with `every_metric`, the
+    /// telemetry of every metric its features name, not only the charted ones (a comparison,
+    /// a chart of its own).
+    async fn job_page(
+        &self,
+        job_id: &str,
+        every_metric: bool,
+    ) -> Result<crate::report::JobPage, String> {
+        let settings = crate::report::Settings {
+            max_charts: if every_metric {
+                EVERY_METRIC
+            } else {
+                self.report.max_charts
+            },
+            ..self.report.clone()
+        };
+        crate::report::job_page(&self.data, &self.ctx, job_id, &self.inputs, &settings)
             .await
             .map_err(|e| e.to_string())
     }
@@ -109,7 +126,7 @@ pub async fn job(
         Ok(None) => return no_job(&web, job_id),
         Err(e) => return web.failed("the job", &e),
     };
-    let page = match web.job_page(&owner.job_id).await {
+    let page = match web.job_page(&owner.job_id, false).await {
         Ok(page) => page,
         Err(e) => return web.failed(&format!("job {}", owner.job_id), &e),
     };
@@ -139,7 +156,7 @@ pub async fn chart(
         Err(e) => return web.failed("the job", &e),
     };
     let metric = file.strip_suffix(".svg").unwrap_or(&file);
-    let page = match web.job_page(&owner.job_id).await {
+    let page = match web.job_page(&owner.job_id, true).await {
         Ok(page) => page,
         Err(e) => return web.failed(&format!("job {}", owner.job_id), &e),
     };
@@ -259,7 +276,7 @@ pub async fn compare(
     }
     let mut pages = Vec::new();
     for owner in owners {
-        match web.job_page(&owner.job_id).await {
+        match web.job_page(&owner.job_id, true).await {
             Ok(page) => pages.push(page),
             Err(e) => return web.failed(&format!("job {}", owner.job_id), &e),
         }
@@ -396,16 +413,4 @@ pub async fn index(State(web): State<Arc<Web>>, Extension(viewer): Extension<Vie
         .pages
         .served("index.html", value, &web.served(&viewer), json!({}));
     html(text, &web, "the index")
-}
-
-/// The person's earlier judgements of one job's findings and verdicts, for its page.
-pub(super) fn judged_map(rows: Vec<(String, String, String)>) -> BTreeMap<String, String> {
-    rows.into_iter()
-        .map(|(subject, item, judgement)| (format!("{subject}:{item}"), judgement))
-        .collect()
-}
-
-/// The served path of a job's page (for redirects).
-pub(super) fn page_of(owner: &JobOwner) -> String {
-    job_href(&owner.cluster, &owner.job_id)
 }

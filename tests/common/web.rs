@@ -1,0 +1,200 @@
+//! The web interface's test side: `jobsight serve --http` started as a site starts it, and an
+//! HTTP client that plays the site's sign-in proxy (connecting from 127.0.0.2, the address the
+//! server trusts, with the user header) or anyone else (127.0.0.1). Plain HTTP/1.1 by hand over
+//! a socket bound to the chosen address, so the test decides which address the server sees.
+
+use std::io::{BufRead, Read, Write};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+/// The address the tests' sign-in proxy connects from, and the one nobody trusts.
+pub const PROXY: [u8; 4] = [127, 0, 0, 2];
+pub const STRANGER: [u8; 4] = [127, 0, 0, 1];
+
+/// A `jobsight serve --http 127.0.0.1:0` process, killed when dropped.
+pub struct WebServer {
+    pub addr: SocketAddr,
+    process: Child,
+    pub log: PathBuf,
+}
+
+impl WebServer {
+    /// Starts the server on the warehouse `data` with `config` (TOML; the warehouse and the
+    /// proxy's address are added), its log in `dir`.
+    pub fn start(jobsight: &str, data: &Path, dir: &Path, config: &str) -> WebServer {
+        std::fs::create_dir_all(dir).unwrap();
+        let file = dir.join("jobsight.toml");
+        std::fs::write(
+            &file,
+            format!("data = {:?}\n{config}\n", data.display().to_string()),
+        )
+        .unwrap();
+        let log = dir.join("serve.log");
+        let mut process = Command::new(jobsight)
+            .arg("--config")
+            .arg(&file)
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(process.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .split(" over HTTP on ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|a| a.parse().ok())
+            .unwrap_or_else(|| {
+                panic!(
+                    "no address in {line:?}; log: {}",
+                    std::fs::read_to_string(&log).unwrap_or_default()
+                )
+            });
+        WebServer { addr, process, log }
+    }
+}
+
+impl Drop for WebServer {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+/// An answer: status, headers (names in lower case), body.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Answer {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Sends one request from `from` with `headers` and `body` (a form, when given) and reads the
+/// whole answer.
+pub fn request(
+    addr: SocketAddr,
+    from: [u8; 4],
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> Answer {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let stream = runtime.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket
+            .bind(SocketAddr::from((from, 0)))
+            .expect("bind the client's address");
+        socket.connect(addr).await.unwrap()
+    });
+    let mut stream = stream.into_std().unwrap();
+    stream.set_nonblocking(false).unwrap();
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    if let Some(body) = body {
+        head.push_str(&format!(
+            "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n",
+            body.len()
+        ));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    if let Some(body) = body {
+        stream.write_all(body.as_bytes()).unwrap();
+    }
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let chunked = headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
+    let body = if chunked {
+        unchunk(body)
+    } else {
+        body.to_string()
+    };
+    Answer {
+        status,
+        headers,
+        body,
+    }
+}
+
+/// A chunked body's text.
+fn unchunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if n == 0 || rest.len() < n {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        body = rest[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// A GET from the sign-in proxy for `user`.
+pub fn get_as(addr: SocketAddr, user: &str, path: &str) -> Answer {
+    request(
+        addr,
+        PROXY,
+        "GET",
+        path,
+        &[("X-Forwarded-User", user)],
+        None,
+    )
+}
+
+/// A form POSTed through the sign-in proxy for `user`, as a browser on the site's page sends it.
+pub fn post_as(addr: SocketAddr, user: &str, path: &str, form: &str) -> Answer {
+    request(
+        addr,
+        PROXY,
+        "POST",
+        path,
+        &[
+            ("X-Forwarded-User", user),
+            ("Sec-Fetch-Site", "same-origin"),
+        ],
+        Some(form),
+    )
+}
+
+/// The value of the first `<input name="NAME" value="...">` of a page.
+pub fn input_value(page: &str, name: &str) -> Option<String> {
+    let at = page.find(&format!("name=\"{name}\" value=\""))?;
+    let rest = &page[at + name.len() + 15..];
+    Some(rest[..rest.find('"')?].to_string())
+}

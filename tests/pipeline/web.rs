@@ -1,0 +1,335 @@
+//! `jobsight serve --http` over a demo's warehouse (five users in four accounts), the test
+//! playing the site's sign-in proxy: who is believed, what each person sees and is refused, the
+//! forms, the comparison, the headers of every answer. Coordinators come from a real Slurm's
+//! `sacctmgr` in tests/services/web.rs, with a real browser.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::common::sql_json;
+use crate::web_client::{PROXY, STRANGER, WebServer, get_as, input_value, post_as, request};
+
+const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
+
+/// One demo's warehouse for every test here (a demo takes most of a minute): 40 jobs.
+fn demo() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap().keep();
+        let out = std::process::Command::new(JOBSIGHT)
+            .args(["demo", "--jobs", "40", "--dir"])
+            .arg(dir.join("demo"))
+            .env(
+                "JOBSIGHT_EPILOG_BIN",
+                Path::new(JOBSIGHT).with_file_name("jobsight-epilog"),
+            )
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        dir.join("demo").join("warehouse")
+    })
+}
+
+/// A job of `user`'s (the first by id).
+fn job_of(user: &str) -> String {
+    let rows = sql_json(
+        JOBSIGHT,
+        demo(),
+        &format!("SELECT min(job_id) AS j FROM jobs WHERE \"user\" = '{user}'"),
+    );
+    rows[0]["j"].as_str().unwrap().to_string()
+}
+
+/// A server on the demo's warehouse where erin is an admin, for the test `name`.
+fn server(name: &str, extra: &str) -> (WebServer, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = WebServer::start(
+        JOBSIGHT,
+        demo(),
+        &dir.path().join(name),
+        &format!(
+            "[web]\ntrusted_proxies = [\"127.0.0.2\"]\n\
+             sacctmgr = \"/nonexistent/sacctmgr\"\n{extra}\n[access]\nadmins = [\"erin\"]\n"
+        ),
+    );
+    (server, dir)
+}
+
+/// The refusal of `id` with the id taken out: what tells a refused job from a missing one.
+fn without(body: &str, id: &str) -> String {
+    body.replace(id, "ID")
+}
+
+#[test]
+fn a_person_sees_their_own_jobs_and_nothing_of_anyone_elses() {
+    let (web, _dir) = server("own", "");
+    let (mine, theirs) = (job_of("alice"), job_of("bob"));
+    let list = get_as(web.addr, "alice", "/jobs?days=3660");
+    assert_eq!(list.status, 200);
+    assert!(list.body.contains(&format!("/demo/jobs/{mine}.html")));
+    assert!(!list.body.contains(&format!("/demo/jobs/{theirs}.html")));
+    // Asking for bob's jobs by filter lists none of them.
+    let filtered = get_as(web.addr, "alice", "/jobs?days=3660&user=bob");
+    assert!(
+        filtered.body.contains("No job matches"),
+        "{}",
+        filtered.body
+    );
+
+    let page = get_as(web.addr, "alice", &format!("/demo/jobs/{mine}.html"));
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("signed in as alice"));
+    // Another's job page, chart and download, and a comparison with it, are answered as a job
+    // that does not exist (an id of the same length, so only the id differs).
+    let nobody = "9".repeat(theirs.len());
+    for path in [
+        "/demo/jobs/{}.html",
+        "/download/demo/{}.csv",
+        "/chart/demo/{}/cpu_user.svg",
+    ] {
+        let refused = get_as(web.addr, "alice", &path.replace("{}", &theirs));
+        let missing = get_as(web.addr, "alice", &path.replace("{}", &nobody));
+        assert_eq!(refused.status, 404, "{path}");
+        assert_eq!(missing.status, 404, "{path}");
+        assert_eq!(
+            without(&refused.body, &theirs),
+            without(&missing.body, &nobody),
+            "{path}"
+        );
+        assert!(refused.body.contains("that you may see"), "{path}");
+    }
+    let compared = get_as(web.addr, "alice", &format!("/compare?a={mine}&b={theirs}"));
+    assert_eq!(compared.status, 404);
+    assert!(
+        !compared.body.contains(&mine),
+        "nothing of either job is shown"
+    );
+    // Their own download and chart.
+    let csv = get_as(web.addr, "alice", &format!("/download/demo/{mine}.csv"));
+    assert_eq!(csv.status, 200);
+    assert!(csv.body.starts_with("node,metric,time,value\n"));
+    assert!(csv.body.lines().count() > 10, "{}", csv.body.len());
+    // User pages: their own; the system pages and the index are admins'.
+    assert_eq!(
+        get_as(web.addr, "alice", "/demo/users/alice.html").status,
+        200
+    );
+    assert_eq!(
+        get_as(web.addr, "alice", "/demo/users/bob.html").status,
+        404
+    );
+    let days = sql_json(
+        JOBSIGHT,
+        demo(),
+        "SELECT DISTINCT CAST(day AS VARCHAR) AS d FROM jobs",
+    );
+    let day = days[0]["d"].as_str().unwrap();
+    assert_eq!(
+        get_as(web.addr, "alice", &format!("/demo/days/{day}.html")).status,
+        403
+    );
+    assert_eq!(get_as(web.addr, "alice", "/index.html").status, 303);
+}
+
+#[test]
+fn an_admin_sees_every_job_and_the_system_pages() {
+    let (web, _dir) = server("admin", "");
+    let theirs = job_of("bob");
+    let list = get_as(
+        web.addr,
+        "erin",
+        "/jobs?days=3660&user=bob&sort=cpu&order=asc",
+    );
+    assert!(list.body.contains(&format!("/demo/jobs/{theirs}.html")));
+    assert!(list.body.contains("every user"), "{}", list.body);
+    let page = get_as(web.addr, "erin", &format!("/demo/jobs/{theirs}.html"));
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("Label this job"), "admins label");
+    let index = get_as(web.addr, "erin", "/index.html");
+    assert_eq!(index.status, 200);
+    let days = sql_json(
+        JOBSIGHT,
+        demo(),
+        "SELECT DISTINCT CAST(day AS VARCHAR) AS d FROM jobs",
+    );
+    let day = days[0]["d"].as_str().unwrap();
+    assert!(index.body.contains(&format!("demo/days/{day}.html")));
+    let report = get_as(web.addr, "erin", &format!("/demo/days/{day}.html"));
+    assert_eq!(report.status, 200);
+    assert!(report.body.contains("What users say about the rules"));
+    assert_eq!(get_as(web.addr, "erin", "/demo/users/bob.html").status, 200);
+}
+
+#[test]
+fn only_the_proxy_names_the_user() {
+    let (web, _dir) = server("proxy", "");
+    let mine = job_of("alice");
+    let path = format!("/demo/jobs/{mine}.html");
+    // The header from anyone but the proxy is refused; so is the proxy without a user, or
+    // with a name that is no login name, or two names.
+    let stranger = request(
+        web.addr,
+        STRANGER,
+        "GET",
+        &path,
+        &[("X-Forwarded-User", "alice")],
+        None,
+    );
+    assert_eq!(stranger.status, 403);
+    assert!(stranger.body.contains("trusted_proxies"));
+    assert!(!stranger.body.contains(&format!("Job {mine}")));
+    assert_eq!(
+        request(web.addr, PROXY, "GET", &path, &[], None).status,
+        401
+    );
+    for name in ["alice@example.org", "../root", ""] {
+        let answer = request(
+            web.addr,
+            PROXY,
+            "GET",
+            &path,
+            &[("X-Forwarded-User", name)],
+            None,
+        );
+        assert_eq!(answer.status, 401, "{name:?}");
+    }
+    let two = request(
+        web.addr,
+        PROXY,
+        "GET",
+        &path,
+        &[("X-Forwarded-User", "alice"), ("X-Forwarded-User", "erin")],
+        None,
+    );
+    assert_eq!(two.status, 401);
+    // Every answer, refusals too, carries the headers under which no script runs.
+    for answer in [&stranger, &get_as(web.addr, "alice", &path)] {
+        let csp = answer.header("content-security-policy").unwrap();
+        assert!(csp.contains("script-src 'none'") && csp.contains("frame-ancestors 'none'"));
+        assert_eq!(answer.header("x-content-type-options"), Some("nosniff"));
+    }
+}
+
+#[test]
+fn feedback_round_trips_and_needs_the_persons_token() {
+    let (web, _dir) = server("feedback", "");
+    // A job of alice's with a finding.
+    let rows = sql_json(
+        JOBSIGHT,
+        demo(),
+        "SELECT min(f.job_id) AS j, min(f.rule) AS r FROM findings f JOIN jobs j \
+         ON j.job_id = f.job_id WHERE j.\"user\" = 'alice' GROUP BY f.job_id ORDER BY 1 LIMIT 1",
+    );
+    let (job, rule) = (
+        rows[0]["j"].as_str().unwrap().to_string(),
+        rows[0]["r"].as_str().unwrap().to_string(),
+    );
+    let page = get_as(web.addr, "alice", &format!("/demo/jobs/{job}.html"));
+    let token = input_value(&page.body, "csrf").unwrap();
+    let form = |token: &str| {
+        format!(
+            "csrf={token}&cluster=demo&job={job}&subject=finding&item={rule}&judgement=wrong&note=it+was+the+input+%3Cb%3E"
+        )
+    };
+    // No token, another person's token, another site, a GET: refused, nothing written.
+    assert_eq!(
+        post_as(web.addr, "alice", "/feedback", &form("")).status,
+        403
+    );
+    let bobs = input_value(
+        &get_as(
+            web.addr,
+            "bob",
+            &format!("/demo/jobs/{}.html", job_of("bob")),
+        )
+        .body,
+        "csrf",
+    )
+    .unwrap();
+    assert_eq!(
+        post_as(web.addr, "alice", "/feedback", &form(&bobs)).status,
+        403
+    );
+    let cross = request(
+        web.addr,
+        PROXY,
+        "POST",
+        "/feedback",
+        &[
+            ("X-Forwarded-User", "alice"),
+            ("Sec-Fetch-Site", "cross-site"),
+        ],
+        Some(&form(&token)),
+    );
+    assert_eq!(cross.status, 403);
+    assert_eq!(get_as(web.addr, "alice", "/feedback").status, 405);
+    // bob may not judge alice's job even with his own token.
+    let bob_form = form(&bobs);
+    assert_eq!(post_as(web.addr, "bob", "/feedback", &bob_form).status, 404);
+    let data = demo();
+    assert!(
+        !data.join("feedback").exists()
+            || sql_json(JOBSIGHT, data, &format!("SELECT * FROM feedback WHERE job_id = '{job}' AND note LIKE 'it was the input%'")).is_empty()
+    );
+    // A finding the job does not have is not stored either.
+    let unknown = form(&token).replace(&format!("item={rule}"), "item=no-such-rule");
+    assert_eq!(
+        post_as(web.addr, "alice", "/feedback", &unknown).status,
+        400
+    );
+
+    let sent = post_as(web.addr, "alice", "/feedback", &form(&token));
+    assert_eq!(sent.status, 303, "{}", sent.body);
+    assert_eq!(
+        sent.header("location"),
+        Some(format!("/demo/jobs/{job}.html").as_str())
+    );
+    let stored = sql_json(
+        JOBSIGHT,
+        data,
+        &format!("SELECT * FROM feedback WHERE job_id = '{job}' AND note LIKE 'it was the input%'"),
+    );
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert_eq!(stored[0]["by"], "alice");
+    assert_eq!(stored[0]["by_owner"], true);
+    assert_eq!(stored[0]["item"], rule.as_str());
+    assert_eq!(stored[0]["judgement"], "wrong");
+    let again = get_as(web.addr, "alice", &format!("/demo/jobs/{job}.html"));
+    assert!(again.body.contains("you said: wrong"));
+}
+
+#[test]
+fn two_jobs_compare_on_one_time_axis() {
+    let (web, _dir) = server("compare", "");
+    let rows = sql_json(
+        JOBSIGHT,
+        demo(),
+        "SELECT job_id FROM jobs WHERE \"user\" = 'alice' ORDER BY job_id LIMIT 2",
+    );
+    let (a, b) = (
+        rows[0]["job_id"].as_str().unwrap(),
+        rows[1]["job_id"].as_str().unwrap(),
+    );
+    let page = get_as(web.addr, "alice", &format!("/compare?a=demo/{a}&b={b}"));
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains(&format!("job {a}")) && page.body.contains(&format!("job {b}")));
+    assert!(
+        page.body.contains("<svg"),
+        "charts of the metrics both have"
+    );
+}
+
+#[test]
+fn a_person_who_asks_too_often_waits() {
+    let (web, _dir) = server("limit", "requests_per_minute = 3");
+    // Eight requests span at most two minutes, so one minute has at least four of them.
+    let answers: Vec<_> = (0..8).map(|_| get_as(web.addr, "alice", "/jobs")).collect();
+    let limited = answers.iter().find(|a| a.status == 429);
+    let limited = limited.unwrap_or_else(|| panic!("no 429 in {answers:?}"));
+    assert_eq!(limited.header("retry-after"), Some("60"));
+    assert_eq!(get_as(web.addr, "erin", "/jobs").status, 200, "per person");
+}

@@ -3,6 +3,9 @@
 //! server trusts, with the user header) or anyone else (127.0.0.1). Plain HTTP/1.1 by hand over
 //! a socket bound to the chosen address, so the test decides which address the server sees.
 
+// Each suite uses its part of these helpers.
+#![allow(dead_code)]
+
 use std::io::{BufRead, Read, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -197,4 +200,113 @@ pub fn input_value(page: &str, name: &str) -> Option<String> {
     let at = page.find(&format!("name=\"{name}\" value=\""))?;
     let rest = &page[at + name.len() + 15..];
     Some(rest[..rest.find('"')?].to_string())
+}
+
+/// A demo's warehouse (40 jobs, five users in four accounts) for the web tests, made once per
+/// build of `jobsight` and kept in the temporary folder: the pipeline and the services suites
+/// are separate binaries, and a demo takes most of a minute. Keyed by the binary's size and
+/// time, so a new build makes a new one (and removes older ones); made in a temporary folder and
+/// renamed into place, so a test never sees half of one.
+pub fn demo_warehouse(jobsight: &str) -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let meta = std::fs::metadata(jobsight).unwrap();
+        let stamp = meta
+            .modified()
+            .unwrap()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        let base = std::env::temp_dir();
+        let name = format!("jobsight-web-demo-{stamp}-{}", meta.len());
+        let dir = base.join(&name);
+        if !dir.join("demo").join("warehouse").is_dir() {
+            for old in std::fs::read_dir(&base).unwrap().flatten() {
+                let n = old.file_name().to_string_lossy().into_owned();
+                if n.starts_with("jobsight-web-demo-") && n != name {
+                    let _ = std::fs::remove_dir_all(old.path());
+                }
+            }
+            let making = tempfile::Builder::new()
+                .prefix("jobsight-web-demo-making-")
+                .tempdir_in(&base)
+                .unwrap();
+            let out = Command::new(jobsight)
+                .args(["demo", "--jobs", "40", "--dir"])
+                .arg(making.path().join("demo"))
+                .env(
+                    "JOBSIGHT_EPILOG_BIN",
+                    Path::new(jobsight).with_file_name("jobsight-epilog"),
+                )
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            // Another process may have finished first: then its warehouse is the one.
+            let _ = std::fs::rename(making.keep(), &dir);
+        }
+        dir.join("demo").join("warehouse")
+    })
+    .clone()
+}
+
+/// A stand-in for the site's sign-in proxy in front of `server`, for a browser: it listens on
+/// 127.0.0.1, drops any user header the browser sends, names `user`, and passes each request on
+/// from 127.0.0.2 (one request per connection). Stops with the test process.
+pub fn signing_proxy(server: SocketAddr, user: &'static str) -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let _ = pass_on(client, server, user);
+            });
+        }
+    });
+    addr
+}
+
+fn pass_on(mut client: std::net::TcpStream, server: SocketAddr, user: &str) -> std::io::Result<()> {
+    let mut reader = std::io::BufReader::new(client.try_clone()?);
+    let mut head = String::new();
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        if line == "\r\n" {
+            break;
+        }
+        let lower = line.to_ascii_lowercase();
+        if lower.starts_with("x-forwarded-user:") || lower.starts_with("connection:") {
+            continue;
+        }
+        if let Some(n) = lower.strip_prefix("content-length:") {
+            length = n.trim().parse().unwrap_or(0);
+        }
+        head.push_str(&line);
+    }
+    head.push_str(&format!(
+        "X-Forwarded-User: {user}\r\nConnection: close\r\n\r\n"
+    ));
+    let mut body = vec![0u8; length];
+    reader.read_exact(&mut body)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let upstream = runtime.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.bind(SocketAddr::from((PROXY, 0)))?;
+        socket.connect(server).await
+    })?;
+    let mut upstream = upstream.into_std()?;
+    upstream.set_nonblocking(false)?;
+    upstream.write_all(head.as_bytes())?;
+    upstream.write_all(&body)?;
+    std::io::copy(&mut upstream, &mut client)?;
+    Ok(())
 }

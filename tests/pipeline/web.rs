@@ -3,42 +3,23 @@
 //! forms, the comparison, the headers of every answer. Coordinators come from a real Slurm's
 //! `sacctmgr` in tests/services/web.rs, with a real browser.
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::PathBuf;
 
 use crate::common::sql_json;
 use crate::web_client::{PROXY, STRANGER, WebServer, get_as, input_value, post_as, request};
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 
-/// One demo's warehouse for every test here (a demo takes most of a minute): 40 jobs.
-fn demo() -> &'static Path {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap().keep();
-        let out = std::process::Command::new(JOBSIGHT)
-            .args(["demo", "--jobs", "40", "--dir"])
-            .arg(dir.join("demo"))
-            .env(
-                "JOBSIGHT_EPILOG_BIN",
-                Path::new(JOBSIGHT).with_file_name("jobsight-epilog"),
-            )
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        dir.join("demo").join("warehouse")
-    })
+/// The web tests' demo warehouse ([`crate::web_client::demo_warehouse`]).
+fn demo() -> PathBuf {
+    crate::web_client::demo_warehouse(JOBSIGHT)
 }
 
 /// A job of `user`'s (the first by id).
 fn job_of(user: &str) -> String {
     let rows = sql_json(
         JOBSIGHT,
-        demo(),
+        &demo(),
         &format!("SELECT min(job_id) AS j FROM jobs WHERE \"user\" = '{user}'"),
     );
     rows[0]["j"].as_str().unwrap().to_string()
@@ -49,7 +30,7 @@ fn server(name: &str, extra: &str) -> (WebServer, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let server = WebServer::start(
         JOBSIGHT,
-        demo(),
+        &demo(),
         &dir.path().join(name),
         &format!(
             "[web]\ntrusted_proxies = [\"127.0.0.2\"]\n\
@@ -124,7 +105,7 @@ fn a_person_sees_their_own_jobs_and_nothing_of_anyone_elses() {
     );
     let days = sql_json(
         JOBSIGHT,
-        demo(),
+        &demo(),
         "SELECT DISTINCT CAST(day AS VARCHAR) AS d FROM jobs",
     );
     let day = days[0]["d"].as_str().unwrap();
@@ -153,7 +134,7 @@ fn an_admin_sees_every_job_and_the_system_pages() {
     assert_eq!(index.status, 200);
     let days = sql_json(
         JOBSIGHT,
-        demo(),
+        &demo(),
         "SELECT DISTINCT CAST(day AS VARCHAR) AS d FROM jobs",
     );
     let day = days[0]["d"].as_str().unwrap();
@@ -220,7 +201,7 @@ fn feedback_round_trips_and_needs_the_persons_token() {
     // A job of alice's with a finding.
     let rows = sql_json(
         JOBSIGHT,
-        demo(),
+        &demo(),
         "SELECT min(f.job_id) AS j, min(f.rule) AS r FROM findings f JOIN jobs j \
          ON j.job_id = f.job_id WHERE j.\"user\" = 'alice' GROUP BY f.job_id ORDER BY 1 LIMIT 1",
     );
@@ -230,9 +211,16 @@ fn feedback_round_trips_and_needs_the_persons_token() {
     );
     let page = get_as(web.addr, "alice", &format!("/demo/jobs/{job}.html"));
     let token = input_value(&page.body, "csrf").unwrap();
+    // The warehouse outlives this run (it is shared by the runs of one build): a note of this
+    // run's own finds this run's row.
+    let nonce = format!(
+        "{}-{}",
+        std::process::id(),
+        chrono::Utc::now().timestamp_micros()
+    );
     let form = |token: &str| {
         format!(
-            "csrf={token}&cluster=demo&job={job}&subject=finding&item={rule}&judgement=wrong&note=it+was+the+input+%3Cb%3E"
+            "csrf={token}&cluster=demo&job={job}&subject=finding&item={rule}&judgement=wrong&note=input+{nonce}+%3Cb%3E"
         )
     };
     // No token, another person's token, another site, a GET: refused, nothing written.
@@ -270,10 +258,17 @@ fn feedback_round_trips_and_needs_the_persons_token() {
     // bob may not judge alice's job even with his own token.
     let bob_form = form(&bobs);
     assert_eq!(post_as(web.addr, "bob", "/feedback", &bob_form).status, 404);
-    let data = demo();
+    let data = &demo();
     assert!(
         !data.join("feedback").exists()
-            || sql_json(JOBSIGHT, data, &format!("SELECT * FROM feedback WHERE job_id = '{job}' AND note LIKE 'it was the input%'")).is_empty()
+            || sql_json(
+                JOBSIGHT,
+                data,
+                &format!(
+                    "SELECT * FROM feedback WHERE job_id = '{job}' AND note LIKE 'input {nonce}%'"
+                )
+            )
+            .is_empty()
     );
     // A finding the job does not have is not stored either.
     let unknown = form(&token).replace(&format!("item={rule}"), "item=no-such-rule");
@@ -291,7 +286,7 @@ fn feedback_round_trips_and_needs_the_persons_token() {
     let stored = sql_json(
         JOBSIGHT,
         data,
-        &format!("SELECT * FROM feedback WHERE job_id = '{job}' AND note LIKE 'it was the input%'"),
+        &format!("SELECT * FROM feedback WHERE job_id = '{job}' AND note LIKE 'input {nonce}%'"),
     );
     assert_eq!(stored.len(), 1, "{stored:?}");
     assert_eq!(stored[0]["by"], "alice");
@@ -307,7 +302,7 @@ fn two_jobs_compare_on_one_time_axis() {
     let (web, _dir) = server("compare", "");
     let rows = sql_json(
         JOBSIGHT,
-        demo(),
+        &demo(),
         "SELECT job_id FROM jobs WHERE \"user\" = 'alice' ORDER BY job_id LIMIT 2",
     );
     let (a, b) = (

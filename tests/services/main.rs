@@ -6,8 +6,11 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../common/web.rs"]
+mod web_client;
 
 mod canaries;
 mod real_prometheus;
 mod real_slurm;
 mod running;
+mod web;

@@ -1,0 +1,182 @@
+//! The web interface with a real browser and a real Slurm: `jobsight serve --http` over the web
+//! tests' demo warehouse, behind a stand-in for the site's sign-in proxy, driven by a real
+//! headless Chromium (tests/services/browser.py, the DevTools protocol over a pipe), with the
+//! accounts' coordinators read from a real slurmdbd by `sacctmgr`.
+//!
+//! - A person signed in as alice lists her jobs, opens one, judges its finding "wrong" with a
+//!   note by clicking the page's own button; the browser follows the answer back to the page,
+//!   which shows the judgement, and the `feedback` table has the row. Bob's job, its chart and
+//!   its download are refused to her in the browser as a job that does not exist.
+//! - Slurm names bob the coordinator of account `physics`: he sees carol's job (physics), not
+//!   alice's (chem); carol, with no such role, does not see bob's.
+//! - Screenshots of the list, the job page and a comparison go to the test's folder, to look at.
+//!
+//! Needs root (Slurm, and Chromium installed from Debian when missing); about a minute and a
+//! half, the demo's warehouse included when the pipeline suite has not made it already.
+use crate::common;
+use crate::web_client::{WebServer, demo_warehouse, get_as, signing_proxy};
+
+use std::path::Path;
+use std::process::Command;
+
+use common::services::{sh, slurm_site};
+
+const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
+
+/// One session of the browser: `steps` (browser.py's), their values.
+fn browse(base: &Path, name: &str, steps: serde_json::Value) -> Vec<serde_json::Value> {
+    let file = base.join(format!("{name}.json"));
+    std::fs::write(&file, steps.to_string()).unwrap();
+    let out = Command::new("python3")
+        .arg(format!(
+            "{}/tests/services/browser.py",
+            env!("CARGO_MANIFEST_DIR").trim_end_matches("/pipeline/app")
+        ))
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "browser.py {name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["value"].clone())
+        .collect()
+}
+
+/// A job of `user`'s that has a finding, and the finding's rule.
+fn job_with_finding(data: &Path, user: &str) -> (String, String) {
+    let rows = common::sql_json(
+        JOBSIGHT,
+        data,
+        &format!(
+            "SELECT f.job_id AS j, min(f.rule) AS r FROM findings f JOIN jobs j ON j.job_id = f.job_id \
+             WHERE j.\"user\" = '{user}' GROUP BY f.job_id ORDER BY f.job_id LIMIT 1"
+        ),
+    );
+    (
+        rows[0]["j"].as_str().unwrap().to_string(),
+        rows[0]["r"].as_str().unwrap().to_string(),
+    )
+}
+
+fn first_job(data: &Path, user: &str) -> String {
+    let rows = common::sql_json(
+        JOBSIGHT,
+        data,
+        &format!("SELECT min(job_id) AS j FROM jobs WHERE \"user\" = '{user}'"),
+    );
+    rows[0]["j"].as_str().unwrap().to_string()
+}
+
+#[test]
+#[ignore = "needs root: installs and starts a real Slurm and Chromium (run by .ci/run with --include-ignored)"]
+fn a_browser_judges_a_finding_and_slurms_coordinators_see_their_accounts() {
+    let site = slurm_site(JOBSIGHT, "web", "Slurm and Chromium");
+    sh(
+        "command -v chromium >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null",
+    );
+    // The demo's accounts in Slurm's associations, bob the coordinator of physics.
+    // (Each `add` fails when an earlier run added it already: what counts is the listing.)
+    sh("sacctmgr -i add account physics,chem Description=web Organization=web >/dev/null || true");
+    sh("sacctmgr -i add user bob,carol account=physics >/dev/null || true");
+    sh("sacctmgr -i add user alice account=chem >/dev/null || true");
+    sh("sacctmgr -i add coordinator account=physics names=bob >/dev/null || true");
+    let listing = sh("sacctmgr -nP show account withcoord format=Account,Coordinators");
+    assert!(listing.lines().any(|l| l == "physics|bob"), "{listing}");
+    let data = demo_warehouse(JOBSIGHT);
+    let server = WebServer::start(
+        JOBSIGHT,
+        &data,
+        &site.base.join("web"),
+        "[web]\ntrusted_proxies = [\"127.0.0.2\"]\n[access]\nadmins = [\"erin\"]\n",
+    );
+
+    // Coordinators, from sacctmgr.
+    let (carols, alices, bobs) = (
+        first_job(&data, "carol"),
+        first_job(&data, "alice"),
+        first_job(&data, "bob"),
+    );
+    assert_eq!(
+        get_as(server.addr, "bob", &format!("/demo/jobs/{carols}.html")).status,
+        200
+    );
+    assert_eq!(
+        get_as(server.addr, "bob", &format!("/demo/jobs/{alices}.html")).status,
+        404
+    );
+    assert_eq!(
+        get_as(server.addr, "carol", &format!("/demo/jobs/{bobs}.html")).status,
+        404
+    );
+    let list = get_as(server.addr, "bob", "/jobs?days=3660");
+    assert!(list.body.contains(&format!("/demo/jobs/{carols}.html")));
+    assert!(list.body.contains("account physics"), "{}", list.body);
+
+    // alice in a real browser, through the sign-in proxy.
+    let proxy = signing_proxy(server.addr, "alice");
+    let root = format!("http://{proxy}");
+    let (job, rule) = job_with_finding(&data, "alice");
+    let note = format!("browser {}", std::process::id());
+    let shots = &site.base;
+    let values = browse(
+        shots,
+        "alice",
+        serde_json::json!([
+            {"go": format!("{root}/jobs?days=3660")},
+            {"text": true},
+            {"screenshot": shots.join("jobs.png")},
+            {"go": format!("{root}/demo/jobs/{job}.html")},
+            {"screenshot": shots.join("job.png")},
+            {"submit": format!(
+                "(() => {{ const form = [...document.querySelectorAll('form.judge')].find(f => \
+                   f.subject.value === 'finding' && f.item.value === '{rule}'); \
+                   form.note.value = '{note}'; \
+                   form.querySelector('button[value=wrong]').click(); return 'sent'; }})()"
+            )},
+            {"eval": "location.pathname"},
+            {"text": true},
+            {"go": format!("{root}/demo/jobs/{bobs}.html")},
+            {"text": true},
+            {"go": format!("{root}/download/demo/{bobs}.csv")},
+            {"text": true},
+            {"go": format!("{root}/compare?a={alices}&b={job}")},
+            {"eval": "document.querySelectorAll('svg').length"},
+            {"screenshot": shots.join("compare.png")},
+        ]),
+    );
+    let text = |i: usize| values[i].as_str().unwrap_or_default().to_string();
+    assert!(text(1).contains("signed in as alice"), "{}", text(1));
+    assert!(text(1).contains(&job), "her job is listed");
+    assert!(!text(1).contains(&format!("\n{bobs}\t")), "bob's is not");
+    assert_eq!(text(5), "sent");
+    assert_eq!(
+        text(6),
+        format!("/demo/jobs/{job}.html"),
+        "back on the job's page"
+    );
+    assert!(text(7).contains("you said: wrong"), "{}", text(7));
+    assert!(text(9).contains("that you may see"), "{}", text(9));
+    assert!(text(11).contains("that you may see"), "{}", text(11));
+    assert!(
+        values[13].as_u64().unwrap_or(0) > 0,
+        "the comparison's charts"
+    );
+    let stored = common::sql_json(
+        JOBSIGHT,
+        &data,
+        &format!("SELECT by, by_owner, item, judgement FROM feedback WHERE note = '{note}'"),
+    );
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert_eq!(stored[0]["by"], "alice");
+    assert_eq!(stored[0]["item"], rule.as_str());
+    assert_eq!(stored[0]["judgement"], "wrong");
+    for shot in ["jobs.png", "job.png", "compare.png"] {
+        let size = std::fs::metadata(shots.join(shot)).unwrap().len();
+        assert!(size > 10_000, "{shot}: {size} bytes");
+    }
+    eprintln!("screenshots in {}", shots.display());
+}

@@ -454,7 +454,7 @@ mod tests {
     }
 
     /// The integer settings and their ranges as docs/configuration.md "Ranges" states them.
-    const RANGES: [(&str, &str, u64, u64); 28] = [
+    const RANGES: [(&str, &str, u64, u64); 33] = [
         ("ingest", "retry_after_s", 1, 86_400),
         ("ingest", "give_up_after_s", 60, 3650 * 86_400),
         ("prometheus", "step_s", 1, 3600),
@@ -483,6 +483,11 @@ mod tests {
         ("serve", "pg_login_timeout_s", 1, 300),
         ("serve", "max_logins_per_address", 1, 10_000),
         ("serve", "statement_timeout_s", 1, 86_400),
+        ("web", "coordinators_refresh_s", 1, 86_400),
+        ("web", "requests_per_minute", 1, 100_000),
+        ("web", "max_list_rows", 1, 10_000),
+        ("web", "max_list_days", 1, 3_660),
+        ("web", "request_timeout_s", 1, 3_600),
     ];
 
     proptest::proptest! {
@@ -704,6 +709,7 @@ mod tests {
         );
         assert_eq!(s.report, d.report);
         assert_eq!(s.engine, d.engine);
+        assert_eq!(s.web, d.web);
     }
 
     /// `[engine] ballista` takes a scheduler address and refuses anything else, naming the key.

@@ -111,6 +111,29 @@ fn name_hash(name: &str) -> String {
         .collect()
 }
 
+/// The name a [`slug`] was made from, when it was not cut: every `~XX` decoded. `None` for a
+/// cut slug, a malformed one, or one that decodes to something [`slug`] would write otherwise.
+pub fn unslug(slugged: &str) -> Option<String> {
+    if slugged.contains("~~") {
+        return None;
+    }
+    let bytes = slugged.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'~' {
+            let hex = slugged.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    let name = String::from_utf8(out).ok()?;
+    (slug(&name) == slugged).then_some(name)
+}
+
 /// [`slug`] without the cut.
 fn slug_whole(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
@@ -143,6 +166,17 @@ pub fn is_login_name(user: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slug_decodes_to_its_name() {
+        for name in ["1234", "1234+0", "run 7/a", ".hidden", "é", ""] {
+            assert_eq!(unslug(&slug(name)).as_deref(), Some(name), "{name:?}");
+        }
+        assert_eq!(unslug("~4"), None);
+        assert_eq!(unslug("~2E"), Some(".".into()), "a leading dot is escaped");
+        assert_eq!(unslug("a~2Eb"), None, "slug writes a.b, not a~2Eb");
+        assert_eq!(unslug(&slug(&"x".repeat(200))), None, "cut");
+    }
 
     #[test]
     fn durations() {

@@ -297,11 +297,20 @@ async fn one_job(
     let day = load::day_of(ctx, job_id)
         .await?
         .ok_or_else(|| ReportError::NoSuchJob(job_id.to_string()))?;
+    Ok((day, job_facts_on(ctx, job_id, day).await?))
+}
+
+/// Every table's rows about one job of `day`.
+async fn job_facts_on(
+    ctx: &datafusion::prelude::SessionContext,
+    job_id: &str,
+    day: NaiveDate,
+) -> Result<load::Facts, ReportError> {
     let scope = load::Scope {
         day,
         job: Some(job_id.to_string()),
     };
-    Ok((day, load::facts(ctx, &scope).await?))
+    Ok(load::facts(ctx, &scope).await?)
 }
 
 /// Everything a job's page shows: the job (its newest record), every table's rows about it with
@@ -314,20 +323,41 @@ pub struct JobPage {
     pub bands: load::HealthyBands,
 }
 
-/// Gathers a job's page on `ctx` (a command's session, or a server's).
+/// Gathers a job's page on `ctx` (a command's session, or a server's): its newest record's day,
+/// unless the caller knows the `day` already (the server, which looked the owner up first).
 pub async fn job_page(
     data: &Path,
     ctx: &datafusion::prelude::SessionContext,
     job_id: &str,
+    day: Option<NaiveDate>,
     inputs: &Inputs,
     settings: &Settings,
 ) -> Result<JobPage, ReportError> {
-    let (day, mut facts) = one_job(ctx, job_id).await?;
+    let day = match day {
+        Some(day) => day,
+        None => load::day_of(ctx, job_id)
+            .await?
+            .ok_or_else(|| ReportError::NoSuchJob(job_id.to_string()))?,
+    };
+    let healthy = load::healthy(ctx, day).await?;
+    job_page_with(data, ctx, job_id, day, &healthy, inputs, settings).await
+}
+
+/// [`job_page`] of a job of `day` with that day's healthy runs and bands ([`load::healthy`])
+/// given: a server keeps them for the day's other pages.
+pub async fn job_page_with(
+    data: &Path,
+    ctx: &datafusion::prelude::SessionContext,
+    job_id: &str,
+    day: NaiveDate,
+    (healthy, bands): &(Vec<load::HealthyRun>, load::HealthyBands),
+    inputs: &Inputs,
+    settings: &Settings,
+) -> Result<JobPage, ReportError> {
+    let mut facts = job_facts_on(ctx, job_id, day).await?;
     let runs = workflow_runs(data, ctx, day).await?;
     facts.workflows = runs.steps;
-    let (healthy, bands) = load::healthy(ctx, day).await?;
-    let references =
-        load_telemetry(ctx, day, &mut facts, &healthy, &bands, inputs, settings).await?;
+    let references = load_telemetry(ctx, day, &mut facts, healthy, bands, inputs, settings).await?;
     let job = facts
         .jobs
         .last()
@@ -337,7 +367,7 @@ pub async fn job_page(
         job,
         facts,
         references,
-        bands,
+        bands: bands.clone(),
     })
 }
 
@@ -351,7 +381,7 @@ pub fn write_job(
 ) -> Result<PathBuf, ReportError> {
     runtime()?.block_on(async {
         let ctx = query::session(data).await?;
-        let page = job_page(data, &ctx, job_id, inputs, settings).await?;
+        let page = job_page(data, &ctx, job_id, None, inputs, settings).await?;
         if let Some(run) = page.facts.workflows.get(job_id) {
             write_workflow_page(data, &ctx, pages, settings, run).await?;
         }

@@ -24,10 +24,13 @@ use crate::catalog::{self, Table};
 use crate::output::pages::served::{LABELS, job_href};
 use crate::report::load::{JobOwner, literal};
 
-/// The longest note kept.
-const MAX_NOTE: usize = 500;
-/// The most telemetry rows one download holds.
-const MAX_DOWNLOAD_ROWS: usize = 2_000_000;
+/// The longest note kept (with the ellipsis of a cut note, 500 characters).
+const MAX_NOTE: usize = 499;
+/// The most telemetry rows one download holds (about 80 MB of CSV); the answer says when a
+/// job had more.
+pub const MAX_DOWNLOAD_ROWS: usize = 1_000_000;
+/// Judgements and labels one person may send per minute (each is a file in the warehouse).
+const WRITES_PER_MINUTE: u64 = 30;
 
 /// A judgement as the job page's form sends it.
 #[derive(Debug, Deserialize)]
@@ -114,19 +117,18 @@ pub async fn feedback(
     if !matches!(form.judgement.as_str(), "useful" | "wrong") {
         return bad(&web, "A judgement is `useful` or `wrong`.");
     }
-    let table = match form.subject.as_str() {
-        "finding" => {
-            "SELECT 1 FROM findings WHERE job_id = {job} AND day = '{day}' AND rule = {item}"
-        }
-        "verdict" => {
-            "SELECT 1 FROM predictions WHERE job_id = {job} AND day = '{day}' AND verdict = {item}"
-        }
+    // One format with every value a literal (a value must never be spliced into another's).
+    let (table, column) = match form.subject.as_str() {
+        "finding" => ("findings", "rule"),
+        "verdict" => ("predictions", "verdict"),
         _ => return bad(&web, "Feedback is about a `finding` or a `verdict`."),
     };
-    let sql = table
-        .replace("{job}", &literal(&owner.job_id))
-        .replace("{day}", &owner.day.to_string())
-        .replace("{item}", &literal(&form.item));
+    let sql = format!(
+        "SELECT 1 FROM {table} WHERE job_id = {} AND day = '{}' AND {column} = {}",
+        literal(&owner.job_id),
+        owner.day,
+        literal(&form.item)
+    );
     match crate::query::collect(&web.ctx, &sql).await {
         Ok(rows) if rows.iter().any(|b| b.num_rows() > 0) => {}
         Ok(_) => {
@@ -142,6 +144,16 @@ pub async fn feedback(
         }
         Err(e) => return web.failed("the job's findings", &e.to_string()),
     }
+    let note = clean(form.note.trim(), MAX_NOTE);
+    // The same judgement again (a second click, a reload that sends the form again) is kept once.
+    let earlier = judged(&web, &viewer.name, &owner).await.unwrap_or_default();
+    let key = format!("{}:{}", form.subject, form.item);
+    if note.is_empty() && earlier.get(&key) == Some(&form.judgement) {
+        return Redirect::to(&job_href(&owner.cluster, &owner.job_id)).into_response();
+    }
+    if let Some(refusal) = too_many_writes(&web, &viewer) {
+        return refusal;
+    }
     let now = chrono::Utc::now();
     let row = FeedbackRow {
         given_at: now,
@@ -152,7 +164,7 @@ pub async fn feedback(
         subject: form.subject.clone(),
         item: form.item.clone(),
         judgement: form.judgement.clone(),
-        note: clean(form.note.trim(), MAX_NOTE),
+        note,
     };
     let data = web.data.clone();
     let written = tokio::task::spawn_blocking(move || -> Result<(), String> {
@@ -173,6 +185,24 @@ pub async fn feedback(
         Ok(Err(e)) => web.failed("your judgement", &e),
         Err(e) => web.failed("your judgement", &e.to_string()),
     }
+}
+
+/// The answer when `viewer` sent more than [`WRITES_PER_MINUTE`] forms this minute.
+fn too_many_writes(web: &Web, viewer: &Viewer) -> Option<Response> {
+    (!web.writes.allow(&viewer.name, super::this_minute())).then(|| {
+        web.message(
+            StatusCode::TOO_MANY_REQUESTS,
+            "Too many",
+            &format!(
+                "More than {WRITES_PER_MINUTE} judgements or labels in a minute; wait a minute."
+            ),
+        )
+    })
+}
+
+/// The rate limit of forms that write.
+pub(super) fn writes_limit() -> super::guard::RateLimit {
+    super::guard::RateLimit::new(WRITES_PER_MINUTE)
 }
 
 fn bad(web: &Web, why: &str) -> Response {
@@ -223,6 +253,9 @@ pub async fn label(
         end_us,
         node: None,
     };
+    if let Some(refusal) = too_many_writes(&web, &viewer) {
+        return refusal;
+    }
     let (data, by) = (web.data.clone(), viewer.name.clone());
     let kept = tokio::task::spawn_blocking(move || {
         crate::model::labelling::keep_labels(&data, &[line], &by, chrono::Utc::now())
@@ -270,12 +303,14 @@ pub(super) async fn judged(
 }
 
 /// A job's telemetry as CSV: node, metric, time (RFC 3339), value; names quoted as CSV quotes.
-pub(super) async fn telemetry_csv(web: &Web, owner: &JobOwner) -> Result<String, String> {
+/// At most [`MAX_DOWNLOAD_ROWS`] rows; whether the job had more.
+pub(super) async fn telemetry_csv(web: &Web, owner: &JobOwner) -> Result<(String, bool), String> {
     let sql = format!(
         "SELECT node, metric, ts, value FROM telemetry WHERE job_id = {} AND day = '{}' \
-         ORDER BY node, metric, ts LIMIT {MAX_DOWNLOAD_ROWS}",
+         ORDER BY node, metric, ts LIMIT {}",
         literal(&owner.job_id),
-        owner.day
+        owner.day,
+        MAX_DOWNLOAD_ROWS + 1
     );
     // Quoted, and a name a spreadsheet would take for a formula starts with a quote mark.
     let quote = |s: &str| {
@@ -287,12 +322,17 @@ pub(super) async fn telemetry_csv(web: &Web, owner: &JobOwner) -> Result<String,
         format!("\"{}\"", s.replace('"', "\"\""))
     };
     let mut out = String::from("node,metric,time,value\n");
+    let mut rows = 0;
     for batch in crate::query::collect(&web.ctx, &sql)
         .await
         .map_err(|e| e.to_string())?
     {
         let c = crate::query::Columns::of(&batch).map_err(|e| e.to_string())?;
         for i in 0..batch.num_rows() {
+            rows += 1;
+            if rows > MAX_DOWNLOAD_ROWS {
+                return Ok((out, true));
+            }
             let text = |name: &str| clean(&c.text(name, i).unwrap_or_default(), 200);
             out.push_str(&format!(
                 "{},{},{},{}\n",
@@ -303,5 +343,5 @@ pub(super) async fn telemetry_csv(web: &Web, owner: &JobOwner) -> Result<String,
             ));
         }
     }
-    Ok(out)
+    Ok((out, false))
 }

@@ -43,6 +43,9 @@ use who::{Roles, Viewer};
 
 /// Pages worked on at once; more wait their turn (each holds a share of the session's memory).
 const PAGES_AT_ONCE: usize = 8;
+/// Requests one person may have in progress; one more is answered 429 at once, so that one
+/// person cannot hold every page slot.
+const PAGES_PER_PERSON: usize = 2;
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
@@ -77,7 +80,13 @@ pub struct Web {
     pub roles: Roles,
     pub csrf: guard::Csrf,
     pub limit: guard::RateLimit,
+    /// Forms that write, per person per minute.
+    writes: guard::RateLimit,
     busy: tokio::sync::Semaphore,
+    /// Requests each person has in progress.
+    in_flight: std::sync::Mutex<std::collections::HashMap<String, usize>>,
+    /// Each day's healthy runs and bands, which every page of a job of that day compares with.
+    healthy: pages::HealthyCache,
 }
 
 impl std::fmt::Debug for Web {
@@ -109,7 +118,10 @@ impl Web {
             pages,
             csrf: guard::Csrf::new().map_err(WebError::Key)?,
             limit: guard::RateLimit::new(settings.requests_per_minute),
+            writes: forms::writes_limit(),
             busy: tokio::sync::Semaphore::new(PAGES_AT_ONCE),
+            in_flight: Default::default(),
+            healthy: Default::default(),
             data,
             settings,
             report,
@@ -174,7 +186,7 @@ pub fn router(web: Arc<Web>) -> Router {
 }
 
 /// Seconds since the epoch divided into minutes, for the rate limit.
-fn this_minute() -> u64 {
+pub(crate) fn this_minute() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() / 60)
@@ -212,11 +224,17 @@ async fn gate(State(web): State<Arc<Web>>, mut request: Request, next: Next) -> 
             let viewer = tokio::task::spawn_blocking(move || roles_of.roles.viewer(&who)).await;
             let response = match viewer {
                 Err(e) => web.failed("who you are", &e.to_string()),
-                Ok(viewer) => {
-                    request.extensions_mut().insert(viewer);
-                    let _turn = web.busy.acquire().await;
-                    let limit = Duration::from_secs(web.settings.request_timeout_s);
-                    match tokio::time::timeout(limit, next.run(request)).await {
+                Ok(viewer) => match InFlight::enter(&web, &viewer.name) {
+                    None => too_many(&web),
+                    Some(_mine) => {
+                        request.extensions_mut().insert(viewer);
+                        let limit = Duration::from_secs(web.settings.request_timeout_s);
+                        // The wait for a slot counts against the request's time too.
+                        let work = async {
+                            let _turn = web.busy.acquire().await;
+                            next.run(request).await
+                        };
+                        match tokio::time::timeout(limit, work).await {
                         Ok(response) => response,
                         Err(_) => web.message(
                             StatusCode::SERVICE_UNAVAILABLE,
@@ -227,7 +245,8 @@ async fn gate(State(web): State<Arc<Web>>, mut request: Request, next: Next) -> 
                             ),
                         ),
                     }
-                }
+                    }
+                },
             };
             (name, response)
         }
@@ -239,6 +258,40 @@ async fn gate(State(web): State<Arc<Web>>, mut request: Request, next: Next) -> 
         started.elapsed().as_millis()
     );
     response
+}
+
+/// One of a person's requests in progress, counted while it lives.
+struct InFlight<'a> {
+    web: &'a Web,
+    name: String,
+}
+
+impl<'a> InFlight<'a> {
+    /// Counts a request of `name`; `None` when they already have [`PAGES_PER_PERSON`].
+    fn enter(web: &'a Web, name: &str) -> Option<InFlight<'a>> {
+        let mut counts = web.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+        let count = counts.entry(name.to_string()).or_insert(0);
+        if *count >= PAGES_PER_PERSON {
+            return None;
+        }
+        *count += 1;
+        Some(InFlight {
+            web,
+            name: name.to_string(),
+        })
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        let mut counts = self.web.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = counts.get_mut(&self.name) {
+            *count -= 1;
+            if *count == 0 {
+                counts.remove(&self.name);
+            }
+        }
+    }
 }
 
 fn too_many(web: &Web) -> Response {

@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use axum::Extension;
 use axum::extract::{Path, Query, State};
@@ -19,7 +20,41 @@ use jobsight_base::text::{clean, slug};
 use super::Web;
 use super::who::{Owner, Viewer};
 use crate::output::pages::served::{compare_page, job_extra, list_page, metric_svg};
-use crate::report::load::{JobOwner, JobQuery, SortBy, Visible};
+use crate::report::load::{HealthyBands, HealthyRun, JobOwner, JobQuery, SortBy, Visible};
+
+/// How long a day's healthy runs and bands are kept for its other pages: the nightly steps
+/// that change them run once a day, and a page a few minutes behind them says nothing wrong.
+const HEALTHY_KEPT: Duration = Duration::from_secs(600);
+/// Days kept at once (a day's runs are some tens of MB on a large cluster).
+const HEALTHY_DAYS: usize = 8;
+
+type Healthy = Arc<(Vec<HealthyRun>, HealthyBands)>;
+
+/// The healthy runs and bands of the days pages were shown for lately ([`HEALTHY_KEPT`]).
+#[derive(Debug, Default)]
+pub struct HealthyCache {
+    days: std::sync::Mutex<HashMap<NaiveDate, (Instant, Healthy)>>,
+}
+
+impl HealthyCache {
+    fn get(&self, day: NaiveDate) -> Option<Healthy> {
+        let days = self.days.lock().unwrap_or_else(|e| e.into_inner());
+        days.get(&day)
+            .filter(|(at, _)| at.elapsed() < HEALTHY_KEPT)
+            .map(|(_, h)| h.clone())
+    }
+
+    fn put(&self, day: NaiveDate, healthy: Healthy) {
+        let mut days = self.days.lock().unwrap_or_else(|e| e.into_inner());
+        days.retain(|_, (at, _)| at.elapsed() < HEALTHY_KEPT);
+        if days.len() >= HEALTHY_DAYS
+            && let Some(oldest) = days.iter().min_by_key(|(_, (at, _))| *at).map(|(d, _)| *d)
+        {
+            days.remove(&oldest);
+        }
+        days.insert(day, (Instant::now(), healthy));
+    }
+}
 
 /// More metrics than any job's features name: "all of them" to the loader.
 const EVERY_METRIC: usize = 1_000;
@@ -69,27 +104,42 @@ fn html(text: Result<String, String>, web: &Web, what: &str) -> Response {
 }
 
 impl Web {
-    /// The record of `job_id` on the cluster whose page folder is `cluster` (a slug), when
-    /// `viewer` may see it.
+    /// The record of the job whose page name is `job` (the [`slug`] of its id) on the cluster
+    /// whose page folder is `cluster` (a slug; empty: any), when `viewer` may see it. A job id
+    /// two clusters share on one day is shown to nobody: the other tables key a job by its id
+    /// and day only, so its findings and telemetry could be the other job's.
     pub(super) async fn visible_job(
         &self,
         viewer: &Viewer,
         cluster: &str,
-        job_id: &str,
+        job: &str,
     ) -> Result<Option<JobOwner>, String> {
-        if job_id.is_empty() || job_id.len() > MAX_NAME {
+        if job.is_empty() || job.len() > MAX_NAME {
             return Ok(None);
         }
-        let owners = crate::report::load::owners(&self.ctx, job_id)
+        let job_id = jobsight_base::text::unslug(job).unwrap_or_else(|| job.to_string());
+        let owners = crate::report::load::owners(&self.ctx, &job_id)
             .await
             .map_err(|e| e.to_string())?;
-        Ok(owners.into_iter().find(|o| {
-            (cluster.is_empty() || slug(&o.cluster) == cluster)
-                && viewer.may_see(Owner {
-                    user: &o.user,
-                    account: &o.account.to_ascii_lowercase(),
-                })
-        }))
+        let Some(found) = owners
+            .iter()
+            .find(|o| cluster.is_empty() || slug(&o.cluster) == cluster)
+        else {
+            return Ok(None);
+        };
+        if owners.iter().filter(|o| o.day == found.day).count() > 1 {
+            eprintln!(
+                "jobsight serve: job {} is on two clusters on {}; not shown (the warehouse keys its tables by job id and day)",
+                jobsight_base::text::one_line(&job_id),
+                found.day
+            );
+            return Ok(None);
+        }
+        let visible = viewer.may_see(Owner {
+            user: &found.user,
+            account: &found.account.to_ascii_lowercase(),
+        });
+        Ok(visible.then(|| found.clone()))
     }
 
     /// Everything a job's page shows, for a job the viewer may see; with `every_metric`, the
@@ -97,7 +147,8 @@ impl Web {
     /// a chart of its own).
     async fn job_page(
         &self,
-        job_id: &str,
+        viewer: &Viewer,
+        owner: &JobOwner,
         every_metric: bool,
     ) -> Result<crate::report::JobPage, String> {
         let settings = crate::report::Settings {
@@ -108,9 +159,39 @@ impl Web {
             },
             ..self.report.clone()
         };
-        crate::report::job_page(&self.data, &self.ctx, job_id, &self.inputs, &settings)
-            .await
-            .map_err(|e| e.to_string())
+        let healthy = match self.healthy.get(owner.day) {
+            Some(healthy) => healthy,
+            None => {
+                let healthy = Arc::new(
+                    crate::report::load::healthy(&self.ctx, owner.day)
+                        .await
+                        .map_err(|e| e.to_string())?,
+                );
+                self.healthy.put(owner.day, healthy.clone());
+                healthy
+            }
+        };
+        let mut page = crate::report::job_page_with(
+            &self.data,
+            &self.ctx,
+            &owner.job_id,
+            owner.day,
+            &healthy,
+            &self.inputs,
+            &settings,
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        // The healthy run a page compares with may be another user's (the newest of the job's
+        // name by anyone, when its owner has none): its id, owner and telemetry are shown only
+        // to a person who may see that run; the others get the healthy band (figures of many
+        // runs, no one's in particular).
+        if !viewer.admin {
+            page.references
+                .runs
+                .retain(|_, run| run.user == viewer.name);
+        }
+        Ok(page)
     }
 }
 
@@ -126,7 +207,7 @@ pub async fn job(
         Ok(None) => return no_job(&web, job_id),
         Err(e) => return web.failed("the job", &e),
     };
-    let page = match web.job_page(&owner.job_id, false).await {
+    let page = match web.job_page(&viewer, &owner, false).await {
         Ok(page) => page,
         Err(e) => return web.failed(&format!("job {}", owner.job_id), &e),
     };
@@ -156,7 +237,7 @@ pub async fn chart(
         Err(e) => return web.failed("the job", &e),
     };
     let metric = file.strip_suffix(".svg").unwrap_or(&file);
-    let page = match web.job_page(&owner.job_id, true).await {
+    let page = match web.job_page(&viewer, &owner, true).await {
         Ok(page) => page,
         Err(e) => return web.failed(&format!("job {}", owner.job_id), &e),
     };
@@ -188,17 +269,27 @@ pub async fn download(
         Err(e) => return web.failed("the job", &e),
     };
     match super::forms::telemetry_csv(&web, &owner).await {
-        Ok(csv) => (
-            [
-                (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
-                (
-                    header::CONTENT_DISPOSITION,
-                    format!("attachment; filename=\"job-{}.csv\"", slug(&owner.job_id)),
-                ),
-            ],
-            csv,
-        )
-            .into_response(),
+        Ok((csv, cut)) => {
+            let mut response = (
+                [
+                    (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
+                    (
+                        header::CONTENT_DISPOSITION,
+                        format!("attachment; filename=\"job-{}.csv\"", slug(&owner.job_id)),
+                    ),
+                ],
+                csv,
+            )
+                .into_response();
+            if cut {
+                // Its first rows by node, metric and time; the header says the rest is missing.
+                response.headers_mut().insert(
+                    header::HeaderName::from_static("x-jobsight-rows-cut-at"),
+                    header::HeaderValue::from(super::forms::MAX_DOWNLOAD_ROWS),
+                );
+            }
+            response
+        }
         Err(e) => web.failed("the telemetry", &e),
     }
 }
@@ -264,7 +355,7 @@ pub async fn compare(
     let mut owners = Vec::new();
     for key in ["a", "b"] {
         let given = params.get(key).map(|v| v.trim()).unwrap_or("");
-        let (cluster, job_id) = match given.split_once('/') {
+        let (cluster, job_id) = match given.rsplit_once('/') {
             Some((cluster, job)) => (slug(cluster), job),
             None => (String::new(), given),
         };
@@ -276,7 +367,7 @@ pub async fn compare(
     }
     let mut pages = Vec::new();
     for owner in owners {
-        match web.job_page(&owner.job_id, true).await {
+        match web.job_page(&viewer, &owner, true).await {
             Ok(page) => pages.push(page),
             Err(e) => return web.failed(&format!("job {}", owner.job_id), &e),
         }

@@ -77,12 +77,20 @@ impl Options {
             .unwrap_or_default()
             .iter()
             .map(|a| {
-                a.trim().parse::<IpAddr>().map_err(|_| {
-                    invalid(
-                        "web.trusted_proxies",
-                        format!("{a:?} is not an IP address (one address per proxy)"),
-                    )
-                })
+                // An IPv4 address written as IPv6 (::ffff:a.b.c.d) is the IPv4 address, as the
+                // peers are compared.
+                a.trim()
+                    .parse::<IpAddr>()
+                    .map(|ip| match ip {
+                        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+                        v4 => v4,
+                    })
+                    .map_err(|_| {
+                        invalid(
+                            "web.trusted_proxies",
+                            format!("{a:?} is not an IP address (one address per proxy)"),
+                        )
+                    })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let user_header = match self.user_header {

@@ -138,7 +138,8 @@ fn run(program: &Path, args: &[&str]) -> Result<String, String> {
 }
 
 /// `sacctmgr -nP show account withcoord format=Account,Coordinators`: `account|a,b` per line.
-/// Slurm keeps names in lower case; so are they compared.
+/// Slurm keeps names in lower case; accounts are compared in lower case (as `jobs.account` may
+/// be written otherwise), names exactly as the proxy passes them (as everywhere else).
 pub fn parse_coordinators(text: &str) -> HashMap<String, BTreeSet<String>> {
     let mut out: HashMap<String, BTreeSet<String>> = HashMap::new();
     for line in text.lines() {
@@ -150,7 +151,7 @@ pub fn parse_coordinators(text: &str) -> HashMap<String, BTreeSet<String>> {
             if !account.is_empty() && jobsight_base::text::is_login_name(name) {
                 out.entry(account.clone())
                     .or_default()
-                    .insert(name.to_ascii_lowercase());
+                    .insert(name.to_string());
             }
         }
     }
@@ -219,16 +220,19 @@ impl Roles {
     }
 
     fn groups(&self, name: &str) -> Vec<String> {
-        let mut cache = self.cached.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((at, groups)) = cache.groups.get(name)
-            && self.fresh(*at)
         {
-            return groups.clone();
+            let cache = self.cached.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((at, groups)) = cache.groups.get(name)
+                && self.fresh(*at)
+            {
+                return groups.clone();
+            }
         }
         let groups = self.directory.groups(name).unwrap_or_else(|e| {
             eprintln!("jobsight serve: cannot read the groups of {name}: {e}");
             Vec::new()
         });
+        let mut cache = self.cached.lock().unwrap_or_else(|e| e.into_inner());
         if cache.groups.len() > 100_000 {
             cache.groups.clear();
         }
@@ -239,31 +243,43 @@ impl Roles {
     }
 
     fn accounts_coordinated_by(&self, name: &str) -> BTreeSet<String> {
-        let mut cache = self.cached.lock().unwrap_or_else(|e| e.into_inner());
-        let stale = cache
-            .coordinators
-            .as_ref()
-            .is_none_or(|(at, _)| !self.fresh(*at));
-        if stale {
-            let by_account = self.directory.coordinators().unwrap_or_else(|e| {
-                eprintln!(
-                    "jobsight serve: cannot read the accounts' coordinators (nobody is one until they can be read): {e}"
-                );
-                HashMap::new()
-            });
-            let mut by_person: HashMap<String, BTreeSet<String>> = HashMap::new();
-            for (account, people) in by_account {
-                for person in people {
-                    by_person.entry(person).or_default().insert(account.clone());
-                }
+        let fresh = |cache: &Cache| {
+            cache
+                .coordinators
+                .as_ref()
+                .is_some_and(|(at, _)| self.fresh(*at))
+        };
+        let of = |cache: &Cache| {
+            cache
+                .coordinators
+                .as_ref()
+                .and_then(|(_, m)| m.get(name).cloned())
+                .unwrap_or_default()
+        };
+        {
+            let cache = self.cached.lock().unwrap_or_else(|e| e.into_inner());
+            if fresh(&cache) {
+                return of(&cache);
             }
-            cache.coordinators = Some((Instant::now(), by_person));
         }
-        cache
-            .coordinators
-            .as_ref()
-            .and_then(|(_, m)| m.get(&name.to_ascii_lowercase()).cloned())
-            .unwrap_or_default()
+        // Slurm is asked without the lock held: a slow sacctmgr must not stall the requests
+        // that only read the cache (two may ask at once after the refresh; both answers are
+        // Slurm's).
+        let by_account = self.directory.coordinators().unwrap_or_else(|e| {
+            eprintln!(
+                "jobsight serve: cannot read the accounts' coordinators (nobody is one until they can be read): {e}"
+            );
+            HashMap::new()
+        });
+        let mut by_person: HashMap<String, BTreeSet<String>> = HashMap::new();
+        for (account, people) in by_account {
+            for person in people {
+                by_person.entry(person).or_default().insert(account.clone());
+            }
+        }
+        let mut cache = self.cached.lock().unwrap_or_else(|e| e.into_inner());
+        cache.coordinators = Some((Instant::now(), by_person));
+        of(&cache)
     }
 }
 
@@ -324,7 +340,7 @@ mod tests {
 
     impl Directory for Fixed {
         fn coordinators(&self) -> Result<HashMap<String, BTreeSet<String>>, String> {
-            Ok(parse_coordinators("physics|bob,Frank\nchem|\nroot|\n"))
+            Ok(parse_coordinators("physics|bob,frank\nchem|\nroot|\n"))
         }
         fn groups(&self, user: &str) -> Result<Vec<String>, String> {
             Ok(match user {

@@ -96,12 +96,15 @@ pub async fn healthy(
     let healthy = format!(
         "SELECT j.job_id, j.day, j.\"user\", j.name, j.\"end\" FROM jobs j \
          JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day \
-         LEFT JOIN (SELECT job_id, day, count(*) AS n FROM findings GROUP BY 1, 2) x \
+         LEFT JOIN (SELECT job_id, day, count(*) AS n FROM findings \
+             WHERE day >= '{from}' AND day <= '{day}' GROUP BY 1, 2) x \
            ON x.job_id = j.job_id AND x.day = j.day \
          LEFT JOIN (SELECT job_id, day, \
-             max(CASE WHEN verdict = 'healthy' THEN 0 ELSE 1 END) AS bad FROM predictions GROUP BY 1, 2) p \
+             max(CASE WHEN verdict = 'healthy' THEN 0 ELSE 1 END) AS bad FROM predictions \
+             WHERE day >= '{from}' AND day <= '{day}' GROUP BY 1, 2) p \
            ON p.job_id = j.job_id AND p.day = j.day \
-         WHERE j.day >= '{from}' AND j.day <= '{day}' AND s.judgeable \
+         WHERE j.day >= '{from}' AND j.day <= '{day}' AND s.day >= '{from}' AND s.day <= '{day}' \
+           AND s.judgeable \
            AND coalesce(x.n, 0) = 0 AND coalesce(p.bad, 0) = 0"
     );
     let mut runs = Vec::new();

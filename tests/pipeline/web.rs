@@ -64,6 +64,24 @@ fn a_person_sees_their_own_jobs_and_nothing_of_anyone_elses() {
     let page = get_as(web.addr, "alice", &format!("/demo/jobs/{mine}.html"));
     assert_eq!(page.status, 200);
     assert!(page.body.contains("signed in as alice"));
+    // None of her pages names another user: a healthy reference run of the same job name by
+    // someone else is not hers to see.
+    let hers = sql_json(
+        JOBSIGHT,
+        &demo(),
+        "SELECT job_id FROM jobs WHERE \"user\" = 'alice'",
+    );
+    for row in &hers {
+        let id = row["job_id"].as_str().unwrap();
+        let page = get_as(web.addr, "alice", &format!("/demo/jobs/{id}.html"));
+        assert_eq!(page.status, 200, "{id}");
+        for other in ["bob", "carol", "dave", "erin"] {
+            assert!(
+                !page.body.contains(&format!(" by {other}")),
+                "{id} names {other}"
+            );
+        }
+    }
     // Another's job page, chart and download, and a comparison with it, are answered as a job
     // that does not exist (an id of the same length, so only the id differs).
     let nobody = "9".repeat(theirs.len());

@@ -329,9 +329,10 @@ pub async fn serve_http(
         source,
     })?;
     listening(bound);
+    tokio::spawn(web.clone().keep_recent_days_warm());
     axum::serve(
         listener,
-        router(web).into_make_service_with_connect_info::<SocketAddr>(),
+        router(web.clone()).into_make_service_with_connect_info::<SocketAddr>(),
     )
     .with_graceful_shutdown(async move {
         let _ = shutdown.await;

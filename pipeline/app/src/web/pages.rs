@@ -25,8 +25,9 @@ use crate::report::load::{HealthyBands, HealthyRun, JobOwner, JobQuery, SortBy, 
 /// How long a day's healthy runs and bands are kept for its other pages: the nightly steps
 /// that change them run once a day, and a page a few minutes behind them says nothing wrong.
 const HEALTHY_KEPT: Duration = Duration::from_secs(600);
-/// Days kept at once (a day's runs are some tens of MB on a large cluster).
-const HEALTHY_DAYS: usize = 8;
+/// Days kept at once (a day's runs are some tens of MB on a large cluster): the warm ones and
+/// a few others.
+const HEALTHY_DAYS: usize = 12;
 
 type Healthy = Arc<(Vec<HealthyRun>, HealthyBands)>;
 
@@ -53,6 +54,56 @@ impl HealthyCache {
             days.remove(&oldest);
         }
         days.insert(day, (Instant::now(), healthy));
+    }
+}
+
+/// The days whose healthy runs and bands the server keeps ready: the latest days with jobs,
+/// whose pages people open most (the emails link to yesterday's jobs).
+const WARM_DAYS: usize = 7;
+
+impl Web {
+    /// A day's healthy runs and bands: kept ones, or computed now and kept.
+    async fn healthy_of(&self, day: NaiveDate) -> Result<Healthy, String> {
+        if let Some(healthy) = self.healthy.get(day) {
+            return Ok(healthy);
+        }
+        let healthy = Arc::new(
+            crate::report::load::healthy(&self.ctx, day)
+                .await
+                .map_err(|e| e.to_string())?,
+        );
+        self.healthy.put(day, healthy.clone());
+        Ok(healthy)
+    }
+
+    /// Computes the healthy runs and bands of the latest [`WARM_DAYS`] days with jobs again, a
+    /// little before the kept ones expire, for as long as the server runs: the first page of a
+    /// recent day then waits for none of it.
+    pub(super) async fn keep_recent_days_warm(self: Arc<Self>) {
+        loop {
+            let days = crate::query::collect(
+                &self.ctx,
+                &format!(
+                    "SELECT DISTINCT CAST(day AS VARCHAR) AS day FROM jobs ORDER BY day DESC LIMIT {WARM_DAYS}"
+                ),
+            )
+            .await;
+            let mut latest = Vec::new();
+            for batch in days.iter().flatten() {
+                if let Ok(c) = crate::query::Columns::of(batch) {
+                    latest.extend((0..batch.num_rows()).filter_map(|i| {
+                        c.text("day", i).and_then(|d| d.parse::<NaiveDate>().ok())
+                    }));
+                }
+            }
+            for day in latest {
+                match crate::report::load::healthy(&self.ctx, day).await {
+                    Ok(healthy) => self.healthy.put(day, Arc::new(healthy)),
+                    Err(e) => eprintln!("jobsight serve: the healthy runs of {day}: {e}"),
+                }
+            }
+            tokio::time::sleep(HEALTHY_KEPT - Duration::from_secs(60)).await;
+        }
     }
 }
 
@@ -159,18 +210,7 @@ impl Web {
             },
             ..self.report.clone()
         };
-        let healthy = match self.healthy.get(owner.day) {
-            Some(healthy) => healthy,
-            None => {
-                let healthy = Arc::new(
-                    crate::report::load::healthy(&self.ctx, owner.day)
-                        .await
-                        .map_err(|e| e.to_string())?,
-                );
-                self.healthy.put(owner.day, healthy.clone());
-                healthy
-            }
-        };
+        let healthy = self.healthy_of(owner.day).await?;
         let mut page = crate::report::job_page_with(
             &self.data,
             &self.ctx,

@@ -114,6 +114,9 @@ fn name_hash(name: &str) -> String {
 /// The name a [`slug`] was made from, when it was not cut: every `~XX` decoded. `None` for a
 /// cut slug, a malformed one, or one that decodes to something [`slug`] would write otherwise.
 pub fn unslug(slugged: &str) -> Option<String> {
+    if slugged == "~" {
+        return Some(String::new());
+    }
     if slugged.contains("~~") {
         return None;
     }

@@ -6,6 +6,7 @@
 //! reads back (the person's earlier judgements) and the telemetry download.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -334,13 +335,14 @@ pub(super) async fn telemetry_csv(web: &Web, owner: &JobOwner) -> Result<(String
                 return Ok((out, true));
             }
             let text = |name: &str| clean(&c.text(name, i).unwrap_or_default(), 200);
-            out.push_str(&format!(
-                "{},{},{},{}\n",
+            let _ = writeln!(
+                out,
+                "{},{},{},{}",
                 quote(&text("node")),
                 quote(&text("metric")),
                 c.time("ts", i).map_or(String::new(), |t| t.to_rfc3339()),
                 c.float("value", i).map_or(String::new(), |v| v.to_string())
-            ));
+            );
         }
     }
     Ok((out, false))

@@ -194,7 +194,7 @@ pub(crate) fn this_minute() -> u64 {
 
 /// Who is asking, whether they may ask now, what they may see; then the page, in time; then
 /// the safety headers on whatever the answer is. One line per request goes to the log.
-async fn gate(State(web): State<Arc<Web>>, mut request: Request, next: Next) -> Response {
+async fn gate(State(web): State<Arc<Web>>, request: Request, next: Next) -> Response {
     let started = std::time::Instant::now();
     let peer = request
         .extensions()
@@ -219,35 +219,7 @@ async fn gate(State(web): State<Arc<Web>>, mut request: Request, next: Next) -> 
         }
         Ok(name) if !web.limit.allow(&name, this_minute()) => (name, too_many(&web)),
         Ok(name) => {
-            let roles_of = web.clone();
-            let who = name.clone();
-            let viewer = tokio::task::spawn_blocking(move || roles_of.roles.viewer(&who)).await;
-            let response = match viewer {
-                Err(e) => web.failed("who you are", &e.to_string()),
-                Ok(viewer) => match InFlight::enter(&web, &viewer.name) {
-                    None => too_many(&web),
-                    Some(_mine) => {
-                        request.extensions_mut().insert(viewer);
-                        let limit = Duration::from_secs(web.settings.request_timeout_s);
-                        // The wait for a slot counts against the request's time too.
-                        let work = async {
-                            let _turn = web.busy.acquire().await;
-                            next.run(request).await
-                        };
-                        match tokio::time::timeout(limit, work).await {
-                        Ok(response) => response,
-                        Err(_) => web.message(
-                            StatusCode::SERVICE_UNAVAILABLE,
-                            "Too slow",
-                            &format!(
-                                "The page took longer than {}s; narrow what you asked for and try again.",
-                                limit.as_secs()
-                            ),
-                        ),
-                    }
-                    }
-                },
-            };
+            let response = serve_person(&web, &name, request, next).await;
             (name, response)
         }
     };
@@ -258,6 +230,36 @@ async fn gate(State(web): State<Arc<Web>>, mut request: Request, next: Next) -> 
         started.elapsed().as_millis()
     );
     response
+}
+
+/// A signed-in person's request: what they may see, their turn, the page within its time.
+async fn serve_person(web: &Arc<Web>, name: &str, mut request: Request, next: Next) -> Response {
+    let roles_of = web.clone();
+    let who = name.to_string();
+    let viewer = match tokio::task::spawn_blocking(move || roles_of.roles.viewer(&who)).await {
+        Ok(viewer) => viewer,
+        Err(e) => return web.failed("who you are", &e.to_string()),
+    };
+    let Some(_mine) = InFlight::enter(web, name) else {
+        return too_many(web);
+    };
+    request.extensions_mut().insert(viewer);
+    let limit = Duration::from_secs(web.settings.request_timeout_s);
+    // The wait for a slot counts against the request's time too.
+    let work = async {
+        let _turn = web.busy.acquire().await;
+        next.run(request).await
+    };
+    tokio::time::timeout(limit, work).await.unwrap_or_else(|_| {
+        web.message(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Too slow",
+            &format!(
+                "The page took longer than {}s; narrow what you asked for and try again.",
+                limit.as_secs()
+            ),
+        )
+    })
 }
 
 /// One of a person's requests in progress, counted while it lives.

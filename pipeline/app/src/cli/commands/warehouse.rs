@@ -40,7 +40,8 @@ pub(in crate::cli) fn sql(
 pub(in crate::cli) fn serve(
     args: ServeArgs,
     env: &Env,
-    stdout: &mut StdoutLock<'_>,
+    // Both servers announce through `std::io::stdout()` (reentrant), not this lock.
+    _stdout: &mut StdoutLock<'_>,
 ) -> anyhow::Result<()> {
     let settings = &env.settings;
     // A panic in a connection's task (a malformed message pgwire's decoder does not expect)
@@ -133,7 +134,6 @@ pub(in crate::cli) fn serve(
         let (postgres, web) = tokio::join!(postgres, web);
         postgres.and(web)
     })?;
-    let _ = stdout;
     Ok(())
 }
 

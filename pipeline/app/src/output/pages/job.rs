@@ -90,6 +90,23 @@ pub fn job_page(
     ))
 }
 
+/// The values of a gathered job page ([`crate::report::JobPage`]): what the web interface and
+/// `jobsight check`'s samples render.
+pub fn gathered_job_page(
+    page: &crate::report::JobPage,
+    inputs: &Inputs,
+    settings: &Settings,
+) -> Result<Value, charts::ChartError> {
+    job_page(
+        &page.job,
+        &page.facts,
+        &page.references,
+        &page.bands,
+        inputs,
+        settings,
+    )
+}
+
 /// What the usage block writes after a CPU or memory figure about where it came from
 /// ([`figure_source_label`] in parentheses), or nothing.
 fn source_note(source: &str, shared: Option<bool>) -> String {

@@ -186,14 +186,7 @@ impl PageTemplates {
         inputs: &Inputs,
         settings: &Settings,
     ) -> Result<Value, ChartError> {
-        job_page(
-            &page.job,
-            &page.facts,
-            &page.references,
-            &page.bands,
-            inputs,
-            settings,
-        )
+        job::gathered_job_page(page, inputs, settings)
     }
 
     /// The values of the other report pages, for the web interface.

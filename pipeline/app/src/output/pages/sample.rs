@@ -7,7 +7,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use minijinja::Value;
 
 use super::charts;
-use super::job::job_page;
+use super::job::gathered_job_page;
 use super::user::user_page;
 use crate::output::templates::Templates;
 use crate::report::load::{
@@ -20,15 +20,7 @@ use crate::report::{Inputs, JobPage, Settings};
 /// A job page and a user page with every value set, for [`super::check`]: one job with a
 /// finding, a verdict, a threshold, a class and telemetry of two nodes.
 pub fn samples(settings: &Settings) -> Result<(Value, Value), charts::ChartError> {
-    let page = sample_page();
-    let job_value = job_page(
-        &page.job,
-        &page.facts,
-        &page.references,
-        &page.bands,
-        &sample_inputs(),
-        settings,
-    )?;
+    let job_value = gathered_job_page(&sample_page(), &sample_inputs(), settings)?;
     let day = NaiveDate::from_ymd_opt(2025, 11, 20).unwrap_or_default();
     let user_value = user_page("cluster", "alice", day, &sample_history())?;
     Ok((job_value, user_value))
@@ -72,14 +64,7 @@ pub fn check_served(pages: &Templates, settings: &Settings) -> Result<(), super:
     };
     let page = sample_page();
     let judged = BTreeMap::from([("finding:memory-leak".to_string(), "useful".to_string())]);
-    let job = job_page(
-        &page.job,
-        &page.facts,
-        &page.references,
-        &page.bands,
-        &sample_inputs(),
-        settings,
-    )?;
+    let job = gathered_job_page(&page, &sample_inputs(), settings)?;
     pages.render(
         "job.html",
         &with_served(job, &who, job_extra(&page, &judged)),

@@ -346,3 +346,65 @@ fn a_person_who_asks_too_often_waits() {
     assert_eq!(limited.header("retry-after"), Some("60"));
     assert_eq!(get_as(web.addr, "erin", "/jobs").status, 200, "per person");
 }
+
+/// The demo's nightly report stored every day's references (`reference_runs`,
+/// `reference_bands`), which the server reads back for a job's page, and they are what the
+/// server would compute for it: the same healthy run and the same band, for every job. (The
+/// demo's 40 jobs have no healthy run; the report's own test has some:
+/// `output::pages::tests::the_stored_references_are_the_computed_ones`.)
+#[test]
+fn a_stored_reference_is_the_one_computed_on_request() {
+    use jobsight::catalog::{self, Table};
+    use jobsight::report::{load, select};
+    let data = demo();
+    let days = catalog::days(&data, Table::Jobs);
+    assert_eq!(catalog::days(&data, Table::ReferenceRuns), days);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (mut with_run, mut narrower_than_cluster, mut jobs) = (0, 0, 0);
+    runtime.block_on(async {
+        let ctx = jobsight::query::session(&data).await.unwrap();
+        for day in days {
+            let (healthy, bands) = load::healthy(&ctx, day).await.unwrap();
+            let mut facts = load::Facts::default();
+            for row in sql_json(
+                JOBSIGHT,
+                &data,
+                &format!("SELECT job_id, \"user\", name FROM jobs WHERE day = '{day}'"),
+            ) {
+                facts.jobs.push(load::JobFacts {
+                    job_id: row["job_id"].as_str().unwrap().into(),
+                    user: row["user"].as_str().unwrap().into(),
+                    name: row["name"].as_str().unwrap().into(),
+                    ..Default::default()
+                });
+            }
+            let computed = select::reference_runs(&facts, &healthy);
+            for job in &facts.jobs {
+                let (runs, stored) = load::stored_reference(&ctx, day, &job.job_id)
+                    .await
+                    .unwrap()
+                    .unwrap_or_else(|| panic!("nothing stored for job {}", job.job_id));
+                let run = runs.first().map(|r| (&r.job_id, r.day, &r.user, &r.name));
+                let expected = computed
+                    .get(&job.job_id)
+                    .map(|r| (&r.job_id, r.day, &r.user, &r.name));
+                assert_eq!(run, expected, "job {}", job.job_id);
+                let (band, group) = stored.for_job(&job.name, &job.user);
+                let (want_band, want_group) = bands.for_job(&job.name, &job.user);
+                assert_eq!(
+                    (band, &group),
+                    (want_band, &want_group),
+                    "job {}",
+                    job.job_id
+                );
+                jobs += 1;
+                with_run += usize::from(run.is_some());
+                narrower_than_cluster += usize::from(group != load::ReferenceGroup::Cluster);
+            }
+        }
+    });
+    eprintln!(
+        "{jobs} jobs: {with_run} with a healthy run, {narrower_than_cluster} with an application's or a user's band"
+    );
+    assert!(jobs > 0);
+}

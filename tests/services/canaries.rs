@@ -2,7 +2,8 @@
 //! single-node Slurm with a real Prometheus and node exporter and a real SMTP server. The hook is
 //! installed as `ops/install-epilog.sh` does it, `jobsight daemon` is started as a real process
 //! (as the systemd unit does) before the jobs are submitted, and after that no jobsight command
-//! runs until the checks: the daemon's per-job DAG (every 2 minutes, the default schedule) claims
+//! runs until the checks: the daemon's per-job DAG (every minute here, a site DAG file replacing
+//! the built-in one's every 2 minutes) claims
 //! each job, takes its record from sacct and its node's telemetry from Prometheus, computes its
 //! features, applies the built-in rules and emails critical findings to the owner. Each canary
 //! must get its expected finding and the healthy CPU-bound job none; every critical email the
@@ -69,13 +70,29 @@ fn each_canary_gets_its_expected_finding_and_the_healthy_job_none() {
         std::net::TcpStream::connect(("127.0.0.1", SMTP_PORT)).is_ok()
     });
 
+    // The built-in per-job DAG every minute instead of every two (a site's DAG of the same name
+    // replaces it): the last canary waits half as long for its run.
+    let dags = base.join("dags");
+    std::fs::create_dir_all(&dags).unwrap();
+    let per_job = std::fs::read_to_string(common::repo().join("dags/per-job.toml")).unwrap();
+    let every_minute = per_job.replace(
+        "\nschedule = \"0 */2 * * * *\"\n",
+        "\nschedule = \"0 * * * * *\"\n",
+    );
+    assert_ne!(
+        every_minute, per_job,
+        "dags/per-job.toml's schedule line changed"
+    );
+    std::fs::write(dags.join("per-job.toml"), every_minute).unwrap();
+
     let data = base.join("data");
     let config = prometheus_config(
         &base,
         PROM_PORT,
         2,
         &format!(
-            "[features]\ncores_per_node = {cpus}\n[rules]\nmin_run_s = 60\n[notify]\nmin_run_s = 60\ndelivery = \"smtp\"\nrecipient = \"{{user}}@example.org\"\n[notify.smtp]\nhost = \"127.0.0.1\"\nport = {SMTP_PORT}\nsecurity = \"none\"\n"
+            "[schedule]\ndags = \"{}\"\n[features]\ncores_per_node = {cpus}\n[rules]\nmin_run_s = 60\n[notify]\nmin_run_s = 60\ndelivery = \"smtp\"\nrecipient = \"{{user}}@example.org\"\n[notify.smtp]\nhost = \"127.0.0.1\"\nport = {SMTP_PORT}\nsecurity = \"none\"\n",
+            dags.display()
         ),
     );
     // jobsight with this site's configuration, warehouse and spool.
@@ -132,7 +149,7 @@ fn each_canary_gets_its_expected_finding_and_the_healthy_job_none() {
         jobs.push((job, canary, expected));
     }
 
-    // The daemon's per-job DAG runs every 2 minutes: every job is judged within about that.
+    // The per-job DAG runs every minute here: every job is judged within about that.
     wait_until(
         "the daemon to judge every canary",
         Duration::from_secs(300),

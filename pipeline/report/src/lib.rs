@@ -25,6 +25,7 @@
 pub mod load;
 pub mod select;
 pub mod served;
+mod stored;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -36,6 +37,8 @@ use jobsight_base::text::slug;
 use jobsight_warehouse::query::{self, QueryError};
 
 use select::References;
+use stored::store_references;
+pub use stored::write_references;
 
 /// Where pages go when nothing says otherwise: this folder beside the warehouse
 /// (`./jobsight-reports` with the default `./jobsight-data`).
@@ -115,6 +118,8 @@ pub enum ReportError {
     },
     #[error("cannot start the query runtime: {0}")]
     Runtime(std::io::Error),
+    #[error(transparent)]
+    Store(#[from] jobsight_warehouse::catalog::CatalogError),
 }
 
 /// What the caller knows that the warehouse does not: the diagnosis model's permutation
@@ -339,8 +344,21 @@ pub async fn job_page(
             .await?
             .ok_or_else(|| ReportError::NoSuchJob(job_id.to_string()))?,
     };
-    let healthy = load::healthy(ctx, day).await?;
+    let healthy = reference_of(ctx, day, job_id).await?;
     job_page_with(data, ctx, job_id, day, &healthy, inputs, settings).await
+}
+
+/// A job's healthy runs and bands: as its day's report stored them
+/// ([`load::stored_reference`]), else computed now ([`load::healthy`]).
+pub async fn reference_of(
+    ctx: &datafusion::prelude::SessionContext,
+    day: NaiveDate,
+    job_id: &str,
+) -> Result<(Vec<load::HealthyRun>, load::HealthyBands), ReportError> {
+    Ok(match load::stored_reference(ctx, day, job_id).await? {
+        Some(stored) => stored,
+        None => load::healthy(ctx, day).await?,
+    })
 }
 
 /// [`job_page`] of a job of `day` with that day's healthy runs and bands ([`load::healthy`])
@@ -413,7 +431,7 @@ pub fn job_facts(
     runtime()?.block_on(async {
         let ctx = query::session(data).await?;
         let (day, facts) = one_job(&ctx, job_id).await?;
-        let (_, bands) = load::healthy(&ctx, day).await?;
+        let (_, bands) = reference_of(&ctx, day, job_id).await?;
         Ok((facts, bands))
     })
 }
@@ -616,6 +634,7 @@ pub fn write_day(
         ));
         let references =
             load_telemetry(&ctx, day, &mut facts, &healthy, &bands, inputs, settings).await?;
+        store_references(data, day, &facts.jobs, &references.runs, &bands)?;
         for (n, job) in facts.jobs.iter().enumerate() {
             match pages.job(job, &facts, &references, &bands, inputs, settings) {
                 Ok(text) => {

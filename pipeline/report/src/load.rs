@@ -31,7 +31,8 @@ pub use jobs::{
 pub use jobsight_warehouse::query::literal;
 pub use list::{JobOwner, JobQuery, ListedJob, SortBy, Visible, list, owners, rule_feedback};
 pub use reference::{
-    GroupBand, HealthyBand, HealthyBands, HealthyRun, MIN_REFERENCE_RUNS, ReferenceGroup, healthy,
+    GroupBand, HealthyBand, HealthyBands, HealthyRun, MIN_REFERENCE_RUNS, ReferenceGroup,
+    band_rows, healthy, reference_run_row, stored_reference,
 };
 pub use sql::HISTORY_DAYS;
 pub(crate) use sql::{each_row, text};

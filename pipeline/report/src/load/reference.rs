@@ -3,6 +3,11 @@
 //! of each application (job name), of each user, and of the cluster. A job is compared with the
 //! narrowest of these that has enough runs ([`HealthyBands::for_job`]): a LAMMPS run's network
 //! rate is unusual against other LAMMPS runs, not against the cluster's mix of everything.
+//!
+//! Computing them reads 30 days of jobs, too slow for a page served on request; so the report
+//! stores what it chose for each job of a day with the day's pages (`reference_runs`,
+//! `reference_bands`), and a page of that day reads the job's two rows back
+//! ([`stored_reference`]).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -10,7 +15,8 @@ use chrono::NaiveDate;
 use datafusion::prelude::SessionContext;
 
 use super::sql::{HISTORY_DAYS, each_row, text};
-use jobsight_warehouse::query::QueryError;
+use jobsight_warehouse::catalog::rows::{ReferenceBandRow, ReferenceRunRow};
+use jobsight_warehouse::query::{QueryError, literal};
 
 /// A job that ran without findings and that the models (if any) called healthy, usable as a
 /// reference for the same user's runs of the same job name.
@@ -154,4 +160,139 @@ pub async fn healthy(
         .await?;
     }
     Ok((runs, bands))
+}
+
+impl ReferenceGroup {
+    /// How `reference_runs` and `reference_bands` name the group: its kind and its name.
+    pub fn stored(&self) -> (&'static str, &str) {
+        match self {
+            ReferenceGroup::Application(name) => ("application", name),
+            ReferenceGroup::User(user) => ("user", user),
+            ReferenceGroup::Cluster => ("cluster", ""),
+        }
+    }
+
+    fn from_stored(kind: &str, name: String) -> Option<ReferenceGroup> {
+        match kind {
+            "application" => Some(ReferenceGroup::Application(name)),
+            "user" => Some(ReferenceGroup::User(name)),
+            "cluster" => Some(ReferenceGroup::Cluster),
+            _ => None,
+        }
+    }
+}
+
+/// Every band of `bands` as rows of `reference_bands`.
+pub fn band_rows(bands: &HealthyBands) -> Vec<ReferenceBandRow> {
+    let groups = std::iter::once((ReferenceGroup::Cluster, &bands.cluster))
+        .chain(
+            bands
+                .applications
+                .iter()
+                .map(|(n, b)| (ReferenceGroup::Application(n.clone()), b)),
+        )
+        .chain(
+            bands
+                .users
+                .iter()
+                .map(|(u, b)| (ReferenceGroup::User(u.clone()), b)),
+        );
+    let mut rows = Vec::new();
+    for (group, band) in groups {
+        let (kind, name) = group.stored();
+        for (metric, (low, high)) in &band.band {
+            rows.push(ReferenceBandRow {
+                band_group: kind.to_string(),
+                band_group_name: name.to_string(),
+                metric: metric.clone(),
+                runs: band.runs.max(0) as u64,
+                low: *low,
+                high: *high,
+            });
+        }
+    }
+    rows
+}
+
+/// A job's row of `reference_runs`: the group its band is taken over and its healthy run.
+pub fn reference_run_row(
+    job_id: &str,
+    group: &ReferenceGroup,
+    run: Option<&HealthyRun>,
+) -> ReferenceRunRow {
+    let (kind, name) = group.stored();
+    ReferenceRunRow {
+        job_id: job_id.to_string(),
+        band_group: kind.to_string(),
+        band_group_name: name.to_string(),
+        reference_job_id: run.map(|r| r.job_id.clone()),
+        reference_day: run.map(|r| r.day.to_string()),
+        reference_user: run.map(|r| r.user.clone()),
+        reference_name: run.map(|r| r.name.clone()),
+    }
+}
+
+/// A job's healthy reference as the report stored it with its day's pages: its healthy run (at
+/// most one) and its band's group's bands, the rest of [`HealthyBands`] empty. `None` when the
+/// report did not store one for the job (its day not reported yet, or the job ingested after
+/// it): [`healthy`] computes it then. Two small reads instead of [`healthy`]'s 30 days of jobs.
+pub async fn stored_reference(
+    ctx: &SessionContext,
+    day: NaiveDate,
+    job_id: &str,
+) -> Result<Option<(Vec<HealthyRun>, HealthyBands)>, QueryError> {
+    let mut chosen: Option<(ReferenceGroup, Option<HealthyRun>)> = None;
+    let sql = format!(
+        "SELECT * FROM reference_runs WHERE day = '{day}' AND job_id = {} LIMIT 1",
+        literal(job_id)
+    );
+    each_row(ctx, &sql, |c, i| {
+        let Some(group) =
+            ReferenceGroup::from_stored(&text(c, "band_group", i), text(c, "band_group_name", i))
+        else {
+            return;
+        };
+        let run = match (
+            c.text("reference_job_id", i),
+            c.text("reference_day", i).and_then(|d| d.parse().ok()),
+        ) {
+            (Some(job_id), Some(day)) => Some(HealthyRun {
+                job_id,
+                day,
+                user: text(c, "reference_user", i),
+                name: text(c, "reference_name", i),
+            }),
+            _ => None,
+        };
+        chosen = Some((group, run));
+    })
+    .await?;
+    let Some((group, run)) = chosen else {
+        return Ok(None);
+    };
+    let (kind, name) = group.stored();
+    let mut band = GroupBand::default();
+    let sql = format!(
+        "SELECT metric, runs, low, high FROM reference_bands WHERE day = '{day}' \
+         AND band_group = '{kind}' AND band_group_name = {}",
+        literal(name)
+    );
+    each_row(ctx, &sql, |c, i| {
+        if let (Some(low), Some(high)) = (c.float("low", i), c.float("high", i)) {
+            band.band.insert(text(c, "metric", i), (low, high));
+            band.runs = band.runs.max(c.int("runs", i).unwrap_or(0));
+        }
+    })
+    .await?;
+    let mut bands = HealthyBands::default();
+    match group {
+        ReferenceGroup::Application(name) => {
+            bands.applications.insert(name, band);
+        }
+        ReferenceGroup::User(user) => {
+            bands.users.insert(user, band);
+        }
+        ReferenceGroup::Cluster => bands.cluster = band,
+    }
+    Ok(Some((run.into_iter().collect(), bands)))
 }

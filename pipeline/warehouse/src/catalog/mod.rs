@@ -108,10 +108,12 @@ pub enum Table {
     WorkflowScores,
     Interventions,
     Feedback,
+    ReferenceRuns,
+    ReferenceBands,
 }
 
 impl Table {
-    pub const ALL: [Table; 20] = [
+    pub const ALL: [Table; 22] = [
         Table::Jobs,
         Table::JobSteps,
         Table::Telemetry,
@@ -132,6 +134,8 @@ impl Table {
         Table::WorkflowScores,
         Table::Interventions,
         Table::Feedback,
+        Table::ReferenceRuns,
+        Table::ReferenceBands,
     ];
 
     pub fn name(self) -> &'static str {
@@ -156,6 +160,8 @@ impl Table {
             Table::WorkflowScores => "workflow_scores",
             Table::Interventions => "interventions",
             Table::Feedback => "feedback",
+            Table::ReferenceRuns => "reference_runs",
+            Table::ReferenceBands => "reference_bands",
         }
     }
 
@@ -223,6 +229,12 @@ impl Table {
             Table::Feedback => {
                 "What people said about findings and verdicts on the served job pages: one row per judgement (useful or wrong, with an optional note), with who and when (written by `jobsight serve --http`; docs/web.md)."
             }
+            Table::ReferenceRuns => {
+                "What each job's page compares it with, as the report chose it for the job's day: the group of healthy runs its band is taken over and the healthy run charted beside it (written by the report step with the day's pages, read by the served pages; docs/reports.md)."
+            }
+            Table::ReferenceBands => {
+                "The healthy bands a day's job pages compare with: per group (application, user, cluster) and metric, the 10th to 90th percentile of the job means of the group's healthy runs of the 30 days up to the day (written by the report step with the day's pages)."
+            }
         }
     }
 
@@ -256,6 +268,8 @@ impl Table {
             Table::WorkflowScores => rows::WorkflowScoreRow::fields(),
             Table::Interventions => rows::InterventionRow::fields(),
             Table::Feedback => rows::FeedbackRow::fields(),
+            Table::ReferenceRuns => rows::ReferenceRunRow::fields(),
+            Table::ReferenceBands => rows::ReferenceBandRow::fields(),
         };
         Arc::new(Schema::new(fields))
     }
@@ -267,6 +281,7 @@ impl Table {
             Table::Runs => "UTC day the DAG run started",
             Table::Interventions => "UTC day of the decision",
             Table::Feedback => "UTC day the judgement was given",
+            Table::ReferenceBands => "UTC day whose jobs' pages compare with the bands",
             Table::Summaries => "UTC day the summarised jobs ended",
             Table::Workflows | Table::WorkflowTasks | Table::WorkflowScores => {
                 "UTC day the workflow run ended"

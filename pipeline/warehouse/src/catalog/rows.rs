@@ -155,6 +155,10 @@ macro_rules! table_row {
     };
 }
 
+// After the macro, which the module uses.
+mod reference;
+pub use reference::{ReferenceBandRow, ReferenceRunRow};
+
 table_row! {
     /// One row of `jobs`: a job run's identity, request, timing and outcome.
     #[derive(Default)]

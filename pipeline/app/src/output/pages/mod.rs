@@ -677,6 +677,107 @@ mod tests {
         .unwrap();
     }
 
+    /// `n` healthy runs of `lammps` by ann, one a day up to `day`, each with its summary and
+    /// its job mean of `cpu_user`: enough for an application's band.
+    fn healthy_lammps_runs(data: &Path, day: NaiveDate, n: u32) {
+        use crate::catalog::rows::FeaturesJobRow;
+        for k in 0..n {
+            let on = day - chrono::Days::new(u64::from(k));
+            let end = DateTime::parse_from_rfc3339(&format!("{on}T10:00:00Z"))
+                .unwrap()
+                .to_utc();
+            let id = format!("{}", 900 + k);
+            let job = JobRow {
+                cluster: "c".into(),
+                job_id: id.clone(),
+                user: Some("ann".into()),
+                num_nodes: Some(1),
+                cpus: Some(4),
+                start: Some(end - chrono::Duration::hours(1)),
+                end,
+                state: Some("COMPLETED".into()),
+                name: Some("lammps".into()),
+                source: "test".into(),
+                ..JobRow::default()
+            };
+            let summary = JobSummaryRow {
+                job_id: id.clone(),
+                elapsed_s: 3600.0,
+                judgeable: true,
+                ..JobSummaryRow::default()
+            };
+            let mean = FeaturesJobRow {
+                job_id: id,
+                metric: "cpu_user".into(),
+                nodes: 1,
+                mean: Some(3.0 + f64::from(k)),
+                ..Default::default()
+            };
+            let part = |table, batch| catalog::write_part(data, table, on, "lammps", &[batch]);
+            part(Table::Jobs, JobRow::batch(&[job]).unwrap()).unwrap();
+            part(Table::JobSummary, JobSummaryRow::batch(&[summary]).unwrap()).unwrap();
+            part(Table::FeaturesJob, FeaturesJobRow::batch(&[mean]).unwrap()).unwrap();
+        }
+    }
+
+    /// What a day's report stores as each job's reference (`reference_runs`,
+    /// `reference_bands`), which the served pages read back, is what they would compute on
+    /// request: the same healthy run and the same band, for every job of the day. A job the
+    /// report has not seen has nothing stored (and is computed then).
+    #[test]
+    fn the_stored_references_are_the_computed_ones() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        let day = warehouse(&data);
+        healthy_twin(&data, day);
+        healthy_lammps_runs(&data, day, 6);
+        let settings = Settings {
+            dir: tmp.path().join("pages"),
+            ..Settings::default()
+        };
+        let templates = PageTemplates::load(&settings).unwrap();
+        write_day(
+            &data,
+            &settings,
+            &templates,
+            &Inputs::default(),
+            day,
+            &mut |_| {},
+        )
+        .unwrap();
+        let groups = runtime()
+            .block_on(async {
+                let ctx = query::session(&data).await?;
+                let facts = load::facts(&ctx, &load::Scope { day, job: None }).await?;
+                let (healthy, bands) = load::healthy(&ctx, day).await?;
+                let computed = crate::report::select::reference_runs(&facts, &healthy);
+                let mut groups = Vec::new();
+                for job in &facts.jobs {
+                    let (runs, stored) = load::stored_reference(&ctx, day, &job.job_id)
+                        .await?
+                        .unwrap_or_else(|| panic!("nothing stored for job {}", job.job_id));
+                    let id = |r: &load::HealthyRun| (r.job_id.clone(), r.day, r.user.clone());
+                    let run = runs.first().map(id);
+                    assert_eq!(run, computed.get(&job.job_id).map(id), "{}", job.job_id);
+                    let (band, group) = stored.for_job(&job.name, &job.user);
+                    let (want_band, want_group) = bands.for_job(&job.name, &job.user);
+                    assert_eq!((band, &group), (want_band, &want_group), "{}", job.job_id);
+                    groups.push((job.job_id.clone(), group, run.map(|r| r.0)));
+                }
+                assert!(load::stored_reference(&ctx, day, "404").await?.is_none());
+                Ok::<_, ReportError>(groups)
+            })
+            .unwrap();
+        let of = |id: &str| groups.iter().find(|g| g.0 == id).cloned().unwrap();
+        assert_eq!(of("666").2.as_deref(), Some("667"), "{groups:?}");
+        assert_eq!(
+            of("900").1,
+            load::ReferenceGroup::Application("lammps".into()),
+            "{groups:?}"
+        );
+        assert_eq!(of("900").2.as_deref(), Some("901"), "{groups:?}");
+    }
+
     /// A day's pages load only the telemetry they chart: with one chart per page, job 666 gets
     /// the metric its finding names, and its healthy reference run (job 667) that metric too,
     /// whatever 667's own page charts; the page shows one chart with the reference line.

@@ -4,7 +4,10 @@
 //! `benches/summaries.rs` (BENCH_JOBS jobs, default 5,000,000, over 365 days; `year.rs`) with
 //! the telemetry of the measured jobs added (their nodes, 12 metrics every 30 s; the year has
 //! none otherwise, so a day's telemetry scan is smaller here than on a real day: the report step's
-//! telemetry cost at scale is measured by `benches/day.rs`).
+//! telemetry cost at scale is measured by `benches/day.rs`). Of the 30 measured days, the first
+//! 20 get their jobs' references stored as the report step stores them with a day's pages
+//! (`jobsight::report::write_references`, timed); the other 10 have none, as a day the report
+//! never ran for, whose first page finds the 30 days' healthy runs on request.
 //!
 //! Beside it, in the same run, the one query every served job request starts with (who owns the
 //! job: `jobs` over the whole year by job id) in DuckDB on the same Parquet

@@ -408,3 +408,49 @@ fn a_stored_reference_is_the_one_computed_on_request() {
     );
     assert!(jobs > 0);
 }
+
+/// `jobsight report references` stores, without writing pages, what the demo's report stored with
+/// its pages: on a copy of the warehouse without the two tables, every day's rows come back the
+/// same.
+#[test]
+fn report_references_stores_what_the_report_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(demo())
+        .arg(&data)
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    let every = "SELECT CAST(day AS VARCHAR) AS day, job_id, band_group, band_group_name, \
+                 reference_job_id FROM reference_runs ORDER BY day, job_id";
+    let bands = "SELECT CAST(day AS VARCHAR) AS day, band_group, band_group_name, metric, runs, \
+                 low, high FROM reference_bands ORDER BY 1, 2, 3, 4";
+    let (runs_before, bands_before) = (
+        sql_json(JOBSIGHT, &data, every),
+        sql_json(JOBSIGHT, &data, bands),
+    );
+    assert!(!runs_before.is_empty());
+    for table in ["reference_runs", "reference_bands"] {
+        std::fs::remove_dir_all(data.join(table)).unwrap();
+    }
+    let out = std::process::Command::new(JOBSIGHT)
+        .arg("--data")
+        .arg(&data)
+        .args(["report", "references"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(&format!("the references of {} jobs of", runs_before.len())),
+        "{stdout}"
+    );
+    assert_eq!(sql_json(JOBSIGHT, &data, every), runs_before);
+    assert_eq!(sql_json(JOBSIGHT, &data, bands), bands_before);
+}

@@ -249,4 +249,16 @@ pub enum ReportAction {
         /// The day (YYYY-MM-DD) [default: the last day with jobs in the warehouse].
         day: Option<chrono::NaiveDate>,
     },
+    /// What each job of the days is compared with on its page (its healthy run and band), stored
+    /// without writing pages, as `day` stores it with them: the served pages (`serve --http`)
+    /// read it back instead of finding 30 days of healthy runs per page. For days reported
+    /// before jobsight stored it, or a warehouse whose pages are only served.
+    References {
+        /// The first day (YYYY-MM-DD) [default: the first day with jobs].
+        #[arg(long)]
+        from: Option<chrono::NaiveDate>,
+        /// The last day (YYYY-MM-DD) [default: the last day with jobs].
+        #[arg(long)]
+        to: Option<chrono::NaiveDate>,
+    },
 }

@@ -461,6 +461,25 @@ pub(in crate::cli) fn report(
                 crate::report::write_workflow(&settings.data, &settings.report, &pages, &run)?;
             writeln!(stdout, "{}", path.display())?;
         }
+        ReportAction::References { from, to } => {
+            let days: Vec<chrono::NaiveDate> = catalog::days(&settings.data, Table::Jobs)
+                .into_iter()
+                .filter(|d| from.is_none_or(|f| *d >= f) && to.is_none_or(|t| *d <= t))
+                .collect();
+            let progress = Progress::phases("storing references");
+            let mut jobs = 0;
+            for (n, day) in days.iter().enumerate() {
+                progress.message(format!("{day} ({} of {})", n + 1, days.len()));
+                jobs += crate::report::write_references(&settings.data, *day)?;
+            }
+            drop(progress);
+            writeln!(
+                stdout,
+                "the references of {jobs} jobs of {} days stored in {}",
+                days.len(),
+                settings.data.display()
+            )?;
+        }
         ReportAction::Day { day } => {
             let Some(day) =
                 day.or_else(|| catalog::days(&settings.data, Table::Jobs).last().copied())

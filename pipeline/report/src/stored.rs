@@ -12,14 +12,15 @@ use crate::{ReportError, load, select};
 
 /// Stores what each of a day's `jobs` is compared with: its band's group and its healthy run
 /// (`reference_runs`), and the day's bands (`reference_bands`), for its pages served later
-/// ([`reference_of`]). Replaces what an earlier report of the day stored.
+/// ([`crate::reference_of`]). Replaces what an earlier report of the day stored. Returns how many
+/// jobs (a requeued job's records are one).
 pub(crate) fn store_references(
     data: &Path,
     day: NaiveDate,
     jobs: &[load::JobFacts],
     runs: &std::collections::HashMap<String, load::HealthyRun>,
     bands: &load::HealthyBands,
-) -> Result<(), ReportError> {
+) -> Result<usize, ReportError> {
     use jobsight_warehouse::catalog::{self, CatalogError, Table, rows};
     let mut seen = std::collections::HashSet::new();
     let run_rows: Vec<rows::ReferenceRunRow> = jobs
@@ -30,6 +31,7 @@ pub(crate) fn store_references(
             load::reference_run_row(&job.job_id, &group, runs.get(&job.job_id))
         })
         .collect();
+    let stored = run_rows.len();
     let band_rows = load::band_rows(bands);
     let schema_error = |table: Table| {
         move |e: datafusion::arrow::error::ArrowError| CatalogError::Schema {
@@ -57,14 +59,15 @@ pub(crate) fn store_references(
             catalog::write_part(data, table, day, REFERENCE_PART, &[batch])?;
         }
     }
-    Ok(())
+    Ok(stored)
 }
 
 /// The name of the part the report writes each day's references to.
 const REFERENCE_PART: &str = "report";
 
 /// Stores the references of `day`'s jobs (what the report stores with the day's pages, without
-/// writing them): for a warehouse whose pages are served but not written. Returns how many jobs.
+/// writing them): for a warehouse whose pages are served but not written. Returns how many jobs
+/// (a requeued job's records are one).
 pub fn write_references(data: &Path, day: NaiveDate) -> Result<usize, ReportError> {
     crate::runtime()?.block_on(async {
         let ctx = query::session(data).await?;
@@ -84,7 +87,6 @@ pub fn write_references(data: &Path, day: NaiveDate) -> Result<usize, ReportErro
         .await?;
         let (healthy, bands) = load::healthy(&ctx, day).await?;
         let runs = select::reference_runs(&facts, &healthy);
-        store_references(data, day, &facts.jobs, &runs, &bands)?;
-        Ok(facts.jobs.len())
+        store_references(data, day, &facts.jobs, &runs, &bands)
     })
 }

@@ -429,7 +429,7 @@ fn main() {
     );
     let (a, b, c) = spread(&mut storing);
     println!(
-        "| the report's extra work per day: storing its jobs' references ({} days, {} jobs a day) | {a:.0} | {b:.0} | {c:.0} |",
+        "| `report references` for one day: its healthy runs found and its jobs' references stored, without pages ({} days, {} jobs a day) | {a:.0} | {b:.0} | {c:.0} |",
         storing.len(),
         jobs / 365
     );

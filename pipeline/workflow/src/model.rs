@@ -22,7 +22,7 @@ use jobsight_warehouse::catalog::rows::WorkflowScoreRow;
 /// The first line's `format`.
 pub const FORMAT: &str = "jobsight-workflow-model";
 /// Bumped whenever the body's layout changes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WorkflowModelError {
@@ -95,7 +95,7 @@ pub fn train(
     }
     let run_forest = if names.len() >= 2 {
         let run_ids: Vec<String> = labelled.iter().map(|(r, _)| r.clone()).collect();
-        let xr = detect::run_features(&refs, &hosts, &run_ids);
+        let xr = detect::run_features(&refs, &history, &hosts, &run_ids);
         let yr: Vec<u32> = labelled
             .iter()
             .map(|(_, l)| names.iter().position(|n| n == l).unwrap_or(0) as u32)
@@ -198,7 +198,7 @@ impl WorkflowModel {
                 .collect::<BTreeSet<_>>()
                 .into_iter()
                 .collect();
-            let x = detect::run_features(&refs, &hosts, &run_ids);
+            let x = detect::run_features(&refs, &history, &hosts, &run_ids);
             let predicted = forest
                 .predict(&detect::dense(&x)?)
                 .map_err(|e| DetectError::Fit(e.to_string()))?;
@@ -298,7 +298,14 @@ mod tests {
                     host: Some(host.into()),
                     anomalous: Some(slow),
                     label: Some(if slow { "cpu" } else { "none" }.into()),
-                    figures: detect::figures(Some(runtime), Some(cpu), None, None, None),
+                    signals: detect::signals(&detect::Measures {
+                        runtime: Some(runtime),
+                        cpu_time: Some(cpu),
+                        ..detect::Measures::default()
+                    }),
+                    runtime_s: Some(runtime),
+                    start: None,
+                    depth: None,
                 });
             }
         }

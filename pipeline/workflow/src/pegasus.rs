@@ -518,7 +518,7 @@ fn task_row(fields: &[String], columns: &Columns, run: &str) -> Result<WorkflowT
         depth: None,
         parent_ids: None,
         on_critical_path: None,
-        kind: Some(super::detect::kind_of(&task_id).to_string()),
+        kind: Some(super::detect::kind_of(&task_id)),
         task_id,
     })
 }

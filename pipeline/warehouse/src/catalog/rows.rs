@@ -759,10 +759,14 @@ table_row! {
     WorkflowScoreRow => WorkflowScores {
         workflow_id: String,
         task_id: String,
-        /// The median slack z-score of the tasks of its host in its run.
+        /// Its host's score in its run: the geometric mean of the host's weighted evidence against
+        /// its kind's history and against the run's other hosts (docs/workflows.md).
         score: f64,
-        /// Above the flagging cut (a z-score of 2).
+        /// Above the flagging cut (2).
         flagged: bool,
+        /// Its own z-scores against its kind's history (0 where not measured): the CPU seconds a
+        /// second of execution (larger: less CPU, as slack), run time, stage-in, stage-out, and
+        /// kernel seconds a second of execution (larger: fewer).
         slack_z: f64,
         runtime_z: f64,
         stage_in_z: f64,

@@ -1,6 +1,7 @@
 //! The supervised classifiers and what they learn from: the task classifier (seeded single-tree
-//! forests over each task's z-scores, its host's, and its run time against its kind in its run)
-//! and the run classifier (a random forest over each run's host figures).
+//! forests over each task's z-scores, its host's evidence, and its run time against its kind in
+//! its run) and the run classifier (a random forest over the run's shape: how each phase's
+//! delays are spread over its tasks, its hosts, its time and its DAG).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -12,24 +13,28 @@ use smartcore::linalg::basic::matrix::DenseMatrix;
 use jobsight_base::stats;
 
 use super::error::DetectError;
-use super::task_score::{History, runtime_vs_run};
-use super::tasks::{FIGURES, Task};
+use super::task_score::{FLAG_ABOVE, History, HostScore, runtime_vs_run};
+use super::tasks::{
+    CPU_RATE, EXEC, N_SIGNALS, POST, QUEUE, STAGE_IN, STAGE_IN_RATE, STAGE_OUT, Task, WMS,
+};
 
-/// A host "stands out" on a figure above this z-score (a run-level feature).
+/// A task or host "stands out" on a signal above this z-score (a run-level feature).
 const STANDS_OUT: f64 = 2.0;
 
 /// The figures the supervised task classifier learns from: the task's own z-scores, its host's
-/// (the unsupervised score's inputs), and the logarithm of its run time against its kind in its
-/// run (0 without one).
-pub fn task_features(tasks: &[&Task], history: &History, hosts: &[[f64; 5]]) -> Vec<Vec<f64>> {
+/// median z-scores, its host's evidence against history and the run and its score (the
+/// unsupervised score's inputs and result), and the logarithm of its run time against its kind
+/// in its run (0 without one).
+pub fn task_features(tasks: &[&Task], history: &History, hosts: &[HostScore]) -> Vec<Vec<f64>> {
     let vs_run = runtime_vs_run(tasks);
     tasks
         .iter()
         .zip(hosts)
         .zip(vs_run)
         .map(|((t, h), v)| {
-            let mut row: Vec<f64> = history.z(t).to_vec();
-            row.extend_from_slice(h);
+            let mut row: Vec<f64> = history.z(t).iter().map(|z| z.unwrap_or(0.0)).collect();
+            row.extend_from_slice(&h.signals);
+            row.extend([h.vs_history, h.vs_run, h.score]);
             row.push(v.filter(|v| *v > 0.0).map_or(0.0, f64::ln));
             row
         })
@@ -39,8 +44,8 @@ pub fn task_features(tasks: &[&Task], history: &History, hosts: &[[f64; 5]]) -> 
 /// The labelled tasks of `tasks`, with their host z-scores.
 pub(super) fn labelled_only<'a>(
     tasks: &[&'a Task],
-    hosts: &[[f64; 5]],
-) -> (Vec<&'a Task>, Vec<[f64; 5]>) {
+    hosts: &[HostScore],
+) -> (Vec<&'a Task>, Vec<HostScore>) {
     tasks
         .iter()
         .zip(hosts)
@@ -104,7 +109,7 @@ pub fn task_votes(trees: &[RunForest], x: &[Vec<f64>]) -> Result<Vec<f64>, Detec
 pub fn labelled_task_rows(
     tasks: &[&Task],
     history: &History,
-    hosts: &[[f64; 5]],
+    hosts: &[HostScore],
 ) -> (Vec<Vec<f64>>, Vec<u32>, Vec<String>) {
     let (tasks, hosts) = labelled_only(tasks, hosts);
     (
@@ -120,40 +125,126 @@ pub fn labelled_task_rows(
     )
 }
 
-/// The run-level figures of each run in `runs`: per figure, over its hosts, the largest, the
-/// 75th percentile, the median and the share of hosts above [`STANDS_OUT`].
-pub fn run_features(tasks: &[&Task], hosts: &[[f64; 5]], runs: &[String]) -> Vec<Vec<f64>> {
-    let mut per_run: HashMap<&str, BTreeMap<&str, [f64; 5]>> = HashMap::new();
-    for (t, h) in tasks.iter().zip(hosts) {
-        let host = t.host.as_deref().unwrap_or("");
-        per_run.entry(t.run.as_str()).or_default().insert(host, *h);
+/// The phases (and rates) whose spread over a run the run classifier reads: the workflow
+/// system's and the queue's waits, staging in, execution, staging out, the post script, and the
+/// CPU seconds and stage-in bytes a second.
+const PHASES: [usize; 8] = [WMS, QUEUE, STAGE_IN, EXEC, STAGE_OUT, POST, CPU_RATE, STAGE_IN_RATE];
+/// The run's span is cut into this many slices for its shape over time.
+const TIME_SLICES: usize = 10;
+
+/// The run-level figures of each run in `runs` (the run's Gantt chart in numbers):
+/// - its hosts' scores: the largest, second, 75th percentile and median, the share above the
+///   flagging cut, and the largest evidence against history and against the run;
+/// - per phase of [`PHASES`], from its tasks' z-scores: over the tasks the median, 90th
+///   percentile, largest and share above [`STANDS_OUT`]; over the hosts (each host's median) the
+///   largest, second and median; over time (the median of each tenth of the run's span, by
+///   start of execution) the largest and where it falls; over the DAG the largest median of a
+///   depth.
+pub fn run_features(
+    tasks: &[&Task],
+    history: &History,
+    hosts: &[HostScore],
+    runs: &[String],
+) -> Vec<Vec<f64>> {
+    let mut per_run: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, t) in tasks.iter().enumerate() {
+        per_run.entry(t.run.as_str()).or_default().push(i);
     }
     runs.iter()
         .map(|run| {
-            let hosts: Vec<[f64; 5]> = per_run
-                .get(run.as_str())
-                .map(|m| m.values().copied().collect())
-                .unwrap_or_default();
-            let mut row = Vec::with_capacity(FIGURES.len() * 4);
-            for f in 0..FIGURES.len() {
-                let mut v: Vec<f64> = hosts.iter().map(|h| h[f]).collect();
-                v.sort_by(f64::total_cmp);
-                let at = |q: f64| {
-                    v.get(((v.len().max(1) - 1) as f64 * q).round() as usize)
-                        .copied()
-                };
-                row.push(v.last().copied().unwrap_or(0.0));
-                row.push(at(0.75).unwrap_or(0.0));
-                row.push(at(0.5).unwrap_or(0.0));
-                row.push(if v.is_empty() {
-                    0.0
-                } else {
-                    v.iter().filter(|x| **x > STANDS_OUT).count() as f64 / v.len() as f64
-                });
-            }
-            row
+            let members = per_run.get(run.as_str()).map_or(&[][..], |m| &m[..]);
+            run_row(tasks, history, hosts, members)
         })
         .collect()
+}
+
+fn run_row(tasks: &[&Task], history: &History, hosts: &[HostScore], members: &[usize]) -> Vec<f64> {
+    let mut row = Vec::new();
+    let mut by_host: BTreeMap<&str, HostScore> = BTreeMap::new();
+    for &i in members {
+        by_host.insert(tasks[i].host.as_deref().unwrap_or(""), hosts[i]);
+    }
+    let mut scores: Vec<f64> = by_host.values().map(|h| h.score).collect();
+    scores.sort_by(|a, b| b.total_cmp(a));
+    row.extend([
+        top(&scores, 0),
+        top(&scores, 1),
+        share_at(&scores, 0.25),
+        share_at(&scores, 0.5),
+        share_above(&scores, FLAG_ABOVE),
+        by_host.values().map(|h| h.vs_history).fold(0.0, f64::max),
+        by_host.values().map(|h| h.vs_run).fold(0.0, f64::max),
+    ]);
+    let z: Vec<[Option<f64>; N_SIGNALS]> = members.iter().map(|&i| history.z(tasks[i])).collect();
+    let starts: Vec<f64> = members.iter().filter_map(|&i| tasks[i].start).collect();
+    let first = starts.iter().copied().fold(f64::INFINITY, f64::min);
+    let last = starts.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    for p in PHASES {
+        let mut values: Vec<f64> = z.iter().filter_map(|z| z[p]).collect();
+        values.sort_by(|a, b| b.total_cmp(a));
+        row.extend([
+            share_at(&values, 0.5),
+            share_at(&values, 0.1),
+            top(&values, 0),
+            share_above(&values, STANDS_OUT),
+        ]);
+        let mut host_medians: Vec<f64> = by_host.values().map(|h| h.signals[p]).collect();
+        host_medians.sort_by(|a, b| b.total_cmp(a));
+        row.extend([
+            top(&host_medians, 0),
+            top(&host_medians, 1),
+            share_at(&host_medians, 0.5),
+        ]);
+        let mut slices: Vec<Vec<f64>> = vec![Vec::new(); TIME_SLICES];
+        let mut depths: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+        for (&i, z) in members.iter().zip(&z) {
+            let Some(v) = z[p] else { continue };
+            if let Some(start) = tasks[i].start.filter(|_| last > first) {
+                let at = ((start - first) / (last - first) * TIME_SLICES as f64) as usize;
+                slices[at.min(TIME_SLICES - 1)].push(v);
+            }
+            if let Some(d) = tasks[i].depth {
+                depths.entry(d).or_default().push(v);
+            }
+        }
+        let slice_medians: Vec<f64> = slices
+            .iter_mut()
+            .map(|v| stats::median(v).unwrap_or(0.0))
+            .collect();
+        let (peak_at, peak) = slice_medians
+            .iter()
+            .enumerate()
+            .fold((0, 0.0_f64), |best, (i, v)| if *v > best.1 { (i, *v) } else { best });
+        row.extend([peak, peak_at as f64 / (TIME_SLICES - 1) as f64]);
+        row.push(
+            depths
+                .values_mut()
+                .filter_map(|v| stats::median(v))
+                .fold(0.0, f64::max),
+        );
+    }
+    row
+}
+
+/// The `i`-th largest of `sorted` (largest first), 0 when there are fewer.
+fn top(sorted: &[f64], i: usize) -> f64 {
+    sorted.get(i).copied().unwrap_or(0.0)
+}
+
+/// The value a share `q` of `sorted` (largest first) is at or above, 0 for none.
+fn share_at(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted[((sorted.len() - 1) as f64 * q).round() as usize]
+}
+
+/// The share of `values` above `cut`, 0 for none.
+fn share_above(values: &[f64], cut: f64) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.iter().filter(|v| **v > cut).count() as f64 / values.len() as f64
 }
 
 /// A smartcore forest (the run labels') or one tree of the task classifier.

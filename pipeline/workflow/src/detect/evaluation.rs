@@ -241,7 +241,7 @@ impl<'a> CrossValidation<'a> {
         let test_hosts = host_scores(&test, &history);
         for (&t, h) in test.iter().zip(&test_hosts) {
             if let Some(a) = t.anomalous {
-                pooled.scores.push((h[0], a, t.label.as_deref()));
+                pooled.scores.push((h.score, a, t.label.as_deref()));
             }
         }
         // The supervised task classifier, on the labelled tasks of the training runs.
@@ -263,10 +263,10 @@ impl<'a> CrossValidation<'a> {
         if test_runs.is_empty() {
             return Ok(());
         }
-        let x_train = run_features(&train, &train_hosts, &train_runs);
+        let x_train = run_features(&train, &history, &train_hosts, &train_runs);
         let y_train: Vec<u32> = train_runs.iter().map(|r| self.class_of(r)).collect();
         let forest = fit_forest(&x_train, &y_train, seed)?;
-        let x_test = run_features(&test, &test_hosts, &test_runs);
+        let x_test = run_features(&test, &history, &test_hosts, &test_runs);
         let predicted = forest
             .predict(&dense(&x_test)?)
             .map_err(|e| DetectError::Fit(e.to_string()))?;

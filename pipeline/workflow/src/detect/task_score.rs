@@ -1,8 +1,15 @@
-//! The unsupervised task score: each kind's history (median and spread of each figure), a
-//! task's robust z-scores against it, pooled over its host in its run, and the scores as rows of
-//! `workflow_scores`. No labels are read.
+//! The unsupervised task score. Each kind's history gives every signal a centre and a spread
+//! (median and 1.4826 × MAD, never below what the data can resolve) and a weight: how
+//! consistently the signal moves with the host a task ran on (a degraded worker slows all its
+//! tasks alike; noise and waits shared by the whole run do not follow the host). A task's
+//! signals become z-scores; its host's evidence is, per kind and signal, the median over the
+//! host's tasks in the run, read two ways: against history, and against the run's other hosts
+//! (less the lower third of their medians, so that a slowdown of the whole run does not count).
+//! The score is the geometric mean of the two weighted means of that positive evidence: a host
+//! scores high only when it is slow against history *and* against its peers in the run. No labels
+//! are read, and nothing is set per workflow: kinds, spreads and weights come from the data.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use jobsight_base::stats;
@@ -10,67 +17,307 @@ use jobsight_warehouse::catalog::Table;
 use jobsight_warehouse::catalog::rows::WorkflowScoreRow;
 
 use super::error::DetectError;
-use super::tasks::Task;
+use super::tasks::{
+    CPU_RATE, EXEC, N_SIGNALS, RUNTIME, STAGE_IN, STAGE_OUT, STIME_RATE, Task, is_time,
+};
 
-/// A z-score is bounded, so that one task with a near-zero spread of history cannot dominate.
-const Z_LIMIT: f64 = 20.0;
+/// A z-score is bounded, so that one signal cannot outweigh all the others.
+const Z_LIMIT: f64 = 50.0;
+/// The smallest spread of a signal's history: 5 % (signals are logarithms), and for a time one
+/// second (traces count whole seconds), so that a kind whose tasks all took 3 s does not make a
+/// 4-s task an outlier, nor one that took no CPU time hide every other.
+const RELATIVE_FLOOR: f64 = 0.05;
+/// A signal missing from more than half of a kind's tasks is not used for that kind.
+const MIN_PRESENT: f64 = 0.5;
+/// A signal's weight needs this many tasks sharing a host with another of their kind in a run.
+const MIN_WEIGHT_TASKS: usize = 30;
+/// The weights of a kind whose tasks never share a host in a run often enough to learn any (the
+/// single steps of Slurm chains, Pegasus's one-per-run auxiliary tasks): its run time and
+/// execution alone, as a slow step is what the `slow-step-of-a-chain` rule is for. They count
+/// only for a host with no evidence of learnt weight: on the Flow-Bench runs, adding the
+/// auxiliary tasks' run times to the workers' evidence cost up to 0.17 ROC-AUC.
+const UNLEARNT_WEIGHTS: [f64; N_SIGNALS] = {
+    let mut w = [0.0; N_SIGNALS];
+    w[RUNTIME] = 1.0;
+    w[EXEC] = 1.0;
+    w
+};
+/// Runs' hosts against each other need this many hosts with the kind.
+const MIN_PEERS: usize = 3;
+/// A host's peers' level: this quantile of the run's host medians. The lower third stands when
+/// up to two thirds of the hosts are degraded; the median would not.
+const PEER_QUANTILE: f64 = 1.0 / 3.0;
 
-/// The history of each kind: median and spread of each figure.
+/// One kind's history of each signal.
+#[derive(Debug, Clone)]
+struct KindHistory {
+    /// Median and spread (`None`: too rarely measured).
+    centre: [Option<(f64, f64)>; N_SIGNALS],
+    /// How much the signal follows the host, 0 to 1 (see [`consistency`]).
+    weight: [f64; N_SIGNALS],
+    /// Whether `weight` was learnt, not [`UNLEARNT_WEIGHTS`].
+    learnt: bool,
+    runs: u32,
+}
+
+/// The history of each kind.
 #[derive(Debug, Clone, Default)]
 pub struct History {
-    by_kind: HashMap<String, [Option<(f64, f64)>; 5]>,
+    by_kind: HashMap<String, KindHistory>,
 }
 
 impl History {
     /// Learns from `tasks` (no labels read).
     pub fn learn<'a>(tasks: impl Iterator<Item = &'a Task>) -> History {
-        let mut values: HashMap<&str, [Vec<f64>; 5]> = HashMap::new();
+        let mut kinds: HashMap<&str, Vec<&Task>> = HashMap::new();
         for t in tasks {
-            let v = values.entry(t.kind.as_str()).or_default();
-            for (f, x) in t.figures.iter().enumerate() {
-                if let Some(x) = x {
-                    v[f].push(*x);
-                }
-            }
+            kinds.entry(t.kind.as_str()).or_default().push(t);
         }
-        let by_kind = values
+        let by_kind = kinds
             .into_iter()
-            .map(|(kind, mut v)| {
-                let robust = |xs: &mut Vec<f64>| {
-                    let m = stats::median(xs)?;
-                    let mut dev: Vec<f64> = xs.iter().map(|x| (x - m).abs()).collect();
-                    let mad = stats::median(&mut dev)? * 1.4826;
-                    Some((m, mad))
+            .map(|(kind, tasks)| {
+                let centre = std::array::from_fn(|s| centre(&tasks, s));
+                let runs = tasks.iter().map(|t| &t.run).collect::<HashSet<_>>().len() as u32;
+                let mut history = KindHistory {
+                    centre,
+                    weight: [0.0; N_SIGNALS],
+                    learnt: false,
+                    runs,
                 };
-                (kind.to_string(), std::array::from_fn(|f| robust(&mut v[f])))
+                let z: Vec<[Option<f64>; N_SIGNALS]> =
+                    tasks.iter().map(|t| history.z(t)).collect();
+                let learnt: [Option<f64>; N_SIGNALS] =
+                    std::array::from_fn(|s| consistency(&tasks, &z, s));
+                history.learnt = learnt.iter().any(Option::is_some);
+                history.weight = if history.learnt {
+                    learnt.map(|w| w.unwrap_or(0.0))
+                } else {
+                    UNLEARNT_WEIGHTS
+                };
+                (kind.to_string(), history)
             })
             .collect();
         History { by_kind }
     }
 
-    /// A task's z-scores (0 where the figure or its history is missing or has no spread). A
-    /// trace without CPU times has no slack: its runtime's z-score stands in for it.
-    pub fn z(&self, task: &Task) -> [f64; 5] {
-        let history = self.by_kind.get(&task.kind);
-        let mut z: [f64; 5] =
-            std::array::from_fn(|f| match (task.figures[f], history.and_then(|h| h[f])) {
-                (Some(x), Some((m, s))) if s > 0.0 => ((x - m) / s).clamp(-Z_LIMIT, Z_LIMIT),
-                _ => 0.0,
-            });
-        if task.figures[0].is_none() {
-            z[0] = z[1];
+    /// A task's z-scores (`None` where the signal or its history is missing).
+    pub fn z(&self, task: &Task) -> [Option<f64>; N_SIGNALS] {
+        match self.by_kind.get(&task.kind) {
+            Some(h) => h.z(task),
+            None => [None; N_SIGNALS],
         }
-        z
+    }
+
+    /// Runs the history of `kind` was learnt from.
+    pub fn runs(&self, kind: &str) -> u32 {
+        self.by_kind.get(kind).map_or(0, |h| h.runs)
+    }
+
+    /// The weight of each signal of `kind` (0 for a kind not seen), and whether they were
+    /// learnt from the data (else they are the run time's and execution's alone).
+    pub fn weights(&self, kind: &str) -> ([f64; N_SIGNALS], bool) {
+        self.by_kind
+            .get(kind)
+            .map_or(([0.0; N_SIGNALS], true), |h| (h.weight, h.learnt))
     }
 }
 
-/// Each task's run time over the median run time of the tasks of its kind in its run (figure 1
-/// is the run time's logarithm), in `tasks` order; `None` without a run time.
+impl KindHistory {
+    fn z(&self, task: &Task) -> [Option<f64>; N_SIGNALS] {
+        std::array::from_fn(|s| {
+            let (m, spread) = self.centre[s]?;
+            Some(((task.signals[s]? - m) / spread).clamp(-Z_LIMIT, Z_LIMIT))
+        })
+    }
+}
+
+/// The median and spread of signal `s` over `tasks`, unless it is missing from too many.
+fn centre(tasks: &[&Task], s: usize) -> Option<(f64, f64)> {
+    let mut values: Vec<f64> = tasks.iter().filter_map(|t| t.signals[s]).collect();
+    if (values.len() as f64) < MIN_PRESENT * tasks.len() as f64 {
+        return None;
+    }
+    let m = stats::median(&mut values)?;
+    let mut deviations: Vec<f64> = values.iter().map(|x| (x - m).abs()).collect();
+    let mad = stats::median(&mut deviations)? * 1.4826;
+    let mut floor = RELATIVE_FLOOR;
+    if is_time(s) {
+        // m is ln(1 + t): one second more is ln(1 + 1/(1 + t)).
+        floor = floor.max((-m).exp().ln_1p());
+    }
+    Some((m, mad.max(floor)))
+}
+
+/// How much signal `s` follows the host: 1 − (spread among the tasks of one host in one run) /
+/// (spread among the tasks of the run), over the tasks that share their host and run with
+/// another of their kind (an intraclass correlation; 0 below [`MIN_WEIGHT_TASKS`] such tasks,
+/// and never negative). A throttled disk or a host short of cores moves its tasks together;
+/// noise does not, and neither does a delay the whole run shares. `None` when there are too few
+/// such tasks to say.
+fn consistency(tasks: &[&Task], z: &[[Option<f64>; N_SIGNALS]], s: usize) -> Option<f64> {
+    let mut by_host: HashMap<(&str, &str), (f64, usize)> = HashMap::new();
+    let mut by_run: HashMap<&str, (f64, usize)> = HashMap::new();
+    for (t, z) in tasks.iter().zip(z) {
+        let Some(v) = z[s] else { continue };
+        let h = by_host.entry((&t.run, host_key(t))).or_default();
+        h.0 += v;
+        h.1 += 1;
+        let r = by_run.entry(&t.run).or_default();
+        r.0 += v;
+        r.1 += 1;
+    }
+    let (mut within, mut total, mut n) = (0.0, 0.0, 0usize);
+    for (t, z) in tasks.iter().zip(z) {
+        let Some(v) = z[s] else { continue };
+        let (hs, hn) = by_host[&(t.run.as_str(), host_key(t))];
+        if hn < 2 {
+            continue;
+        }
+        let (rs, rn) = by_run[t.run.as_str()];
+        within += (v - hs / hn as f64).powi(2);
+        total += (v - rs / rn as f64).powi(2);
+        n += 1;
+    }
+    if n < MIN_WEIGHT_TASKS {
+        return None;
+    }
+    if total <= 1e-9 * n as f64 {
+        return Some(0.0);
+    }
+    Some((1.0 - within / total).max(0.0))
+}
+
+/// The host a task ran on, `""` when the trace does not say (those tasks of a run count as one
+/// host).
+fn host_key(t: &Task) -> &str {
+    t.host.as_deref().unwrap_or("")
+}
+
+/// What a task's host in its run shows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HostScore {
+    /// The task score: the geometric mean of `vs_history` and `vs_run`.
+    pub score: f64,
+    /// The weighted mean, over the kinds and signals of the host's tasks, of the positive part of
+    /// the host's median z-score against history ...
+    pub vs_history: f64,
+    /// ... and against the run's other hosts.
+    pub vs_run: f64,
+    /// Per signal, the median z-score of the host's tasks in the run (0 where none has it).
+    pub signals: [f64; N_SIGNALS],
+}
+
+/// Each task's host evidence, in `tasks` order.
+pub fn host_scores(tasks: &[&Task], history: &History) -> Vec<HostScore> {
+    let z: Vec<[Option<f64>; N_SIGNALS]> = tasks.iter().map(|t| history.z(t)).collect();
+    host_scores_of(tasks, history, &z)
+}
+
+fn host_scores_of(
+    tasks: &[&Task],
+    history: &History,
+    z: &[[Option<f64>; N_SIGNALS]],
+) -> Vec<HostScore> {
+    // Group by (run, host, kind), then (run, host).
+    let mut groups: HashMap<(&str, &str, &str), Vec<usize>> = HashMap::new();
+    let mut hosts: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    for (i, t) in tasks.iter().enumerate() {
+        let (run, host) = (t.run.as_str(), host_key(t));
+        groups.entry((run, host, &t.kind)).or_default().push(i);
+        hosts.entry((run, host)).or_default().push(i);
+    }
+    let median_of = |members: &[usize], s: usize| -> Option<f64> {
+        let mut v: Vec<f64> = members.iter().filter_map(|&i| z[i][s]).collect();
+        stats::median(&mut v)
+    };
+    let medians: HashMap<(&str, &str, &str), [Option<f64>; N_SIGNALS]> = groups
+        .iter()
+        .map(|(key, members)| (*key, std::array::from_fn(|s| median_of(members, s))))
+        .collect();
+    // The peers' level of each kind and signal in each run.
+    let mut across: HashMap<(&str, &str), [Vec<f64>; N_SIGNALS]> = HashMap::new();
+    for ((run, _, kind), m) in &medians {
+        let a = across.entry((run, kind)).or_default();
+        for s in 0..N_SIGNALS {
+            if let Some(v) = m[s] {
+                a[s].push(v);
+            }
+        }
+    }
+    let peers: HashMap<(&str, &str), [f64; N_SIGNALS]> = across
+        .into_iter()
+        .map(|(key, mut a)| {
+            let level = std::array::from_fn(|s| {
+                if a[s].len() >= MIN_PEERS {
+                    quantile(&mut a[s], PEER_QUANTILE)
+                } else {
+                    0.0
+                }
+            });
+            (key, level)
+        })
+        .collect();
+    // Each host's evidence: of kinds with learnt weights, and of the others.
+    let mut evidence: HashMap<(&str, &str), [(f64, f64, f64); 2]> = HashMap::new();
+    for ((run, host, kind), m) in &medians {
+        let (weights, learnt) = history.weights(kind);
+        let level = &peers[&(*run, *kind)];
+        let e = &mut evidence.entry((run, host)).or_default()[usize::from(!learnt)];
+        for s in 0..N_SIGNALS {
+            let Some(v) = m[s] else { continue };
+            let w = weights[s] * weights[s];
+            e.0 += w * v.clamp(0.0, Z_LIMIT);
+            e.1 += w * (v - level[s]).clamp(0.0, Z_LIMIT);
+            e.2 += w;
+        }
+    }
+    let mut out = vec![
+        HostScore {
+            score: 0.0,
+            vs_history: 0.0,
+            vs_run: 0.0,
+            signals: [0.0; N_SIGNALS],
+        };
+        tasks.len()
+    ];
+    for (key, members) in &hosts {
+        let [learnt, unlearnt] = evidence.get(key).copied().unwrap_or_default();
+        let (history_sum, run_sum, weight) = if learnt.2 > 0.0 { learnt } else { unlearnt };
+        let (vs_history, vs_run) = if weight > 0.0 {
+            (history_sum / weight, run_sum / weight)
+        } else {
+            (0.0, 0.0)
+        };
+        let host = HostScore {
+            score: (vs_history * vs_run).sqrt(),
+            vs_history,
+            vs_run,
+            signals: std::array::from_fn(|s| median_of(members, s).unwrap_or(0.0)),
+        };
+        for &i in members {
+            out[i] = host;
+        }
+    }
+    out
+}
+
+/// The `q` quantile of `values` (linear between the two nearest, as pandas and numpy do).
+fn quantile(values: &mut [f64], q: f64) -> f64 {
+    values.sort_unstable_by(f64::total_cmp);
+    let at = (values.len() - 1) as f64 * q;
+    let (lo, frac) = (at.floor() as usize, at - at.floor());
+    match values.get(lo + 1) {
+        Some(hi) if frac > 0.0 => values[lo] + frac * (hi - values[lo]),
+        _ => values[lo],
+    }
+}
+
+/// Each task's run time over the median run time of the tasks of its kind in its run, in
+/// `tasks` order; `None` without a run time.
 pub fn runtime_vs_run(tasks: &[&Task]) -> Vec<Option<f64>> {
-    let runtime = |t: &Task| t.figures[1].map(f64::exp_m1);
     let mut in_run: HashMap<(&str, &str), Vec<f64>> = HashMap::new();
     for t in tasks {
-        if let Some(r) = runtime(t) {
+        if let Some(r) = t.runtime_s {
             in_run.entry((&t.run, &t.kind)).or_default().push(r);
         }
     }
@@ -82,80 +329,41 @@ pub fn runtime_vs_run(tasks: &[&Task]) -> Vec<Option<f64>> {
         .iter()
         .map(|t| {
             let m = *medians.get(&(t.run.as_str(), t.kind.as_str()))?;
-            runtime(t).filter(|_| m > 0.0).map(|r| r / m)
+            t.runtime_s.filter(|_| m > 0.0).map(|r| r / m)
         })
         .collect()
 }
 
-/// Each task's host-level z-scores: the median over the tasks of its host in its run (its own
-/// without a host), in `tasks` order.
-pub fn host_scores(tasks: &[&Task], history: &History) -> Vec<[f64; 5]> {
-    let own: Vec<[f64; 5]> = tasks.iter().map(|t| history.z(t)).collect();
-    pooled_by_host(tasks, &own)
-}
-
-/// The median of `own` (each task's z-scores, in `tasks` order) over the tasks of each host in
-/// each run; a task without a host keeps its own.
-fn pooled_by_host(tasks: &[&Task], own: &[[f64; 5]]) -> Vec<[f64; 5]> {
-    let mut groups: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
-    for (i, t) in tasks.iter().enumerate() {
-        if let Some(h) = &t.host {
-            groups
-                .entry((t.run.as_str(), h.as_str()))
-                .or_default()
-                .push(i);
-        }
-    }
-    let mut out = own.to_vec();
-    for members in groups.values() {
-        let pooled: [f64; 5] = std::array::from_fn(|f| {
-            let mut v: Vec<f64> = members.iter().map(|&i| own[i][f]).collect();
-            stats::median(&mut v).unwrap_or(0.0)
-        });
-        for &i in members {
-            out[i] = pooled;
-        }
-    }
-    out
-}
-
-/// A task is flagged when its score passes this z-score. On the 1000 Genome runs (history of
-/// all 351) it flags 3.8 % of the healthy tasks and 20 % of the anomalous ones (precision 0.72);
-/// a cut of 1 would flag 15 % and 72 %: the score ranks well (ROC-AUC 0.88) but a degraded
-/// host's tasks are often only a little slower than the spread of healthy ones.
+/// A task is flagged when its score passes this: its host's weighted evidence averages more than
+/// two spreads slower than history and than its peers in the run.
 pub const FLAG_ABOVE: f64 = 2.0;
 
 /// Every task's score against the history of every run given (no labels read), as rows of
 /// `workflow_scores`, with the day each belongs to.
 pub fn score(tasks: &[Task]) -> Vec<(Option<chrono::NaiveDate>, WorkflowScoreRow)> {
     let history = History::learn(tasks.iter());
-    let mut runs_of_kind: HashMap<&str, BTreeSet<&str>> = HashMap::new();
-    for t in tasks {
-        runs_of_kind.entry(&t.kind).or_default().insert(&t.run);
-    }
     let refs: Vec<&Task> = tasks.iter().collect();
-    let own: Vec<[f64; 5]> = tasks.iter().map(|t| history.z(t)).collect();
-    let hosts = pooled_by_host(&refs, &own);
+    let z: Vec<[Option<f64>; N_SIGNALS]> = tasks.iter().map(|t| history.z(t)).collect();
+    let hosts = host_scores_of(&refs, &history, &z);
     let vs_run = runtime_vs_run(&refs);
     tasks
         .iter()
-        .zip(own.iter().zip(hosts).zip(vs_run))
+        .zip(z.iter().zip(hosts).zip(vs_run))
         .map(|(t, ((z, h), vs_run))| {
+            let z = |s: usize| z[s].unwrap_or(0.0);
             (
                 t.day,
                 WorkflowScoreRow {
                     workflow_id: t.run.clone(),
                     task_id: t.task_id.clone(),
-                    score: h[0],
-                    flagged: h[0] > FLAG_ABOVE,
-                    slack_z: z[0],
-                    runtime_z: z[1],
-                    stage_in_z: z[2],
-                    stage_out_z: z[3],
-                    stime_z: z[4],
-                    history_runs: runs_of_kind
-                        .get(t.kind.as_str())
-                        .map_or(0, |r| r.len() as u32),
+                    score: h.score,
+                    flagged: h.score > FLAG_ABOVE,
+                    slack_z: z(CPU_RATE),
+                    runtime_z: z(RUNTIME),
+                    stage_in_z: z(STAGE_IN),
+                    stage_out_z: z(STAGE_OUT),
+                    stime_z: z(STIME_RATE),
+                    history_runs: history.runs(&t.kind),
                     runtime_vs_run: vs_run,
                     supervised_share: None,
                     run_verdict: None,

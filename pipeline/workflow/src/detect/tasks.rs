@@ -1,5 +1,6 @@
-//! The tasks as the detector sees them: each task of `workflow_tasks` with its run's label, its
-//! kind, and its raw figures (slack and the logarithms of its times).
+//! The tasks as the detector sees them: each task of `workflow_tasks` with its run, host, kind,
+//! label, and its signals: every measure a trace carries that a degraded worker changes, each
+//! oriented so that larger is slower.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -12,8 +13,47 @@ use jobsight_warehouse::query;
 
 use super::error::DetectError;
 
-/// The figures each task is described by, against its kind's history.
-pub const FIGURES: [&str; 5] = ["slack", "runtime", "stage_in", "stage_out", "stime"];
+/// The signals each task is described by, against its kind's history and its run's other hosts.
+/// Times are `ln(1 + seconds)`; rates are `−ln(1 + per second)`, so that for every signal larger
+/// means slower (a throttled disk moves fewer bytes a second; a host that lost cores gives a
+/// task fewer CPU seconds per second of execution).
+pub const SIGNALS: [&str; 15] = [
+    "runtime",
+    "exec",
+    "stage_in",
+    "stage_out",
+    "stage_in_rate",
+    "stage_out_rate",
+    "queue",
+    "wms",
+    "post",
+    "cpu_rate",
+    "utime_rate",
+    "stime_rate",
+    "iowait",
+    "read_rate",
+    "write_rate",
+];
+/// How many there are.
+pub const N_SIGNALS: usize = SIGNALS.len();
+
+/// The places in [`SIGNALS`] of the signals named elsewhere.
+pub const RUNTIME: usize = 0;
+pub const EXEC: usize = 1;
+pub const STAGE_IN: usize = 2;
+pub const STAGE_OUT: usize = 3;
+pub const STAGE_IN_RATE: usize = 4;
+pub const QUEUE: usize = 6;
+pub const WMS: usize = 7;
+pub const POST: usize = 8;
+pub const CPU_RATE: usize = 9;
+pub const STIME_RATE: usize = 11;
+pub const IOWAIT: usize = 12;
+
+/// Whether signal `s` is a time in whole seconds (its history's spread is at least one second).
+pub fn is_time(s: usize) -> bool {
+    matches!(s, RUNTIME | EXEC | STAGE_IN | STAGE_OUT | QUEUE | WMS | POST | IOWAIT)
+}
 
 /// One task, as the detector sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,41 +67,92 @@ pub struct Task {
     /// Anomalous by its label (`None`: not labelled).
     pub anomalous: Option<bool>,
     pub label: Option<String>,
-    /// The raw figures, in [`FIGURES`] order (`None`: not measured).
-    pub figures: [Option<f64>; 5],
+    /// The signals, in [`SIGNALS`] order (`None`: not measured).
+    pub signals: [Option<f64>; N_SIGNALS],
+    /// Its run time in seconds.
+    pub runtime_s: Option<f64>,
+    /// When it started executing (seconds since the epoch) and its depth in the DAG: where it
+    /// sits in the run's Gantt chart.
+    pub start: Option<f64>,
+    pub depth: Option<u32>,
 }
 
-/// A task's kind: its id without Pegasus's `_ID<digits>` suffix.
-pub fn kind_of(task_id: &str) -> &str {
-    match task_id.rsplit_once("_ID") {
-        Some((kind, n))
-            if !kind.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) =>
-        {
-            kind
+/// A task's kind: its id without Pegasus's `_ID<digits>` segments (`individuals_ID0000047` is
+/// an `individuals` task; a sub-workflow's `xgboost_ID0000020_pegasus-plan_ID0000016` is
+/// `xgboost_pegasus-plan`). An id that is nothing but such segments is its own kind.
+pub fn kind_of(task_id: &str) -> String {
+    let mut kind = String::with_capacity(task_id.len());
+    let mut rest = task_id;
+    while let Some(at) = rest.find("_ID") {
+        let digits = rest[at + 3..]
+            .bytes()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let next = rest[at + 3 + digits..].bytes().next();
+        let segment_ends = next.is_none() || next == Some(b'_');
+        if digits > 0 && segment_ends && !(kind.is_empty() && at == 0) {
+            kind.push_str(&rest[..at]);
+        } else {
+            kind.push_str(&rest[..at + 3 + digits]);
         }
-        _ => task_id,
+        rest = &rest[at + 3 + digits..];
+    }
+    kind.push_str(rest);
+    if kind.is_empty() {
+        task_id.to_string()
+    } else {
+        kind
     }
 }
 
-/// The raw figures of a task from its columns.
-pub fn figures(
-    runtime: Option<f64>,
-    cpu_time: Option<f64>,
-    stage_in: Option<f64>,
-    stage_out: Option<f64>,
-    stime: Option<f64>,
-) -> [Option<f64>; 5] {
-    let log = |v: Option<f64>| v.filter(|v| *v >= 0.0).map(f64::ln_1p);
-    let slack = match (cpu_time, runtime) {
-        (Some(c), Some(r)) if r > 0.0 && c >= 0.0 => Some(1.0 - c / r),
+/// What a task measured, as the trace gives it (seconds, bytes, CPU seconds).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Measures {
+    pub runtime: Option<f64>,
+    pub stage_in: Option<f64>,
+    pub stage_out: Option<f64>,
+    pub stage_in_bytes: Option<f64>,
+    pub stage_out_bytes: Option<f64>,
+    pub queue: Option<f64>,
+    pub wms: Option<f64>,
+    pub post: Option<f64>,
+    pub cpu_time: Option<f64>,
+    pub utime: Option<f64>,
+    pub stime: Option<f64>,
+    pub iowait: Option<f64>,
+    pub bytes_read: Option<f64>,
+    pub bytes_written: Option<f64>,
+}
+
+/// A task's signals from its measures. Negative or non-finite measures count as not measured.
+/// Execution is the run time less stage-in and stage-out (Pegasus counts both inside it).
+pub fn signals(m: &Measures) -> [Option<f64>; N_SIGNALS] {
+    let ok = |v: Option<f64>| v.filter(|v| v.is_finite() && *v >= 0.0);
+    let log = |v: Option<f64>| ok(v).map(f64::ln_1p);
+    let exec = ok(m.runtime).map(|r| {
+        (r - ok(m.stage_in).unwrap_or(0.0) - ok(m.stage_out).unwrap_or(0.0)).max(0.0)
+    });
+    // Per second of `over`, negated: fewer a second is slower.
+    let rate = |v: Option<f64>, over: Option<f64>| match (ok(v), ok(over)) {
+        (Some(v), Some(s)) if s > 0.0 => Some(-(v / s).ln_1p()),
         _ => None,
     };
     [
-        slack,
-        log(runtime),
-        log(stage_in),
-        log(stage_out),
-        log(stime),
+        log(m.runtime),
+        log(exec),
+        log(m.stage_in),
+        log(m.stage_out),
+        rate(m.stage_in_bytes, m.stage_in),
+        rate(m.stage_out_bytes, m.stage_out),
+        log(m.queue),
+        log(m.wms),
+        log(m.post),
+        rate(m.cpu_time, exec),
+        rate(m.utime, exec),
+        rate(m.stime, exec),
+        log(m.iowait),
+        rate(m.bytes_read, exec),
+        rate(m.bytes_written, exec),
     ]
 }
 
@@ -72,8 +163,11 @@ pub async fn read_tasks(
     let batches = query::run(
         data,
         "SELECT t.workflow_id, t.task_id, t.kind, t.host, t.label, t.runtime_s, t.cpu_time_s,
-                t.stage_in_delay_s, t.stage_out_delay_s, t.stime_s, w.label AS run_label,
-                to_char(w.\"end\", '%Y-%m-%d') AS run_day
+                t.stage_in_delay_s, t.stage_out_delay_s, t.stage_in_bytes, t.stage_out_bytes,
+                t.queue_delay_s, t.wms_delay_s, t.post_script_delay_s, t.utime_s, t.stime_s,
+                t.iowait_s, t.bytes_read, t.bytes_written,
+                date_part('epoch', t.execute_start) AS start_epoch_s, t.depth,
+                w.label AS run_label, to_char(w.\"end\", '%Y-%m-%d') AS run_day
          FROM workflow_tasks t JOIN workflows w ON t.workflow_id = w.workflow_id",
     )
     .await?;
@@ -120,28 +214,62 @@ fn read_batch(
         text("run_label")?,
         text("run_day")?,
     );
-    let (runtime, cpu, stage_in, stage_out, stime) = (
-        number("runtime_s")?,
-        number("cpu_time_s")?,
-        number("stage_in_delay_s")?,
-        number("stage_out_delay_s")?,
-        number("stime_s")?,
-    );
+    let columns = [
+        "runtime_s",
+        "stage_in_delay_s",
+        "stage_out_delay_s",
+        "stage_in_bytes",
+        "stage_out_bytes",
+        "queue_delay_s",
+        "wms_delay_s",
+        "post_script_delay_s",
+        "cpu_time_s",
+        "utime_s",
+        "stime_s",
+        "iowait_s",
+        "bytes_read",
+        "bytes_written",
+        "start_epoch_s",
+        "depth",
+    ];
+    let n: Vec<Vec<Option<f64>>> = columns
+        .iter()
+        .map(|c| number(c))
+        .collect::<Result<_, _>>()?;
     for i in 0..batch.num_rows() {
         let (Some(run), Some(task)) = (&run[i], &task[i]) else {
             continue;
         };
         runs.insert(run.clone(), run_label[i].clone());
+        let measures = Measures {
+            runtime: n[0][i],
+            stage_in: n[1][i],
+            stage_out: n[2][i],
+            stage_in_bytes: n[3][i],
+            stage_out_bytes: n[4][i],
+            queue: n[5][i],
+            wms: n[6][i],
+            post: n[7][i],
+            cpu_time: n[8][i],
+            utime: n[9][i],
+            stime: n[10][i],
+            iowait: n[11][i],
+            bytes_read: n[12][i],
+            bytes_written: n[13][i],
+        };
         tasks.push(Task {
             run: run.clone(),
             task_id: task.clone(),
             day: day[i].as_deref().and_then(|d| d.parse().ok()),
-            // Parts written before the kind was stored have none: derive it as they did.
-            kind: kind[i].clone().unwrap_or_else(|| kind_of(task).to_string()),
+            // Parts written before the kind was stored have none: derive it.
+            kind: kind[i].clone().unwrap_or_else(|| kind_of(task)),
             host: host[i].clone(),
             anomalous: label[i].as_ref().map(|l| l != "none"),
             label: label[i].clone(),
-            figures: figures(runtime[i], cpu[i], stage_in[i], stage_out[i], stime[i]),
+            signals: signals(&measures),
+            runtime_s: measures.runtime.filter(|r| r.is_finite() && *r >= 0.0),
+            start: n[14][i].filter(|s| s.is_finite()),
+            depth: n[15][i].filter(|d| d.is_finite() && *d >= 0.0).map(|d| d as u32),
         });
     }
     Ok(())

@@ -290,7 +290,9 @@ pub enum WorkflowAction {
     },
     /// Score every task of every workflow run in the warehouse against the history of its kind
     /// (all runs present; no labels read) into `workflow_scores`, flagging tasks whose host
-    /// stands out (a z-score above 2). Run it again after an import: it replaces the scores.
+    /// stands out (a score above 2: slower than history and than its run's other hosts by more
+    /// than two spreads, on the signals that follow the host). Run it again after an import: it
+    /// replaces the scores. Re-import runs imported before 2026-11-27 first, for their kinds.
     Score {
         /// A workflow model (`jobsight model train --workflows`): each task also gets the share
         /// of the task classifier's trees that call it anomalous, and each run a label.

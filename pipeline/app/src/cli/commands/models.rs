@@ -359,7 +359,7 @@ pub(in crate::cli) fn workflow(
             let (scored, flagged, days) = detect::write_scores(&data, rows)?;
             writeln!(
                 stdout,
-                "scored {scored} tasks of {} workflow runs into workflow_scores ({days} day partition(s)); {flagged} flagged (a host's z-score above {})",
+                "scored {scored} tasks of {} workflow runs into workflow_scores ({days} day partition(s)); {flagged} flagged (their host's score above {})",
                 runs.len(),
                 detect::FLAG_ABOVE
             )?;

@@ -128,7 +128,16 @@ pub fn labelled_task_rows(
 /// The phases (and rates) whose spread over a run the run classifier reads: the workflow
 /// system's and the queue's waits, staging in, execution, staging out, the post script, and the
 /// CPU seconds and stage-in bytes a second.
-const PHASES: [usize; 8] = [WMS, QUEUE, STAGE_IN, EXEC, STAGE_OUT, POST, CPU_RATE, STAGE_IN_RATE];
+const PHASES: [usize; 8] = [
+    WMS,
+    QUEUE,
+    STAGE_IN,
+    EXEC,
+    STAGE_OUT,
+    POST,
+    CPU_RATE,
+    STAGE_IN_RATE,
+];
 /// The run's span is cut into this many slices for its shape over time.
 const TIME_SLICES: usize = 10;
 
@@ -211,10 +220,14 @@ fn run_row(tasks: &[&Task], history: &History, hosts: &[HostScore], members: &[u
             .iter_mut()
             .map(|v| stats::median(v).unwrap_or(0.0))
             .collect();
-        let (peak_at, peak) = slice_medians
-            .iter()
-            .enumerate()
-            .fold((0, 0.0_f64), |best, (i, v)| if *v > best.1 { (i, *v) } else { best });
+        let (peak_at, peak) =
+            slice_medians
+                .iter()
+                .enumerate()
+                .fold(
+                    (0, 0.0_f64),
+                    |best, (i, v)| if *v > best.1 { (i, *v) } else { best },
+                );
         row.extend([peak, peak_at as f64 / (TIME_SLICES - 1) as f64]);
         row.push(
             depths

@@ -56,7 +56,9 @@ mod tests {
 
     /// A number in [-1, 1) from `i`, the same every time.
     fn noise(i: u64) -> f64 {
-        let x = i.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let x = i
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
         ((x >> 33) as f64 / (1u64 << 31) as f64) - 1.0
     }
 
@@ -74,9 +76,11 @@ mod tests {
                         n += 1;
                         let degraded = host == "d" && r % 4 == 3;
                         let base = if kind == "k1" { 200.0 } else { 40.0 };
-                        let exec = base * (1.0 + 0.05 * noise(n)) * if degraded { 2.0 } else { 1.0 };
+                        let exec =
+                            base * (1.0 + 0.05 * noise(n)) * if degraded { 2.0 } else { 1.0 };
                         let cpu = 0.9 * base * (1.0 + 0.02 * noise(n + 1000));
-                        let stage_in = 20.0 * (1.0 + 0.05 * noise(n + 2000)) * if r == 5 { 3.0 } else { 1.0 };
+                        let stage_in =
+                            20.0 * (1.0 + 0.05 * noise(n + 2000)) * if r == 5 { 3.0 } else { 1.0 };
                         let label = if degraded { "cpu_2" } else { "none" };
                         let m = Measures {
                             runtime: Some((exec + stage_in).round()),
@@ -188,8 +192,14 @@ mod tests {
         let z = history.z(&slower);
         let runtime = z[0].unwrap();
         assert!((0.9..1.1).contains(&runtime), "{runtime}");
-        assert_eq!(z[SIGNALS.iter().position(|s| *s == "cpu_rate").unwrap()], Some(0.0));
-        assert_eq!(z[SIGNALS.iter().position(|s| *s == "iowait").unwrap()], None);
+        assert_eq!(
+            z[SIGNALS.iter().position(|s| *s == "cpu_rate").unwrap()],
+            Some(0.0)
+        );
+        assert_eq!(
+            z[SIGNALS.iter().position(|s| *s == "iowait").unwrap()],
+            None
+        );
     }
 
     #[test]

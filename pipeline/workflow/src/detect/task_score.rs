@@ -84,8 +84,7 @@ impl History {
                     learnt: false,
                     runs,
                 };
-                let z: Vec<[Option<f64>; N_SIGNALS]> =
-                    tasks.iter().map(|t| history.z(t)).collect();
+                let z: Vec<[Option<f64>; N_SIGNALS]> = tasks.iter().map(|t| history.z(t)).collect();
                 let learnt: [Option<f64>; N_SIGNALS] =
                     std::array::from_fn(|s| consistency(&tasks, &z, s));
                 history.learnt = learnt.iter().any(Option::is_some);
@@ -207,6 +206,15 @@ pub struct HostScore {
     pub signals: [f64; N_SIGNALS],
 }
 
+/// A host's weighted sums of positive z-scores against history and against its run's other
+/// hosts, and the sum of their weights.
+#[derive(Debug, Clone, Copy, Default)]
+struct Evidence {
+    against_history: f64,
+    against_run: f64,
+    weight: f64,
+}
+
 /// Each task's host evidence, in `tasks` order.
 pub fn host_scores(tasks: &[&Task], history: &History) -> Vec<HostScore> {
     let z: Vec<[Option<f64>; N_SIGNALS]> = tasks.iter().map(|t| history.z(t)).collect();
@@ -258,7 +266,7 @@ fn host_scores_of(
         })
         .collect();
     // Each host's evidence: of kinds with learnt weights, and of the others.
-    let mut evidence: HashMap<(&str, &str), [(f64, f64, f64); 2]> = HashMap::new();
+    let mut evidence: HashMap<(&str, &str), [Evidence; 2]> = HashMap::new();
     for ((run, host, kind), m) in &medians {
         let (weights, learnt) = history.weights(kind);
         let level = &peers[&(*run, *kind)];
@@ -266,9 +274,9 @@ fn host_scores_of(
         for s in 0..N_SIGNALS {
             let Some(v) = m[s] else { continue };
             let w = weights[s] * weights[s];
-            e.0 += w * v.clamp(0.0, Z_LIMIT);
-            e.1 += w * (v - level[s]).clamp(0.0, Z_LIMIT);
-            e.2 += w;
+            e.against_history += w * v.clamp(0.0, Z_LIMIT);
+            e.against_run += w * (v - level[s]).clamp(0.0, Z_LIMIT);
+            e.weight += w;
         }
     }
     let mut out = vec![
@@ -282,9 +290,13 @@ fn host_scores_of(
     ];
     for (key, members) in &hosts {
         let [learnt, unlearnt] = evidence.get(key).copied().unwrap_or_default();
-        let (history_sum, run_sum, weight) = if learnt.2 > 0.0 { learnt } else { unlearnt };
-        let (vs_history, vs_run) = if weight > 0.0 {
-            (history_sum / weight, run_sum / weight)
+        let e = if learnt.weight > 0.0 {
+            learnt
+        } else {
+            unlearnt
+        };
+        let (vs_history, vs_run) = if e.weight > 0.0 {
+            (e.against_history / e.weight, e.against_run / e.weight)
         } else {
             (0.0, 0.0)
         };

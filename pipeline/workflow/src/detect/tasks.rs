@@ -52,7 +52,10 @@ pub const IOWAIT: usize = 12;
 
 /// Whether signal `s` is a time in whole seconds (its history's spread is at least one second).
 pub fn is_time(s: usize) -> bool {
-    matches!(s, RUNTIME | EXEC | STAGE_IN | STAGE_OUT | QUEUE | WMS | POST | IOWAIT)
+    matches!(
+        s,
+        RUNTIME | EXEC | STAGE_IN | STAGE_OUT | QUEUE | WMS | POST | IOWAIT
+    )
 }
 
 /// One task, as the detector sees it.
@@ -129,9 +132,8 @@ pub struct Measures {
 pub fn signals(m: &Measures) -> [Option<f64>; N_SIGNALS] {
     let ok = |v: Option<f64>| v.filter(|v| v.is_finite() && *v >= 0.0);
     let log = |v: Option<f64>| ok(v).map(f64::ln_1p);
-    let exec = ok(m.runtime).map(|r| {
-        (r - ok(m.stage_in).unwrap_or(0.0) - ok(m.stage_out).unwrap_or(0.0)).max(0.0)
-    });
+    let exec = ok(m.runtime)
+        .map(|r| (r - ok(m.stage_in).unwrap_or(0.0) - ok(m.stage_out).unwrap_or(0.0)).max(0.0));
     // Per second of `over`, negated: fewer a second is slower.
     let rate = |v: Option<f64>, over: Option<f64>| match (ok(v), ok(over)) {
         (Some(v), Some(s)) if s > 0.0 => Some(-(v / s).ln_1p()),
@@ -269,7 +271,9 @@ fn read_batch(
             signals: signals(&measures),
             runtime_s: measures.runtime.filter(|r| r.is_finite() && *r >= 0.0),
             start: n[14][i].filter(|s| s.is_finite()),
-            depth: n[15][i].filter(|d| d.is_finite() && *d >= 0.0).map(|d| d as u32),
+            depth: n[15][i]
+                .filter(|d| d.is_finite() && *d >= 0.0)
+                .map(|d| d as u32),
         });
     }
     Ok(())

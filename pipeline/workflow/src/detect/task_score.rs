@@ -257,7 +257,8 @@ fn host_scores_of(
         .map(|(key, mut a)| {
             let level = std::array::from_fn(|s| {
                 if a[s].len() >= MIN_PEERS {
-                    quantile(&mut a[s], PEER_QUANTILE)
+                    a[s].sort_unstable_by(f64::total_cmp);
+                    stats::percentile_of_sorted(&a[s], PEER_QUANTILE)
                 } else {
                     0.0
                 }
@@ -311,17 +312,6 @@ fn host_scores_of(
         }
     }
     out
-}
-
-/// The `q` quantile of `values` (linear between the two nearest, as pandas and numpy do).
-fn quantile(values: &mut [f64], q: f64) -> f64 {
-    values.sort_unstable_by(f64::total_cmp);
-    let at = (values.len() - 1) as f64 * q;
-    let (lo, frac) = (at.floor() as usize, at - at.floor());
-    match values.get(lo + 1) {
-        Some(hi) if frac > 0.0 => values[lo] + frac * (hi - values[lo]),
-        _ => values[lo],
-    }
 }
 
 /// Each task's run time over the median run time of the tasks of its kind in its run, in

@@ -1198,6 +1198,13 @@ fn the_daemon_judges_arriving_jobs_unattended_and_stops_cleanly_on_sigterm() {
         "SELECT DISTINCT job_id FROM classes ORDER BY job_id",
     );
     assert_eq!(judged.len(), 6, "{judged:?}");
+    // The daemon recorded its start, which `dag status` reads (a skip DAG's times before it were
+    // left on purpose).
+    let start: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(schedule::state_dir(&s.data).join("daemon.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(start["pid"], daemon.0.id(), "{start}");
     let status = sigterm(&mut daemon);
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(status.success(), "{status}\n{text}");

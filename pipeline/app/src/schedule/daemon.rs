@@ -22,11 +22,15 @@ use super::dag::{self, Dag};
 use super::error::ScheduleError;
 use super::log::Log;
 use super::run::{run_dag, sleep_unless_stopped};
-use super::state::last_run;
+use super::state::{self, last_run};
 use crate::config::Settings;
 
 /// The longest sleep between two looks at the DAG files and the clock.
 pub const MAX_SLEEP: Duration = Duration::from_secs(5);
+
+/// A scheduled time the daemon woke up for is "on time" within this margin; older ones are
+/// catch-ups (which only matters for `catch_up = "skip"`, whose catch-ups are left).
+pub const ON_TIME: chrono::TimeDelta = chrono::TimeDelta::seconds(60);
 
 /// Sets the returned flag on SIGTERM and SIGINT.
 pub fn stop_on_signals() -> Result<Arc<AtomicBool>, std::io::Error> {
@@ -47,6 +51,11 @@ pub fn run(
 ) -> Result<(), ScheduleError> {
     let mut dags = dag::load_all(dags_dir)?;
     let mut last_error: Option<String> = None;
+    let start = state::DaemonStart {
+        pid: std::process::id(),
+        started: jobsight_base::now(),
+    };
+    state::record_daemon_start(&settings.data, &start)?;
     log.event(
         "daemon",
         &[
@@ -56,9 +65,7 @@ pub fn run(
             ("dags", json!(names(&dags))),
         ],
     );
-    // A scheduled time the daemon woke up for is "on time" within this margin; older ones are
-    // catch-ups (which only matters for `catch_up = "skip"`).
-    let grace = chrono::TimeDelta::seconds(60);
+    let grace = ON_TIME;
     while !stop.load(Ordering::Relaxed) {
         match dag::load_all(dags_dir) {
             Ok(fresh) => {

@@ -1,6 +1,7 @@
 //! The schedule's own files under `<data>/.schedule/` (not a table): each DAG's lock, its last
-//! run (from which a missed run is caught up) and the jobs its ingest step stored that the steps
-//! after it have not finished judging, carried to the next run across a crash.
+//! run (from which a missed run is caught up), the jobs its ingest step stored that the steps
+//! after it have not finished judging, carried to the next run across a crash, and when the
+//! daemon last started (so that `dag status` does not call a skipped run missed).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -31,6 +32,29 @@ pub struct LastRun {
     pub ended: DateTime<Utc>,
     pub outcome: String,
     pub error: Option<String>,
+}
+
+/// When the daemon last started: a `catch_up = "skip"` DAG's scheduled times from before it were
+/// left on purpose, not missed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DaemonStart {
+    pub pid: u32,
+    pub started: DateTime<Utc>,
+}
+
+fn daemon_path(data: &Path) -> PathBuf {
+    state_dir(data).join("daemon.json")
+}
+
+/// Records the daemon's start, replacing the record of the one before.
+pub(super) fn record_daemon_start(data: &Path, start: &DaemonStart) -> Result<(), ScheduleError> {
+    write_json_atomic(&daemon_path(data), start)
+}
+
+/// The last daemon start recorded, if any (an unreadable record counts as none).
+pub fn daemon_start(data: &Path) -> Option<DaemonStart> {
+    let text = std::fs::read_to_string(daemon_path(data)).ok()?;
+    serde_json::from_str(&text).ok()
 }
 
 /// The jobs in a carried-over list, each once (the last line of a job wins); a line cut short by

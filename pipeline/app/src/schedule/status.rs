@@ -1,7 +1,9 @@
 //! `jobsight dag status`: is the pipeline keeping up?
 //!
 //! For each DAG: its last run (from its state file), the next scheduled time, and whether it is
-//! behind (a scheduled run more than [`GRACE`] old has not happened) or its last run failed. For
+//! behind (a scheduled run more than [`GRACE`] old has not happened) or its last run failed; a
+//! `catch_up = "skip"` DAG's scheduled times from before the daemon's last start were left on
+//! purpose and do not count. For
 //! the spool: what waits, what was set aside, and the age of the oldest unprocessed job, which is
 //! behind when it is older than `schedule.behind_after_s`. The command exits with status 1 when
 //! anything is behind or failed, so a monitoring check can call it.
@@ -9,8 +11,9 @@
 use chrono::{DateTime, TimeDelta, Utc};
 use serde::Serialize;
 
-use super::dag::Dag;
-use super::state::{LastRun, last_run};
+use super::daemon::ON_TIME;
+use super::dag::{CatchUp, Dag};
+use super::state::{DaemonStart, LastRun, daemon_start, last_run};
 use crate::config::Settings;
 use crate::spool::{Spool, SpoolStatus};
 
@@ -33,6 +36,8 @@ pub struct DagStatus {
 pub struct Status {
     pub now: DateTime<Utc>,
     pub dags: Vec<DagStatus>,
+    /// The daemon's last start, if one was recorded.
+    pub daemon: Option<DaemonStart>,
     pub spool: Result<SpoolStatus, String>,
     /// Every reason the pipeline is behind or unhealthy; empty when it keeps up.
     pub problems: Vec<String>,
@@ -47,14 +52,10 @@ impl Status {
 pub fn status(settings: &Settings, dags: &[Dag], now: DateTime<Utc>) -> Status {
     let mut problems = Vec::new();
     let mut out = Vec::new();
+    let daemon = daemon_start(&settings.data);
     for dag in dags {
         let last = last_run(&settings.data, &dag.name);
-        // A paused DAG is never behind.
-        let overdue = if dag.enabled {
-            dag.latest_at_or_before(now - GRACE)
-        } else {
-            None
-        };
+        let overdue = overdue(dag, now, daemon.as_ref());
         let problem = match (&last, overdue) {
             (None, Some(t)) => Some(format!(
                 "has never run; it was due at {}",
@@ -121,15 +122,35 @@ pub fn status(settings: &Settings, dags: &[Dag], now: DateTime<Utc>) -> Status {
     Status {
         now,
         dags: out,
+        daemon,
         spool,
         problems,
     }
 }
 
+/// The latest scheduled time of `dag` that should have run by `now`. A paused DAG has none; a
+/// skip DAG's time the daemon found already late when it started was left by design.
+fn overdue(dag: &Dag, now: DateTime<Utc>, daemon: Option<&DaemonStart>) -> Option<DateTime<Utc>> {
+    if !dag.enabled {
+        return None;
+    }
+    dag.latest_at_or_before(now - GRACE).filter(|t| {
+        dag.catch_up != CatchUp::Skip || daemon.is_none_or(|d| *t >= d.started - ON_TIME)
+    })
+}
+
 /// The status for people.
 pub fn render(status: &Status) -> String {
     let time = |t: &DateTime<Utc>| t.format("%Y-%m-%d %H:%M:%S UTC").to_string();
-    let mut out = format!("pipeline status at {}\n\n", time(&status.now));
+    let mut out = format!("pipeline status at {}\n", time(&status.now));
+    match &status.daemon {
+        Some(d) => out.push_str(&format!(
+            "daemon last started at {} (pid {})\n\n",
+            time(&d.started),
+            d.pid
+        )),
+        None => out.push_str("no daemon start recorded\n\n"),
+    }
     out.push_str(&format!(
         "{:<12} {:<16} {:<24} {:<10} {:<24}\n",
         "DAG", "SCHEDULE", "LAST RUN FOR", "OUTCOME", "NEXT"
@@ -184,4 +205,58 @@ pub fn render(status: &Status) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn at(h: u32, m: u32, s: u32) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, 27, h, m, s).unwrap()
+    }
+
+    fn every_ten_minutes(catch_up: &str) -> Dag {
+        Dag::parse(
+            "t",
+            &format!(
+                "schedule = \"0 */10 * * * *\"\ncatch_up = \"{catch_up}\"\n[[step]]\nrun = \"notify\"\n"
+            ),
+            "t.toml",
+        )
+        .unwrap()
+    }
+
+    /// A daemon started at 14:11:35 left the skip DAG's 14:10 on purpose: six minutes later the
+    /// DAG is not behind; once 14:20 is ten minutes old without a run, it is. A catch-up-once DAG
+    /// owes its 14:00 run whenever the daemon started, and without a record of the daemon's start
+    /// nothing can be called skipped.
+    #[test]
+    fn a_skip_dag_is_not_behind_for_the_times_before_the_daemon_started() {
+        let daemon = DaemonStart {
+            pid: 1,
+            started: at(14, 11, 35),
+        };
+        let skip = every_ten_minutes("skip");
+        assert_eq!(overdue(&skip, at(14, 17, 1), Some(&daemon)), None);
+        assert_eq!(
+            overdue(&skip, at(14, 31, 0), Some(&daemon)),
+            Some(at(14, 20, 0))
+        );
+        assert_eq!(overdue(&skip, at(14, 17, 1), None), Some(at(14, 0, 0)));
+        let once = every_ten_minutes("once");
+        assert_eq!(
+            overdue(&once, at(14, 17, 1), Some(&daemon)),
+            Some(at(14, 0, 0))
+        );
+        // Started within a minute of a scheduled time, the daemon runs it: it counts.
+        let on_time = DaemonStart {
+            pid: 1,
+            started: at(14, 10, 30),
+        };
+        assert_eq!(
+            overdue(&skip, at(14, 20, 31), Some(&on_time)),
+            Some(at(14, 10, 0))
+        );
+    }
 }

@@ -157,11 +157,17 @@ fn main() {
     let started = Instant::now();
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let (read, _) = runtime.block_on(detect::read_tasks(&data)).expect("read");
+    let read_s = started.elapsed().as_secs_f64();
     let scores = detect::score(&read);
+    let compute_s = started.elapsed().as_secs_f64() - read_s;
     let score_sum: f64 = scores.iter().map(|(_, r)| r.score).sum();
     let (scored, flagged, _) = detect::write_scores(&data, scores).expect("write");
     let score_s = started.elapsed().as_secs_f64();
     assert_eq!(scored as u64, tasks);
+    println!(
+        "score: reading the tasks {read_s:.2} s, scoring {compute_s:.2} s, writing {:.2} s",
+        score_s - read_s - compute_s
+    );
 
     println!(
         "{:<44} {:>10} {:>10} {:>8}",

@@ -16,6 +16,28 @@ pub fn median(values: &mut [f64]) -> Option<f64> {
     })
 }
 
+/// The same median as [`median`] by selection instead of sorting (linear time); leaves `values`
+/// in no particular order.
+pub fn median_unordered(values: &mut [f64]) -> Option<f64> {
+    let n = values.len();
+    if n == 0 {
+        return None;
+    }
+    let (below, middle, _) = values.select_nth_unstable_by(n / 2, f64::total_cmp);
+    let middle = *middle;
+    Some(if n % 2 == 1 {
+        middle
+    } else {
+        // The largest of the lower half is the other middle value.
+        let lower = below
+            .iter()
+            .copied()
+            .max_by(f64::total_cmp)
+            .unwrap_or(middle);
+        (lower + middle) / 2.0
+    })
+}
+
 /// The value at fraction `p` of `sorted` (ascending, not empty) by linear interpolation between
 /// the closest ranks, numpy's default method.
 pub fn percentile_of_sorted(sorted: &[f64], p: f64) -> f64 {
@@ -119,6 +141,21 @@ mod tests {
         assert_eq!(super::median(&mut [3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(super::median(&mut [4.0, 1.0, 3.0, 2.0]), Some(2.5));
         assert_eq!(super::median(&mut []), None);
+        // By selection, the same value whatever the order and length.
+        let mut x = 0.37_f64;
+        for n in 0..40 {
+            let values: Vec<f64> = (0..n)
+                .map(|_| {
+                    x = (x * 9301.0 + 0.49297) % 1.0;
+                    (x * 10.0).floor()
+                })
+                .collect();
+            assert_eq!(
+                super::median_unordered(&mut values.clone()),
+                super::median(&mut values.clone()),
+                "{values:?}"
+            );
+        }
     }
 
     #[test]

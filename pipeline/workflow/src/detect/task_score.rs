@@ -8,9 +8,15 @@
 //! The score is the geometric mean of the two weighted means of that positive evidence: a host
 //! scores high only when it is slow against history *and* against its peers in the run. No labels
 //! are read, and nothing is set per workflow: kinds, spreads and weights come from the data.
+//!
+//! Grouping is by sorting: runs, hosts and kinds become small numbers ([`Keys`]), the tasks are
+//! ordered by them, and every group is a slice of that order; kinds (for the history) and runs
+//! (for the hosts' evidence) are worked on in parallel.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+
+use rayon::prelude::*;
 
 use jobsight_base::stats;
 use jobsight_warehouse::catalog::Table;
@@ -69,31 +75,36 @@ pub struct History {
 impl History {
     /// Learns from `tasks` (no labels read).
     pub fn learn<'a>(tasks: impl Iterator<Item = &'a Task>) -> History {
-        let mut kinds: HashMap<&str, Vec<&Task>> = HashMap::new();
-        for t in tasks {
-            kinds.entry(t.kind.as_str()).or_default().push(t);
-        }
+        let tasks: Vec<&Task> = tasks.collect();
+        let keys = Keys::of(&tasks);
+        let order = keys.order(|i| (keys.kind[i], keys.run[i], keys.host[i]));
+        let kinds: Vec<&[usize]> = order
+            .chunk_by(|a, b| keys.kind[*a] == keys.kind[*b])
+            .collect();
         let by_kind = kinds
-            .into_iter()
-            .map(|(kind, tasks)| {
-                let centre = std::array::from_fn(|s| centre(&tasks, s));
-                let runs = tasks.iter().map(|t| &t.run).collect::<HashSet<_>>().len() as u32;
+            .par_iter()
+            .map(|members| {
+                let of_kind: Vec<&Task> = members.iter().map(|&i| tasks[i]).collect();
+                let centre = std::array::from_fn(|s| centre(&of_kind, s));
+                let runs = members
+                    .chunk_by(|a, b| keys.run[*a] == keys.run[*b])
+                    .count() as u32;
                 let mut history = KindHistory {
                     centre,
                     weight: [0.0; N_SIGNALS],
                     learnt: false,
                     runs,
                 };
-                let z: Vec<[Option<f64>; N_SIGNALS]> = tasks.iter().map(|t| history.z(t)).collect();
-                let learnt: [Option<f64>; N_SIGNALS] =
-                    std::array::from_fn(|s| consistency(&tasks, &z, s));
+                let z: Vec<[Option<f64>; N_SIGNALS]> =
+                    of_kind.iter().map(|t| history.z(t)).collect();
+                let learnt = consistency(members, &keys, &z);
                 history.learnt = learnt.iter().any(Option::is_some);
                 history.weight = if history.learnt {
                     learnt.map(|w| w.unwrap_or(0.0))
                 } else {
                     UNLEARNT_WEIGHTS
                 };
-                (kind.to_string(), history)
+                (of_kind[0].kind.clone(), history)
             })
             .collect();
         History { by_kind }
@@ -136,9 +147,9 @@ fn centre(tasks: &[&Task], s: usize) -> Option<(f64, f64)> {
     if (values.len() as f64) < MIN_PRESENT * tasks.len() as f64 {
         return None;
     }
-    let m = stats::median(&mut values)?;
+    let m = stats::median_unordered(&mut values)?;
     let mut deviations: Vec<f64> = values.iter().map(|x| (x - m).abs()).collect();
-    let mad = stats::median(&mut deviations)? * 1.4826;
+    let mad = stats::median_unordered(&mut deviations)? * 1.4826;
     let mut floor = RELATIVE_FLOOR;
     if is_time(s) {
         // m is ln(1 + t): one second more is ln(1 + 1/(1 + t)).
@@ -147,43 +158,104 @@ fn centre(tasks: &[&Task], s: usize) -> Option<(f64, f64)> {
     Some((m, mad.max(floor)))
 }
 
-/// How much signal `s` follows the host: 1 − (spread among the tasks of one host in one run) /
+/// How much each signal follows the host: 1 − (spread among the tasks of one host in one run) /
 /// (spread among the tasks of the run), over the tasks that share their host and run with
-/// another of their kind (an intraclass correlation; 0 below [`MIN_WEIGHT_TASKS`] such tasks,
-/// and never negative). A throttled disk or a host short of cores moves its tasks together;
-/// noise does not, and neither does a delay the whole run shares. `None` when there are too few
-/// such tasks to say.
-fn consistency(tasks: &[&Task], z: &[[Option<f64>; N_SIGNALS]], s: usize) -> Option<f64> {
-    let mut by_host: HashMap<(&str, &str), (f64, usize)> = HashMap::new();
-    let mut by_run: HashMap<&str, (f64, usize)> = HashMap::new();
-    for (t, z) in tasks.iter().zip(z) {
-        let Some(v) = z[s] else { continue };
-        let h = by_host.entry((&t.run, host_key(t))).or_default();
-        h.0 += v;
-        h.1 += 1;
-        let r = by_run.entry(&t.run).or_default();
-        r.0 += v;
-        r.1 += 1;
-    }
-    let (mut within, mut total, mut n) = (0.0, 0.0, 0usize);
-    for (t, z) in tasks.iter().zip(z) {
-        let Some(v) = z[s] else { continue };
-        let (hs, hn) = by_host[&(t.run.as_str(), host_key(t))];
-        if hn < 2 {
-            continue;
+/// another of their kind (an intraclass correlation; never negative). A throttled disk or a host
+/// short of cores moves its tasks together; noise does not, and neither does a delay the whole
+/// run shares. `None` below [`MIN_WEIGHT_TASKS`] such tasks: too few to say. `members` are one
+/// kind's tasks ordered by run and host, `z` their z-scores in that order.
+fn consistency(
+    members: &[usize],
+    keys: &Keys,
+    z: &[[Option<f64>; N_SIGNALS]],
+) -> [Option<f64>; N_SIGNALS] {
+    let (mut within, mut total, mut n) = ([0.0; N_SIGNALS], [0.0; N_SIGNALS], [0usize; N_SIGNALS]);
+    let mut at = 0;
+    for run in members.chunk_by(|a, b| keys.run[*a] == keys.run[*b]) {
+        let run_z = &z[at..at + run.len()];
+        at += run.len();
+        let run_mean = means(run_z);
+        let mut host_at = 0;
+        for host in run.chunk_by(|a, b| keys.host[*a] == keys.host[*b]) {
+            let host_z = &run_z[host_at..host_at + host.len()];
+            host_at += host.len();
+            let host_mean = means(host_z);
+            for task in host_z {
+                for s in 0..N_SIGNALS {
+                    let (Some(v), Some((hm, hn)), Some((rm, _))) =
+                        (task[s], host_mean[s], run_mean[s])
+                    else {
+                        continue;
+                    };
+                    if hn < 2 {
+                        continue;
+                    }
+                    within[s] += (v - hm).powi(2);
+                    total[s] += (v - rm).powi(2);
+                    n[s] += 1;
+                }
+            }
         }
-        let (rs, rn) = by_run[t.run.as_str()];
-        within += (v - hs / hn as f64).powi(2);
-        total += (v - rs / rn as f64).powi(2);
-        n += 1;
     }
-    if n < MIN_WEIGHT_TASKS {
-        return None;
+    std::array::from_fn(|s| {
+        if n[s] < MIN_WEIGHT_TASKS {
+            None
+        } else if total[s] <= 1e-9 * n[s] as f64 {
+            Some(0.0)
+        } else {
+            Some((1.0 - within[s] / total[s]).max(0.0))
+        }
+    })
+}
+
+/// Each signal's mean over `z` and how many have it (`None` when none does).
+fn means(z: &[[Option<f64>; N_SIGNALS]]) -> [Option<(f64, usize)>; N_SIGNALS] {
+    let (mut sum, mut n) = ([0.0; N_SIGNALS], [0usize; N_SIGNALS]);
+    for task in z {
+        for s in 0..N_SIGNALS {
+            if let Some(v) = task[s] {
+                sum[s] += v;
+                n[s] += 1;
+            }
+        }
     }
-    if total <= 1e-9 * n as f64 {
-        return Some(0.0);
+    std::array::from_fn(|s| (n[s] > 0).then(|| (sum[s] / n[s] as f64, n[s])))
+}
+
+/// The tasks' runs, hosts and kinds as the place of each among the distinct values, so that
+/// grouping tasks is sorting small numbers, not hashing strings.
+struct Keys {
+    run: Vec<u32>,
+    host: Vec<u32>,
+    kind: Vec<u32>,
+}
+
+impl Keys {
+    fn of(tasks: &[&Task]) -> Keys {
+        fn place<'a>(seen: &mut HashMap<&'a str, u32>, value: &'a str) -> u32 {
+            let next = seen.len() as u32;
+            *seen.entry(value).or_insert(next)
+        }
+        let (mut runs, mut hosts, mut kinds) = (HashMap::new(), HashMap::new(), HashMap::new());
+        let mut keys = Keys {
+            run: Vec::with_capacity(tasks.len()),
+            host: Vec::with_capacity(tasks.len()),
+            kind: Vec::with_capacity(tasks.len()),
+        };
+        for t in tasks {
+            keys.run.push(place(&mut runs, &t.run));
+            keys.host.push(place(&mut hosts, host_key(t)));
+            keys.kind.push(place(&mut kinds, &t.kind));
+        }
+        keys
     }
-    Some((1.0 - within / total).max(0.0))
+
+    /// The tasks' places ordered by `key` (ties in task order).
+    fn order(&self, key: impl Fn(usize) -> (u32, u32, u32)) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.run.len()).collect();
+        order.sort_by_key(|&i| key(i));
+        order
+    }
 }
 
 /// The host a task ran on, `""` when the trace does not say (those tasks of a run count as one
@@ -226,60 +298,15 @@ fn host_scores_of(
     history: &History,
     z: &[[Option<f64>; N_SIGNALS]],
 ) -> Vec<HostScore> {
-    // Group by (run, host, kind), then (run, host).
-    let mut groups: HashMap<(&str, &str, &str), Vec<usize>> = HashMap::new();
-    let mut hosts: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
-    for (i, t) in tasks.iter().enumerate() {
-        let (run, host) = (t.run.as_str(), host_key(t));
-        groups.entry((run, host, &t.kind)).or_default().push(i);
-        hosts.entry((run, host)).or_default().push(i);
-    }
-    let median_of = |members: &[usize], s: usize| -> Option<f64> {
-        let mut v: Vec<f64> = members.iter().filter_map(|&i| z[i][s]).collect();
-        stats::median(&mut v)
-    };
-    let medians: HashMap<(&str, &str, &str), [Option<f64>; N_SIGNALS]> = groups
-        .iter()
-        .map(|(key, members)| (*key, std::array::from_fn(|s| median_of(members, s))))
+    let keys = Keys::of(tasks);
+    let order = keys.order(|i| (keys.run[i], keys.host[i], keys.kind[i]));
+    let runs: Vec<&[usize]> = order
+        .chunk_by(|a, b| keys.run[*a] == keys.run[*b])
         .collect();
-    // The peers' level of each kind and signal in each run.
-    let mut across: HashMap<(&str, &str), [Vec<f64>; N_SIGNALS]> = HashMap::new();
-    for ((run, _, kind), m) in &medians {
-        let a = across.entry((run, kind)).or_default();
-        for s in 0..N_SIGNALS {
-            if let Some(v) = m[s] {
-                a[s].push(v);
-            }
-        }
-    }
-    let peers: HashMap<(&str, &str), [f64; N_SIGNALS]> = across
-        .into_iter()
-        .map(|(key, mut a)| {
-            let level = std::array::from_fn(|s| {
-                if a[s].len() >= MIN_PEERS {
-                    a[s].sort_unstable_by(f64::total_cmp);
-                    stats::percentile_of_sorted(&a[s], PEER_QUANTILE)
-                } else {
-                    0.0
-                }
-            });
-            (key, level)
-        })
+    let scored: Vec<Vec<(usize, HostScore)>> = runs
+        .par_iter()
+        .map(|members| run_host_scores(members, tasks, &keys, history, z))
         .collect();
-    // Each host's evidence: of kinds with learnt weights, and of the others.
-    let mut evidence: HashMap<(&str, &str), [Evidence; 2]> = HashMap::new();
-    for ((run, host, kind), m) in &medians {
-        let (weights, learnt) = history.weights(kind);
-        let level = &peers[&(*run, *kind)];
-        let e = &mut evidence.entry((run, host)).or_default()[usize::from(!learnt)];
-        for s in 0..N_SIGNALS {
-            let Some(v) = m[s] else { continue };
-            let w = weights[s] * weights[s];
-            e.against_history += w * v.clamp(0.0, Z_LIMIT);
-            e.against_run += w * (v - level[s]).clamp(0.0, Z_LIMIT);
-            e.weight += w;
-        }
-    }
     let mut out = vec![
         HostScore {
             score: 0.0,
@@ -289,8 +316,70 @@ fn host_scores_of(
         };
         tasks.len()
     ];
-    for (key, members) in &hosts {
-        let [learnt, unlearnt] = evidence.get(key).copied().unwrap_or_default();
+    for (i, host) in scored.into_iter().flatten() {
+        out[i] = host;
+    }
+    out
+}
+
+/// The host scores of one run's tasks, `members` ordered by host and kind.
+fn run_host_scores(
+    members: &[usize],
+    tasks: &[&Task],
+    keys: &Keys,
+    history: &History,
+    z: &[[Option<f64>; N_SIGNALS]],
+) -> Vec<(usize, HostScore)> {
+    let mut values = Vec::new();
+    let mut median_of = |group: &[usize], s: usize| -> Option<f64> {
+        values.clear();
+        values.extend(group.iter().filter_map(|&i| z[i][s]));
+        stats::median_unordered(&mut values)
+    };
+    // The median z-score of each kind's tasks on each host, in host order.
+    let same_group =
+        |a: &usize, b: &usize| keys.host[*a] == keys.host[*b] && keys.kind[*a] == keys.kind[*b];
+    let groups: Vec<(usize, [Option<f64>; N_SIGNALS])> = members
+        .chunk_by(same_group)
+        .map(|g| (g[0], std::array::from_fn(|s| median_of(g, s))))
+        .collect();
+    // The peers' level of each kind and signal: the lower third of its hosts' medians.
+    let mut by_kind: Vec<usize> = (0..groups.len()).collect();
+    by_kind.sort_by_key(|&g| keys.kind[groups[g].0]);
+    let mut level = vec![[0.0; N_SIGNALS]; groups.len()];
+    for same_kind in by_kind.chunk_by(|a, b| keys.kind[groups[*a].0] == keys.kind[groups[*b].0]) {
+        let kind_level: [f64; N_SIGNALS] = std::array::from_fn(|s| {
+            let mut medians: Vec<f64> = same_kind.iter().filter_map(|&g| groups[g].1[s]).collect();
+            if medians.len() >= MIN_PEERS {
+                medians.sort_unstable_by(f64::total_cmp);
+                stats::percentile_of_sorted(&medians, PEER_QUANTILE)
+            } else {
+                0.0
+            }
+        });
+        for &g in same_kind {
+            level[g] = kind_level;
+        }
+    }
+    // Each host's evidence (of kinds with learnt weights, and of the others), then its score.
+    let mut out = Vec::with_capacity(members.len());
+    let mut group_at = 0;
+    for host in members.chunk_by(|a, b| keys.host[*a] == keys.host[*b]) {
+        let mut evidence = [Evidence::default(); 2];
+        while group_at < groups.len() && keys.host[groups[group_at].0] == keys.host[host[0]] {
+            let (first, median) = &groups[group_at];
+            let (weights, learnt) = history.weights(&tasks[*first].kind);
+            let e = &mut evidence[usize::from(!learnt)];
+            for s in 0..N_SIGNALS {
+                let Some(v) = median[s] else { continue };
+                let w = weights[s] * weights[s];
+                e.against_history += w * v.clamp(0.0, Z_LIMIT);
+                e.against_run += w * (v - level[group_at][s]).clamp(0.0, Z_LIMIT);
+                e.weight += w;
+            }
+            group_at += 1;
+        }
+        let [learnt, unlearnt] = evidence;
         let e = if learnt.weight > 0.0 {
             learnt
         } else {
@@ -301,15 +390,13 @@ fn host_scores_of(
         } else {
             (0.0, 0.0)
         };
-        let host = HostScore {
+        let score = HostScore {
             score: (vs_history * vs_run).sqrt(),
             vs_history,
             vs_run,
-            signals: std::array::from_fn(|s| median_of(members, s).unwrap_or(0.0)),
+            signals: std::array::from_fn(|s| median_of(host, s).unwrap_or(0.0)),
         };
-        for &i in members {
-            out[i] = host;
-        }
+        out.extend(host.iter().map(|&i| (i, score)));
     }
     out
 }
@@ -317,23 +404,23 @@ fn host_scores_of(
 /// Each task's run time over the median run time of the tasks of its kind in its run, in
 /// `tasks` order; `None` without a run time.
 pub fn runtime_vs_run(tasks: &[&Task]) -> Vec<Option<f64>> {
-    let mut in_run: HashMap<(&str, &str), Vec<f64>> = HashMap::new();
-    for t in tasks {
-        if let Some(r) = t.runtime_s {
-            in_run.entry((&t.run, &t.kind)).or_default().push(r);
+    let keys = Keys::of(tasks);
+    let order = keys.order(|i| (keys.run[i], keys.kind[i], 0));
+    let mut out = vec![None; tasks.len()];
+    let mut runtimes = Vec::new();
+    for group in
+        order.chunk_by(|a, b| keys.run[*a] == keys.run[*b] && keys.kind[*a] == keys.kind[*b])
+    {
+        runtimes.clear();
+        runtimes.extend(group.iter().filter_map(|&i| tasks[i].runtime_s));
+        let Some(m) = stats::median_unordered(&mut runtimes) else {
+            continue;
+        };
+        for &i in group {
+            out[i] = tasks[i].runtime_s.filter(|_| m > 0.0).map(|r| r / m);
         }
     }
-    let medians: HashMap<(&str, &str), f64> = in_run
-        .into_iter()
-        .filter_map(|(k, mut v)| Some((k, stats::median(&mut v)?)))
-        .collect();
-    tasks
-        .iter()
-        .map(|t| {
-            let m = *medians.get(&(t.run.as_str(), t.kind.as_str()))?;
-            t.runtime_s.filter(|_| m > 0.0).map(|r| r / m)
-        })
-        .collect()
+    out
 }
 
 /// A task is flagged when its score passes this: its host's weighted evidence averages more than
@@ -345,7 +432,7 @@ pub const FLAG_ABOVE: f64 = 2.0;
 pub fn score(tasks: &[Task]) -> Vec<(Option<chrono::NaiveDate>, WorkflowScoreRow)> {
     let history = History::learn(tasks.iter());
     let refs: Vec<&Task> = tasks.iter().collect();
-    let z: Vec<[Option<f64>; N_SIGNALS]> = tasks.iter().map(|t| history.z(t)).collect();
+    let z: Vec<[Option<f64>; N_SIGNALS]> = tasks.par_iter().map(|t| history.z(t)).collect();
     let hosts = host_scores_of(&refs, &history, &z);
     let vs_run = runtime_vs_run(&refs);
     tasks

@@ -169,7 +169,7 @@ pub async fn read_tasks(
                 t.queue_delay_s, t.wms_delay_s, t.post_script_delay_s, t.utime_s, t.stime_s,
                 t.iowait_s, t.bytes_read, t.bytes_written,
                 date_part('epoch', t.execute_start) AS start_epoch_s, t.depth,
-                w.label AS run_label, to_char(w.\"end\", '%Y-%m-%d') AS run_day
+                w.label AS run_label, t.day AS run_day
          FROM workflow_tasks t JOIN workflows w ON t.workflow_id = w.workflow_id",
     )
     .await?;
@@ -186,36 +186,31 @@ fn read_batch(
     tasks: &mut Vec<Task>,
     runs: &mut BTreeMap<String, Option<String>>,
 ) -> Result<(), DetectError> {
-    let text = |name: &str| -> Result<Vec<Option<String>>, DetectError> {
+    let column = |name: &str, to: &DataType| {
         let column = batch
             .column_by_name(name)
             .ok_or_else(|| DetectError::Read(format!("no column {name}")))?;
-        let column = cast(column, &DataType::Utf8).map_err(|e| DetectError::Read(e.to_string()))?;
-        let column = column.as_string::<i32>();
-        Ok((0..column.len())
-            .map(|i| column.is_valid(i).then(|| column.value(i).to_string()))
-            .collect())
+        cast(column, to).map_err(|e| DetectError::Read(e.to_string()))
     };
-    let number = |name: &str| -> Result<Vec<Option<f64>>, DetectError> {
-        let column = batch
-            .column_by_name(name)
-            .ok_or_else(|| DetectError::Read(format!("no column {name}")))?;
-        let column =
-            cast(column, &DataType::Float64).map_err(|e| DetectError::Read(e.to_string()))?;
-        let column = column.as_primitive::<Float64Type>();
-        Ok((0..column.len())
-            .map(|i| column.is_valid(i).then(|| column.value(i)))
-            .collect())
+    // Strings are copied once, into the task; numbers read in place.
+    let text_columns = [
+        "workflow_id",
+        "task_id",
+        "kind",
+        "host",
+        "label",
+        "run_label",
+        "run_day",
+    ]
+    .map(|name| column(name, &DataType::Utf8));
+    let [run, task, kind, host, label, run_label, day] = text_columns;
+    let (run, task, kind, host, label, run_label, day) =
+        (run?, task?, kind?, host?, label?, run_label?, day?);
+    let [run, task, kind, host, label, run_label, day] =
+        [&run, &task, &kind, &host, &label, &run_label, &day].map(|c| c.as_string::<i32>());
+    let text = |c: &datafusion::arrow::array::StringArray, i: usize| {
+        c.is_valid(i).then(|| c.value(i).to_string())
     };
-    let (run, task, kind, host, label, run_label, day) = (
-        text("workflow_id")?,
-        text("task_id")?,
-        text("kind")?,
-        text("host")?,
-        text("label")?,
-        text("run_label")?,
-        text("run_day")?,
-    );
     let columns = [
         "runtime_s",
         "stage_in_delay_s",
@@ -234,44 +229,55 @@ fn read_batch(
         "start_epoch_s",
         "depth",
     ];
-    let n: Vec<Vec<Option<f64>>> = columns
+    let numbers = columns
         .iter()
-        .map(|c| number(c))
-        .collect::<Result<_, _>>()?;
+        .map(|c| column(c, &DataType::Float64))
+        .collect::<Result<Vec<_>, _>>()?;
+    let n: Vec<&datafusion::arrow::array::Float64Array> = numbers
+        .iter()
+        .map(|c| c.as_primitive::<Float64Type>())
+        .collect();
+    let number = |c: usize, i: usize| n[c].is_valid(i).then(|| n[c].value(i));
+    tasks.reserve(batch.num_rows());
     for i in 0..batch.num_rows() {
-        let (Some(run), Some(task)) = (&run[i], &task[i]) else {
+        if !run.is_valid(i) || !task.is_valid(i) {
             continue;
-        };
-        runs.insert(run.clone(), run_label[i].clone());
+        }
+        let (run_id, task_id) = (run.value(i), task.value(i));
+        // Rows of a run come together: the run's label is kept once.
+        if tasks.last().is_none_or(|t| t.run != run_id) && !runs.contains_key(run_id) {
+            runs.insert(run_id.to_string(), text(run_label, i));
+        }
         let measures = Measures {
-            runtime: n[0][i],
-            stage_in: n[1][i],
-            stage_out: n[2][i],
-            stage_in_bytes: n[3][i],
-            stage_out_bytes: n[4][i],
-            queue: n[5][i],
-            wms: n[6][i],
-            post: n[7][i],
-            cpu_time: n[8][i],
-            utime: n[9][i],
-            stime: n[10][i],
-            iowait: n[11][i],
-            bytes_read: n[12][i],
-            bytes_written: n[13][i],
+            runtime: number(0, i),
+            stage_in: number(1, i),
+            stage_out: number(2, i),
+            stage_in_bytes: number(3, i),
+            stage_out_bytes: number(4, i),
+            queue: number(5, i),
+            wms: number(6, i),
+            post: number(7, i),
+            cpu_time: number(8, i),
+            utime: number(9, i),
+            stime: number(10, i),
+            iowait: number(11, i),
+            bytes_read: number(12, i),
+            bytes_written: number(13, i),
         };
+        let label = text(label, i);
         tasks.push(Task {
-            run: run.clone(),
-            task_id: task.clone(),
-            day: day[i].as_deref().and_then(|d| d.parse().ok()),
+            run: run_id.to_string(),
+            task_id: task_id.to_string(),
+            day: day.is_valid(i).then(|| day.value(i).parse().ok()).flatten(),
             // Parts written before the kind was stored have none: derive it.
-            kind: kind[i].clone().unwrap_or_else(|| kind_of(task)),
-            host: host[i].clone(),
-            anomalous: label[i].as_ref().map(|l| l != "none"),
-            label: label[i].clone(),
+            kind: text(kind, i).unwrap_or_else(|| kind_of(task_id)),
+            host: text(host, i),
+            anomalous: label.as_ref().map(|l| l != "none"),
+            label,
             signals: signals(&measures),
             runtime_s: measures.runtime.filter(|r| r.is_finite() && *r >= 0.0),
-            start: n[14][i].filter(|s| s.is_finite()),
-            depth: n[15][i]
+            start: number(14, i).filter(|s| s.is_finite()),
+            depth: number(15, i)
                 .filter(|d| d.is_finite() && *d >= 0.0)
                 .map(|d| d as u32),
         });

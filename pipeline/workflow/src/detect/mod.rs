@@ -44,7 +44,7 @@ pub use evaluation::{LabelScores, WorkflowEval, evaluate, folds};
 pub use task_score::{
     FLAG_ABOVE, History, HostScore, host_scores, runtime_vs_run, score, write_scores,
 };
-pub use tasks::{Measures, N_SIGNALS, SIGNALS, Task, kind_of, read_tasks, signals};
+pub use tasks::{Measures, N_SIGNALS, RunLabels, SIGNALS, Task, kind_of, read_tasks, signals};
 
 #[cfg(test)]
 mod tests {

@@ -158,19 +158,39 @@ pub fn signals(m: &Measures) -> [Option<f64>; N_SIGNALS] {
     ]
 }
 
-/// Reads every task of the warehouse with its run's label.
+/// Whether [`read_tasks`] reads each run's label from `workflows`: evaluating and training need
+/// it; scoring does not, and reads `workflow_tasks` alone (half the files: one part per run and
+/// table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunLabels {
+    Read,
+    Skip,
+}
+
+/// Reads every task of the warehouse, with the runs (and their labels unless `labels` is
+/// [`RunLabels::Skip`]). A task's day is its partition's, the UTC day of its run's end.
 pub async fn read_tasks(
     data: &Path,
+    labels: RunLabels,
 ) -> Result<(Vec<Task>, BTreeMap<String, Option<String>>), DetectError> {
+    let (run_label, join) = match labels {
+        RunLabels::Read => (
+            "w.label",
+            "JOIN workflows w ON t.workflow_id = w.workflow_id",
+        ),
+        RunLabels::Skip => ("CAST(NULL AS VARCHAR)", ""),
+    };
     let batches = query::run(
         data,
-        "SELECT t.workflow_id, t.task_id, t.kind, t.host, t.label, t.runtime_s, t.cpu_time_s,
-                t.stage_in_delay_s, t.stage_out_delay_s, t.stage_in_bytes, t.stage_out_bytes,
-                t.queue_delay_s, t.wms_delay_s, t.post_script_delay_s, t.utime_s, t.stime_s,
-                t.iowait_s, t.bytes_read, t.bytes_written,
-                date_part('epoch', t.execute_start) AS start_epoch_s, t.depth,
-                w.label AS run_label, t.day AS run_day
-         FROM workflow_tasks t JOIN workflows w ON t.workflow_id = w.workflow_id",
+        &format!(
+            "SELECT t.workflow_id, t.task_id, t.kind, t.host, t.label, t.runtime_s, t.cpu_time_s,
+                    t.stage_in_delay_s, t.stage_out_delay_s, t.stage_in_bytes, t.stage_out_bytes,
+                    t.queue_delay_s, t.wms_delay_s, t.post_script_delay_s, t.utime_s, t.stime_s,
+                    t.iowait_s, t.bytes_read, t.bytes_written,
+                    date_part('epoch', t.execute_start) AS start_epoch_s, t.depth,
+                    {run_label} AS run_label, t.day AS run_day
+             FROM workflow_tasks t {join}"
+        ),
     )
     .await?;
     let mut tasks = Vec::new();

@@ -171,7 +171,8 @@ fn run_model(
             use crate::workflow::{detect, model as workflow_model};
             let runtime =
                 tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
-            let (tasks, runs) = runtime.block_on(detect::read_tasks(data))?;
+            let (tasks, runs) =
+                runtime.block_on(detect::read_tasks(data, detect::RunLabels::Read))?;
             progress("training the task classifier and the run labels");
             let mut m = workflow_model::train(&tasks, &runs, data, options.seed)?;
             m.write(&out)?;
@@ -213,7 +214,10 @@ fn run_model(
         } => {
             let runtime =
                 tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
-            let (tasks, runs) = runtime.block_on(crate::workflow::detect::read_tasks(data))?;
+            let (tasks, runs) = runtime.block_on(crate::workflow::detect::read_tasks(
+                data,
+                crate::workflow::detect::RunLabels::Read,
+            ))?;
             let report = crate::workflow::detect::evaluate(
                 &tasks,
                 &runs,
@@ -343,7 +347,12 @@ pub(in crate::cli) fn workflow(
         )?;
         return Ok(());
     }
-    let (tasks, runs) = runtime.block_on(detect::read_tasks(&data))?;
+    // Scoring reads no run label: `workflows` is not read at all.
+    let labels = match action {
+        WorkflowAction::Eval { .. } => detect::RunLabels::Read,
+        _ => detect::RunLabels::Skip,
+    };
+    let (tasks, runs) = runtime.block_on(detect::read_tasks(&data, labels))?;
     match action {
         WorkflowAction::Slurm { .. } => unreachable!("handled above"),
         WorkflowAction::Score { model } => {

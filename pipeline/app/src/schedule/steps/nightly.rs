@@ -335,7 +335,7 @@ pub(super) fn score_workflow_tasks(run: &StepRun) -> Result<Counts, String> {
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| format!("cannot start the query runtime: {e}"))?;
     let (tasks, runs) = runtime
-        .block_on(detect::read_tasks(data))
+        .block_on(detect::read_tasks(data, detect::RunLabels::Skip))
         .map_err(|e| format!("reading the workflow tasks: {e}"))?;
     let mut rows = detect::score(&tasks);
     if let Some(path) = &run.ctx.settings.model.workflow {

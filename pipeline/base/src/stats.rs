@@ -1,24 +1,10 @@
 //! Small statistics shared by the stages (the features' per-job figures, the jobs' history), in
 //! one place so that they agree: a leaf module, below the stages.
 
-/// The median: the middle value, or the mean of the two middle ones; `None` for no values.
-/// Sorts `values` in place (NaN last, as `f64::total_cmp` orders it).
+/// The median: the middle value, or the mean of the two middle ones; `None` for no values. Found
+/// by selection (linear time, not a sort), which leaves `values` in no particular order; NaN
+/// counts as the largest, as `f64::total_cmp` orders it.
 pub fn median(values: &mut [f64]) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    Some(if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    })
-}
-
-/// The same median as [`median`] by selection instead of sorting (linear time); leaves `values`
-/// in no particular order.
-pub fn median_unordered(values: &mut [f64]) -> Option<f64> {
     let n = values.len();
     if n == 0 {
         return None;
@@ -141,18 +127,26 @@ mod tests {
         assert_eq!(super::median(&mut [3.0, 1.0, 2.0]), Some(2.0));
         assert_eq!(super::median(&mut [4.0, 1.0, 3.0, 2.0]), Some(2.5));
         assert_eq!(super::median(&mut []), None);
-        // By selection, the same value whatever the order and length.
+        // The middle of the sorted values (or the mean of the two), whatever the order and
+        // length, repeated values included.
         let mut x = 0.37_f64;
-        for n in 0..40 {
+        for n in 1..40 {
             let values: Vec<f64> = (0..n)
                 .map(|_| {
                     x = (x * 9301.0 + 0.49297) % 1.0;
                     (x * 10.0).floor()
                 })
                 .collect();
+            let mut sorted = values.clone();
+            sorted.sort_by(f64::total_cmp);
+            let middle = if n % 2 == 1 {
+                sorted[n / 2]
+            } else {
+                (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+            };
             assert_eq!(
-                super::median_unordered(&mut values.clone()),
                 super::median(&mut values.clone()),
+                Some(middle),
                 "{values:?}"
             );
         }

@@ -147,9 +147,9 @@ fn centre(tasks: &[&Task], s: usize) -> Option<(f64, f64)> {
     if (values.len() as f64) < MIN_PRESENT * tasks.len() as f64 {
         return None;
     }
-    let m = stats::median_unordered(&mut values)?;
+    let m = stats::median(&mut values)?;
     let mut deviations: Vec<f64> = values.iter().map(|x| (x - m).abs()).collect();
-    let mad = stats::median_unordered(&mut deviations)? * 1.4826;
+    let mad = stats::median(&mut deviations)? * 1.4826;
     let mut floor = RELATIVE_FLOOR;
     if is_time(s) {
         // m is ln(1 + t): one second more is ln(1 + 1/(1 + t)).
@@ -334,7 +334,7 @@ fn run_host_scores(
     let mut median_of = |group: &[usize], s: usize| -> Option<f64> {
         values.clear();
         values.extend(group.iter().filter_map(|&i| z[i][s]));
-        stats::median_unordered(&mut values)
+        stats::median(&mut values)
     };
     // The median z-score of each kind's tasks on each host, in host order.
     let same_group =
@@ -413,7 +413,7 @@ pub fn runtime_vs_run(tasks: &[&Task]) -> Vec<Option<f64>> {
     {
         runtimes.clear();
         runtimes.extend(group.iter().filter_map(|&i| tasks[i].runtime_s));
-        let Some(m) = stats::median_unordered(&mut runtimes) else {
+        let Some(m) = stats::median(&mut runtimes) else {
             continue;
         };
         for &i in group {

@@ -184,6 +184,23 @@ fn dag_status_of_a_pipeline_that_never_ran() {
         problems[2].starts_with("DAG running has never run; it was due at "),
         "{problems:?}"
     );
+    // No daemon ever started here, and the text says so under its first line.
+    assert!(status["daemon"].is_null(), "{status}");
+    let text = Command::new(JOBSIGHT)
+        .arg("--data")
+        .arg(dir.path().join("data"))
+        .arg("--spool")
+        .arg(&spool)
+        .args(["dag", "status"])
+        .env_remove("JOBSIGHT_CONFIG")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert_eq!(
+        text.lines().nth(1),
+        Some("no daemon start recorded"),
+        "{text}"
+    );
 }
 
 /// `jobsight sql` with no query reads statements until `\q`, here from a pipe: a statement may

@@ -65,7 +65,6 @@ pub fn run(
             ("dags", json!(names(&dags))),
         ],
     );
-    let grace = ON_TIME;
     while !stop.load(Ordering::Relaxed) {
         match dag::load_all(dags_dir) {
             Ok(fresh) => {
@@ -91,10 +90,10 @@ pub fn run(
             }
             let now = jobsight_base::now();
             let last = last_run(&settings.data, &dag.name).map(|l| l.scheduled_for);
-            let Some((scheduled_for, missed)) = dag::due(dag, last, now, grace) else {
+            let Some((scheduled_for, missed)) = dag::due(dag, last, now, ON_TIME) else {
                 continue;
             };
-            let trigger = if now - scheduled_for > grace || missed > 1 {
+            let trigger = if now - scheduled_for > ON_TIME || missed > 1 {
                 Trigger::CatchUp { missed }
             } else {
                 Trigger::Schedule

@@ -719,6 +719,26 @@ fn flowbench_1000genome_traces() {
     assert!(stderr.contains("was already imported from"), "{stderr}");
     let tasks = &sql(&data, "SELECT count(*) AS n FROM workflow_tasks")[0];
     assert_eq!(number(tasks, "n"), 4110.0);
+    // That run alone, from a folder of its label: replaced, the other runs of its day kept (a
+    // day's runs share one part per table).
+    let again = work.path().join("again");
+    std::fs::create_dir_all(again.join("normal")).unwrap();
+    std::fs::copy(
+        &first,
+        again.join("normal").join(first.file_name().unwrap()),
+    )
+    .unwrap();
+    let (stdout, _) = import_pegasus(&data, &dag, &again);
+    assert!(stdout.contains("imported 1 workflow runs"), "{stdout}");
+    let counts = &sql(
+        &data,
+        "SELECT (SELECT count(*) FROM workflow_tasks) AS tasks,
+                (SELECT count(*) FROM workflows) AS runs",
+    )[0];
+    assert_eq!(
+        (number(counts, "tasks"), number(counts, "runs")),
+        (4110.0, 30.0)
+    );
 
     // Scored into workflow_scores; a run's page with its Gantt chart, flagged tasks and critical
     // path (the DAG gives every run one).

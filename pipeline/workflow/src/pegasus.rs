@@ -22,12 +22,13 @@
 //! tasks (`MAX_TIME_FROM_RUN_S`). A bad row is skipped and reported with its file and line;
 //! a file without a task id column or without any task is skipped with the reason; a second file
 //! with the same run id is skipped, not merged. Both tables are partitioned by the UTC day of the
-//! run's end, one part per run (`pegasus-<run>`), so importing again replaces what it wrote.
+//! run's end, one part per day (`pegasus`) holding the day's runs; importing a run again replaces
+//! its rows there.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 
 use jobsight_base::skipped::Skipped;
 use jobsight_base::stats;
@@ -53,8 +54,8 @@ pub enum PegasusError {
     NoTraces { dir: PathBuf },
     #[error(transparent)]
     Catalog(#[from] CatalogError),
-    #[error("run {run}: cannot build a batch: {reason}")]
-    Batch { run: String, reason: String },
+    #[error("the runs of {day}: cannot build a batch: {reason}")]
+    Batch { day: NaiveDate, reason: String },
 }
 
 /// What an import did.
@@ -666,6 +667,54 @@ pub fn trace_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// The part of each day's partition that holds the day's imported runs.
+pub const DAY_PART: &str = "pegasus";
+
+/// Tasks an import holds in memory before it writes their days (about 1 KB a task): the days
+/// are written as they fill, so an import of any size fits.
+const FLUSH_TASKS: usize = 500_000;
+
+/// The runs of one day read by an import and not yet written.
+#[derive(Default)]
+struct DayRuns {
+    tasks: Vec<WorkflowTaskRow>,
+    runs: Vec<WorkflowRow>,
+}
+
+/// Writes each day's runs into its day part [`DAY_PART`] of both tables, replacing the rows of
+/// runs imported before with the same ids and folding in the part per run that imports before
+/// 2026-11-28 wrote (`pegasus-<run>`).
+fn write_days(data: &Path, days: BTreeMap<NaiveDate, DayRuns>) -> Result<(), PegasusError> {
+    let per_run_part = |name: &str| name.starts_with("pegasus-");
+    for (day, runs) in days {
+        let batch_error = |e: datafusion::arrow::error::ArrowError| PegasusError::Batch {
+            day,
+            reason: e.to_string(),
+        };
+        let tasks = WorkflowTaskRow::batch(&runs.tasks).map_err(batch_error)?;
+        catalog::replace_rows(
+            data,
+            Table::WorkflowTasks,
+            day,
+            DAY_PART,
+            "workflow_id",
+            &[tasks],
+            per_run_part,
+        )?;
+        let rows = WorkflowRow::batch(&runs.runs).map_err(batch_error)?;
+        catalog::replace_rows(
+            data,
+            Table::Workflows,
+            day,
+            DAY_PART,
+            "workflow_id",
+            &[rows],
+            per_run_part,
+        )?;
+    }
+    Ok(())
+}
+
 /// Imports every trace below `dir` (each a run), with DAG places from `dag` when given.
 pub fn import(
     data: &Path,
@@ -685,6 +734,8 @@ pub fn import(
     }
     let mut done = PegasusImport::default();
     let mut runs: HashMap<String, PathBuf> = HashMap::new();
+    let mut pending: BTreeMap<NaiveDate, DayRuns> = BTreeMap::new();
+    let mut pending_tasks = 0;
     for (index, file) in files.iter().enumerate() {
         let run = file
             .file_stem()
@@ -737,31 +788,20 @@ pub fn import(
         if let Some(places) = &places {
             apply_dag(&mut trace.tasks, places, &mut row);
         }
-        let batch_error = |e: datafusion::arrow::error::ArrowError| PegasusError::Batch {
-            run: run.clone(),
-            reason: e.to_string(),
-        };
-        let day = row.end.date_naive();
-        let part = format!("pegasus-{run}");
-        catalog::write_part(
-            data,
-            Table::WorkflowTasks,
-            day,
-            &part,
-            &[WorkflowTaskRow::batch(&trace.tasks).map_err(batch_error)?],
-        )?;
-        catalog::write_part(
-            data,
-            Table::Workflows,
-            day,
-            &part,
-            &[WorkflowRow::batch(std::slice::from_ref(&row)).map_err(batch_error)?],
-        )?;
         done.runs += 1;
         done.tasks += trace.tasks.len();
         done.anomalous_tasks += row.anomalous_tasks.unwrap_or(0) as usize;
         runs.insert(run, file.clone());
+        let day = pending.entry(row.end.date_naive()).or_default();
+        pending_tasks += trace.tasks.len();
+        day.tasks.append(&mut trace.tasks);
+        day.runs.push(row);
+        if pending_tasks >= FLUSH_TASKS {
+            write_days(data, std::mem::take(&mut pending))?;
+            pending_tasks = 0;
+        }
     }
+    write_days(data, pending)?;
     Ok(done)
 }
 

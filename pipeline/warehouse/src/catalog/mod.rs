@@ -35,11 +35,13 @@ use datafusion::parquet::file::properties::WriterProperties;
 use slurm_hooks::Text;
 
 mod compact;
+mod merge;
 pub mod rows;
 
 pub use compact::{
     COMPACTED_PART, Compacted, compact_day, compacted_parts, in_schema, is_compactable,
 };
+pub use merge::replace_rows;
 
 /// Rows per Parquet row group: large enough for fast scans, small enough to stream.
 pub const ROW_GROUP_ROWS: usize = 1 << 20;

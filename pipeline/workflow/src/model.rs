@@ -22,7 +22,7 @@ use jobsight_warehouse::catalog::rows::WorkflowScoreRow;
 /// The first line's `format`.
 pub const FORMAT: &str = "jobsight-workflow-model";
 /// Bumped whenever the body's layout changes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WorkflowModelError {
@@ -78,7 +78,7 @@ pub fn train(
     let history = History::learn(tasks.iter());
     let refs: Vec<&Task> = tasks.iter().collect();
     let hosts = detect::host_scores(&refs, &history);
-    let (x, y, keys) = detect::labelled_task_rows(&refs, &history, &hosts);
+    let (x, y, keys) = detect::labelled_task_rows(&refs, &hosts);
     let task_trees = detect::fit_task_trees(&x, &y, &keys, seed)?;
     let labelled: Vec<(String, String)> = runs
         .iter()
@@ -117,8 +117,8 @@ pub fn train(
         data: data.display().to_string(),
         runs: runs.len(),
         tasks: tasks.len(),
-        labelled_tasks: y.len(),
-        anomalous_tasks: y.iter().filter(|&&v| v == 1).count(),
+        labelled_tasks: tasks.iter().filter(|t| t.anomalous.is_some()).count(),
+        anomalous_tasks: tasks.iter().filter(|t| t.anomalous == Some(true)).count(),
         run_labels,
         task_trees: task_trees.len(),
         seed,
@@ -186,10 +186,8 @@ impl WorkflowModel {
         let history = History::learn(tasks.iter());
         let refs: Vec<&Task> = tasks.iter().collect();
         let hosts = detect::host_scores(&refs, &history);
-        let shares = detect::task_votes(
-            &self.body.task_trees,
-            &detect::task_features(&refs, &history, &hosts),
-        )?;
+        let shares =
+            detect::task_votes(&self.body.task_trees, &detect::task_features(&refs, &hosts))?;
         let mut verdicts: BTreeMap<String, String> = BTreeMap::new();
         if let Some(forest) = &self.body.run_forest {
             let run_ids: Vec<String> = tasks

@@ -43,7 +43,7 @@ pub fn render_eval(e: &WorkflowEval) -> String {
         );
     }
     if let Some(auc) = e.supervised_task_roc_auc {
-        out += "task classifier (supervised where tasks are labelled: a forest over each task's z-scores, its host's evidence, and its run time against its kind in its run):\n";
+        out += "task classifier (supervised where tasks are labelled: a forest over each host of a run, its median z-scores against history and against the run's hosts, its evidence and its tasks' run times against their kinds in the run; a task gets its host's votes):\n";
         out += &format!(
             "  ROC-AUC {auc:.3}, average precision {}, accuracy {}, F1 of the anomalous tasks {} (Flow-Bench paper: supervised GNNs about 0.80 accuracy per workflow)\n",
             f3(e.supervised_task_average_precision),

@@ -21,24 +21,60 @@ use super::tasks::{
 /// A task or host "stands out" on a signal above this z-score (a run-level feature).
 const STANDS_OUT: f64 = 2.0;
 
-/// The figures the supervised task classifier learns from: the task's own z-scores, its host's
-/// median z-scores, its host's evidence against history and the run and its score (the
-/// unsupervised score's inputs and result), and the logarithm of its run time against its kind
-/// in its run (0 without one).
-pub fn task_features(tasks: &[&Task], history: &History, hosts: &[HostScore]) -> Vec<Vec<f64>> {
+/// The figures the supervised task classifier learns from, one row per task but the same for
+/// every task of a host in a run: a degraded worker is what the classifier looks for, and the
+/// tasks of one host share it (in Flow-Bench's traces every task of a host in a run has the same
+/// label). The row holds the host's median z-score per signal against history, the same less the
+/// median of the run's hosts (the host against its peers, per signal), its evidence against
+/// history and the run and its score (the unsupervised score's inputs and result), how many tasks
+/// it ran (log), and the median over its tasks of the logarithm of their run time against their
+/// kind in the run (0 without one).
+pub fn task_features(tasks: &[&Task], hosts: &[HostScore]) -> Vec<Vec<f64>> {
     let vs_run = runtime_vs_run(tasks);
-    tasks
-        .iter()
-        .zip(hosts)
-        .zip(vs_run)
-        .map(|((t, h), v)| {
-            let mut row: Vec<f64> = history.z(t).iter().map(|z| z.unwrap_or(0.0)).collect();
-            row.extend_from_slice(&h.signals);
-            row.extend([h.vs_history, h.vs_run, h.score]);
-            row.push(v.filter(|v| *v > 0.0).map_or(0.0, f64::ln));
-            row
+    // Each host of each run: its tasks.
+    let mut groups: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    for (i, t) in tasks.iter().enumerate() {
+        groups
+            .entry((t.run.as_str(), t.host.as_deref().unwrap_or("")))
+            .or_default()
+            .push(i);
+    }
+    // Per run and signal, the median over its hosts of their medians.
+    let mut per_run: HashMap<&str, Vec<[f64; N_SIGNALS]>> = HashMap::new();
+    for ((run, _), members) in &groups {
+        per_run
+            .entry(run)
+            .or_default()
+            .push(hosts[members[0]].signals);
+    }
+    let run_level: HashMap<&str, [f64; N_SIGNALS]> = per_run
+        .into_iter()
+        .map(|(run, signals)| {
+            let level = std::array::from_fn(|s| {
+                let mut v: Vec<f64> = signals.iter().map(|h| h[s]).collect();
+                stats::median(&mut v).unwrap_or(0.0)
+            });
+            (run, level)
         })
-        .collect()
+        .collect();
+    let mut rows = vec![Vec::new(); tasks.len()];
+    for ((run, _), members) in &groups {
+        let h = &hosts[members[0]];
+        let level = &run_level[run];
+        let mut row: Vec<f64> = h.signals.to_vec();
+        row.extend((0..N_SIGNALS).map(|s| h.signals[s] - level[s]));
+        row.extend([h.vs_history, h.vs_run, h.score]);
+        row.push((members.len() as f64).ln());
+        let mut slower: Vec<f64> = members
+            .iter()
+            .filter_map(|&i| vs_run[i].filter(|v| *v > 0.0).map(f64::ln))
+            .collect();
+        row.push(stats::median(&mut slower).unwrap_or(0.0));
+        for &i in members {
+            rows[i].clone_from(&row);
+        }
+    }
+    rows
 }
 
 /// The labelled tasks of `tasks`, with their host z-scores.
@@ -54,15 +90,17 @@ pub(super) fn labelled_only<'a>(
         .unzip()
 }
 
-/// Training rows one tree of the task classifier learns from (a seeded sample beyond it).
-const TASK_ROWS_PER_TREE: usize = 3000;
-/// Trees of the task classifier.
-const TASK_TREES: u64 = 30;
+/// Training rows (hosts of runs) one tree of the task classifier learns from: every row up to
+/// this, a seeded sample beyond it, so that training on a long history stays seconds (the 351
+/// 1000 Genome runs are 7,400 hosts of runs).
+const TASK_ROWS_PER_TREE: usize = 20_000;
+/// Trees of the task classifier (scikit-learn's default forest size).
+const TASK_TREES: u64 = 100;
 
 /// The supervised task classifier: `TASK_TREES` trees, each on its own seeded sample of the
-/// labelled training tasks (`y` 1 for anomalous), sampled by the tasks' names (`keys`), not their
-/// places, so that the same tasks give the same trees whatever order the warehouse returned them
-/// in. Empty when the tasks are not labelled both ways.
+/// training rows ([`labelled_task_rows`], `y` 1 for anomalous), sampled by the rows' names
+/// (`keys`), not their places, so that the same runs give the same trees whatever order the
+/// warehouse returned them in. Empty when the rows are not labelled both ways.
 pub fn fit_task_trees(
     x: &[Vec<f64>],
     y: &[u32],
@@ -105,24 +143,32 @@ pub fn task_votes(trees: &[RunForest], x: &[Vec<f64>]) -> Result<Vec<f64>, Detec
         .collect())
 }
 
-/// The labelled tasks' features, labels (1: anomalous) and names, for the task classifier.
+/// The task classifier's training rows: one per host of a run that ran labelled tasks (its
+/// features, see [`task_features`]), anomalous (1) when at least half its labelled tasks are, and
+/// named `run\nhost`.
 pub fn labelled_task_rows(
     tasks: &[&Task],
-    history: &History,
     hosts: &[HostScore],
 ) -> (Vec<Vec<f64>>, Vec<u32>, Vec<String>) {
     let (tasks, hosts) = labelled_only(tasks, hosts);
-    (
-        task_features(&tasks, history, &hosts),
-        tasks
-            .iter()
-            .map(|t| u32::from(t.anomalous == Some(true)))
-            .collect(),
-        tasks
-            .iter()
-            .map(|t| format!("{}\n{}", t.run, t.task_id))
-            .collect(),
-    )
+    let features = task_features(&tasks, &hosts);
+    // Per host of a run: its first task's row, and its anomalous and labelled tasks.
+    let mut by_host: BTreeMap<String, (usize, usize, usize)> = BTreeMap::new();
+    for (i, t) in tasks.iter().enumerate() {
+        let key = format!("{}\n{}", t.run, t.host.as_deref().unwrap_or(""));
+        let entry = by_host.entry(key).or_insert((i, 0, 0));
+        entry.1 += usize::from(t.anomalous == Some(true));
+        entry.2 += 1;
+    }
+    let mut x = Vec::with_capacity(by_host.len());
+    let mut y = Vec::with_capacity(by_host.len());
+    let mut keys = Vec::with_capacity(by_host.len());
+    for (key, (first, anomalous, labelled)) in by_host {
+        x.push(features[first].clone());
+        y.push(u32::from(2 * anomalous >= labelled));
+        keys.push(key);
+    }
+    (x, y, keys)
 }
 
 /// The phases (and rates) whose spread over a run the run classifier reads: the workflow

@@ -246,9 +246,9 @@ impl<'a> CrossValidation<'a> {
         }
         // The supervised task classifier, on the labelled tasks of the training runs.
         let (test_l, test_lh) = labelled_only(&test, &test_hosts);
-        let (x, y, keys) = labelled_task_rows(&train, &history, &train_hosts);
+        let (x, y, keys) = labelled_task_rows(&train, &train_hosts);
         let trees = fit_task_trees(&x, &y, &keys, seed.wrapping_add(fold as u64))?;
-        let votes = task_votes(&trees, &task_features(&test_l, &history, &test_lh))?;
+        let votes = task_votes(&trees, &task_features(&test_l, &test_lh))?;
         for (t, v) in test_l.iter().zip(votes) {
             pooled.supervised.push((v, t.anomalous == Some(true)));
         }

@@ -50,6 +50,21 @@ pub fn render_eval(e: &WorkflowEval) -> String {
             f3(e.supervised_task_accuracy),
             f3(e.supervised_task_f1),
         );
+        if !e.supervised_task_accuracy_by_run_label.is_empty() {
+            out += &format!(
+                "  accuracy by run label, healthy / anomalous tasks: {}\n",
+                e.supervised_task_accuracy_by_run_label
+                    .iter()
+                    .map(|a| format!(
+                        "{} {} / {}",
+                        printable(&a.run_label),
+                        f3(a.healthy),
+                        f3(a.anomalous)
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
     }
     out += "run labels (random forest on the run's shape: each phase's delays over its tasks, hosts, time and DAG):\n";
     out += &format!(

@@ -68,7 +68,45 @@ pub struct WorkflowEval {
     pub supervised_task_average_precision: Option<f64>,
     pub supervised_task_accuracy: Option<f64>,
     pub supervised_task_f1: Option<f64>,
+    /// The classifier's accuracy at half the votes on the tasks of each run label, healthy and
+    /// anomalous tasks apart (where a degraded host is missed, and where a healthy one is called).
+    pub supervised_task_accuracy_by_run_label: Vec<RunLabelAccuracy>,
     pub seconds: f64,
+}
+
+/// The task classifier's accuracy on the labelled tasks of the runs of one label.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunLabelAccuracy {
+    pub run_label: String,
+    /// Accuracy on the healthy tasks and on the anomalous ones (`None` where there are none),
+    /// and how many of each.
+    pub healthy: Option<f64>,
+    pub healthy_tasks: usize,
+    pub anomalous: Option<f64>,
+    pub anomalous_tasks: usize,
+}
+
+/// [`RunLabelAccuracy`] of each run label, from the pooled votes (vote share, anomalous, run
+/// label), at half the votes.
+fn accuracy_by_run_label(supervised: &[(f64, bool, Option<&str>)]) -> Vec<RunLabelAccuracy> {
+    // Per run label: right and all, healthy and anomalous.
+    let mut counts: BTreeMap<&str, [[usize; 2]; 2]> = BTreeMap::new();
+    for (v, a, label) in supervised {
+        let Some(label) = label else { continue };
+        let c = &mut counts.entry(label).or_default()[usize::from(*a)];
+        c[0] += usize::from((*v >= 0.5) == *a);
+        c[1] += 1;
+    }
+    counts
+        .into_iter()
+        .map(|(label, [healthy, anomalous])| RunLabelAccuracy {
+            run_label: label.to_string(),
+            healthy: (healthy[1] > 0).then(|| ratio(healthy[0], healthy[1])),
+            healthy_tasks: healthy[1],
+            anomalous: (anomalous[1] > 0).then(|| ratio(anomalous[0], anomalous[1])),
+            anomalous_tasks: anomalous[1],
+        })
+        .collect()
 }
 
 /// One run label's figures from the pooled confusion matrix, as the job models' evaluation gives
@@ -169,10 +207,10 @@ pub fn evaluate(
     for l in labelled.values() {
         *runs_by_label.entry(l.clone()).or_default() += 1;
     }
-    let (sv, sy): (Vec<f64>, Vec<bool>) = supervised.iter().copied().unzip();
+    let (sv, sy): (Vec<f64>, Vec<bool>) = supervised.iter().map(|(v, a, _)| (*v, *a)).unzip();
     let called = |v: f64| v >= 0.5;
     let (mut tp, mut fp, mut fneg, mut right_tasks) = (0usize, 0usize, 0usize, 0usize);
-    for (v, a) in &supervised {
+    for (v, a, _) in &supervised {
         match (called(*v), *a) {
             (true, true) => tp += 1,
             (true, false) => fp += 1,
@@ -187,6 +225,7 @@ pub fn evaluate(
         supervised_task_average_precision: stats::average_precision(&sv, &sy),
         supervised_task_accuracy: any.then(|| ratio(right_tasks, supervised.len())),
         supervised_task_f1: any.then(|| ratio(2 * tp, 2 * tp + fp + fneg)),
+        supervised_task_accuracy_by_run_label: accuracy_by_run_label(&supervised),
         runs: labelled.len(),
         runs_by_label: runs_by_label.into_iter().collect(),
         tasks: tasks.len(),
@@ -215,11 +254,12 @@ struct CrossValidation<'a> {
 }
 
 /// What the folds pool: each labelled test task's score, whether it is anomalous, and its label;
-/// the task classifier's vote share on each labelled test task and whether it is anomalous; and
+/// the task classifier's vote share on each labelled test task, whether it is anomalous and its
+/// run's label; and
 /// the runs' confusion matrix (rows: truth, columns: verdict).
 struct Pooled<'a> {
     scores: Vec<(f64, bool, Option<&'a str>)>,
-    supervised: Vec<(f64, bool)>,
+    supervised: Vec<(f64, bool, Option<&'a str>)>,
     confusion: Vec<Vec<usize>>,
 }
 
@@ -250,7 +290,10 @@ impl<'a> CrossValidation<'a> {
         let trees = fit_task_trees(&x, &y, &keys, seed.wrapping_add(fold as u64))?;
         let votes = task_votes(&trees, &task_features(&test_l, &test_lh))?;
         for (t, v) in test_l.iter().zip(votes) {
-            pooled.supervised.push((v, t.anomalous == Some(true)));
+            let run_label = self.labelled.get(&t.run).map(String::as_str);
+            pooled
+                .supervised
+                .push((v, t.anomalous == Some(true), run_label));
         }
         let split = |test_side: bool| -> Vec<String> {
             self.labelled
@@ -331,4 +374,41 @@ fn run_figures(confusion: &[Vec<usize>], names: &[String]) -> (f64, f64, f64) {
 /// `a / b`, 0 when `b` is.
 fn ratio(a: usize, b: usize) -> f64 {
     if b == 0 { 0.0 } else { a as f64 / b as f64 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accuracy_by_run_label_keeps_healthy_and_anomalous_tasks_apart() {
+        let votes = [
+            (0.9, true, Some("hdd_5")),  // found
+            (0.2, true, Some("hdd_5")),  // missed
+            (0.6, false, Some("hdd_5")), // a healthy host called
+            (0.1, false, Some("hdd_5")),
+            (0.5, false, Some("normal")), // half the votes calls it
+            (0.0, false, Some("normal")),
+            (1.0, true, None), // a run without a label: not counted
+        ];
+        assert_eq!(
+            accuracy_by_run_label(&votes),
+            vec![
+                RunLabelAccuracy {
+                    run_label: "hdd_5".into(),
+                    healthy: Some(0.5),
+                    healthy_tasks: 2,
+                    anomalous: Some(0.5),
+                    anomalous_tasks: 2,
+                },
+                RunLabelAccuracy {
+                    run_label: "normal".into(),
+                    healthy: Some(0.5),
+                    healthy_tasks: 2,
+                    anomalous: None,
+                    anomalous_tasks: 0,
+                },
+            ]
+        );
+    }
 }

@@ -40,7 +40,7 @@ pub use classifiers::{
     task_votes,
 };
 pub use error::DetectError;
-pub use evaluation::{LabelScores, WorkflowEval, evaluate, folds};
+pub use evaluation::{LabelScores, RunLabelAccuracy, WorkflowEval, evaluate, folds};
 pub use task_score::{
     FLAG_ABOVE, History, HostScore, host_scores, runtime_vs_run, score, write_scores,
 };

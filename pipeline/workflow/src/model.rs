@@ -22,7 +22,7 @@ use jobsight_warehouse::catalog::rows::WorkflowScoreRow;
 /// The first line's `format`.
 pub const FORMAT: &str = "jobsight-workflow-model";
 /// Bumped whenever the body's layout changes.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WorkflowModelError {
@@ -95,7 +95,8 @@ pub fn train(
     }
     let run_forest = if names.len() >= 2 {
         let run_ids: Vec<String> = labelled.iter().map(|(r, _)| r.clone()).collect();
-        let xr = detect::run_features(&refs, &history, &hosts, &run_ids);
+        let votes = detect::out_of_fold_votes(&refs, &hosts, seed)?;
+        let xr = detect::run_features(&refs, &history, &hosts, &votes, &run_ids);
         let yr: Vec<u32> = labelled
             .iter()
             .map(|(_, l)| names.iter().position(|n| n == l).unwrap_or(0) as u32)
@@ -196,7 +197,7 @@ impl WorkflowModel {
                 .collect::<BTreeSet<_>>()
                 .into_iter()
                 .collect();
-            let x = detect::run_features(&refs, &history, &hosts, &run_ids);
+            let x = detect::run_features(&refs, &history, &hosts, &shares, &run_ids);
             let predicted = forest
                 .predict(&detect::dense(&x)?)
                 .map_err(|e| DetectError::Fit(e.to_string()))?;

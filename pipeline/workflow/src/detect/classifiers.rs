@@ -194,11 +194,15 @@ const TIME_SLICES: usize = 10;
 ///   percentile, largest and share above [`STANDS_OUT`]; over the hosts (each host's median) the
 ///   largest, second and median; over time (the median of each tenth of the run's span, by
 ///   start of execution) the largest and where it falls; over the DAG the largest median of a
-///   depth.
+///   depth;
+/// - its hosts' shares of the task classifier's votes (`votes`, each task's, in `tasks` order;
+///   all 0 without a classifier): the largest, second and median, and the share of hosts it
+///   calls anomalous.
 pub fn run_features(
     tasks: &[&Task],
     history: &History,
     hosts: &[HostScore],
+    votes: &[f64],
     runs: &[String],
 ) -> Vec<Vec<f64>> {
     let mut per_run: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -208,7 +212,9 @@ pub fn run_features(
     runs.iter()
         .map(|run| {
             let members = per_run.get(run.as_str()).map_or(&[][..], |m| &m[..]);
-            run_row(tasks, history, hosts, members)
+            let mut row = run_row(tasks, history, hosts, members);
+            row.extend(vote_figures(tasks, votes, members));
+            row
         })
         .collect()
 }
@@ -283,6 +289,62 @@ fn run_row(tasks: &[&Task], history: &History, hosts: &[HostScore], members: &[u
         );
     }
     row
+}
+
+/// A run's hosts' vote shares (one per host: its tasks share it): the largest, second and
+/// median, and the share at or above half the votes.
+fn vote_figures(tasks: &[&Task], votes: &[f64], members: &[usize]) -> [f64; 4] {
+    let mut by_host: BTreeMap<&str, f64> = BTreeMap::new();
+    for &i in members {
+        by_host.insert(tasks[i].host.as_deref().unwrap_or(""), votes[i]);
+    }
+    let mut shares: Vec<f64> = by_host.into_values().collect();
+    shares.sort_by(|a, b| b.total_cmp(a));
+    [
+        top(&shares, 0),
+        top(&shares, 1),
+        share_at(&shares, 0.5),
+        share_above(&shares, 0.5 - f64::EPSILON),
+    ]
+}
+
+/// Folds of the task classifier's own cross-validation, when its votes on training runs feed
+/// the run classifier (votes on the runs it learnt from would be too sure).
+const VOTE_FOLDS: u64 = 5;
+
+/// Each task's vote share from a task classifier that did not learn from its run: the runs are
+/// split into [`VOTE_FOLDS`] by their names' hash, and each fold's tasks are judged by trees
+/// fitted on the others. What the run classifier learns from, so that it learns how far the
+/// votes on unseen runs can be trusted.
+pub fn out_of_fold_votes(
+    tasks: &[&Task],
+    hosts: &[HostScore],
+    seed: u64,
+) -> Result<Vec<f64>, DetectError> {
+    let fold_of: Vec<u64> = tasks
+        .iter()
+        .map(|t| stats::hash(&t.run, seed) % VOTE_FOLDS)
+        .collect();
+    let mut votes = vec![0.0; tasks.len()];
+    for fold in 0..VOTE_FOLDS {
+        let pick = |inside: bool| -> (Vec<usize>, Vec<&Task>, Vec<HostScore>) {
+            let at: Vec<usize> = (0..tasks.len())
+                .filter(|&i| (fold_of[i] == fold) == inside)
+                .collect();
+            let t = at.iter().map(|&i| tasks[i]).collect();
+            let h = at.iter().map(|&i| hosts[i]).collect();
+            (at, t, h)
+        };
+        let (_, train, train_hosts) = pick(false);
+        let (at, test, test_hosts) = pick(true);
+        let (x, y, keys) = labelled_task_rows(&train, &train_hosts);
+        let trees = fit_task_trees(&x, &y, &keys, seed.wrapping_add(fold))?;
+        let fold_votes = task_votes(&trees, &task_features(&test, &test_hosts))?;
+        for (i, v) in at.into_iter().zip(fold_votes) {
+            votes[i] = v;
+        }
+    }
+    Ok(votes)
 }
 
 /// The `i`-th largest of `sorted` (largest first), 0 when there are fewer.

@@ -10,7 +10,7 @@ use jobsight_base::stats;
 use jobsight_base::text::printable;
 
 use super::classifiers::{
-    dense, fit_forest, fit_task_trees, labelled_only, labelled_task_rows, run_features,
+    dense, fit_forest, fit_task_trees, labelled_task_rows, out_of_fold_votes, run_features,
     task_features, task_votes,
 };
 use super::error::DetectError;
@@ -285,11 +285,13 @@ impl<'a> CrossValidation<'a> {
             }
         }
         // The supervised task classifier, on the labelled tasks of the training runs.
-        let (test_l, test_lh) = labelled_only(&test, &test_hosts);
         let (x, y, keys) = labelled_task_rows(&train, &train_hosts);
         let trees = fit_task_trees(&x, &y, &keys, seed.wrapping_add(fold as u64))?;
-        let votes = task_votes(&trees, &task_features(&test_l, &test_lh))?;
-        for (t, v) in test_l.iter().zip(votes) {
+        let test_votes = task_votes(&trees, &task_features(&test, &test_hosts))?;
+        for (t, &v) in test.iter().zip(&test_votes) {
+            if t.anomalous.is_none() {
+                continue;
+            }
             let run_label = self.labelled.get(&t.run).map(String::as_str);
             pooled
                 .supervised
@@ -306,10 +308,11 @@ impl<'a> CrossValidation<'a> {
         if test_runs.is_empty() {
             return Ok(());
         }
-        let x_train = run_features(&train, &history, &train_hosts, &train_runs);
+        let train_votes = out_of_fold_votes(&train, &train_hosts, seed.wrapping_add(fold as u64))?;
+        let x_train = run_features(&train, &history, &train_hosts, &train_votes, &train_runs);
         let y_train: Vec<u32> = train_runs.iter().map(|r| self.class_of(r)).collect();
         let forest = fit_forest(&x_train, &y_train, seed)?;
-        let x_test = run_features(&test, &history, &test_hosts, &test_runs);
+        let x_test = run_features(&test, &history, &test_hosts, &test_votes, &test_runs);
         let predicted = forest
             .predict(&dense(&x_test)?)
             .map_err(|e| DetectError::Fit(e.to_string()))?;

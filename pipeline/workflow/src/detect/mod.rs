@@ -36,8 +36,8 @@ mod task_score;
 mod tasks;
 
 pub use classifiers::{
-    RunForest, dense, fit_forest, fit_task_trees, labelled_task_rows, run_features, task_features,
-    task_votes,
+    RunForest, dense, fit_forest, fit_task_trees, labelled_task_rows, out_of_fold_votes,
+    run_features, task_features, task_votes,
 };
 pub use error::DetectError;
 pub use evaluation::{LabelScores, RunLabelAccuracy, WorkflowEval, evaluate, folds};
@@ -151,8 +151,21 @@ mod tests {
         let y: Vec<bool> = tasks.iter().map(|t| t.anomalous == Some(true)).collect();
         assert_eq!(stats::roc_auc(&s, &y), Some(1.0));
         let ids = vec!["r00".to_string(), "r03".to_string(), "r05".to_string()];
-        let features = run_features(&refs, &history, &hosts, &ids);
+        // Votes as a perfect task classifier would give them: the run's hosts' shares close
+        // each row (largest, second, median, share called).
+        let votes: Vec<f64> = tasks
+            .iter()
+            .map(|t| f64::from(u8::from(t.anomalous == Some(true))))
+            .collect();
+        let features = run_features(&refs, &history, &hosts, &votes, &ids);
         assert!(features.iter().all(|f| f.len() == features[0].len()));
+        let vote_figures = |row: &[f64]| row[row.len() - 4..].to_vec();
+        assert_eq!(vote_figures(&features[0]), [0.0; 4]);
+        let called = vote_figures(&features[1]);
+        assert!(
+            called[0] == 1.0 && called[3] > 0.0 && called[3] < 1.0,
+            "{called:?}"
+        );
         assert!(features[1][0] > FLAG_ABOVE && features[0][0] < FLAG_ABOVE);
         assert!(features[2][0] < FLAG_ABOVE, "a slow run is not a slow host");
         // Against the same kind in the same run: the degraded host's k1 tasks took about twice

@@ -692,25 +692,11 @@ fn write_days(data: &Path, days: BTreeMap<NaiveDate, DayRuns>) -> Result<(), Peg
             reason: e.to_string(),
         };
         let tasks = WorkflowTaskRow::batch(&runs.tasks).map_err(batch_error)?;
-        catalog::replace_rows(
-            data,
-            Table::WorkflowTasks,
-            day,
-            DAY_PART,
-            "workflow_id",
-            &[tasks],
-            per_run_part,
-        )?;
         let rows = WorkflowRow::batch(&runs.runs).map_err(batch_error)?;
-        catalog::replace_rows(
-            data,
-            Table::Workflows,
-            day,
-            DAY_PART,
-            "workflow_id",
-            &[rows],
-            per_run_part,
-        )?;
+        for (table, batch) in [(Table::WorkflowTasks, tasks), (Table::Workflows, rows)] {
+            let key = "workflow_id";
+            catalog::replace_rows(data, table, day, DAY_PART, key, &[batch], per_run_part)?;
+        }
     }
     Ok(())
 }

@@ -670,8 +670,8 @@ pub fn trace_files(dir: &Path) -> Vec<PathBuf> {
 /// The part of each day's partition that holds the day's imported runs.
 pub const DAY_PART: &str = "pegasus";
 
-/// Tasks an import holds in memory before it writes their days (about 1 KB a task): the days
-/// are written as they fill, so an import of any size fits.
+/// Tasks an import holds in memory before it writes their days: the days are written as they
+/// fill, so the memory an import takes does not grow with its size.
 const FLUSH_TASKS: usize = 500_000;
 
 /// The runs of one day read by an import and not yet written.

@@ -18,8 +18,8 @@ use datafusion::parquet::basic::{Compression, ZstdLevel};
 use datafusion::parquet::file::properties::WriterProperties;
 
 use super::{
-    CatalogError, ROW_GROUP_ROWS, Table, part_files, part_path, partition_dir, remove_part_file,
-    write_atomically,
+    CatalogError, ROW_GROUP_ROWS, Table, part_files, part_name, part_path, partition_dir,
+    remove_part_file, write_atomically,
 };
 
 /// The name of a day's compacted file: `part-compacted.parquet`.
@@ -95,7 +95,6 @@ pub fn compacted_parts(
 /// that list and only remove. Between the commit and the removal, readers may see those parts'
 /// rows twice.
 pub fn compact_day(data: &Path, table: Table, day: NaiveDate) -> Result<Compacted, CatalogError> {
-    use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     use datafusion::parquet::file::metadata::KeyValue;
 
     let mut done = Compacted::default();
@@ -105,12 +104,7 @@ pub fn compact_day(data: &Path, table: Table, day: NaiveDate) -> Result<Compacte
         path: partition_dir(data, table, day),
         source,
     })? {
-        let Some(name) = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|n| n.strip_prefix("part-"))
-            .and_then(|n| n.strip_suffix(".parquet"))
-        else {
+        let Some(name) = part_name(&path) else {
             continue;
         };
         if !is_compactable(name) {
@@ -154,17 +148,8 @@ pub fn compact_day(data: &Path, table: Table, day: NaiveDate) -> Result<Compacte
         properties,
         |writer, tmp| {
             for input in &inputs {
-                let read_err = |source| CatalogError::Read {
-                    path: input.clone(),
-                    source,
-                };
-                let file = File::open(input).map_err(|e| read_err(e.into()))?;
-                let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-                    .and_then(|b| b.with_batch_size(64 * 1024).build())
-                    .map_err(read_err)?;
-                for batch in reader {
-                    let batch = batch.map_err(|e| read_err(e.into()))?;
-                    let batch = in_schema(&batch, &schema, table, input)?;
+                for batch in part_batches(input, table, &schema)? {
+                    let batch = batch?;
                     rows += batch.num_rows() as u64;
                     writer.write(&batch).map_err(|source| CatalogError::Write {
                         path: tmp.to_path_buf(),
@@ -182,6 +167,28 @@ pub fn compact_day(data: &Path, table: Table, day: NaiveDate) -> Result<Compacte
     done.parts = fresh.len();
     done.rows = rows;
     Ok(done)
+}
+
+/// The batches of the part file at `path` (64 Ki rows at a time), each in the catalogue's
+/// `schema` for `table` ([`in_schema`]): what compaction and [`super::replace_rows`] read.
+pub(super) fn part_batches<'a>(
+    path: &'a Path,
+    table: Table,
+    schema: &'a SchemaRef,
+) -> Result<impl Iterator<Item = Result<RecordBatch, CatalogError>> + 'a, CatalogError> {
+    use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let read_err = move |source| CatalogError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(|e| read_err(e.into()))?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .and_then(|b| b.with_batch_size(64 * 1024).build())
+        .map_err(read_err)?;
+    Ok(reader.map(move |batch| {
+        let batch = batch.map_err(|e| read_err(e.into()))?;
+        in_schema(&batch, schema, table, path)
+    }))
 }
 
 /// `batch`, read from the file at `path`, as a batch of the catalogue's `schema` for `table`.

@@ -7,7 +7,6 @@
 //! units written again: importing a unit twice replaces it, as writing its own part did.
 
 use std::collections::HashSet;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
@@ -16,15 +15,8 @@ use datafusion::arrow::compute::{cast, filter_record_batch};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::record_batch::RecordBatch;
 
-use super::{CatalogError, Table, in_schema, part_files, remove_part_file, write_part};
-
-/// The part's name in a file name `part-<name>.parquet`.
-fn part_name(path: &Path) -> Option<&str> {
-    path.file_name()?
-        .to_str()?
-        .strip_prefix("part-")?
-        .strip_suffix(".parquet")
-}
+use super::compact::part_batches;
+use super::{CatalogError, Table, part_files, part_name, remove_part_file, write_part};
 
 /// The values of column `key` of `batch` as text (`None` for a null), or an error naming the
 /// table when the batch has no such column.
@@ -53,9 +45,7 @@ fn keys_of(
 /// part per unit (`pegasus-<run>`) is folded into its day part the next time it writes that day.
 /// A crash between the commit and the removal leaves a folded part whose units the day part
 /// already holds; readers see those rows twice until the next write of the day, which keeps the
-/// day part's copy and drops the leftover's.
-///
-/// Returns the path written and how many units (distinct keys) the part now holds.
+/// day part's copy and drops the leftover's. Returns the path written.
 pub fn replace_rows(
     data: &Path,
     table: Table,
@@ -64,7 +54,7 @@ pub fn replace_rows(
     key: &str,
     batches: &[RecordBatch],
     folds: impl Fn(&str) -> bool,
-) -> Result<(PathBuf, usize), CatalogError> {
+) -> Result<PathBuf, CatalogError> {
     let schema = table.schema();
     let mut replaced: HashSet<String> = HashSet::new();
     for batch in batches {
@@ -82,25 +72,25 @@ pub fn replace_rows(
         .partition(|p| part_name(p) == Some(name));
     inputs.extend(folded.iter().cloned());
     let mut kept: Vec<RecordBatch> = Vec::new();
-    let mut held: HashSet<String> = HashSet::new();
+    let mut in_day_part: HashSet<String> = HashSet::new();
     for input in &inputs {
         let from_day_part = part_name(input) == Some(name);
-        let mut seen_here: HashSet<String> = HashSet::new();
-        for batch in read_file(input)? {
-            let batch = in_schema(&batch, &schema, table, input)?;
+        for batch in part_batches(input, table, &schema)? {
+            let batch = batch?;
             let keys = keys_of(&batch, table, key)?;
+            // Rows of a unit written again go; so do a folded part's rows of a unit the day part
+            // already holds (a leftover of a crash).
             let keep: BooleanArray = keys
                 .iter()
                 .map(|k| {
-                    Some(match k {
-                        Some(k) if replaced.contains(k) => false,
-                        // A folded part's unit that the day part already holds: a leftover.
-                        Some(k) if !from_day_part && held.contains(k) => false,
-                        _ => true,
-                    })
+                    Some(k.as_ref().is_none_or(|k| {
+                        !replaced.contains(k) && (from_day_part || !in_day_part.contains(k))
+                    }))
                 })
                 .collect();
-            seen_here.extend(keys.into_iter().flatten());
+            if from_day_part {
+                in_day_part.extend(keys.into_iter().flatten());
+            }
             let batch = filter_record_batch(&batch, &keep).map_err(|e| CatalogError::Schema {
                 table: table.name(),
                 reason: e.to_string(),
@@ -109,30 +99,13 @@ pub fn replace_rows(
                 kept.push(batch);
             }
         }
-        held.extend(seen_here);
     }
-    held.retain(|k| !replaced.contains(k));
-    let units = held.len() + replaced.len();
     kept.extend(batches.iter().cloned());
     let written = write_part(data, table, day, name, &kept)?;
     for path in &folded {
         remove_part_file(path)?;
     }
-    Ok((written, units))
-}
-
-fn read_file(path: &Path) -> Result<Vec<RecordBatch>, CatalogError> {
-    use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-    let read_err = |source| CatalogError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = File::open(path).map_err(|e| read_err(e.into()))?;
-    ParquetRecordBatchReaderBuilder::try_new(file)
-        .and_then(|b| b.with_batch_size(64 * 1024).build())
-        .map_err(read_err)?
-        .map(|batch| batch.map_err(|e| read_err(e.into())))
-        .collect()
+    Ok(written)
 }
 
 #[cfg(test)]
@@ -159,7 +132,9 @@ mod tests {
         let mut names = Vec::new();
         for path in part_files(data, Table::WorkflowTasks, day, None).unwrap() {
             names.push(part_name(&path).unwrap().to_string());
-            for batch in read_file(&path).unwrap() {
+            let schema = Table::WorkflowTasks.schema();
+            for batch in part_batches(&path, Table::WorkflowTasks, &schema).unwrap() {
+                let batch = batch.unwrap();
                 let column = |c: &str| {
                     batch
                         .column_by_name(c)
@@ -211,9 +186,8 @@ mod tests {
                 legacy,
             )
             .unwrap()
-            .1
         };
-        assert_eq!(write(&[tasks("a", &["a1", "a2"]), tasks("b", &["b1"])]), 3);
+        write(&[tasks("a", &["a1", "a2"]), tasks("b", &["b1"])]);
         assert_eq!(
             day_rows(data, day),
             (
@@ -223,7 +197,7 @@ mod tests {
             "the per-run part is folded in and removed"
         );
         // Run a again with one task fewer: replaced; b and c kept.
-        assert_eq!(write(&[tasks("a", &["a9"])]), 3);
+        write(&[tasks("a", &["a9"])]);
         assert_eq!(
             day_rows(data, day).0,
             pairs(&[("a", "a9"), ("b", "b1"), ("c", "c1")])
@@ -246,7 +220,7 @@ mod tests {
             &[tasks("s", &["s1"])],
         )
         .unwrap();
-        assert_eq!(write(&[tasks("d", &["d1"])]), 4);
+        write(&[tasks("d", &["d1"])]);
         assert_eq!(
             day_rows(data, day),
             (

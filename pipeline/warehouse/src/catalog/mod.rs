@@ -429,6 +429,14 @@ pub fn part_path(data: &Path, table: Table, day: NaiveDate, name: &str) -> PathB
     ))
 }
 
+/// The part's name in a part file's name `part-<name>.parquet`; `None` for another file.
+fn part_name(path: &Path) -> Option<&str> {
+    path.file_name()?
+        .to_str()?
+        .strip_prefix("part-")?
+        .strip_suffix(".parquet")
+}
+
 /// Atomically writes `batches` as `part-<name>.parquet` into the table's partition for `day`,
 /// replacing an earlier file of the same name. `name` identifies the ingest unit (sanitised here).
 pub fn write_part(

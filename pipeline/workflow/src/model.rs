@@ -78,8 +78,7 @@ pub fn train(
     let history = History::learn(tasks.iter());
     let refs: Vec<&Task> = tasks.iter().collect();
     let hosts = detect::host_scores(&refs, &history);
-    let (x, y, keys) = detect::labelled_task_rows(&refs, &hosts);
-    let task_trees = detect::fit_task_trees(&x, &y, &keys, seed)?;
+    let task_trees = detect::fit_task_classifier(&refs, &hosts, seed)?;
     let labelled: Vec<(String, String)> = runs
         .iter()
         .filter_map(|(r, l)| Some((r.clone(), l.clone()?)))
@@ -187,8 +186,7 @@ impl WorkflowModel {
         let history = History::learn(tasks.iter());
         let refs: Vec<&Task> = tasks.iter().collect();
         let hosts = detect::host_scores(&refs, &history);
-        let shares =
-            detect::task_votes(&self.body.task_trees, &detect::task_features(&refs, &hosts))?;
+        let shares = detect::task_votes(&self.body.task_trees, &refs, &hosts)?;
         let mut verdicts: BTreeMap<String, String> = BTreeMap::new();
         if let Some(forest) = &self.body.run_forest {
             let run_ids: Vec<String> = tasks

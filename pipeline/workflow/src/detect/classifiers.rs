@@ -21,67 +21,67 @@ use super::tasks::{
 /// A task or host "stands out" on a signal above this z-score (a run-level feature).
 const STANDS_OUT: f64 = 2.0;
 
-/// The figures the supervised task classifier learns from, one row per task but the same for
-/// every task of a host in a run: a degraded worker is what the classifier looks for, and the
-/// tasks of one host share it (in Flow-Bench's traces every task of a host in a run has the same
-/// label). The row holds the host's median z-score per signal against history, the same less the
-/// median of the run's hosts (the host against its peers, per signal), its evidence against
-/// history and the run and its score (the unsupervised score's inputs and result), how many tasks
-/// it ran (log), and the median over its tasks of the logarithm of their run time against their
-/// kind in the run (0 without one).
-pub fn task_features(tasks: &[&Task], hosts: &[HostScore]) -> Vec<Vec<f64>> {
+/// The hosts of the runs of some tasks, as the supervised task classifier sees them: a degraded
+/// worker is what it looks for, and the tasks of one host share it (in Flow-Bench's traces every
+/// task of a host in a run has the same label), so its rows are the hosts of the runs and a task
+/// gets its host's votes.
+struct HostRows {
+    /// Each host of a run, `run\nhost`, in that order.
+    keys: Vec<String>,
+    /// Its figures: its median z-score per signal against history, the same less the median of
+    /// the run's hosts (the host against its peers, per signal), its evidence against history
+    /// and the run and its score (the unsupervised score's inputs and result), how many tasks it
+    /// ran (log), and the median over its tasks of the logarithm of their run time against their
+    /// kind in the run (0 without one).
+    x: Vec<Vec<f64>>,
+    /// Each task's host's place in `keys` and `x`, in `tasks` order.
+    of_task: Vec<usize>,
+}
+
+fn host_rows(tasks: &[&Task], hosts: &[HostScore]) -> HostRows {
     let vs_run = runtime_vs_run(tasks);
-    // Each host of each run: its tasks.
-    let mut groups: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    let mut groups: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
     for (i, t) in tasks.iter().enumerate() {
         groups
             .entry((t.run.as_str(), t.host.as_deref().unwrap_or("")))
             .or_default()
             .push(i);
     }
-    // Per run and signal, the median over its hosts of their medians.
-    let mut per_run: HashMap<&str, Vec<[f64; N_SIGNALS]>> = HashMap::new();
-    for ((run, _), members) in &groups {
-        per_run
-            .entry(run)
-            .or_default()
-            .push(hosts[members[0]].signals);
-    }
-    let run_level: HashMap<&str, [f64; N_SIGNALS]> = per_run
-        .into_iter()
-        .map(|(run, signals)| {
-            let level = std::array::from_fn(|s| {
-                let mut v: Vec<f64> = signals.iter().map(|h| h[s]).collect();
-                stats::median(&mut v).unwrap_or(0.0)
-            });
-            (run, level)
-        })
-        .collect();
-    let mut rows = vec![Vec::new(); tasks.len()];
-    for ((run, _), members) in &groups {
-        let h = &hosts[members[0]];
-        let level = &run_level[run];
-        let mut row: Vec<f64> = h.signals.to_vec();
-        row.extend((0..N_SIGNALS).map(|s| h.signals[s] - level[s]));
-        row.extend([h.vs_history, h.vs_run, h.score]);
-        row.push((members.len() as f64).ln());
-        let mut slower: Vec<f64> = members
-            .iter()
-            .filter_map(|&i| vs_run[i].filter(|v| *v > 0.0).map(f64::ln))
-            .collect();
-        row.push(stats::median(&mut slower).unwrap_or(0.0));
-        for &i in members {
-            rows[i].clone_from(&row);
+    let groups: Vec<((&str, &str), Vec<usize>)> = groups.into_iter().collect();
+    let mut rows = HostRows {
+        keys: Vec::with_capacity(groups.len()),
+        x: Vec::with_capacity(groups.len()),
+        of_task: vec![0; tasks.len()],
+    };
+    for run in groups.chunk_by(|a, b| a.0.0 == b.0.0) {
+        // Per signal, the median over the run's hosts of their medians.
+        let level: [f64; N_SIGNALS] = std::array::from_fn(|s| {
+            let mut v: Vec<f64> = run.iter().map(|(_, m)| hosts[m[0]].signals[s]).collect();
+            stats::median(&mut v).unwrap_or(0.0)
+        });
+        for ((run_id, host), members) in run {
+            let h = &hosts[members[0]];
+            let mut row: Vec<f64> = h.signals.to_vec();
+            row.extend((0..N_SIGNALS).map(|s| h.signals[s] - level[s]));
+            row.extend([h.vs_history, h.vs_run, h.score]);
+            row.push((members.len() as f64).ln());
+            let mut slower: Vec<f64> = members
+                .iter()
+                .filter_map(|&i| vs_run[i].filter(|v| *v > 0.0).map(f64::ln))
+                .collect();
+            row.push(stats::median(&mut slower).unwrap_or(0.0));
+            for &i in members {
+                rows.of_task[i] = rows.x.len();
+            }
+            rows.keys.push(format!("{run_id}\n{host}"));
+            rows.x.push(row);
         }
     }
     rows
 }
 
 /// The labelled tasks of `tasks`, with their host z-scores.
-pub(super) fn labelled_only<'a>(
-    tasks: &[&'a Task],
-    hosts: &[HostScore],
-) -> (Vec<&'a Task>, Vec<HostScore>) {
+fn labelled_only<'a>(tasks: &[&'a Task], hosts: &[HostScore]) -> (Vec<&'a Task>, Vec<HostScore>) {
     tasks
         .iter()
         .zip(hosts)
@@ -97,29 +97,42 @@ const TASK_ROWS_PER_TREE: usize = 20_000;
 /// Trees of the task classifier (scikit-learn's default forest size).
 const TASK_TREES: u64 = 100;
 
-/// The supervised task classifier: `TASK_TREES` trees, each on its own seeded sample of the
-/// training rows ([`labelled_task_rows`], `y` 1 for anomalous), sampled by the rows' names
-/// (`keys`), not their places, so that the same runs give the same trees whatever order the
-/// warehouse returned them in. Empty when the rows are not labelled both ways.
-pub fn fit_task_trees(
-    x: &[Vec<f64>],
-    y: &[u32],
-    keys: &[String],
+/// The supervised task classifier, learnt from the labelled tasks of `tasks`: `TASK_TREES`
+/// trees over the hosts of their runs ([`HostRows`]; a host is anomalous when at least half its
+/// labelled tasks are), each on its own seeded sample of them drawn by their names, not their
+/// places, so that the same runs give the same trees whatever order the warehouse returned them
+/// in. Empty when the hosts are not labelled both ways.
+pub fn fit_task_classifier(
+    tasks: &[&Task],
+    hosts: &[HostScore],
     seed: u64,
 ) -> Result<Vec<RunForest>, DetectError> {
     use rayon::prelude::*;
-    if x.is_empty() || !y.contains(&1) || !y.contains(&0) {
+    let (tasks, hosts) = labelled_only(tasks, hosts);
+    let rows = host_rows(&tasks, &hosts);
+    // Per host: its anomalous and its labelled tasks.
+    let mut counts = vec![(0usize, 0usize); rows.x.len()];
+    for (t, &r) in tasks.iter().zip(&rows.of_task) {
+        counts[r].0 += usize::from(t.anomalous == Some(true));
+        counts[r].1 += 1;
+    }
+    let y: Vec<u32> = counts
+        .iter()
+        .map(|&(anomalous, labelled)| u32::from(2 * anomalous >= labelled))
+        .collect();
+    if y.is_empty() || !y.contains(&1) || !y.contains(&0) {
         return Ok(Vec::new());
     }
+    let (x, keys) = (&rows.x, &rows.keys);
     (0..TASK_TREES)
         .into_par_iter()
         .map(|tree| {
-            let mut rows: Vec<usize> = (0..x.len()).collect();
+            let mut sample: Vec<usize> = (0..x.len()).collect();
             let tree_seed = seed ^ tree.wrapping_mul(0x9e37_79b9);
-            rows.sort_by_key(|&i| (stats::hash(&keys[i], tree_seed), &keys[i]));
-            rows.truncate(TASK_ROWS_PER_TREE);
-            let xs: Vec<Vec<f64>> = rows.iter().map(|&i| x[i].clone()).collect();
-            let ys: Vec<u32> = rows.iter().map(|&i| y[i]).collect();
+            sample.sort_by_key(|&i| (stats::hash(&keys[i], tree_seed), &keys[i]));
+            sample.truncate(TASK_ROWS_PER_TREE);
+            let xs: Vec<Vec<f64>> = sample.iter().map(|&i| x[i].clone()).collect();
+            let ys: Vec<u32> = sample.iter().map(|&i| y[i]).collect();
             let params = RandomForestClassifierParameters::default()
                 .with_n_trees(1)
                 .with_seed(seed.wrapping_add(tree));
@@ -128,47 +141,25 @@ pub fn fit_task_trees(
         .collect()
 }
 
-/// Each task's share of `trees` that call it anomalous (0 without trees).
-pub fn task_votes(trees: &[RunForest], x: &[Vec<f64>]) -> Result<Vec<f64>, DetectError> {
-    if trees.is_empty() || x.is_empty() {
-        return Ok(vec![0.0; x.len()]);
+/// Each task's share of `trees` (the task classifier) that call its host in its run anomalous,
+/// in `tasks` order; 0 without trees. Each host is judged once.
+pub fn task_votes(
+    trees: &[RunForest],
+    tasks: &[&Task],
+    hosts: &[HostScore],
+) -> Result<Vec<f64>, DetectError> {
+    if trees.is_empty() || tasks.is_empty() {
+        return Ok(vec![0.0; tasks.len()]);
     }
-    let m = dense(x)?;
+    let rows = host_rows(tasks, hosts);
+    let m = dense(&rows.x)?;
     let calls: Vec<Vec<u32>> = trees
         .iter()
         .map(|t| t.predict(&m).map_err(|e| DetectError::Fit(e.to_string())))
         .collect::<Result<_, _>>()?;
-    Ok((0..x.len())
-        .map(|i| calls.iter().filter(|c| c[i] == 1).count() as f64 / calls.len() as f64)
-        .collect())
-}
-
-/// The task classifier's training rows: one per host of a run that ran labelled tasks (its
-/// features, see [`task_features`]), anomalous (1) when at least half its labelled tasks are, and
-/// named `run\nhost`.
-pub fn labelled_task_rows(
-    tasks: &[&Task],
-    hosts: &[HostScore],
-) -> (Vec<Vec<f64>>, Vec<u32>, Vec<String>) {
-    let (tasks, hosts) = labelled_only(tasks, hosts);
-    let features = task_features(&tasks, &hosts);
-    // Per host of a run: its first task's row, and its anomalous and labelled tasks.
-    let mut by_host: BTreeMap<String, (usize, usize, usize)> = BTreeMap::new();
-    for (i, t) in tasks.iter().enumerate() {
-        let key = format!("{}\n{}", t.run, t.host.as_deref().unwrap_or(""));
-        let entry = by_host.entry(key).or_insert((i, 0, 0));
-        entry.1 += usize::from(t.anomalous == Some(true));
-        entry.2 += 1;
-    }
-    let mut x = Vec::with_capacity(by_host.len());
-    let mut y = Vec::with_capacity(by_host.len());
-    let mut keys = Vec::with_capacity(by_host.len());
-    for (key, (first, anomalous, labelled)) in by_host {
-        x.push(features[first].clone());
-        y.push(u32::from(2 * anomalous >= labelled));
-        keys.push(key);
-    }
-    (x, y, keys)
+    let share = |r: usize| calls.iter().filter(|c| c[r] == 1).count() as f64 / calls.len() as f64;
+    let by_host: Vec<f64> = (0..rows.x.len()).map(share).collect();
+    Ok(rows.of_task.iter().map(|&r| by_host[r]).collect())
 }
 
 /// The phases (and rates) whose spread over a run the run classifier reads: the workflow
@@ -337,9 +328,8 @@ pub fn out_of_fold_votes(
         };
         let (_, train, train_hosts) = pick(false);
         let (at, test, test_hosts) = pick(true);
-        let (x, y, keys) = labelled_task_rows(&train, &train_hosts);
-        let trees = fit_task_trees(&x, &y, &keys, seed.wrapping_add(fold))?;
-        let fold_votes = task_votes(&trees, &task_features(&test, &test_hosts))?;
+        let trees = fit_task_classifier(&train, &train_hosts, seed.wrapping_add(fold))?;
+        let fold_votes = task_votes(&trees, &test, &test_hosts)?;
         for (i, v) in at.into_iter().zip(fold_votes) {
             votes[i] = v;
         }

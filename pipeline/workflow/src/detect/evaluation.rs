@@ -10,8 +10,7 @@ use jobsight_base::stats;
 use jobsight_base::text::printable;
 
 use super::classifiers::{
-    dense, fit_forest, fit_task_trees, labelled_task_rows, out_of_fold_votes, run_features,
-    task_features, task_votes,
+    dense, fit_forest, fit_task_classifier, out_of_fold_votes, run_features, task_votes,
 };
 use super::error::DetectError;
 use super::task_score::{History, host_scores};
@@ -285,9 +284,8 @@ impl<'a> CrossValidation<'a> {
             }
         }
         // The supervised task classifier, on the labelled tasks of the training runs.
-        let (x, y, keys) = labelled_task_rows(&train, &train_hosts);
-        let trees = fit_task_trees(&x, &y, &keys, seed.wrapping_add(fold as u64))?;
-        let test_votes = task_votes(&trees, &task_features(&test, &test_hosts))?;
+        let trees = fit_task_classifier(&train, &train_hosts, seed.wrapping_add(fold as u64))?;
+        let test_votes = task_votes(&trees, &test, &test_hosts)?;
         for (t, &v) in test.iter().zip(&test_votes) {
             if t.anomalous.is_none() {
                 continue;

@@ -36,8 +36,7 @@ mod task_score;
 mod tasks;
 
 pub use classifiers::{
-    RunForest, dense, fit_forest, fit_task_trees, labelled_task_rows, out_of_fold_votes,
-    run_features, task_features, task_votes,
+    RunForest, dense, fit_forest, fit_task_classifier, out_of_fold_votes, run_features, task_votes,
 };
 pub use error::DetectError;
 pub use evaluation::{LabelScores, RunLabelAccuracy, WorkflowEval, evaluate, folds};

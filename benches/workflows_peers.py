@@ -5,7 +5,8 @@
 2. score: the tasks read back, and what `jobsight workflow score` computes
    (pipeline/workflow/src/detect/task_score.rs): each task's 15 signals as robust z-scores against
    its kind (median and 1.4826 x MAD, with the same floors), each kind's signal weights (how much
-   a signal follows the host), the host medians per kind and signal, the run's peers' level (the
+   a signal follows the host), the host medians per kind and signal (counted n / (n + 1) for n
+   tasks), the run's peers' level (the
    lower third of the host medians), and each host's score, written as Parquet.
 
 Prints one JSON line: the seconds of each step and a checksum of the scores (their sum), which the
@@ -94,8 +95,11 @@ def score(t):
     unlearnt = pd.DataFrame(0.0, index=weight.index, columns=weight.columns)
     unlearnt[["runtime", "exec"]] = 1.0
     weight = weight.where(learnt, unlearnt, axis=0)
-    # The host medians per kind and signal, and the run's peers' level.
+    # The host medians per kind and signal, each counting n / (n + 1) of itself for n tasks, and
+    # the run's peers' level.
     medians = z.groupby(by_host).median()
+    counts = z.groupby(by_host).count()
+    shrink = counts / (counts + 1.0)
     peers = medians.groupby(level=[0, 2])
     level = peers.quantile(1.0 / 3.0).where(peers.count() >= 3, 0.0)
     level = level.reindex(medians.index.droplevel(1)).set_axis(medians.index)
@@ -104,8 +108,8 @@ def score(t):
     present = medians.notna()
     per_group = pd.DataFrame(
         {
-            "h": (w2 * medians.clip(0.0, 50.0)).where(present).sum(axis=1),
-            "r": (w2 * (medians - level).clip(0.0, 50.0)).where(present).sum(axis=1),
+            "h": (w2 * (shrink * medians).clip(0.0, 50.0)).where(present).sum(axis=1),
+            "r": (w2 * (shrink * (medians - level)).clip(0.0, 50.0)).where(present).sum(axis=1),
             "w": w2.where(present).sum(axis=1),
             "learnt": learnt.reindex(kinds).to_numpy(),
         }

@@ -181,6 +181,40 @@ mod tests {
     }
 
     #[test]
+    fn one_slow_task_is_weaker_evidence_than_three() {
+        // Run r03's host d lost cores: with all three tasks of each kind, and with one of each.
+        let tasks = runs();
+        let history = History::learn(tasks.iter());
+        let score_of_d = |tasks: &[&Task]| {
+            let hosts = host_scores(tasks, &history);
+            let at = tasks
+                .iter()
+                .position(|t| t.run == "r03" && t.host.as_deref() == Some("d"))
+                .unwrap();
+            hosts[at].score
+        };
+        let all: Vec<&Task> = tasks.iter().collect();
+        let mut seen = BTreeMap::new();
+        let one_each: Vec<&Task> = tasks
+            .iter()
+            .filter(|t| {
+                let on_d = t.run == "r03" && t.host.as_deref() == Some("d");
+                let n = seen.entry(t.kind.clone()).or_insert(0);
+                *n += usize::from(on_d);
+                !on_d || *n == 1
+            })
+            .collect();
+        assert_eq!(all.len() - one_each.len(), 4);
+        let (three, one) = (score_of_d(&all), score_of_d(&one_each));
+        // A median counts n / (n + 1): 3/4 of three tasks' slowdown, 1/2 of one task's.
+        assert!(
+            one > FLAG_ABOVE,
+            "one slow task of each kind is still slow: {one}"
+        );
+        assert!(one < 0.8 * three, "{one} against {three}");
+    }
+
+    #[test]
     fn a_spread_never_falls_below_what_the_trace_resolves() {
         // Every task of the kind took 3 s and no CPU time (Montage's mDiffFit): a 4-s task is one
         // second slower, about one spread, not an outlier; and a CPU time that is always 0 says

@@ -340,14 +340,17 @@ fn run_host_scores(
     // counts: see [`shrinkage`].
     let same_group =
         |a: &usize, b: &usize| keys.host[*a] == keys.host[*b] && keys.kind[*a] == keys.kind[*b];
-    let groups: Vec<(usize, [Option<f64>; N_SIGNALS])> = members
-        .chunk_by(same_group)
-        .map(|g| (g[0], std::array::from_fn(|s| median_of(g, s))))
-        .collect();
-    let shrink: Vec<[f64; N_SIGNALS]> = members
+    type Group = (usize, [Option<f64>; N_SIGNALS], [f64; N_SIGNALS]);
+    let groups: Vec<Group> = members
         .chunk_by(same_group)
         .map(|g| {
-            std::array::from_fn(|s| shrinkage(g.iter().filter(|&&i| z[i][s].is_some()).count()))
+            let median = std::array::from_fn(|s| median_of(g, s));
+            let measured = |s: usize| g.iter().filter(|&&i| z[i][s].is_some()).count();
+            (
+                g[0],
+                median,
+                std::array::from_fn(|s| shrinkage(measured(s))),
+            )
         })
         .collect();
     // The peers' level of each kind and signal: the lower third of its hosts' medians.
@@ -374,14 +377,14 @@ fn run_host_scores(
     for host in members.chunk_by(|a, b| keys.host[*a] == keys.host[*b]) {
         let mut evidence = [Evidence::default(); 2];
         while group_at < groups.len() && keys.host[groups[group_at].0] == keys.host[host[0]] {
-            let (first, median) = &groups[group_at];
+            let (first, median, shrink) = &groups[group_at];
             let (weights, learnt) = history.weights(&tasks[*first].kind);
             let e = &mut evidence[usize::from(!learnt)];
             for s in 0..N_SIGNALS {
                 let Some(v) = median[s] else { continue };
-                let (w, shrink) = (weights[s] * weights[s], shrink[group_at][s]);
-                e.against_history += w * (shrink * v).clamp(0.0, Z_LIMIT);
-                e.against_run += w * (shrink * (v - level[group_at][s])).clamp(0.0, Z_LIMIT);
+                let w = weights[s] * weights[s];
+                e.against_history += w * (shrink[s] * v).clamp(0.0, Z_LIMIT);
+                e.against_run += w * (shrink[s] * (v - level[group_at][s])).clamp(0.0, Z_LIMIT);
                 e.weight += w;
             }
             group_at += 1;

@@ -1037,7 +1037,19 @@ fn schedule_file(data: &Path, name: &str) -> String {
     std::fs::read_to_string(schedule::state_dir(data).join(name)).unwrap()
 }
 
-/// A stand-in `sacct` for any job id N of cluster `ci`: submitted at 1795300000 + 60 N, run for
+/// When the daemon tests' job 0 would have been submitted: three hours before the test started,
+/// on the minute. It follows the clock because the daemon judges (and emails about) only the jobs
+/// of the last `notify.lookback_days` days by the real clock; a fixed date aged out of that a week
+/// after it was written, and the test failed.
+fn many_jobs_base() -> i64 {
+    static BASE: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+    *BASE.get_or_init(|| {
+        let now = Utc::now().timestamp() - 3 * 3600;
+        now - now.rem_euclid(60)
+    })
+}
+
+/// A stand-in `sacct` for any job id N of cluster `ci`: submitted at [`many_jobs_base`] + 60 N, run for
 /// 10 minutes on node `vm`; every 3rd job TIMEOUT, every 7th OUT_OF_MEMORY (a critical finding,
 /// so an immediate email), the rest COMPLETED; no other job on its node. Answers in the shapes
 /// of Slurm 22.05.
@@ -1051,7 +1063,7 @@ args = sys.argv[1:]
 if "-N" in args:
     sys.exit(0)
 n = int(args[args.index("-j") + 1])
-submit = 1795300000 + 60 * n
+submit = BASE + 60 * n
 state, code = ("OUT_OF_MEMORY", "0:125") if n % 7 == 0 else ("TIMEOUT", "0:0") if n % 3 == 0 else ("COMPLETED", "0:0")
 if "--json" in args:
     job = {"job_id": n, "name": "app%d" % (n % 4), "cluster": "ci", "user": "alice", "group": "alice",
@@ -1066,7 +1078,8 @@ if "--json" in args:
     print(json.dumps({"meta": {}, "errors": [], "jobs": [job]}))
 else:
     print("%d|%d|%s" % (n, submit, code))
-"#,
+"#
+        .replace("BASE", &many_jobs_base().to_string()),
     )
     .unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -1130,7 +1143,7 @@ fn dag_file(name: &str) -> String {
 
 fn enqueue_job(spool: &Path, n: u64) {
     // Enqueued four seconds after the job's end.
-    slurm_hooks::spool_dir::enqueue(spool, &record(n, 1_795_300_000 + 60 * n as i64 + 604))
+    slurm_hooks::spool_dir::enqueue(spool, &record(n, many_jobs_base() + 60 * n as i64 + 604))
         .unwrap();
 }
 

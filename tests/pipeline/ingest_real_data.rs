@@ -71,6 +71,27 @@ fn sql(data: &Path, query: &str) -> Vec<serde_json::Map<String, serde_json::Valu
         .collect()
 }
 
+/// The SQL blocks (```sql fences) of a document of the repository, in order.
+fn documented_queries(doc: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(common::repo().join(doc)).unwrap();
+    let mut queries = Vec::new();
+    let mut current: Option<Vec<&str>> = None;
+    for line in text.lines() {
+        let fence = line.trim_start();
+        match (&mut current, fence) {
+            (None, "```sql") => current = Some(Vec::new()),
+            (Some(lines), "```") => {
+                queries.push(lines.join("\n"));
+                current = None;
+            }
+            (Some(lines), _) => lines.push(line),
+            (None, _) => {}
+        }
+    }
+    assert!(!queries.is_empty(), "{doc} shows no SQL");
+    queries
+}
+
 /// A temporary folder holding the archive's contents.
 fn extracted(archive: &Path) -> tempfile::TempDir {
     let work = tempfile::tempdir().unwrap();
@@ -747,6 +768,19 @@ fn flowbench_1000genome_traces() {
         out.contains("scored 4110 tasks of 30 workflow runs"),
         "{out}"
     );
+    // Every query docs/workflows.md shows runs on this warehouse and answers (KIND is one of
+    // the kinds it names): the ROC-AUC by ranks is a share, the label sets are counted per label.
+    for (i, query) in documented_queries("docs/workflows.md").iter().enumerate() {
+        let query = query.replace("'KIND'", "'individuals'");
+        let rows = sql(&data, &query);
+        assert!(!rows.is_empty(), "query {} of docs/workflows.md: no rows", i + 1);
+        for row in &rows {
+            if let Some(auc) = row.get("roc_auc") {
+                let auc = auc.as_f64().unwrap();
+                assert!((0.0..=1.0).contains(&auc), "{row:?}");
+            }
+        }
+    }
     let pages = work.path().join("pages");
     // parsed/cpu_3/1000-genome-run0134.csv, its tasks on worker1-container-* and
     // worker2-container-* hosts (column kickstart_hostname).

@@ -773,7 +773,11 @@ fn flowbench_1000genome_traces() {
     for (i, query) in documented_queries("docs/workflows.md").iter().enumerate() {
         let query = query.replace("'KIND'", "'individuals'");
         let rows = sql(&data, &query);
-        assert!(!rows.is_empty(), "query {} of docs/workflows.md: no rows", i + 1);
+        assert!(
+            !rows.is_empty(),
+            "query {} of docs/workflows.md: no rows",
+            i + 1
+        );
         for row in &rows {
             if let Some(auc) = row.get("roc_auc") {
                 let auc = auc.as_f64().unwrap();

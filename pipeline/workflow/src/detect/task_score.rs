@@ -331,10 +331,11 @@ fn run_host_scores(
     z: &[[Option<f64>; N_SIGNALS]],
 ) -> Vec<(usize, HostScore)> {
     let mut values = Vec::new();
-    let mut median_of = |group: &[usize], s: usize| -> Option<f64> {
+    // The median of signal `s` over `group`, and over how many tasks it was measured.
+    let mut median_of = |group: &[usize], s: usize| -> (Option<f64>, usize) {
         values.clear();
         values.extend(group.iter().filter_map(|&i| z[i][s]));
-        stats::median(&mut values)
+        (stats::median(&mut values), values.len())
     };
     // The median z-score of each kind's tasks on each host, in host order, and how much of it
     // counts: see [`shrinkage`].
@@ -344,13 +345,13 @@ fn run_host_scores(
     let groups: Vec<Group> = members
         .chunk_by(same_group)
         .map(|g| {
-            let median = std::array::from_fn(|s| median_of(g, s));
-            let measured = |s: usize| g.iter().filter(|&&i| z[i][s].is_some()).count();
-            (
-                g[0],
-                median,
-                std::array::from_fn(|s| shrinkage(measured(s))),
-            )
+            let mut shrink = [0.0; N_SIGNALS];
+            let median = std::array::from_fn(|s| {
+                let (median, measured) = median_of(g, s);
+                shrink[s] = shrinkage(measured);
+                median
+            });
+            (g[0], median, shrink)
         })
         .collect();
     // The peers' level of each kind and signal: the lower third of its hosts' medians.
@@ -404,7 +405,7 @@ fn run_host_scores(
             score: (vs_history * vs_run).sqrt(),
             vs_history,
             vs_run,
-            signals: std::array::from_fn(|s| median_of(host, s).unwrap_or(0.0)),
+            signals: std::array::from_fn(|s| median_of(host, s).0.unwrap_or(0.0)),
         };
         out.extend(host.iter().map(|&i| (i, score)));
     }

@@ -59,6 +59,7 @@ impl TelemetrySource for InMemory {
     fn fetch(
         &self,
         job_id: &str,
+        _cluster: &str,
         _nodes: &[String],
         start: DateTime<Utc>,
         end: DateTime<Utc>,
@@ -170,6 +171,7 @@ fn main() {
         cluster
             .fetch(
                 &job.job_id,
+                &job.cluster,
                 &job.node_names,
                 from,
                 now,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # jobsight's copy of the verified recipe (shared/scripts), used by tests/services/real_slurm.rs and .ci/run.
-# Single-node Slurm 22.05 cluster from Debian 12 packages, for tests/CI.
+# Single-node Slurm 22.05 cluster from Debian 12 packages, for tests/CI; also run inside the root
+# file systems of other releases by start-slurm-release.sh.
 # Verified on Debian 12 (bookworm), root, 2 cores, no systemd as PID 1, loopback only.
 #
 # Brings up: munged -> [mariadbd -> slurmdbd] -> slurmctld -> slurmd, all daemonized,
@@ -162,6 +163,9 @@ else
   PROCTRACK=proctrack/linuxproc; TASK=task/none; GATHER=jobacct_gather/linux
   rm -f /etc/slurm/cgroup.conf
 fi
+# 23.11 renamed CryptoType=crypto/munge to CredType=cred/munge; the plugin on disk says which.
+if ls /usr/lib/*/slurm-wlm/cred_munge.so >/dev/null 2>&1; then CRED_LINE=CredType=cred/munge
+else CRED_LINE=CryptoType=crypto/munge; fi
 NCPU=$(nproc)
 MEM=$(slurmd -C | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p'); MEM=$(( MEM > 2048 ? MEM - 1024 : MEM ))
 if [ "$SLURM_WITH_DBD" = 1 ]; then
@@ -179,7 +183,7 @@ SlurmUser=slurm
 SlurmctldPort=6817
 SlurmdPort=6818
 AuthType=auth/munge
-CryptoType=crypto/munge
+$CRED_LINE
 StateSaveLocation=/var/lib/slurm/slurmctld
 SlurmdSpoolDir=/var/lib/slurm/slurmd
 SlurmctldPidFile=/run/slurmctld.pid
@@ -213,11 +217,13 @@ log "slurm.conf written (node $H, CPUs=$NCPU, RealMemory=$MEM, cgroup=$SLURM_CGR
 
 # ------------------------------------------------------ 7. MariaDB + slurmdbd (optional)
 if [ "$SLURM_WITH_DBD" = 1 ]; then
-  install -d -o mysql -g mysql -m 0755 /run/mysqld
+  # MariaDB 11 (Debian unstable) puts its socket in /run/mariadbd and its default data in
+  # /var/lib/mariadb; the data directory is named for both.
+  install -d -o mysql -g mysql -m 0755 /run/mysqld /run/mariadbd
   if [ ! -d /var/lib/mysql/mysql ]; then
     mariadb-install-db --user=mysql --datadir=/var/lib/mysql >/dev/null
   fi
-  nohup /usr/sbin/mariadbd --user=mysql --bind-address=127.0.0.1 \
+  nohup /usr/sbin/mariadbd --user=mysql --datadir=/var/lib/mysql --bind-address=127.0.0.1 \
         --pid-file=/run/mysqld/mysqld.pid > /var/log/slurm/mariadbd.log 2>&1 &
   wait_for 60 mariadb mariadb-admin ping
   wait_for 10 mariadb-pidfile test -s /run/mysqld/mysqld.pid

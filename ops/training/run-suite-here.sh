@@ -59,7 +59,7 @@ url = "http://127.0.0.1:$PROM_PORT"
 step_s = 2
 rate_window_s = 6
 lag_s = 5
-cgroup = true
+job_exporter = "jobsight"
 [features]
 cores_per_node = $(nproc)
 trim_s = 5

@@ -101,12 +101,25 @@ pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// The Slurm release the tests run against: `JOBSIGHT_SLURM_RELEASE` (`24.11`, `26.05`: started
+/// in a root file system of its own by `ops/slurm/start-slurm-release.sh`, whose client commands
+/// must come first in `PATH`), else the host's 22.05.
+pub fn slurm_release() -> String {
+    std::env::var("JOBSIGHT_SLURM_RELEASE").unwrap_or_else(|_| "22.05".to_string())
+}
+
+/// Whether the tests run against another release than the host's own.
+fn other_release() -> bool {
+    slurm_release() != "22.05"
+}
+
 /// Stops Slurm when dropped.
 pub struct SlurmGuard;
 impl Drop for SlurmGuard {
     fn drop(&mut self) {
         let _ = Command::new("bash")
-            .arg(format!("{}/ops/slurm/stop-slurm-single-node.sh", repo()))
+            .arg(format!("{}/ops/slurm/stop-slurm-release.sh", repo()))
+            .arg(slurm_release())
             .status();
     }
 }
@@ -117,9 +130,19 @@ impl Drop for SlurmGuard {
 pub fn start_slurm(epilog_slurmctld: &Path, epilog: Option<&Path>) -> SlurmGuard {
     let guard = SlurmGuard;
     let started = Instant::now();
+    let release = slurm_release();
+    if other_release() {
+        // The tests, jobsight and the scripts they run call Slurm's commands by name.
+        let sacct = sh("command -v sacct");
+        assert!(
+            sacct.trim() == format!("/var/tmp/jobsight-slurm/{release}/bin/sacct"),
+            "JOBSIGHT_SLURM_RELEASE={release} needs /var/tmp/jobsight-slurm/{release}/bin first in PATH (sacct is {sacct:?})"
+        );
+    }
     let mut command = Command::new("bash");
     command
-        .arg(format!("{}/ops/slurm/start-slurm-single-node.sh", repo()))
+        .arg(format!("{}/ops/slurm/start-slurm-release.sh", repo()))
+        .arg(&release)
         .env("SLURM_EPILOG_SLURMCTLD", epilog_slurmctld)
         .env("SLURM_SMOKE_TEST", "0")
         .env("SLURM_CLEAN_STATE", "1");
@@ -127,7 +150,7 @@ pub fn start_slurm(epilog_slurmctld: &Path, epilog: Option<&Path>) -> SlurmGuard
         command.env("SLURM_EPILOG", epilog);
     }
     run_ok(&mut command);
-    eprintln!("slurm up in {:.0?}", started.elapsed());
+    eprintln!("slurm {release} up in {:.0?}", started.elapsed());
     guard
 }
 
@@ -177,9 +200,19 @@ pub fn job_state(job: u64) -> String {
 pub fn sbatch(script: &str, extra: &[OsString]) -> u64 {
     let path = format!("{}/jobs/{script}.sbatch", repo());
     let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let mut command = Command::new("runuser");
+    // Another release's commands run in its root file system: its `as-user` enters it first.
+    let mut command = Command::new(if other_release() {
+        "as-user"
+    } else {
+        "runuser"
+    });
+    if other_release() {
+        command.arg("alice");
+    } else {
+        command.args(["-u", "alice", "--"]);
+    }
     command
-        .args(["-u", "alice", "--", "sbatch", "--parsable"])
+        .args(["sbatch", "--parsable"])
         .args(extra)
         .current_dir("/tmp")
         .stdin(file);

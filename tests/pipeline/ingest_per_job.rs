@@ -37,8 +37,13 @@ fn at(secs: i64) -> DateTime<Utc> {
 }
 
 fn record(job: u64, enqueued: i64) -> SpoolRecord {
+    record_of("ci", job, enqueued)
+}
+
+/// [`record`], of `cluster`.
+fn record_of(cluster: &str, job: u64, enqueued: i64) -> SpoolRecord {
     let json = format!(
-        r#"{{"schema_version":1,"cluster":"ci","job_id":{job},"array_job_id":null,"array_task_id":null,
+        r#"{{"schema_version":1,"cluster":"{cluster}","job_id":{job},"array_job_id":null,"array_task_id":null,
         "restart_count":0,"user":"alice","uid":1001,"gid":1001,"group":null,"account":null,"partition":"debug",
         "job_name":null,"nodes":{{"given":"vm","expanded":["vm"]}},"num_nodes":1,"cpus_per_node":null,"exit_code":null,
         "derived_exit_code":null,"work_dir":null,"hook":"epilog_slurmctld","host":"vm",
@@ -538,6 +543,194 @@ fn steps_and_neighbours_are_stored_with_the_job() {
     }
 }
 
+/// A stand-in `sacct` that prints `answer` for every question, as a capture replayed would: the
+/// text queries (exit codes, the jobs on the node) get JSON they cannot read.
+fn replaying_sacct(dir: &Path, answer: &Path) -> PathBuf {
+    let path = dir.join("sacct-replay");
+    std::fs::write(&path, format!("#!/bin/sh\ncat '{}'\n", answer.display())).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// Every finished job of every release's capture (`tests/fixtures/slurm-json/`: 23.11, 24.11,
+/// 25.11 through slurmrestd, 24.11 and 26.05 from `sacct --json` of real daemons) goes through
+/// the per-job step to `done/` and into `jobs` with its state, elapsed time, exit code and nodes,
+/// from a stand-in `sacct` that prints the capture whatever it is asked. A hostile answer sets
+/// its job aside at once, with the job and the field in the reason, not after a day of retries.
+#[test]
+fn every_release_s_capture_is_ingested() {
+    let dir = common::repo().join("tests/fixtures/slurm-json");
+    // (capture, cluster, job id, state, elapsed s, exit code, nodes)
+    let cases: [(&str, &str, u64, &str, i64, i64, &str); 12] = [
+        (
+            "23.11_v0.0.40_slurmdb-job-completed",
+            "hpc",
+            509,
+            "COMPLETED",
+            1,
+            0,
+            "cn2",
+        ),
+        (
+            "23.11_v0.0.40_slurmdb-job-failed",
+            "hpc",
+            510,
+            "FAILED",
+            1,
+            1,
+            "cn2",
+        ),
+        (
+            "23.11_v0.0.40_slurmdb-job-timeout",
+            "hpc",
+            609,
+            "TIMEOUT",
+            79,
+            0,
+            "cn4",
+        ),
+        (
+            "24.11_v0.0.42_slurmdb-job-completed",
+            "hpc",
+            6362,
+            "COMPLETED",
+            61,
+            0,
+            "cn1",
+        ),
+        (
+            "24.11_v0.0.42_slurmdb-job-failed",
+            "hpc",
+            6359,
+            "FAILED",
+            1,
+            1,
+            "cn1",
+        ),
+        (
+            "24.11_v0.0.42_slurmdb-job-timeout",
+            "hpc",
+            6357,
+            "TIMEOUT",
+            65,
+            0,
+            "cn1",
+        ),
+        (
+            "25.11_v0.0.44_slurmdb-job-completed",
+            "hpc",
+            5749,
+            "COMPLETED",
+            30,
+            0,
+            "cn1",
+        ),
+        (
+            "25.11_v0.0.44_slurmdb-job-failed",
+            "hpc",
+            5739,
+            "FAILED",
+            2,
+            1,
+            "cn1",
+        ),
+        (
+            "25.11_v0.0.44_slurmdb-job-timeout",
+            "hpc",
+            5737,
+            "TIMEOUT",
+            82,
+            0,
+            "cn1",
+        ),
+        ("24.11.5_v0.0.42_sacct-ci", "ci", 1, "FAILED", 1, 3, "vm"),
+        ("26.05.5_v0.0.45_sacct-ci", "ci", 2, "COMPLETED", 7, 0, "vm"),
+        ("26.05.5_v0.0.45_sacct-ci", "ci", 5, "FAILED", 3, 3, "vm"),
+    ];
+    for (capture, cluster, job, state, elapsed, exit, nodes) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let spool = Spool::init(&tmp.path().join("spool"), 0o700).unwrap();
+        let data = tmp.path().join("data");
+        let sacct = replaying_sacct(tmp.path(), &dir.join(format!("{capture}.json")));
+        // Enqueued now: after every capture's submit time.
+        let now = Utc::now().timestamp();
+        slurm_hooks::spool_dir::enqueue(spool.root(), &record_of(cluster, job, now)).unwrap();
+        let mut s = settings(&sacct, "http://127.0.0.1:9", "");
+        s.ingest.telemetry = jobsight::config::TelemetryKind::None;
+        let report = per_job::run(
+            &spool,
+            &data,
+            &s.ingest,
+            None,
+            None,
+            at(now + 60),
+            |_, _| {},
+        )
+        .unwrap();
+        let outcome = only_outcome(&report);
+        assert!(
+            matches!(outcome, Outcome::Done { .. }),
+            "{capture} job {job}: {outcome:?}"
+        );
+        let rows = common::sql_json(
+            JOBSIGHT,
+            &data,
+            "SELECT job_id, state, CAST(date_part('epoch', \"end\") - date_part('epoch', start) AS BIGINT) \
+             AS elapsed_s, exit_code, nodes FROM jobs",
+        );
+        assert_eq!(
+            rows,
+            [
+                serde_json::json!({"job_id": job.to_string(), "state": state, "elapsed_s": elapsed,
+                "exit_code": exit, "nodes": nodes})
+            ],
+            "{capture}"
+        );
+    }
+
+    // Hostile: a string where the end time goes, in a release the reader knows.
+    let tmp = tempfile::tempdir().unwrap();
+    let spool = Spool::init(&tmp.path().join("spool"), 0o700).unwrap();
+    let capture =
+        std::fs::read_to_string(dir.join("25.11_v0.0.44_slurmdb-job-failed.json")).unwrap();
+    let hostile = capture.replace("\"end\": 1762942462", "\"end\": \"soon\"");
+    assert_ne!(hostile, capture);
+    let answer = tmp.path().join("hostile.json");
+    std::fs::write(&answer, hostile).unwrap();
+    let now = Utc::now().timestamp();
+    slurm_hooks::spool_dir::enqueue(spool.root(), &record_of("hpc", 5739, now)).unwrap();
+    let mut s = settings(
+        &replaying_sacct(tmp.path(), &answer),
+        "http://127.0.0.1:9",
+        "",
+    );
+    s.ingest.telemetry = jobsight::config::TelemetryKind::None;
+    let report = per_job::run(
+        &spool,
+        &tmp.path().join("data"),
+        &s.ingest,
+        None,
+        None,
+        at(now + 60),
+        |_, _| {},
+    )
+    .unwrap();
+    let Outcome::Quarantined { reason } = only_outcome(&report) else {
+        panic!("{report:?}")
+    };
+    assert!(
+        reason.contains("job 5739: time.end a string where a number goes"),
+        "{reason}"
+    );
+    assert_eq!(
+        std::fs::read_dir(spool.root().join("failed"))
+            .unwrap()
+            .count(),
+        2,
+        "the record and its reason"
+    );
+}
+
 #[test]
 fn pending_jobs_back_off_then_go_to_failed_with_their_reason() {
     let s = setup();
@@ -741,8 +934,8 @@ fn sacct_missing_keeps_the_job_pending_with_a_clear_reason() {
     let (stdout, stderr) = ingest();
     assert!(
         stdout.contains("pending      ci:1")
-            && stdout
-                .contains("cannot run /nonexistent/bin/sacct for job 1: No such file or directory"),
+            && stdout.contains("sacct for job 1: cannot run /nonexistent/bin/sacct")
+            && stdout.contains("No such file or directory"),
         "{stdout}"
     );
     assert!(

@@ -10,6 +10,7 @@ mod common;
 mod web_client;
 
 mod canaries;
+mod exporters;
 mod real_prometheus;
 mod real_slurm;
 mod running;

@@ -8,6 +8,7 @@
 //! silently.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod job_exporters;
 pub mod ldms;
 mod ldms_sample;
 pub mod ldms_store;
@@ -19,6 +20,7 @@ pub mod sacct_steps;
 pub mod settings;
 pub mod shared_series;
 pub mod simulator;
+pub mod slurm_json;
 pub mod spool;
 pub mod squeue;
 pub mod swf;

@@ -65,13 +65,26 @@ pub trait AccountingSource {
     /// Everything the source knows of the job once its accounting has settled: its row, its
     /// steps and what could not be found out. What the ingest stores; a source that knows no
     /// steps keeps this default (the row of [`AccountingSource::job_row`], no steps).
-    fn accounted(&self, record: &SpoolRecord) -> Result<Accounted, String> {
-        self.job_row(record).map(|row| Accounted {
-            row,
-            steps: Vec::new(),
-            note: None,
-        })
+    fn accounted(&self, record: &SpoolRecord) -> Result<Accounted, Unaccounted> {
+        self.job_row(record)
+            .map(|row| Accounted {
+                row,
+                steps: Vec::new(),
+                note: None,
+            })
+            .map_err(Unaccounted::Wait)
     }
+}
+
+/// Why a job's accounting is not stored.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unaccounted {
+    /// Not settled yet, or the source cannot be asked now: ask again later (with backoff, until
+    /// `ingest.give_up_after`).
+    Wait(String),
+    /// The source's answer about the job cannot be read, and asking again would give the same:
+    /// the record goes to `failed/` at once with the reason, for an admin to look at.
+    SetAside(String),
 }
 
 /// One job as an accounting source reports it.
@@ -97,33 +110,60 @@ impl AccountingSource for Sacct {
         "sacct"
     }
     fn job_row(&self, record: &SpoolRecord) -> Result<JobRow, String> {
-        self.accounted(record).map(|accounted| accounted.row)
+        self.accounted(record)
+            .map(|accounted| accounted.row)
+            .map_err(|why| match why {
+                Unaccounted::Wait(reason) | Unaccounted::SetAside(reason) => reason,
+            })
     }
     /// The settled run with its steps, and how many other jobs shared its nodes (one more
     /// sacct query; when it fails the count stays unknown and the note says why, and the job is
     /// stored all the same).
-    fn accounted(&self, record: &SpoolRecord) -> Result<Accounted, String> {
+    fn accounted(&self, record: &SpoolRecord) -> Result<Accounted, Unaccounted> {
         let cluster = record
             .cluster
             .as_ref()
             .and_then(|c| c.as_str().map(String::from));
-        let (accounting, exits) = sacct::query(&self.program, record.job_id, cluster.as_deref())
-            .map_err(|e| e.to_string())?;
+        let job_id = record.job_id;
+        let (answer, exits) = match sacct::query(&self.program, job_id, cluster.as_deref()) {
+            Ok(answer) => answer,
+            Err(e @ sacct::SacctError::Failed { .. }) => {
+                return Err(Unaccounted::Wait(e.to_string()));
+            }
+            Err(e) => {
+                return Err(Unaccounted::SetAside(format!(
+                    "sacct's answer for job {job_id} cannot be read: {e}"
+                )));
+            }
+        };
+        // A record of this id that could not be read may be the run the spool record means:
+        // choosing among the others could store another run, so the job is set aside.
+        if let Some((_, reason)) = answer
+            .set_aside
+            .iter()
+            .find(|(id, _)| id.is_none_or(|id| id == job_id))
+        {
+            return Err(Unaccounted::SetAside(format!(
+                "sacct's answer for job {job_id} has a record that cannot be read: {reason}"
+            )));
+        }
         let acct = match sacct::select(
-            &accounting,
-            record.job_id,
+            &answer.records,
+            job_id,
             cluster.as_deref(),
             record.enqueued_at,
         ) {
             sacct::Selection::Settled(acct) => acct,
-            sacct::Selection::Pending { reason } => return Err(reason),
+            sacct::Selection::Pending { reason } => return Err(Unaccounted::Wait(reason)),
             sacct::Selection::Missing => {
-                return Err(format!("job {} is not in sacct yet", record.job_id));
+                return Err(Unaccounted::Wait(format!(
+                    "job {job_id} is not in sacct yet"
+                )));
             }
         };
         let mut row = sacct::job_row(record, acct, sacct::line_of(acct, &exits))
-            .ok_or_else(|| format!("sacct has no end time for job {}", record.job_id))?;
-        let mut notes = Vec::new();
+            .ok_or_else(|| Unaccounted::Wait(format!("sacct has no end time for job {job_id}")))?;
+        let mut notes = acct.notes.clone();
         let steps = acct.steps.as_deref().unwrap_or_default();
         let unfinished = sacct_steps::unfinished(steps);
         if !unfinished.is_empty() {
@@ -132,7 +172,7 @@ impl AccountingSource for Sacct {
                 unfinished.join(", ")
             ));
         }
-        match sacct_neighbours::neighbours(&self.program, &row, record.job_id, cluster.as_deref()) {
+        match sacct_neighbours::neighbours(&self.program, &row, job_id, cluster.as_deref()) {
             Ok(count) => row.neighbours = count,
             Err(e) => notes.push(format!("jobs sharing its nodes unknown: {e}")),
         }
@@ -152,10 +192,12 @@ pub trait TelemetrySource {
     /// The earliest time at which the telemetry of a job that ended at `end` is complete.
     fn ready_at(&self, end: DateTime<Utc>) -> DateTime<Utc>;
     /// Every sample of the job's nodes over `[start, end]`, as `emit(node, metric, ts_micros,
-    /// value)`. The error says what failed, naming the job.
+    /// value)`; `job_id` is Slurm's raw id and `cluster` the job's cluster. The error says what
+    /// failed, naming the job.
     fn fetch(
         &self,
         job_id: &str,
+        cluster: &str,
         nodes: &[String],
         start: DateTime<Utc>,
         end: DateTime<Utc>,
@@ -173,12 +215,13 @@ impl TelemetrySource for Prometheus {
     fn fetch(
         &self,
         job_id: &str,
+        cluster: &str,
         nodes: &[String],
         start: DateTime<Utc>,
         end: DateTime<Utc>,
         emit: &mut dyn FnMut(&str, &str, i64, f64),
     ) -> Result<u64, String> {
-        Prometheus::fetch(self, job_id, nodes, start, end, emit).map_err(|e| e.to_string())
+        Prometheus::fetch(self, job_id, cluster, nodes, start, end, emit).map_err(|e| e.to_string())
     }
 }
 
@@ -372,9 +415,17 @@ pub fn run_with(
                 spool.finish(name)?;
                 done
             }
-            Err(NotYet { reason, retry_at }) => {
-                postpone(spool, name, &record, note, settings, now, reason, retry_at)?
+            Err(NotYet {
+                reason,
+                set_aside: true,
+                ..
+            }) => {
+                spool.quarantine(name, &reason)?;
+                Outcome::Quarantined { reason }
             }
+            Err(NotYet {
+                reason, retry_at, ..
+            }) => postpone(spool, name, &record, note, settings, now, reason, retry_at)?,
         };
         report.records.push(RecordOutcome { file, job, outcome });
         progress(i + 1, total);
@@ -388,12 +439,25 @@ pub fn run_with(
 struct NotYet {
     reason: String,
     retry_at: Option<DateTime<Utc>>,
+    /// Asking again would give the same: into `failed/` at once.
+    set_aside: bool,
 }
 
 fn not_yet(reason: String) -> NotYet {
     NotYet {
         reason,
         retry_at: None,
+        set_aside: false,
+    }
+}
+
+fn unaccounted(why: Unaccounted) -> NotYet {
+    match why {
+        Unaccounted::Wait(reason) => not_yet(reason),
+        Unaccounted::SetAside(reason) => NotYet {
+            set_aside: true,
+            ..not_yet(reason)
+        },
     }
 }
 
@@ -470,7 +534,7 @@ fn ingest_one(
         row,
         steps,
         note: accounting_note,
-    } = accounting.accounted(record).map_err(not_yet)?;
+    } = accounting.accounted(record).map_err(unaccounted)?;
     let day = row.day();
     let name = part_name(&row);
     let write_err = |e: CatalogError| not_yet(format!("job {}: {e}", row.job_id));
@@ -500,18 +564,26 @@ fn ingest_one(
                         source.name()
                     ),
                     retry_at: Some(ready),
+                    set_aside: false,
                 });
             }
             catalog::remove_parts(data, Table::Telemetry, day, &name).map_err(write_err)?;
             let mut sink = TelemetrySink::new(data, &name, 4 * catalog::ROW_GROUP_ROWS);
             let mut write_error = None;
-            let fetched = source.fetch(&row.job_id, &nodes, start, row.end, &mut |n, m, ts, v| {
-                if write_error.is_none()
-                    && let Err(e) = sink.push(day, &row.job_id, n, m, ts, v)
-                {
-                    write_error = Some(e);
-                }
-            });
+            let fetched = source.fetch(
+                &row.job_id,
+                &row.cluster,
+                &nodes,
+                start,
+                row.end,
+                &mut |n, m, ts, v| {
+                    if write_error.is_none()
+                        && let Err(e) = sink.push(day, &row.job_id, n, m, ts, v)
+                    {
+                        write_error = Some(e);
+                    }
+                },
+            );
             let failure = match (fetched, write_error) {
                 (Err(reason), _) => Some(reason),
                 (Ok(_), Some(e)) => Some(format!("job {}: {e}", row.job_id)),

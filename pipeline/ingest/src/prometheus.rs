@@ -107,10 +107,17 @@ pub fn node_matcher(label: &str, nodes: &[String]) -> Result<String, String> {
 }
 
 /// The template with its placeholders filled in.
-pub fn render(template: &str, matcher: &str, job_id: &str, rate_window: Duration) -> String {
+pub fn render(
+    template: &str,
+    matcher: &str,
+    job_id: &str,
+    cluster: &str,
+    rate_window: Duration,
+) -> String {
     template
         .replace("{nodes}", matcher)
         .replace("{job_id}", job_id)
+        .replace("{cluster}", &super::job_exporters::promql_string(cluster))
         .replace("{rate_window}", &format!("{}s", rate_window.as_secs()))
 }
 
@@ -297,6 +304,7 @@ impl Prometheus {
     pub fn fetch(
         &self,
         job_id: &str,
+        cluster: &str,
         nodes: &[String],
         start: DateTime<Utc>,
         end: DateTime<Utc>,
@@ -321,7 +329,13 @@ impl Prometheus {
                 .as_deref()
                 .unwrap_or(&self.settings.node_label);
             let matcher = node_matcher(label, nodes).map_err(job_err)?;
-            let query = render(&template.query, &matcher, job_id, self.settings.rate_window);
+            let query = render(
+                &template.query,
+                &matcher,
+                job_id,
+                cluster,
+                self.settings.rate_window,
+            );
             // One series per node across all chunks; a node seen twice in one chunk is ambiguous.
             for &(from, to) in &ranges {
                 let series = self.query_range(job_id, template, &query, from, to)?;
@@ -524,6 +538,7 @@ mod tests {
             "avg by (instance) (rate(x{mode=\"user\",{nodes}}[{rate_window}])) + y{jobid=\"{job_id}\",{nodes}}",
             "instance=~\"(c1)(:[0-9]+)?\"",
             "42",
+            "ci",
             Duration::from_secs(120),
         );
         assert_eq!(

@@ -16,31 +16,25 @@
 //! record up (into `failed/`, with its reason) after `ingest.give_up_after_s`.
 
 use std::path::Path;
-use std::process::Command;
 
 use chrono::{DateTime, Utc};
-use serde::Deserialize;
+use serde_json::Value;
 use slurm_hooks::SpoolRecord;
 
 use super::JobRow;
 use super::sacct_steps::{self, StepAccounting};
+use super::slurm_json;
 use jobsight_base::slurm_text::is_final_state as is_final;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SacctError {
-    #[error("cannot run {program} for job {job_id}: {source}")]
-    Run {
-        program: String,
-        job_id: u64,
-        source: std::io::Error,
-    },
-    #[error("{program} failed for job {job_id} ({status}): {stderr}")]
-    Failed {
-        program: String,
-        job_id: u64,
-        status: String,
-        stderr: String,
-    },
+    /// sacct could not run, failed or did not answer in time: ask again later.
+    #[error("sacct for job {job_id}: {reason}")]
+    Failed { job_id: u64, reason: String },
+    /// The answer was larger than any job's can be: set the job aside.
+    #[error("sacct for job {job_id}: {reason}")]
+    TooLarge { job_id: u64, reason: String },
+    /// The answer could not be read at all (not JSON, no `jobs` list, too large).
     #[error("sacct --json output not understood: {0}")]
     Json(String),
     #[error("sacct's answer for job {job_id} not understood: {reason}")]
@@ -74,168 +68,300 @@ pub struct Accounting {
     pub steps: Option<Vec<StepAccounting>>,
     /// The energy the job consumed (its allocated TRES `energy`), joules, where measured.
     pub energy_j: Option<f64>,
+    /// The exit code and signal of the JSON answer, where the release prints them right (from
+    /// 23.02; 22.05 says SUCCESS for failed jobs): used when the text answer has no line.
+    pub exit_json: Option<(i32, i32)>,
+    /// What could not be read and why (a field of a release this reader does not know, steps
+    /// left out), for the job's note.
+    pub notes: Vec<String>,
 }
 
-#[derive(Deserialize)]
-struct Output {
-    /// Absent when sacct could not answer; `errors` then says why.
-    jobs: Option<Vec<Job>>,
-    #[serde(default)]
-    errors: Vec<serde_json::Value>,
-}
+/// The largest `sacct --json` answer read for one job id: about 20,000 steps as 25.11 prints
+/// them (3.3 KB each). A larger answer is set aside with its size as the reason, so a runaway
+/// or hostile answer cannot take the pipeline's memory.
+pub const MAX_ANSWER_BYTES: usize = 64 << 20;
 
-#[derive(Deserialize)]
-struct Job {
-    job_id: u64,
-    name: Option<String>,
-    cluster: Option<String>,
-    user: Option<String>,
-    group: Option<String>,
-    account: Option<String>,
-    partition: Option<String>,
-    qos: Option<String>,
-    state: Option<State>,
-    time: Option<Time>,
-    required: Option<Required>,
-    tres: Option<Tres>,
-    nodes: Option<String>,
-    array: Option<Array>,
-    /// Read as untyped JSON: a step figure sacct gets wrong must not make the job unreadable.
-    steps: Option<serde_json::Value>,
-}
-
-#[derive(Deserialize)]
-struct State {
-    current: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct Time {
-    submission: Option<i64>,
-    start: Option<i64>,
-    end: Option<i64>,
-    /// Minutes.
-    limit: Option<u64>,
-}
-
-#[derive(Deserialize)]
-struct Required {
-    #[serde(rename = "CPUs")]
-    cpus: Option<u32>,
-    /// MB.
-    memory: Option<u64>,
-}
-
-#[derive(Deserialize)]
-struct Tres {
-    #[serde(default)]
-    allocated: Vec<TresItem>,
-}
-
-#[derive(Deserialize)]
-struct TresItem {
-    #[serde(rename = "type")]
-    kind: String,
-    name: Option<String>,
-    count: Option<i64>,
-}
-
-#[derive(Deserialize)]
-struct Array {
-    job_id: Option<u64>,
-    task_id: Option<u32>,
+/// What one `sacct --json` answer held: the records read, and those set aside.
+#[derive(Debug, Default)]
+pub struct Answer {
+    pub records: Vec<Accounting>,
+    /// Records that could not be read: the job id where it could be read, and why (naming the
+    /// job and the field).
+    pub set_aside: Vec<(Option<u64>, String)>,
 }
 
 /// Epoch seconds to a time; Slurm writes 0 for "not yet". A time beyond what a date can hold is
 /// an error (the caller names the job), not "not yet".
-fn epoch(seconds: Option<i64>) -> Result<Option<DateTime<Utc>>, i64> {
-    match seconds.filter(|&s| s > 0) {
+fn epoch(value: &Value) -> Result<Option<DateTime<Utc>>, String> {
+    match slurm_json::number(value)?.value().filter(|&s| s > 0) {
         None => Ok(None),
-        Some(s) => DateTime::from_timestamp(s, 0).map(Some).ok_or(s),
+        Some(s) => i64::try_from(s)
+            .ok()
+            .and_then(|s| DateTime::from_timestamp(s, 0))
+            .map(Some)
+            .ok_or_else(|| format!("{s} is out of range")),
     }
 }
 
-/// Parses `sacct --json` output.
-pub fn parse_json(bytes: &[u8]) -> Result<Vec<Accounting>, SacctError> {
-    let output: Output =
-        serde_json::from_slice(bytes).map_err(|e| SacctError::Json(e.to_string()))?;
-    let Some(jobs) = output.jobs else {
+/// Parses `sacct --json` output of any release (see [`slurm_json`]). An answer that is not JSON,
+/// too large or without a `jobs` list is an error; within it, a record that cannot be read is set
+/// aside with the reason and the others are kept.
+pub fn parse_json(bytes: &[u8]) -> Result<Answer, SacctError> {
+    if bytes.len() > MAX_ANSWER_BYTES {
         return Err(SacctError::Json(format!(
-            "no jobs, errors: {}",
-            serde_json::Value::from(output.errors)
+            "the answer is {} bytes, over the {} MiB a job's answer may have",
+            bytes.len(),
+            MAX_ANSWER_BYTES >> 20
         )));
+    }
+    let root: Value = serde_json::from_slice(bytes).map_err(|e| SacctError::Json(e.to_string()))?;
+    let jobs = match root.get("jobs") {
+        Some(Value::Array(jobs)) => jobs,
+        Some(other) => {
+            return Err(SacctError::Json(format!(
+                "`jobs` is {} instead of a list",
+                slurm_json::kind(other)
+            )));
+        }
+        None => {
+            let errors = root.get("errors").map(Value::to_string).unwrap_or_default();
+            return Err(SacctError::Json(format!(
+                "no jobs, errors: {}",
+                jobsight_base::text::printable(&errors.chars().take(500).collect::<String>())
+            )));
+        }
     };
-    jobs.into_iter().map(accounting).collect()
+    let release_note = slurm_json::unknown_parser_note(&root);
+    // 22.05 (v0.0.38) and 23.02 (v0.0.39) print SUCCESS and 0 for a job that exited 1 (v0.0.39
+    // tests WIFEXITED without the status); from v0.0.40 the JSON's exit code is the job's.
+    let exit_codes_valid = slurm_json::parser_version(&root)
+        .is_some_and(|v| !matches!(v.as_str(), "v0.0.37" | "v0.0.38" | "v0.0.39"));
+    let mut answer = Answer::default();
+    for (i, job) in jobs.iter().enumerate() {
+        let fields = Fields {
+            job,
+            job_id: 0,
+            lenient: release_note.is_some(),
+            notes: release_note.iter().cloned().collect(),
+        };
+        match accounting(fields, exit_codes_valid) {
+            Ok(record) => answer.records.push(record),
+            Err((id, reason)) => {
+                let reason = match id {
+                    Some(_) => reason,
+                    None => format!("entry {i} of the answer: {reason}"),
+                };
+                answer.set_aside.push((id, reason));
+            }
+        }
+    }
+    Ok(answer)
 }
 
-/// One job of the answer. A number that does not fit where it goes (a count beyond 32 bits, a
-/// time limit whose seconds overflow) makes the answer an error naming the job and the field,
-/// never a different number.
-fn accounting(j: Job) -> Result<Accounting, SacctError> {
-    let job_id = j.job_id;
-    let out_of_range = |field: &str, value: &dyn std::fmt::Display| {
-        SacctError::Json(format!("job {job_id}: {field} {value} is out of range"))
+/// The fields of one record, read through [`slurm_json`]. A field that holds a shape no release
+/// prints makes the record an error naming the job and the field; in an answer of a release this
+/// reader does not know (`lenient`), it is read as unknown and named in the record's notes
+/// instead, except for the fields without which a record means nothing (id, state, times).
+struct Fields<'a> {
+    job: &'a Value,
+    job_id: u64,
+    lenient: bool,
+    notes: Vec<String>,
+}
+
+impl Fields<'_> {
+    fn at(&self, path: &str) -> &Value {
+        self.job.pointer(path).unwrap_or(&Value::Null)
+    }
+
+    fn error(&self, path: &str, why: &str) -> String {
+        format!("job {}: {} {why}", self.job_id, field_name(path))
+    }
+
+    /// `path` read by `read`; see [`Fields`] for what happens when it cannot be.
+    fn read<T>(
+        &mut self,
+        path: &str,
+        read: impl Fn(&Value) -> Result<Option<T>, String>,
+    ) -> Result<Option<T>, String> {
+        match read(self.at(path)) {
+            Ok(value) => Ok(value),
+            Err(why) if self.lenient => {
+                let note = format!("{} not understood ({why})", field_name(path));
+                self.notes.push(note);
+                Ok(None)
+            }
+            Err(why) => Err(self.error(path, &why)),
+        }
+    }
+
+    /// As [`Fields::read`], but an error in any release.
+    fn essential<T>(
+        &self,
+        path: &str,
+        read: impl Fn(&Value) -> Result<Option<T>, String>,
+    ) -> Result<Option<T>, String> {
+        read(self.at(path)).map_err(|why| self.error(path, &why))
+    }
+
+    fn text(&mut self, path: &str) -> Result<Option<String>, String> {
+        self.read(path, slurm_json::text)
+    }
+}
+
+/// `/time/limit` as a person reads it: `time.limit`.
+fn field_name(path: &str) -> String {
+    path.trim_start_matches('/').replace('/', ".")
+}
+
+/// The figures of one `tres.allocated` entry list: (type, name, count).
+fn allocated_tres(list: &Value) -> Result<Vec<(String, Option<String>, Value)>, String> {
+    let items = match list {
+        Value::Null => return Ok(Vec::new()),
+        Value::Array(items) => items,
+        other => {
+            return Err(format!(
+                "{} where a TRES list goes",
+                slurm_json::kind(other)
+            ));
+        }
     };
-    let allocated = |kind: &str, name: Option<&str>| -> Result<Option<u64>, SacctError> {
-        let count = j.tres.as_ref().and_then(|t| {
-            t.allocated
-                .iter()
-                .find(|i| i.kind == kind && (name.is_none() || i.name.as_deref() == name))
-                .and_then(|i| i.count)
-        });
-        count
-            .map(|c| u64::try_from(c).map_err(|_| out_of_range(&format!("allocated {kind}"), &c)))
+    items
+        .iter()
+        .map(|item| {
+            let kind = slurm_json::text(item.get("type").unwrap_or(&Value::Null))?
+                .ok_or("a TRES entry without its type")?;
+            let name = slurm_json::text(item.get("name").unwrap_or(&Value::Null))?;
+            Ok((
+                kind,
+                name,
+                item.get("count").cloned().unwrap_or(Value::Null),
+            ))
+        })
+        .collect()
+}
+
+/// One record of the answer. A number that does not fit where it goes (a count beyond 32 bits, a
+/// time limit whose seconds overflow) makes the record an error naming the job and the field,
+/// never a different number. The error carries the job's id where it could be read.
+fn accounting(
+    mut f: Fields<'_>,
+    exit_codes_valid: bool,
+) -> Result<Accounting, (Option<u64>, String)> {
+    let job_id = match slurm_json::number(f.at("/job_id")) {
+        Ok(slurm_json::Number::Value(id)) => id,
+        Ok(_) => return Err((None, "no job_id".into())),
+        Err(why) => return Err((None, format!("job_id {why}"))),
+    };
+    f.job_id = job_id;
+    read_record(f, job_id, exit_codes_valid).map_err(|reason| (Some(job_id), reason))
+}
+
+fn read_record(
+    mut f: Fields<'_>,
+    job_id: u64,
+    exit_codes_valid: bool,
+) -> Result<Accounting, String> {
+    let tres = f
+        .read("/tres/allocated", |v| allocated_tres(v).map(Some))?
+        .unwrap_or_default();
+    let allocated = |f: &Fields, kind: &str, name: Option<&str>| -> Result<Option<u64>, String> {
+        let Some((_, _, count)) = tres
+            .iter()
+            .find(|(k, n, _)| k == kind && (name.is_none() || n.as_deref() == name))
+        else {
+            return Ok(None);
+        };
+        slurm_json::number(count)
+            .map(slurm_json::Number::value)
+            .map_err(|why| f.error(&format!("/tres/allocated/{kind}"), &why))
+    };
+    let count32 = |f: &Fields, kind: &str, name: Option<&str>| -> Result<Option<u32>, String> {
+        allocated(f, kind, name)?
+            .map(|c| {
+                u32::try_from(c).map_err(|_| {
+                    f.error(
+                        &format!("/tres/allocated/{kind}"),
+                        &format!("{c} is out of range"),
+                    )
+                })
+            })
             .transpose()
     };
-    let count32 = |kind: &str, name: Option<&str>| -> Result<Option<u32>, SacctError> {
-        allocated(kind, name)?
-            .map(|c| u32::try_from(c).map_err(|_| out_of_range(&format!("allocated {kind}"), &c)))
-            .transpose()
-    };
-    let time = j.time.as_ref();
-    let steps = sacct_steps::parse_steps(j.steps.as_ref());
     // Not through `allocated`: energy is a measurement, and a wrong one is unknown, not an error.
-    let energy_j = sacct_steps::energy(j.tres.as_ref().and_then(|t| {
-        let energy = t.allocated.iter().find(|i| i.kind == "energy")?;
-        u64::try_from(energy.count?).ok()
-    }));
-    let time_limit_s = time
-        .and_then(|t| t.limit)
+    let energy_j = sacct_steps::energy(
+        tres.iter()
+            .find(|(k, _, _)| k == "energy")
+            .and_then(|(_, _, count)| slurm_json::number_with(count, false).ok()?.value()),
+    );
+    let time_limit_s = f
+        .read("/time/limit", |v| Ok(slurm_json::number(v)?.value()))?
         .map(|minutes| {
-            minutes
-                .checked_mul(60)
-                .ok_or_else(|| out_of_range("time limit (minutes)", &minutes))
+            minutes.checked_mul(60).ok_or_else(|| {
+                f.error("/time/limit", &format!("{minutes} minutes is out of range"))
+            })
         })
         .transpose()?;
+    let required_cpus = f.read("/required/CPUs", slurm_json::number32)?;
+    // 22.05's `required.memory`; later releases say per node or per CPU. The allocated memory,
+    // the job's total, comes first.
+    let required_memory = f.read("/required/memory", |v| Ok(slurm_json::number(v)?.value()))?;
+    let per_node = f.read("/required/memory_per_node", |v| {
+        Ok(slurm_json::number(v)?.value())
+    })?;
+    let per_cpu = f.read("/required/memory_per_cpu", |v| {
+        Ok(slurm_json::number(v)?.value())
+    })?;
+    let num_nodes = count32(&f, "node", None)?;
+    let cpus = count32(&f, "cpu", None)?.or(required_cpus);
+    let requested_total = required_memory
+        .or_else(|| per_node.and_then(|m| m.checked_mul(u64::from(num_nodes?))))
+        .or_else(|| per_cpu.and_then(|m| m.checked_mul(u64::from(cpus?))));
+    let array_job_id = f
+        .read("/array/job_id", |v| Ok(slurm_json::number(v)?.value()))?
+        .filter(|&id| id != 0);
+    let array_task_id = f.read("/array/task_id", slurm_json::number32)?;
+    let exit_json = if exit_codes_valid {
+        let code = f.read("/exit_code/return_code", slurm_json::number32)?;
+        let signal = f.read("/exit_code/signal/id", slurm_json::number32)?;
+        code.map(|c| (c as i32, signal.unwrap_or(0) as i32))
+    } else {
+        None
+    };
+    let (steps, steps_left_out) = match sacct_steps::parse_steps(Some(f.at("/steps")), job_id) {
+        Some((steps, left_out)) => (Some(steps), left_out),
+        None => (None, 0),
+    };
+    if steps_left_out > 0 {
+        f.notes.push(format!(
+            "{steps_left_out} of its steps could not be read and are left out"
+        ));
+    }
     Ok(Accounting {
-        num_nodes: count32("node", None)?,
-        cpus: count32("cpu", None)?.or(j.required.as_ref().and_then(|r| r.cpus)),
-        gpus: count32("gres", Some("gpu"))?,
-        // The allocated memory is the job's total; `required.memory` may be per CPU.
-        req_mem_mb: allocated("mem", None)?.or(j.required.as_ref().and_then(|r| r.memory)),
+        num_nodes,
+        cpus,
+        gpus: count32(&f, "gres", Some("gpu"))?,
+        req_mem_mb: allocated(&f, "mem", None)?.or(requested_total),
         time_limit_s,
-        submit: epoch(time.and_then(|t| t.submission))
-            .map_err(|s| out_of_range("submit time", &s))?,
-        start: epoch(time.and_then(|t| t.start)).map_err(|s| out_of_range("start time", &s))?,
-        end: epoch(time.and_then(|t| t.end)).map_err(|s| out_of_range("end time", &s))?,
-        array_job_id: j
-            .array
-            .as_ref()
-            .and_then(|a| a.job_id)
-            .filter(|&id| id != 0),
-        array_task_id: j.array.as_ref().and_then(|a| a.task_id),
+        submit: f.essential("/time/submission", epoch)?,
+        start: f.essential("/time/start", epoch)?,
+        end: f.essential("/time/end", epoch)?,
+        state: f.essential("/state/current", slurm_json::state)?,
+        array_job_id,
+        array_task_id,
         job_id,
-        cluster: j.cluster,
-        name: j.name,
-        user: j.user,
-        group: j.group,
-        account: j.account,
-        partition: j.partition,
-        qos: j.qos,
-        state: j.state.and_then(|s| s.current),
-        nodes: j.nodes,
+        cluster: f.text("/cluster")?,
+        name: f.text("/name")?,
+        user: f.text("/user")?,
+        group: f.text("/group")?,
+        account: f.text("/account")?,
+        partition: f.text("/partition")?,
+        qos: f.text("/qos")?,
+        nodes: f.text("/nodes")?,
         steps,
         energy_j,
+        exit_json,
+        notes: f.notes,
     })
 }
 
@@ -400,7 +526,7 @@ pub fn job_row(record: &SpoolRecord, acct: &Accounting, line: Option<&ExitLine>)
         .as_ref()
         .and_then(|e| e.code.zip(e.signal))
         .map(|(c, s)| (c as i32, s as i32));
-    let (exit_code, exit_signal) = exit.or(from_record).unzip();
+    let (exit_code, exit_signal) = exit.or(acct.exit_json).or(from_record).unzip();
     let used = sacct_steps::totals(acct.steps.as_deref(), acct.energy_j);
     Some(JobRow {
         cluster: acct
@@ -459,7 +585,7 @@ pub fn query(
     sacct: &Path,
     job_id: u64,
     cluster: Option<&str>,
-) -> Result<(Vec<Accounting>, Vec<ExitLine>), SacctError> {
+) -> Result<(Answer, Vec<ExitLine>), SacctError> {
     let id = job_id.to_string();
     let json = run(sacct, job_id, &["--json", "-j", &id], cluster)?;
     let text = run(
@@ -483,35 +609,33 @@ pub fn query(
     ))
 }
 
+/// How long one `sacct` query may take before it is stopped and the job asked again later: far
+/// above a busy slurmdbd's answer (seconds), so that a hung one never holds up the DAG.
+pub const SACCT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
+
 /// Runs `sacct` with `args` (then `-M cluster` when one is named) in UTC and returns what it
-/// printed; an error, naming `job_id` (the job the question is about), when it cannot run or
-/// fails.
+/// printed; an error, naming `job_id` (the job the question is about), when it cannot run, fails,
+/// takes longer than [`SACCT_TIMEOUT`] or answers more than [`MAX_ANSWER_BYTES`] (then
+/// [`SacctError::TooLarge`]).
 pub(crate) fn run(
     sacct: &Path,
     job_id: u64,
     args: &[&str],
     cluster: Option<&str>,
 ) -> Result<Vec<u8>, SacctError> {
-    let mut command = Command::new(sacct);
-    command.args(args).env("TZ", "UTC");
+    let mut args = args.to_vec();
     if let Some(cluster) = cluster {
-        command.arg("-M").arg(cluster);
+        args.extend(["-M", cluster]);
     }
-    let program = sacct.display().to_string();
-    let out = command.output().map_err(|source| SacctError::Run {
-        program: program.clone(),
-        job_id,
-        source,
-    })?;
-    if !out.status.success() {
-        return Err(SacctError::Failed {
-            program,
-            job_id,
-            status: out.status.to_string(),
-            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-        });
-    }
-    Ok(out.stdout)
+    super::squeue::run_command_capped(sacct, &args, SACCT_TIMEOUT, MAX_ANSWER_BYTES).map_err(
+        |reason| {
+            if reason.contains("an answer may have") {
+                SacctError::TooLarge { job_id, reason }
+            } else {
+                SacctError::Failed { job_id, reason }
+            }
+        },
+    )
 }
 
 #[cfg(test)]
@@ -573,46 +697,67 @@ mod tests {
         DateTime::from_timestamp(s, 0).unwrap()
     }
 
+    /// What Slurm means by a signed number where a count or time goes: `Ok(None)` for its
+    /// markers (`-2`/`-1`, the 32-bit `NO_VAL`/`INFINITE`), an error for any other negative.
+    fn meant(n: i128) -> Result<Option<u64>, ()> {
+        match n {
+            -2 | -1 | 0xffff_fffe | 0xffff_ffff | 0xffff_ffff_ffff_fffe | 0xffff_ffff_ffff_ffff => {
+                Ok(None)
+            }
+            n if n < 0 => Err(()),
+            n => u64::try_from(n).map(Some).map_err(|_| ()),
+        }
+    }
+
     proptest::proptest! {
         /// Whatever sacct (or something in its place) answers: no panic, and every number either
-        /// arrives as it was sent or the answer is an error naming the job.
+        /// arrives as Slurm meant it or the record is set aside with a reason naming the job.
         #[test]
         fn answers_never_panic_nor_change_a_number(
             bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..300),
-            cpus in proptest::prop_oneof![0..5000i64, proptest::num::i64::ANY],
-            minutes in proptest::prop_oneof![0..100_000u64, proptest::num::u64::ANY],
-            end in proptest::prop_oneof![0..2_000_000_000i64, proptest::num::i64::ANY],
+            cpus in proptest::prop_oneof![0..5000i64, -3..0i64, proptest::num::i64::ANY],
+            minutes in proptest::prop_oneof![0..100_000u64, 0xffff_fffd..0xffff_ffffu64, proptest::num::u64::ANY],
+            end in proptest::prop_oneof![0..2_000_000_000i64, -3..0i64, proptest::num::i64::ANY],
+            wrapped in proptest::bool::ANY,
         ) {
             let _ = parse_json(&bytes);
+            // 22.05 prints plain numbers, later releases `{set, infinite, number}`.
+            let limit = if wrapped {
+                format!(r#"{{"set":true,"infinite":false,"number":{minutes}}}"#)
+            } else {
+                minutes.to_string()
+            };
             let answer = format!(
                 r#"{{"jobs":[{{"job_id":7,"tres":{{"allocated":[{{"type":"cpu","count":{cpus}}}]}},
-                "time":{{"limit":{minutes},"end":{end}}}}}]}}"#
+                "time":{{"limit":{limit},"end":{end}}}}}]}}"#
             );
-            match parse_json(answer.as_bytes()) {
-                Ok(jobs) => {
-                    proptest::prop_assert_eq!(jobs[0].cpus.map(i64::from), Some(cpus));
-                    proptest::prop_assert_eq!(jobs[0].time_limit_s, Some(minutes * 60));
-                    proptest::prop_assert_eq!(
-                        jobs[0].end.map(|t| t.timestamp()),
-                        Some(end).filter(|&e| e > 0)
-                    );
+            let want_cpus = meant(i128::from(cpus)).and_then(|c| c.map(u32::try_from).transpose().map_err(|_| ()));
+            let want_limit = meant(i128::from(minutes)).and_then(|m| m.map(|m| m.checked_mul(60).ok_or(())).transpose());
+            let want_end = meant(i128::from(end)).and_then(|e| {
+                e.filter(|&e| e > 0)
+                    .map(|e| i64::try_from(e).ok().and_then(|e| DateTime::from_timestamp(e, 0)).ok_or(()))
+                    .transpose()
+            });
+            match parse_json(answer.as_bytes()).map(|a| (a.records, a.set_aside)) {
+                Ok((jobs, set_aside)) if set_aside.is_empty() => {
+                    proptest::prop_assert_eq!(Ok(jobs[0].cpus), want_cpus);
+                    proptest::prop_assert_eq!(Ok(jobs[0].time_limit_s), want_limit);
+                    proptest::prop_assert_eq!(Ok(jobs[0].end), want_end);
                 }
-                Err(e) => {
-                    let e = e.to_string();
-                    proptest::prop_assert!(e.contains("job 7") && e.contains("out of range"), "{}", e);
-                    proptest::prop_assert!(
-                        u32::try_from(cpus).is_err()
-                            || minutes.checked_mul(60).is_none()
-                            || (end > 0 && DateTime::from_timestamp(end, 0).is_none())
-                    );
+                Ok((_, set_aside)) => {
+                    let e = &set_aside[0].1;
+                    proptest::prop_assert_eq!(set_aside[0].0, Some(7));
+                    proptest::prop_assert!(e.starts_with("job 7: "), "{}", e);
+                    proptest::prop_assert!(want_cpus.is_err() || want_limit.is_err() || want_end.is_err(), "{}", e);
                 }
+                Err(e) => proptest::prop_assert!(false, "the whole answer refused: {}", e),
             }
         }
     }
 
     #[test]
     fn parses_real_sacct_json() {
-        let jobs = parse_json(FIXTURE.as_bytes()).unwrap();
+        let jobs = parse_json(FIXTURE.as_bytes()).unwrap().records;
         assert_eq!(jobs.len(), 9);
         let fail = jobs
             .iter()
@@ -645,9 +790,452 @@ mod tests {
         );
     }
 
+    /// The captures of every release in `tests/fixtures/slurm-json/` (and `../shared/data/
+    /// slurm-json/` when it is there), each file name `<release>_<parser>_<what>.json`.
+    fn captures() -> Vec<(String, Vec<u8>)> {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = Vec::new();
+        for dir in [
+            repo.join("tests/fixtures/slurm-json"),
+            repo.join("../shared/data/slurm-json"),
+        ] {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                // The shared folder holds the committed ones again: each name once.
+                if name.ends_with(".json") && files.iter().all(|(seen, _)| *seen != name) {
+                    files.push((name, std::fs::read(entry.path()).unwrap()));
+                }
+            }
+        }
+        assert!(
+            files.len() >= 15,
+            "the captures are missing: {}",
+            files.len()
+        );
+        files
+    }
+
+    /// Every record of every release's capture is read, nothing set aside, nothing noted: with
+    /// its state, times, exit code, nodes and steps as the capture has them (the expected values
+    /// read off the files by hand).
+    #[test]
+    fn every_capture_of_every_release() {
+        // (file, job id, state, elapsed seconds, exit code, nodes, steps, cpus, memory MB)
+        #[allow(clippy::type_complexity)]
+        let expected: [(&str, u64, &str, Option<i64>, i32, &str, &[&str], u32, u64); 17] = [
+            (
+                "23.11_v0.0.40_slurmdb-job-completed",
+                509,
+                "COMPLETED",
+                Some(1),
+                0,
+                "cn2",
+                &["batch"],
+                1,
+                512,
+            ),
+            (
+                "23.11_v0.0.40_slurmdb-job-failed",
+                510,
+                "FAILED",
+                Some(1),
+                1,
+                "cn2",
+                &["batch"],
+                1,
+                512,
+            ),
+            (
+                "23.11_v0.0.40_slurmdb-job-timeout",
+                609,
+                "TIMEOUT",
+                Some(79),
+                0,
+                "cn4",
+                &["batch"],
+                1,
+                512,
+            ),
+            (
+                "24.11_v0.0.42_slurmdb-job-completed",
+                6362,
+                "COMPLETED",
+                Some(61),
+                0,
+                "cn1",
+                &["batch"],
+                32,
+                16384,
+            ),
+            (
+                "24.11_v0.0.42_slurmdb-job-failed",
+                6359,
+                "FAILED",
+                Some(1),
+                1,
+                "cn1",
+                &["batch"],
+                1,
+                512,
+            ),
+            (
+                "24.11_v0.0.42_slurmdb-job-gpus-multi-nodes",
+                6371,
+                "RUNNING",
+                None,
+                0,
+                "ia[1-2]",
+                &["batch"],
+                2,
+                1024,
+            ),
+            (
+                "24.11_v0.0.42_slurmdb-job-timeout",
+                6357,
+                "TIMEOUT",
+                Some(65),
+                0,
+                "cn1",
+                &["batch"],
+                1,
+                512,
+            ),
+            (
+                "25.11_v0.0.44_slurmdb-job-completed",
+                5749,
+                "COMPLETED",
+                Some(30),
+                0,
+                "cn1",
+                &["batch"],
+                4,
+                2048,
+            ),
+            (
+                "25.11_v0.0.44_slurmdb-job-failed",
+                5739,
+                "FAILED",
+                Some(2),
+                1,
+                "cn1",
+                &["batch"],
+                1,
+                512,
+            ),
+            (
+                "25.11_v0.0.44_slurmdb-job-gpus-multi-nodes",
+                5679,
+                "RUNNING",
+                None,
+                0,
+                "gpu[1-2]",
+                &["batch"],
+                2,
+                1024,
+            ),
+            (
+                "25.11_v0.0.44_slurmdb-job-timeout",
+                5737,
+                "TIMEOUT",
+                Some(82),
+                0,
+                "cn1",
+                &["batch"],
+                1,
+                512,
+            ),
+            (
+                "24.11.5_v0.0.42_sacct-ci",
+                1,
+                "FAILED",
+                Some(1),
+                3,
+                "vm",
+                &["batch"],
+                1,
+                1024,
+            ),
+            (
+                "26.05.5_v0.0.45_sacct-ci",
+                1,
+                "FAILED",
+                Some(0),
+                3,
+                "vm",
+                &["batch"],
+                1,
+                1024,
+            ),
+            (
+                "26.05.5_v0.0.45_sacct-ci",
+                2,
+                "COMPLETED",
+                Some(7),
+                0,
+                "vm",
+                &["batch", "0"],
+                1,
+                1024,
+            ),
+            (
+                "26.05.5_v0.0.45_sacct-ci",
+                3,
+                "COMPLETED",
+                Some(1),
+                0,
+                "vm",
+                &["batch"],
+                1,
+                1024,
+            ),
+            (
+                "26.05.5_v0.0.45_sacct-ci",
+                4,
+                "COMPLETED",
+                Some(2),
+                0,
+                "vm",
+                &["batch"],
+                1,
+                1024,
+            ),
+            (
+                "26.05.5_v0.0.45_sacct-ci",
+                5,
+                "FAILED",
+                Some(3),
+                3,
+                "vm",
+                &["batch", "0"],
+                2,
+                300,
+            ),
+        ];
+        let mut checked = 0;
+        for (name, bytes) in captures() {
+            if name.contains("squeue") || name.contains("slurm-jobs") {
+                continue;
+            }
+            let answer = parse_json(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(
+                answer.set_aside.is_empty(),
+                "{name}: {:?}",
+                answer.set_aside
+            );
+            assert!(!answer.records.is_empty(), "{name}");
+            for record in &answer.records {
+                assert!(record.notes.is_empty(), "{name}: {:?}", record.notes);
+                assert!(
+                    record.state.is_some() && record.submit.is_some(),
+                    "{name}: {record:?}"
+                );
+                let Some(want) = expected
+                    .iter()
+                    .find(|w| name.starts_with(w.0) && w.1 == record.job_id)
+                else {
+                    continue;
+                };
+                let (_, _, state, elapsed, exit, nodes, steps, cpus, memory) = *want;
+                let elapsed_read = record
+                    .end
+                    .zip(record.start)
+                    .map(|(e, s)| (e - s).num_seconds());
+                let step_names: Vec<&str> = record
+                    .steps
+                    .iter()
+                    .flatten()
+                    .map(|s| s.step.as_str())
+                    .collect();
+                assert_eq!(
+                    (
+                        record.state.as_deref(),
+                        elapsed_read,
+                        record.exit_json.map(|e| e.0),
+                        record.nodes.as_deref(),
+                        step_names.as_slice(),
+                        record.cpus,
+                        record.req_mem_mb,
+                        record.energy_j
+                    ),
+                    (
+                        Some(state),
+                        elapsed,
+                        Some(exit),
+                        Some(nodes),
+                        steps,
+                        Some(cpus),
+                        Some(memory),
+                        None
+                    ),
+                    "{name} job {}",
+                    record.job_id
+                );
+                // A settled record has every step ended: no false "steps had not ended".
+                if record.state.as_deref().is_some_and(is_final) {
+                    let steps = record.steps.as_deref().unwrap();
+                    assert!(
+                        sacct_steps::unfinished(steps).is_empty(),
+                        "{name}: {steps:?}"
+                    );
+                }
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, expected.len(), "every expected record was found");
+    }
+
+    /// 26.05's array tasks and the usage of its steps, as `sacct --noconvert` printed them on the
+    /// same daemon: job 5 (`srun -n 2 sleep 3`) has step 0 with two tasks.
+    #[test]
+    fn the_steps_and_array_tasks_of_26_05() {
+        let bytes = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/fixtures/slurm-json/26.05.5_v0.0.45_sacct-ci.json"),
+        )
+        .unwrap();
+        let jobs = parse_json(&bytes).unwrap().records;
+        let task = |id: u64| {
+            let j = jobs.iter().find(|j| j.job_id == id).unwrap();
+            (j.array_job_id, j.array_task_id)
+        };
+        assert_eq!(task(4), (Some(3), Some(1)));
+        assert_eq!(task(3), (Some(3), Some(2)));
+        assert_eq!(task(2), (None, None));
+        let five = jobs.iter().find(|j| j.job_id == 5).unwrap();
+        let step0 = &five.steps.as_ref().unwrap()[1];
+        assert_eq!(
+            (step0.ntasks, step0.state.as_deref()),
+            (Some(2), Some("COMPLETED"))
+        );
+        assert!(
+            step0.end.is_some() && step0.max_rss_bytes.is_some(),
+            "{step0:?}"
+        );
+        let used = sacct_steps::totals(five.steps.as_deref(), five.energy_j);
+        assert_eq!(used.steps, Some(2));
+    }
+
+    /// A release this reader does not know is read as far as it can be and named in every
+    /// record's notes; a field it prints in an unknown shape is noted, not a silent null.
+    #[test]
+    fn an_unknown_release_is_read_and_named() {
+        let capture = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/fixtures/slurm-json/26.05.5_v0.0.45_sacct-ci.json"),
+        )
+        .unwrap();
+        let future = capture
+            .replace("data_parser\\/v0.0.45", "data_parser\\/v0.0.47")
+            .replace("data_parser/v0.0.45", "data_parser/v0.0.47")
+            .replace("\"26.05.5\"", "\"27.05.1\"")
+            .replacen("\"qos\": \"normal\"", "\"qos\": {\"name\": \"normal\"}", 1);
+        let answer = parse_json(future.as_bytes()).unwrap();
+        assert!(answer.set_aside.is_empty(), "{:?}", answer.set_aside);
+        assert_eq!(answer.records.len(), 5);
+        for record in &answer.records {
+            assert!(
+                record.notes[0].contains("v0.0.47") && record.notes[0].contains("27.05.1"),
+                "{:?}",
+                record.notes
+            );
+            assert!(record.state.is_some() && record.end.is_some());
+        }
+        let odd = &answer.records[0];
+        assert_eq!(odd.qos, None);
+        assert!(
+            odd.notes
+                .iter()
+                .any(|n| n.starts_with("qos not understood")),
+            "{:?}",
+            odd.notes
+        );
+        // The same shape in a known release: the record is set aside, naming job and field.
+        let known = capture.replacen("\"qos\": \"normal\"", "\"qos\": {\"name\": \"normal\"}", 1);
+        let answer = parse_json(known.as_bytes()).unwrap();
+        assert_eq!(answer.records.len(), 4);
+        assert_eq!(answer.set_aside[0].0, Some(1));
+        assert!(
+            answer.set_aside[0]
+                .1
+                .starts_with("job 1: qos an object where a text goes"),
+            "{:?}",
+            answer.set_aside
+        );
+    }
+
+    /// Hostile answers: deep nesting, a string where a number goes, a job that is not the one
+    /// asked about, 10,000 steps, 100 MB. Each is refused or set aside with a reason; nothing
+    /// panics, and the readable records of the same answer are kept.
+    #[test]
+    fn hostile_answers_are_set_aside_with_a_reason() {
+        let deep = format!(
+            "{{\"jobs\": [{}{}]}}",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        assert!(
+            parse_json(deep.as_bytes())
+                .unwrap_err()
+                .to_string()
+                .contains("recursion limit")
+        );
+        let huge = vec![b' '; MAX_ANSWER_BYTES + 1];
+        assert!(
+            parse_json(&huge)
+                .unwrap_err()
+                .to_string()
+                .contains("over the 64 MiB")
+        );
+        let mixed = br#"{"jobs": [
+            {"job_id": 8, "state": {"current": ["COMPLETED"]}, "time": {"end": "yesterday"}},
+            {"job_id": "8; rm -rf /"},
+            {"job_id": 9, "state": {"current": ["COMPLETED"]}, "time": {"start": 10, "end": 20}}]}"#;
+        let answer = parse_json(mixed).unwrap();
+        assert_eq!(
+            answer.records.iter().map(|r| r.job_id).collect::<Vec<_>>(),
+            [9]
+        );
+        assert_eq!(
+            answer.set_aside[0],
+            (
+                Some(8),
+                "job 8: time.end a string where a number goes".into()
+            )
+        );
+        assert_eq!(
+            answer.set_aside[1],
+            (
+                None,
+                "entry 1 of the answer: job_id a string where a number goes".into()
+            )
+        );
+        let step = r#"{"step": {"id": "9.N"}, "state": ["COMPLETED"], "time": {"start": 10, "end": 20,
+            "total": {"seconds": 1, "microseconds": 0}}, "tasks": {"count": 1}}"#;
+        let steps: Vec<String> = (0..10_000)
+            .map(|n| step.replace("9.N", &format!("9.{n}")))
+            .collect();
+        let many = format!(
+            r#"{{"jobs": [{{"job_id": 9, "state": {{"current": ["COMPLETED"]}}, "time": {{"start": 10, "end": 20}},
+            "steps": [{}, {{"step": {{"id": "10.batch"}}}}]}}]}}"#,
+            steps.join(",")
+        );
+        let started = std::time::Instant::now();
+        let answer = parse_json(many.as_bytes()).unwrap();
+        let record = &answer.records[0];
+        assert_eq!(record.steps.as_ref().unwrap().len(), 10_000);
+        assert_eq!(
+            record.notes,
+            ["1 of its steps could not be read and are left out"],
+            "another job's step"
+        );
+        let used = sacct_steps::totals(record.steps.as_deref(), None);
+        assert_eq!(used.cpu_total_s, Some(10_000.0));
+        assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+    }
+
     #[test]
     fn selects_the_run_a_spool_record_means_among_repeated_ids() {
-        let jobs = parse_json(FIXTURE.as_bytes()).unwrap();
+        let jobs = parse_json(FIXTURE.as_bytes()).unwrap().records;
         // Job 2 exists four times (an array task of an old run, two old cancels, the new job).
         let enqueued = at(1_795_324_830);
         let Selection::Settled(chosen) = select(&jobs, 2, Some("ci"), enqueued) else {
@@ -710,7 +1298,7 @@ mod tests {
 
     #[test]
     fn a_running_job_is_pending() {
-        let mut jobs = parse_json(FIXTURE.as_bytes()).unwrap();
+        let mut jobs = parse_json(FIXTURE.as_bytes()).unwrap().records;
         jobs.iter_mut()
             .for_each(|j| j.state = Some("COMPLETING".into()));
         let selection = select(&jobs, 1, None, at(1_795_324_830));
@@ -728,7 +1316,7 @@ mod tests {
             parse_exit_codes("1|2026-11-22T05:20:24|3:0\n2|1795324824|0:0\ngarbage\n4|x|0:0\n");
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0].submit, 1_795_324_824);
-        let jobs = parse_json(FIXTURE.as_bytes()).unwrap();
+        let jobs = parse_json(FIXTURE.as_bytes()).unwrap().records;
         let Selection::Settled(fail) = select(&jobs, 1, Some("ci"), at(1_795_324_830)) else {
             panic!()
         };

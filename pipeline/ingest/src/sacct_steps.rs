@@ -16,10 +16,9 @@
 //! can use is `None`, never an error. A step that is not an object or has no id is left out.
 
 use chrono::{DateTime, Utc};
-use serde::Deserialize;
 use serde_json::Value;
 
-use super::{JobRow, JobStepRow};
+use super::{JobRow, JobStepRow, slurm_json};
 
 /// Slurm's 32-bit "no value" marker (`NO_VAL`); `INFINITE` is the next one up. 22.05 dumps its
 /// unsigned figures through 32 bits and writes `null` for either, but another version may not.
@@ -87,17 +86,14 @@ impl StepAccounting {
     }
 }
 
-/// A step id as 22.05 dumps it: a name for the special steps, a number for the others.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum StepId {
-    Number(u64),
-    Name(String),
-}
-
-/// The value at `path` (`/time/user/seconds`) as an unsigned number below `limit`.
+/// The value at `path` (`/time/user/seconds`) as an unsigned number below `limit`, in any shape
+/// a release prints it ([`slurm_json::number_with`]); `None` for markers and wrong shapes.
 fn unsigned(value: &Value, path: &str, limit: u64) -> Option<u64> {
-    value.pointer(path)?.as_u64().filter(|&n| n < limit)
+    let markers32 = limit <= NO_VAL;
+    slurm_json::number_with(value.pointer(path)?, markers32)
+        .ok()?
+        .value()
+        .filter(|&n| n < limit)
 }
 
 /// A 32-bit figure (a count, seconds): `None` for Slurm's markers.
@@ -106,11 +102,7 @@ fn count(value: &Value, path: &str) -> Option<u32> {
 }
 
 fn text(value: &Value, path: &str) -> Option<String> {
-    value
-        .pointer(path)?
-        .as_str()
-        .filter(|s| !s.is_empty())
-        .map(String::from)
+    slurm_json::text(value.pointer(path)?).ok().flatten()
 }
 
 /// Epoch seconds to a time; 0 means "not yet".
@@ -150,22 +142,21 @@ fn memory_bytes(entry: Option<&Value>) -> Option<u64> {
     unsigned(entry?, "/count", MAX_MEMORY_BYTES + 1)
 }
 
-/// One element of `steps`; `None` when it is not a step (not an object, no id).
-fn step(value: &Value) -> Option<StepAccounting> {
-    let id = match serde_json::from_value::<StepId>(value.pointer("/step/id")?.clone()).ok()? {
-        StepId::Number(n) => n.to_string(),
-        StepId::Name(name) if !name.is_empty() => name,
-        StepId::Name(_) => return None,
-    };
+/// One element of `steps` of job `job_id`; `None` when it is not a step of that job (not an
+/// object, no id, an id no release prints, another job's).
+fn step(value: &Value, job_id: u64) -> Option<StepAccounting> {
+    let id = slurm_json::step_id(value.pointer("/step/id")?, Some(job_id)).ok()?;
     let step = match count(value, "/step/het/component") {
-        Some(component) => format!("{id}+{component}"),
-        None => id,
+        Some(component) if !id.contains('+') => format!("{id}+{component}"),
+        _ => id,
     };
     let peak = memory_entry(value, "/tres/requested/max");
     Some(StepAccounting {
         step,
         name: text(value, "/step/name"),
-        state: text(value, "/state"),
+        state: value
+            .get("state")
+            .and_then(|s| slurm_json::state(s).ok().flatten()),
         nodes: text(value, "/nodes/range"),
         num_nodes: count(value, "/nodes/count"),
         ntasks: count(value, "/tasks/count"),
@@ -182,10 +173,14 @@ fn step(value: &Value) -> Option<StepAccounting> {
     })
 }
 
-/// The steps of one job of the answer: `None` when it has no `steps` list at all (another
-/// layout), so that "no figures" is told apart from "no steps".
-pub fn parse_steps(steps: Option<&Value>) -> Option<Vec<StepAccounting>> {
-    Some(steps?.as_array()?.iter().filter_map(step).collect())
+/// The steps of job `job_id` in the answer, and how many elements were left out as no step of
+/// it: `None` when it has no `steps` list at all (another layout), so that "no figures" is told
+/// apart from "no steps".
+pub fn parse_steps(steps: Option<&Value>, job_id: u64) -> Option<(Vec<StepAccounting>, usize)> {
+    let list = steps?.as_array()?;
+    let read: Vec<StepAccounting> = list.iter().filter_map(|s| step(s, job_id)).collect();
+    let left_out = list.len() - read.len();
+    Some((read, left_out))
 }
 
 /// What a run's `jobs` row takes from its steps (the `acct_*` columns).
@@ -376,7 +371,7 @@ mod tests {
     ]}"#;
 
     fn job(id: u64) -> Accounting {
-        let jobs = sacct::parse_json(STEPS.as_bytes()).unwrap();
+        let jobs = sacct::parse_json(STEPS.as_bytes()).unwrap().records;
         jobs.into_iter().find(|j| j.job_id == id).unwrap()
     }
 
@@ -430,7 +425,7 @@ mod tests {
     #[test]
     fn the_captured_pair_gets_each_its_own_figures() {
         const CAPTURED: &str = include_str!("../../../tests/fixtures/sacct-22.05.8-steps.json");
-        let jobs = sacct::parse_json(CAPTURED.as_bytes()).unwrap();
+        let jobs = sacct::parse_json(CAPTURED.as_bytes()).unwrap().records;
         let used = |id: u64| {
             let job = jobs.iter().find(|j| j.job_id == id).unwrap();
             totals(job.steps.as_deref(), job.energy_j)
@@ -499,7 +494,7 @@ mod tests {
             )
         };
         let parsed = |steps: &str| {
-            let jobs = sacct::parse_json(answer(steps).as_bytes()).unwrap();
+            let jobs = sacct::parse_json(answer(steps).as_bytes()).unwrap().records;
             jobs.into_iter().next().unwrap()
         };
         let none = parsed("");

@@ -15,6 +15,8 @@ use serde::Deserialize;
 
 use jobsight_base::options::{DAY_S, Invalid, invalid, within};
 
+use super::job_exporters::{JobExporter, job_exporter_metrics};
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IngestOptions {
@@ -38,7 +40,13 @@ pub struct PrometheusOptions {
     pub gpu: Option<bool>,
     /// The label DCGM's exporter puts the job id in (`--hpc-job-mapping-dir`); default `hpc_job`.
     pub gpu_job_label: Option<String>,
+    /// The old spelling of `job_exporter = "jobsight"`.
     pub cgroup: Option<bool>,
+    /// The per-job exporter the site runs ([`JobExporter`]); default none.
+    pub job_exporter: Option<JobExporter>,
+    /// The label that names the cluster on a Prometheus holding several (jobstats: `cluster`):
+    /// the per-job exporter's queries then match it against the job's cluster (`{cluster}`).
+    pub cluster_label: Option<String>,
     /// Replaces the default node_exporter metrics when given.
     pub metrics: Option<Vec<MetricTemplate>>,
     /// Added to the default (or given) metrics.
@@ -77,17 +85,18 @@ impl Choice for TelemetryKind {
 pub struct MetricTemplate {
     pub name: String,
     /// PromQL with placeholders `{nodes}` (a label matcher selecting the job's nodes),
-    /// `{job_id}` and `{rate_window}` (e.g. `60s`).
+    /// `{job_id}`, `{cluster}` (the job's cluster, escaped for a PromQL string) and
+    /// `{rate_window}` (e.g. `60s`).
     pub query: String,
     /// The label that names the node in this query's result; default `prometheus.node_label`.
     pub node_label: Option<String>,
 }
 
 /// The placeholders a template may use.
-const PLACEHOLDERS: [&str; 3] = ["nodes", "job_id", "rate_window"];
+const PLACEHOLDERS: [&str; 4] = ["nodes", "job_id", "cluster", "rate_window"];
 
 /// Checks that a template uses only known placeholders (`{name}` where name is a lower-case word).
-/// The Prometheus source's `render` fills in the same three.
+/// The Prometheus source's `render` fills in the same four.
 pub fn check_template(query: &str) -> Result<(), String> {
     let bytes = query.as_bytes();
     let mut i = 0;
@@ -103,7 +112,7 @@ pub fn check_template(query: &str) -> Result<(), String> {
             let word = &query[open + 1..end];
             if !PLACEHOLDERS.contains(&word) {
                 return Err(format!(
-                    "unknown placeholder {{{word}}} (known: {{nodes}}, {{job_id}}, {{rate_window}})"
+                    "unknown placeholder {{{word}}} (known: {{nodes}}, {{job_id}}, {{cluster}}, {{rate_window}})"
                 ));
             }
         }
@@ -260,50 +269,6 @@ pub fn dcgm_metrics(job_label: &str) -> Vec<MetricTemplate> {
         .collect()
 }
 
-/// Per-job cgroup exporter metrics (`prometheus.cgroup = true`), as Princeton's jobstats collects
-/// them: the job's own CPU time (all, user, system) and memory, not the node's, which matters on
-/// shared nodes; and the job's own I/O, which only jobsight-exporter serves. Only
-/// the job's own series (`step=""`, `task=""`): an exporter that also reports steps and tasks
-/// (Princeton's with `--collect.fullslurm`, `jobsight-exporter --steps`) would otherwise count
-/// the job two or three times in the sum.
-pub fn cgroup_metrics() -> Vec<MetricTemplate> {
-    [
-        (
-            "job_cpu_cores_used",
-            "sum by (instance) (rate(cgroup_cpu_total_seconds{jobid=\"{job_id}\",step=\"\",task=\"\",{nodes}}[{rate_window}]))",
-        ),
-        (
-            "job_mem_rss_bytes",
-            "sum by (instance) (cgroup_memory_rss_bytes{jobid=\"{job_id}\",step=\"\",task=\"\",{nodes}})",
-        ),
-        (
-            "job_cpu_user_cores",
-            "sum by (instance) (rate(cgroup_cpu_user_seconds{jobid=\"{job_id}\",step=\"\",task=\"\",{nodes}}[{rate_window}]))",
-        ),
-        (
-            "job_cpu_system_cores",
-            "sum by (instance) (rate(cgroup_cpu_system_seconds{jobid=\"{job_id}\",step=\"\",task=\"\",{nodes}}[{rate_window}]))",
-        ),
-        // jobsight-exporter's own series (Princeton's exporter has no I/O): empty, and so
-        // absent from the job's features, where a site runs the other.
-        (
-            "job_io_read_bytes_per_s",
-            "sum by (instance) (rate(jobsight_cgroup_io_read_bytes_total{jobid=\"{job_id}\",step=\"\",task=\"\",{nodes}}[{rate_window}]))",
-        ),
-        (
-            "job_io_write_bytes_per_s",
-            "sum by (instance) (rate(jobsight_cgroup_io_write_bytes_total{jobid=\"{job_id}\",step=\"\",task=\"\",{nodes}}[{rate_window}]))",
-        ),
-    ]
-    .into_iter()
-    .map(|(name, query)| MetricTemplate {
-        name: name.to_string(),
-        query: query.to_string(),
-        node_label: None,
-    })
-    .collect()
-}
-
 /// Whether `name` is a valid Prometheus label name.
 fn is_label_name(name: &str) -> bool {
     let mut bytes = name.bytes();
@@ -371,9 +336,27 @@ impl PrometheusOptions {
         if self.gpu.unwrap_or(false) {
             metrics.extend(dcgm_metrics(&gpu_job_label));
         }
-        if self.cgroup.unwrap_or(false) {
-            metrics.extend(cgroup_metrics());
+        let job_exporter = match (self.cgroup, self.job_exporter) {
+            (Some(true), Some(e)) if e != JobExporter::Jobsight => {
+                return Err(invalid(
+                    "prometheus.cgroup",
+                    "`cgroup = true` means `job_exporter = \"jobsight\"`: give one of the two"
+                        .to_string(),
+                ));
+            }
+            (Some(true), _) => JobExporter::Jobsight,
+            (_, e) => e.unwrap_or(JobExporter::None),
+        };
+        if let Some(label) = self.cluster_label.as_deref().filter(|l| !is_label_name(l)) {
+            return Err(invalid(
+                "prometheus.cluster_label",
+                format!("{label:?} is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)"),
+            ));
         }
+        metrics.extend(job_exporter_metrics(
+            job_exporter,
+            self.cluster_label.as_deref(),
+        ));
         metrics.extend(self.extra_metrics.unwrap_or_default());
         let mut names = std::collections::BTreeSet::new();
         for m in &metrics {

@@ -715,6 +715,7 @@ impl super::per_job::TelemetrySource for SimulatedCluster {
     fn fetch(
         &self,
         job_id: &str,
+        _cluster: &str,
         _nodes: &[String],
         start: DateTime<Utc>,
         _end: DateTime<Utc>,

@@ -5,9 +5,10 @@
 //! (pending and completing ones too), so the running ones are picked here. What it prints is
 //! another system's output: every field is checked, a job with an id, user or node list that
 //! cannot be one is skipped and counted ([`Listing::skipped`]), and nothing in it reaches a shell.
-//! Later Slurm versions print some numbers as `{"set": true, "infinite": false, "number": N}`;
-//! both shapes are read.
+//! Later Slurm versions print some numbers as `{"set": true, "infinite": false, "number": N}` and
+//! states as lists; every release's shapes are read through [`super::slurm_json`].
 
+use std::io::Read;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -19,7 +20,10 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RunningJob {
     pub cluster: String,
-    /// The job's id as accounting and the warehouse name it: `ARRAY_TASK` for an array task.
+    /// The job's id as the warehouse names it (`jobs.job_id`, the hook's `SLURM_JOB_ID`): Slurm's
+    /// own id, an array task's too, which its cgroup directory and DCGM's `hpc_job` also carry.
+    /// (Its `ARRAY_TASK` name was used before 2026-11-28: a task's series were never found and
+    /// its warning was not matched with its finished job.)
     pub job_id: String,
     /// Slurm's own id of the job (an array task's too), for `scancel` and `scontrol`.
     pub slurm_id: String,
@@ -58,10 +62,27 @@ pub fn list(squeue: &Path, timeout: Duration) -> Result<Listing, String> {
     parse_json(&String::from_utf8_lossy(&out))
 }
 
+/// The most a Slurm command's answer may hold before it is refused: far above what `squeue` of
+/// a large cluster prints (about 5 KB a job), far below what would take the pipeline's memory.
+pub const MAX_COMMAND_OUTPUT: usize = 256 << 20;
+
 /// Runs a Slurm command (`squeue`, `scancel`, `scontrol`) with `args`, no shell, in UTC, for at
 /// most `timeout` (then it is killed), and returns what it printed; an error naming the command
-/// and its error output when it cannot run, takes too long or fails.
+/// and its error output when it cannot run, takes too long, fails or prints more than
+/// [`MAX_COMMAND_OUTPUT`].
 pub fn run_command(program: &Path, args: &[&str], timeout: Duration) -> Result<Vec<u8>, String> {
+    run_command_capped(program, args, timeout, MAX_COMMAND_OUTPUT)
+}
+
+/// [`run_command`] with its own limit on the answer's size: past `max_bytes` the rest of the
+/// answer is read and thrown away (so the command ends rather than blocks) and the answer is an
+/// error saying how large it was.
+pub fn run_command_capped(
+    program: &Path,
+    args: &[&str],
+    timeout: Duration,
+    max_bytes: usize,
+) -> Result<Vec<u8>, String> {
     let shown = format!("{} {}", program.display(), args.join(" "));
     let mut child = Command::new(program)
         .args(args)
@@ -72,17 +93,26 @@ pub fn run_command(program: &Path, args: &[&str], timeout: Duration) -> Result<V
         .spawn()
         .map_err(|e| format!("cannot run {shown}: {e}"))?;
     // Read while waiting: output larger than the pipe would otherwise block the command.
-    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+    let drain = |pipe: Option<Box<dyn Read + Send>>, max: usize| {
         std::thread::spawn(move || {
-            let mut out = Vec::new();
+            let (mut kept, mut total) = (Vec::new(), 0usize);
             if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut out);
+                let mut buffer = vec![0u8; 64 * 1024];
+                while let Ok(n) = pipe.read(&mut buffer) {
+                    if n == 0 {
+                        break;
+                    }
+                    total = total.saturating_add(n);
+                    if kept.len() < max {
+                        kept.extend_from_slice(&buffer[..n.min(max - kept.len())]);
+                    }
+                }
             }
-            out
+            (kept, total)
         })
     };
-    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
-    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _), max_bytes);
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _), 64 * 1024);
     let started = std::time::Instant::now();
     let status = loop {
         match child.try_wait().map_err(|e| format!("{shown}: {e}"))? {
@@ -95,12 +125,18 @@ pub fn run_command(program: &Path, args: &[&str], timeout: Duration) -> Result<V
             None => std::thread::sleep(Duration::from_millis(20)),
         }
     };
-    let out = stdout.join().unwrap_or_default();
-    let err = stderr.join().unwrap_or_default();
+    let (out, total) = stdout.join().unwrap_or_default();
+    let (err, _) = stderr.join().unwrap_or_default();
     if !status.success() {
         return Err(format!(
             "{shown} failed ({status}): {}",
             jobsight_base::text::printable(String::from_utf8_lossy(&err).trim())
+        ));
+    }
+    if total > max_bytes {
+        return Err(format!(
+            "{shown} answered {total} bytes, over the {} MiB an answer may have",
+            max_bytes >> 20
         ));
     }
     Ok(out)
@@ -139,17 +175,10 @@ pub fn parse_json(text: &str) -> Result<Listing, String> {
     Ok(listing)
 }
 
-/// A number, or Slurm 23.02+'s `{"set", "infinite", "number"}` (`None` when unset or infinite).
+/// A number in any shape a release prints ([`super::slurm_json::number`]); `None` when unset,
+/// infinite or of a shape no release prints.
 fn number(v: Option<&Value>) -> Option<u64> {
-    match v? {
-        Value::Number(n) => n.as_u64(),
-        Value::Object(o) => {
-            let set = o.get("set").and_then(Value::as_bool).unwrap_or(true);
-            let infinite = o.get("infinite").and_then(Value::as_bool).unwrap_or(false);
-            (set && !infinite).then(|| o.get("number")?.as_u64())?
-        }
-        _ => None,
-    }
+    super::slurm_json::number(v?).ok()?.value()
 }
 
 fn text(job: &Value, key: &str) -> String {
@@ -161,13 +190,7 @@ fn text(job: &Value, key: &str) -> String {
 
 fn running_job(job: &Value) -> Result<RunningJob, String> {
     let slurm_id = number(job.get("job_id")).ok_or("no job_id")?;
-    let job_id = match (
-        number(job.get("array_job_id")).filter(|&a| a > 0),
-        number(job.get("array_task_id")),
-    ) {
-        (Some(array), Some(task)) => format!("{array}_{task}"),
-        _ => slurm_id.to_string(),
-    };
+    let job_id = slurm_id.to_string();
     let user = text(job, "user_name");
     if !jobsight_base::text::is_login_name(&user) {
         return Err(format!("user {user:?} is no login name"));
@@ -178,13 +201,17 @@ fn running_job(job: &Value) -> Result<RunningJob, String> {
     let nodes = text(job, "nodes");
     let node_names =
         slurm_hooks::hostlist::expand(&nodes).map_err(|e| format!("node list {nodes:?}: {e}"))?;
-    let cpus = number(job.get("cpus")).unwrap_or(0) as u32;
-    let num_nodes = number(job.get("node_count")).unwrap_or(node_names.len() as u64) as u32;
+    let cpus =
+        u32::try_from(number(job.get("cpus")).unwrap_or(0)).map_err(|_| "cpus out of range")?;
+    let num_nodes = u32::try_from(number(job.get("node_count")).unwrap_or(node_names.len() as u64))
+        .map_err(|_| "node_count out of range")?;
     let tres = text(job, "tres_alloc_str");
     let req_mem_mb = tres_memory_mb(&tres).or_else(|| {
         number(job.get("memory_per_node"))
-            .map(|m| m * u64::from(num_nodes.max(1)))
-            .or_else(|| number(job.get("memory_per_cpu")).map(|m| m * u64::from(cpus)))
+            .and_then(|m| m.checked_mul(u64::from(num_nodes.max(1))))
+            .or_else(|| {
+                number(job.get("memory_per_cpu")).and_then(|m| m.checked_mul(u64::from(cpus)))
+            })
     });
     Ok(RunningJob {
         cluster: text(job, "cluster"),
@@ -273,6 +300,76 @@ mod tests {
         assert_eq!(listing.jobs[1].req_mem_mb, Some(50));
     }
 
+    /// Every release's listing in `tests/fixtures/slurm-json/` (23.11, 24.11 and 25.11 through
+    /// slurmrestd's `/slurm/v0.0.4x/jobs`, 26.05's `squeue --json`): every running job read,
+    /// none skipped, with its numbers as the capture has them (read off the files by hand).
+    #[test]
+    fn every_listing_of_every_release() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/slurm-json");
+        // (file, jobs listed, running, first running job: id, user, nodes, cpus, MiB, limit s)
+        let expected = [
+            (
+                "23.11_v0.0.40_slurm-jobs.json",
+                5,
+                ("779", "crich", "cn1", 32, 16384, 120),
+            ),
+            (
+                "24.11_v0.0.42_slurm-jobs.json",
+                7,
+                ("6360", "jbeck", "cn1", 16, 8192, 120),
+            ),
+            (
+                "25.11_v0.0.44_slurm-jobs.json",
+                4,
+                ("5745", "vhartman", "cn1", 4, 2048, 120),
+            ),
+        ];
+        for (file, running, first) in expected {
+            let listing = parse_json(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap();
+            assert!(listing.skipped.is_empty(), "{file}: {:?}", listing.skipped);
+            assert_eq!(listing.jobs.len(), running, "{file}");
+            let j = &listing.jobs[0];
+            assert_eq!(
+                (
+                    j.job_id.as_str(),
+                    j.user.as_str(),
+                    j.nodes.as_str(),
+                    j.cpus,
+                    j.req_mem_mb,
+                    j.time_limit_s
+                ),
+                (
+                    first.0,
+                    first.1,
+                    first.2,
+                    first.3,
+                    Some(first.4),
+                    Some(first.5)
+                ),
+                "{file}"
+            );
+            assert_eq!(j.slurm_id, j.job_id, "{file}: no array task");
+        }
+        let multi = parse_json(
+            &std::fs::read_to_string(dir.join("24.11_v0.0.42_slurm-jobs.json")).unwrap(),
+        )
+        .unwrap();
+        let wide = multi.jobs.iter().find(|j| j.slurm_id == "6365").unwrap();
+        assert_eq!(
+            (wide.num_nodes, wide.node_names.len(), wide.cpus),
+            (3, 3, 128)
+        );
+        let pending = parse_json(
+            &std::fs::read_to_string(dir.join("26.05.5_v0.0.45_squeue-ci.json")).unwrap(),
+        )
+        .unwrap();
+        assert!(
+            pending.jobs.is_empty() && pending.skipped.is_empty(),
+            "{:?}",
+            pending.skipped
+        );
+    }
+
     #[test]
     fn hostile_and_newer_entries() {
         let text = r#"{"jobs": [
@@ -297,12 +394,9 @@ mod tests {
         assert_eq!(j.node_names, ["n1", "n2"]);
         assert_eq!(j.time_limit_s, None, "infinite");
         assert_eq!((j.gpus, j.req_mem_mb), (4, Some(65536)));
-        // Slurm 23.11's state list; an array task named as accounting names it.
+        // Slurm 23.11's state list; an array task by its own id, as the warehouse names it.
         let task = &listing.jobs[1];
-        assert_eq!(
-            (task.job_id.as_str(), task.slurm_id.as_str()),
-            ("10_2", "12")
-        );
+        assert_eq!((task.job_id.as_str(), task.slurm_id.as_str()), ("12", "12"));
         assert_eq!(listing.jobs.len(), 2, "the pending job is left out");
         assert!(parse_json("not json").unwrap_err().contains("not JSON"));
         assert!(parse_json("{}").unwrap_err().contains("jobs"));

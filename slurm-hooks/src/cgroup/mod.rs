@@ -142,6 +142,8 @@ pub struct Scrape {
 pub struct Collector {
     config: Config,
     uid_of_job: HashMap<u64, u32>,
+    /// The job ids of SLUID-named job directories (Slurm 26.05 on cgroup v2).
+    job_of_sluid: HashMap<String, u64>,
     errors_total: u64,
 }
 
@@ -153,6 +155,7 @@ impl Collector {
         Collector {
             config,
             uid_of_job: HashMap::new(),
+            job_of_sluid: HashMap::new(),
             errors_total: 0,
         }
     }
@@ -178,10 +181,16 @@ impl Collector {
     /// The jobs under the root, in both layouts, sorted by job id. Should a job id appear twice
     /// (two `slurm_<node>` prefixes of several slurmd on one host, a v1 and a v2 tree), the first
     /// found is kept: v1 before v2, `slurm` before `slurm_<node>`, names in sorted order.
-    pub fn discover(&self, problems: &mut Problems) -> Vec<JobCgroup> {
+    pub fn discover(&mut self, problems: &mut Problems) -> Vec<JobCgroup> {
         let mut found: BTreeMap<u64, JobCgroup> = BTreeMap::new();
         v1::discover(&self.config.cgroup_root, problems, &mut found);
-        v2::discover(&self.config.cgroup_root, problems, &mut found);
+        v2::discover(
+            &self.config.cgroup_root,
+            &self.config.proc_root,
+            &mut self.job_of_sluid,
+            problems,
+            &mut found,
+        );
         found.into_values().collect()
     }
 

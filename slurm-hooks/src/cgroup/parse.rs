@@ -154,6 +154,25 @@ pub(crate) fn job_dir(name: &str) -> Option<u64> {
     name.strip_prefix("job_").and_then(digits)
 }
 
+/// Whether a directory name is a Slurm 26.05 SLUID (`s` and 13 Crockford base32 characters,
+/// `src/common/sluid.c`), which names a job's cgroup v2 directory unless `CgroupJobIdPaths=yes`.
+pub(crate) fn is_sluid(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    name.len() == 14
+        && matches!(bytes.next(), Some(b's' | b'S'))
+        && bytes.all(|b| b.is_ascii_digit() || b.is_ascii_uppercase())
+}
+
+/// The job id in slurmstepd's process title, `slurmstepd: [12.batch]` or `[12]` (Slurm's
+/// `log_build_step_id_str`, which prints the job id where there is one, the SLUID only where not).
+pub(crate) fn stepd_title_job(cmdline: &[u8]) -> Option<u64> {
+    let title = cmdline.split(|&b| b == 0).next()?;
+    let title = std::str::from_utf8(title).ok()?;
+    let inside = title.strip_prefix("slurmstepd: [")?;
+    let end = inside.find(['.', ']', ' '])?;
+    digits(&inside[..end])
+}
+
 /// The uid of a cgroup v1 directory named `uid_<uid>`.
 pub(crate) fn uid_dir(name: &str) -> Option<u32> {
     name.strip_prefix("uid_")

@@ -66,7 +66,7 @@ fn failure(path: &Path, error: &io::Error) -> String {
 }
 
 /// Reads up to `limit` bytes of `path`: `Ok(None)` when it is gone, and whether more was there.
-fn read_bytes(path: &Path, limit: usize) -> Result<Option<(Vec<u8>, bool)>, String> {
+pub(crate) fn read_bytes(path: &Path, limit: usize) -> Result<Option<(Vec<u8>, bool)>, String> {
     // Regular files only, without following a link at the end of the path: cgroup and /proc
     // files are regular files, and a FIFO under a test or mistaken root must not block a scrape.
     let file = match safe_fs::open_regular(path, Links::Refuse) {

@@ -487,3 +487,69 @@ fn scrape_cost_of_500_v2_jobs() {
         assert!(total.as_secs_f64() < 2.0, "scrape {} took {total:?}", i + 1);
     }
 }
+
+/// A v2 job of Slurm 26.05 without `CgroupJobIdPaths=yes`: its directory is named by its SLUID.
+/// The job id comes from the slurmstepd in one of its steps' `slurm/` cgroup, titled
+/// `slurmstepd: [21.batch]`, believed only when that process is root's and in this directory.
+fn sluid_job(root: &Path, proc_root: &Path, job: u64, sluid: &str, stepd_pid: u32, stepd_uid: u32) {
+    let scope = "slurmstepd.scope";
+    let numbered = v2_job(root, scope, job, proc_root, 4000 + stepd_pid, 1001);
+    let dir = root.join(format!("system.slice/{scope}/{sluid}"));
+    fs::rename(&numbered, &dir).unwrap();
+    write(
+        &proc_root.join(format!("{}/cgroup", 4000 + stepd_pid)),
+        &format!("0::/system.slice/{scope}/{sluid}/step_batch/user/task_0\n"),
+    );
+    write(
+        &dir.join("step_batch/slurm/cgroup.procs"),
+        &format!("{stepd_pid}\n"),
+    );
+    write(
+        &proc_root.join(format!("{stepd_pid}/status")),
+        &format!("Name:\tslurmstepd\nUid:\t{stepd_uid}\t{stepd_uid}\t{stepd_uid}\t{stepd_uid}\n"),
+    );
+    write(
+        &proc_root.join(format!("{stepd_pid}/cmdline")),
+        &format!("slurmstepd: [{job}.batch]\0\0\0"),
+    );
+    write(
+        &proc_root.join(format!("{stepd_pid}/cgroup")),
+        &format!("0::/system.slice/{scope}/{sluid}/step_batch/slurm\n"),
+    );
+}
+
+#[test]
+fn sluid_directories_of_26_05_are_named_by_their_slurmstepd() {
+    let root = tempfile::tempdir().unwrap();
+    let proc_root = tempfile::tempdir().unwrap();
+    sluid_job(root.path(), proc_root.path(), 21, "sFB1M8GSVFWS00", 500, 0);
+    // A user's own process titled like slurmstepd, in the step's slurm/ cgroup: not root's.
+    sluid_job(
+        root.path(),
+        proc_root.path(),
+        22,
+        "sFB1M8GSVFWS01",
+        501,
+        1001,
+    );
+    let mut collector = Collector::new(config(root.path(), proc_root.path(), true));
+    let scrape = collector.collect();
+    let ids: Vec<(u64, Option<u32>)> = scrape.jobs.iter().map(|j| (j.job_id, j.uid)).collect();
+    assert_eq!(ids, [(21, Some(1001))], "{:?}", scrape.problems);
+    assert_eq!(scrape.jobs[0].total, v2_job_total());
+    // Remembered: found again once slurmstepd's process is gone (between steps).
+    fs::remove_dir_all(proc_root.path().join("500")).unwrap();
+    let again = collector.collect();
+    assert_eq!(
+        again.jobs.iter().map(|j| j.job_id).collect::<Vec<_>>(),
+        [21]
+    );
+    assert!(parse::is_sluid("sFB1M8GSVFWS00"));
+    assert!(!parse::is_sluid("job_21") && !parse::is_sluid("s1"));
+    assert_eq!(parse::stepd_title_job(b"slurmstepd: [7]\0"), Some(7));
+    assert_eq!(
+        parse::stepd_title_job(b"slurmstepd: [sFB1M8GSVFWS00.0]"),
+        None
+    );
+    assert_eq!(parse::stepd_title_job(b"python [7.batch]"), None);
+}

@@ -12,7 +12,7 @@
 //!
 //! A job and step total includes its `slurm/` cgroup, where slurmstepd runs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use super::parse::{self, Limit};
@@ -27,22 +27,87 @@ fn is_stepd_scope(name: &str) -> bool {
     name == "slurmstepd.scope" || name.ends_with("_slurmstepd.scope")
 }
 
-/// Adds every `job_<id>` of every slurmstepd scope to `found` (jobs already found are kept).
-pub(super) fn discover(root: &Path, problems: &mut Problems, found: &mut BTreeMap<u64, JobCgroup>) {
+/// Adds every `job_<id>` of every slurmstepd scope to `found` (jobs already found are kept), and
+/// every SLUID-named job directory (Slurm 26.05 without `CgroupJobIdPaths=yes`) whose job id
+/// [`sluid_job`] finds; `job_of_sluid` remembers those between scrapes.
+pub(super) fn discover(
+    root: &Path,
+    proc_root: &Path,
+    job_of_sluid: &mut HashMap<String, u64>,
+    problems: &mut Problems,
+    found: &mut BTreeMap<u64, JobCgroup>,
+) {
+    let mut seen_sluids = Vec::new();
     for (scope_name, scope) in read::subdirs(&root.join("system.slice"), MAX_LISTING, problems) {
         if !is_stepd_scope(&scope_name) {
             continue;
         }
         // Only `job_<id>`: the scope's `system/` is slurmstepd's own, not a job.
         for (name, dir) in read::subdirs(&scope, MAX_LISTING, problems) {
-            if let Some(job_id) = parse::job_dir(&name) {
-                found.entry(job_id).or_insert(JobCgroup {
-                    job_id,
-                    layout: Layout::V2 { dir },
-                });
+            let job_id = if let Some(job_id) = parse::job_dir(&name) {
+                job_id
+            } else if parse::is_sluid(&name) {
+                let known = job_of_sluid.get(&name).copied();
+                let Some(job_id) = known.or_else(|| sluid_job(&dir, &name, proc_root, problems))
+                else {
+                    continue;
+                };
+                job_of_sluid.insert(name.clone(), job_id);
+                seen_sluids.push(name);
+                job_id
+            } else {
+                continue;
+            };
+            found.entry(job_id).or_insert(JobCgroup {
+                job_id,
+                layout: Layout::V2 { dir },
+            });
+        }
+    }
+    // Forget the SLUIDs of jobs that ended.
+    job_of_sluid.retain(|sluid, _| seen_sluids.contains(sluid));
+}
+
+/// The job id of a SLUID-named job directory, from what Slurm itself runs there: each step's
+/// slurmstepd sits in `<dir>/step_<step>/slurm/` and titles itself `slurmstepd: [<job>.<step>]`.
+/// Only a root-owned process that is still in this directory's own cgroup is believed: a job's
+/// user can name a process of theirs anything, but cannot run one as root nor move one into
+/// slurmstepd's cgroup. `None` until a step's slurmstepd has been seen.
+pub(super) fn sluid_job(
+    dir: &Path,
+    sluid: &str,
+    proc_root: &Path,
+    problems: &mut Problems,
+) -> Option<u64> {
+    let in_this_job = format!("/{sluid}/");
+    let mut tries = 0;
+    for (_, step) in read::subdirs(dir, MAX_LISTING, problems)
+        .into_iter()
+        .filter(|(name, _)| parse::step_dir(name).is_some())
+        .take(MAX_STEPS)
+    {
+        let Ok(Some(procs)) = read::first_lines(&step.join("slurm/cgroup.procs"), 256) else {
+            continue;
+        };
+        for pid in procs.lines().filter_map(|line| parse::number(line).ok()) {
+            tries += 1;
+            if tries > MAX_UID_TRIES {
+                return None;
+            }
+            let proc_dir = proc_root.join(pid.to_string());
+            // The title is NUL-terminated; what follows it may be long and is not needed.
+            let Ok(Some((cmdline, _))) = read::read_bytes(&proc_dir.join("cmdline"), 256) else {
+                continue;
+            };
+            let Some(job_id) = parse::stepd_title_job(&cmdline) else {
+                continue;
+            };
+            if process_uid(proc_root, pid, &in_this_job, problems) == Some(0) {
+                return Some(job_id);
             }
         }
     }
+    None
 }
 
 /// The job's figures and, with `steps`, each step's; `None` when the job went away.
@@ -155,7 +220,11 @@ pub(super) fn find_uid(
         .collect();
     // A stable sort: `extern` last, the others in name order.
     steps.sort_by_key(|(name, _)| name.as_str() == "step_extern");
-    let in_this_job = format!("/job_{job_id}/");
+    // `job_<id>`, or the SLUID that names the job's directory on Slurm 26.05.
+    let in_this_job = match job_dir.file_name().and_then(|n| n.to_str()) {
+        Some(name) if parse::is_sluid(name) => format!("/{name}/"),
+        _ => format!("/job_{job_id}/"),
+    };
     let mut tries = 0;
     for (_, step) in steps.iter().take(MAX_STEPS) {
         for (task_name, task) in read::subdirs(&step.join("user"), MAX_LISTING, problems) {

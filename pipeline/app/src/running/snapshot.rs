@@ -21,7 +21,7 @@ pub struct Snapshot {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LiveJob {
     pub cluster: String,
-    /// As accounting names it (`ARRAY_TASK` for an array task).
+    /// As the warehouse names it: Slurm's own id, an array task's too.
     pub job_id: String,
     /// Slurm's own id, for `scancel`.
     #[serde(default)]

@@ -126,8 +126,11 @@ impl Judge<'_> {
             .min(run_s);
         let from = to - chrono::Duration::seconds(longest as i64);
         let mut samples = Samples::new();
+        // Series are labelled with Slurm's own id (cgroup directories, DCGM's `hpc_job`), which
+        // for an array task is its raw id, not its `ARRAY_TASK` name.
         let fetched = telemetry.fetch(
-            &job.job_id,
+            &job.slurm_id,
+            &job.cluster,
             &job.node_names,
             from,
             to,

@@ -667,7 +667,8 @@ fn every_release_s_capture_is_ingested() {
             |_, _| {},
         )
         .unwrap();
-        let outcome = only_outcome(&report);
+        assert_eq!(report.records.len(), 1, "{report:?}");
+        let outcome = &report.records[0].outcome;
         assert!(
             matches!(outcome, Outcome::Done { .. }),
             "{capture} job {job}: {outcome:?}"
@@ -715,7 +716,8 @@ fn every_release_s_capture_is_ingested() {
         |_, _| {},
     )
     .unwrap();
-    let Outcome::Quarantined { reason } = only_outcome(&report) else {
+    assert_eq!(report.records.len(), 1, "{report:?}");
+    let Outcome::Quarantined { reason } = &report.records[0].outcome else {
         panic!("{report:?}")
     };
     assert!(

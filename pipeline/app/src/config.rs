@@ -17,10 +17,10 @@ use serde::Deserialize;
 
 // Each stage owns its options and settings; this module composes them into one file. Re-exported
 // here because they are part of the configuration file's shape.
-pub use crate::ingest::job_exporters::{JobExporter, job_exporter_metrics};
+pub use crate::ingest::job_exporters::JobExporter;
 pub use crate::ingest::settings::{
     IngestOptions, IngestSettings, MetricTemplate, PrometheusOptions, PrometheusSettings,
-    TelemetryKind, dcgm_metrics, default_node_exporter_metrics,
+    TelemetryKind, dcgm_metrics, default_node_exporter_metrics, job_exporter_metrics,
 };
 
 #[derive(Debug, thiserror::Error)]

@@ -23,8 +23,6 @@
 use jobsight_base::choice::{Choice, Named};
 use serde::Deserialize;
 
-use super::settings::MetricTemplate;
-
 /// Which per-job exporter the site runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -84,11 +82,12 @@ fn job_matcher(exporter: JobExporter, cluster_label: Option<&str>) -> String {
     format!("{cluster}{job}")
 }
 
-/// The warehouse metrics of `exporter`, reading only the job's own series.
-pub fn job_exporter_metrics(
+/// The warehouse metrics of `exporter` as `(name, PromQL template)`, reading only the job's own
+/// series (the settings make them templates: `settings::job_exporter_metrics`).
+pub fn job_exporter_queries(
     exporter: JobExporter,
     cluster_label: Option<&str>,
-) -> Vec<MetricTemplate> {
+) -> Vec<(&'static str, String)> {
     let on = job_matcher(exporter, cluster_label);
     let rate = |metric: &str| {
         format!("sum by (instance) (rate({metric}{{{on}{{nodes}}}}[{{rate_window}}]))")
@@ -132,13 +131,6 @@ pub fn job_exporter_metrics(
         }
     };
     queries
-        .into_iter()
-        .map(|(name, query)| MetricTemplate {
-            name: name.to_string(),
-            query,
-            node_label: None,
-        })
-        .collect()
 }
 
 /// `value` as the inside of a PromQL double-quoted string: a cluster name from accounting must

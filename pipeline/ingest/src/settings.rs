@@ -15,7 +15,7 @@ use serde::Deserialize;
 
 use jobsight_base::options::{DAY_S, Invalid, invalid, within};
 
-use super::job_exporters::{JobExporter, job_exporter_metrics};
+use super::job_exporters::{JobExporter, job_exporter_queries};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -265,6 +265,22 @@ pub fn dcgm_metrics(job_label: &str) -> Vec<MetricTemplate> {
             name,
             query,
             node_label: Some("Hostname".to_string()),
+        })
+        .collect()
+}
+
+/// The metrics of the per-job exporter the site runs (`prometheus.job_exporter`), matching the
+/// job's cluster on `cluster_label` when given ([`super::job_exporters`]).
+pub fn job_exporter_metrics(
+    exporter: JobExporter,
+    cluster_label: Option<&str>,
+) -> Vec<MetricTemplate> {
+    job_exporter_queries(exporter, cluster_label)
+        .into_iter()
+        .map(|(name, query)| MetricTemplate {
+            name: name.to_string(),
+            query,
+            node_label: None,
         })
         .collect()
 }

@@ -140,6 +140,8 @@ fn install_promtool() {
 #[test]
 #[ignore = "needs root: installs Prometheus's promtool (run by .ci/run with --include-ignored)"]
 fn every_exporter_preset_reads_exactly_the_jobs_own_series() {
+    // apt, which the other tests use too, takes one installer at a time.
+    let _services = common::services::one_at_a_time();
     assert!(
         common::is_root(),
         "this test installs prometheus and must run as root"

@@ -20,7 +20,7 @@
 # Stop with stop-slurm-release.sh RELEASE.
 #
 # Cache: SLURM_ROOTFS_CACHE (default $CARGO_TARGET_DIR/slurm-rootfs, or
-# /var/tmp/jobsight-target/slurm-rootfs) holds trixie.tar / sid.tar (about 600 MB each; 30-60 s to
+# /var/tmp/jobsight-target/slurm-rootfs) holds trixie-<hash>.tar / sid-<hash>.tar (about 600 MB each; 30-60 s to
 # make from the Debian archive, 10 s to unpack). Delete a tarball to make it anew.
 #
 # cgroup: this machine has cgroup v1 (hybrid), and the root file system sees the host's /sys, so
@@ -44,8 +44,10 @@ esac
 TOP=/var/tmp/jobsight-slurm/$RELEASE
 ROOT=$TOP/root
 CACHE=${SLURM_ROOTFS_CACHE:-${CARGO_TARGET_DIR:-/var/tmp/jobsight-target}/slurm-rootfs}
-TARBALL=$CACHE/$SUITE.tar
-PACKAGES=slurm-wlm,slurmctld,slurmd,slurm-client,slurmdbd,mariadb-server,munge,bc,procps
+# python3: the test jobs' memory holders (jobs/telemetry/*.sbatch) run inside.
+PACKAGES=slurm-wlm,slurmctld,slurmd,slurm-client,slurmdbd,mariadb-server,munge,bc,procps,python3
+# Named by the package list, so that a changed list makes a new one.
+TARBALL=$CACHE/$SUITE-$(echo "$PACKAGES" | md5sum | cut -c1-8).tar
 T0=$(date +%s)
 log() { printf '[slurm-%s +%3ss] %s\n' "$RELEASE" "$(( $(date +%s) - T0 ))" "$*"; }
 

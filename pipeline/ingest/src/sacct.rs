@@ -324,7 +324,12 @@ fn read_record(
     let exit_json = if exit_codes_valid {
         let code = f.read("/exit_code/return_code", slurm_json::number32)?;
         let signal = f.read("/exit_code/signal/id", slurm_json::number32)?;
-        code.map(|c| (c as i32, signal.unwrap_or(0) as i32))
+        // A job killed by a signal has no return code (24.11's OUT_OF_MEMORY: `"set": false`
+        // and signal 125), which sacct's text prints as `0:125`.
+        match (code, signal) {
+            (None, None) => None,
+            (code, signal) => Some((code.unwrap_or(0) as i32, signal.unwrap_or(0) as i32)),
+        }
     } else {
         None
     };
@@ -822,7 +827,51 @@ mod tests {
     fn every_capture_of_every_release() {
         // (file, job id, state, elapsed seconds, exit code, nodes, steps, cpus, memory MB)
         #[allow(clippy::type_complexity)]
-        let expected: [(&str, u64, &str, Option<i64>, i32, &str, &[&str], u32, u64); 17] = [
+        let expected: [(&str, u64, &str, Option<i64>, i32, &str, &[&str], u32, u64); 21] = [
+            (
+                "24.11.5_v0.0.42_sacct-ci-lifecycle",
+                4,
+                "FAILED",
+                Some(1),
+                3,
+                "vm",
+                &["batch"],
+                1,
+                1024,
+            ),
+            (
+                "24.11.5_v0.0.42_sacct-ci-lifecycle",
+                5,
+                "OUT_OF_MEMORY",
+                Some(0),
+                0,
+                "vm",
+                &["batch"],
+                1,
+                40,
+            ),
+            (
+                "24.11.5_v0.0.42_sacct-ci-lifecycle",
+                9,
+                "COMPLETED",
+                Some(0),
+                0,
+                "vm",
+                &["batch"],
+                1,
+                1024,
+            ),
+            (
+                "24.11.5_v0.0.42_sacct-ci-lifecycle",
+                8,
+                "COMPLETED",
+                Some(9),
+                0,
+                "vm",
+                &["batch"],
+                1,
+                1024,
+            ),
             (
                 "23.11_v0.0.40_slurmdb-job-completed",
                 509,
@@ -1113,6 +1162,26 @@ mod tests {
         );
         let used = sacct_steps::totals(five.steps.as_deref(), five.energy_j);
         assert_eq!(used.steps, Some(2));
+    }
+
+    /// 24.11's jobs of every kind from the real daemon: an OOM-killed job has no return code but
+    /// signal 125 (sacct's text: `0:125`), an array task its array and task.
+    #[test]
+    fn the_lifecycle_of_24_11() {
+        let bytes = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/fixtures/slurm-json/24.11.5_v0.0.42_sacct-ci-lifecycle.json"),
+        )
+        .unwrap();
+        let jobs = parse_json(&bytes).unwrap().records;
+        let job = |id: u64| jobs.iter().find(|j| j.job_id == id).unwrap();
+        assert_eq!(job(5).exit_json, Some((0, 125)));
+        assert_eq!(job(4).exit_json, Some((3, 0)));
+        assert_eq!(
+            (job(9).array_job_id, job(9).array_task_id),
+            (Some(6), Some(1))
+        );
+        assert_eq!(job(8).time_limit_s, Some(120), "2 minutes");
     }
 
     /// A release this reader does not know is read as far as it can be and named in every

@@ -56,6 +56,12 @@ pub struct StepAccounting {
     /// TRESUsageInTot `mem`: the sum of the tasks' peak resident memories in bytes.
     pub tot_rss_bytes: Option<u64>,
     pub energy_j: Option<f64>,
+    /// Slurm's own GPU usage, where `AccountingStorageTRES` has `gres/gpuutil` and `gres/gpumem`
+    /// (the nvml and rsmi GPU plugins fill them): the largest task's GPU utilisation in per cent
+    /// (summed over the GPUs a task used since 24.05, so it may exceed 100) and GPU memory in
+    /// bytes, from TRESUsageInMax.
+    pub gpu_util_max_pct: Option<f64>,
+    pub gpu_mem_max_bytes: Option<u64>,
 }
 
 impl StepAccounting {
@@ -131,11 +137,29 @@ pub fn energy(joules: Option<u64>) -> Option<f64> {
 
 /// The `mem` entry of the TRES usage list at `path`.
 fn memory_entry<'a>(value: &'a Value, path: &str) -> Option<&'a Value> {
-    value
-        .pointer(path)?
-        .as_array()?
-        .iter()
-        .find(|entry| entry.get("type").and_then(Value::as_str) == Some("mem"))
+    tres_entry(value, path, "mem", None)
+}
+
+/// The entry of type `kind` (and `name`, for `gres`) of the TRES list at `path`.
+fn tres_entry<'a>(
+    value: &'a Value,
+    path: &str,
+    kind: &str,
+    name: Option<&str>,
+) -> Option<&'a Value> {
+    value.pointer(path)?.as_array()?.iter().find(|entry| {
+        entry.get("type").and_then(Value::as_str) == Some(kind)
+            && (name.is_none() || entry.get("name").and_then(Value::as_str) == name)
+    })
+}
+
+/// A GPU figure of the TRES usage list at `path` (`gres/gpuutil`, `gres/gpumem`), below `limit`.
+fn gpu_figure(value: &Value, path: &str, name: &str, limit: u64) -> Option<u64> {
+    unsigned(
+        tres_entry(value, path, "gres", Some(name))?,
+        "/count",
+        limit,
+    )
 }
 
 fn memory_bytes(entry: Option<&Value>) -> Option<u64> {
@@ -170,6 +194,11 @@ fn step(value: &Value, job_id: u64) -> Option<StepAccounting> {
         max_rss_task: peak.and_then(|p| count(p, "/task")),
         tot_rss_bytes: memory_bytes(memory_entry(value, "/tres/requested/total")),
         energy_j: energy(unsigned(value, "/statistics/energy/consumed", u64::MAX)),
+        // Per cent summed over the GPUs of a task: more than 100,000 (1,000 GPUs) is a broken
+        // reading; so is more than a pebibyte of GPU memory.
+        gpu_util_max_pct: gpu_figure(value, "/tres/requested/max", "gpuutil", 100_001)
+            .map(|p| p as f64),
+        gpu_mem_max_bytes: gpu_figure(value, "/tres/requested/max", "gpumem", MAX_MEMORY_BYTES + 1),
     })
 }
 
@@ -284,6 +313,8 @@ pub fn step_rows(job: &JobRow, steps: &[StepAccounting]) -> Vec<JobStepRow> {
             max_rss_task: s.max_rss_task,
             tot_rss_mb: s.tot_rss_bytes.map(|b| b as f64 / MIB),
             energy_j: s.energy_j,
+            gpu_util_max_pct: s.gpu_util_max_pct,
+            gpu_mem_max_mb: s.gpu_mem_max_bytes.map(|b| b as f64 / MIB),
         })
         .collect()
 }
@@ -538,5 +569,81 @@ mod tests {
             }
         );
         assert_eq!(unfinished(steps), ["batch", "3+1"]);
+    }
+}
+
+#[cfg(test)]
+mod gpu_tests {
+    use super::*;
+    use crate::sacct;
+
+    /// Slurm's own GPU usage from a step's TRESUsageInMax. The figures are a real job's: CU
+    /// Boulder's Alpine documentation (docs/compute/monitoring-resources.md of
+    /// ResearchComputing/Documentation) shows `sacct -j 18194943 -pno JobID,TRESUsageInMax
+    /// --noconvert` as `18194943.batch|cpu=00:56:24,...,gres/gpumem=40777023488,gres/gpuutil=100,
+    /// mem=10621726720,...` and `.extern` with both GPU figures 0. No real `sacct --json` with
+    /// them was found; they are placed here in 25.11's JSON shape (TRES ids as a site's would be).
+    #[test]
+    fn gpu_usage_from_the_steps_tres() {
+        let entry = |kind: &str, name: &str, id: u32, count: u64| {
+            format!(
+                r#"{{"type": "{kind}", "name": "{name}", "id": {id}, "count": {count}, "task": 0, "node": "c3gpu-c2-u1"}}"#
+            )
+        };
+        let step = |id: &str, util: u64, gpumem: u64, mem: u64| {
+            format!(
+                r#"{{"step": {{"id": "18194943.{id}", "name": "{id}"}}, "state": ["COMPLETED"],
+                  "time": {{"start": {{"set": true, "infinite": false, "number": 1700000000}},
+                            "end": {{"set": true, "infinite": false, "number": 1700003384}}}},
+                  "tasks": {{"count": 1}},
+                  "tres": {{"requested": {{"max": [{}, {}, {}]}}}}}}"#,
+                entry("mem", "", 2, mem),
+                entry("gres", "gpumem", 1002, gpumem),
+                entry("gres", "gpuutil", 1003, util)
+            )
+        };
+        let answer = format!(
+            r#"{{"jobs": [{{"job_id": 18194943, "state": {{"current": ["COMPLETED"]}},
+               "time": {{"start": 1700000000, "end": 1700003384}},
+               "steps": [{}, {}]}}]}}"#,
+            step("batch", 100, 40_777_023_488, 10_621_726_720),
+            step("extern", 0, 0, 262_144)
+        );
+        let jobs = sacct::parse_json(answer.as_bytes()).unwrap().records;
+        let steps = jobs[0].steps.as_deref().unwrap();
+        assert_eq!(
+            (steps[0].gpu_util_max_pct, steps[0].gpu_mem_max_bytes),
+            (Some(100.0), Some(40_777_023_488))
+        );
+        assert_eq!(steps[0].max_rss_bytes, Some(10_621_726_720));
+        assert_eq!(
+            (steps[1].gpu_util_max_pct, steps[1].gpu_mem_max_bytes),
+            (Some(0.0), Some(0))
+        );
+        let job = sacct::Accounting {
+            cluster: Some("alpine".into()),
+            ..jobs[0].clone()
+        };
+        let record = slurm_hooks::SpoolRecord::from_json(
+            br#"{"schema_version":1,"cluster":"alpine","job_id":18194943,"array_job_id":null,"array_task_id":null,
+            "restart_count":0,"user":"u","uid":1,"gid":1,"group":null,"account":null,"partition":"aa100",
+            "job_name":null,"nodes":null,"num_nodes":1,"cpus_per_node":null,"exit_code":null,
+            "derived_exit_code":null,"work_dir":null,"hook":"epilog_slurmctld","host":"x",
+            "enqueued_at":"2023-11-14T23:00:00Z","warnings":[]}"#,
+        )
+        .unwrap();
+        let row = sacct::job_row(&record, &job, None).unwrap();
+        let rows = step_rows(&row, steps);
+        assert_eq!(rows[0].gpu_mem_max_mb, Some(38_888.0), "sacct's 38888M");
+        assert_eq!(rows[0].gpu_util_max_pct, Some(100.0));
+        // Without the TRES (no GPU plugin, or another site): unknown, not 0.
+        let plain = sacct::parse_json(answer.replace("gres", "license").as_bytes())
+            .unwrap()
+            .records;
+        let plain = &plain[0].steps.as_deref().unwrap()[0];
+        assert_eq!(
+            (plain.gpu_util_max_pct, plain.gpu_mem_max_bytes),
+            (None, None)
+        );
     }
 }

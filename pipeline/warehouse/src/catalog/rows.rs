@@ -248,6 +248,11 @@ table_row! {
         /// The sum of the tasks' peak resident memories (TRESUsageInTot mem), MiB.
         tot_rss_mb: Option<f64>,
         energy_j: Option<f64>,
+        /// Slurm's own GPU usage (`gres/gpuutil`, `gres/gpumem` in `AccountingStorageTRES`, the
+        /// nvml or rsmi GPU plugin): the largest task's GPU utilisation in per cent (summed over
+        /// its GPUs since Slurm 24.05) and GPU memory in MiB (TRESUsageInMax); null elsewhere.
+        gpu_util_max_pct: Option<f64>,
+        gpu_mem_max_mb: Option<f64>,
     }
 }
 

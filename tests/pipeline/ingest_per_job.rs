@@ -242,18 +242,7 @@ fn setup() -> Setup {
     let sacct = fake_sacct(tmp.path());
     // Job 2, job record only: what an earlier run stored.
     slurm_hooks::spool_dir::enqueue(spool.root(), &record(2, JOB2_ENQUEUED)).unwrap();
-    let mut s = settings(&sacct, "http://127.0.0.1:9", "");
-    s.ingest.telemetry = jobsight::config::TelemetryKind::None;
-    let report = per_job::run(
-        &spool,
-        &data,
-        &s.ingest,
-        None,
-        None,
-        at(JOB2_ENQUEUED + 60),
-        |_, _| {},
-    )
-    .unwrap();
+    let report = ingest_accounting_only(&spool, &data, &sacct, JOB2_ENQUEUED + 60);
     assert_eq!(report.count("done"), 1, "{report:?}");
     slurm_hooks::spool_dir::enqueue(spool.root(), &record(1, JOB1_ENQUEUED)).unwrap();
     Setup {
@@ -488,18 +477,8 @@ fn steps_and_neighbours_are_stored_with_the_job() {
         let data = tmp.path().join("data");
         let enqueued = 1_795_341_705;
         slurm_hooks::spool_dir::enqueue(spool.root(), &record(5, enqueued)).unwrap();
-        let mut s = settings(&steps_sacct(tmp.path(), answer), "http://127.0.0.1:9", "");
-        s.ingest.telemetry = jobsight::config::TelemetryKind::None;
-        let report = per_job::run(
-            &spool,
-            &data,
-            &s.ingest,
-            None,
-            None,
-            at(enqueued + 60),
-            |_, _| {},
-        )
-        .unwrap();
+        let sacct = steps_sacct(tmp.path(), answer);
+        let report = ingest_accounting_only(&spool, &data, &sacct, enqueued + 60);
         let outcomes: Vec<&Outcome> = report.records.iter().map(|r| &r.outcome).collect();
         let [Outcome::Done { note, .. }] = outcomes[..] else {
             panic!("{report:?}")
@@ -550,6 +529,19 @@ fn replaying_sacct(dir: &Path, answer: &Path) -> PathBuf {
     std::fs::write(&path, format!("#!/bin/sh\ncat '{}'\n", answer.display())).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     path
+}
+
+/// Runs the per-job step once on `spool` into `data` with accounting from `sacct` and no
+/// telemetry, at `now`.
+fn ingest_accounting_only(
+    spool: &Spool,
+    data: &Path,
+    sacct: &Path,
+    now: i64,
+) -> per_job::IngestReport {
+    let mut s = settings(sacct, "http://127.0.0.1:9", "");
+    s.ingest.telemetry = jobsight::config::TelemetryKind::None;
+    per_job::run(spool, data, &s.ingest, None, None, at(now), |_, _| {}).unwrap()
 }
 
 /// Every finished job of every release's capture (`tests/fixtures/slurm-json/`: 23.11, 24.11,
@@ -655,18 +647,7 @@ fn every_release_s_capture_is_ingested() {
         // Enqueued now: after every capture's submit time.
         let now = Utc::now().timestamp();
         slurm_hooks::spool_dir::enqueue(spool.root(), &record_of(cluster, job, now)).unwrap();
-        let mut s = settings(&sacct, "http://127.0.0.1:9", "");
-        s.ingest.telemetry = jobsight::config::TelemetryKind::None;
-        let report = per_job::run(
-            &spool,
-            &data,
-            &s.ingest,
-            None,
-            None,
-            at(now + 60),
-            |_, _| {},
-        )
-        .unwrap();
+        let report = ingest_accounting_only(&spool, &data, &sacct, now + 60);
         assert_eq!(report.records.len(), 1, "{report:?}");
         let outcome = &report.records[0].outcome;
         assert!(
@@ -700,22 +681,8 @@ fn every_release_s_capture_is_ingested() {
     std::fs::write(&answer, hostile).unwrap();
     let now = Utc::now().timestamp();
     slurm_hooks::spool_dir::enqueue(spool.root(), &record_of("hpc", 5739, now)).unwrap();
-    let mut s = settings(
-        &replaying_sacct(tmp.path(), &answer),
-        "http://127.0.0.1:9",
-        "",
-    );
-    s.ingest.telemetry = jobsight::config::TelemetryKind::None;
-    let report = per_job::run(
-        &spool,
-        &tmp.path().join("data"),
-        &s.ingest,
-        None,
-        None,
-        at(now + 60),
-        |_, _| {},
-    )
-    .unwrap();
+    let sacct = replaying_sacct(tmp.path(), &answer);
+    let report = ingest_accounting_only(&spool, &tmp.path().join("data"), &sacct, now + 60);
     assert_eq!(report.records.len(), 1, "{report:?}");
     let Outcome::Quarantined { reason } = &report.records[0].outcome else {
         panic!("{report:?}")

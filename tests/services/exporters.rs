@@ -20,6 +20,29 @@ fn counter(per_s: f64) -> String {
     format!("0+{}x40", per_s * 15.0)
 }
 
+/// The CPU and memory series that Princeton's, jobsight's and treydock's exporters share, under
+/// `labels`: `scale` times 1.5 cores (1 user, 0.5 system) and 2 GiB.
+fn cgroup_series(labels: &str, scale: f64) -> Vec<(String, String)> {
+    vec![
+        (
+            format!("cgroup_cpu_total_seconds{{{labels}}}"),
+            counter(1.5 * scale),
+        ),
+        (
+            format!("cgroup_cpu_user_seconds{{{labels}}}"),
+            counter(scale),
+        ),
+        (
+            format!("cgroup_cpu_system_seconds{{{labels}}}"),
+            counter(0.5 * scale),
+        ),
+        (
+            format!("cgroup_memory_rss_bytes{{{labels}}}"),
+            "2147483648+0x40".into(),
+        ),
+    ]
+}
+
 /// `(series with its labels, values)` of one exporter: the job's own and the traps.
 fn exposition(exporter: JobExporter) -> Vec<(String, String)> {
     let target = r#"cluster="tiger",instance="n1:9306""#;
@@ -40,19 +63,7 @@ fn exposition(exporter: JobExporter) -> Vec<(String, String)> {
                     5.0,
                 ),
             ] {
-                series.push((
-                    format!("cgroup_cpu_total_seconds{{{labels}}}"),
-                    counter(1.5 * scale),
-                ));
-                series.push((
-                    format!("cgroup_cpu_user_seconds{{{labels}}}"),
-                    counter(scale),
-                ));
-                series.push((
-                    format!("cgroup_cpu_system_seconds{{{labels}}}"),
-                    counter(0.5 * scale),
-                ));
-                series.push((format!("cgroup_memory_rss_bytes{{{labels}}}"), gib.clone()));
+                series.extend(cgroup_series(&labels, scale));
                 series.push((format!("cgroup_cpus{{{labels}}}"), "4+0x40".into()));
             }
         }
@@ -71,19 +82,7 @@ fn exposition(exporter: JobExporter) -> Vec<(String, String)> {
                     5.0,
                 ),
             ] {
-                series.push((
-                    format!("cgroup_cpu_total_seconds{{{labels}}}"),
-                    counter(1.5 * scale),
-                ));
-                series.push((
-                    format!("cgroup_cpu_user_seconds{{{labels}}}"),
-                    counter(scale),
-                ));
-                series.push((
-                    format!("cgroup_cpu_system_seconds{{{labels}}}"),
-                    counter(0.5 * scale),
-                ));
-                series.push((format!("cgroup_memory_rss_bytes{{{labels}}}"), gib.clone()));
+                series.extend(cgroup_series(&labels, scale));
             }
             series.push((
                 r#"cgroup_info{cgroup="/slurm/uid_1000/job_12",jobid="12",uid="1000",username="alice",cluster="tiger",instance="n1:9306"}"#.into(),

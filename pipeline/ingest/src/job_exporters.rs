@@ -134,17 +134,12 @@ pub fn job_exporter_queries(
 }
 
 /// `value` as the inside of a PromQL double-quoted string: a cluster name from accounting must
-/// not end the string and add matchers of its own.
+/// not end the string and add matchers of its own. PromQL escapes `\`, `"` and newlines as the
+/// exposition format does; other control characters are dropped.
 pub fn promql_string(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for c in value.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out
+    let printable: String = value
+        .chars()
+        .filter(|&c| c == '\n' || !c.is_control())
+        .collect();
+    slurm_hooks::exposition::escape_label_value(&printable)
 }

@@ -585,14 +585,18 @@ pub fn job_row(record: &SpoolRecord, acct: &Accounting, line: Option<&ExitLine>)
 ///
 /// Facts from Slurm 22.05.8 behind the flags: `SLURM_TIME_FORMAT=%s` breaks `--json` ("Unable
 /// to parse time format"), so the text query asks for UTC with `TZ` instead; without `-D` the text
-/// output shows only the latest of several jobs with the same id, while `--json` lists them all.
+/// output shows only the latest of several jobs with the same id, while 22.05's `--json` lists
+/// them all (26.05's does not: both ask with `-D`).
 pub fn query(
     sacct: &Path,
     job_id: u64,
     cluster: Option<&str>,
 ) -> Result<(Answer, Vec<ExitLine>), SacctError> {
     let id = job_id.to_string();
-    let json = run(sacct, job_id, &["--json", "-j", &id], cluster)?;
+    // `-D`: every run of the id. 22.05's JSON lists them all anyway; 26.05's lists only the last
+    // run of a requeued job without it (seen on the real 26.05.5), whose interrupted run is the
+    // one the spool record names.
+    let json = run(sacct, job_id, &["--json", "-D", "-j", &id], cluster)?;
     let text = run(
         sacct,
         job_id,

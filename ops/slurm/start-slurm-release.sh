@@ -92,18 +92,18 @@ bind "$REPO"
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
 H=$(hostname -s)
 grep -q "[[:space:]]$H\$" "$ROOT/etc/hosts" 2>/dev/null || echo "127.0.0.1 $H" >> "$ROOT/etc/hosts"
-# The host's people (uid >= 1000) with the same ids inside, so that jobs, files and sacct agree.
-while IFS=: read -r name _ uid gid _; do
-  [ "$uid" -ge 1000 ] && [ "$uid" -lt 60000 ] || continue
-  grep -q "^$name:" "$ROOT/etc/passwd" && continue
-  grep -q "^[^:]*:[^:]*:$gid:" "$ROOT/etc/group" || getent group "$gid" >> "$ROOT/etc/group"
-  getent passwd "$name" >> "$ROOT/etc/passwd"
-done < /etc/passwd
+# The host's people (uid >= 1000) with the same ids inside, so that jobs, files and sacct agree;
+# with a (locked) shadow entry, without which PAM refuses even root's `su - USER`, which slurmd
+# runs to load a user's environment (26.05 does for `--export=ALL,VAR=...`).
 if [ -n "${SLURM_TEST_USER-alice}" ] && ! id "${SLURM_TEST_USER-alice}" >/dev/null 2>&1; then
   useradd -m -s /bin/bash "${SLURM_TEST_USER-alice}"
-  getent group "$(id -g "${SLURM_TEST_USER-alice}")" >> "$ROOT/etc/group"
-  getent passwd "${SLURM_TEST_USER-alice}" >> "$ROOT/etc/passwd"
 fi
+while IFS=: read -r name _ uid gid _; do
+  [ "$uid" -ge 1000 ] && [ "$uid" -lt 60000 ] || continue
+  grep -q "^[^:]*:[^:]*:$gid:" "$ROOT/etc/group" || getent group "$gid" >> "$ROOT/etc/group"
+  grep -q "^$name:" "$ROOT/etc/passwd" || getent passwd "$name" >> "$ROOT/etc/passwd"
+  grep -q "^$name:" "$ROOT/etc/shadow" || echo "$name:!:20000:0:99999:7:::" >> "$ROOT/etc/shadow"
+done < /etc/passwd
 
 # ------------------------------------------------------ 3. the client commands
 mkdir -p "$TOP/bin"

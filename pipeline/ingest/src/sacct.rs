@@ -24,6 +24,7 @@ use slurm_hooks::SpoolRecord;
 use super::JobRow;
 use super::sacct_steps::{self, StepAccounting};
 use super::slurm_json;
+use super::squeue::CommandError;
 use jobsight_base::slurm_text::is_final_state as is_final;
 
 #[derive(Debug, thiserror::Error)]
@@ -636,15 +637,12 @@ pub(crate) fn run(
     if let Some(cluster) = cluster {
         args.extend(["-M", cluster]);
     }
-    super::squeue::run_command_capped(sacct, &args, SACCT_TIMEOUT, MAX_ANSWER_BYTES).map_err(
-        |reason| {
-            if reason.contains("an answer may have") {
-                SacctError::TooLarge { job_id, reason }
-            } else {
-                SacctError::Failed { job_id, reason }
-            }
-        },
-    )
+    super::squeue::run_command_capped(sacct, &args, SACCT_TIMEOUT, MAX_ANSWER_BYTES).map_err(|e| {
+        match e {
+            CommandError::TooLarge(reason) => SacctError::TooLarge { job_id, reason },
+            CommandError::Failed(reason) => SacctError::Failed { job_id, reason },
+        }
+    })
 }
 
 #[cfg(test)]
@@ -797,6 +795,16 @@ mod tests {
             err.to_string().contains("Unable to parse time format"),
             "{err}"
         );
+    }
+
+    /// The committed capture `name` of `tests/fixtures/slurm-json/`.
+    fn capture(name: &str) -> Vec<u8> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/slurm-json");
+        std::fs::read(dir.join(name)).unwrap()
+    }
+
+    fn capture_text(name: &str) -> String {
+        String::from_utf8(capture(name)).unwrap()
     }
 
     /// The captures of every release in `tests/fixtures/slurm-json/` (and `../shared/data/
@@ -1141,11 +1149,7 @@ mod tests {
     /// same daemon: job 5 (`srun -n 2 sleep 3`) has step 0 with two tasks.
     #[test]
     fn the_steps_and_array_tasks_of_26_05() {
-        let bytes = std::fs::read(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../tests/fixtures/slurm-json/26.05.5_v0.0.45_sacct-ci.json"),
-        )
-        .unwrap();
+        let bytes = capture("26.05.5_v0.0.45_sacct-ci.json");
         let jobs = parse_json(&bytes).unwrap().records;
         let task = |id: u64| {
             let j = jobs.iter().find(|j| j.job_id == id).unwrap();
@@ -1172,11 +1176,7 @@ mod tests {
     /// signal 125 (sacct's text: `0:125`), an array task its array and task.
     #[test]
     fn the_lifecycle_of_24_11() {
-        let bytes = std::fs::read(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../tests/fixtures/slurm-json/24.11.5_v0.0.42_sacct-ci-lifecycle.json"),
-        )
-        .unwrap();
+        let bytes = capture("24.11.5_v0.0.42_sacct-ci-lifecycle.json");
         let jobs = parse_json(&bytes).unwrap().records;
         let job = |id: u64| jobs.iter().find(|j| j.job_id == id).unwrap();
         assert_eq!(job(5).exit_json, Some((0, 125)));
@@ -1192,11 +1192,7 @@ mod tests {
     /// record's notes; a field it prints in an unknown shape is noted, not a silent null.
     #[test]
     fn an_unknown_release_is_read_and_named() {
-        let capture = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../tests/fixtures/slurm-json/26.05.5_v0.0.45_sacct-ci.json"),
-        )
-        .unwrap();
+        let capture = capture_text("26.05.5_v0.0.45_sacct-ci.json");
         let future = capture
             .replace("data_parser\\/v0.0.45", "data_parser\\/v0.0.47")
             .replace("data_parser/v0.0.45", "data_parser/v0.0.47")

@@ -71,18 +71,50 @@ pub const MAX_COMMAND_OUTPUT: usize = 256 << 20;
 /// and its error output when it cannot run, takes too long, fails or prints more than
 /// [`MAX_COMMAND_OUTPUT`].
 pub fn run_command(program: &Path, args: &[&str], timeout: Duration) -> Result<Vec<u8>, String> {
-    run_command_capped(program, args, timeout, MAX_COMMAND_OUTPUT)
+    run_command_capped(program, args, timeout, MAX_COMMAND_OUTPUT).map_err(|e| e.to_string())
+}
+
+/// Why a Slurm command gave no answer to use.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CommandError {
+    /// It could not run, failed or took too long: asking again later may work.
+    #[error("{0}")]
+    Failed(String),
+    /// It answered more than the limit: asking again would give the same.
+    #[error("{0}")]
+    TooLarge(String),
 }
 
 /// [`run_command`] with its own limit on the answer's size: past `max_bytes` the rest of the
-/// answer is read and thrown away (so the command ends rather than blocks) and the answer is an
-/// error saying how large it was.
+/// answer is read and thrown away (so the command ends rather than blocks) and the answer is
+/// [`CommandError::TooLarge`], saying how large it was.
 pub fn run_command_capped(
     program: &Path,
     args: &[&str],
     timeout: Duration,
     max_bytes: usize,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, CommandError> {
+    let (out, total) =
+        run_to_end(program, args, timeout, max_bytes).map_err(CommandError::Failed)?;
+    if total > max_bytes {
+        return Err(CommandError::TooLarge(format!(
+            "{} {} answered {total} bytes, over the {} MiB an answer may have",
+            program.display(),
+            args.join(" "),
+            max_bytes >> 20
+        )));
+    }
+    Ok(out)
+}
+
+/// Runs the command to its end (or `timeout`), keeping the first `max_bytes` of its answer:
+/// that part and the answer's whole size.
+fn run_to_end(
+    program: &Path,
+    args: &[&str],
+    timeout: Duration,
+    max_bytes: usize,
+) -> Result<(Vec<u8>, usize), String> {
     let shown = format!("{} {}", program.display(), args.join(" "));
     let mut child = Command::new(program)
         .args(args)
@@ -133,13 +165,7 @@ pub fn run_command_capped(
             jobsight_base::text::printable(String::from_utf8_lossy(&err).trim())
         ));
     }
-    if total > max_bytes {
-        return Err(format!(
-            "{shown} answered {total} bytes, over the {} MiB an answer may have",
-            max_bytes >> 20
-        ));
-    }
-    Ok(out)
+    Ok((out, total))
 }
 
 /// The running jobs of a `squeue --json` listing.

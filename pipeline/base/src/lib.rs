@@ -13,6 +13,7 @@
 pub mod choice;
 pub mod lockfile;
 pub mod options;
+pub mod plain;
 pub mod process;
 pub mod safe_fs;
 pub mod series;

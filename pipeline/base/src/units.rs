@@ -75,15 +75,14 @@ pub fn significant(v: f64) -> String {
         return "-".into();
     }
     let magnitude = v.abs().log10().floor() as i32;
-    // Below a ten-thousandth, six decimals would drop digits: three significant digits in
-    // scientific notation instead (`2.35e-9`).
-    if v != 0.0 && magnitude < -4 {
-        return format!("{v:.2e}");
+    // Below a billionth nothing a person reads is told apart from none.
+    if v != 0.0 && magnitude < -9 {
+        return "0".into();
     }
     if v.fract() == 0.0 || magnitude >= 2 {
         return whole(v.round());
     }
-    let mut decimals = (2 - magnitude).clamp(0, 6) as usize;
+    let mut decimals = (2 - magnitude).clamp(0, 11) as usize;
     let rounded: f64 = format!("{v:.decimals$}").parse().unwrap_or(v);
     // A value that rounds up a magnitude (9.996 -> 10.0) keeps three digits, not four.
     if rounded.abs() >= 10f64.powi(magnitude + 1) {
@@ -169,6 +168,10 @@ pub fn named_value(name: &str, v: f64) -> String {
         if part.ends_with("_bytes_per_s") {
             return rate_from_bytes_per_s(v);
         }
+        // A rate in MB per second (the rule book's `rise_rate_mb_s`), not a duration.
+        if part.ends_with("_mb_s") || part.ends_with("_mb_per_s") {
+            return rate_from_bytes_per_s(v * 1e6);
+        }
         if part.ends_with("_bytes") {
             return size_from_bytes(v);
         }
@@ -190,7 +193,9 @@ pub fn named_value(name: &str, v: f64) -> String {
 const MACHINE_UNITS: [&str; 5] = [" bytes/s", " bytes", " B/s", " B", " s"];
 
 /// The numbers of `text` a person would stumble over: an unrounded decimal (more than four
-/// significant digits and three decimals: `0.4059694906469261`), a machine's unit on a number
+/// significant digits and three decimals, `0.4059694906469261`, or a decimal point and no unit,
+/// `1727979.57`), a number in
+/// exponent form (`1.05e-5`), a machine's unit on a number
 /// of five digits or more (`31200 s`, `80078094 bytes/s`), and a size with a bare letter for its
 /// unit (`191G`). Job ids, years, counts and a command's own argument (`--mem=26G`) are not
 /// counted. For the tests that check every text a person reads.
@@ -218,11 +223,24 @@ pub fn unreadable_numbers(text: &str) -> Vec<String> {
         }
         let digits = format!("{whole}{fraction}");
         let significant = digits.trim_start_matches('0').len();
+        // Exponent form (`1.05e-5`, `3e8`): a machine's way to write a number.
+        let exponent = after
+            .strip_prefix(['e', 'E'])
+            .map(|e| e.trim_start_matches(['-', '+']));
+        if exponent.is_some_and(|e| e.starts_with(|c: char| c.is_ascii_digit())) {
+            found.push(format!("{number}e…"));
+            continue;
+        }
         let unit_ends = |unit: &str| {
             after.starts_with(unit)
                 && !after[unit.len()..].starts_with(|c: char| c.is_ascii_alphanumeric())
         };
-        if significant > 4 && fraction.len() >= 3 {
+        // More than four significant digits with three decimals (`0.4059694906469261`), or with
+        // any and no unit after (`anomaly score 1727979.57`): nobody reads past the fourth.
+        let unit_after = after
+            .strip_prefix(' ')
+            .is_some_and(|a| a.starts_with(|c: char| c.is_alphabetic() || c == '%'));
+        if significant > 4 && (fraction.len() >= 3 || (!fraction.is_empty() && !unit_after)) {
             found.push(number.to_string());
         } else if let Some(unit) = MACHINE_UNITS.iter().find(|u| unit_ends(u))
             && whole.len() >= 5
@@ -260,8 +278,10 @@ mod tests {
         assert_eq!(significant(0.0), "0");
         assert_eq!(significant(123.456), "123");
         assert_eq!(significant(-0.001234), "-0.00123");
-        assert_eq!(significant(2.3456e-9), "2.35e-9");
-        assert_eq!(significant(1.5e-6), "1.50e-6");
+        assert_eq!(significant(2.3456e-9), "0.00000000235");
+        assert_eq!(significant(1.05e-5), "0.0000105");
+        assert_eq!(significant(1.5e-6), "0.00000150");
+        assert_eq!(significant(3e-12), "0");
         assert_eq!(significant(0.000123), "0.000123");
         assert_eq!(significant(f64::NAN), "-");
     }
@@ -277,6 +297,7 @@ mod tests {
             "80.1 MB/s"
         );
         assert_eq!(named_value("summary.cpu_eff", 0.148), "15 %");
+        assert_eq!(named_value("node.rise_rate_mb_s", 11.2), "11.2 MB/s");
     }
 
     /// The issue's examples are found; what people write is not.
@@ -284,9 +305,17 @@ mod tests {
     fn machine_numbers_are_found_and_readable_ones_are_not() {
         assert_eq!(
             unreadable_numbers(
-                "busy 0.4059694906469261, exchanged 80078094 bytes/s, a time limit of 31200 s, memory 191G"
+                "busy 0.4059694906469261, exchanged 80078094 bytes/s, a time limit of 31200 s, memory 191G, \
+                 a rate of 1.05e-5, anomaly score 1727979.57"
             ),
-            ["0.4059694906469261", "80078094 bytes/s", "31200 s", "191G"]
+            [
+                "0.4059694906469261",
+                "80078094 bytes/s",
+                "31200 s",
+                "191G",
+                "1.05e…",
+                "1727979.57"
+            ]
         );
         assert!(
             unreadable_numbers(

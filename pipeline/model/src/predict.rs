@@ -9,15 +9,19 @@
 //!   time span the run's;
 //! - else **unknown** when at least `min_windows` consecutive windows are not confidently healthy
 //!   (unknown, an anomaly type, or an anomaly score above 1 where the diagnosis says healthy or
-//!   there is none); the confidence is the share of the node's windows in that run;
-//! - else **healthy**, with the mean healthy vote share as confidence.
+//!   there is none), with no confidence: the windows are counted instead;
+//! - else **healthy**, with the mean healthy vote share as confidence where the diagnosis voted
+//!   (an anomaly score alone gives no confidence, only windows above or below its line).
 //!
 //! The job takes its most anomalous node's verdict. A node that lacks a metric a model reads is
 //! **not judged**, and the reason names the metrics: a guess from half the inputs would look just
 //! as confident as a real verdict. Rules whose finding is evidence of the same anomaly type
-//! (`anomaly = ...` in the rule book) are listed as agreeing; a rule's anomaly the models did not
-//! see becomes the verdict (source `rules`), as does an anomaly score with nothing named (source
-//! `anomaly-score`, verdict unknown).
+//! (`anomaly = ...` in the rule book) are listed as agreeing (source `model+rules`). Otherwise a
+//! **critical finding** names the verdict whatever the models said (source `rules`, no
+//! confidence; the models' own verdict stays in `model_verdict`): a job killed for memory or hung
+//! is never "healthy" under its finding. A lesser rule's anomaly the models did not see becomes the
+//! verdict of a healthy or unknown job the same way; an anomaly score with nothing named is source
+//! `anomaly-score`, verdict unknown.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -105,14 +109,16 @@ impl Models {
     }
 }
 
-/// What the models' verdict on a job is combined with: the job, and the anomaly types its
-/// rules found evidence of, as (rule id, anomaly type) for each finding whose rule names one
-/// (`anomaly = ...` in the rule book). The rules stage makes these (`Verdict::anomalies`); the
-/// application hands them over, so that this stage never depends on that one.
+/// What the models' verdict on a job is combined with: the job, the anomaly types its rules
+/// found evidence of, as (rule id, anomaly type) for each finding whose rule names one
+/// (`anomaly = ...` in the rule book), and the problems of its critical findings as (rule id,
+/// problem). The rules stage makes these (`Verdict::anomalies`, `Verdict::critical_problems`);
+/// the application hands them over, so that this stage never depends on that one.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RuleEvidence {
     pub job_id: String,
     pub anomalies: Vec<(String, String)>,
+    pub critical: Vec<(String, String)>,
 }
 
 /// One job's verdict.
@@ -142,7 +148,8 @@ pub struct JobPrediction {
 struct NodeVerdict {
     node: String,
     verdict: String,
-    confidence: f64,
+    /// None where nothing voted (an unknown run, or an anomaly score alone).
+    confidence: Option<f64>,
     window: Option<(i64, i64)>,
     anomalous: u64,
     unknown: u64,
@@ -234,10 +241,8 @@ fn node_verdict(
     let count = |pick: &dyn Fn(&WindowCall) -> bool| calls.iter().filter(|c| pick(c)).count();
     let anomalous = count(&|c| matches!(c, WindowCall::Anomaly(..))) as u64;
     let unknown = count(&|c| *c == WindowCall::Unsure) as u64;
-    let healthy_confidence = match votes {
-        Some(votes) => votes.iter().map(|v| f64::from(v[0])).sum::<f64>() / n.max(1) as f64,
-        None => 1.0 - unknown as f64 / n.max(1) as f64,
-    };
+    let healthy_confidence =
+        votes.map(|votes| votes.iter().map(|v| f64::from(v[0])).sum::<f64>() / n.max(1) as f64);
     let span = |run: &[usize]| -> Option<(i64, i64)> {
         Some((keys[*run.first()?].start_us, keys[*run.last()?].end_us))
     };
@@ -282,7 +287,7 @@ fn node_verdict(
             .sum();
         return NodeVerdict {
             verdict: classes[class].clone(),
-            confidence: shares / run.len() as f64,
+            confidence: Some(shares / run.len() as f64),
             window: span(&run),
             ..base
         };
@@ -300,7 +305,7 @@ fn node_verdict(
             longest_run(keys, &diagnosis_alone, |c| *c != WindowCall::Healthy).len() < min_windows;
         return NodeVerdict {
             verdict: "unknown".into(),
-            confidence: run.len() as f64 / n.max(1) as f64,
+            confidence: None,
             window: span(&run),
             by_score,
             ..base
@@ -384,14 +389,9 @@ pub fn predict(
     let mut out = Vec::with_capacity(jobs.len());
     for job in jobs {
         let rows = by_job.get(job.job_id.as_str()).cloned().unwrap_or_default();
-        let rule_anomalies: Vec<(&str, &str)> = job
-            .anomalies
-            .iter()
-            .map(|(rule, anomaly)| (rule.as_str(), anomaly.as_str()))
-            .collect();
         let mut p = judge(&calls, &rows, models, judged_scores.as_deref())?;
         p.job_id = job.job_id.clone();
-        combine(&mut p, &rule_anomalies);
+        combine(&mut p, job);
         out.push(p);
     }
     Ok(out)
@@ -592,14 +592,14 @@ fn judge(
         .cloned();
     let Some(worst) = worst else { return Ok(p) };
     p.verdict = worst.verdict.clone();
-    p.confidence = Some(worst.confidence);
+    p.confidence = worst.confidence;
     p.node = (worst.verdict != HEALTHY).then(|| worst.node.clone());
     p.window = worst.window;
     p.anomalous_windows = verdicts.iter().map(|v| v.anomalous).sum();
     p.unknown_windows = verdicts.iter().map(|v| v.unknown).sum();
     p.anomaly_score = verdicts.iter().filter_map(|v| v.max_score).reduce(f64::max);
     p.model_verdict = Some(worst.verdict.clone());
-    p.model_confidence = Some(worst.confidence);
+    p.model_confidence = worst.confidence;
     p.source = if models.diagnosis.is_some() && !worst.by_score {
         "model"
     } else {
@@ -611,30 +611,50 @@ fn judge(
 }
 
 /// Adds the rules' view (see the module doc).
-fn combine(p: &mut JobPrediction, rule_anomalies: &[(&str, &str)]) {
-    p.agreeing_rules = rule_anomalies
-        .iter()
-        .filter(|(_, a)| *a == p.verdict)
-        .map(|(r, _)| r.to_string())
-        .collect();
+fn combine(p: &mut JobPrediction, rules: &RuleEvidence) {
+    let of = |problem: &str, list: &[(String, String)]| -> Vec<String> {
+        list.iter()
+            .filter(|(_, a)| a == problem)
+            .map(|(r, _)| r.clone())
+            .collect()
+    };
+    p.agreeing_rules = of(&p.verdict, &rules.anomalies);
+    for rule in of(&p.verdict, &rules.critical) {
+        if !p.agreeing_rules.contains(&rule) {
+            p.agreeing_rules.push(rule);
+        }
+    }
     if !p.agreeing_rules.is_empty() {
         p.source = "model+rules".into();
         return;
     }
     let named = p.verdict != HEALTHY && p.verdict != "unknown" && p.verdict != "not-judged";
-    if let (false, Some((rule, anomaly))) = (named, rule_anomalies.first()) {
-        p.verdict = anomaly.to_string();
-        p.agreeing_rules = rule_anomalies
-            .iter()
-            .filter(|(_, a)| a == anomaly)
-            .map(|(r, _)| r.to_string())
-            .collect();
-        p.source = "rules".into();
-        p.confidence = None;
-        if p.reason.is_empty() {
-            p.reason = format!("rule {rule} found it; the models did not");
-        }
-    }
+    // A critical finding names the verdict whatever the models said; a lesser rule's anomaly only
+    // where the models named nothing.
+    let overruling = match rules.critical.first() {
+        Some(first) => Some((first, &rules.critical)),
+        None if !named => rules.anomalies.first().map(|a| (a, &rules.anomalies)),
+        None => None,
+    };
+    let Some(((rule, problem), list)) = overruling else {
+        return;
+    };
+    let models_said = match (p.verdict.as_str(), p.model_verdict.is_some()) {
+        ("not-judged", _) | (_, false) => "the models did not judge the job".to_string(),
+        (HEALTHY, true) => "the models saw nothing wrong".to_string(),
+        ("unknown", true) => "the models saw something they could not name".to_string(),
+        (other, true) => format!("the models said {other}"),
+    };
+    p.agreeing_rules = of(problem, list);
+    p.verdict = problem.clone();
+    p.source = "rules".into();
+    p.confidence = None;
+    let found = format!("rule {rule} found it; {models_said}");
+    p.reason = if p.reason.is_empty() {
+        found
+    } else {
+        format!("{found}; {}", p.reason)
+    };
 }
 
 /// The `predictions` batch.
@@ -735,7 +755,7 @@ mod tests {
         votes[6] = vec![0.0, 1.0];
         let v = node_verdict("n1", &refs, &classes, Some(&votes), None, 0.75, 3);
         assert_eq!(v.verdict, "memleak");
-        assert!((v.confidence - 0.9).abs() < 1e-6);
+        assert!((v.confidence.unwrap() - 0.9).abs() < 1e-6);
         assert_eq!(v.window, Some((60_000_000, 90_000_000 + 60_000_000)));
         // Unsure windows make "unknown".
         let unsure = vec![vec![0.5f32, 0.5]; 10];
@@ -851,15 +871,53 @@ mod tests {
             agreeing_rules: vec![],
             reason: String::new(),
         };
-        combine(&mut p, &[("memory-leak", "memleak")]);
+        let rules = |anomalies: &[(&str, &str)], critical: &[(&str, &str)]| {
+            let own = |l: &[(&str, &str)]| {
+                l.iter()
+                    .map(|(a, b)| (a.to_string(), b.to_string()))
+                    .collect()
+            };
+            RuleEvidence {
+                job_id: "1".into(),
+                anomalies: own(anomalies),
+                critical: own(critical),
+            }
+        };
+        let memory_leak = [("memory-leak", "memleak")];
+        combine(&mut p, &rules(&memory_leak, &memory_leak));
         assert_eq!(p.source, "model+rules");
         assert_eq!(p.agreeing_rules, vec!["memory-leak"]);
-        p.verdict = "healthy".into();
-        p.source = "model".into();
-        combine(&mut p, &[("oversubscribed", "cpuoccupy")]);
+        let healthy = p.clone();
+        let mut p = JobPrediction {
+            verdict: "healthy".into(),
+            source: "model".into(),
+            model_verdict: Some("healthy".into()),
+            ..healthy.clone()
+        };
+        combine(&mut p, &rules(&[("oversubscribed", "cpuoccupy")], &[]));
         assert_eq!(
             (p.verdict.as_str(), p.source.as_str()),
             ("cpuoccupy", "rules")
         );
+        // A critical finding is never under "healthy", nor under another anomaly the models named,
+        // and its verdict claims no confidence.
+        for model_said in ["healthy", "unknown", "cpuoccupy"] {
+            let mut p = JobPrediction {
+                verdict: model_said.into(),
+                source: "model".into(),
+                model_verdict: Some(model_said.into()),
+                confidence: Some(1.0),
+                reason: String::new(),
+                ..healthy.clone()
+            };
+            combine(&mut p, &rules(&[], &[("out-of-memory", "out-of-memory")]));
+            assert_eq!(p.verdict, "out-of-memory", "{model_said}");
+            assert_eq!((p.source.as_str(), p.confidence), ("rules", None));
+            assert_eq!(p.model_verdict.as_deref(), Some(model_said));
+            assert!(
+                p.reason
+                    .starts_with("rule out-of-memory found it; the models ")
+            );
+        }
     }
 }

@@ -296,6 +296,25 @@ impl Verdict {
             })
             .collect()
     }
+
+    /// The problems this verdict's critical findings name, as (rule id, problem): the rule's
+    /// anomaly type where it names one, else the rule's id (`hung-job`, `out-of-memory`), in the
+    /// findings' order. A job with one of these is never called healthy (the models' stage).
+    pub fn critical_problems(&self, book: &RuleBook) -> Vec<(String, String)> {
+        let anomaly_of: BTreeMap<&str, &str> = book
+            .rules
+            .iter()
+            .filter_map(|r| Some((r.id.as_str(), r.anomaly.as_deref()?)))
+            .collect();
+        self.findings
+            .iter()
+            .filter(|f| f.severity == Severity::Critical)
+            .map(|f| {
+                let problem = anomaly_of.get(f.rule.as_str()).copied();
+                (f.rule.clone(), problem.unwrap_or(&f.rule).to_string())
+            })
+            .collect()
+    }
 }
 
 /// The evaluation context of one job (and, in node rules, one node).

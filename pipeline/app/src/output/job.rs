@@ -14,11 +14,13 @@ use serde::Serialize;
 use super::figure_source_label;
 use super::pages::suggest::{Suggestion, suggestions};
 use super::units::{duration, evidence_rows, named_value, percent, significant, size_from_mb};
+use super::usage::memory_use;
 use crate::report::load::{
     Facts, FindingFacts, HealthyBands, MIN_REFERENCE_RUNS, PredictionFacts, ReferenceGroup,
     SummaryFacts,
 };
 use crate::report::select::deviation;
+use jobsight_base::plain;
 use jobsight_base::text::clean;
 
 /// Longest a name or a finding's text is shown.
@@ -109,6 +111,7 @@ pub struct Verdict {
     pub window_end: Option<DateTime<Utc>>,
     pub windows: i64,
     pub anomalous_windows: i64,
+    pub unknown_windows: i64,
     pub anomaly_score: Option<f64>,
     pub agreeing_rules: String,
     pub reason: String,
@@ -211,7 +214,11 @@ pub fn job_view(facts: &Facts, bands: &HealthyBands) -> Option<JobView> {
         verdict,
         compared_with: reference_group(&group, group_band.runs),
         differed,
-        suggestions: suggestions(job, summary),
+        suggestions: suggestions(
+            job,
+            summary,
+            facts.findings.get(&job.job_id).map_or(&[], Vec::as_slice),
+        ),
     })
 }
 
@@ -248,7 +255,7 @@ fn finding(f: &FindingFacts) -> Finding {
     }
 }
 
-fn verdict(p: &PredictionFacts) -> Verdict {
+pub fn verdict(p: &PredictionFacts) -> Verdict {
     Verdict {
         verdict: p.verdict.clone(),
         confidence: p.confidence,
@@ -258,6 +265,7 @@ fn verdict(p: &PredictionFacts) -> Verdict {
         window_end: p.window.map(|w| w.1),
         windows: p.windows,
         anomalous_windows: p.anomalous_windows,
+        unknown_windows: p.unknown_windows,
         anomaly_score: p.anomaly_score,
         agreeing_rules: p.agreeing_rules.clone(),
         reason: p.reason.clone(),
@@ -267,8 +275,10 @@ fn verdict(p: &PredictionFacts) -> Verdict {
 /// How the rules' findings and the models' verdict combine, said once on every view of a job.
 pub const HOW_THE_VERDICT_IS_MADE: &str = "The verdict is the models' judgement of the job's \
 telemetry (the diagnosis names an anomaly type; the anomaly score calls windows unlike healthy \
-runs unknown), joined with the rules: when a rule found an anomaly type the models did not name, \
-the verdict is the rule's (source \"rules\"); when both name it, \"model+rules\". Findings about \
+runs unknown), joined with the rules: a critical finding (killed for memory, hung, GPUs idle) is \
+the verdict whatever the models said, and so is a rule's anomaly type the models did not name \
+(\"from the rules\"); when both name it, \"from the models and the rules\". A confidence is \
+the models' share of votes, shown only where they voted. Findings about \
 how the job asked for resources (memory, time, idle cores) are not anomalies: a healthy job can \
 have them, and they are worth acting on all the same.";
 
@@ -286,11 +296,9 @@ pub fn render_text(v: &JobView) -> String {
         t(&v.partition),
         t(&v.cluster)
     );
-    let exit = match (v.exit_code, v.exit_signal) {
-        (Some(code), Some(sig)) if sig != 0 => format!(", exit code {code} (signal {sig})"),
-        (Some(code), _) => format!(", exit code {code}"),
-        _ => String::new(),
-    };
+    let exit = v.exit_code.map_or(String::new(), |code| {
+        format!(", {}", plain::exit_status(code, v.exit_signal))
+    });
     let _ = writeln!(out, "  {:<11} {}{exit}", "State", t(&v.state));
     let _ = writeln!(out, "  {:<11} {} ({})", "Nodes", v.num_nodes, t(&v.nodes));
     let _ = writeln!(
@@ -304,15 +312,16 @@ pub fn render_text(v: &JobView) -> String {
     if let Some(h) = v.core_hours {
         let _ = writeln!(out, "  {:<11} {}", "Core-hours", significant(h));
     }
-    render_usage(&mut out, v);
+    // What to do first: the findings and a better request; the figures and the verdict after.
     render_findings(&mut out, v);
-    render_verdict(&mut out, v);
     if !v.suggestions.is_empty() {
         let _ = writeln!(out, "\nA better request for the next run");
         for s in &v.suggestions {
             let _ = writeln!(out, "  {:<26} # {}", s.line, t(&s.why));
         }
     }
+    render_usage(&mut out, v);
+    render_verdict(&mut out, v);
     out
 }
 
@@ -332,6 +341,11 @@ fn bar(share: Option<f64>) -> String {
     format!("[{}{}]", "#".repeat(filled), " ".repeat(20 - filled))
 }
 
+/// A bar for use past the request (or a job killed at it): a problem, not a full bar.
+fn over_bar() -> String {
+    format!("[{}]", "!".repeat(20))
+}
+
 fn render_usage(out: &mut String, v: &JobView) {
     let _ = writeln!(out, "\nWhat it asked for and used");
     let Some(u) = &v.usage else {
@@ -344,14 +358,18 @@ fn render_usage(out: &mut String, v: &JobView) {
     let from = |source: &str| {
         figure_source_label(source, u.shared).map_or(String::new(), |l| format!(" ({l})"))
     };
-    let line = |out: &mut String, what: &str, asked: String, used: String, share: Option<f64>| {
+    let shown = |share: Option<f64>| share.map_or("-".into(), percent);
+    // (share, as written, past the request or killed at it).
+    type Shown = (Option<f64>, String, bool);
+    let line = |out: &mut String, what: &str, asked: String, used: String, share: Shown| {
+        let drawn = if share.2 { over_bar() } else { bar(share.0) };
         let _ = writeln!(
             out,
-            "  {what:<7} {asked:<12} {used:<40} {:>5} {}",
-            share.map_or("-".into(), percent),
-            bar(share)
+            "  {what:<7} {asked:<12} {used:<40} {:>5} {drawn}",
+            share.1,
         );
     };
+    let memory = memory_use(&v.state, v.req_mem_mb, u.mem_used_max_mb, u.mem_eff);
     line(
         out,
         "cores",
@@ -359,7 +377,7 @@ fn render_usage(out: &mut String, v: &JobView) {
         u.cpu_used_cores.map_or("-".into(), |c| {
             format!("{} busy on average{}", significant(c), from(&u.cpu_source))
         }),
-        u.cpu_eff,
+        (u.cpu_eff, shown(u.cpu_eff), false),
     );
     line(
         out,
@@ -368,7 +386,7 @@ fn render_usage(out: &mut String, v: &JobView) {
         u.mem_used_max_mb.map_or("-".into(), |m| {
             format!("{} at its peak{}", size_from_mb(m), from(&u.mem_source))
         }),
-        u.mem_eff,
+        (memory.share, memory.text.clone(), memory.level == "over"),
     );
     line(
         out,
@@ -376,7 +394,7 @@ fn render_usage(out: &mut String, v: &JobView) {
         v.time_limit_s.map_or("-".into(), |s| duration(s as f64)),
         v.elapsed_s
             .map_or("-".into(), |s| format!("ran {}", duration(s as f64))),
-        u.time_eff,
+        (u.time_eff, shown(u.time_eff), false),
     );
     if v.gpus > 0 {
         line(
@@ -386,7 +404,7 @@ fn render_usage(out: &mut String, v: &JobView) {
             u.gpu_util.map_or("-".into(), |g| {
                 format!("{} busy on average", significant(g * v.gpus as f64))
             }),
-            u.gpu_util,
+            (u.gpu_util, shown(u.gpu_util), false),
         );
     }
     if let Some(kwh) = u.energy_kwh {
@@ -413,7 +431,7 @@ fn render_findings(out: &mut String, v: &JobView) {
             place += &format!(" on {}", clean(node, MAX_TEXT));
         }
         if let (Some(a), Some(b)) = (f.window_start, f.window_end) {
-            place += &format!(", {} to {}", a.format("%H:%M"), b.format("%H:%M UTC"));
+            place += &format!(", {}", plain::time_span(a, b));
         }
         let _ = writeln!(
             out,
@@ -424,11 +442,11 @@ fn render_findings(out: &mut String, v: &JobView) {
         let para = |label: &str, text: &str| {
             wrap(&format!("{label}{}", clean(text, MAX_TEXT)), 86, "    ")
         };
-        let _ = writeln!(out, "    {}", para("", &f.message));
+        let _ = writeln!(out, "    {}", para("What to do: ", &f.fix));
+        let _ = writeln!(out, "    {}", para("What was seen: ", &f.message));
         if !f.why.is_empty() {
             let _ = writeln!(out, "    {}", para("Why it matters: ", &f.why));
         }
-        let _ = writeln!(out, "    {}", para("What to do: ", &f.fix));
         if !f.tools.is_empty() {
             let _ = writeln!(out, "    {}", para("Tools that help: ", &f.tools));
         }
@@ -456,28 +474,12 @@ fn render_verdict(out: &mut String, v: &JobView) {
         let _ = writeln!(out, "  {}", how_verdict());
         return;
     };
-    let mut line = format!("\nVerdict: {}", clean(&p.verdict, 80));
-    let mut said = Vec::new();
-    if !p.source.is_empty() && p.source != "none" {
-        said.push(clean(&p.source, 40));
-    }
-    if let Some(c) = p.confidence {
-        said.push(format!("confidence {}", percent(c)));
-    }
-    if p.windows > 0 {
-        said.push(format!(
-            "{} of {} windows anomalous",
-            p.anomalous_windows, p.windows
-        ));
-    }
-    if !said.is_empty() {
-        line += &format!(" ({})", said.join(", "));
-    }
+    let mut line = format!("\nVerdict: {}", verdict_said(p));
     if let Some(node) = &p.node {
         line += &format!(" on {}", clean(node, MAX_TEXT));
     }
     if let (Some(a), Some(b)) = (p.window_start, p.window_end) {
-        line += &format!(", {} to {}", a.format("%H:%M"), b.format("%H:%M UTC"));
+        line += &format!(", {}", plain::time_span(a, b));
     }
     let _ = writeln!(out, "{line}");
     if !p.agreeing_rules.is_empty() {
@@ -520,6 +522,42 @@ fn render_verdict(out: &mut String, v: &JobView) {
         }
     }
     let _ = writeln!(out, "  {}", how_verdict());
+}
+
+/// A verdict as a person reads it, the same in every view: the problem in plain words, then
+/// [`verdict_details`] ("healthy (from the models, confidence 97 %, 0 of 1,436 windows
+/// anomalous)").
+pub fn verdict_said(p: &Verdict) -> String {
+    let name = clean(&plain::verdict(&p.verdict), 80);
+    match verdict_details(p) {
+        details if details.is_empty() => name,
+        details => format!("{name} ({details})"),
+    }
+}
+
+/// Who found a verdict, the confidence only where models voted, and how many of the judged
+/// windows were anomalous or unlike healthy jobs.
+pub fn verdict_details(p: &Verdict) -> String {
+    let mut said = Vec::new();
+    if !p.source.is_empty() && p.source != "none" {
+        said.push(format!("from {}", plain::verdict_source(&p.source)));
+    }
+    if let Some(c) = p.confidence {
+        said.push(format!("confidence {}", percent(c)));
+    }
+    if p.windows > 0 {
+        let count = |n: i64| significant(n as f64);
+        let mut windows = format!(
+            "{} of {} windows anomalous",
+            count(p.anomalous_windows),
+            count(p.windows)
+        );
+        if p.unknown_windows > 0 {
+            windows += &format!(", {} unlike healthy jobs", count(p.unknown_windows));
+        }
+        said.push(windows);
+    }
+    said.join(", ")
 }
 
 /// The paragraph on how the verdict is made, wrapped for a terminal.
@@ -709,11 +747,13 @@ mod tests {
                 ..Default::default()
             }],
             Some(PredictionFacts {
-                verdict: "memleak".into(),
+                verdict: "out-of-memory".into(),
                 source: "rules".into(),
                 windows: 470,
+                model_verdict: Some("healthy".into()),
+                model_confidence: Some(0.96),
                 agreeing_rules: "out-of-memory".into(),
-                reason: "rule out-of-memory found it; the models did not".into(),
+                reason: "rule out-of-memory found it; the models saw nothing wrong".into(),
                 ..Default::default()
             }),
             &[("mem_used_bytes", 1.7e10)],

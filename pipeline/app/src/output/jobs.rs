@@ -41,7 +41,9 @@ pub fn render_list(
             j.cpu_eff.map_or("-".into(), percent),
             j.mem_eff.map_or("-".into(), percent),
             j.findings,
-            j.verdict.as_deref().map_or("-".into(), |v| clean(v, 40)),
+            j.verdict
+                .as_deref()
+                .map_or("-".into(), |v| clean(&jobsight_base::plain::verdict(v), 40)),
         );
     }
     if jobs.len() >= limit {

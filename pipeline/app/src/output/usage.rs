@@ -14,6 +14,47 @@ pub const MEMORY_LEVELS: (f64, f64) = (0.3, 0.7);
 pub const TIME_LEVELS: (f64, f64) = (0.1, 0.5);
 pub const GPU_LEVELS: (f64, f64) = (0.15, 0.25);
 
+/// How much of its memory request a job used, as every view shows it: over-use is a problem, not
+/// a full green bar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryUse {
+    /// Peak over request, not capped at 1 (the warehouse's `mem_eff` is).
+    pub share: Option<f64>,
+    /// `68 %`, `22× the request`, `killed at its limit`.
+    pub text: String,
+    /// [`level`]'s, or `over` for a job killed for memory or past its request.
+    pub level: &'static str,
+}
+
+/// [`MemoryUse`] of a job from its state, request and peak (both the whole job's, in MB), else
+/// its stored efficiency.
+pub fn memory_use(
+    state: &str,
+    req_mb: Option<i64>,
+    used_mb: Option<f64>,
+    eff: Option<f64>,
+) -> MemoryUse {
+    let share = match (req_mb, used_mb) {
+        (Some(req), Some(used)) if req > 0 && used.is_finite() => Some(used / req as f64),
+        _ => eff,
+    };
+    let over = |text: String| MemoryUse {
+        share,
+        text,
+        level: "over",
+    };
+    match share {
+        _ if state == "OUT_OF_MEMORY" => over("killed at its limit".into()),
+        Some(s) if s >= 2.0 => over(format!("{s:.0}× the request")),
+        Some(s) if s > 1.05 => over(format!("{s:.1}× the request")),
+        _ => MemoryUse {
+            share,
+            text: share.map_or("-".into(), super::units::percent),
+            level: level(share, MEMORY_LEVELS),
+        },
+    }
+}
+
 /// `bad`, `low` or `good` for a usage share, by `(red_below, low_below)` ([`CPU_LEVELS`], ...).
 pub fn level(share: Option<f64>, (red_below, low_below): (f64, f64)) -> &'static str {
     match share {
@@ -21,5 +62,28 @@ pub fn level(share: Option<f64>, (red_below, low_below): (f64, f64)) -> &'static
         Some(s) if s < red_below => "bad",
         Some(s) if s < low_below => "low",
         _ => "good",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bars: a 130.5 GB peak against 6 GB is 22× the request, not a green 100 %; a
+    /// job killed for memory says so.
+    #[test]
+    fn over_use_is_shown_as_over_use() {
+        let over = memory_use("COMPLETED", Some(6 * 1024), Some(130.5 * 1024.0), Some(1.0));
+        assert_eq!(
+            (over.text.as_str(), over.level),
+            ("22× the request", "over")
+        );
+        let killed = memory_use("OUT_OF_MEMORY", Some(2048), Some(2048.0), Some(1.0));
+        assert_eq!(
+            (killed.text.as_str(), killed.level),
+            ("killed at its limit", "over")
+        );
+        let fine = memory_use("COMPLETED", Some(32 * 1024), Some(21.6 * 1024.0), None);
+        assert_eq!((fine.text.as_str(), fine.level), ("68 %", "low"));
     }
 }

@@ -10,8 +10,8 @@ use crate::config::Settings;
 use crate::model::predict::{JobPrediction, Models};
 use crate::rules::{RuleBook, Verdict};
 
-/// What the models' verdicts are combined with: each job's id and the anomaly types its rules
-/// found evidence of. The one place the rules' results reach the model stage.
+/// What the models' verdicts are combined with: each job's id, the anomaly types its rules
+/// found evidence of and the problems of its critical findings. The one place the rules' results reach the model stage.
 pub fn rule_evidence(
     book: &RuleBook,
     verdicts: &[Verdict],
@@ -21,6 +21,7 @@ pub fn rule_evidence(
         .map(|v| crate::model::predict::RuleEvidence {
             job_id: v.job_id.clone(),
             anomalies: v.anomalies(book),
+            critical: v.critical_problems(book),
         })
         .collect()
 }

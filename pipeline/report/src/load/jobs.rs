@@ -137,6 +137,8 @@ pub struct PredictionFacts {
     pub window: Option<(DateTime<Utc>, DateTime<Utc>)>,
     pub windows: i64,
     pub anomalous_windows: i64,
+    /// Windows unlike the healthy jobs the models saw, that they could not name.
+    pub unknown_windows: i64,
     pub model_verdict: Option<String>,
     pub model_confidence: Option<f64>,
     pub anomaly_score: Option<f64>,
@@ -302,6 +304,7 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
                 window: window(c, i),
                 windows: c.int("windows", i).unwrap_or(0),
                 anomalous_windows: c.int("anomalous_windows", i).unwrap_or(0),
+                unknown_windows: c.int("unknown_windows", i).unwrap_or(0),
                 model_verdict: c.text("model_verdict", i),
                 model_confidence: c.float("model_confidence", i),
                 anomaly_score: c.float("anomaly_score", i),

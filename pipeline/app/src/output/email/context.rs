@@ -24,12 +24,9 @@ fn untrusted(value: Option<&str>, max: usize) -> Value {
     Value::Text(value.map_or("-".to_string(), |v| clean(v, max)))
 }
 
+/// A share as every view writes it ([`jobsight_base::units::percent`]).
 fn percent(value: Option<f64>) -> Value {
-    text(
-        value
-            .filter(|v| v.is_finite())
-            .map_or("-".into(), |v| format!("{:.0} %", v * 100.0)),
-    )
+    text(value.map_or("-".into(), jobsight_base::units::percent))
 }
 
 fn hours(value: Option<f64>) -> Value {
@@ -50,11 +47,9 @@ fn source_label(source: Option<&str>, shared: Option<bool>) -> Value {
     )
 }
 
+/// A duration as every view writes it ([`jobsight_base::units::duration`]).
 fn run_time(seconds: Option<i64>) -> String {
-    match seconds {
-        Some(s) if s >= 0 => format!("{}h {:02}m", s / 3600, (s % 3600) / 60),
-        _ => "-".into(),
-    }
+    seconds.map_or("-".into(), |s| jobsight_base::units::duration(s as f64))
 }
 
 /// A link from a URL template: placeholders replaced by the values as the report pages name

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use jobsight_base::plain;
 use minijinja::Value;
 use serde_json::json;
 
@@ -181,7 +182,7 @@ fn jobs_to_label(jobs: &[JobToLabel]) -> Vec<serde_json::Value> {
         .map(|j| {
             json!({
                 "job_id": c(&j.job_id), "user": c(&j.user), "name": c(&j.name),
-                "day": c(&j.day), "verdict": c(&j.verdict),
+                "day": c(&j.day), "verdict": c(&plain::verdict(&j.verdict)),
                 "confidence": pct(j.confidence),
                 "unknown": format!("{} of {}", j.unknown_windows, j.windows),
                 "command": format!("jobsight label {} --as healthy", c(&j.job_id)),

@@ -9,32 +9,32 @@ use minijinja::Value;
 
 use jobsight_base::text::clean;
 
-/// Longest a job name, node list or rule text is shown.
+/// Longest a job name, node list or other short text is shown.
 const MAX_TEXT: usize = 200;
+
+/// Longest a finding's sentences (what was seen, why it matters, what to do) are shown: whole.
+const MAX_PROSE: usize = 2000;
 
 /// `text` cleaned of control characters and cut to [`MAX_TEXT`].
 pub(super) fn c(text: &str) -> String {
     clean(text, MAX_TEXT)
 }
 
-/// A share as a whole percentage; `-` when unknown.
-pub(super) fn pct(share: Option<f64>) -> String {
-    share.map_or("-".into(), |s| format!("{:.0} %", s * 100.0))
+/// A finding's sentences cleaned of control characters, cut only past [`MAX_PROSE`].
+pub(super) fn prose(text: &str) -> String {
+    clean(text, MAX_PROSE)
 }
 
-/// `1d 2h 03m`, or `2h 03m` under a day; `-` when unknown or negative.
+/// A share as a percentage, as every view writes it ([`jobsight_base::units::percent`]); `-`
+/// when unknown.
+pub(super) fn pct(share: Option<f64>) -> String {
+    share.map_or("-".into(), jobsight_base::units::percent)
+}
+
+/// A duration as every view writes it ([`jobsight_base::units::duration`]); `-` when unknown
+/// or negative.
 pub(super) fn duration(seconds: Option<i64>) -> String {
-    match seconds {
-        Some(s) if s >= 0 => {
-            let (d, h, m) = (s / 86_400, (s % 86_400) / 3600, (s % 3600) / 60);
-            if d > 0 {
-                format!("{d}d {h}h {m:02}m")
-            } else {
-                format!("{h}h {m:02}m")
-            }
-        }
-        _ => "-".into(),
-    }
+    seconds.map_or("-".into(), |s| jobsight_base::units::duration(s as f64))
 }
 
 /// A time to the second, in UTC; `-` when unknown.

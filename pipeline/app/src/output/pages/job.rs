@@ -2,7 +2,7 @@
 //! findings and verdicts, its telemetry charted against a healthy reference, the metrics behind
 //! the verdict, and the `#SBATCH` lines a better request would use.
 
-use crate::output::usage::{CPU_LEVELS, GPU_LEVELS, MEMORY_LEVELS, TIME_LEVELS, bar_width, level};
+use crate::output::usage::{CPU_LEVELS, GPU_LEVELS, TIME_LEVELS, bar_width, level, memory_use};
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
@@ -10,15 +10,19 @@ use minijinja::Value;
 use serde_json::json;
 
 use super::charts::{self, MetricChart};
-use super::format::{c, duration, href, pct, time, with_charts};
+use super::format::{c, duration, href, pct, prose, time, with_charts};
 use super::suggest::suggestions;
-use crate::output::units::{evidence_rows, named_value, threshold_value};
+use crate::output::job::{verdict, verdict_details};
+use crate::output::units::{
+    evidence_rows, named_value, significant, size_from_mb, threshold_value,
+};
 use crate::output::{energy_text, figure_source_label};
 use crate::report::load::{
     Facts, FindingFacts, HealthyBands, HealthyRun, JobFacts, PredictionFacts, Series, SummaryFacts,
 };
 use crate::report::select::{References, deviation, job_metrics_ranked};
 use crate::report::{Inputs, Settings, day_path, job_path, user_path, workflow_path};
+use jobsight_base::plain;
 
 /// Hours from the job's start to `t`, if it started.
 fn hours_since(start: Option<DateTime<Utc>>, t: DateTime<Utc>) -> Option<f64> {
@@ -75,7 +79,7 @@ pub fn job_page(
                 "coverage": pct(s.coverage_mean), "missing": c(&s.nodes_missing), "duty_cycle": c(&s.duty_cycle),
             })),
             "usage": usage,
-            "suggestions": suggestions(job, summary),
+            "suggestions": suggestions(job, summary, &findings),
             "thresholds": thresholds,
             "classes": classes,
             "findings": findings_json,
@@ -126,10 +130,11 @@ pub(super) fn usage_rows(job: &JobFacts, summary: Option<&SummaryFacts>) -> Vec<
             "used": s.cpu_used_cores.map_or("-".into(), |u| format!("{u:.1}{cpu_note}")),
             "share": pct(s.cpu_eff), "width": bar_width(s.cpu_eff), "level": level(s.cpu_eff, CPU_LEVELS),
         }));
+        let memory = memory_use(&job.state, job.req_mem_mb, s.mem_used_max_mb, s.mem_eff);
         usage.push(json!({
-            "what": "memory", "requested": job.req_mem_mb.map_or("-".into(), |m| format!("{:.1} GB", m as f64 / 1024.0)),
-            "used": s.mem_used_max_mb.map_or("-".into(), |m| format!("{:.1} GB peak{mem_note}", m / 1024.0)),
-            "share": pct(s.mem_eff), "width": bar_width(s.mem_eff), "level": level(s.mem_eff, MEMORY_LEVELS),
+            "what": "memory", "requested": job.req_mem_mb.map_or("-".into(), |m| size_from_mb(m as f64)),
+            "used": s.mem_used_max_mb.map_or("-".into(), |m| format!("{} peak{mem_note}", size_from_mb(m))),
+            "share": memory.text, "width": bar_width(memory.share), "level": memory.level,
         }));
         usage.push(json!({
             "what": "time", "requested": duration(job.time_limit_s), "used": duration(job.elapsed_s),
@@ -201,12 +206,12 @@ fn finding_rows(
             }
             json!({
                 "rule": c(&f.rule), "title": c(&f.title), "group": c(&f.group), "severity": c(&f.severity),
-                "node": f.node.as_deref().map(c), "message": c(&f.message), "why": c(&f.why),
-                "fix": c(&f.fix), "tools": c(&f.tools),
+                "node": f.node.as_deref().map(c), "message": prose(&f.message), "why": prose(&f.why),
+                "fix": prose(&f.fix), "tools": prose(&f.tools),
                 "evidence": evidence_rows(&f.evidence).into_iter()
                     .map(|(name, value)| json!({"name": name, "value": value}))
                     .collect::<Vec<_>>(),
-                "window": f.window.map(|(a, b)| format!("{} to {}", a.format("%H:%M"), b.format("%H:%M UTC"))),
+                "window": f.window.map(|(a, b)| plain::time_span(a, b)),
             })
         })
         .collect()
@@ -229,13 +234,16 @@ fn verdict_rows(
                 spans.push((a, b));
             }
             json!({
-                "verdict": c(&p.verdict), "confidence": pct(p.confidence), "source": c(&p.source),
+                "id": c(&p.verdict), "verdict": c(&plain::verdict(&p.verdict)),
+                "said": c(&verdict_details(&verdict(p))),
+                "confidence": pct(p.confidence), "source": c(plain::verdict_source(&p.source)),
                 "node": p.node.as_deref().map(c), "reason": c(&p.reason),
-                "model_verdict": p.model_verdict.as_deref().map(c), "model_confidence": pct(p.model_confidence),
-                "anomaly_score": p.anomaly_score.map(|s| format!("{s:.2}")),
+                "model_verdict": p.model_verdict.as_deref().map(|v| c(&plain::verdict(v))),
+                "model_confidence": pct(p.model_confidence),
+                "anomaly_score": p.anomaly_score.map(significant),
                 "windows": p.windows, "anomalous_windows": p.anomalous_windows,
                 "agreeing_rules": c(&p.agreeing_rules),
-                "window": p.window.map(|(a, b)| format!("{} to {}", a.format("%H:%M"), b.format("%H:%M UTC"))),
+                "window": p.window.map(|(a, b)| plain::time_span(a, b)),
                 "anomalous": p.verdict != "healthy" && p.verdict != "not-judged",
             })
         })
@@ -348,11 +356,7 @@ pub(super) fn job_values(job: &JobFacts, summary: Option<&SummaryFacts>) -> serd
         "account": c(&job.account), "partition": c(&job.partition), "qos": c(&job.qos),
         "cluster": c(&job.cluster), "nodes": c(&job.nodes), "num_nodes": job.num_nodes,
         "cpus": job.cpus, "gpus": job.gpus, "state": c(&job.state),
-        "exit": match (job.exit_code, job.exit_signal) {
-            (Some(code), Some(sig)) if sig != 0 => format!("{code} (signal {sig})"),
-            (Some(code), _) => code.to_string(),
-            _ => "-".into(),
-        },
+        "exit": job.exit_code.map_or("exit code -".into(), |code| plain::exit_status(code, job.exit_signal)),
         "submit": time(job.submit), "start": time(job.start), "end": time(job.end),
         "wait": duration(job.wait_s), "elapsed": duration(job.elapsed_s),
         "core_hours": job.core_hours.map_or("-".into(), |h| format!("{h:.1}")),
@@ -449,19 +453,19 @@ mod tests {
             used("accounting", "accounting", Some(true)),
             (
                 "1.0 (Slurm accounting)".into(),
-                "1.0 GB peak (Slurm accounting)".into()
+                "1 GB peak (Slurm accounting)".into()
             )
         );
         assert_eq!(
             used("telemetry-node", "telemetry-job", Some(true)),
             (
                 "1.0 (node, shared with other jobs)".into(),
-                "1.0 GB peak".into()
+                "1 GB peak".into()
             )
         );
         assert_eq!(
             used("telemetry-node", "telemetry-node", None),
-            ("1.0".into(), "1.0 GB peak".into())
+            ("1.0".into(), "1 GB peak".into())
         );
     }
 

@@ -211,18 +211,19 @@ fn sample_facts(job: &JobFacts, start: DateTime<Utc>, series: &Series) -> Facts 
     facts.predictions.insert(
         id.clone(),
         vec![PredictionFacts {
-            verdict: "hung".into(),
-            confidence: Some(0.9),
-            source: "rules+model".into(),
+            verdict: "hung-job".into(),
+            confidence: None,
+            source: "rules".into(),
             node: Some("node01".into()),
             window,
             windows: 10,
             anomalous_windows: 4,
+            unknown_windows: 3,
             model_verdict: Some("cpuoccupy".into()),
             model_confidence: Some(0.8),
             anomaly_score: Some(3.2),
-            agreeing_rules: "hung".into(),
-            reason: "rules and model agree".into(),
+            agreeing_rules: "hung-job".into(),
+            reason: "rule hung-job found it; the models said cpuoccupy".into(),
         }],
     );
     facts.telemetry.insert(id.clone(), series.clone());

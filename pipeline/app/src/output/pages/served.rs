@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use jobsight_base::plain;
 use minijinja::Value;
 use serde_json::json;
 
@@ -190,7 +191,7 @@ pub fn list_page(q: &JobQuery, days: u64, jobs: &[ListedJob], more: bool) -> Val
                 "day": c(&j.day), "elapsed": duration(j.elapsed_s),
                 "core_hours": j.core_hours.map_or("-".into(), |h| format!("{h:.1}")),
                 "cpu_eff": pct(j.cpu_eff), "mem_eff": pct(j.mem_eff), "findings": j.findings,
-                "verdict": j.verdict.as_deref().map(c),
+                "verdict": j.verdict.as_deref().map(|v| c(&plain::verdict(v))),
             })
         })
         .collect();
@@ -232,7 +233,7 @@ pub fn compare_page(a: &JobPage, b: &JobPage) -> Result<Value, charts::ChartErro
                 .map(|f| json!({"title": c(&f.title), "severity": c(&f.severity), "rule": c(&f.rule)}))
                 .collect::<Vec<_>>(),
             "verdicts": p.facts.predictions.get(&job.job_id).into_iter().flatten()
-                .map(|v| json!({"verdict": c(&v.verdict), "confidence": pct(v.confidence)}))
+                .map(|v| json!({"verdict": c(&plain::verdict(&v.verdict)), "confidence": pct(v.confidence)}))
                 .collect::<Vec<_>>(),
         })
     };

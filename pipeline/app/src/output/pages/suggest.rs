@@ -1,9 +1,11 @@
-//! The `#SBATCH` lines a better request would use, from what a completed job used.
+//! The `#SBATCH` lines a better request would use, from what a job used: safe to paste, so never
+//! from figures that say nothing about what the program needs.
 
 use serde::Serialize;
 
 use super::format::{duration, pct};
-use crate::report::load::{JobFacts, SummaryFacts};
+use crate::output::units::{percent, size_from_mb};
+use crate::report::load::{FindingFacts, JobFacts, SummaryFacts};
 
 /// A request line of a better job script, and why.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -20,14 +22,43 @@ fn trusted(s: &SummaryFacts, source: &str) -> bool {
     (s.judgeable || source == "accounting") && !nodes_of_others
 }
 
-/// The `#SBATCH` lines a better request would use, from what the job used: memory with a 20 %
-/// margin when under 70 % of the request was used (jobstats' limit), time with a 50 % margin
-/// rounded up to 15 minutes when under half the limit was used, CPUs with a 25 % margin when
-/// under half of them worked, and no GPU when the GPUs did nothing. Nothing for a job that did
-/// not complete: its usage says nothing about what it needed; nothing from figures its telemetry
-/// could not judge unless Slurm accounting gave them.
-pub fn suggestions(job: &JobFacts, s: Option<&SummaryFacts>) -> Vec<Suggestion> {
+/// The `#SBATCH` lines a better request would use, from what the job used, every memory figure
+/// per node beside the per-node `--mem` it suggests:
+/// - a job killed for memory: `--mem` 50 % over what it reached per node (its limit, or its
+///   peak where that was higher): the peak of a killed job is a lower bound of what it needs;
+/// - a completed job: memory with a 20 % margin when under 70 % of the request was used
+///   (jobstats' limit), time with a 50 % margin rounded up to 15 minutes when under half the
+///   limit was used, and no GPU when the GPUs did nothing; CPUs with a 25 % margin when under half
+///   of them worked, only on one node and only without a critical finding (a hung or idle job's
+///   cores say nothing about what its program needs).
+///
+/// Nothing else for a job that did not complete: its usage says nothing about what it needed;
+/// nothing from figures its telemetry could not judge unless Slurm accounting gave them.
+pub fn suggestions(
+    job: &JobFacts,
+    s: Option<&SummaryFacts>,
+    findings: &[FindingFacts],
+) -> Vec<Suggestion> {
     let mut out = Vec::new();
+    let nodes = job.num_nodes.max(1);
+    let per_node = |mb: f64| mb / nodes as f64;
+    let each = if nodes > 1 { " per node" } else { "" };
+    if job.state == "OUT_OF_MEMORY"
+        && let Some(req) = job.req_mem_mb.filter(|r| *r > 0)
+    {
+        let reached = s
+            .and_then(|s| s.mem_used_max_mb)
+            .map_or(req as f64, |used| used.max(req as f64));
+        let gb = (per_node(reached) * 1.5 / 1024.0).ceil().max(1.0) as i64;
+        out.push(Suggestion {
+            line: format!("#SBATCH --mem={gb}G"),
+            why: format!(
+                "the job was killed for memory at {}{each}; what it reached is a lower bound of what it needs, so this asks for 50 % more",
+                size_from_mb(per_node(reached)),
+            ),
+        });
+        return out;
+    }
     let Some(s) = s else {
         return out;
     };
@@ -40,17 +71,14 @@ pub fn suggestions(job: &JobFacts, s: Option<&SummaryFacts>) -> Vec<Suggestion> 
         && eff < 0.7
         && req > 0
     {
-        let gb = ((used * 1.2) / 1024.0).ceil().max(1.0) as i64;
-        let nodes = job.num_nodes.max(1);
-        let per_node = ((gb as f64) / nodes as f64).ceil().max(1.0) as i64;
+        let gb = (per_node(used) * 1.2 / 1024.0).ceil().max(1.0) as i64;
         out.push(Suggestion {
-            line: format!("#SBATCH --mem={per_node}G"),
+            line: format!("#SBATCH --mem={gb}G"),
             why: format!(
-                "the job's peak was {} of {} requested ({}); this asks for the peak and 20 % more{}",
-                crate::output::units::size_from_mb(used),
-                crate::output::units::size_from_mb(req as f64),
-                crate::output::units::percent(eff),
-                if nodes > 1 { ", per node" } else { "" }
+                "the job's peak was {} of {} requested{each} ({}); this asks for the peak and 20 % more",
+                size_from_mb(per_node(used)),
+                size_from_mb(per_node(req as f64)),
+                percent(eff),
             ),
         });
     }
@@ -72,10 +100,13 @@ pub fn suggestions(job: &JobFacts, s: Option<&SummaryFacts>) -> Vec<Suggestion> 
             ),
         });
     }
+    let critical = findings.iter().any(|f| f.severity == "critical");
     if let (Some(used), Some(eff)) = (s.cpu_used_cores, s.cpu_eff)
         && cpu_trusted
         && eff < 0.5
         && job.cpus > 1
+        && nodes == 1
+        && !critical
     {
         let cores = (used * 1.25).ceil().max(1.0) as i64;
         if cores < job.cpus {
@@ -133,7 +164,7 @@ mod tests {
             mem_eff: Some(5.0 / 64.0),
             ..Default::default()
         };
-        let lines: Vec<String> = suggestions(&job(), Some(&s))
+        let lines: Vec<String> = suggestions(&job(), Some(&s), &[])
             .into_iter()
             .map(|s| s.line)
             .collect();
@@ -145,21 +176,22 @@ mod tests {
                 "#SBATCH --ntasks=2"
             ]
         );
-        // A job that did not complete, or could not be judged, gets none.
+        // A job killed for memory gets only --mem, from what it reached; one that could not be
+        // judged gets none.
         let mut failed = job();
         failed.state = "OUT_OF_MEMORY".into();
-        assert!(suggestions(&failed, Some(&s)).is_empty());
+        assert!(suggestions(&failed, Some(&s), &[]).len() == 1);
         let unjudged = SummaryFacts {
             judgeable: false,
             ..s.clone()
         };
-        assert!(suggestions(&job(), Some(&unjudged)).is_empty());
+        assert!(suggestions(&job(), Some(&unjudged), &[]).is_empty());
         // Unless accounting measured the memory; and a shared node's figure is not the job's.
         let on_accounting = SummaryFacts {
             mem_source: "accounting".into(),
             ..unjudged
         };
-        let lines: Vec<String> = suggestions(&job(), Some(&on_accounting))
+        let lines: Vec<String> = suggestions(&job(), Some(&on_accounting), &[])
             .into_iter()
             .map(|s| s.line)
             .collect();
@@ -169,10 +201,63 @@ mod tests {
             shared: Some(true),
             ..s
         };
-        let lines: Vec<String> = suggestions(&job(), Some(&shared))
+        let lines: Vec<String> = suggestions(&job(), Some(&shared), &[])
             .into_iter()
             .map(|s| s.line)
             .collect();
         assert_eq!(lines, ["#SBATCH --mem=6G", "#SBATCH --time=3:15:00"]);
+    }
+
+    /// The jobs: a hung 4-node job gets no task advice, and a multi-node job's memory
+    /// figures are per node beside the per-node --mem; a job killed at 2 GB with a peak of
+    /// 3.52 GB is asked to take more than its peak.
+    #[test]
+    fn advice_is_safe_to_paste() {
+        let four_nodes = JobFacts {
+            cpus: 128,
+            num_nodes: 4,
+            req_mem_mb: Some(4 * 26 * 1024),
+            ..job()
+        };
+        let used = SummaryFacts {
+            judgeable: true,
+            cpu_used_cores: Some(0.1),
+            cpu_eff: Some(0.001),
+            mem_used_max_mb: Some(66.4 * 1024.0),
+            mem_eff: Some(66.4 / 104.0),
+            ..Default::default()
+        };
+        let hung = FindingFacts {
+            rule: "hung-job".into(),
+            severity: "critical".into(),
+            ..Default::default()
+        };
+        let advice = suggestions(&four_nodes, Some(&used), std::slice::from_ref(&hung));
+        assert!(
+            advice.iter().all(|s| !s.line.contains("--ntasks")),
+            "{advice:?}"
+        );
+        assert_eq!(advice[0].line, "#SBATCH --mem=20G");
+        assert!(
+            advice[0]
+                .why
+                .contains("16.6 GB of 26 GB requested per node"),
+            "{}",
+            advice[0].why
+        );
+        let oom = JobFacts {
+            state: "OUT_OF_MEMORY".into(),
+            cpus: 4,
+            req_mem_mb: Some(2048),
+            ..job()
+        };
+        let peak = SummaryFacts {
+            mem_used_max_mb: Some(3.52 * 1024.0),
+            ..Default::default()
+        };
+        let advice = suggestions(&oom, Some(&peak), &[]);
+        assert_eq!(advice.len(), 1);
+        assert_eq!(advice[0].line, "#SBATCH --mem=6G");
+        assert!(advice[0].why.contains("lower bound"), "{}", advice[0].why);
     }
 }

@@ -2,6 +2,7 @@
 //! findings over the last 30 days, and the emails they were sent.
 
 use chrono::NaiveDate;
+use jobsight_base::plain;
 use minijinja::Value;
 use serde_json::json;
 
@@ -28,7 +29,7 @@ pub fn user_page(
                 "href": href(&me, &job_path(cluster, &j.job_id)),
                 "elapsed": duration(j.elapsed_s), "cpu_eff": pct(j.cpu_eff),
                 "mem_eff": pct(j.mem_eff), "findings": j.findings,
-                "verdict": j.verdict.as_deref().map(c),
+                "verdict": j.verdict.as_deref().map(|v| c(&plain::verdict(v))),
             })
         })
         .collect();

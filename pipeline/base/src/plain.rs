@@ -1,0 +1,112 @@
+//! Plain words for what the warehouse stores as identifiers, for everything a person reads: a
+//! verdict (`memleak`, `hung-job`, `unknown`) as the problem it names, where it came from
+//! (`model+rules`) as who said it, a time span as clock times with the dates where it crosses
+//! midnight. The terminal, the pages, the web interface and the emails all call these, so a job
+//! reads the same everywhere.
+
+use chrono::{DateTime, Utc};
+
+/// The problems the models and the built-in rules name, in plain words. Anything else (a site's
+/// own rule or anomaly type) reads as its identifier with spaces.
+const VERDICTS: [(&str, &str); 21] = [
+    ("healthy", "healthy"),
+    ("unknown", "unlike the healthy jobs seen"),
+    ("not-judged", "not judged"),
+    ("none", "healthy"),
+    ("memleak", "memory leak"),
+    ("memeater", "memory hog"),
+    ("cpuoccupy", "CPU taken by another process"),
+    ("cachecopy", "cache contention"),
+    ("membw", "memory bandwidth contention"),
+    ("netoccupy", "network congestion"),
+    ("iobandwidth", "file-system bandwidth contention"),
+    ("iometadata", "file-system metadata storm"),
+    ("hung", "hung"),
+    ("serial", "serial code on many cores"),
+    // The built-in rules' critical findings, which name a verdict by their id.
+    ("hung-job", "hung"),
+    ("running-hung", "hung"),
+    ("out-of-memory", "killed for memory"),
+    ("gpu-idle", "GPUs idle"),
+    ("running-gpu-idle", "GPUs idle"),
+    ("idle-node", "a node idle"),
+    ("node-fail", "a node failed"),
+];
+
+/// A verdict in plain words: `memleak` → "memory leak", `hung-job` → "hung".
+pub fn verdict(id: &str) -> String {
+    VERDICTS.iter().find(|(known, _)| *known == id).map_or_else(
+        || id.replace(['-', '_'], " "),
+        |(_, words)| words.to_string(),
+    )
+}
+
+/// Who gave a verdict, for "(from …)": `model+rules` → "the models and the rules".
+pub fn verdict_source(source: &str) -> &'static str {
+    match source {
+        "model" => "the models",
+        "rules" => "the rules",
+        "model+rules" => "the models and the rules",
+        "anomaly-score" => "the anomaly score",
+        _ => "nobody",
+    }
+}
+
+/// A time span as a person reads it: `20:07 to 22:15 UTC` within a day, `27 Nov 20:07 to
+/// 28 Nov 06:05 UTC` across midnight.
+pub fn time_span(from: DateTime<Utc>, to: DateTime<Utc>) -> String {
+    if from.date_naive() == to.date_naive() {
+        format!("{} to {}", from.format("%H:%M"), to.format("%H:%M UTC"))
+    } else {
+        format!(
+            "{} to {}",
+            from.format("%-d %b %H:%M"),
+            to.format("%-d %b %H:%M UTC")
+        )
+    }
+}
+
+/// How a job ended, from Slurm's `ExitCode` pair: `exit code 3`, `exit code 0 (signal 9)`. Only a
+/// real signal (1 to 64) is named: Slurm records an out-of-memory kill as `0:125`, and there is
+/// no signal 125 (the job's state says what happened).
+pub fn exit_status(code: i64, signal: Option<i64>) -> String {
+    match signal {
+        Some(sig @ 1..=64) => format!("exit code {code} (signal {sig})"),
+        _ => format!("exit code {code}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn identifiers_read_as_words() {
+        assert_eq!(verdict("memleak"), "memory leak");
+        assert_eq!(verdict("hung-job"), "hung");
+        assert_eq!(verdict("out-of-memory"), "killed for memory");
+        assert_eq!(verdict("site-rule_x"), "site rule x");
+        assert_eq!(verdict_source("model+rules"), "the models and the rules");
+    }
+
+    #[test]
+    fn only_real_signals_are_named() {
+        assert_eq!(exit_status(0, Some(9)), "exit code 0 (signal 9)");
+        assert_eq!(exit_status(0, Some(125)), "exit code 0");
+        assert_eq!(exit_status(3, None), "exit code 3");
+    }
+
+    #[test]
+    fn a_span_across_midnight_has_its_dates() {
+        let at = |d, h, m| Utc.with_ymd_and_hms(2026, 11, d, h, m, 0).unwrap();
+        assert_eq!(
+            time_span(at(27, 20, 7), at(27, 22, 15)),
+            "20:07 to 22:15 UTC"
+        );
+        assert_eq!(
+            time_span(at(27, 20, 7), at(28, 6, 5)),
+            "27 Nov 20:07 to 28 Nov 06:05 UTC"
+        );
+    }
+}

@@ -66,6 +66,104 @@ pub fn time_span(from: DateTime<Utc>, to: DateTime<Utc>) -> String {
     }
 }
 
+/// Whole names of the warehouse's figures that read better than their parts.
+const FIGURES: [(&str, &str); 17] = [
+    ("judgeable", "judged on its telemetry"),
+    ("mem_used_max_mb", "peak memory"),
+    ("req_mem_mb", "memory requested"),
+    ("mem_eff", "memory used of the request"),
+    ("cpu_eff", "CPU efficiency"),
+    ("time_eff", "time used of the limit"),
+    ("time_limit_s", "time limit"),
+    ("elapsed_s", "run time"),
+    ("cpu_used_cores", "cores busy"),
+    ("gpu_util", "GPU use"),
+    ("shared", "shared its nodes"),
+    ("num_nodes", "nodes"),
+    ("cpus", "cores"),
+    ("gpus", "GPUs"),
+    ("job_mem_bytes", "job memory"),
+    ("mem_used_bytes", "memory in use"),
+    ("rise_rate_mb_s", "rise rate"),
+];
+
+/// Words for the parts of a figure's name and its statistics.
+const PARTS: [(&str, &str); 30] = [
+    ("cpu", "CPU"),
+    ("gpu", "GPU"),
+    ("mem", "memory"),
+    ("util", "use"),
+    ("rx", "received"),
+    ("tx", "sent"),
+    ("fs", "file-system"),
+    ("io", "I/O"),
+    ("net", "network"),
+    ("iowait", "I/O wait"),
+    ("ipc", "instructions per cycle"),
+    ("eff", "efficiency"),
+    ("mean", "mean"),
+    ("max", "peak"),
+    ("min", "lowest"),
+    ("std", "spread"),
+    ("median", "median"),
+    ("p05", "5th percentile"),
+    ("p95", "95th percentile"),
+    ("p50", "median"),
+    ("node_cv", "spread across nodes"),
+    ("max_rise", "largest rise"),
+    ("rise_s", "time rising"),
+    ("slope_per_h", "change per hour"),
+    ("node_mean_min", "lowest node's mean"),
+    ("node_mean_max", "highest node's mean"),
+    ("alert", "alert"),
+    ("warn", "warning"),
+    ("per", "per"),
+    ("last", "last"),
+];
+
+/// A figure's name as words: whole names first ([`FIGURES`]), else each part's word with the
+/// units' suffixes dropped (the value carries its unit).
+fn figure_words(name: &str) -> String {
+    if let Some((_, words)) = FIGURES.iter().find(|(n, _)| *n == name) {
+        return words.to_string();
+    }
+    if let Some((_, words)) = PARTS.iter().find(|(n, _)| *n == name) {
+        return words.to_string();
+    }
+    let trimmed = ["_bytes_per_s", "_per_s", "_bytes", "_mb", "_s"]
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .unwrap_or(name);
+    trimmed
+        .split('_')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            PARTS
+                .iter()
+                .find(|(n, _)| *n == p)
+                .map_or(p.to_string(), |(_, w)| w.to_string())
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A finding's evidence key as words (the value beside it has its unit):
+/// `summary.mem_used_max_mb` → "peak memory", `cpu_user.mean` → "CPU user, mean",
+/// `limit.cpu_load.alert` → "limit of CPU load (alert)".
+pub fn evidence_label(key: &str) -> String {
+    let mut parts: Vec<&str> = key.split('.').filter(|p| !p.is_empty()).collect();
+    let limit = parts.first() == Some(&"limit");
+    if matches!(parts.first(), Some(&("summary" | "job" | "node" | "limit"))) && parts.len() > 1 {
+        parts.remove(0);
+    }
+    let words: Vec<String> = parts.iter().map(|p| figure_words(p)).collect();
+    match (limit, words.as_slice()) {
+        (true, [what, level]) => format!("limit of {what} ({level})"),
+        (true, _) => format!("limit of {}", words.join(", ")),
+        (false, _) => words.join(", "),
+    }
+}
+
 /// How a job ended, from Slurm's `ExitCode` pair: `exit code 3`, `exit code 0 (signal 9)`. Only a
 /// real signal (1 to 64) is named: Slurm records an out-of-memory kill as `0:125`, and there is
 /// no signal 125 (the job's state says what happened).
@@ -88,6 +186,17 @@ mod tests {
         assert_eq!(verdict("out-of-memory"), "killed for memory");
         assert_eq!(verdict("site-rule_x"), "site rule x");
         assert_eq!(verdict_source("model+rules"), "the models and the rules");
+    }
+
+    #[test]
+    fn evidence_keys_read_as_words() {
+        assert_eq!(evidence_label("summary.mem_used_max_mb"), "peak memory");
+        assert_eq!(evidence_label("cpu_user.mean"), "CPU user, mean");
+        assert_eq!(evidence_label("limit.cpu_load.alert"), "limit of CPU load (alert)");
+        assert_eq!(evidence_label("summary.shared"), "shared its nodes");
+        assert_eq!(evidence_label("net_rx_bytes_per_s.p95"), "network received, 95th percentile");
+        assert_eq!(evidence_label("node.rise_rate_mb_s"), "rise rate");
+        assert_eq!(evidence_label("gpu_util.mean"), "GPU use, mean");
     }
 
     #[test]

@@ -4,8 +4,8 @@
 
 pub use jobsight_base::units::*;
 
-/// A finding's evidence (flat JSON, as the `findings` table keeps it) as named values in their
-/// units, in the order stored; text and yes/no as they are. Empty for empty or malformed
+/// A finding's evidence (flat JSON, as the `findings` table keeps it) as values in their units
+/// under labels in words ([`jobsight_base::plain::evidence_label`]), in the order stored; text and yes/no as they are. Empty for empty or malformed
 /// evidence.
 pub fn evidence_rows(evidence: &str) -> Vec<(String, String)> {
     let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(evidence)
@@ -23,7 +23,8 @@ pub fn evidence_rows(evidence: &str) -> Vec<(String, String)> {
                 serde_json::Value::Null => "-".into(),
                 other => jobsight_base::text::clean(&other.to_string(), 200),
             };
-            (jobsight_base::text::clean(name, 80), text)
+            let label = jobsight_base::plain::evidence_label(name);
+            (jobsight_base::text::clean(&label, 80), text)
         })
         .collect()
 }
@@ -73,7 +74,7 @@ mod tests {
         assert_eq!(threshold_value("ipc", 1.234), "1.23");
     }
 
-    /// Evidence as the rules store it becomes named values, each in its unit.
+    /// Evidence as the rules store it becomes values in their units under labels in words.
     #[test]
     fn evidence_reads_as_named_values() {
         let rows = evidence_rows(
@@ -84,13 +85,13 @@ mod tests {
         assert_eq!(
             text,
             [
-                "cpu_user.mean=0.406",
-                "job.state=COMPLETED",
-                "job.time_limit_s=8h 40m",
-                "net_rx_bytes_per_s.mean=80.1 MB/s",
-                "summary.judgeable=yes",
-                "summary.mem_eff=15 %",
-                "summary.mem_used_max_mb=38.0 GB",
+                "CPU user, mean=0.406",
+                "judged on its telemetry=yes",
+                "memory used of the request=15 %",
+                "network received, mean=80.1 MB/s",
+                "peak memory=38.0 GB",
+                "state=COMPLETED",
+                "time limit=8h 40m",
             ]
         );
 

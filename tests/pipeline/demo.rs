@@ -373,6 +373,8 @@ fn demo_reports_what_is_on_disk() {
             "page {id}"
         );
     }
+    a_verdict_never_contradicts_its_findings(&warehouse);
+    every_suggested_line_fits_the_job_s_own_figures(&warehouse);
     let list = common::run_ok(
         Command::new(JOBSIGHT)
             .arg("--data")
@@ -578,4 +580,120 @@ fn demo_refuses_a_used_directory_and_a_missing_hook() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist: build it with"));
+}
+
+/// Over every job of the demo: no critical finding under a verdict of healthy, unknown or not
+/// judged, and no confidence without models that voted (issue 67).
+fn a_verdict_never_contradicts_its_findings(warehouse: &Path) {
+    let critical = common::sql_json(
+        JOBSIGHT,
+        warehouse,
+        "SELECT count(DISTINCT job_id) AS n FROM findings WHERE severity = 'critical'",
+    );
+    assert!(
+        critical[0]["n"].as_i64().unwrap() > 0,
+        "no critical finding to check"
+    );
+    let contradicted = common::sql_json(
+        JOBSIGHT,
+        warehouse,
+        "SELECT f.job_id, f.rule, p.verdict, p.source FROM findings f \
+         JOIN predictions p ON p.job_id = f.job_id AND p.day = f.day \
+         WHERE f.severity = 'critical' AND p.verdict IN ('healthy', 'unknown', 'not-judged')",
+    );
+    assert!(contradicted.is_empty(), "{contradicted:?}");
+    let unsupported = common::sql_json(
+        JOBSIGHT,
+        warehouse,
+        "SELECT job_id, verdict, source, confidence, windows FROM predictions \
+         WHERE confidence IS NOT NULL AND (source NOT IN ('model', 'model+rules') \
+           OR windows = 0 OR verdict = 'unknown')",
+    );
+    assert!(unsupported.is_empty(), "{unsupported:?}");
+}
+
+/// Every `#SBATCH` line `jobsight job` suggests for the demo's jobs with a critical finding or
+/// more than one node, checked against the job's own figures: memory per node at least the peak
+/// per node (more than the limit for a job killed for memory), a time limit past the run time,
+/// task advice only for a completed one-node job without a critical finding.
+fn every_suggested_line_fits_the_job_s_own_figures(warehouse: &Path) {
+    let jobs = common::sql_json(
+        JOBSIGHT,
+        warehouse,
+        "SELECT DISTINCT j.job_id FROM jobs j LEFT JOIN findings f ON f.job_id = j.job_id \
+         WHERE f.severity = 'critical' OR j.num_nodes > 1 OR j.state = 'OUT_OF_MEMORY' \
+         ORDER BY j.job_id LIMIT 12",
+    );
+    let mut checked = 0;
+    for row in &jobs {
+        let id = row["job_id"].as_str().unwrap();
+        let json = common::run_ok(
+            Command::new(JOBSIGHT)
+                .arg("--data")
+                .arg(warehouse)
+                .args(["job", id, "--format", "json"])
+                .env_remove("JOBSIGHT_CONFIG"),
+        );
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let nodes = v["num_nodes"].as_f64().unwrap().max(1.0);
+        let state = v["state"].as_str().unwrap();
+        let critical = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["severity"] == "critical");
+        for s in v["suggestions"].as_array().unwrap() {
+            let line = s["line"].as_str().unwrap();
+            checked += 1;
+            if let Some(gb) = line
+                .strip_prefix("#SBATCH --mem=")
+                .and_then(|l| l.strip_suffix('G'))
+            {
+                let per_node_mb = gb.parse::<f64>().unwrap() * 1024.0;
+                let peak = v["usage"]["mem_used_max_mb"].as_f64().unwrap_or(0.0) / nodes;
+                assert!(
+                    per_node_mb >= peak,
+                    "job {id}: {line} under its peak of {peak} MB per node"
+                );
+                if state == "OUT_OF_MEMORY" {
+                    let limit = v["req_mem_mb"].as_f64().unwrap() / nodes;
+                    assert!(
+                        per_node_mb > limit,
+                        "job {id} killed for memory: {line} not over {limit} MB"
+                    );
+                }
+            } else if let Some(time) = line.strip_prefix("#SBATCH --time=") {
+                let hms: Vec<f64> = time.split(':').map(|p| p.parse().unwrap()).collect();
+                let limit = hms[0] * 3600.0 + hms[1] * 60.0 + hms[2];
+                assert!(
+                    limit >= v["elapsed_s"].as_f64().unwrap(),
+                    "job {id}: {line}"
+                );
+            } else if line.starts_with("#SBATCH --ntasks=") {
+                assert!(
+                    nodes == 1.0 && !critical && state == "COMPLETED",
+                    "job {id} ({state}, {nodes} nodes, critical {critical}): {line}"
+                );
+            }
+        }
+        let text = common::run_ok(
+            Command::new(JOBSIGHT)
+                .arg("--data")
+                .arg(warehouse)
+                .args(["job", id])
+                .env_remove("JOBSIGHT_CONFIG"),
+        );
+        assert!(
+            !text.contains("summary.")
+                && !text.contains("limit.")
+                && !text.contains("healthy (model"),
+            "raw keys or a healthy verdict in job {id}: {text}"
+        );
+        assert!(
+            unreadable_numbers(&text).is_empty(),
+            "{:?} in {text}",
+            unreadable_numbers(&text)
+        );
+    }
+    assert!(checked > 0, "no suggestion to check among {jobs:?}");
 }

@@ -192,9 +192,15 @@ mod tests {
     fn evidence_keys_read_as_words() {
         assert_eq!(evidence_label("summary.mem_used_max_mb"), "peak memory");
         assert_eq!(evidence_label("cpu_user.mean"), "CPU user, mean");
-        assert_eq!(evidence_label("limit.cpu_load.alert"), "limit of CPU load (alert)");
+        assert_eq!(
+            evidence_label("limit.cpu_load.alert"),
+            "limit of CPU load (alert)"
+        );
         assert_eq!(evidence_label("summary.shared"), "shared its nodes");
-        assert_eq!(evidence_label("net_rx_bytes_per_s.p95"), "network received, 95th percentile");
+        assert_eq!(
+            evidence_label("net_rx_bytes_per_s.p95"),
+            "network received, 95th percentile"
+        );
         assert_eq!(evidence_label("node.rise_rate_mb_s"), "rise rate");
         assert_eq!(evidence_label("gpu_util.mean"), "GPU use, mean");
     }

@@ -151,7 +151,17 @@ const KEEP_UNIT: [&str; 14] = [
 /// share; anything else (a ratio, a count, a limit of the rule book) a plain number.
 pub fn named_value(name: &str, v: f64) -> String {
     let mut parts: Vec<&str> = name.split('.').collect();
-    let is_share = |p: &str| SHARES.contains(&p) || p.ends_with("_eff") || p.ends_with("_share");
+    // Shares of time or of a CPU: efficiencies, `busy`, the CPU's user/system/iowait time and a
+    // core's use (`cpu_core6_util`; a GPU's `gpu_util` is in its exporter's unit, below).
+    let is_share = |p: &str| {
+        SHARES.contains(&p)
+            || p.ends_with("_eff")
+            || p.ends_with("_share")
+            || p == "busy"
+            || p.ends_with("_busy")
+            || matches!(p, "cpu_user" | "cpu_system" | "cpu_iowait" | "cpu_load")
+            || (p.starts_with("cpu_core") && p.ends_with("_util"))
+    };
     // `summary.gpu_util` is a share; a telemetry series' `gpu_util.mean` is in its exporter's
     // unit, which the name does not say. The rule book's limits are in its own units.
     let summary_gpu = parts.first() == Some(&"summary") && parts.get(1) == Some(&"gpu_util");

@@ -185,6 +185,9 @@ pub fn job_view(facts: &Facts, bands: &HealthyBands) -> Option<JobView> {
         })
         .collect();
     differed.sort_by(|a, b| b.band_widths.total_cmp(&a.band_widths));
+    // One line per family of per-core series (`cpu_core6_util`, `cpu_core7_util`), its furthest.
+    let mut families = std::collections::HashSet::new();
+    differed.retain(|d| families.insert(d.metric.replace(|c: char| c.is_ascii_digit(), "")));
     differed.truncate(DIFFERENCES);
     Some(JobView {
         job_id: job.job_id.clone(),
@@ -504,17 +507,18 @@ fn render_verdict(out: &mut String, v: &JobView) {
             v.compared_with
         );
         let _ = writeln!(out, "  {}", wrap(&text, 86, "  "));
+        let label = |d: &Difference| clean(&plain::evidence_label(&d.metric), 80);
         let width = v
             .differed
             .iter()
-            .map(|d| d.metric.chars().count())
+            .map(|d| label(d).chars().count())
             .max()
             .unwrap_or(0);
         for d in &v.differed {
             let _ = writeln!(
                 out,
                 "    {:<width$}  {:>12}   healthy {} to {}",
-                clean(&d.metric, 80),
+                label(d),
                 named_value(&d.metric, d.job_mean),
                 named_value(&d.metric, d.healthy_low),
                 named_value(&d.metric, d.healthy_high),

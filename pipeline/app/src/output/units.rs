@@ -15,9 +15,13 @@ pub fn evidence_rows(evidence: &str) -> Vec<(String, String)> {
     map.iter()
         .map(|(name, value)| {
             let text = match value {
-                serde_json::Value::Number(n) => {
-                    n.as_f64().map_or("-".into(), |v| named_value(name, v))
-                }
+                // A rule book limit in the unit of what it limits.
+                serde_json::Value::Number(n) => match name.strip_prefix("limit.") {
+                    Some(limit) => n.as_f64().map_or("-".into(), |v| {
+                        threshold_value(limit.split('.').next().unwrap_or(limit), v)
+                    }),
+                    None => n.as_f64().map_or("-".into(), |v| named_value(name, v)),
+                },
                 serde_json::Value::String(s) => jobsight_base::text::clean(s, 200),
                 serde_json::Value::Bool(b) => if *b { "yes" } else { "no" }.into(),
                 serde_json::Value::Null => "-".into(),
@@ -85,7 +89,7 @@ mod tests {
         assert_eq!(
             text,
             [
-                "CPU user, mean=0.406",
+                "CPU user, mean=41 %",
                 "judged on its telemetry=yes",
                 "memory used of the request=15 %",
                 "network received, mean=80.1 MB/s",

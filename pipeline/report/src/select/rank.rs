@@ -1,5 +1,6 @@
-//! The order of a job's metrics on its page: those its findings name, then those in which this
-//! job lay furthest outside the healthy band, then those the diagnosis model weighs most, then
+//! The order of a job's metrics on its page: those its findings name (or are about: a memory
+//! rule's memory), then those in which this job lay furthest outside the healthy band (one of
+//! each family of per-core series), then those the diagnosis model weighs most, then
 //! the usual ones; and so which metrics' telemetry a page needs at all. What the model weighs
 //! over all jobs says little about one job: a job diagnosed with CPU contention whose charts
 //! are the model's six favourite metrics shows six flat lines.
@@ -79,6 +80,12 @@ pub fn ranked_metrics(
             if findings_text.contains(m.as_str()) {
                 score += 1000.0;
             }
+            if RULE_TOPICS
+                .iter()
+                .any(|(rule, metric)| findings_text.contains(rule) && m.contains(metric))
+            {
+                score += 500.0;
+            }
             score += 100.0 * deviation(means.and_then(|x| x.get(m)).copied(), band.get(m)).min(5.0);
             score += 10.0 * weight.get(m.as_str()).copied().unwrap_or(0.0);
             if let Some(p) = usual.iter().position(|u| m.starts_with(u)) {
@@ -88,7 +95,30 @@ pub fn ranked_metrics(
         })
         .collect();
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-    scored.into_iter().map(|(_, m)| m.clone()).collect()
+    // One of each family of per-core or per-device series (`cpu_core6_util`, `cpu_core7_util`):
+    // five near-identical lines say less than one and four other metrics.
+    let mut families = std::collections::HashSet::new();
+    scored
+        .into_iter()
+        .filter(|(_, m)| families.insert(family(m)))
+        .map(|(_, m)| m.clone())
+        .collect()
+}
+
+/// What a rule is about when its finding names no metric: a memory rule's chart is memory's.
+const RULE_TOPICS: [(&str, &str); 7] = [
+    ("memory", "mem"),
+    ("gpu", "gpu"),
+    ("hung", "cpu"),
+    ("serial", "cpu"),
+    ("idle", "cpu"),
+    ("metadata", "fs"),
+    ("iowait", "io"),
+];
+
+/// A metric's name with its numbers dropped: the family of per-core or per-device series.
+fn family(metric: &str) -> String {
+    metric.chars().filter(|c| !c.is_ascii_digit()).collect()
 }
 
 /// How far a value lies outside a band, in band widths (0 inside it, or without one).

@@ -320,7 +320,7 @@ fn why_rows(
             let v = means.and_then(|x| x.get(m)).copied()?;
             let b = band.get(m);
             Some(json!({
-                "metric": c(m), "value": named_value(m, v),
+                "metric": c(&plain::evidence_label(m)), "value": named_value(m, v),
                 "healthy": b.map(|(lo, hi)| format!("{} to {}", named_value(m, *lo), named_value(m, *hi))),
                 "outside": deviation(Some(v), b) > 0.0,
                 "weight": weights.get(m).map(|w| format!("{w:.3}")),

@@ -53,6 +53,31 @@ fn a_person_sees_their_own_jobs_and_nothing_of_anyone_elses() {
     assert_eq!(list.status, 200);
     assert!(list.body.contains(&format!("/demo/jobs/{mine}.html")));
     assert!(!list.body.contains(&format!("/demo/jobs/{theirs}.html")));
+    // Without a period the list is the person's latest jobs whatever their age (the demo's days
+    // are in the past), flagged ones marked, every column sortable, stacking on a phone.
+    let latest = get_as(web.addr, "alice", "/jobs");
+    assert!(
+        latest.body.contains(&format!("/demo/jobs/{mine}.html")),
+        "{}",
+        latest.body
+    );
+    assert!(
+        latest.body.contains("class=\"flagged\""),
+        "no flagged job marked"
+    );
+    for key in [
+        "job", "state", "verdict", "name", "user", "cpu", "memory", "ended",
+    ] {
+        let key = if key == "ended" { "end" } else { key };
+        assert!(
+            latest.body.contains(&format!("/jobs?sort={key}&")),
+            "{key} not sortable"
+        );
+    }
+    assert!(latest.body.contains("data-label=\"verdict\""));
+    // The running jobs' page is served (nothing runs in the demo's warehouse).
+    let running = get_as(web.addr, "alice", "/running");
+    assert_eq!(running.status, 200, "{}", running.body);
     // Asking for bob's jobs by filter lists none of them.
     let filtered = get_as(web.addr, "alice", "/jobs?days=3660&user=bob");
     assert!(

@@ -154,6 +154,11 @@ pub fn named_value(name: &str, v: f64) -> String {
     // Shares of time or of a CPU: efficiencies, `busy`, the CPU's user/system/iowait time and a
     // core's use (`cpu_core6_util`; a GPU's `gpu_util` is in its exporter's unit, below).
     let is_share = |p: &str| {
+        // A statistic written into the name (`busy_p95`, `node_busy_mean`) keeps the unit.
+        let p = ["_p95", "_p05", "_p50", "_mean", "_max", "_min"]
+            .iter()
+            .find_map(|stat| p.strip_suffix(stat))
+            .unwrap_or(p);
         SHARES.contains(&p)
             || p.ends_with("_eff")
             || p.ends_with("_share")
@@ -308,6 +313,7 @@ mod tests {
         );
         assert_eq!(named_value("summary.cpu_eff", 0.148), "15 %");
         assert_eq!(named_value("node.rise_rate_mb_s", 11.2), "11.2 MB/s");
+        assert_eq!(named_value("busy_p95", 0.00367), "0.4 %");
     }
 
     /// The examples are found; what people write is not.

@@ -172,6 +172,7 @@ pub fn router(web: Arc<Web>) -> Router {
         .route("/index.html", get(pages::index))
         .route("/jobs", get(pages::jobs))
         .route("/compare", get(pages::compare))
+        .route("/running", get(pages::running))
         .route("/{cluster}/jobs/{file}", get(pages::job))
         .route("/{cluster}/users/{file}", get(pages::user))
         .route("/{cluster}/days/{file}", get(pages::day))

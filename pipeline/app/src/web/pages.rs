@@ -354,11 +354,19 @@ pub async fn jobs(
             .map(|v| clean(v.trim(), MAX_NAME))
             .unwrap_or_default()
     };
-    let days = param("days")
-        .parse::<u64>()
-        .unwrap_or(7)
-        .clamp(1, web.settings.max_list_days);
-    let to = chrono::Utc::now().date_naive();
+    // Without a period: the person's latest jobs whatever their age (as far back as the list
+    // may reach from the newest day with jobs), as `jobsight jobs` lists them.
+    let (days, to) = match param("days").parse::<u64>() {
+        Ok(days) => (days, chrono::Utc::now().date_naive()),
+        Err(_) => (
+            web.settings.max_list_days,
+            crate::catalog::days(&web.data, crate::catalog::Table::Jobs)
+                .last()
+                .copied()
+                .unwrap_or_else(|| chrono::Utc::now().date_naive()),
+        ),
+    };
+    let days = days.clamp(1, web.settings.max_list_days);
     let from = to - chrono::Days::new(days - 1);
     let visible = if viewer.admin {
         Visible::All
@@ -539,6 +547,36 @@ pub async fn workflow(
 }
 
 /// `/index.html`: every cluster's days and users (admins); a person's own list otherwise.
+/// `/running`: the running DAG's newest snapshot, as `jobsight running` shows it: every job to
+/// an admin, a person's own to them.
+pub async fn running(
+    State(web): State<Arc<Web>>,
+    Extension(viewer): Extension<Viewer>,
+) -> Response {
+    let Some(path) = &web.settings.running_snapshot else {
+        return not_found(State(web)).await;
+    };
+    let mut snapshot = match crate::running::Snapshot::read(path) {
+        Ok(Some(snapshot)) => snapshot,
+        Ok(None) => {
+            return web.message(
+                StatusCode::OK,
+                "Nothing running yet",
+                "The running DAG has not written a snapshot of the running jobs yet (it does every 10 minutes).",
+            );
+        }
+        Err(e) => return web.failed("the running jobs", &e),
+    };
+    if !viewer.admin {
+        snapshot.jobs.retain(|j| j.user == viewer.name);
+    }
+    let text = web
+        .pages
+        .running(&snapshot, chrono::Utc::now())
+        .map_err(|e| e.to_string());
+    html(text, &web, "the running jobs")
+}
+
 pub async fn index(State(web): State<Arc<Web>>, Extension(viewer): Extension<Viewer>) -> Response {
     if !viewer.admin {
         return Redirect::to("/jobs").into_response();

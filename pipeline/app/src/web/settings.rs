@@ -52,6 +52,9 @@ pub struct Settings {
     pub max_list_rows: usize,
     pub max_list_days: u64,
     pub request_timeout_s: u64,
+    /// The running DAG's snapshot, which `/running` shows (`[running] snapshot`; set by
+    /// `serve`, not read from `[web]`).
+    pub running_snapshot: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -65,6 +68,7 @@ impl Default for Settings {
             max_list_rows: DEFAULT_MAX_LIST_ROWS as usize,
             max_list_days: DEFAULT_MAX_LIST_DAYS,
             request_timeout_s: DEFAULT_REQUEST_TIMEOUT_S,
+            running_snapshot: None,
         }
     }
 }
@@ -137,6 +141,7 @@ impl Options {
                 d.request_timeout_s,
                 1..=3_600,
             )?,
+            running_snapshot: None,
         })
     }
 }

@@ -33,10 +33,12 @@ pub enum SortBy {
     MemEff,
     Findings,
     CoreHours,
+    Name,
+    Verdict,
 }
 
 impl SortBy {
-    pub const ALL: [(&'static str, SortBy); 11] = [
+    pub const ALL: [(&'static str, SortBy); 13] = [
         ("end", SortBy::End),
         ("job", SortBy::JobId),
         ("user", SortBy::User),
@@ -48,6 +50,8 @@ impl SortBy {
         ("memory", SortBy::MemEff),
         ("findings", SortBy::Findings),
         ("core_hours", SortBy::CoreHours),
+        ("name", SortBy::Name),
+        ("verdict", SortBy::Verdict),
     ];
 
     pub fn parse(name: &str) -> Option<SortBy> {
@@ -77,6 +81,8 @@ impl SortBy {
             SortBy::MemEff => "s.mem_eff",
             SortBy::Findings => "findings",
             SortBy::CoreHours => "j.core_hours",
+            SortBy::Name => "j.name",
+            SortBy::Verdict => "p.verdict",
         }
     }
 }

@@ -102,9 +102,13 @@ pub(in crate::cli) fn serve(
                 &settings.access,
                 std::time::Duration::from_secs(settings.web.coordinators_refresh_s),
             );
+            let web_settings = crate::web::settings::Settings {
+                running_snapshot: Some(settings.running.snapshot.clone()),
+                ..settings.web.clone()
+            };
             let web = crate::web::Web::new(
                 settings.data.clone(),
-                settings.web.clone(),
+                web_settings,
                 settings.report.clone(),
                 crate::schedule::stage_inputs::report_inputs(settings),
                 roles,

@@ -13,6 +13,7 @@ use serde_json::json;
 use super::charts::{self, MetricChart};
 use super::format::{c, duration, pct, with_charts};
 use super::job::{job_values, mean_across, usage_rows};
+use crate::output::usage::{CPU_LEVELS, MEMORY_LEVELS, level};
 use crate::report::JobPage;
 use crate::report::load::{JobQuery, ListedJob, SortBy, Visible};
 
@@ -152,18 +153,21 @@ pub fn list_page(q: &JobQuery, days: u64, jobs: &[ListedJob], more: bool) -> Val
         .map(|(k, v)| format!("&{k}={}", urlencode(v)))
         .collect::<String>()
         + &format!("&days={days}");
+    // What a person looks for first comes first: on a phone the columns stack in this order.
     let columns: Vec<serde_json::Value> = [
         ("job", "job"),
-        ("user", "user"),
-        ("account", "account"),
-        ("partition", "partition"),
         ("state", "state"),
-        ("end", "ended"),
-        ("elapsed", "ran"),
-        ("core_hours", "core-hours"),
+        ("verdict", "verdict"),
         ("cpu", "CPU eff."),
         ("memory", "memory eff."),
         ("findings", "findings"),
+        ("elapsed", "ran"),
+        ("name", "name"),
+        ("user", "user"),
+        ("account", "account"),
+        ("partition", "partition"),
+        ("end", "ended"),
+        ("core_hours", "core-hours"),
     ]
     .iter()
     .map(|(key, title)| {
@@ -191,6 +195,8 @@ pub fn list_page(q: &JobQuery, days: u64, jobs: &[ListedJob], more: bool) -> Val
                 "day": c(&j.day), "elapsed": duration(j.elapsed_s),
                 "core_hours": j.core_hours.map_or("-".into(), |h| format!("{h:.1}")),
                 "cpu_eff": pct(j.cpu_eff), "mem_eff": pct(j.mem_eff), "findings": j.findings,
+                "cpu_level": level(j.cpu_eff, CPU_LEVELS), "mem_level": level(j.mem_eff, MEMORY_LEVELS),
+                "flagged": j.findings > 0 || j.verdict.as_deref().is_some_and(|v| v != "healthy" && v != "not-judged"),
                 "verdict": j.verdict.as_deref().map(|v| c(&plain::verdict(v))),
             })
         })

@@ -243,6 +243,7 @@ fn queries_on_a_ballista_cluster_equal_the_local_run() {
             "2026-11-21",
             "--by",
             "user",
+            "--wide",
         ]))
     };
     let here = summary(&local);

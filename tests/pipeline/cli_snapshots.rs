@@ -133,6 +133,12 @@ fn summary_of_a_simulated_day() {
             ])
             .env_remove("JOBSIGHT_CONFIG"),
     );
+    // A person's summary fits 120 columns, in people's units (issue 67).
+    assert!(out.lines().all(|l| l.chars().count() <= 120), "{out}");
+    assert!(
+        jobsight_base::units::unreadable_numbers(&out).is_empty(),
+        "{out}"
+    );
     insta::assert_snapshot!("summary_by_user", out);
 }
 

@@ -374,6 +374,7 @@ fn demo_reports_what_is_on_disk() {
         );
     }
     a_verdict_never_contradicts_its_findings(&warehouse);
+    no_finding_is_emailed_twice(&warehouse);
     every_suggested_line_fits_the_job_s_own_figures(&warehouse);
     let list = common::run_ok(
         Command::new(JOBSIGHT)
@@ -696,4 +697,26 @@ fn every_suggested_line_fits_the_job_s_own_figures(warehouse: &Path) {
         );
     }
     assert!(checked > 0, "no suggestion to check among {jobs:?}");
+}
+
+/// What a critical email told is not told again in a digest, nor the other way round
+/// (docs/email.md): the ledger holds each (user, job, finding) under one kind of message.
+fn no_finding_is_emailed_twice(warehouse: &Path) {
+    let critical = common::sql_json(
+        JOBSIGHT,
+        warehouse,
+        "SELECT count(*) AS n FROM notifications WHERE kind = 'critical'",
+    );
+    assert!(
+        critical[0]["n"].as_i64().unwrap() > 0,
+        "no critical email to check"
+    );
+    let twice = common::sql_json(
+        JOBSIGHT,
+        warehouse,
+        "SELECT \"user\", job_id, finding, count(DISTINCT \"key\") AS messages \
+         FROM notifications WHERE kind IN ('critical', 'digest') AND job_id IS NOT NULL \
+         GROUP BY 1, 2, 3 HAVING count(DISTINCT \"key\") > 1",
+    );
+    assert!(twice.is_empty(), "told twice: {twice:?}");
 }

@@ -237,16 +237,18 @@ fn diagnosis_message(c: &query::Columns, i: usize, verdict: &str) -> String {
     message + ". The job's page shows the metrics in which it differed from healthy jobs."
 }
 
-/// The ledger rows sent (or queued, in doubt, failed) on the days `first..=last`.
+/// The ledger rows sent (or queued, in doubt, failed) on the days from `first` to `last` (`None`:
+/// to the newest).
 pub fn read_ledger(
     runtime: &tokio::runtime::Runtime,
     data: &Path,
     first: NaiveDate,
-    last: NaiveDate,
+    last: Option<NaiveDate>,
 ) -> Result<Vec<LedgerRow>, NotifyError> {
+    let until = last.map_or(String::new(), |last| format!(" AND day <= '{last}'"));
     let sql = format!(
         "SELECT key, kind, user, address, period, job_id, finding, severity, queued_at, sent_at, \
-         status, transport FROM notifications WHERE day >= '{first}' AND day <= '{last}'"
+         status, transport FROM notifications WHERE day >= '{first}'{until}"
     );
     let batches = runtime.block_on(query::run(data, &sql))?;
     let mut rows = Vec::new();

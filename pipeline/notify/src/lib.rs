@@ -534,9 +534,11 @@ pub fn run(
     let runtime = tokio::runtime::Runtime::new().map_err(NotifyError::Runtime)?;
     let jobs = input::read_jobs(&runtime, data, first, today, now)?;
     report.jobs_read = jobs.len();
-    // The history reaches back as far as the spacing rule and the lookback need.
+    // The history reaches back as far as the spacing rule and the lookback need, and forward to
+    // the present: a run that plans an earlier day (a nightly run catching up) must still see the
+    // critical email a per-job run sent since, or its digest tells the same finding again.
     let since = first.min(today - chrono::Duration::days(policy.min_days_between.max(1)));
-    let mut history = input::read_ledger(&runtime, data, since, today)?;
+    let mut history = input::read_ledger(&runtime, data, since, None)?;
     history.extend(outbox.pending_rows()?);
 
     let with_digests = !options.critical_only;

@@ -90,7 +90,7 @@ pub fn send(
     let today = now.date_naive();
     let runtime = tokio::runtime::Runtime::new().map_err(NotifyError::Runtime)?;
     let first = today - chrono::Duration::days(settings.policy.lookback_days.max(1));
-    let mut history = input::read_ledger(&runtime, data, first, today)?;
+    let mut history = input::read_ledger(&runtime, data, first, Some(today))?;
     history.extend(outbox.pending_rows()?);
     let mut sent: BTreeSet<String> = history.into_iter().map(|r| r.key).collect();
     let test_prefix = settings

@@ -575,7 +575,7 @@ fn how_verdict() -> String {
 
 /// `text` in lines of at most `width` characters (a longer word stands alone), each line after
 /// the first starting with `indent`: a paragraph that reads in an 80-column terminal.
-fn wrap(text: &str, width: usize, indent: &str) -> String {
+pub(crate) fn wrap(text: &str, width: usize, indent: &str) -> String {
     let mut lines: Vec<String> = vec![String::new()];
     for word in text.split_whitespace() {
         let line = lines.last_mut().expect("one line at least");

@@ -67,6 +67,186 @@ const SHOWN: [&str; 16] = [
     "energy_measured_share",
 ];
 
+/// Widest the table for a person is, in columns.
+const PERSON_WIDTH: usize = 120;
+
+/// One figure of the table for a person: its label, its value in a row, and what it means (for
+/// the derived ones).
+struct Figure {
+    label: &'static str,
+    value: fn(&SummaryRow) -> String,
+    means: &'static str,
+}
+
+/// The figures a person reads, in people's units; `--wide` gives the stored columns.
+const FIGURES: [Figure; 15] = {
+    use jobsight_base::units::{duration, percent, significant};
+    fn share(v: Option<f64>) -> String {
+        v.map_or("-".into(), percent)
+    }
+    [
+        Figure {
+            label: "jobs",
+            value: |r| significant(r.jobs as f64),
+            means: "",
+        },
+        Figure {
+            label: "core-hours",
+            value: |r| significant(r.core_hours),
+            means: "",
+        },
+        Figure {
+            label: "GPU-hours",
+            value: |r| significant(r.gpu_hours),
+            means: "",
+        },
+        Figure {
+            label: "jobs judged",
+            value: |r| share(r.judged_share),
+            means: "the share of jobs whose telemetry was complete enough to judge",
+        },
+        Figure {
+            label: "CPU efficiency",
+            value: |r| share(r.cpu_eff),
+            means: "busy cores over allocated cores, weighted by core-hours",
+        },
+        Figure {
+            label: "memory efficiency",
+            value: |r| share(r.mem_eff),
+            means: "peak memory over the request, weighted by core-hours",
+        },
+        Figure {
+            label: "GPU use",
+            value: |r| share(r.gpu_util),
+            means: "weighted by GPU-hours",
+        },
+        Figure {
+            label: "time limit used",
+            value: |r| share(r.walltime_accuracy),
+            means: "run time over the time limit asked for, summed over the jobs",
+        },
+        Figure {
+            label: "median wait",
+            value: |r| r.wait_p50_s.map_or("-".into(), duration),
+            means: "from submission to start",
+        },
+        Figure {
+            label: "idle core-hours",
+            value: |r| significant(r.idle_core_hours),
+            means: "",
+        },
+        Figure {
+            label: "idle nodes",
+            value: |r| significant(r.wasted_nodes),
+            means: "idle node-hours over the period's hours: whole nodes idle on average over the \
+                    whole period (so a week with one bad day reads a seventh of that day's)",
+        },
+        Figure {
+            label: "waste energy",
+            value: |r| format!("{} kWh", significant(r.waste_kwh)),
+            means: "estimated: idle core-, GPU- and node-hours times the configured idle draws \
+                    (summary.idle_core_watts, idle_gpu_watts, node_watts)",
+        },
+        Figure {
+            label: "waste cost",
+            value: |r| format!("{} {}", significant(r.waste_cost), r.currency),
+            means: "the waste energy at summary.price_per_kwh",
+        },
+        Figure {
+            label: "waste CO2",
+            value: |r| format!("{} kg", significant(r.waste_co2_kg)),
+            means: "the waste energy at summary.co2_kg_per_kwh",
+        },
+        Figure {
+            label: "energy measured",
+            value: |r| match r.energy_measured_share {
+                Some(s) if s > 0.0 => format!("{} kWh", significant(r.energy_kwh)),
+                _ => "-".into(),
+            },
+            means: "Slurm's consumed energy or power series, each job's share of its nodes",
+        },
+    ]
+};
+
+/// `rows` as a person reads them: one column per period and group (the newest that fit in
+/// [`PERSON_WIDTH`] columns), one line per figure in people's units, each derived figure
+/// explained once below.
+pub fn render_for_people(
+    rows: &[SummaryRow],
+    period: Period,
+    grouping: Grouping,
+    from: NaiveDate,
+    to: NaiveDate,
+) -> String {
+    let heading = format!(
+        "Jobs that ended {from} to {to}, per {} and {}\n",
+        period.name(),
+        grouping.column().unwrap_or("cluster"),
+    );
+    if rows.is_empty() {
+        return heading + "no jobs in these days\n";
+    }
+    let name = |r: &SummaryRow| {
+        let group = match grouping {
+            Grouping::All => format!("{} {} {}", r.partition, r.account, r.user),
+            Grouping::Cluster => r.cluster.clone(),
+            Grouping::Partition => r.partition.clone(),
+            Grouping::Account => r.account.clone(),
+            Grouping::User => r.user.clone(),
+        };
+        jobsight_base::text::clean(&format!("{} {group}", r.period_start), 24)
+    };
+    let label_width = FIGURES.iter().map(|f| f.label.len()).max().unwrap_or(0);
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            std::iter::once(name(r))
+                .chain(FIGURES.iter().map(|f| (f.value)(r)))
+                .collect()
+        })
+        .collect();
+    let widths: Vec<usize> = cells
+        .iter()
+        .map(|c| c.iter().map(|v| v.chars().count()).max().unwrap_or(0))
+        .collect();
+    // The newest columns that fit (rows come oldest first).
+    let mut used = label_width;
+    let mut first = cells.len();
+    while first > 0 && used + 2 + widths[first - 1] <= PERSON_WIDTH {
+        used += 2 + widths[first - 1];
+        first -= 1;
+    }
+    let first = first.min(cells.len() - 1);
+    let mut out = heading;
+    for line in 0..=FIGURES.len() {
+        let label = if line == 0 {
+            ""
+        } else {
+            FIGURES[line - 1].label
+        };
+        let mut text = format!("{label:<label_width$}");
+        for (column, width) in cells[first..].iter().zip(&widths[first..]) {
+            text += &format!("  {:>width$}", column[line]);
+        }
+        out += text.trim_end();
+        out += "\n";
+    }
+    if first > 0 {
+        out += &format!(
+            "(the newest {} of {} columns; --wide or --format csv for all)\n",
+            cells.len() - first,
+            cells.len()
+        );
+    }
+    out += "\n";
+    for f in FIGURES.iter().filter(|f| !f.means.is_empty()) {
+        let line = format!("{}: {}", f.label, f.means);
+        out += &super::job::wrap(&line, PERSON_WIDTH, "  ");
+        out += "\n";
+    }
+    out
+}
+
 /// `rows` for a person (`table`: the main figures, rounded, with a heading that says what the
 /// rows are) or a program (`csv`, `json`: every column as stored).
 pub fn render(

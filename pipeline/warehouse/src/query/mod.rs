@@ -67,7 +67,7 @@ pub enum QueryError {
         path: String,
         source: DataFusionError,
     },
-    #[error("{0}")]
+    #[error("{}", in_words(.0))]
     Query(DataFusionError),
     #[error(
         "jobsight sql is read-only: {0} is refused (only SELECT, WITH ... SELECT, EXPLAIN of one, \
@@ -83,6 +83,49 @@ pub enum QueryError {
     Render(String),
     #[error("{0}")]
     Engine(String),
+}
+
+/// A query's error as a sentence: the parser's complaint without Rust's debug quoting, and an
+/// unknown table with the closest table's name.
+fn in_words(e: &DataFusionError) -> String {
+    let text = e.to_string();
+    if let Some(rest) = text.split_once("ParserError(\"").map(|(_, r)| r) {
+        let complaint = rest.trim_end_matches(['"', ')']).replace("\\\"", "\"");
+        return format!("the statement could not be read: {complaint}");
+    }
+    if let Some(name) = text
+        .split_once("table '")
+        .and_then(|(_, r)| r.split_once("' not found"))
+        .map(|(name, _)| name.rsplit('.').next().unwrap_or(name))
+    {
+        let tables: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
+        let closest = tables
+            .iter()
+            .min_by_key(|t| edit_distance(name, t))
+            .filter(|t| edit_distance(name, t) <= 3);
+        let hint = closest.map_or(String::new(), |t| format!(" Did you mean {t}?"));
+        return format!(
+            "there is no table {name}.{hint} The tables: {} (`jobsight sql \"DESCRIBE jobs\"` lists a table's columns).",
+            tables.join(", ")
+        );
+    }
+    text
+}
+
+/// The number of single-character edits between two names.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != *cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
+        }
+    }
+    row[b.len()]
 }
 
 /// Where an admin's queries run: in this process, or on the Ballista cluster of a scheduler
@@ -698,6 +741,31 @@ pub async fn run_on(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// The admins' two commonest mistakes read as sentences: a statement the parser cannot read,
+    /// a misspelt table (with the table meant).
+    #[test]
+    fn errors_read_as_sentences() {
+        let parse = DataFusionError::SQL(
+            Box::new(
+                datafusion::sql::sqlparser::parser::ParserError::ParserError(
+                    "Expected: an expression, found: FROM at Line: 1, Column: 8".into(),
+                ),
+            ),
+            None,
+        );
+        assert_eq!(
+            QueryError::Query(parse).to_string(),
+            "the statement could not be read: Expected: an expression, found: FROM at Line: 1, Column: 8"
+        );
+        let table = DataFusionError::Plan("table 'datafusion.public.jobz' not found".into());
+        let said = QueryError::Query(table).to_string();
+        assert!(
+            said.starts_with("there is no table jobz. Did you mean jobs?"),
+            "{said}"
+        );
+        assert_eq!(edit_distance("findigns", "findings"), 2);
+    }
     use crate::catalog::{self, rows::JobRow};
     use proptest::prelude::*;
 

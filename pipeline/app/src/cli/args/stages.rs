@@ -209,10 +209,13 @@ pub struct SummaryArgs {
     /// What each row is for, within its cluster.
     #[arg(long, value_parser = choice::<crate::summary::Grouping>(), default_value = "cluster")]
     pub by: crate::summary::Grouping,
-    /// `table` shows the main figures; `csv` and `json` give every column of the `summaries`
-    /// table.
+    /// `table` shows the main figures in people's units, one column per period, within 120
+    /// columns; `csv` and `json` give every column of the `summaries` table.
     #[arg(long, value_parser = choice::<SqlFormat>(), default_value = "table")]
     pub format: SqlFormat,
+    /// With `--format table`: the stored columns, one row per period, as wide as they are.
+    #[arg(long)]
+    pub wide: bool,
     /// Only the N rows of each period with the most of --sort (the top users or projects, the
     /// top wasters with --sort idle-core-hours).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]

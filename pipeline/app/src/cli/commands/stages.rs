@@ -337,7 +337,11 @@ pub(in crate::cli) fn summary(
     if let Some(top) = args.top {
         rows = crate::summary::top(rows, args.sort, top as usize);
     }
-    let text = output::summary::render(&rows, args.period, args.by, from, to, args.format)?;
+    let text = if args.format == crate::query::SqlFormat::Table && !args.wide {
+        output::summary::render_for_people(&rows, args.period, args.by, from, to)
+    } else {
+        output::summary::render(&rows, args.period, args.by, from, to, args.format)?
+    };
     write!(stdout, "{text}")?;
     Ok(())
 }

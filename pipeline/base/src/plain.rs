@@ -67,7 +67,12 @@ pub fn time_span(from: DateTime<Utc>, to: DateTime<Utc>) -> String {
 }
 
 /// Whole names of the warehouse's figures that read better than their parts.
-const FIGURES: [(&str, &str); 17] = [
+const FIGURES: [(&str, &str); 22] = [
+    ("limit_gb_per_node", "limit per node"),
+    ("reached_gb_per_node", "reached per node"),
+    ("suggest_gb", "request to ask for per node"),
+    ("used_gb_per_node", "peak per node"),
+    ("requested_gb_per_node", "requested per node"),
     ("judgeable", "judged on its telemetry"),
     ("mem_used_max_mb", "peak memory"),
     ("req_mem_mb", "memory requested"),

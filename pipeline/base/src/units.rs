@@ -193,6 +193,10 @@ pub fn named_value(name: &str, v: f64) -> String {
         if part.ends_with("_mb") {
             return size_from_mb(v);
         }
+        // The rule book's sizes in GB (`suggest_gb`, `limit_gb_per_node`).
+        if part.ends_with("_gb") || part.contains("_gb_per_") {
+            return size_from_mb(v * 1024.0);
+        }
         if is_share(part) {
             return percent(v);
         }
@@ -314,6 +318,7 @@ mod tests {
         assert_eq!(named_value("summary.cpu_eff", 0.148), "15 %");
         assert_eq!(named_value("node.rise_rate_mb_s", 11.2), "11.2 MB/s");
         assert_eq!(named_value("busy_p95", 0.00367), "0.4 %");
+        assert_eq!(named_value("limit_gb_per_node", 64.0), "64 GB");
     }
 
     /// The examples are found; what people write is not.

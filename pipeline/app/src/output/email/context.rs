@@ -113,7 +113,15 @@ fn job_context(job: &JobReport, links: &Links) -> Context {
             "cpu_eff_source",
             source_label(job.cpu_eff_source.as_deref(), job.shared),
         ),
-        ("mem_eff", percent(job.mem_eff)),
+        // A job killed for memory used all it had: "100 %" would read as a well-sized request.
+        (
+            "mem_eff",
+            if job.state.as_deref() == Some("OUT_OF_MEMORY") {
+                text("not measurable: killed at its limit".to_string())
+            } else {
+                percent(job.mem_eff)
+            },
+        ),
         (
             "mem_eff_source",
             source_label(job.mem_source.as_deref(), job.shared),

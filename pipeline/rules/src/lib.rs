@@ -278,16 +278,20 @@ pub struct Verdict {
     pub not_applicable: usize,
 }
 
+/// Each rule's anomaly type, where the rule book names one (`anomaly = ...`).
+fn anomaly_of(book: &RuleBook) -> BTreeMap<&str, &str> {
+    book.rules
+        .iter()
+        .filter_map(|r| Some((r.id.as_str(), r.anomaly.as_deref()?)))
+        .collect()
+}
+
 impl Verdict {
     /// The anomaly types this verdict's findings are evidence of, as (rule id, anomaly type):
     /// the findings whose rule names one (`anomaly = ...` in `book`), in the findings' order.
     /// What the models' verdict on the job is combined with.
     pub fn anomalies(&self, book: &RuleBook) -> Vec<(String, String)> {
-        let anomaly_of: BTreeMap<&str, &str> = book
-            .rules
-            .iter()
-            .filter_map(|r| Some((r.id.as_str(), r.anomaly.as_deref()?)))
-            .collect();
+        let anomaly_of = anomaly_of(book);
         self.findings
             .iter()
             .filter_map(|f| {
@@ -301,11 +305,7 @@ impl Verdict {
     /// anomaly type where it names one, else the rule's id (`hung-job`, `out-of-memory`), in the
     /// findings' order. A job with one of these is never called healthy (the models' stage).
     pub fn critical_problems(&self, book: &RuleBook) -> Vec<(String, String)> {
-        let anomaly_of: BTreeMap<&str, &str> = book
-            .rules
-            .iter()
-            .filter_map(|r| Some((r.id.as_str(), r.anomaly.as_deref()?)))
-            .collect();
+        let anomaly_of = anomaly_of(book);
         self.findings
             .iter()
             .filter(|f| f.severity == Severity::Critical)

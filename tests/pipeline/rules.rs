@@ -1002,3 +1002,25 @@ fix = "Ask for less."
         "{err}"
     );
 }
+
+/// No GPU finding rests on a figure the job's page refuses: on a node the job shared, its nodes'
+/// GPUs may be another job's, so without a series of its own GPUs (`job_summary.gpu_util` empty,
+/// the page's "not measurable") no GPU rule fires, however idle the node's GPUs were.
+#[test]
+fn gpu_rules_read_only_the_job_s_own_gpu_figure() {
+    let book = RuleBook::load(None).expect("built-in rules");
+    let gpu_rules = |f: &Fixture| -> Vec<String> {
+        verdict(&book, f)
+            .findings
+            .into_iter()
+            .map(|f| f.rule)
+            .filter(|r| r.starts_with("gpu-"))
+            .collect()
+    };
+    let mut idle = Fixture::healthy(Shape::Gpu);
+    idle.level("gpu_util", 0.01);
+    assert_eq!(gpu_rules(&idle), ["gpu-idle"]);
+    idle.summary("shared", Value::Bool(true))
+        .summary("gpu_util", Value::Missing);
+    assert!(gpu_rules(&idle).is_empty(), "{:?}", gpu_rules(&idle));
+}

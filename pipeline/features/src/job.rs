@@ -43,6 +43,7 @@
 //! - `gpu_util`: the mean of the job's own GPUs' series (`job_gpu_util`, DCGM's series mapped to
 //!   the job), else of its nodes' GPUs (`gpu_util`) unless it shared a node, where other jobs
 //!   may have held some of them; `gpu_source` says which (`telemetry-job`, `telemetry-node`);
+//!   `gpu_mem_used_max_mb`: the peak of the GPUs' memory in use from the same family;
 //! - `energy_kwh`, `energy_source`, `energy_share`: see [`crate::energy`];
 //! - `duty_cycle` (SUPReMM): per-core series `cpu_core<N>_util` (utilisation 0–1); a core's duty
 //!   cycle is the share of its samples above 0.5. GOOD when no core is below 0.5, LOW when none
@@ -112,6 +113,8 @@ pub struct Summary {
     pub shared: Option<bool>,
     /// Where `gpu_util` came from: the job's own GPUs (DCGM's job-mapped series) or its nodes'.
     pub gpu_source: Option<Source>,
+    /// The GPUs' memory peak (MiB, summed over the job's GPUs) from the series `gpu_source` names.
+    pub gpu_mem_used_max_mb: Option<f64>,
     pub energy: Energy,
 }
 
@@ -690,6 +693,11 @@ fn efficiency(
     } else {
         (None, BTreeMap::new())
     };
+    let gpu_mem_used_max_mb = match gpu_source {
+        Some(Source::TelemetryJob) => peak_mb("job_gpu_mem_used_bytes"),
+        Some(_) => peak_mb("gpu_mem_used_bytes"),
+        None => None,
+    };
     let watts = |metric: &str| {
         let means = mean_of(metric);
         (!means.is_empty()).then(|| means.values().sum::<f64>())
@@ -731,6 +739,7 @@ fn efficiency(
         mem_eff_acct: mem.accounting_share,
         shared,
         gpu_source,
+        gpu_mem_used_max_mb,
         energy,
         ..Summary::default()
     }

@@ -302,7 +302,15 @@ pub fn job_telemetry(
     let shape = JobShape::new(job, spec);
     let duration = job.end_s.saturating_sub(job.start_s);
     let start_micros = day_start_micros(day) + job.start_s as i64 * 1_000_000;
-    let gpu_metrics = ["gpu_util", "gpu_mem_used_bytes"];
+    // The node's GPUs and the job's own, as DCGM's exporter gives both where a prolog maps
+    // GPUs to jobs (`--hpc-job-mapping-dir`): on a node the job shares, only the job's own
+    // series are its figure (`job_summary.gpu_util`).
+    let gpu_metrics = [
+        "gpu_util",
+        "gpu_mem_used_bytes",
+        "job_gpu_util",
+        "job_gpu_mem_used_bytes",
+    ];
     let series: Vec<(&str, Series)> = metrics
         .iter()
         .filter_map(|m| Series::of(m).map(|s| (m.as_str(), s)))
@@ -326,8 +334,9 @@ pub fn job_telemetry(
                 } else {
                     0.8 * levels.busy
                 };
-                emit(node, gpu_metrics[0], ts, gpu)?;
-                emit(node, gpu_metrics[1], ts, gpu * 40e9)?;
+                for (metric, value) in gpu_metrics.iter().zip([gpu, gpu * 40e9, gpu, gpu * 40e9]) {
+                    emit(node, metric, ts, value)?;
+                }
             }
             t += step_s.max(1);
         }

@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::figure_source_label;
 use super::pages::suggest::{Suggestion, suggestions};
 use super::units::{duration, evidence_rows, named_value, percent, significant, size_from_mb};
-use super::usage::memory_use;
+use super::usage::{gpu_use, memory_use};
 use crate::report::load::{
     Facts, FindingFacts, HealthyBands, MIN_REFERENCE_RUNS, PredictionFacts, ReferenceGroup,
     SummaryFacts,
@@ -79,6 +79,7 @@ pub struct Usage {
     pub mem_source: String,
     pub time_eff: Option<f64>,
     pub gpu_util: Option<f64>,
+    pub gpu_mem_used_max_mb: Option<f64>,
     pub shared: Option<bool>,
     pub energy_kwh: Option<f64>,
 }
@@ -237,6 +238,7 @@ fn usage(s: &SummaryFacts) -> Usage {
         mem_source: s.mem_source.clone(),
         time_eff: s.time_eff,
         gpu_util: s.gpu_util,
+        gpu_mem_used_max_mb: s.gpu_mem_used_max_mb,
         shared: s.shared,
         energy_kwh: s.energy_kwh,
     }
@@ -400,15 +402,15 @@ fn render_usage(out: &mut String, v: &JobView) {
         (u.time_eff, shown(u.time_eff), false),
     );
     if v.gpus > 0 {
+        let gpus = gpu_use(v.gpus, u.gpu_util, u.gpu_mem_used_max_mb, u.shared);
         line(
             out,
             "GPUs",
             v.gpus.to_string(),
-            u.gpu_util.map_or("-".into(), |g| {
-                format!("{} busy on average", significant(g * v.gpus as f64))
-            }),
+            gpus.busy,
             (u.gpu_util, shown(u.gpu_util), false),
         );
+        let _ = writeln!(out, "  {:<7} {:<12} {}", "GPU mem", "-", gpus.memory);
     }
     if let Some(kwh) = u.energy_kwh {
         let _ = writeln!(out, "  {:<7} {} kWh", "energy", significant(kwh));

@@ -2,6 +2,8 @@
 //! jobstats' limits, red below the first and yellow below the second (the job pages, the "what
 //! runs now" page, `jobsight running`).
 
+use super::units::size_from_mb;
+
 /// A bar's width in percent of a share (0 to 100).
 pub fn bar_width(share: Option<f64>) -> f64 {
     (share.unwrap_or(0.0).clamp(0.0, 1.0) * 100.0).round()
@@ -55,6 +57,38 @@ pub fn memory_use(
     }
 }
 
+/// What a job's GPUs did, in words, from `job_summary`'s figures: the ones the GPU rules read,
+/// so that no finding rests on a figure this row refuses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuUse {
+    /// `0.4 of 4 busy on average`, or why it is not known.
+    pub busy: String,
+    /// `31.6 GB at its peak (7.91 GB per GPU)`, or why it is not known.
+    pub memory: String,
+}
+
+/// [`GpuUse`] of a job with `gpus` GPUs from its mean utilisation (0–1), its GPU memory peak (MiB,
+/// all its GPUs) and whether it shared its nodes (where the nodes' GPUs are not the job's alone).
+pub fn gpu_use(gpus: i64, util: Option<f64>, mem_mb: Option<f64>, shared: Option<bool>) -> GpuUse {
+    let unknown = if shared == Some(true) {
+        "not measurable: shared nodes, no series of its own GPUs"
+    } else {
+        "-"
+    };
+    GpuUse {
+        busy: util.map_or(unknown.into(), |u| {
+            format!("{:.1} of {gpus} busy on average", u * gpus as f64)
+        }),
+        memory: mem_mb.map_or(unknown.into(), |mb| {
+            format!(
+                "{} at its peak ({} per GPU)",
+                size_from_mb(mb),
+                size_from_mb(mb / gpus.max(1) as f64)
+            )
+        }),
+    }
+}
+
 /// `bad`, `low` or `good` for a usage share, by `(red_below, low_below)` ([`CPU_LEVELS`], ...).
 pub fn level(share: Option<f64>, (red_below, low_below): (f64, f64)) -> &'static str {
     match share {
@@ -85,5 +119,16 @@ mod tests {
         );
         let fine = memory_use("COMPLETED", Some(32 * 1024), Some(21.6 * 1024.0), None);
         assert_eq!((fine.text.as_str(), fine.level), ("68 %", "low"));
+    }
+
+    /// The GPU rows say what the GPU rules read, and why a figure is missing on a shared node.
+    #[test]
+    fn gpu_use_reads_the_summary_s_figures() {
+        let own = gpu_use(4, Some(0.1), Some(4.0 * 8192.0), Some(true));
+        assert_eq!(own.busy, "0.4 of 4 busy on average");
+        assert_eq!(own.memory, "32 GB at its peak (8 GB per GPU)");
+        let shared = gpu_use(4, None, None, Some(true));
+        assert!(shared.busy.starts_with("not measurable"), "{shared:?}");
+        assert_eq!(gpu_use(1, None, None, Some(false)).busy, "-");
     }
 }

@@ -486,6 +486,9 @@ table_row! {
         /// The share of its nodes' energy the job was given: 1 on nodes of its own, its CPUs over
         /// the nodes' on a node it shared.
         energy_share: Option<f64>,
+        /// The job's GPU memory peak in MiB, summed over its GPUs, from the series `gpu_util`
+        /// comes from (`gpu_source`); `None` where that has none.
+        gpu_mem_used_max_mb: Option<f64>,
     }
 }
 

@@ -2,7 +2,9 @@
 //! findings and verdicts, its telemetry charted against a healthy reference, the metrics behind
 //! the verdict, and the `#SBATCH` lines a better request would use.
 
-use crate::output::usage::{CPU_LEVELS, GPU_LEVELS, TIME_LEVELS, bar_width, level, memory_use};
+use crate::output::usage::{
+    CPU_LEVELS, GPU_LEVELS, TIME_LEVELS, bar_width, gpu_use, level, memory_use,
+};
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, Utc};
@@ -141,10 +143,14 @@ pub(super) fn usage_rows(job: &JobFacts, summary: Option<&SummaryFacts>) -> Vec<
             "share": pct(s.time_eff), "width": bar_width(s.time_eff), "level": level(s.time_eff, TIME_LEVELS),
         }));
         if job.gpus > 0 {
+            let gpus = gpu_use(job.gpus, s.gpu_util, s.gpu_mem_used_max_mb, s.shared);
             usage.push(json!({
-                "what": "GPUs", "requested": job.gpus.to_string(),
-                "used": s.gpu_util.map_or("-".into(), |u| format!("{:.1} busy", u * job.gpus as f64)),
+                "what": "GPUs", "requested": job.gpus.to_string(), "used": gpus.busy,
                 "share": pct(s.gpu_util), "width": bar_width(s.gpu_util), "level": level(s.gpu_util, GPU_LEVELS),
+            }));
+            usage.push(json!({
+                "what": "GPU memory", "requested": "-", "used": gpus.memory,
+                "share": "-", "width": 0.0, "level": "unknown",
             }));
         }
     }

@@ -359,6 +359,22 @@ fn two_jobs_compare_on_one_time_axis() {
         page.body.contains("<svg"),
         "charts of the metrics both have"
     );
+    // Where the two jobs differ most first: each chart's caption says by how much.
+    let differences: Vec<f64> = page
+        .body
+        .split("the means differ by ")
+        .skip(1)
+        .map(|rest| {
+            let number = rest.split(' ').next().unwrap().replace(',', "");
+            number.parse::<f64>().unwrap_or_else(|_| panic!("{rest:.40}"))
+        })
+        .collect();
+    assert!(differences.len() > 2, "{differences:?}");
+    assert!(
+        differences.windows(2).all(|w| w[0] >= w[1]),
+        "charts sorted by difference: {differences:?}"
+    );
+    assert!(!page.body.contains("cpu_core"), "titles in words");
 }
 
 #[test]

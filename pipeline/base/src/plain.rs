@@ -169,6 +169,16 @@ pub fn evidence_label(key: &str) -> String {
     }
 }
 
+/// A telemetry metric's name as a chart's title: `job_mem_bytes` → "Job memory",
+/// `net_rx_bytes_per_s` → "Network received", `cpu_core_util` (a family) → "CPU core use".
+pub fn metric_name(metric: &str) -> String {
+    let words = figure_words(metric);
+    let mut chars = words.chars();
+    chars.next().map_or(String::new(), |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
 /// How a job ended, from Slurm's `ExitCode` pair: `exit code 3`, `exit code 0 (signal 9)`. Only a
 /// real signal (1 to 64) is named: Slurm records an out-of-memory kill as `0:125`, and there is
 /// no signal 125 (the job's state says what happened).
@@ -183,6 +193,14 @@ pub fn exit_status(code: i64, signal: Option<i64>) -> String {
 mod tests {
     use super::*;
     use chrono::TimeZone;
+
+    #[test]
+    fn metric_names_read_as_titles() {
+        assert_eq!(metric_name("job_mem_bytes"), "Job memory");
+        assert_eq!(metric_name("net_rx_bytes_per_s"), "Network received");
+        assert_eq!(metric_name("cpu_core_util"), "CPU core use");
+        assert_eq!(metric_name("mem_used_bytes"), "Memory in use");
+    }
 
     #[test]
     fn identifiers_read_as_words() {

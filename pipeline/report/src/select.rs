@@ -10,5 +10,5 @@
 mod rank;
 mod reference;
 
-pub use rank::{deviation, job_metrics_ranked, metrics_to_load, ranked_metrics};
+pub use rank::{deviation, family, job_metrics_ranked, metrics_to_load, ranked_metrics};
 pub use reference::{References, reference_runs};

@@ -884,32 +884,31 @@ mod tests {
         assert!(!of("memory-overrequest").evidence.contains(&shared));
     }
 
-    /// On a GPU node shared with another job, a GPU finding that reads the job's own GPUs (DCGM's
-    /// job-mapped series) is the job's; one that reads all the node's GPUs says so.
+    /// On a GPU node shared with another job, a GPU finding reads `summary.gpu_util`: the job's
+    /// own GPUs (DCGM's job-mapped series), which the features step leaves empty on a shared
+    /// node without them. The node's GPUs, perhaps a neighbour's, never make a finding.
     #[test]
-    fn gpu_findings_on_a_shared_node_read_the_jobs_own_gpus_first() {
+    fn gpu_findings_on_a_shared_node_read_only_the_jobs_own_gpus() {
         let book = RuleBook::load(None).unwrap();
-        let gpu_job = |series: &[(&str, f64)]| {
+        let gpu_job = |own: Option<f64>, node: f64| {
             let mut data = on_accounting(true, true);
             data.job.insert("gpus".into(), Value::Num(2.0));
-            for (metric, mean) in series {
-                data.across
-                    .insert(metric.to_string(), [("mean".to_string(), *mean)].into());
+            data.across
+                .insert("gpu_util".into(), [("mean".to_string(), node)].into());
+            if let Some(own) = own {
+                data.summary.insert("gpu_util".into(), Value::Num(own));
             }
             prepare(&mut data, &Settings::default());
             let verdict = evaluate(&book, &data, &Settings::default());
             verdict.findings.into_iter().find(|f| f.rule == "gpu-idle")
         };
-        let shared = ("summary.shared".to_string(), Value::Bool(true));
         // The node's GPUs busy 0.5 (the neighbour's), the job's own two idle.
-        let own = gpu_job(&[("gpu_util", 0.5), ("job_gpu_util", 0.01)]).expect("gpu-idle");
-        assert!(!own.evidence.contains(&shared), "{:?}", own.evidence);
+        let own = gpu_job(Some(0.01), 0.5).expect("gpu-idle");
         assert!(own.message.contains("1.0 %"), "{}", own.message);
-        // Only the node's GPUs: the finding says it read a shared node.
-        let node = gpu_job(&[("gpu_util", 0.01)]).expect("gpu-idle");
-        assert!(node.evidence.contains(&shared), "{:?}", node.evidence);
+        // Only the node's GPUs, idle: not the job's figure, no finding.
+        assert!(gpu_job(None, 0.01).is_none());
         // The job's own GPUs busy: no finding, whatever the node's say.
-        assert!(gpu_job(&[("gpu_util", 0.01), ("job_gpu_util", 0.9)]).is_none());
+        assert!(gpu_job(Some(0.9), 0.01).is_none());
     }
 
     /// The generic check finds what the review found (a percentile below its mean, an

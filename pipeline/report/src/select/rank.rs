@@ -54,6 +54,18 @@ pub fn metrics_to_load(
     }
     let mut ranked = job_metrics_ranked(job, facts, inputs, band);
     ranked.truncate(max_charts);
+    // A family's chart is a band across all its series (every core), so all of them are loaded.
+    let families: std::collections::HashSet<String> = ranked
+        .iter()
+        .map(|m| family(m))
+        .filter(|f| !ranked.contains(f))
+        .collect();
+    let members = facts.means.get(&job.job_id).into_iter().flat_map(|m| m.keys());
+    let members: Vec<String> = members
+        .filter(|m| families.contains(&family(m)) && !ranked.contains(m))
+        .cloned()
+        .collect();
+    ranked.extend(members);
     Some(ranked)
 }
 
@@ -116,8 +128,9 @@ const RULE_TOPICS: [(&str, &str); 7] = [
     ("iowait", "io"),
 ];
 
-/// A metric's name with its numbers dropped: the family of per-core or per-device series.
-fn family(metric: &str) -> String {
+/// A metric's name with its numbers dropped: the family of per-core or per-device series
+/// (`cpu_core6_util` → `cpu_core_util`); a metric without numbers is its own.
+pub fn family(metric: &str) -> String {
     metric.chars().filter(|c| !c.is_ascii_digit()).collect()
 }
 

@@ -35,9 +35,12 @@ const ANOMALOUS: RGBColor = RGBColor(214, 39, 40);
 /// What one metric of one job looked like over its run.
 #[derive(Debug, Clone, Default)]
 pub struct MetricChart {
-    /// The metric's name as the warehouse writes it (`job_mem_bytes`): the title, and the unit
-    /// of the value axis (`512 MB`, `80 MB/s`), read from the name as everywhere else.
+    /// The metric's name as the warehouse writes it (`job_mem_bytes`), or a family's with its
+    /// numbers dropped (`cpu_core_util`): the title, in words, and the unit of the value axis
+    /// (`512 MB`, `80 MB/s`), read from the name as everywhere else.
     pub title: String,
+    /// Said after the title, e.g. what a band across a family's series is.
+    pub note: String,
     /// One line per node: (node, points as (hours since start, value)).
     pub nodes: Vec<(String, Vec<(f64, f64)>)>,
     /// Across nodes, when there are too many to draw one by one: (hours, min, median, max).
@@ -103,7 +106,15 @@ fn line_frame<'a, 'b>(
 /// A metric's chart: the job's nodes (or their band), the healthy reference and the anomalous
 /// spans, over hours since the job's start.
 pub fn metric_chart(chart: &MetricChart) -> Result<String, ChartError> {
-    let title = clean(&chart.title, 80);
+    let words = jobsight_base::plain::metric_name(&chart.title);
+    let title = clean(
+        &if chart.note.is_empty() {
+            words
+        } else {
+            format!("{words}: {}", chart.note)
+        },
+        100,
+    );
     let err = failed(&title);
     let xs = chart
         .nodes
@@ -560,6 +571,7 @@ mod tests {
         };
         let svg = metric_chart(&memory).unwrap();
         assert!(svg.contains(" GB"), "{svg}");
+        assert!(svg.contains("Job memory") && !svg.contains("job_mem_bytes"), "{svg}");
         let rate = MetricChart {
             title: "net_rx_bytes_per_s".into(),
             nodes: vec![("n1".into(), vec![(0.0, 0.0), (1.0, 80e6)])],

@@ -22,7 +22,7 @@ use crate::output::{energy_text, figure_source_label};
 use crate::report::load::{
     Facts, FindingFacts, HealthyBands, HealthyRun, JobFacts, PredictionFacts, Series, SummaryFacts,
 };
-use crate::report::select::{References, deviation, job_metrics_ranked};
+use crate::report::select::{References, deviation, family, job_metrics_ranked};
 use crate::report::{Inputs, Settings, day_path, job_path, user_path, workflow_path};
 use jobsight_base::plain;
 
@@ -274,16 +274,33 @@ fn metric_charts(
         .take(settings.max_charts);
     for metric in charted {
         let Some(series) = series else { break };
+        let family = family(metric);
+        let is_family = family != *metric;
         let mut chart = MetricChart {
-            title: metric.clone(),
+            title: family.clone(),
             anomalous: spans.to_vec(),
             ..Default::default()
         };
+        // Per node; a family of per-core or per-device series (`cpu_core6_util`) is one band
+        // across all its series on all nodes: five near-identical core lines say less.
+        let in_chart = |name: &str| name == metric || (is_family && self::family(name) == family);
         let per_node: Vec<(String, Vec<(f64, f64)>)> = series
             .iter()
-            .filter_map(|(node, m)| m.get(metric).map(|p| (node.clone(), p.clone())))
+            .flat_map(|(node, m)| {
+                m.iter()
+                    .filter(|(name, _)| in_chart(name))
+                    .map(|(_, p)| (node.clone(), p.clone()))
+            })
             .collect();
+        if is_family {
+            chart.note = format!("lowest, median and highest of {} series", per_node.len());
+            chart.band = band_across(&per_node);
+            // A healthy run's or band's figure is one core's: not comparable with the band.
+            chart_svgs.push(Value::from_safe_string(charts::metric_chart(&chart)?));
+            continue;
+        }
         if per_node.len() > charts::MAX_NODE_LINES {
+            chart.note = format!("lowest, median and highest of {} nodes", per_node.len());
             chart.band = band_across(&per_node);
         } else {
             chart.nodes = per_node;

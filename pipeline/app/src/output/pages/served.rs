@@ -248,10 +248,37 @@ pub fn compare_page(a: &JobPage, b: &JobPage) -> Result<Value, charts::ChartErro
     let metrics = |s: &crate::report::load::Series| -> std::collections::BTreeSet<String> {
         s.values().flat_map(|m| m.keys().cloned()).collect()
     };
+    // Where the two jobs differ most first (their means' difference over the larger), one
+    // series of each per-core family: the charts that matter are not the tenth and fourteenth.
+    let mean = |p: &JobPage, s: &crate::report::load::Series, metric: &str| {
+        let from_facts = p.facts.means.get(&p.job.job_id).and_then(|m| m.get(metric));
+        from_facts.copied().or_else(|| {
+            let points = mean_across(s, metric);
+            (!points.is_empty())
+                .then(|| points.iter().map(|(_, y)| y).sum::<f64>() / points.len() as f64)
+        })
+    };
+    let mut shared: Vec<(f64, String)> = metrics(&sa)
+        .intersection(&metrics(&sb))
+        .map(|metric| {
+            let difference = match (mean(a, &sa, metric), mean(b, &sb, metric)) {
+                (Some(x), Some(y)) if x.is_finite() && y.is_finite() => {
+                    let scale = x.abs().max(y.abs());
+                    if scale > 0.0 { (x - y).abs() / scale } else { 0.0 }
+                }
+                _ => 0.0,
+            };
+            (difference, metric.clone())
+        })
+        .collect();
+    shared.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+    let mut families = std::collections::HashSet::new();
+    shared.retain(|(_, metric)| families.insert(crate::report::select::family(metric)));
     let mut svgs = Vec::new();
-    for metric in metrics(&sa).intersection(&metrics(&sb)) {
+    for (difference, metric) in &shared {
         let chart = MetricChart {
             title: metric.clone(),
+            note: format!("the means differ by {}", crate::output::units::percent(*difference)),
             nodes: vec![
                 (
                     format!("job {}", c(&a.job.job_id)),

@@ -8,7 +8,7 @@
 #
 #   --from    where the built binaries are (default: $CARGO_TARGET_DIR/release, else target/release)
 #   --prefix  installs PREFIX/sbin/jobsight-epilog, PREFIX/bin/jobsight and the training suite
-#             (jobs/training) in PREFIX/share/jobsight/training
+#             (jobs/training) in PREFIX/share/jobsight/training, the docs in PREFIX/share/doc/jobsight
 #   --spool   spool directory to create (existing records are kept)
 #   --owner   the user the hook runs as: slurm for EpilogSlurmctld, root for Epilog
 #   --group   a group shared with the user that runs the pipeline (it claims from the spool)
@@ -44,12 +44,15 @@ install -m 0755 "$from/jobsight-epilog" "$prefix/sbin/jobsight-epilog"
 install -m 0755 "$from/jobsight" "$prefix/bin/jobsight"
 # The labelled training suite `jobsight model bootstrap` submits (found beside the binary).
 repo=$(cd "$(dirname "$0")/.." && pwd)
+# The documentation, where `jobsight sql`'s \? points (PREFIX/share/doc/jobsight).
+install -d -m 0755 "$prefix/share/doc/jobsight"
+install -m 0644 "$repo"/docs/*.md "$repo/README.md" "$prefix/share/doc/jobsight/"
 install -d -m 0755 "$prefix/share/jobsight/training"
 install -m 0755 "$repo"/jobs/training/*.sh "$repo/jobs/training/training.sbatch" "$prefix/share/jobsight/training/"
 # setgid directories: records inherit the shared group, so the pipeline can read and move them.
 "$prefix/bin/jobsight" spool init --spool "$spool" --mode 2770 >/dev/null
 chown -R "$owner:$group" "$spool"
-echo "installed $prefix/sbin/jobsight-epilog, $prefix/bin/jobsight and the training suite in $prefix/share/jobsight/training; spool $spool ($owner:$group, 2770)"
+echo "installed $prefix/sbin/jobsight-epilog, $prefix/bin/jobsight the training suite in $prefix/share/jobsight/training and the docs in $prefix/share/doc/jobsight; spool $spool ($owner:$group, 2770)"
 if [ "$spool" = /var/spool/jobsight ]; then
   echo "add to slurm.conf:  EpilogSlurmctld=$prefix/sbin/jobsight-epilog   (see ops/slurm/slurm.conf.snippet)"
 else

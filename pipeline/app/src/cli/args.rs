@@ -368,10 +368,93 @@ impl Cli {
     }
 }
 
+/// `jobsight --help`'s commands by who uses them: people who run jobs first, then admins by task.
+/// Every subcommand is in exactly one group (a test checks), with the words of its doc comment.
+const COMMAND_GROUPS: [(&str, &[&str]); 4] = [
+    ("For everyone (your own jobs)", &["job", "jobs", "running", "demo"]),
+    (
+        "For admins: the warehouse",
+        &["sql", "summary", "report", "serve", "import"],
+    ),
+    (
+        "For admins: running the pipeline",
+        &[
+            "daemon", "dag", "check", "spool", "ingest", "features", "classify", "notify",
+            "ballista",
+        ],
+    ),
+    (
+        "For admins: rules, models and workflows",
+        &["rules", "model", "label", "workflow", "simulate"],
+    ),
+];
+
+/// The command line as clap parses it, with `--help` listing the commands in
+/// [`COMMAND_GROUPS`] instead of declaration order (clap has one heading for all of them).
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let cli = Cli::command();
+    let about = |name: &str| {
+        cli.find_subcommand(name)
+            .and_then(|c| c.get_about())
+            .map(|a| a.to_string())
+            .unwrap_or_default()
+    };
+    let mut groups = String::new();
+    for (heading, names) in COMMAND_GROUPS {
+        groups.push_str(&format!("{heading}:\n"));
+        for name in names {
+            groups.push_str(&format!("  {name:<9} {}\n", about(name)));
+        }
+        groups.push('\n');
+    }
+    let template = format!(
+        "{{about-with-newline}}\n{{usage-heading}} {{usage}}\n\n{groups}\
+         `jobsight help COMMAND` or `jobsight COMMAND --help` says more.\n\n{{all-args}}{{after-help}}"
+    );
+    let names: Vec<String> = cli
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    names
+        .iter()
+        .fold(cli, |cli, name| cli.mut_subcommand(name, |c| c.hide(true)))
+        .help_template(template)
+        .override_usage("jobsight [OPTIONS] <COMMAND>")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::path::Path;
+
+    /// Every command is in one group of `--help`, once, and the help lists them in those groups.
+    #[test]
+    fn help_groups_every_command_once() {
+        use clap::CommandFactory;
+        let grouped: Vec<&str> = COMMAND_GROUPS
+            .iter()
+            .flat_map(|(_, names)| names.iter().copied())
+            .collect();
+        let mut declared: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        declared.sort();
+        let mut sorted: Vec<String> = grouped.iter().map(|n| n.to_string()).collect();
+        sorted.sort();
+        assert_eq!(sorted, declared, "each command in exactly one group");
+        let help = command().render_long_help().to_string();
+        let users = help.find("For everyone").expect("the users' group");
+        let admins = help.find("For admins").expect("the admins' groups");
+        assert!(users < admins, "{help}");
+        let job = help.find("\n  job ").expect("job listed");
+        assert!(users < job && job < admins, "{help}");
+        assert!(help.contains("jobsight [OPTIONS] <COMMAND>"), "{help}");
+        for name in grouped {
+            assert_eq!(help.matches(&format!("\n  {name} ")).count(), 1, "{name} once: {help}");
+        }
+    }
 
     fn resolved(file: &str, argv: &[&str]) -> crate::config::Settings {
         let cli = Cli::try_parse_from(argv).unwrap();

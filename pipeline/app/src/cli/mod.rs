@@ -12,8 +12,6 @@ mod shell;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::Parser;
-
 use crate::config::{Options, Settings};
 use crate::schedule::LogFormat;
 use args::{Cli, Command};
@@ -31,7 +29,9 @@ pub(crate) struct Env {
 }
 
 pub fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    use clap::FromArgMatches;
+    let cli = Cli::from_arg_matches(&args::command().get_matches()).unwrap_or_else(|e| e.exit());
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // A closed stdout (`jobsight spool claim | head`) is not an error worth a message.

@@ -25,8 +25,29 @@ SHOW TABLES, SHOW COLUMNS FROM t, DESCRIBE t and information_schema.
   \\d TABLE     a table's columns and types (DESCRIBE TABLE)
   \\?           this help
   \\q           quit (or Ctrl-D); Ctrl-C drops the statement being typed
-What each column means: docs/tables.md.
 ";
+
+/// Where `ops/install-epilog.sh` puts the documentation beside the binary it installs
+/// (`PREFIX/bin/jobsight` → `PREFIX/share/doc/jobsight`), if it is there.
+fn installed_docs() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let docs = exe.parent()?.parent()?.join("share/doc/jobsight");
+    docs.join("tables.md").is_file().then_some(docs)
+}
+
+/// `\?`'s text: [`HELP`], then where each column's meaning is written on this machine.
+fn help_text(docs: Option<&Path>) -> String {
+    let tables = match docs {
+        Some(dir) => format!("{}", dir.join("tables.md").display()),
+        None => "docs/tables.md in jobsight's source (ops/install-epilog.sh installs it in \
+                 PREFIX/share/doc/jobsight)"
+            .to_string(),
+    };
+    format!(
+        "{HELP}A table's columns and types: DESCRIBE t, or from the command line \
+         jobsight sql \"DESCRIBE t\".\nWhat each column means: {tables}.\n"
+    )
+}
 
 /// The query `\dt` runs: the warehouse's tables and views, without the catalogue's own.
 const LIST_TABLES: &str = "SELECT table_schema, table_name, table_type FROM \
@@ -125,7 +146,7 @@ pub(super) fn run(
         match interpret(&line, &mut pending) {
             Line::Quit => break,
             Line::More => continue,
-            Line::Help => write!(stdout, "{HELP}")?,
+            Line::Help => write!(stdout, "{}", help_text(installed_docs().as_deref()))?,
             Line::Run(statement) => {
                 if interactive {
                     let _ = editor.add_history_entry(statement.as_str());
@@ -156,6 +177,20 @@ pub(super) fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `\?` names a path that exists where jobsight is installed, and says how to ask the
+    /// warehouse itself.
+    #[test]
+    fn help_points_at_docs_that_exist() {
+        let dir = tempfile::tempdir().unwrap();
+        let docs = dir.path().join("share/doc/jobsight");
+        std::fs::create_dir_all(&docs).unwrap();
+        std::fs::write(docs.join("tables.md"), "# tables").unwrap();
+        let text = help_text(Some(&docs));
+        assert!(text.contains(&format!("{}/tables.md", docs.display())), "{text}");
+        assert!(text.contains("jobsight sql \"DESCRIBE t\""), "{text}");
+        assert!(help_text(None).contains("PREFIX/share/doc/jobsight"));
+    }
 
     /// Statements end at a line's `;` and may span lines; the backslash commands stand alone.
     #[test]

@@ -269,6 +269,7 @@ fn demo_reports_what_is_on_disk() {
             .any(|m| m.file_name().to_string_lossy().starts_with("digest.")),
         "{report}"
     );
+    digests_say_what_to_change(&messages, &dir.path().join("warehouse"));
     let ledger = common::sql_json(
         JOBSIGHT,
         &dir.path().join("warehouse"),
@@ -697,6 +698,47 @@ fn every_suggested_line_fits_the_job_s_own_figures(warehouse: &Path) {
         );
     }
     assert!(checked > 0, "no suggestion to check among {jobs:?}");
+}
+
+/// A person who gets a digest knows what to change: digests carry `#SBATCH` lines, and each is
+/// the one the job's own view (`jobsight job`, the page) suggests: one function makes both.
+fn digests_say_what_to_change(messages: &[std::fs::DirEntry], warehouse: &Path) {
+    let mut lines = 0;
+    for m in messages {
+        if !m.file_name().to_string_lossy().starts_with("digest.") {
+            continue;
+        }
+        let eml = std::fs::read_to_string(m.path().join("message.eml")).unwrap();
+        let text = plain_text_part(&eml);
+        for job in text.split("== Job ").skip(1) {
+            let id = job.split(' ').next().unwrap();
+            let said: Vec<&str> = job
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with("#SBATCH"))
+                .collect();
+            if said.is_empty() {
+                continue;
+            }
+            let json = common::run_ok(
+                Command::new(JOBSIGHT)
+                    .arg("--data")
+                    .arg(warehouse)
+                    .args(["job", id, "--format", "json"])
+                    .env_remove("JOBSIGHT_CONFIG"),
+            );
+            let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+            let own: Vec<&str> = v["suggestions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["line"].as_str().unwrap())
+                .collect();
+            assert_eq!(said, own, "job {id}: the digest's lines are the job's own");
+            lines += said.len();
+        }
+    }
+    assert!(lines > 0, "no digest suggests a request");
 }
 
 /// What a critical email told is not told again in a digest, nor the other way round

@@ -84,7 +84,10 @@ pub fn read_jobs(
          CAST(j.cpus AS BIGINT) AS cpus, j.start, j.\"end\", \
          s.judgeable, s.not_judgeable_reason, s.cpu_eff, s.mem_eff, s.time_eff, s.core_hours, \
          s.wasted_core_hours, s.cpu_eff_source, s.mem_source, s.shared, \
-         s.energy_kwh, s.energy_source, s.energy_share \
+         s.energy_kwh, s.energy_source, s.energy_share, \
+         CAST(j.num_nodes AS BIGINT) AS num_nodes, CAST(j.gpus AS BIGINT) AS gpus, \
+         CAST(j.req_mem_mb AS BIGINT) AS req_mem_mb, CAST(j.time_limit_s AS BIGINT) AS time_limit_s, \
+         s.mem_used_max_mb, s.cpu_used_cores, s.gpu_util \
          FROM jobs j LEFT JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day \
          WHERE {} AND j.\"end\" <= to_timestamp_seconds({now_s})",
         days("j.")
@@ -140,6 +143,13 @@ pub fn read_jobs(
                 energy_kwh: c.float("energy_kwh", i),
                 energy_source: c.text("energy_source", i),
                 energy_share: c.float("energy_share", i),
+                num_nodes: c.int("num_nodes", i),
+                gpus: c.int("gpus", i),
+                req_mem_mb: c.int("req_mem_mb", i),
+                time_limit_s: c.int("time_limit_s", i),
+                mem_used_max_mb: c.float("mem_used_max_mb", i),
+                cpu_used_cores: c.float("cpu_used_cores", i),
+                gpu_util: c.float("gpu_util", i),
                 items: Vec::new(),
             };
             match by_id.get(&job_id) {

@@ -165,6 +165,15 @@ pub struct JobReport {
     pub energy_kwh: Option<f64>,
     pub energy_source: Option<String>,
     pub energy_share: Option<f64>,
+    /// What a better request is made of (the `#SBATCH` lines a digest suggests, as the job's
+    /// page does): Slurm's request and the job's measured use.
+    pub num_nodes: Option<i64>,
+    pub gpus: Option<i64>,
+    pub req_mem_mb: Option<i64>,
+    pub time_limit_s: Option<i64>,
+    pub mem_used_max_mb: Option<f64>,
+    pub cpu_used_cores: Option<f64>,
+    pub gpu_util: Option<f64>,
     pub items: Vec<Item>,
 }
 

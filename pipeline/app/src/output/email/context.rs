@@ -90,6 +90,51 @@ fn findings_context(job: &JobReport) -> Value {
     )
 }
 
+/// The `#SBATCH` lines of a better request, made as the job's page makes them
+/// ([`crate::output::pages::suggest::suggestions`]): one rule for what is safe to paste.
+fn suggestions_context(job: &JobReport) -> Value {
+    use crate::report::load::{FindingFacts, JobFacts, SummaryFacts};
+    let facts = JobFacts {
+        job_id: job.job_id.clone(),
+        state: job.state.clone().unwrap_or_default(),
+        num_nodes: job.num_nodes.unwrap_or(1),
+        cpus: job.cpus.map_or(0, i64::from),
+        gpus: job.gpus.unwrap_or(0),
+        req_mem_mb: job.req_mem_mb,
+        time_limit_s: job.time_limit_s,
+        elapsed_s: job.run_s(),
+        ..Default::default()
+    };
+    let summary = job.judgeable.map(|judgeable| SummaryFacts {
+        judgeable,
+        cpu_used_cores: job.cpu_used_cores,
+        cpu_eff: job.cpu_eff,
+        cpu_eff_source: job.cpu_eff_source.clone().unwrap_or_default(),
+        mem_used_max_mb: job.mem_used_max_mb,
+        mem_eff: job.mem_eff,
+        mem_source: job.mem_source.clone().unwrap_or_default(),
+        gpu_util: job.gpu_util,
+        shared: job.shared,
+        ..Default::default()
+    });
+    let findings: Vec<FindingFacts> = job
+        .items
+        .iter()
+        .map(|item| FindingFacts {
+            rule: item.kind.clone(),
+            severity: item.severity.name().to_string(),
+            ..Default::default()
+        })
+        .collect();
+    let lines = crate::output::pages::suggest::suggestions(&facts, summary.as_ref(), &findings);
+    Value::List(
+        lines
+            .into_iter()
+            .map(|s| Context::from([("line", text(s.line)), ("why", text(s.why))]))
+            .collect(),
+    )
+}
+
 fn job_context(job: &JobReport, links: &Links) -> Context {
     Context::from([
         ("job_id", text(clean(&job.job_id, 64))),
@@ -159,6 +204,7 @@ fn job_context(job: &JobReport, links: &Links) -> Context {
             text(job.top_severity().map_or("info", Severity::name)),
         ),
         ("findings", findings_context(job)),
+        ("suggestions", suggestions_context(job)),
     ])
 }
 

@@ -113,6 +113,13 @@ pub const DIGEST_PLACEHOLDERS: &[(&str, &str, &str)] = &[
         "node",
         "the node, for per-node findings; empty otherwise",
     ),
+    (
+        "job",
+        "suggestions",
+        "list: the `#SBATCH` lines of a request that fits what the job used, as its page has them; empty when none is safe to suggest",
+    ),
+    ("suggestion", "line", "`#SBATCH --time=1:30:00`"),
+    ("suggestion", "why", "why, with the job's figures"),
 ];
 
 /// Placeholders of `admin.*`: (scope, name, meaning).
@@ -326,6 +333,7 @@ mod tests {
                     "core_hours",
                     "wasted_core_hours",
                     "energy",
+                    "suggestions",
                 ]);
             }
             assert_eq!(used, documented);

@@ -38,6 +38,13 @@ pub fn sample_job() -> JobReport {
         energy_kwh: Some(9.6),
         energy_source: Some("accounting".into()),
         energy_share: Some(0.5),
+        num_nodes: Some(2),
+        gpus: Some(0),
+        req_mem_mb: Some(64 * 1024),
+        time_limit_s: Some(6 * 3600),
+        mem_used_max_mb: Some(6.4 * 1024.0),
+        cpu_used_cores: Some(1.3),
+        gpu_util: None,
         items: vec![Item {
             kind: "hung".into(),
             severity: Severity::Critical,
@@ -48,6 +55,27 @@ pub fn sample_job() -> JobReport {
             node: Some("node01".into()),
         }],
     }
+}
+
+/// A completed job that asked for far more than it used, with a warning: its digest entry
+/// suggests a better request (`--mem`, `--time`).
+pub fn sample_oversized_job() -> JobReport {
+    let mut job = sample_job();
+    job.job_id = "4241".into();
+    job.state = Some("COMPLETED".into());
+    job.start = job.end.map(|end| end - chrono::Duration::minutes(90));
+    job.time_eff = Some(0.25);
+    job.shared = Some(false);
+    job.items = vec![Item {
+        kind: "memory-overrequest".into(),
+        severity: Severity::Warning,
+        title: "Much more memory requested than used".into(),
+        message: "The job asked for 32.0 GB per node and used at most 3.20 GB (10 % of the request).".into(),
+        fix: "Ask for less memory next time.".into(),
+        tools: "seff".into(),
+        node: None,
+    }];
+    job
 }
 
 fn sample_links() -> Links {
@@ -72,7 +100,7 @@ pub fn sample_digest(critical: bool) -> Context {
         },
         user: Some("alice".into()),
         period: "2026-11-20".into(),
-        jobs: vec![sample_job(), sample_job()],
+        jobs: vec![sample_oversized_job(), sample_job()],
     };
     digest_context(&message, &sample_links())
 }

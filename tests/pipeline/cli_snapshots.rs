@@ -139,6 +139,7 @@ fn summary_of_a_simulated_day() {
         jobsight_base::units::unreadable_numbers(&out).is_empty(),
         "{out}"
     );
+    assert!(jobsight_base::units::raw_names(&out).is_empty(), "{out}");
     insta::assert_snapshot!("summary_by_user", out);
 }
 

@@ -11,6 +11,8 @@ STEPS is a list of steps, each one of:
                                          by its content security policy; DevTools' are not)
     {"submit": JS}                       an expression that submits a form; waits for the next page
     {"screenshot": PATH}                 a PNG of the whole page
+    {"width": PIXELS}                    the viewport's width from now on (a phone's below 600,
+                                         as a phone reports itself: mobile, scale 1)
 Each output line is {"step": i, "value": ..., "url": ...}. Chromium runs with a fresh profile,
 no background networking, no sandbox (the tests run as root).
 """
@@ -130,6 +132,14 @@ def main():
                 browser.events.clear()
                 value = browser.evaluate(step["submit"])
                 browser.wait_for("Page.loadEventFired")
+            elif "width" in step:
+                browser.call(
+                    "Emulation.setDeviceMetricsOverride",
+                    {"width": step["width"], "height": 900, "deviceScaleFactor": 1,
+                     "mobile": step["width"] < 600},
+                    session=True,
+                )
+                value = step["width"]
             elif "screenshot" in step:
                 shot = browser.call(
                     "Page.captureScreenshot",

@@ -178,5 +178,59 @@ fn a_browser_judges_a_finding_and_slurms_coordinators_see_their_accounts() {
         let size = std::fs::metadata(shots.join(shot)).unwrap().len();
         assert!(size > 10_000, "{shot}: {size} bytes");
     }
+    a_phone_and_a_desktop_read_the_same_pages(shots, &root, &job);
     eprintln!("screenshots in {}", shots.display());
+}
+
+/// What the layout must give at a desktop's 1280 px and a phone's 390 px (issue 67): no page
+/// wider than the screen; in the job list, the state, verdict and efficiencies of every job on
+/// screen, and on a desktop each on one line; on a job's page, what to do before anything
+/// else. Screenshots of each (`jobs-1280.png`, `job-390.png`, ...) go to the test's folder.
+fn a_phone_and_a_desktop_read_the_same_pages(shots: &Path, root: &str, job: &str) {
+    // [overflow px, cells off screen, cells wrapped] of the job list; [overflow, top of the
+    // first finding, top of the usage table] of a job's page.
+    const LIST: &str = "JSON.stringify((() => { const w = window.innerWidth; \
+        const cells = [...document.querySelectorAll('table.jobs td')].filter(td => \
+          ['state', 'verdict', 'CPU eff.', 'memory eff.'].includes(td.dataset.label)); \
+        const off = cells.filter(td => td.getBoundingClientRect().right > w + 1).length; \
+        const wrapped = cells.filter(td => td.getBoundingClientRect().height > \
+          2.2 * parseFloat(getComputedStyle(td).fontSize)).length; \
+        return [document.documentElement.scrollWidth - w, off, wrapped, cells.length]; })())";
+    const PAGE: &str = "JSON.stringify((() => { const w = window.innerWidth; \
+        const top = s => { const e = document.querySelector(s); \
+          return e ? e.getBoundingClientRect().top + window.scrollY : -1; }; \
+        return [document.documentElement.scrollWidth - w, top('.finding'), top('table.facts')]; })())";
+    let mut steps = Vec::new();
+    for width in [1280, 390] {
+        steps.extend([
+            serde_json::json!({"width": width}),
+            serde_json::json!({"go": format!("{root}/jobs?days=3660")}),
+            serde_json::json!({"eval": LIST}),
+            serde_json::json!({"screenshot": shots.join(format!("jobs-{width}.png"))}),
+            serde_json::json!({"go": format!("{root}/demo/jobs/{job}.html")}),
+            serde_json::json!({"eval": PAGE}),
+            serde_json::json!({"screenshot": shots.join(format!("job-{width}.png"))}),
+        ]);
+    }
+    let values = browse(shots, "widths", serde_json::Value::Array(steps));
+    let numbers = |i: usize| -> Vec<f64> {
+        serde_json::from_str(values[i].as_str().unwrap()).unwrap()
+    };
+    for (at, width) in [(0, 1280), (7, 390)] {
+        let list = numbers(at + 2);
+        assert!(list[0] <= 0.0, "{width} px: the list is {} px wider than the screen", list[0]);
+        assert!(list[3] > 0.0, "{width} px: no job listed");
+        assert_eq!(list[1], 0.0, "{width} px: state, verdict or efficiency off screen");
+        if width == 1280 {
+            assert_eq!(list[2], 0.0, "{width} px: state, verdict or efficiency wrapped");
+        }
+        let page = numbers(at + 5);
+        assert!(page[0] <= 0.0, "{width} px: the job page is {} px wider than the screen", page[0]);
+        assert!(
+            page[1] >= 0.0 && page[1] < page[2],
+            "{width} px: what to do ({} px down) comes after the job's facts ({} px)",
+            page[1],
+            page[2]
+        );
+    }
 }

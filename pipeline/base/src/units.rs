@@ -272,9 +272,60 @@ pub fn unreadable_numbers(text: &str) -> Vec<String> {
     found
 }
 
+/// The raw identifiers in a text meant for people: `snake_case` names of columns, metrics and
+/// evidence keys (`mem_used_max_mb`, `cpu_core3_util`, `limit.cpu_load.alert`), which
+/// [`crate::plain`] turns into words. Skipped: what a person pastes or follows (a line with
+/// `#SBATCH`, `sacct -o`, a command in backticks, a URL or a path), where the name is the thing.
+pub fn raw_names(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in text.lines() {
+        if line.contains("#SBATCH") || line.contains("sacct ") || line.contains("jobsight ") {
+            continue;
+        }
+        // Outside backticks only.
+        for (n, part) in line.split('`').enumerate() {
+            if n % 2 == 1 {
+                continue;
+            }
+            for word in part.split(|c: char| !(c.is_ascii_alphanumeric() || "_.:/-".contains(c))) {
+                if word.contains("://") || word.contains('/') {
+                    continue;
+                }
+                let word = word.trim_matches(|c: char| ".:-".contains(c));
+                let snake = word.split('.').any(|w| {
+                    w.contains('_')
+                        && w.starts_with(|c: char| c.is_ascii_lowercase())
+                        && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+                        && w.split('_').all(|p| !p.is_empty())
+                });
+                if snake {
+                    found.push(word.to_string());
+                }
+            }
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Column and metric names are found; what a person pastes is not.
+    #[test]
+    fn raw_names_are_found_outside_commands() {
+        assert_eq!(
+            raw_names("peak mem_used_max_mb 3 GB; limit.cpu_load.alert 5 %; cpu_core3_util"),
+            ["mem_used_max_mb", "limit.cpu_load.alert", "cpu_core3_util"]
+        );
+        assert!(
+            raw_names(
+                "#SBATCH --mem=4G\nsee `job_summary` or https://x.org/a_b/c_d.html\n\
+                 sacct -o job_id\nNode_A 10:30 UTC, ok."
+            )
+            .is_empty()
+        );
+    }
 
     /// The issue's examples read in people's units.
     #[test]

@@ -195,7 +195,12 @@ mod tests {
         let snapshot = crate::running::snapshot::sample();
         let jobs: Vec<&LiveJob> = snapshot.jobs.iter().collect();
         let now = snapshot.taken_at + chrono::Duration::minutes(2);
-        insta::assert_snapshot!("running_table", render_table(&snapshot, &jobs, now, false));
+        let table = render_table(&snapshot, &jobs, now, false);
+        insta::assert_snapshot!("running_table", table);
+        // In people's units and words (issue 67's check of every text a person reads).
+        use jobsight_base::units::{raw_names, unreadable_numbers};
+        assert!(unreadable_numbers(&table).is_empty(), "{table}");
+        assert!(raw_names(&table).is_empty(), "{table}");
         // On a terminal the levels are colours, and stale snapshots say so.
         let coloured = render_table(&snapshot, &jobs, now + chrono::Duration::hours(1), true);
         assert!(

@@ -145,17 +145,17 @@ const FIGURES: [Figure; 15] = {
             label: "waste energy",
             value: |r| format!("{} kWh", significant(r.waste_kwh)),
             means: "estimated: idle core-, GPU- and node-hours times the configured idle draws \
-                    (summary.idle_core_watts, idle_gpu_watts, node_watts)",
+                    (`summary.idle_core_watts`, `idle_gpu_watts`, `node_watts`)",
         },
         Figure {
             label: "waste cost",
             value: |r| format!("{} {}", significant(r.waste_cost), r.currency),
-            means: "the waste energy at summary.price_per_kwh",
+            means: "the waste energy at the configured price (`summary.price_per_kwh`)",
         },
         Figure {
             label: "waste CO2",
             value: |r| format!("{} kg", significant(r.waste_co2_kg)),
-            means: "the waste energy at summary.co2_kg_per_kwh",
+            means: "the waste energy at the configured CO2 per kWh (`summary.co2_kg_per_kwh`)",
         },
         Figure {
             label: "energy measured",

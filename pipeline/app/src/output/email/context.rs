@@ -33,7 +33,7 @@ fn hours(value: Option<f64>) -> Value {
     text(
         value
             .filter(|v| v.is_finite())
-            .map_or("-".into(), |v| format!("{v:.1}")),
+            .map_or("-".into(), jobsight_base::units::significant),
     )
 }
 
@@ -178,7 +178,7 @@ fn job_context(job: &JobReport, links: &Links) -> Context {
             "wasted_core_hours",
             text(
                 job.wasted_core_hours
-                    .map_or(String::new(), |h| format!("{h:.1}")),
+                    .map_or(String::new(), jobsight_base::units::significant),
             ),
         ),
         (

@@ -13,6 +13,7 @@ use super::charts::{self, Bar, ChartError};
 use super::format::{c, href, pct, with_charts};
 use crate::report::load::{DayFacts, Facts, JobFacts, JobToLabel, PipelineRun, SummedRow};
 use crate::report::{day_path, job_path, user_path};
+use crate::output::units::significant;
 
 /// The daily system report's values, from the day's figures of its cluster (`report`) and the
 /// day's jobs (`facts`).
@@ -62,17 +63,17 @@ fn summary_row(row: &SummedRow) -> serde_json::Value {
         "jobs": row.jobs,
         "judged": row.judged,
         "flagged": row.flagged,
-        "core_hours": row.core_hours.map_or("-".into(), |v| format!("{v:.1}")),
+        "core_hours": row.core_hours.map_or("-".into(), significant),
         "core_hours_value": row.core_hours.unwrap_or(0.0),
         "cpu_eff": pct(row.cpu_eff), "cpu_eff_value": row.cpu_eff,
         "mem_eff": pct(row.mem_eff),
-        "idle_core_hours": row.idle_core_hours.map_or("-".into(), |v| format!("{v:.1}")),
+        "idle_core_hours": row.idle_core_hours.map_or("-".into(), significant),
         "idle_value": row.idle_core_hours.unwrap_or(0.0),
-        "waste_kwh": row.waste_kwh.map_or("-".into(), |v| format!("{v:.1}")),
+        "waste_kwh": row.waste_kwh.map_or("-".into(), significant),
         "waste_cost": row.waste_cost.map_or("-".into(), |v| format!("{v:.2}")),
         "currency": c(&row.currency),
         // Measured energy only where some job had it; the waste above is the estimate.
-        "energy_kwh": row.energy_kwh.filter(|&kwh| kwh > 0.0).map(|v| format!("{v:.1}")),
+        "energy_kwh": row.energy_kwh.filter(|&kwh| kwh > 0.0).map(significant),
         "energy_share": match (row.energy_core_hours, row.core_hours) {
             (Some(measured), Some(all)) if all > 0.0 => pct(Some(measured / all)),
             _ => "-".into(),
@@ -214,7 +215,7 @@ fn most_wasteful_jobs(
             json!({
                 "job_id": c(&j.job_id), "user": c(&j.user), "name": c(&j.name),
                 "href": href(me, &job_path(cluster, &j.job_id)),
-                "wasted": format!("{:.1}", waste(j)),
+                "wasted": significant(waste(j)),
                 "findings": facts.findings.get(&j.job_id).map_or(0, Vec::len),
             })
         })

@@ -211,7 +211,7 @@ fn finding_rows(
                 spans.push((a, b));
             }
             json!({
-                "rule": c(&f.rule), "title": c(&f.title), "group": c(&f.group), "severity": c(&f.severity),
+                "rule": c(&f.rule), "title": c(&f.title), "group": c(&plain::evidence_label(&f.group)), "severity": c(&f.severity),
                 "node": f.node.as_deref().map(c), "message": prose(&f.message), "why": prose(&f.why),
                 "fix": prose(&f.fix), "tools": prose(&f.tools),
                 "evidence": evidence_rows(&f.evidence).into_iter()
@@ -382,8 +382,8 @@ pub(super) fn job_values(job: &JobFacts, summary: Option<&SummaryFacts>) -> serd
         "exit": job.exit_code.map_or("exit code -".into(), |code| plain::exit_status(code, job.exit_signal)),
         "submit": time(job.submit), "start": time(job.start), "end": time(job.end),
         "wait": duration(job.wait_s), "elapsed": duration(job.elapsed_s),
-        "core_hours": job.core_hours.map_or("-".into(), |h| format!("{h:.1}")),
-        "wasted_core_hours": summary.and_then(|s| s.wasted_core_hours).map(|h| format!("{h:.1}")),
+        "core_hours": job.core_hours.map_or("-".into(), significant),
+        "wasted_core_hours": summary.and_then(|s| s.wasted_core_hours).map(significant),
         "energy": summary.and_then(|s| energy_text(s.energy_kwh, Some(&s.energy_source), s.energy_share)),
         "day": job.day,
     })
@@ -508,7 +508,7 @@ mod tests {
             ..Default::default()
         };
         let head = job_values(&job, Some(&measured));
-        assert_eq!(head["wasted_core_hours"], "30.0");
+        assert_eq!(head["wasted_core_hours"], "30");
         assert_eq!(
             head["energy"],
             "0.521 kWh (Slurm accounting, 25 % of its shared nodes')"

@@ -16,6 +16,7 @@ use super::job::{job_values, mean_across, usage_rows};
 use crate::output::usage::{CPU_LEVELS, MEMORY_LEVELS, level};
 use crate::report::JobPage;
 use crate::report::load::{JobQuery, ListedJob, SortBy, Visible};
+use crate::output::units::significant;
 
 /// The anomaly labels an admin may give a job from its page: healthy, then HPAS's anomalies
 /// and the common inefficiencies the models know.
@@ -193,7 +194,7 @@ pub fn list_page(q: &JobQuery, days: u64, jobs: &[ListedJob], more: bool) -> Val
                 "cluster": c(&j.cluster), "user": c(&j.user), "account": c(&j.account),
                 "partition": c(&j.partition), "name": c(&j.name), "state": c(&j.state),
                 "day": c(&j.day), "elapsed": duration(j.elapsed_s),
-                "core_hours": j.core_hours.map_or("-".into(), |h| format!("{h:.1}")),
+                "core_hours": j.core_hours.map_or("-".into(), significant),
                 "cpu_eff": pct(j.cpu_eff), "mem_eff": pct(j.mem_eff), "findings": j.findings,
                 "cpu_level": level(j.cpu_eff, CPU_LEVELS), "mem_level": level(j.mem_eff, MEMORY_LEVELS),
                 "flagged": j.findings > 0 || j.verdict.as_deref().is_some_and(|v| v != "healthy" && v != "not-judged"),

@@ -187,28 +187,37 @@ fn a_browser_judges_a_finding_and_slurms_coordinators_see_their_accounts() {
 /// screen, and on a desktop each on one line; on a job's page, what to do before anything
 /// else. Screenshots of each (`jobs-1280.png`, `job-390.png`, ...) go to the test's folder.
 fn a_phone_and_a_desktop_read_the_same_pages(shots: &Path, root: &str, job: &str) {
-    // [overflow px, cells off screen, cells wrapped] of the job list; [overflow, top of the
-    // first finding, top of the usage table] of a job's page.
-    const LIST: &str = "JSON.stringify((() => { const w = window.innerWidth; \
+    // Measured against the width asked for (`WIDTH`): a phone's browser widens its layout
+    // viewport to fit what is too wide, so `innerWidth` would hide the overflow.
+    // [overflow px, cells off screen, cells wrapped] of the job list; [overflow (of the page,
+    // or of any text outside a table, which scrolls on its own), top of the first finding, top
+    // of the job's facts] of a job's page.
+    const LIST: &str = "JSON.stringify((() => { const w = WIDTH; \
         const cells = [...document.querySelectorAll('table.jobs td')].filter(td => \
           ['state', 'verdict', 'CPU eff.', 'memory eff.'].includes(td.dataset.label)); \
         const off = cells.filter(td => td.getBoundingClientRect().right > w + 1).length; \
-        const wrapped = cells.filter(td => td.getBoundingClientRect().height > \
-          2.2 * parseFloat(getComputedStyle(td).fontSize)).length; \
+        const lines = td => { const r = document.createRange(); r.selectNodeContents(td); \
+          return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size; }; \
+        const wrapped = cells.filter(td => lines(td) > 1).length; \
         return [document.documentElement.scrollWidth - w, off, wrapped, cells.length]; })())";
-    const PAGE: &str = "JSON.stringify((() => { const w = window.innerWidth; \
+    const PAGE: &str = "JSON.stringify((() => { const w = WIDTH; \
         const top = s => { const e = document.querySelector(s); \
           return e ? e.getBoundingClientRect().top + window.scrollY : -1; }; \
-        return [document.documentElement.scrollWidth - w, top('.finding'), top('table.facts')]; })())";
+        const outside = [...document.body.querySelectorAll('*')].filter(e => \
+          !e.closest('table, .scroll, svg, pre')); \
+        const widest = Math.max(...outside.map(e => \
+          e.getBoundingClientRect().left + Math.max(e.scrollWidth, e.getBoundingClientRect().width))); \
+        return [Math.max(document.documentElement.scrollWidth, widest) - w, \
+          top('.finding'), top('table.facts')]; })())";
     let mut steps = Vec::new();
     for width in [1280, 390] {
         steps.extend([
             serde_json::json!({"width": width}),
             serde_json::json!({"go": format!("{root}/jobs?days=3660")}),
-            serde_json::json!({"eval": LIST}),
+            serde_json::json!({"eval": LIST.replace("WIDTH", &width.to_string())}),
             serde_json::json!({"screenshot": shots.join(format!("jobs-{width}.png"))}),
             serde_json::json!({"go": format!("{root}/demo/jobs/{job}.html")}),
-            serde_json::json!({"eval": PAGE}),
+            serde_json::json!({"eval": PAGE.replace("WIDTH", &width.to_string())}),
             serde_json::json!({"screenshot": shots.join(format!("job-{width}.png"))}),
         ]);
     }

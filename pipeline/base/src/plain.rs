@@ -93,8 +93,10 @@ const FIGURES: [(&str, &str); 22] = [
 ];
 
 /// Words for the parts of a figure's name and its statistics.
-const PARTS: [(&str, &str); 30] = [
+const PARTS: [(&str, &str); 32] = [
     ("cpu", "CPU"),
+    ("cpus", "CPUs"),
+    ("gpus", "GPUs"),
     ("gpu", "GPU"),
     ("mem", "memory"),
     ("util", "use"),

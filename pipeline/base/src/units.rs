@@ -152,7 +152,8 @@ const KEEP_UNIT: [&str; 14] = [
 pub fn named_value(name: &str, v: f64) -> String {
     let mut parts: Vec<&str> = name.split('.').collect();
     // Shares of time or of a CPU: efficiencies, `busy`, the CPU's user/system/iowait time and a
-    // core's use (`cpu_core6_util`; a GPU's `gpu_util` is in its exporter's unit, below).
+    // core's or a GPU's use (`cpu_core6_util`; `gpu_util` and `job_gpu_util`, which ingest
+    // writes as 0-1 from DCGM's percent, as the rule book's GPU limits read it).
     let is_share = |p: &str| {
         // A statistic written into the name (`busy_p95`, `node_busy_mean`) keeps the unit.
         let p = ["_p95", "_p05", "_p50", "_mean", "_max", "_min"]
@@ -166,13 +167,9 @@ pub fn named_value(name: &str, v: f64) -> String {
             || p.ends_with("_busy")
             || matches!(p, "cpu_user" | "cpu_system" | "cpu_iowait" | "cpu_load")
             || (p.starts_with("cpu_core") && p.ends_with("_util"))
+            || matches!(p, "gpu_util" | "job_gpu_util")
     };
-    // `summary.gpu_util` is a share; a telemetry series' `gpu_util.mean` is in its exporter's
-    // unit, which the name does not say. The rule book's limits are in its own units.
-    let summary_gpu = parts.first() == Some(&"summary") && parts.get(1) == Some(&"gpu_util");
-    if summary_gpu {
-        return percent(v);
-    }
+    // The rule book's limits are in its own units.
     if parts.first() == Some(&"limit") {
         return significant(v);
     }

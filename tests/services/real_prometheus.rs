@@ -383,6 +383,7 @@ fn two_jobs_sharing_the_node_each_get_their_own_figures() {
     let gpus = sql(
         &data,
         "SELECT s.job_id, s.gpu_util, s.gpu_source, s.energy_kwh, s.energy_source, s.energy_share,
+                s.gpu_mem_used_max_mb, s.gpu_mem_total_mb,
                 CAST(CAST(j.\"end\" AS BIGINT) - CAST(j.start AS BIGINT) AS DOUBLE) / 1e6 AS run_s,
                 (SELECT max(f.max) FROM features f WHERE f.job_id = s.job_id
                    AND f.metric = 'job_gpu_mem_used_bytes') AS gpu_mem_max,
@@ -402,6 +403,10 @@ fn two_jobs_sharing_the_node_each_get_their_own_figures() {
         assert_eq!(r["gpu_source"], "telemetry-job", "{r}");
         assert!((figure("node_gpu_util") - 0.43).abs() < 0.005, "{r}");
         assert_eq!(figure("gpu_mem_max"), mem_mib * 1048576.0, "{r}");
+        // The job's page's GPU memory row: its peak of its two GPUs' 40 GB each (DCGM's used +
+        // free), the same peak the features have.
+        assert_eq!(figure("gpu_mem_used_max_mb"), mem_mib, "{r}");
+        assert_eq!(figure("gpu_mem_total_mb"), 2.0 * 40_960.0, "{r}");
         // No energy plugin here: the job's energy is its GPUs', measured, the share its own.
         assert_eq!(r["energy_source"], "gpu-power", "{r}");
         assert_eq!(figure("energy_share"), 1.0, "{r}");
@@ -428,8 +433,8 @@ fn two_jobs_sharing_the_node_each_get_their_own_figures() {
 
 /// Four GPUs of this node in the format of NVIDIA's DCGM exporter started with
 /// `--hpc-job-mapping-dir` (each GPU's series labelled `hpc_job` with the job a Slurm prolog wrote
-/// into the GPU's file): GPUs 0 and 1 held by `busy` (busy 90 % and 80 %, 30,000 and 20,000 MiB,
-/// 250 and 230 W), 2 and 3 by `idle` (0 % and 2 %, 0 and 500 MiB, 60 and 62 W). Written into the
+/// into the GPU's file): GPUs 0 and 1 held by `busy` (busy 90 % and 80 %, 30,000 and 20,000 MiB
+/// of 40,960, 250 and 230 W), 2 and 3 by `idle` (0 % and 2 %, 0 and 500 MiB, 60 and 62 W). Written into the
 /// node exporter's textfile directory atomically (a file in the making is never read).
 fn write_dcgm_series(textfile_dir: &Path, busy: u64, idle: u64) {
     let host = sh("hostname -s").trim().to_string();
@@ -443,11 +448,13 @@ fn write_dcgm_series(textfile_dir: &Path, busy: u64, idle: u64) {
     for (metric, pick) in [
         ("DCGM_FI_DEV_GPU_UTIL", 0),
         ("DCGM_FI_DEV_FB_USED", 1),
+        ("DCGM_FI_DEV_FB_FREE", 3),
         ("DCGM_FI_DEV_POWER_USAGE", 2),
     ] {
         text += &format!("# TYPE {metric} gauge\n");
         for (gpu, job, util, fb_mib, watts) in gpus {
-            let value = [util, fb_mib, watts][pick];
+            // An A100-40GB: 40,960 MiB, used and free.
+            let value = [util, fb_mib, watts, 40_960.0 - fb_mib][pick];
             text += &format!(
                 "{metric}{{gpu=\"{gpu}\",UUID=\"GPU-0000000{gpu}\",device=\"nvidia{gpu}\",modelName=\"NVIDIA A100-SXM4-40GB\",Hostname=\"{host}\",hpc_job=\"{job}\"}} {value}\n"
             );

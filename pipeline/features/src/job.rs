@@ -43,7 +43,8 @@
 //! - `gpu_util`: the mean of the job's own GPUs' series (`job_gpu_util`, DCGM's series mapped to
 //!   the job), else of its nodes' GPUs (`gpu_util`) unless it shared a node, where other jobs
 //!   may have held some of them; `gpu_source` says which (`telemetry-job`, `telemetry-node`);
-//!   `gpu_mem_used_max_mb`: the peak of the GPUs' memory in use from the same family;
+//!   `gpu_mem_used_max_mb`: the peak of the GPUs' memory in use from the same family, and
+//!   `gpu_mem_total_mb` their memory (used + free, DCGM's `FB_FREE` beside `FB_USED`);
 //! - `energy_kwh`, `energy_source`, `energy_share`: see [`crate::energy`];
 //! - `duty_cycle` (SUPReMM): per-core series `cpu_core<N>_util` (utilisation 0–1); a core's duty
 //!   cycle is the share of its samples above 0.5. GOOD when no core is below 0.5, LOW when none
@@ -115,6 +116,9 @@ pub struct Summary {
     pub gpu_source: Option<Source>,
     /// The GPUs' memory peak (MiB, summed over the job's GPUs) from the series `gpu_source` names.
     pub gpu_mem_used_max_mb: Option<f64>,
+    /// Those GPUs' memory (MiB): the mean of used + free per node, summed (their sum is the same
+    /// at every sample).
+    pub gpu_mem_total_mb: Option<f64>,
     pub energy: Energy,
 }
 
@@ -693,11 +697,22 @@ fn efficiency(
     } else {
         (None, BTreeMap::new())
     };
-    let gpu_mem_used_max_mb = match gpu_source {
-        Some(Source::TelemetryJob) => peak_mb("job_gpu_mem_used_bytes"),
-        Some(_) => peak_mb("gpu_mem_used_bytes"),
+    let gpu_family = match gpu_source {
+        Some(Source::TelemetryJob) => Some("job_"),
+        Some(_) => Some(""),
         None => None,
     };
+    let gpu_mem_used_max_mb =
+        gpu_family.and_then(|prefix| peak_mb(&format!("{prefix}gpu_mem_used_bytes")));
+    let gpu_mem_total_mb = gpu_family.and_then(|prefix| {
+        let used = mean_of(&format!("{prefix}gpu_mem_used_bytes"));
+        let free = mean_of(&format!("{prefix}gpu_mem_free_bytes"));
+        let per_node: Vec<f64> = used
+            .iter()
+            .filter_map(|(node, u)| Some(u + free.get(node)?))
+            .collect();
+        (!per_node.is_empty()).then(|| per_node.iter().sum::<f64>() / 1048576.0)
+    });
     let watts = |metric: &str| {
         let means = mean_of(metric);
         (!means.is_empty()).then(|| means.values().sum::<f64>())
@@ -740,6 +755,7 @@ fn efficiency(
         shared,
         gpu_source,
         gpu_mem_used_max_mb,
+        gpu_mem_total_mb,
         energy,
         ..Summary::default()
     }

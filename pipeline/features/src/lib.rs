@@ -288,6 +288,7 @@ pub fn batches(
                 energy_source: s.energy.source.map(|source| source.name().to_string()),
                 energy_share: s.energy.share,
                 gpu_mem_used_max_mb: s.gpu_mem_used_max_mb,
+                gpu_mem_total_mb: s.gpu_mem_total_mb,
             }
         })
         .collect();

@@ -246,6 +246,13 @@ pub fn dcgm_metrics(job_label: &str) -> Vec<MetricTemplate> {
             "DCGM_FI_DEV_FB_USED",
             " * 1048576",
         ),
+        // What is free beside it: used + free is the GPUs' memory, for the share a job used.
+        (
+            "gpu_mem_free_bytes",
+            "sum",
+            "DCGM_FI_DEV_FB_FREE",
+            " * 1048576",
+        ),
         ("gpu_power_watts", "sum", "DCGM_FI_DEV_POWER_USAGE", ""),
     ];
     let node = families.iter().map(|(name, fold, metric, scale)| {

@@ -308,9 +308,13 @@ pub fn job_telemetry(
     let gpu_metrics = [
         "gpu_util",
         "gpu_mem_used_bytes",
+        "gpu_mem_free_bytes",
         "job_gpu_util",
         "job_gpu_mem_used_bytes",
+        "job_gpu_mem_free_bytes",
     ];
+    // 40 GB per GPU (an A100-40GB's).
+    let gpu_memory = f64::from(job.gpus) * 40e9;
     let series: Vec<(&str, Series)> = metrics
         .iter()
         .filter_map(|m| Series::of(m).map(|s| (m.as_str(), s)))
@@ -334,7 +338,8 @@ pub fn job_telemetry(
                 } else {
                     0.8 * levels.busy
                 };
-                for (metric, value) in gpu_metrics.iter().zip([gpu, gpu * 40e9, gpu, gpu * 40e9]) {
+                let (used, free) = (gpu * 40e9, gpu_memory - gpu * 40e9);
+                for (metric, value) in gpu_metrics.iter().zip([gpu, used, free, gpu, used, free]) {
                     emit(node, metric, ts, value)?;
                 }
             }

@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::figure_source_label;
 use super::pages::suggest::{Suggestion, suggestions};
 use super::units::{duration, evidence_rows, named_value, percent, significant, size_from_mb};
-use super::usage::{gpu_use, memory_use};
+use super::usage::{GpuFigures, gpu_use, memory_use};
 use crate::report::load::{
     Facts, FindingFacts, HealthyBands, MIN_REFERENCE_RUNS, PredictionFacts, ReferenceGroup,
     SummaryFacts,
@@ -80,6 +80,7 @@ pub struct Usage {
     pub time_eff: Option<f64>,
     pub gpu_util: Option<f64>,
     pub gpu_mem_used_max_mb: Option<f64>,
+    pub gpu_mem_total_mb: Option<f64>,
     pub shared: Option<bool>,
     pub energy_kwh: Option<f64>,
 }
@@ -239,6 +240,7 @@ fn usage(s: &SummaryFacts) -> Usage {
         time_eff: s.time_eff,
         gpu_util: s.gpu_util,
         gpu_mem_used_max_mb: s.gpu_mem_used_max_mb,
+        gpu_mem_total_mb: s.gpu_mem_total_mb,
         shared: s.shared,
         energy_kwh: s.energy_kwh,
     }
@@ -402,7 +404,15 @@ fn render_usage(out: &mut String, v: &JobView) {
         (u.time_eff, shown(u.time_eff), false),
     );
     if v.gpus > 0 {
-        let gpus = gpu_use(v.gpus, u.gpu_util, u.gpu_mem_used_max_mb, u.shared);
+        let gpus = gpu_use(
+            v.gpus,
+            GpuFigures {
+                util: u.gpu_util,
+                mem_mb: u.gpu_mem_used_max_mb,
+                total_mb: u.gpu_mem_total_mb,
+                shared: u.shared,
+            },
+        );
         line(
             out,
             "GPUs",
@@ -410,7 +420,13 @@ fn render_usage(out: &mut String, v: &JobView) {
             gpus.busy,
             (u.gpu_util, shown(u.gpu_util), false),
         );
-        let _ = writeln!(out, "  {:<7} {:<12} {}", "GPU mem", "-", gpus.memory);
+        line(
+            out,
+            "GPU mem",
+            gpus.memory_size,
+            gpus.memory,
+            (gpus.memory_share, shown(gpus.memory_share), false),
+        );
     }
     if let Some(kwh) = u.energy_kwh {
         let _ = writeln!(out, "  {:<7} {} kWh", "energy", significant(kwh));

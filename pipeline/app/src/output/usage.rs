@@ -65,11 +65,31 @@ pub struct GpuUse {
     pub busy: String,
     /// `31.6 GB at its peak (7.91 GB per GPU)`, or why it is not known.
     pub memory: String,
+    /// The GPUs' memory it held (`160 GB`), where known.
+    pub memory_size: String,
+    /// The peak over the GPUs' memory (0 to 1), where both are known.
+    pub memory_share: Option<f64>,
 }
 
-/// [`GpuUse`] of a job with `gpus` GPUs from its mean utilisation (0–1), its GPU memory peak (MiB,
-/// all its GPUs) and whether it shared its nodes (where the nodes' GPUs are not the job's alone).
-pub fn gpu_use(gpus: i64, util: Option<f64>, mem_mb: Option<f64>, shared: Option<bool>) -> GpuUse {
+/// A job's GPU figures as `job_summary` has them: mean utilisation (0–1), memory peak and the
+/// GPUs' memory (MiB, all its GPUs), and whether it shared its nodes (where the nodes' GPUs are
+/// not the job's alone).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GpuFigures {
+    pub util: Option<f64>,
+    pub mem_mb: Option<f64>,
+    pub total_mb: Option<f64>,
+    pub shared: Option<bool>,
+}
+
+/// [`GpuUse`] of a job with `gpus` GPUs.
+pub fn gpu_use(gpus: i64, figures: GpuFigures) -> GpuUse {
+    let GpuFigures {
+        util,
+        mem_mb,
+        total_mb,
+        shared,
+    } = figures;
     let unknown = if shared == Some(true) {
         "not measurable: shared nodes, no series of its own GPUs"
     } else {
@@ -86,6 +106,10 @@ pub fn gpu_use(gpus: i64, util: Option<f64>, mem_mb: Option<f64>, shared: Option
                 size_from_mb(mb / gpus.max(1) as f64)
             )
         }),
+        memory_size: total_mb.map_or("-".into(), size_from_mb),
+        memory_share: mem_mb
+            .zip(total_mb.filter(|t| *t > 0.0))
+            .map(|(used, total)| used / total),
     }
 }
 
@@ -124,11 +148,31 @@ mod tests {
     /// The GPU rows say what the GPU rules read, and why a figure is missing on a shared node.
     #[test]
     fn gpu_use_reads_the_summary_s_figures() {
-        let own = gpu_use(4, Some(0.1), Some(4.0 * 8192.0), Some(true));
+        let own = gpu_use(
+            4,
+            GpuFigures {
+                util: Some(0.1),
+                mem_mb: Some(4.0 * 8192.0),
+                total_mb: Some(4.0 * 40960.0),
+                shared: Some(true),
+            },
+        );
         assert_eq!(own.busy, "0.4 of 4 busy on average");
         assert_eq!(own.memory, "32 GB at its peak (8 GB per GPU)");
-        let shared = gpu_use(4, None, None, Some(true));
+        assert_eq!((own.memory_size.as_str(), own.memory_share), ("160 GB", Some(0.2)));
+        let shared = gpu_use(
+            4,
+            GpuFigures {
+                shared: Some(true),
+                ..Default::default()
+            },
+        );
         assert!(shared.busy.starts_with("not measurable"), "{shared:?}");
-        assert_eq!(gpu_use(1, None, None, Some(false)).busy, "-");
+        assert_eq!(shared.memory_share, None);
+        let alone = GpuFigures {
+            shared: Some(false),
+            ..Default::default()
+        };
+        assert_eq!(gpu_use(1, alone).busy, "-");
     }
 }

@@ -86,6 +86,8 @@ pub struct SummaryFacts {
     pub energy_share: Option<f64>,
     /// The job's GPU memory peak (MiB, all its GPUs), from the family `gpu_util` came from.
     pub gpu_mem_used_max_mb: Option<f64>,
+    /// Those GPUs' memory (MiB), where the free memory was collected.
+    pub gpu_mem_total_mb: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -244,6 +246,7 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
                 energy_source: text(c, "energy_source", i),
                 energy_share: c.float("energy_share", i),
                 gpu_mem_used_max_mb: c.float("gpu_mem_used_max_mb", i),
+                gpu_mem_total_mb: c.float("gpu_mem_total_mb", i),
             },
         );
     })

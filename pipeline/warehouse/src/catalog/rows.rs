@@ -489,6 +489,9 @@ table_row! {
         /// The job's GPU memory peak in MiB, summed over its GPUs, from the series `gpu_util`
         /// comes from (`gpu_source`); `None` where that has none.
         gpu_mem_used_max_mb: Option<f64>,
+        /// The memory of those GPUs in MiB (DCGM's used + free, summed over the job's GPUs);
+        /// `None` where the free memory was not collected.
+        gpu_mem_total_mb: Option<f64>,
     }
 }
 

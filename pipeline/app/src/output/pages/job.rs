@@ -3,7 +3,7 @@
 //! the verdict, and the `#SBATCH` lines a better request would use.
 
 use crate::output::usage::{
-    CPU_LEVELS, GPU_LEVELS, TIME_LEVELS, bar_width, gpu_use, level, memory_use,
+    CPU_LEVELS, GPU_LEVELS, GpuFigures, TIME_LEVELS, bar_width, gpu_use, level, memory_use,
 };
 use std::collections::{BTreeMap, HashMap};
 
@@ -143,14 +143,23 @@ pub(super) fn usage_rows(job: &JobFacts, summary: Option<&SummaryFacts>) -> Vec<
             "share": pct(s.time_eff), "width": bar_width(s.time_eff), "level": level(s.time_eff, TIME_LEVELS),
         }));
         if job.gpus > 0 {
-            let gpus = gpu_use(job.gpus, s.gpu_util, s.gpu_mem_used_max_mb, s.shared);
+            let gpus = gpu_use(
+                job.gpus,
+                GpuFigures {
+                    util: s.gpu_util,
+                    mem_mb: s.gpu_mem_used_max_mb,
+                    total_mb: s.gpu_mem_total_mb,
+                    shared: s.shared,
+                },
+            );
             usage.push(json!({
                 "what": "GPUs", "requested": job.gpus.to_string(), "used": gpus.busy,
                 "share": pct(s.gpu_util), "width": bar_width(s.gpu_util), "level": level(s.gpu_util, GPU_LEVELS),
             }));
             usage.push(json!({
-                "what": "GPU memory", "requested": "-", "used": gpus.memory,
-                "share": "-", "width": 0.0, "level": "unknown",
+                "what": "GPU memory", "requested": gpus.memory_size, "used": gpus.memory,
+                "share": gpus.memory_share.map_or("-".into(), |s| pct(Some(s))),
+                "width": bar_width(gpus.memory_share), "level": "plain",
             }));
         }
     }

@@ -444,3 +444,37 @@ fn the_length_check_measures_functions() {
         vec![(4, "long".to_string(), 153)]
     );
 }
+
+/// The README is an introduction (issue 67): under 1,500 words, the status in docs/status.md;
+/// and every relative link of the README and docs/ lands on a file of the repository.
+#[test]
+fn the_readme_is_short_and_every_docs_link_lands() {
+    let top = pipeline_dir().parent().unwrap().to_path_buf();
+    let readme = std::fs::read_to_string(top.join("README.md")).unwrap();
+    let words = readme.split_whitespace().count();
+    assert!(words < 1_500, "README.md has {words} words");
+    assert!(readme.contains("docs/status.md"), "the README points at the status page");
+    let mut pages = vec![top.join("README.md")];
+    pages.extend(
+        std::fs::read_dir(top.join("docs"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "md")),
+    );
+    let mut broken = Vec::new();
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        for link in text.split("](").skip(1) {
+            let target = link.split(')').next().unwrap_or_default();
+            let path = target.split('#').next().unwrap_or_default();
+            if path.is_empty() || path.contains("://") || path.starts_with("mailto:") {
+                continue;
+            }
+            if !page.parent().unwrap().join(path).exists() {
+                broken.push(format!("{}: {target}", page.display()));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{broken:#?}");
+}

@@ -313,8 +313,8 @@ pub fn job_telemetry(
         "job_gpu_mem_used_bytes",
         "job_gpu_mem_free_bytes",
     ];
-    // 40 GB per GPU (an A100-40GB's).
-    let gpu_memory = f64::from(job.gpus) * 40e9;
+    // 40 GiB per GPU (an A100-40GB's 40,960 MiB).
+    let gpu_memory = f64::from(job.gpus) * 40.0 * 1024f64.powi(3);
     let series: Vec<(&str, Series)> = metrics
         .iter()
         .filter_map(|m| Series::of(m).map(|s| (m.as_str(), s)))

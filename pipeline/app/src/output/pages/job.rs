@@ -454,6 +454,43 @@ fn band_across(nodes: &[(String, Vec<(f64, f64)>)]) -> Vec<(f64, f64, f64, f64)>
 mod tests {
     use super::*;
 
+    /// A family of per-core series is one chart, a band across all of them on every node, titled
+    /// in words; a metric of its own keeps one line per node.
+    #[test]
+    fn per_core_series_are_one_band() {
+        let mut series = Series::new();
+        for node in ["n1", "n2"] {
+            let metrics = series.entry(node.to_string()).or_default();
+            for core in 0..4 {
+                let level = f64::from(core) / 4.0;
+                metrics.insert(
+                    format!("cpu_core{core}_util"),
+                    vec![(0.0, level), (1.0, level)],
+                );
+            }
+            metrics.insert("job_mem_bytes".into(), vec![(0.0, 1e9), (1.0, 2e9)]);
+        }
+        let ranked = ["cpu_core2_util".to_string(), "job_mem_bytes".to_string()];
+        let svgs = metric_charts(
+            &ranked,
+            Some(&series),
+            &[],
+            None,
+            &BTreeMap::new(),
+            &Settings::default(),
+        )
+        .unwrap();
+        assert_eq!(svgs.len(), 2);
+        let band = svgs[0].to_string();
+        assert!(
+            band.contains("CPU core use: lowest, median and highest of 8 series"),
+            "{band}"
+        );
+        assert!(!band.contains("cpu_core"), "{band}");
+        let memory = svgs[1].to_string();
+        assert!(memory.contains("Job memory") && memory.contains("n2"), "{memory}");
+    }
+
     /// A figure from accounting says so; a node's figure on a shared node says it is the
     /// node's; the job's own telemetry, and its nodes' when nothing says they were shared, say
     /// nothing.

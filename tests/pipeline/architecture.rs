@@ -453,7 +453,10 @@ fn the_readme_is_short_and_every_docs_link_lands() {
     let readme = std::fs::read_to_string(top.join("README.md")).unwrap();
     let words = readme.split_whitespace().count();
     assert!(words < 1_500, "README.md has {words} words");
-    assert!(readme.contains("docs/status.md"), "the README points at the status page");
+    assert!(
+        readme.contains("docs/status.md"),
+        "the README points at the status page"
+    );
     let mut pages = vec![top.join("README.md")];
     pages.extend(
         std::fs::read_dir(top.join("docs"))

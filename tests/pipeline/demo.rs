@@ -191,7 +191,11 @@ fn demo_reports_what_is_on_disk() {
         let message = f["message"].as_str().unwrap();
         assert!(!message.trim().is_empty(), "{f}");
         assert!(unreadable_numbers(message).is_empty(), "{f}");
-        assert!(raw_names(message).is_empty(), "{f}: {:?}", raw_names(message));
+        assert!(
+            raw_names(message).is_empty(),
+            "{f}: {:?}",
+            raw_names(message)
+        );
     }
     // Nor do the figures at the head of any job's email and page contradict each other: the
     // core-hours of both, the idle part, the shares, the energy and where they came from.
@@ -263,7 +267,11 @@ fn demo_reports_what_is_on_disk() {
             "{:?} in {text}",
             unreadable_numbers(&text)
         );
-        assert!(raw_names(&text).is_empty(), "{:?} in {text}", raw_names(&text));
+        assert!(
+            raw_names(&text).is_empty(),
+            "{:?} in {text}",
+            raw_names(&text)
+        );
     }
     assert!(
         messages
@@ -371,7 +379,11 @@ fn demo_reports_what_is_on_disk() {
             "{:?} in page {id}",
             unreadable_numbers(&text)
         );
-        assert!(raw_names(&text).is_empty(), "{:?} in page {id}", raw_names(&text));
+        assert!(
+            raw_names(&text).is_empty(),
+            "{:?} in page {id}",
+            raw_names(&text)
+        );
         assert!(!text.contains("{\""), "raw evidence on page {id}");
         assert!(
             text.contains("How the verdict is made") || text.contains("The verdict is the models"),
@@ -380,11 +392,12 @@ fn demo_reports_what_is_on_disk() {
     }
     // Every page of the report (jobs, users, days, the index) in people's units and words, but
     // for what Slurm handed over as it came (the demo's hostile job name `x","job_id":1,"y":"`).
-    let names: Vec<String> = common::sql_json(JOBSIGHT, &warehouse, "SELECT DISTINCT name FROM jobs")
-        .iter()
-        .filter_map(|r| r["name"].as_str().map(str::to_string))
-        .filter(|n| !n.is_empty())
-        .collect();
+    let names: Vec<String> =
+        common::sql_json(JOBSIGHT, &warehouse, "SELECT DISTINCT name FROM jobs")
+            .iter()
+            .filter_map(|r| r["name"].as_str().map(str::to_string))
+            .filter(|n| !n.is_empty())
+            .collect();
     let mut unreadable = Vec::new();
     let mut folders = vec![pages.clone()];
     let mut checked = 0;
@@ -405,7 +418,10 @@ fn demo_reports_what_is_on_disk() {
                     text = text.replace(name.as_str(), " ").replace(&escaped, " ");
                 }
                 checked += 1;
-                for bad in unreadable_numbers(&text).into_iter().chain(raw_names(&text)) {
+                for bad in unreadable_numbers(&text)
+                    .into_iter()
+                    .chain(raw_names(&text))
+                {
                     unreadable.push(format!("{}: {bad}", path.display()));
                 }
             }
@@ -430,7 +446,11 @@ fn demo_reports_what_is_on_disk() {
     );
     assert!(list.contains("the newest 10 only"), "{list}");
     assert!(unreadable_numbers(&list).is_empty(), "{list}");
-    assert!(raw_names(&list).is_empty(), "{:?} in {list}", raw_names(&list));
+    assert!(
+        raw_names(&list).is_empty(),
+        "{:?} in {list}",
+        raw_names(&list)
+    );
     let missing = Command::new(JOBSIGHT)
         .arg("--data")
         .arg(&warehouse)
@@ -737,7 +757,11 @@ fn every_suggested_line_fits_the_job_s_own_figures(warehouse: &Path) {
             "{:?} in {text}",
             unreadable_numbers(&text)
         );
-        assert!(raw_names(&text).is_empty(), "{:?} in {text}", raw_names(&text));
+        assert!(
+            raw_names(&text).is_empty(),
+            "{:?} in {text}",
+            raw_names(&text)
+        );
     }
     assert!(checked > 0, "no suggestion to check among {jobs:?}");
 }

@@ -366,7 +366,9 @@ fn two_jobs_compare_on_one_time_axis() {
         .skip(1)
         .map(|rest| {
             let number = rest.split(' ').next().unwrap().replace(',', "");
-            number.parse::<f64>().unwrap_or_else(|_| panic!("{rest:.40}"))
+            number
+                .parse::<f64>()
+                .unwrap_or_else(|_| panic!("{rest:.40}"))
         })
         .collect();
     assert!(differences.len() > 2, "{differences:?}");

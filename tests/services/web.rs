@@ -222,19 +222,32 @@ fn a_phone_and_a_desktop_read_the_same_pages(shots: &Path, root: &str, job: &str
         ]);
     }
     let values = browse(shots, "widths", serde_json::Value::Array(steps));
-    let numbers = |i: usize| -> Vec<f64> {
-        serde_json::from_str(values[i].as_str().unwrap()).unwrap()
-    };
+    let numbers =
+        |i: usize| -> Vec<f64> { serde_json::from_str(values[i].as_str().unwrap()).unwrap() };
     for (at, width) in [(0, 1280), (7, 390)] {
         let list = numbers(at + 2);
-        assert!(list[0] <= 0.0, "{width} px: the list is {} px wider than the screen", list[0]);
+        assert!(
+            list[0] <= 0.0,
+            "{width} px: the list is {} px wider than the screen",
+            list[0]
+        );
         assert!(list[3] > 0.0, "{width} px: no job listed");
-        assert_eq!(list[1], 0.0, "{width} px: state, verdict or efficiency off screen");
+        assert_eq!(
+            list[1], 0.0,
+            "{width} px: state, verdict or efficiency off screen"
+        );
         if width == 1280 {
-            assert_eq!(list[2], 0.0, "{width} px: state, verdict or efficiency wrapped");
+            assert_eq!(
+                list[2], 0.0,
+                "{width} px: state, verdict or efficiency wrapped"
+            );
         }
         let page = numbers(at + 5);
-        assert!(page[0] <= 0.0, "{width} px: the job page is {} px wider than the screen", page[0]);
+        assert!(
+            page[0] <= 0.0,
+            "{width} px: the job page is {} px wider than the screen",
+            page[0]
+        );
         assert!(
             page[1] >= 0.0 && page[1] < page[2],
             "{width} px: what to do ({} px down) comes after the job's facts ({} px)",

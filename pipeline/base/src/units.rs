@@ -292,7 +292,8 @@ pub fn raw_names(text: &str) -> Vec<String> {
                 let snake = word.split('.').any(|w| {
                     w.contains('_')
                         && w.starts_with(|c: char| c.is_ascii_lowercase())
-                        && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+                        && w.chars()
+                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
                         && w.split('_').all(|p| !p.is_empty())
                 });
                 if snake {

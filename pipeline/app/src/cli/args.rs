@@ -371,7 +371,10 @@ impl Cli {
 /// `jobsight --help`'s commands by who uses them: people who run jobs first, then admins by task.
 /// Every subcommand is in exactly one group (a test checks), with the words of its doc comment.
 const COMMAND_GROUPS: [(&str, &[&str]); 4] = [
-    ("For everyone (your own jobs)", &["job", "jobs", "running", "demo"]),
+    (
+        "For everyone (your own jobs)",
+        &["job", "jobs", "running", "demo"],
+    ),
     (
         "For admins: the warehouse",
         &["sql", "summary", "report", "serve", "import"],
@@ -452,7 +455,11 @@ mod tests {
         assert!(users < job && job < admins, "{help}");
         assert!(help.contains("jobsight [OPTIONS] <COMMAND>"), "{help}");
         for name in grouped {
-            assert_eq!(help.matches(&format!("\n  {name} ")).count(), 1, "{name} once: {help}");
+            assert_eq!(
+                help.matches(&format!("\n  {name} ")).count(),
+                1,
+                "{name} once: {help}"
+            );
         }
     }
 

@@ -187,7 +187,10 @@ mod tests {
         std::fs::create_dir_all(&docs).unwrap();
         std::fs::write(docs.join("tables.md"), "# tables").unwrap();
         let text = help_text(Some(&docs));
-        assert!(text.contains(&format!("{}/tables.md", docs.display())), "{text}");
+        assert!(
+            text.contains(&format!("{}/tables.md", docs.display())),
+            "{text}"
+        );
         assert!(text.contains("jobsight sql \"DESCRIBE t\""), "{text}");
         assert!(help_text(None).contains("PREFIX/share/doc/jobsight"));
     }

@@ -159,7 +159,10 @@ mod tests {
         );
         assert_eq!(own.busy, "0.4 of 4 busy on average");
         assert_eq!(own.memory, "32 GB at its peak (8 GB per GPU)");
-        assert_eq!((own.memory_size.as_str(), own.memory_share), ("160 GB", Some(0.2)));
+        assert_eq!(
+            (own.memory_size.as_str(), own.memory_share),
+            ("160 GB", Some(0.2))
+        );
         let shared = gpu_use(
             4,
             GpuFigures {

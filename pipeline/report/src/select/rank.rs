@@ -60,7 +60,11 @@ pub fn metrics_to_load(
         .map(|m| family(m))
         .filter(|f| !ranked.contains(f))
         .collect();
-    let members = facts.means.get(&job.job_id).into_iter().flat_map(|m| m.keys());
+    let members = facts
+        .means
+        .get(&job.job_id)
+        .into_iter()
+        .flat_map(|m| m.keys());
     let members: Vec<String> = members
         .filter(|m| families.contains(&family(m)) && !ranked.contains(m))
         .cloned()

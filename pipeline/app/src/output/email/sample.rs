@@ -70,7 +70,9 @@ pub fn sample_oversized_job() -> JobReport {
         kind: "memory-overrequest".into(),
         severity: Severity::Warning,
         title: "Much more memory requested than used".into(),
-        message: "The job asked for 32.0 GB per node and used at most 3.20 GB (10 % of the request).".into(),
+        message:
+            "The job asked for 32.0 GB per node and used at most 3.20 GB (10 % of the request)."
+                .into(),
         fix: "Ask for less memory next time.".into(),
         tools: "seff".into(),
         node: None,

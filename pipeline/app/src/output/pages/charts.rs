@@ -571,7 +571,10 @@ mod tests {
         };
         let svg = metric_chart(&memory).unwrap();
         assert!(svg.contains(" GB"), "{svg}");
-        assert!(svg.contains("Job memory") && !svg.contains("job_mem_bytes"), "{svg}");
+        assert!(
+            svg.contains("Job memory") && !svg.contains("job_mem_bytes"),
+            "{svg}"
+        );
         let rate = MetricChart {
             title: "net_rx_bytes_per_s".into(),
             nodes: vec![("n1".into(), vec![(0.0, 0.0), (1.0, 80e6)])],

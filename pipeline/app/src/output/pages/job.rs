@@ -488,7 +488,10 @@ mod tests {
         );
         assert!(!band.contains("cpu_core"), "{band}");
         let memory = svgs[1].to_string();
-        assert!(memory.contains("Job memory") && memory.contains("n2"), "{memory}");
+        assert!(
+            memory.contains("Job memory") && memory.contains("n2"),
+            "{memory}"
+        );
     }
 
     /// A figure from accounting says so; a node's figure on a shared node says it is the

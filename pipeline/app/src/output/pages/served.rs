@@ -13,10 +13,10 @@ use serde_json::json;
 use super::charts::{self, MetricChart};
 use super::format::{c, duration, pct, with_charts};
 use super::job::{job_values, mean_across, usage_rows};
+use crate::output::units::significant;
 use crate::output::usage::{CPU_LEVELS, MEMORY_LEVELS, level};
 use crate::report::JobPage;
 use crate::report::load::{JobQuery, ListedJob, SortBy, Visible};
-use crate::output::units::significant;
 
 /// The anomaly labels an admin may give a job from its page: healthy, then HPAS's anomalies
 /// and the common inefficiencies the models know.
@@ -265,7 +265,11 @@ pub fn compare_page(a: &JobPage, b: &JobPage) -> Result<Value, charts::ChartErro
             let difference = match (mean(a, &sa, metric), mean(b, &sb, metric)) {
                 (Some(x), Some(y)) if x.is_finite() && y.is_finite() => {
                     let scale = x.abs().max(y.abs());
-                    if scale > 0.0 { (x - y).abs() / scale } else { 0.0 }
+                    if scale > 0.0 {
+                        (x - y).abs() / scale
+                    } else {
+                        0.0
+                    }
                 }
                 _ => 0.0,
             };
@@ -279,7 +283,10 @@ pub fn compare_page(a: &JobPage, b: &JobPage) -> Result<Value, charts::ChartErro
     for (difference, metric) in &shared {
         let chart = MetricChart {
             title: metric.clone(),
-            note: format!("the means differ by {}", crate::output::units::percent(*difference)),
+            note: format!(
+                "the means differ by {}",
+                crate::output::units::percent(*difference)
+            ),
             nodes: vec![
                 (
                     format!("job {}", c(&a.job.job_id)),

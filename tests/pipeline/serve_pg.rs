@@ -421,6 +421,18 @@ fn statements_of_any_depth_never_take_the_server_down() {
     }
     let (ok, out, err) = server.run("SELECT 41 + 1");
     assert!(ok && out.trim() == "42", "the server lives: {out} {err}");
+    // Round two's 776-byte statement, whose parse never ended (it held the server and SIGTERM),
+    // and a nesting of calls exponential in its depth: refused at once, the server answers.
+    let casts = format!("SELECT {}1{}", "CAST(".repeat(48), " AS BIGINT)".repeat(48));
+    let calls = format!("SELECT {}1{}", "abs(".repeat(40), ")".repeat(40));
+    for endless in [&casts, &calls] {
+        let started = std::time::Instant::now();
+        let (ok, _, err) = psql_file(endless);
+        assert!(!ok && err.contains("too complex"), "{err}");
+        assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+    }
+    let (ok, out, err) = server.run("SELECT 41 + 1");
+    assert!(ok && out.trim() == "42", "the server lives: {out} {err}");
     // The review's 40-byte statement that took the server to 3.96 GB beside its pool.
     let (ok, _, err) = server.run("SELECT length(repeat('x', 1000000000))");
     assert!(!ok, "refused");
@@ -460,6 +472,11 @@ fn statements_of_any_depth_never_take_the_server_down() {
         out.status
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("too complex to plan"));
+    let started = std::time::Instant::now();
+    let out = sql(&casts);
+    assert_eq!(out.status.code(), Some(1), "{:?}", out.status);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("too complex"));
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
 }
 
 /// Silent sockets (the review's lock-out: 32 of them held every slot for 60 s) cannot keep a

@@ -249,7 +249,11 @@ fn running_job(job: &Value) -> Result<RunningJob, String> {
         qos: text(job, "qos"),
         name: text(job, "name"),
         start,
-        time_limit_s: number(job.get("time_limit")).map(|m| m * 60),
+        // Minutes; a limit whose seconds do not fit is refused, never wrapped to a short one.
+        time_limit_s: match number(job.get("time_limit")) {
+            Some(minutes) => Some(minutes.checked_mul(60).ok_or("time_limit out of range")?),
+            None => None,
+        },
         nodes,
         node_names,
         num_nodes,
@@ -425,6 +429,18 @@ mod tests {
         assert_eq!((task.job_id.as_str(), task.slurm_id.as_str()), ("12", "12"));
         assert_eq!(listing.jobs.len(), 2, "the pending job is left out");
         assert!(parse_json("not json").unwrap_err().contains("not JSON"));
+        // Numbers past their type are refused with the job, never wrapped (2^32 + 1 CPUs are
+        // not 1, a 2^62-minute limit is not 0 s).
+        let huge = r#"{"jobs": [
+          {"job_id": 20, "job_state": "RUNNING", "user_name": "bob", "start_time": 1, "nodes": "n1",
+           "cpus": 4294967297},
+          {"job_id": 21, "job_state": "RUNNING", "user_name": "bob", "start_time": 1, "nodes": "n1",
+           "time_limit": 4611686018427387904}
+        ]}"#;
+        let refused = parse_json(huge).unwrap();
+        assert!(refused.jobs.is_empty(), "{:?}", refused.jobs);
+        let why: Vec<&str> = refused.skipped.iter().map(|(_, w)| w.as_str()).collect();
+        assert_eq!(why, ["cpus out of range", "time_limit out of range"]);
         assert!(parse_json("{}").unwrap_err().contains("jobs"));
     }
 }

@@ -428,8 +428,23 @@ pub fn job_facts(
     data: &Path,
     job_id: &str,
 ) -> Result<(load::Facts, load::HealthyBands), ReportError> {
+    visible_job_facts(data, job_id, |_| true)
+}
+
+/// [`job_facts`] for a reader who may see the jobs of the owners `visible` accepts: the job's
+/// owner is looked up first, and a job of somebody else's is [`ReportError::NoSuchJob`] before
+/// any of it is read, exactly as a job nobody ran (the same answer, from the same one lookup).
+pub fn visible_job_facts(
+    data: &Path,
+    job_id: &str,
+    visible: impl Fn(&str) -> bool,
+) -> Result<(load::Facts, load::HealthyBands), ReportError> {
     runtime()?.block_on(async {
         let ctx = query::session(data).await?;
+        let owners = load::owners(&ctx, job_id).await?;
+        if !owners.iter().any(|o| visible(&o.user)) {
+            return Err(ReportError::NoSuchJob(job_id.to_string()));
+        }
         let (day, facts) = one_job(&ctx, job_id).await?;
         let (_, bands) = reference_of(&ctx, day, job_id).await?;
         Ok((facts, bands))

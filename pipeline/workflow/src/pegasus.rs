@@ -332,6 +332,13 @@ fn out_of_range(task: &WorkflowTaskRow, middle: f64) -> Option<String> {
     })
 }
 
+/// Why a task's times cannot be: it ended before it started (a clock or a writer at fault; its
+/// run time would be negative).
+fn out_of_order(task: &WorkflowTaskRow) -> Option<String> {
+    let (start, end) = (task.execute_start?, task.execute_end?);
+    (end < start).then(|| format!("execute_end {end} is before execute_start {start}"))
+}
+
 /// The longest task line read, as the SWF and LDMS importers' lines.
 pub const MAX_TRACE_LINE_BYTES: usize = 1 << 20;
 
@@ -369,7 +376,11 @@ pub fn parse_trace(text: &str, path: &Path, run: &str) -> Result<Trace, String> 
             continue;
         }
         let row = match split_line(line) {
-            Ok(fields) if fields.len() == header.len() => task_row(&fields, &columns, run),
+            Ok(fields) if fields.len() == header.len() => task_row(&fields, &columns, run)
+                .and_then(|task| match out_of_order(&task) {
+                    Some(reason) => Err(reason),
+                    None => Ok(task),
+                }),
             Ok(fields) => Err(format!(
                 "{} fields where the header has {}",
                 fields.len(),
@@ -859,6 +870,22 @@ mod tests {
                 .1
                 .starts_with("ready: 1970-01-01 00:00:00 UTC is 19361 days"),
             "{reasons:?}"
+        );
+        // A task that ended before it started is refused with its reason, not kept.
+        let backwards = format!(
+            "{HEADER}\nf,None,compute,{},{},{},{},,5.0,,0\n",
+            t(0),
+            t(1),
+            t(7),
+            t(2)
+        );
+        let trace = parse_trace(&backwards, Path::new("t.csv"), "montage-run0001").unwrap();
+        assert!(trace.tasks.is_empty());
+        assert!(
+            trace.skipped[0].reason.starts_with("execute_end ")
+                && trace.skipped[0].reason.contains("is before execute_start"),
+            "{:?}",
+            trace.skipped
         );
     }
 

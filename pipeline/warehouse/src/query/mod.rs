@@ -42,7 +42,7 @@ use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::execution::{FunctionRegistry, SessionState, SessionStateBuilder};
 use datafusion::optimizer::OptimizerRule;
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
-use datafusion::sql::parser::{DFParser, Statement as DfStatement};
+use datafusion::sql::parser::Statement as DfStatement;
 use datafusion::sql::sqlparser::ast::Statement as SqlStatement;
 
 use crate::catalog::{PARTITION_COLUMN, Table};
@@ -50,6 +50,7 @@ use crate::catalog::{PARTITION_COLUMN, Table};
 #[cfg(feature = "ballista")]
 pub mod ballista;
 pub mod bounded;
+pub mod budget;
 pub mod depth;
 mod group_keys;
 mod local_files;
@@ -617,8 +618,7 @@ pub fn check_read_only(sql: &str) -> Result<bool, QueryError> {
             other => Err(first_words(&other.to_string())),
         }
     }
-    let dialect = datafusion::sql::sqlparser::dialect::PostgreSqlDialect {};
-    let statements = DFParser::parse_sql_with_dialect(sql, &dialect).map_err(QueryError::Query)?;
+    let statements = budget::parse(sql)?;
     match statements.len() {
         0 => Err(QueryError::ReadOnly("an empty statement".into())),
         1 => {

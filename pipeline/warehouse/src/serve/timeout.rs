@@ -6,7 +6,9 @@
 //! `query_canceled` (57014) and the result's stream is dropped, which stops DataFusion's work
 //! (its tasks are aborted when their stream goes). Planning itself runs without a pause, so the
 //! deadline is checked only after it; [`crate::query::depth`] keeps any statement's planning to
-//! about a second and a half instead.
+//! about a second and a half instead. Parsing cannot be stopped either: before datafusion-postgres
+//! parses a statement (simple or extended), [`crate::query::budget`] parses it within a budget
+//! and refuses one whose parse would not end.
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -16,15 +18,20 @@ use async_trait::async_trait;
 use datafusion_postgres::DfSessionService;
 use datafusion_postgres::pgwire;
 use futures::{Sink, Stream, StreamExt};
+use pgwire::api::Type;
+use pgwire::api::portal::Format;
 use pgwire::api::portal::Portal;
 use pgwire::api::query::{ExtendedQueryHandler, SimpleQueryHandler};
-use pgwire::api::results::Response;
+use pgwire::api::results::{FieldInfo, Response};
+use pgwire::api::stmt::QueryParser;
 use pgwire::api::store::PortalStore;
 use pgwire::api::{ClientInfo, ClientPortalStore};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::PgWireBackendMessage;
 use pgwire::messages::data::DataRow;
 use tokio::time::Instant;
+
+use crate::query::QueryError;
 
 /// Where datafusion-postgres keeps a connection's `statement_timeout`, in milliseconds.
 const CLIENT_TIMEOUT_KEY: &str = "statement_timeout_ms";
@@ -83,6 +90,48 @@ fn until(
     })
 }
 
+/// `statement_too_complex` for a statement whose parse would take longer than its size warrants
+/// ([`crate::query::budget`]); anything else is left to datafusion-postgres' own parse.
+fn over_budget(sql: &str) -> PgWireResult<()> {
+    match crate::query::budget::parse(sql) {
+        Err(QueryError::TooComplex(why)) => Err(super::too_complex(&why)),
+        _ => Ok(()),
+    }
+}
+
+/// datafusion-postgres' parser of the extended protocol, after [`over_budget`].
+pub struct Budgeted<P>(Arc<P>);
+
+#[async_trait]
+impl<P: QueryParser + Send + Sync> QueryParser for Budgeted<P> {
+    type Statement = P::Statement;
+
+    async fn parse_sql<C>(
+        &self,
+        client: &C,
+        sql: &str,
+        types: &[Option<Type>],
+    ) -> PgWireResult<Option<Self::Statement>>
+    where
+        C: ClientInfo + Unpin + Send + Sync,
+    {
+        over_budget(sql)?;
+        self.0.parse_sql(client, sql, types).await
+    }
+
+    fn get_parameter_types(&self, statement: &Self::Statement) -> PgWireResult<Vec<Type>> {
+        self.0.get_parameter_types(statement)
+    }
+
+    fn get_result_schema(
+        &self,
+        statement: &Self::Statement,
+        column_format: Option<&Format>,
+    ) -> PgWireResult<Vec<FieldInfo>> {
+        self.0.get_result_schema(statement, column_format)
+    }
+}
+
 #[async_trait]
 impl SimpleQueryHandler for Timed {
     async fn do_query<C>(&self, client: &mut C, query: &str) -> PgWireResult<Vec<Response>>
@@ -92,6 +141,7 @@ impl SimpleQueryHandler for Timed {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
+        over_budget(query)?;
         let deadline = deadline(client, self.ceiling);
         let responses = tokio::time::timeout_at(
             deadline,
@@ -109,10 +159,10 @@ impl SimpleQueryHandler for Timed {
 #[async_trait]
 impl ExtendedQueryHandler for Timed {
     type Statement = <DfSessionService as ExtendedQueryHandler>::Statement;
-    type QueryParser = <DfSessionService as ExtendedQueryHandler>::QueryParser;
+    type QueryParser = Budgeted<<DfSessionService as ExtendedQueryHandler>::QueryParser>;
 
     fn query_parser(&self) -> Arc<Self::QueryParser> {
-        self.inner.query_parser()
+        Arc::new(Budgeted(self.inner.query_parser()))
     }
 
     async fn do_query<C>(

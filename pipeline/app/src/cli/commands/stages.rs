@@ -353,18 +353,25 @@ pub(in crate::cli) fn job(
     stdout: &mut StdoutLock<'_>,
 ) -> anyhow::Result<()> {
     let data = &env.settings.data;
-    let (facts, bands) = match crate::report::job_facts(data, &args.job_id) {
-        Err(crate::report::ReportError::NoSuchJob(job)) => anyhow::bail!(
-            "job {} is not in the warehouse at {}: a job is stored a few minutes after it ends, \
-             by the per-job DAG (`jobsight dag run per-job`, or the daemon)",
-            jobsight_base::text::printable(&job),
+    // A job of somebody else's reads exactly as one nobody ran (the same words, from the one
+    // lookup of its owner before anything of it is read): the answer tells nothing about it.
+    let missing = || {
+        anyhow::anyhow!(
+            "job {} is not in the warehouse at {}, or is not yours to see: a job is stored a few \
+             minutes after it ends, by the per-job DAG (`jobsight dag run per-job`, or the daemon)",
+            jobsight_base::text::printable(&args.job_id),
             data.display()
-        ),
+        )
+    };
+    let visible = |owner: &str| env.access.check_job(&args.job_id, owner).is_ok();
+    let (facts, bands) = match crate::report::visible_job_facts(data, &args.job_id, visible) {
+        Err(crate::report::ReportError::NoSuchJob(_)) => return Err(missing()),
         other => other?,
     };
-    let view = output::job::job_view(&facts, &bands)
-        .with_context(|| format!("job {} has no record in the warehouse", args.job_id))?;
-    env.access.check_job(&view.job_id, &view.user)?;
+    let view = output::job::job_view(&facts, &bands).ok_or_else(missing)?;
+    if env.access.check_job(&view.job_id, &view.user).is_err() {
+        return Err(missing());
+    }
     let text = match args.format {
         output::Format::Table => output::job::render_text(&view),
         output::Format::Json => output::job::render_json(&view),

@@ -332,13 +332,6 @@ fn out_of_range(task: &WorkflowTaskRow, middle: f64) -> Option<String> {
     })
 }
 
-/// Why a task's times cannot be: it ended before it started (a clock or a writer at fault; its
-/// run time would be negative).
-fn out_of_order(task: &WorkflowTaskRow) -> Option<String> {
-    let (start, end) = (task.execute_start?, task.execute_end?);
-    (end < start).then(|| format!("execute_end {end} is before execute_start {start}"))
-}
-
 /// The longest task line read, as the SWF and LDMS importers' lines.
 pub const MAX_TRACE_LINE_BYTES: usize = 1 << 20;
 
@@ -376,11 +369,7 @@ pub fn parse_trace(text: &str, path: &Path, run: &str) -> Result<Trace, String> 
             continue;
         }
         let row = match split_line(line) {
-            Ok(fields) if fields.len() == header.len() => task_row(&fields, &columns, run)
-                .and_then(|task| match out_of_order(&task) {
-                    Some(reason) => Err(reason),
-                    None => Ok(task),
-                }),
+            Ok(fields) if fields.len() == header.len() => task_row(&fields, &columns, run),
             Ok(fields) => Err(format!(
                 "{} fields where the header has {}",
                 fields.len(),
@@ -483,7 +472,13 @@ fn task_row(fields: &[String], columns: &Columns, run: &str) -> Result<WorkflowT
         }
         None => None,
     };
-    let execute_end = time("execute_end")?;
+    let (execute_start, execute_end) = (time("execute_start")?, time("execute_end")?);
+    // A task that ended before it started: a clock or a writer at fault.
+    if let (Some(start), Some(end)) = (execute_start, execute_end)
+        && end < start
+    {
+        return Err(format!("execute_end {end} is before execute_start {start}"));
+    }
     let mut end = None;
     for k in [
         "post_script_end",
@@ -504,7 +499,7 @@ fn task_row(fields: &[String], columns: &Columns, run: &str) -> Result<WorkflowT
         transformation: text("kickstart_transformations"),
         ready: time("ready")?,
         submit: time("submit")?,
-        execute_start: time("execute_start")?,
+        execute_start,
         execute_end,
         end,
         wms_delay_s: num("wms_delay")?,

@@ -352,14 +352,7 @@ fn demo_reports_what_is_on_disk() {
             unreadable_numbers(&out)
         );
         assert!(raw_names(&out).is_empty(), "{:?} in {out}", raw_names(&out));
-        let json = common::run_ok(
-            Command::new(JOBSIGHT)
-                .arg("--data")
-                .arg(&warehouse)
-                .args(["job", id, "--format", "json"])
-                .env_remove("JOBSIGHT_CONFIG"),
-        );
-        let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let json = job_json(&warehouse, id);
         assert_eq!(json["job_id"], id);
         assert!(
             json["findings"].as_array().is_some_and(|f| !f.is_empty()),
@@ -690,14 +683,7 @@ fn every_suggested_line_fits_the_job_s_own_figures(warehouse: &Path) {
     let mut checked = 0;
     for row in &jobs {
         let id = row["job_id"].as_str().unwrap();
-        let json = common::run_ok(
-            Command::new(JOBSIGHT)
-                .arg("--data")
-                .arg(warehouse)
-                .args(["job", id, "--format", "json"])
-                .env_remove("JOBSIGHT_CONFIG"),
-        );
-        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let v = job_json(warehouse, id);
         let nodes = v["num_nodes"].as_f64().unwrap().max(1.0);
         let state = v["state"].as_str().unwrap();
         let critical = v["findings"]
@@ -786,14 +772,7 @@ fn digests_say_what_to_change(messages: &[std::fs::DirEntry], warehouse: &Path) 
             if said.is_empty() {
                 continue;
             }
-            let json = common::run_ok(
-                Command::new(JOBSIGHT)
-                    .arg("--data")
-                    .arg(warehouse)
-                    .args(["job", id, "--format", "json"])
-                    .env_remove("JOBSIGHT_CONFIG"),
-            );
-            let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+            let v = job_json(warehouse, id);
             let own: Vec<&str> = v["suggestions"]
                 .as_array()
                 .unwrap()
@@ -805,6 +784,18 @@ fn digests_say_what_to_change(messages: &[std::fs::DirEntry], warehouse: &Path) 
         }
     }
     assert!(lines > 0, "no digest suggests a request");
+}
+
+/// `jobsight job ID --format json` over `warehouse`, as a person would ask for it.
+fn job_json(warehouse: &Path, id: &str) -> serde_json::Value {
+    let json = common::run_ok(
+        Command::new(JOBSIGHT)
+            .arg("--data")
+            .arg(warehouse)
+            .args(["job", id, "--format", "json"])
+            .env_remove("JOBSIGHT_CONFIG"),
+    );
+    serde_json::from_str(&json).unwrap()
 }
 
 /// What a critical email told is not told again in a digest, nor the other way round

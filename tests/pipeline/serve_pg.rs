@@ -431,6 +431,14 @@ fn statements_of_any_depth_never_take_the_server_down() {
         assert!(!ok && err.contains("too complex"), "{err}");
         assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
     }
+    // Behind a first statement DataFusion's parser refuses and datafusion-postgres' accepts,
+    // sent as one query (psql -c): each statement is budgeted by itself.
+    for first in ["ABORT", "COPY jobs TO STDOUT"] {
+        let started = std::time::Instant::now();
+        let (ok, _, err) = server.run(&format!("{first}; {casts}"));
+        assert!(!ok && err.contains("too complex"), "{first}: {err}");
+        assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+    }
     let (ok, out, err) = server.run("SELECT 41 + 1");
     assert!(ok && out.trim() == "42", "the server lives: {out} {err}");
     // The review's 40-byte statement that took the server to 3.96 GB beside its pool.

@@ -44,7 +44,8 @@
 //!   the job), else of its nodes' GPUs (`gpu_util`) unless it shared a node, where other jobs
 //!   may have held some of them; `gpu_source` says which (`telemetry-job`, `telemetry-node`);
 //!   `gpu_mem_used_max_mb`: the peak of the GPUs' memory in use from the same family, and
-//!   `gpu_mem_total_mb` their memory (used + free, DCGM's `FB_FREE` beside `FB_USED`);
+//!   `gpu_mem_total_mb` the memory of the job's own GPUs (used + free, DCGM's `FB_FREE` beside
+//!   `FB_USED`; none from a node's series, which count every GPU of the node);
 //! - `energy_kwh`, `energy_source`, `energy_share`: see [`crate::energy`];
 //! - `duty_cycle` (SUPReMM): per-core series `cpu_core<N>_util` (utilisation 0–1); a core's duty
 //!   cycle is the share of its samples above 0.5. GOOD when no core is below 0.5, LOW when none
@@ -704,15 +705,19 @@ fn efficiency(
     };
     let gpu_mem_used_max_mb =
         gpu_family.and_then(|prefix| peak_mb(&format!("{prefix}gpu_mem_used_bytes")));
-    let gpu_mem_total_mb = gpu_family.and_then(|prefix| {
-        let used = mean_of(&format!("{prefix}gpu_mem_used_bytes"));
-        let free = mean_of(&format!("{prefix}gpu_mem_free_bytes"));
+    // Only of the job's own GPUs: a node's used + free counts every GPU of the node, also those
+    // the job did not ask for.
+    let gpu_mem_total_mb = if gpu_source == Some(Source::TelemetryJob) {
+        let used = mean_of("job_gpu_mem_used_bytes");
+        let free = mean_of("job_gpu_mem_free_bytes");
         let per_node: Vec<f64> = used
             .iter()
             .filter_map(|(node, u)| Some(u + free.get(node)?))
             .collect();
         (!per_node.is_empty()).then(|| per_node.iter().sum::<f64>() / 1048576.0)
-    });
+    } else {
+        None
+    };
     let watts = |metric: &str| {
         let means = mean_of(metric);
         (!means.is_empty()).then(|| means.values().sum::<f64>())

@@ -313,7 +313,8 @@ pub fn job_telemetry(
         "job_gpu_mem_used_bytes",
         "job_gpu_mem_free_bytes",
     ];
-    // 40 GiB per GPU (an A100-40GB's 40,960 MiB).
+    // 40 GiB per GPU (an A100-40GB's 40,960 MiB). Every node gets the job's GPUs: the
+    // simulator does not spread them over nodes (nor their use, which `gpu_util` shows).
     let gpu_memory = f64::from(job.gpus) * 40.0 * 1024f64.powi(3);
     let series: Vec<(&str, Series)> = metrics
         .iter()

@@ -150,6 +150,7 @@ pub fn read_jobs(
                 mem_used_max_mb: c.float("mem_used_max_mb", i),
                 cpu_used_cores: c.float("cpu_used_cores", i),
                 gpu_util: c.float("gpu_util", i),
+                critical_finding: false,
                 items: Vec::new(),
             };
             match by_id.get(&job_id) {
@@ -171,6 +172,7 @@ pub fn read_jobs(
                 Some("warning") => Severity::Warning,
                 _ => Severity::Info,
             };
+            job.critical_finding |= severity == Severity::Critical;
             job.items.push(Item {
                 kind: c.text("rule", i).unwrap_or_default(),
                 severity,

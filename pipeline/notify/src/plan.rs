@@ -174,6 +174,9 @@ pub struct JobReport {
     pub mem_used_max_mb: Option<f64>,
     pub cpu_used_cores: Option<f64>,
     pub gpu_util: Option<f64>,
+    /// Whether any of the job's findings is critical, reported in this message or before (its
+    /// page holds back task advice for such a job, and the message does too).
+    pub critical_finding: bool,
     pub items: Vec<Item>,
 }
 

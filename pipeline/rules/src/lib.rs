@@ -911,6 +911,31 @@ mod tests {
         assert!(gpu_job(Some(0.9), 0.01).is_none());
     }
 
+    /// A GPU job in the GPU partition "used no GPU" only when its GPUs' peak says so too: a
+    /// job with short bursts has a mean near 0 and is no misuse of the partition.
+    #[test]
+    fn a_gpu_job_with_bursts_used_its_gpus() {
+        let book = RuleBook::load(None).unwrap();
+        let wrong_partition = |max: f64| {
+            let mut data = on_accounting(true, false);
+            data.job.insert("gpus".into(), Value::Num(1.0));
+            data.job
+                .insert("partition".into(), Value::Str("gpu".into()));
+            data.across.insert(
+                "gpu_util".into(),
+                [("mean".to_string(), 0.005), ("max".to_string(), max)].into(),
+            );
+            data.summary.insert("gpu_util".into(), Value::Num(0.005));
+            prepare(&mut data, &Settings::default());
+            evaluate(&book, &data, &Settings::default())
+                .findings
+                .iter()
+                .any(|f| f.rule == "wrong-partition-gpu")
+        };
+        assert!(wrong_partition(0.0));
+        assert!(!wrong_partition(0.9));
+    }
+
     /// The generic check finds what the review found (a percentile below its mean, an
     /// efficiency of 4.16) and the rest of its list, and passes a consistent finding.
     #[test]

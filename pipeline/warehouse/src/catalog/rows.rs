@@ -489,8 +489,8 @@ table_row! {
         /// The job's GPU memory peak in MiB, summed over its GPUs, from the series `gpu_util`
         /// comes from (`gpu_source`); `None` where that has none.
         gpu_mem_used_max_mb: Option<f64>,
-        /// The memory of those GPUs in MiB (DCGM's used + free, summed over the job's GPUs);
-        /// `None` where the free memory was not collected.
+        /// The memory of the job's own GPUs in MiB (DCGM's job-mapped used + free, summed);
+        /// `None` without those series (a node's count every GPU of the node).
         gpu_mem_total_mb: Option<f64>,
     }
 }

@@ -5,8 +5,9 @@
 //! killed). Every expression of a parse passes through the dialect's `parse_prefix`, so
 //! [`parse`] counts those calls against a budget in proportion to the statement's tokens: a
 //! statement past it fails at its next expression, every retry fails at its first, and the
-//! refusal is as quick as the parse of an ordinary statement. What passes costs the second
-//! parse (DataFusion's or datafusion-postgres') no more, as the parse is the same.
+//! refusal is as quick as the parse of an ordinary statement. Each statement is checked with
+//! both parsers that will read it (DataFusion's and sqlparser's own, datafusion-postgres'), so
+//! what passes costs their real parse no more.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,7 +19,7 @@ use datafusion::sql::sqlparser::ast::Expr;
 use datafusion::sql::sqlparser::dialect::{Dialect, PostgreSqlDialect, Precedence};
 use datafusion::sql::sqlparser::keywords::Keyword;
 use datafusion::sql::sqlparser::parser::{Parser, ParserError};
-use datafusion::sql::sqlparser::tokenizer::Tokenizer;
+use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
 
 use super::QueryError;
 
@@ -208,24 +209,44 @@ impl Dialect for Budgeted {
 }
 
 /// The statements of `sql` (PostgreSQL's dialect, as DataFusion's parser reads it), or the
-/// parser's error; [`QueryError::TooComplex`] when its parse would take longer than its size
-/// warrants.
+/// parser's error; [`QueryError::TooComplex`] when the parse of one of them would take longer
+/// than its size warrants ([`check`]).
 pub fn parse(sql: &str) -> Result<VecDeque<DfStatement>, QueryError> {
+    check(sql)?;
+    DFParser::parse_sql_with_dialect(sql, &PostgreSqlDialect {}).map_err(QueryError::Query)
+}
+
+/// [`QueryError::TooComplex`] when the parse of any statement of `sql` would take longer than
+/// its size warrants, by DataFusion's parser or by sqlparser's own (datafusion-postgres'). Each
+/// statement (the text between top-level `;`, which the linear tokenizer finds) is parsed by
+/// itself: a parser stops at the first statement it refuses, and the one after it (`ABORT;
+/// SELECT CAST(CAST(...`) would otherwise go unchecked to the other parser. A statement either
+/// parser refuses for another reason passes here: that parser says why.
+pub fn check(sql: &str) -> Result<(), QueryError> {
     let dialect = PostgreSqlDialect {};
-    // The tokenizer is linear: the size of the statement, in the parser's own units.
     let tokens = Tokenizer::new(&dialect, sql)
         .tokenize()
-        .map_err(|e| QueryError::Query(DataFusionError::SQL(Box::new(e.into()), None)))?
-        .len();
-    let budget = tokens
-        .saturating_mul(EXPRESSIONS_PER_TOKEN)
-        .max(MINIMUM_BUDGET);
-    let budgeted = Budgeted(dialect, AtomicUsize::new(budget));
-    let parsed = DFParser::parse_sql_with_dialect(sql, &budgeted);
-    if budgeted.1.load(Ordering::Relaxed) == 0 {
-        return Err(QueryError::TooComplex(OVER_BUDGET.into()));
+        .map_err(|e| QueryError::Query(DataFusionError::SQL(Box::new(e.into()), None)))?;
+    for statement in tokens.split(|t| *t == Token::SemiColon) {
+        let text: String = statement.iter().map(Token::to_string).collect();
+        let budget = || {
+            let left = statement
+                .len()
+                .saturating_mul(EXPRESSIONS_PER_TOKEN)
+                .max(MINIMUM_BUDGET);
+            Budgeted(PostgreSqlDialect {}, AtomicUsize::new(left))
+        };
+        let (datafusion, sqlparser) = (budget(), budget());
+        let _ = DFParser::parse_sql_with_dialect(&text, &datafusion);
+        let _ = Parser::parse_sql(&sqlparser, &text);
+        if [&datafusion, &sqlparser]
+            .iter()
+            .any(|b| b.1.load(Ordering::Relaxed) == 0)
+        {
+            return Err(QueryError::TooComplex(OVER_BUDGET.into()));
+        }
     }
-    parsed.map_err(QueryError::Query)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -246,6 +267,10 @@ mod tests {
             nested("CAST(", "1", " AS VARCHAR)", 60),
             nested("abs(", "1", ")", 40),
             nested("CAST(CAST(", "1", ",1),1)", 20),
+            // A first statement one parser refuses does not stop the check of the next.
+            format!("ABORT; {}", nested("CAST(", "1", " AS BIGINT)", 48)),
+            format!("COPY jobs TO STDOUT; {}", nested("abs(", "1", ")", 40)),
+            format!("SELECT 1; {}", nested("CAST(", "1", " AS BIGINT)", 48)),
         ] {
             let started = Instant::now();
             let answer = parse(&sql);

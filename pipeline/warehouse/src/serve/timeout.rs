@@ -93,7 +93,7 @@ fn until(
 /// `statement_too_complex` for a statement whose parse would take longer than its size warrants
 /// ([`crate::query::budget`]); anything else is left to datafusion-postgres' own parse.
 fn over_budget(sql: &str) -> PgWireResult<()> {
-    match crate::query::budget::parse(sql) {
+    match crate::query::budget::check(sql) {
         Err(QueryError::TooComplex(why)) => Err(super::too_complex(&why)),
         _ => Ok(()),
     }

@@ -117,6 +117,12 @@ fn suggestions_context(job: &JobReport) -> Value {
         shared: job.shared,
         ..Default::default()
     });
+    // Every finding of the job counts, not only those this message reports: a critical one
+    // sent earlier holds back the same advice as on the page.
+    let critical = FindingFacts {
+        severity: Severity::Critical.name().to_string(),
+        ..Default::default()
+    };
     let findings: Vec<FindingFacts> = job
         .items
         .iter()
@@ -125,6 +131,7 @@ fn suggestions_context(job: &JobReport) -> Value {
             severity: item.severity.name().to_string(),
             ..Default::default()
         })
+        .chain(job.critical_finding.then_some(critical))
         .collect();
     let lines = crate::output::pages::suggest::suggestions(&facts, summary.as_ref(), &findings);
     Value::List(
@@ -414,6 +421,37 @@ pub fn running_context(message: &Planned, warning: &Warning) -> Context {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A digest holds back task advice for a job with a critical finding, reported in it or in
+    /// an earlier email, as the job's page does.
+    #[test]
+    fn a_critical_finding_sent_earlier_still_holds_back_task_advice() {
+        let lines = |critical_finding: bool| -> Vec<String> {
+            let mut job = crate::output::email::sample::sample_oversized_job();
+            job.num_nodes = Some(1);
+            job.critical_finding = critical_finding;
+            let Value::List(items) = suggestions_context(&job) else {
+                panic!("a list");
+            };
+            items
+                .iter()
+                .filter_map(|item| match item.get("line") {
+                    Some(Value::Text(line)) => Some(line.clone()),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert!(
+            lines(false)
+                .iter()
+                .any(|l| l.starts_with("#SBATCH --ntasks="))
+        );
+        assert!(
+            !lines(true)
+                .iter()
+                .any(|l| l.starts_with("#SBATCH --ntasks="))
+        );
+    }
 
     #[test]
     fn links_encode_their_values() {

@@ -45,6 +45,7 @@ pub fn sample_job() -> JobReport {
         mem_used_max_mb: Some(6.4 * 1024.0),
         cpu_used_cores: Some(1.3),
         gpu_util: None,
+        critical_finding: true,
         items: vec![Item {
             kind: "hung".into(),
             severity: Severity::Critical,
@@ -66,6 +67,7 @@ pub fn sample_oversized_job() -> JobReport {
     job.start = job.end.map(|end| end - chrono::Duration::minutes(90));
     job.time_eff = Some(0.25);
     job.shared = Some(false);
+    job.critical_finding = false;
     job.items = vec![Item {
         kind: "memory-overrequest".into(),
         severity: Severity::Warning,

@@ -284,9 +284,20 @@ fn metric_charts(
     for metric in charted {
         let Some(series) = series else { break };
         let family = family(metric);
-        let is_family = family != *metric;
+        // A family has several members (`cpu_core0_util`, `cpu_core1_util`); `load1` alone is
+        // a metric of its own with a digit in its name.
+        let members: std::collections::BTreeSet<&String> = series
+            .values()
+            .flat_map(|m| m.keys())
+            .filter(|name| self::family(name) == family)
+            .collect();
+        let is_family = family != *metric && members.len() > 1;
         let mut chart = MetricChart {
-            title: family.clone(),
+            title: if is_family {
+                family.clone()
+            } else {
+                metric.clone()
+            },
             anomalous: spans.to_vec(),
             ..Default::default()
         };
@@ -469,8 +480,13 @@ mod tests {
                 );
             }
             metrics.insert("job_mem_bytes".into(), vec![(0.0, 1e9), (1.0, 2e9)]);
+            metrics.insert("load1".into(), vec![(0.0, 1.0), (1.0, 2.0)]);
         }
-        let ranked = ["cpu_core2_util".to_string(), "job_mem_bytes".to_string()];
+        let ranked = [
+            "cpu_core2_util".to_string(),
+            "job_mem_bytes".to_string(),
+            "load1".to_string(),
+        ];
         let svgs = metric_charts(
             &ranked,
             Some(&series),
@@ -480,7 +496,7 @@ mod tests {
             &Settings::default(),
         )
         .unwrap();
-        assert_eq!(svgs.len(), 2);
+        assert_eq!(svgs.len(), 3);
         let band = svgs[0].to_string();
         assert!(
             band.contains("CPU core use: lowest, median and highest of 8 series"),
@@ -491,6 +507,12 @@ mod tests {
         assert!(
             memory.contains("Job memory") && memory.contains("n2"),
             "{memory}"
+        );
+        // One metric with a digit in its name is no family: a line per node.
+        let load = svgs[2].to_string();
+        assert!(
+            !load.contains("lowest, median") && load.contains("n2"),
+            "{load}"
         );
     }
 

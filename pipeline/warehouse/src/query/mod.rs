@@ -53,6 +53,7 @@ pub mod bounded;
 pub mod budget;
 pub mod depth;
 mod group_keys;
+pub mod heap;
 mod local_files;
 mod repeated_keys;
 mod results;

@@ -538,19 +538,81 @@ fn jobs_of_other_users_are_refused_to_a_person(dir: &Path, warehouse: &Path, id:
     let (ok, out, err) = as_nobody(bin, &["--config", admin.to_str().unwrap(), "job", id]);
     assert!(ok && out.contains(&format!("Job {id} (")), "{err}");
 
-    // Installed setgid (to `daemon`): the rule holds with no configuration file at all, and the
-    // person cannot choose another configuration or warehouse.
+    // Installed setgid (to `daemon`): it reads /etc/jobsight/jobsight.toml alone (here a
+    // directory of the test's bound over /etc/jobsight in a mount namespace of its own), only
+    // when root's, and only a warehouse the person cannot change; the person cannot choose
+    // another configuration or warehouse. Round two: with no file read, it used the
+    // `./jobsight-data` of wherever the person stood.
     let setgid = dir.join("jobsight-setgid");
     std::fs::copy(JOBSIGHT, &setgid).unwrap();
     common::run_ok(Command::new("chgrp").arg("daemon").arg(&setgid));
     open(&setgid, 0o2755);
-    let (ok, _, err) = as_nobody(&setgid, &["--config", admin.to_str().unwrap(), "job", id]);
+    let etc = dir.join("etc-jobsight");
+    std::fs::create_dir(&etc).unwrap();
+    open(&etc, 0o755);
+    // The mount point: an empty directory of root's, what an installation has anyway.
+    std::fs::create_dir_all("/etc/jobsight").unwrap();
+    let attacker = dir.join("attacker");
+    std::fs::create_dir(&attacker).unwrap();
+    common::run_ok(
+        Command::new("cp")
+            .arg("-r")
+            .arg(warehouse)
+            .arg(attacker.join("jobsight-data")),
+    );
+    common::run_ok(Command::new("chown").args(["-R", "nobody"]).arg(&attacker));
+    let installed = |args: &[&str]| {
+        let out = Command::new("unshare")
+            .args(["--mount", "--propagation", "private", "sh", "-c"])
+            .arg("mount --bind \"$0\" /etc/jobsight && exec runuser -u nobody -- \"$@\"")
+            .arg(&etc)
+            .arg(&setgid)
+            .args(args)
+            .env_remove("JOBSIGHT_CONFIG")
+            .env_remove("JOBSIGHT_DATA")
+            .current_dir(&attacker)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let system = etc.join("jobsight.toml");
+    let (ok, err) = installed(&["job", id]);
+    assert!(
+        !ok && err.contains("/etc/jobsight/jobsight.toml") && err.contains("missing"),
+        "{err}"
+    );
+    std::fs::copy(&person, &system).unwrap();
+    let (ok, err) = installed(&["job", id]);
+    let (_, nobody_ran) = installed(&["job", "999999999"]);
+    assert!(!ok && err.contains("is not in the warehouse"), "{err}");
+    assert_eq!(err.replace(id, "ID"), nobody_ran.replace("999999999", "ID"));
+    let (ok, err) = installed(&["--config", admin.to_str().unwrap(), "job", id]);
     assert!(!ok && err.contains("--config"), "{err}");
     let w = warehouse.to_str().unwrap();
-    let (ok, _, err) = as_nobody(&setgid, &["--data", w, "job", id]);
+    let (ok, err) = installed(&["--data", w, "job", id]);
     assert!(!ok && err.contains("--data"), "{err}");
-    let (ok, _, err) = as_nobody(&setgid, &["sql", "SELECT 1"]);
+    let (ok, err) = installed(&["sql", "SELECT 1"]);
     assert!(!ok && err.contains("nobody is not an admin"), "{err}");
+    // A file anyone but root may write, a warehouse the person owns (theirs to forge), a
+    // relative one: refused.
+    open(&system, 0o666);
+    let (ok, err) = installed(&["job", id]);
+    assert!(!ok && err.contains("writable by root alone"), "{err}");
+    for data in [attacker.join("jobsight-data"), "./jobsight-data".into()] {
+        std::fs::write(
+            &system,
+            format!("data = {:?}\n", data.display().to_string()),
+        )
+        .unwrap();
+        open(&system, 0o644);
+        let (ok, err) = installed(&["job", id]);
+        assert!(!ok && err.contains("refuses"), "{err}");
+    }
+    let (ok, err) = installed(&["job", id]);
+    assert!(err.contains("absolute path") && !ok, "{err}");
 }
 
 /// A page's text as a person reads it: tags, styles and charts left out.

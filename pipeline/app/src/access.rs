@@ -18,6 +18,8 @@
 use std::path::Path;
 use std::process::Command;
 
+pub mod trusted;
+
 use serde::Deserialize;
 
 /// `[access]` as written.
@@ -77,6 +79,8 @@ pub enum AccessError {
          other users' jobs"
     )]
     NotYourList { user: String },
+    #[error("jobsight runs with the privileges of its installation here and refuses {path}: {why}")]
+    Untrusted { path: String, why: String },
 }
 
 /// The person a command runs for.

@@ -55,7 +55,7 @@ pub fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
-    use crate::access::{Access, Ids, SystemDirectory};
+    use crate::access::{Access, Ids, SystemDirectory, trusted};
     let mut stdout = std::io::stdout().lock();
     // A privileged run (setgid) must not read a file the person chose with its privileges, so
     // the ids are known before any configuration is read.
@@ -69,10 +69,22 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         privileged,
     };
     no_person.check_overrides(cli.config.is_some(), false)?;
-    let (mut options, config_path) = Options::load(cli.config.as_deref())?;
+    // A privileged run reads the admin's file alone, and a warehouse the person cannot change.
+    let system_config = std::path::Path::new(trusted::SYSTEM_CONFIG);
+    if privileged {
+        trusted::check_system_config(system_config)?;
+    }
+    let (mut options, config_path) = Options::load(
+        privileged
+            .then_some(system_config)
+            .or(cli.config.as_deref()),
+    )?;
     let moves_data = cli.data.is_some() || cli.spool.is_some();
     cli.overlay(&mut options);
     let settings = options.resolve(&config_path)?;
+    if privileged {
+        trusted::check_warehouse(&settings.data, ids.real_uid)?;
+    }
     let access = if settings.access.own_jobs_only || privileged {
         Access::of(&settings.access, ids, &SystemDirectory)?
     } else {

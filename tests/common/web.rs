@@ -61,6 +61,27 @@ impl WebServer {
     }
 }
 
+impl WebServer {
+    /// Sends the server SIGTERM, as systemd stops it, and waits (at most a minute) for it to
+    /// end: how long that took.
+    pub fn terminate(&mut self) -> std::time::Duration {
+        let started = std::time::Instant::now();
+        let sent = Command::new("kill")
+            .args(["-TERM", &self.process.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        while self.process.try_wait().unwrap().is_none() {
+            assert!(
+                started.elapsed().as_secs() < 60,
+                "still running after SIGTERM"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        started.elapsed()
+    }
+}
+
 impl Drop for WebServer {
     fn drop(&mut self) {
         let _ = self.process.kill();
@@ -85,16 +106,9 @@ impl Answer {
     }
 }
 
-/// Sends one request from `from` with `headers` and `body` (a form, when given) and reads the
-/// whole answer.
-pub fn request(
-    addr: SocketAddr,
-    from: [u8; 4],
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: Option<&str>,
-) -> Answer {
+/// A blocking connection to `addr` from the local address `from` (all of 127/8 is this
+/// machine's, so tests can play clients of several addresses).
+pub fn connect_from(from: [u8; 4], addr: SocketAddr) -> std::net::TcpStream {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -106,8 +120,22 @@ pub fn request(
             .expect("bind the client's address");
         socket.connect(addr).await.unwrap()
     });
-    let mut stream = stream.into_std().unwrap();
+    let stream = stream.into_std().unwrap();
     stream.set_nonblocking(false).unwrap();
+    stream
+}
+
+/// Sends one request from `from` with `headers` and `body` (a form, when given) and reads the
+/// whole answer.
+pub fn request(
+    addr: SocketAddr,
+    from: [u8; 4],
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> Answer {
+    let mut stream = connect_from(from, addr);
     let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
     for (name, value) in headers {
         head.push_str(&format!("{name}: {value}\r\n"));

@@ -6,7 +6,9 @@
 use std::path::PathBuf;
 
 use crate::common::sql_json;
-use crate::web_client::{PROXY, STRANGER, WebServer, get_as, input_value, post_as, request};
+use crate::web_client::{
+    PROXY, STRANGER, WebServer, connect_from, get_as, input_value, post_as, request,
+};
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 
@@ -388,6 +390,77 @@ fn a_person_who_asks_too_often_waits() {
     let limited = limited.unwrap_or_else(|| panic!("no 429 in {answers:?}"));
     assert_eq!(limited.header("retry-after"), Some("60"));
     assert_eq!(get_as(web.addr, "erin", "/jobs").status, 200, "per person");
+}
+
+/// Round two's lock-out: 1,100 half-sent requests from an address nobody trusts kept every
+/// signed-in user out for 45 s, and one kept SIGTERM from stopping the server. Now the address
+/// holds at most 32 connections and the rest are closed at once, a person's requests are
+/// served beside them, a half-sent request is closed at the 10-s header deadline, the
+/// refusals are a few log lines, and SIGTERM ends the server within its 5-s drain.
+#[test]
+fn half_sent_requests_keep_nobody_out_and_do_not_hold_the_stop() {
+    use std::io::{Read, Write};
+    use std::time::{Duration, Instant};
+    let (mut web, _dir) = server("slow", "");
+    let half_sent = |n: usize| -> Vec<std::net::TcpStream> {
+        (0..n)
+            .map(|_| {
+                let mut socket = connect_from(STRANGER, web.addr);
+                socket
+                    .write_all(b"GET /jobs HTTP/1.1\r\nHost: x\r\n")
+                    .unwrap();
+                socket
+            })
+            .collect()
+    };
+    // Closed by the server: the end of the stream (after an answer, if any) or a reset.
+    let closed = |socket: &std::net::TcpStream, within: Duration| {
+        socket.set_read_timeout(Some(within)).unwrap();
+        let mut socket = socket;
+        let mut buffer = [0u8; 1024];
+        loop {
+            match socket.read(&mut buffer) {
+                Ok(0) => return true,
+                Ok(_) => {}
+                Err(e) => {
+                    use std::io::ErrorKind::{TimedOut, WouldBlock};
+                    return !matches!(e.kind(), WouldBlock | TimedOut);
+                }
+            }
+        }
+    };
+    let held = half_sent(300);
+    let started = Instant::now();
+    assert_eq!(get_as(web.addr, "alice", "/jobs").status, 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    let refused = (held.iter().skip(40))
+        .filter(|s| closed(s, Duration::from_millis(500)))
+        .count();
+    assert_eq!(
+        refused, 260,
+        "every connection past the address's 32 closed at once"
+    );
+    let kept = &held[0];
+    assert!(
+        !closed(kept, Duration::from_millis(100)),
+        "within the deadline"
+    );
+    std::thread::sleep(Duration::from_secs(11));
+    assert!(
+        closed(kept, Duration::from_secs(1)),
+        "closed at the header deadline"
+    );
+    let log = std::fs::read_to_string(&web.log).unwrap();
+    let lines = log.lines().filter(|l| l.contains("refused")).count();
+    assert_eq!(lines, 1, "one line for 268 refusals within 10 s: {log}");
+    drop(held);
+    let _waiting = half_sent(5);
+    let took = web.terminate();
+    assert!(took < Duration::from_secs(8), "SIGTERM took {took:?}");
 }
 
 /// The demo's nightly report stored every day's references (`reference_runs`,

@@ -18,6 +18,7 @@
 
 mod forms;
 pub mod guard;
+pub mod listen;
 mod pages;
 pub mod settings;
 pub mod who;
@@ -65,8 +66,6 @@ pub enum WebError {
     Templates(String),
     #[error("cannot draw the CSRF key: {0}")]
     Key(std::io::Error),
-    #[error("the server stopped: {0}")]
-    Serve(std::io::Error),
 }
 
 /// Everything a request may need, shared by all of them.
@@ -333,13 +332,9 @@ pub async fn serve_http(
     })?;
     listening(bound);
     tokio::spawn(web.clone().keep_recent_days_warm());
-    axum::serve(
-        listener,
-        router(web.clone()).into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
+    listen::serve(listener, router(web.clone()), async move {
         let _ = shutdown.await;
     })
-    .await
-    .map_err(WebError::Serve)
+    .await;
+    Ok(())
 }

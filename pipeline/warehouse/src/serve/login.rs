@@ -363,45 +363,6 @@ pub fn sasl_initial_response_shape(body: &[u8]) -> Result<(), &'static str> {
     }
 }
 
-/// Sockets per address that have not logged in yet.
-#[derive(Default)]
-pub struct PerAddress {
-    counts: Mutex<HashMap<IpAddr, usize>>,
-}
-
-/// One counted socket of an address; uncounted when dropped.
-pub struct Counted {
-    of: Arc<PerAddress>,
-    address: IpAddr,
-}
-
-impl PerAddress {
-    /// Counts a socket of `address`, unless it already has `limit`.
-    pub fn admit(self: &Arc<Self>, address: IpAddr, limit: usize) -> Option<Counted> {
-        let mut counts = lock(&self.counts);
-        let count = counts.entry(address).or_default();
-        (*count < limit).then(|| {
-            *count += 1;
-            Counted {
-                of: self.clone(),
-                address,
-            }
-        })
-    }
-}
-
-impl Drop for Counted {
-    fn drop(&mut self) {
-        let mut counts = lock(&self.of.counts);
-        if let Some(count) = counts.get_mut(&self.address) {
-            *count -= 1;
-            if *count == 0 {
-                counts.remove(&self.address);
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -450,18 +411,5 @@ mod tests {
         assert!(failures.locked(b).is_none());
         failures.succeeded(b);
         assert!(failures.locked(b).is_none());
-    }
-
-    #[test]
-    fn an_address_holds_at_most_its_limit_until_one_goes() {
-        let per = Arc::new(PerAddress::default());
-        let a: IpAddr = "10.0.0.1".parse().unwrap();
-        let b: IpAddr = "10.0.0.2".parse().unwrap();
-        let first = per.admit(a, 2).unwrap();
-        let _second = per.admit(a, 2).unwrap();
-        assert!(per.admit(a, 2).is_none());
-        assert!(per.admit(b, 2).is_some());
-        drop(first);
-        assert!(per.admit(a, 2).is_some());
     }
 }

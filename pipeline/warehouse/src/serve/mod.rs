@@ -28,6 +28,7 @@
 //!
 //! The server has no state of its own: stopping it (SIGINT, SIGTERM) loses nothing.
 
+pub mod admission;
 mod login;
 mod timeout;
 
@@ -576,6 +577,9 @@ async fn hung_up(socket: std::net::TcpStream) {
     }
 }
 
+/// What the server's log lines begin with.
+const SERVER: &str = "jobsight serve";
+
 /// Resolves when the process gets SIGINT or SIGTERM: the `shutdown` of [`serve_pg`] for a
 /// command line.
 pub async fn stop_signal() -> std::io::Result<()> {
@@ -636,7 +640,8 @@ pub async fn serve_pg(
     // that never log in cannot keep a logged-in client out ([`login`]).
     let slots = Arc::new(tokio::sync::Semaphore::new(settings.max_connections));
     let logging_in = Arc::new(tokio::sync::Semaphore::new(settings.max_connections));
-    let per_address = Arc::new(login::PerAddress::default());
+    let per_address = Arc::new(admission::PerAddress::default());
+    let refusals = Arc::new(admission::RefusalLog::default());
     let login_timeout = settings.login_timeout;
     tokio::pin!(shutdown);
     loop {
@@ -646,7 +651,10 @@ pub async fn serve_pg(
                 // A client that hung up before it was accepted, or no file descriptors left
                 // for a moment: the server goes on.
                 Err(e) => {
-                    eprintln!("jobsight serve: cannot accept a connection: {e}");
+                    let nobody = std::net::Ipv4Addr::UNSPECIFIED.into();
+                    refusals.note(SERVER, nobody, || format!("cannot accept a connection: {e}"));
+                    // No file descriptor left: give the connections a moment to end.
+                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
                     continue;
                 }
             },
@@ -656,26 +664,32 @@ pub async fn serve_pg(
             }
         };
         if let Some(left) = handlers.failures.locked(peer.ip()) {
-            eprintln!(
-                "jobsight serve: {peer}: refused, locked out for {} s more after {} failed logins",
-                left.as_secs(),
-                LOCKOUT_FAILURES
-            );
+            refusals.note(SERVER, peer.ip(), || {
+                format!(
+                    "{peer}: refused, locked out for {} s more after {} failed logins",
+                    left.as_secs(),
+                    LOCKOUT_FAILURES
+                )
+            });
             continue;
         }
         let Some(counted) = per_address.admit(peer.ip(), settings.max_logins_per_address) else {
-            eprintln!(
-                "jobsight serve: {peer}: refused, {} connections of this address are logging in \
-                 (max_logins_per_address)",
-                settings.max_logins_per_address
-            );
+            refusals.note(SERVER, peer.ip(), || {
+                format!(
+                    "{peer}: refused, {} connections of this address are logging in \
+                     (max_logins_per_address)",
+                    settings.max_logins_per_address
+                )
+            });
             continue;
         };
         let Ok(login_slot) = logging_in.clone().try_acquire_owned() else {
-            eprintln!(
-                "jobsight serve: {peer}: refused, {} connections are logging in (max_connections)",
-                settings.max_connections
-            );
+            refusals.note(SERVER, peer.ip(), || {
+                format!(
+                    "{peer}: refused, {} connections are logging in (max_connections)",
+                    settings.max_connections
+                )
+            });
             continue;
         };
         let (gate, logged_in) = login::Gate::new(slots.clone());
@@ -688,6 +702,7 @@ pub async fn serve_pg(
         let watch = std::os::fd::AsFd::as_fd(&socket)
             .try_clone_to_owned()
             .map(std::net::TcpStream::from);
+        let closed = refusals.clone();
         tokio::spawn(async move {
             let served = pgwire::tokio::process_socket(socket, None, connection);
             tokio::pin!(served);
@@ -712,11 +727,12 @@ pub async fn serve_pg(
                         ended
                     }
                     _ => {
-                        eprintln!(
-                            "jobsight serve: {peer}: closed, no login within {} s \
-                             (pg_login_timeout_s)",
-                            login_timeout.as_secs()
-                        );
+                        closed.note(SERVER, peer.ip(), || {
+                            format!(
+                                "{peer}: closed, no login within {} s (pg_login_timeout_s)",
+                                login_timeout.as_secs()
+                            )
+                        });
                         return;
                     }
                 },

@@ -1,24 +1,34 @@
-//! The exporter's HTTP side, on `std::net` alone: one thread answers one connection at a time,
-//! `GET /metrics` with a fresh scrape and `GET /` with a pointer to it, and closes the connection
-//! after every answer (`Connection: close`, no keep-alive).
+//! The exporter's HTTP side, on `std::net` alone: a thread per connection (at most
+//! [`MAX_CONNECTIONS`] at once) answers `GET /metrics` with a fresh scrape and `GET /` with a
+//! pointer to it, and closes the connection after every answer (`Connection: close`, no
+//! keep-alive).
 //!
 //! It is built so that no client can hold it up or bring it down:
 //!
 //! - the request line and headers must arrive within [`Limits::read_timeout`] in all (not per
 //!   read, so a client dribbling a byte at a time gets no longer) and fit in
-//!   [`Limits::max_request_bytes`]; a silent client delays the next one by the timeout at most;
+//!   [`Limits::max_request_bytes`]; a silent client holds its own thread for the timeout at
+//!   most, and delays nobody (round two: one connection at a time, ten silent connections
+//!   delayed a scrape by 20 s, twice Prometheus's scrape timeout);
+//! - past [`MAX_CONNECTIONS`] open at once a connection is closed at once, logged once per 10 s
+//!   with a count;
 //! - the answer must be taken within [`Limits::write_timeout`] in all;
 //! - only the request line is parsed; headers and any body are ignored; anything but
 //!   `GET`/`HEAD` of `/metrics` or `/` is answered 400, 404, 405 or 431 and the connection closed;
 //! - a failed accept or write is logged and the loop goes on; a panic while answering is caught.
 //!
-//! Scrapes are serialised by construction: Prometheus scrapes a node every 15 to 60 s, and a
-//! scrape of a node's jobs takes milliseconds.
+//! Scrapes are serialised by the caller (one collector): Prometheus scrapes a node every 15 to
+//! 60 s, and a scrape of a node's jobs takes milliseconds. What is left: a local user who keeps
+//! [`MAX_CONNECTIONS`] connections open, re-opening each every 2 s, can still have a scrape
+//! refused; listen on an address only Prometheus reaches where that matters.
 
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
+use std::net::{IpAddr, Ipv4Addr, Shutdown, TcpListener, TcpStream};
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use crate::admission::{PerAddress, RefusalLog};
 
 use crate::exposition::CONTENT_TYPE;
 
@@ -52,33 +62,64 @@ const DRAIN_BYTES: usize = 64 * 1024;
 const INDEX: &str = "jobsight-exporter: per-job cgroup figures of the Slurm jobs on this node.\n\
                      Prometheus text format at /metrics.\n";
 
-/// Answers the listener's connections one after the other, for ever. `metrics` makes the body of
-/// each `GET /metrics`; `log` gets one line per failure worth an admin's attention.
+/// The connections answered at once; more are closed at once.
+pub const MAX_CONNECTIONS: usize = 64;
+
+/// Answers the listener's connections, each on a thread of its own, for ever. `metrics` makes
+/// the body of each `GET /metrics`; `log` gets one line per failure worth an admin's attention.
 pub fn serve(
     listener: &TcpListener,
     limits: &Limits,
-    metrics: &mut dyn FnMut() -> String,
-    log: &mut dyn FnMut(&str),
+    metrics: &(dyn Fn() -> String + Sync),
+    log: &(dyn Fn(&str) + Sync),
 ) {
-    for stream in listener.incoming() {
-        let stream = match stream {
-            Ok(stream) => stream,
-            Err(e) => {
-                log(&format!("cannot accept a connection: {e}"));
-                // Out of file descriptors or memory: wait rather than spin on the error.
-                std::thread::sleep(Duration::from_millis(100));
+    let open = Arc::new(PerAddress::default());
+    let refusals = RefusalLog::default();
+    // One key for every connection: `open` counts them all.
+    let all = IpAddr::from(Ipv4Addr::UNSPECIFIED);
+    std::thread::scope(|threads| {
+        for stream in listener.incoming() {
+            let stream = match stream {
+                Ok(stream) => stream,
+                Err(e) => {
+                    refusals.note_with(
+                        all,
+                        |line| log(line),
+                        || format!("cannot accept a connection: {e}"),
+                    );
+                    // Out of file descriptors or memory: wait rather than spin on the error.
+                    std::thread::sleep(Duration::from_millis(100));
+                    continue;
+                }
+            };
+            let Some(slot) = open.admit(all, MAX_CONNECTIONS) else {
+                refusals.note_with(
+                    all,
+                    |line| log(line),
+                    || format!("refused a connection: {MAX_CONNECTIONS} are open"),
+                );
                 continue;
+            };
+            let spawned = std::thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn_scoped(threads, move || {
+                    let _slot = slot;
+                    let answered = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        serve_connection(stream, limits, metrics)
+                    }));
+                    match answered {
+                        Ok(Ok(())) => {}
+                        Ok(Err(message)) => log(&message),
+                        Err(_) => {
+                            log("internal error (panic) while answering a request; serving goes on")
+                        }
+                    }
+                });
+            if let Err(e) = spawned {
+                log(&format!("cannot start a thread for a connection: {e}"));
             }
-        };
-        let answered = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            serve_connection(stream, limits, &mut *metrics)
-        }));
-        match answered {
-            Ok(Ok(())) => {}
-            Ok(Err(message)) => log(&message),
-            Err(_) => log("internal error (panic) while answering a request; serving goes on"),
         }
-    }
+    });
 }
 
 /// What came in before the answer.
@@ -128,7 +169,7 @@ impl Response {
 pub fn serve_connection(
     mut stream: TcpStream,
     limits: &Limits,
-    metrics: &mut dyn FnMut() -> String,
+    metrics: &dyn Fn() -> String,
 ) -> Result<(), String> {
     let peer = stream
         .peer_addr()
@@ -221,7 +262,7 @@ fn end_of_head(buffer: &[u8], from: usize) -> Option<usize> {
 }
 
 /// The answer to a complete request: only its first line is looked at.
-fn answer(head: &[u8], metrics: &mut dyn FnMut() -> String) -> Response {
+fn answer(head: &[u8], metrics: &dyn Fn() -> String) -> Response {
     let bad = || Response::text(400, "Bad Request", "expected: GET /metrics HTTP/1.1\n");
     let first_line = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
     let Ok(line) = std::str::from_utf8(first_line) else {
@@ -333,13 +374,12 @@ mod tests {
         };
         let server_limits = limits.clone();
         std::thread::spawn(move || {
-            let mut scrapes = 0u64;
-            let mut metrics = || {
-                scrapes += 1;
-                format!("jobsight_exporter_jobs {scrapes}\n")
+            let scrapes = std::sync::atomic::AtomicU64::new(0);
+            let metrics = || {
+                let scrape = scrapes.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                format!("jobsight_exporter_jobs {scrape}\n")
             };
-            let mut log = |_: &str| {};
-            serve(&listener, &server_limits, &mut metrics, &mut log);
+            serve(&listener, &server_limits, &metrics, &|_: &str| {});
         });
         (address, limits)
     }
@@ -421,25 +461,44 @@ mod tests {
         assert!(fine.starts_with("HTTP/1.1 200 "), "{fine}");
     }
 
+    /// Round two: ten silent connections delayed a scrape by 20 s. Now they hold their own
+    /// threads, the scrape is answered at once beside them, and a half-sent request gets a
+    /// closed connection at its timeout; past the cap a connection is closed at once.
     #[test]
-    fn a_silent_client_delays_the_next_one_by_the_timeout_at_most() {
+    fn silent_clients_delay_no_scrape() {
         let (address, limits) = start();
-        let _silent = TcpStream::connect(address).unwrap();
+        let silent: Vec<TcpStream> = (0..10)
+            .map(|_| TcpStream::connect(address).unwrap())
+            .collect();
         let mut slow = TcpStream::connect(address).unwrap();
         slow.write_all(b"GET /met").unwrap();
         let started = Instant::now();
         let answer = ask(address, b"GET /metrics HTTP/1.1\r\n\r\n");
         let waited = started.elapsed();
         assert!(answer.starts_with("HTTP/1.1 200 "), "{answer}");
-        // Two clients ahead of it, each given the read timeout at most.
-        assert!(
-            waited < 2 * limits.read_timeout + Duration::from_secs(2),
-            "{waited:?}"
-        );
+        assert!(waited < limits.read_timeout, "{waited:?}");
         // The half-sent request got nothing but a closed connection.
         let mut rest = Vec::new();
         let _ = slow.read_to_end(&mut rest);
         assert!(rest.is_empty());
+        drop(silent);
+        std::thread::sleep(limits.read_timeout * 2);
+        let held: Vec<TcpStream> = (0..MAX_CONNECTIONS)
+            .map(|_| TcpStream::connect(address).unwrap())
+            .collect();
+        std::thread::sleep(Duration::from_millis(50));
+        let mut past = TcpStream::connect(address).unwrap();
+        past.set_read_timeout(Some(limits.read_timeout / 3))
+            .unwrap();
+        let closed = match past.read(&mut [0u8; 1]) {
+            Ok(n) => n == 0,
+            Err(e) => !matches!(
+                e.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ),
+        };
+        assert!(closed, "closed at once");
+        drop(held);
     }
 
     #[test]

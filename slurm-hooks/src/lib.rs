@@ -10,13 +10,16 @@
 //! The node's other jobsight program, `jobsight-exporter`, serves each running job's own cgroup
 //! figures to Prometheus: [`cgroup`] finds and reads the jobs' cgroups, [`exposition`] writes
 //! them in Prometheus' text format under Princeton's cgroup exporter's names, and [`http`] answers
-//! the scrapes on a bounded, single-threaded `std::net` server.
+//! the scrapes on a bounded `std::net` server, a thread per connection. [`admission`] counts a
+//! server's connections per address and logs refusals once per interval, for the exporter and
+//! for the pipeline's servers.
 //!
 //! Everything here is synchronous and allocation-light, on std alone: the hook runs once per job
 //! on every cluster node and must never slow a job down or fail it, and opens no socket; only
 //! the exporter binary listens, through [`http`].
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod admission;
 pub mod cgroup;
 pub mod exposition;
 pub mod hook_env;

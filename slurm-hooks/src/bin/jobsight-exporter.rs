@@ -228,10 +228,16 @@ fn main() -> ExitCode {
         },
         options.config.cgroup_root.display()
     ));
-    let mut last_logged = String::new();
-    let mut metrics = || scrape(&mut collector, &mut last_logged);
-    let mut log = |message: &str| report(message);
-    http::serve(&listener, &Limits::default(), &mut metrics, &mut log);
+    // One scrape at a time, whichever connection asks.
+    let scraping = std::sync::Mutex::new((collector, String::new()));
+    let metrics = || {
+        let mut scraping = scraping
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (collector, last_logged) = &mut *scraping;
+        scrape(collector, last_logged)
+    };
+    http::serve(&listener, &Limits::default(), &metrics, &report);
     // `incoming()` never ends, so this is not reached; should it be, say so.
     report("the listener stopped");
     ExitCode::FAILURE

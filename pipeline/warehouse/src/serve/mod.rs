@@ -28,7 +28,7 @@
 //!
 //! The server has no state of its own: stopping it (SIGINT, SIGTERM) loses nothing.
 
-pub mod admission;
+pub use slurm_hooks::admission;
 mod login;
 mod timeout;
 

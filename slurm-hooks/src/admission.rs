@@ -1,5 +1,5 @@
-//! Who may hold a server's connection slots, and how refusals are logged: both servers
-//! (`serve --pg`, `serve --http`) count each address's connections that have not yet done what
+//! Who may hold a server's connection slots, and how refusals are logged: the servers
+//! (`serve --pg`, `serve --http`, `jobsight-exporter`) count each address's connections that have not yet done what
 //! a client does first (a login, a request's headers), so that one address cannot hold every
 //! slot, and log a refused address once per [`QUIET`] with a count of what they did not log.
 //! Round two: 32 silent sockets, reconnecting when dropped, were refused with 784,262 log lines
@@ -73,6 +73,16 @@ impl RefusalLog {
     /// Logs `line` on stderr, `server` first, unless a refusal of `address` was logged less
     /// than [`QUIET`] ago; the next line logged says how many were not.
     pub fn note(&self, server: &str, address: IpAddr, line: impl FnOnce() -> String) {
+        self.note_with(address, |line| eprintln!("{server}: {line}"), line);
+    }
+
+    /// [`RefusalLog::note`] with the line given to `log` instead of stderr.
+    pub fn note_with(
+        &self,
+        address: IpAddr,
+        log: impl FnOnce(&str),
+        line: impl FnOnce() -> String,
+    ) {
         let now = Instant::now();
         let mut seen = lock(&self.seen);
         if seen.len() >= REMEMBERED {
@@ -95,13 +105,13 @@ impl RefusalLog {
         drop(seen);
         let line = line();
         if unlogged == 0 {
-            eprintln!("{server}: {line}");
+            log(&line);
         } else {
-            eprintln!(
-                "{server}: {line} ({unlogged} more refusals of this address in the {} s before \
-                 were not logged)",
+            log(&format!(
+                "{line} ({unlogged} more refusals of this address in the {} s before were not \
+                 logged)",
                 QUIET.as_secs()
-            );
+            ));
         }
     }
 

@@ -165,6 +165,9 @@ pub struct Roles {
     admin_groups: Vec<String>,
     refresh: Duration,
     cached: Mutex<Cache>,
+    /// Held while Slurm is asked: one `sacctmgr` at a time, and those who waited read its
+    /// answer (round two: 30 first requests at once ran it 30 times).
+    asking: Mutex<()>,
 }
 
 impl std::fmt::Debug for Roles {
@@ -197,6 +200,7 @@ impl Roles {
             admin_groups: access.admin_groups.clone(),
             refresh,
             cached: Mutex::new(Cache::default()),
+            asking: Mutex::new(()),
         }
     }
 
@@ -262,9 +266,15 @@ impl Roles {
                 return of(&cache);
             }
         }
-        // Slurm is asked without the lock held: a slow sacctmgr must not stall the requests
-        // that only read the cache (two may ask at once after the refresh; both answers are
-        // Slurm's).
+        // Slurm is asked without the cache's lock held: a slow sacctmgr must not stall the
+        // requests that only read the cache. One asks; the others wait for its answer.
+        let _asking = self.asking.lock().unwrap_or_else(|e| e.into_inner());
+        {
+            let cache = self.cached.lock().unwrap_or_else(|e| e.into_inner());
+            if fresh(&cache) {
+                return of(&cache);
+            }
+        }
         let by_account = self.directory.coordinators().unwrap_or_else(|e| {
             eprintln!(
                 "jobsight serve: cannot read the accounts' coordinators (nobody is one until they can be read): {e}"
@@ -336,10 +346,17 @@ mod tests {
         ));
     }
 
-    struct Fixed;
+    /// Slurm's answers for the tests, and how often `sacctmgr` was run.
+    #[derive(Default)]
+    struct Fixed {
+        asked: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    }
 
     impl Directory for Fixed {
         fn coordinators(&self) -> Result<HashMap<String, BTreeSet<String>>, String> {
+            self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            // As slow as a busy slurmdbd, so that the first requests overlap.
+            std::thread::sleep(Duration::from_millis(200));
             Ok(parse_coordinators("physics|bob,frank\nchem|\nroot|\n"))
         }
         fn groups(&self, user: &str) -> Result<Vec<String>, String> {
@@ -357,7 +374,7 @@ mod tests {
             admins: vec!["carol".into()],
             admin_groups: vec!["hpcadmin".into()],
         };
-        let roles = Roles::new(Box::new(Fixed), &access, Duration::from_secs(60));
+        let roles = Roles::new(Box::<Fixed>::default(), &access, Duration::from_secs(60));
         let bob = roles.viewer("bob");
         assert!(!bob.admin);
         assert!(bob.may_see(Owner {
@@ -384,5 +401,23 @@ mod tests {
             user: "bob",
             account: "physics"
         }));
+    }
+
+    /// Thirty first requests at once run `sacctmgr` once, and all get its answer.
+    #[test]
+    fn slurm_is_asked_once_however_many_ask_at_once() {
+        let directory = Fixed::default();
+        let asked = directory.asked.clone();
+        let access = crate::access::Settings::default();
+        let roles = Roles::new(Box::new(directory), &access, Duration::from_secs(60));
+        std::thread::scope(|threads| {
+            let viewers: Vec<_> = (0..30)
+                .map(|_| threads.spawn(|| roles.viewer("frank")))
+                .collect();
+            for viewer in viewers {
+                assert!(viewer.join().unwrap().coordinates.contains("physics"));
+            }
+        });
+        assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 1);
     }
 }

@@ -136,6 +136,24 @@ fn most(value: &ColumnarValue) -> Option<i64> {
 
 /// The longest text of an argument, in bytes, if it is text.
 fn longest(value: &ColumnarValue) -> Option<i64> {
+    text_length(value, Length::Longest)
+}
+
+/// The shortest text of an argument, in bytes, if it is text.
+fn shortest(value: &ColumnarValue) -> Option<i64> {
+    text_length(value, Length::Shortest)
+}
+
+/// Which of an argument's texts' lengths [`text_length`] gives.
+#[derive(Clone, Copy)]
+enum Length {
+    Longest,
+    Shortest,
+}
+
+/// The longest or shortest of an argument's texts, in bytes (a scalar's is its own), if it is
+/// text.
+fn text_length(value: &ColumnarValue, which: Length) -> Option<i64> {
     let array = match value {
         ColumnarValue::Scalar(ScalarValue::Utf8(Some(s)) | ScalarValue::LargeUtf8(Some(s))) => {
             return Some(s.len() as i64);
@@ -146,10 +164,13 @@ fn longest(value: &ColumnarValue) -> Option<i64> {
     };
     let text = cast(array, &DataType::Utf8).ok()?;
     let text = text.as_string::<i32>();
-    (0..text.len())
+    let lengths = (0..text.len())
         .filter(|&i| text.is_valid(i))
-        .map(|i| text.value(i).len() as i64)
-        .max()
+        .map(|i| text.value(i).len() as i64);
+    match which {
+        Length::Longest => lengths.max(),
+        Length::Shortest => lengths.min(),
+    }
 }
 
 /// What an argument holds over a call's rows, in bytes: an array's buffers, a scalar once per
@@ -164,20 +185,6 @@ fn total(value: &ColumnarValue, rows: u64) -> u64 {
 /// What all arguments hold over a call's rows, in bytes.
 fn all(args: &[ColumnarValue], rows: u64) -> u64 {
     (args.iter()).fold(0u64, |sum, a| sum.saturating_add(total(a, rows)))
-}
-
-/// The shortest text of an argument, in bytes, if it is text.
-fn shortest(value: &ColumnarValue) -> Option<i64> {
-    let array = match value {
-        ColumnarValue::Scalar(_) => return longest(value),
-        ColumnarValue::Array(a) => a,
-    };
-    let text = cast(array, &DataType::Utf8).ok()?;
-    let text = text.as_string::<i32>();
-    (0..text.len())
-        .filter(|&i| text.is_valid(i))
-        .map(|i| text.value(i).len() as i64)
-        .min()
 }
 
 impl Growth {

@@ -24,7 +24,11 @@ pub struct Options {
     pub lookback_s: Option<u64>,
     /// Where the newest snapshot goes (default `<data>/.schedule/running.json`).
     pub snapshot: Option<PathBuf>,
-    /// Job names that mark a batch job as interactive (Open OnDemand's sessions), as prefixes.
+    /// Partitions whose batch jobs are interactive sessions (Open OnDemand's, on a partition of
+    /// their own): Slurm decides who may submit there, so no user can claim it.
+    pub interactive_partitions: Option<Vec<String>>,
+    /// Job-name prefixes that mark a batch job as interactive. None by default: any user names
+    /// their own job, so a name alone would let anyone exempt a batch job from the cancel policy.
     pub interactive_names: Option<Vec<String>>,
     /// Whether owners get warnings (default true).
     pub warn: Option<bool>,
@@ -62,6 +66,7 @@ pub struct Settings {
     pub timeout: Duration,
     pub lookback_s: u64,
     pub snapshot: PathBuf,
+    pub interactive_partitions: Vec<String>,
     pub interactive_names: Vec<String>,
     pub warn: bool,
     pub cancel: CancelPolicy,
@@ -157,9 +162,8 @@ impl Options {
             snapshot: self
                 .snapshot
                 .unwrap_or_else(|| data.join(".schedule").join("running.json")),
-            interactive_names: self
-                .interactive_names
-                .unwrap_or_else(|| vec!["interactive".into(), "sys/dashboard".into()]),
+            interactive_partitions: self.interactive_partitions.unwrap_or_default(),
+            interactive_names: self.interactive_names.unwrap_or_default(),
             warn: self.warn.unwrap_or(true),
             cancel: CancelPolicy {
                 enabled: cancel.enabled.unwrap_or(false),
@@ -186,6 +190,9 @@ mod tests {
         assert_eq!(s.snapshot, Path::new("/d/.schedule/running.json"));
         assert_eq!(s.cancel.conditions["running-hung"], DEFAULT_STAGES);
         assert!(s.cancel.exempt_interactive);
+        // A job's name is its owner's to choose: no name makes a batch job interactive unless the
+        // site says so.
+        assert!(s.interactive_names.is_empty() && s.interactive_partitions.is_empty());
     }
 
     #[test]

@@ -106,7 +106,7 @@ type Samples = BTreeMap<(Arc<str>, Arc<str>), Vec<Sample>>;
 
 impl Judge<'_> {
     fn one(&self, job: &RunningJob, others: u32, now: DateTime<Utc>) -> LiveJob {
-        let mut live = live_job(job, now, &self.running.interactive_names);
+        let mut live = live_job(job, now, self.running);
         live.shared = others > 0;
         let Some(telemetry) = self.telemetry else {
             live.not_judged = Some("no telemetry source is configured ([ingest] telemetry)".into());
@@ -283,8 +283,9 @@ fn job_fields(
     ])
 }
 
-/// The snapshot's job before judging.
-fn live_job(job: &RunningJob, now: DateTime<Utc>, interactive_names: &[String]) -> LiveJob {
+/// The snapshot's job before judging. It is interactive when Slurm says so (no batch script:
+/// `salloc`, a bare `srun`), or when the site named its partition or, knowingly, a name prefix.
+fn live_job(job: &RunningJob, now: DateTime<Utc>, site: &Settings) -> LiveJob {
     LiveJob {
         cluster: job.cluster.clone(),
         job_id: job.job_id.clone(),
@@ -303,7 +304,9 @@ fn live_job(job: &RunningJob, now: DateTime<Utc>, interactive_names: &[String]) 
         start: job.start,
         elapsed_s: (now - job.start).num_seconds().max(0) as u64,
         interactive: job.interactive
-            || interactive_names
+            || site.interactive_partitions.contains(&job.partition)
+            || site
+                .interactive_names
                 .iter()
                 .any(|p| job.name.starts_with(p.as_str())),
         ..LiveJob::default()
@@ -327,4 +330,40 @@ fn footprint(live: &mut LiveJob, data: &JobData) {
     live.gpu_util = num("gpu_util");
     live.cpu_source = text("cpu_eff_source");
     live.mem_source = text("mem_source");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn site(toml: &str) -> Settings {
+        let options: super::super::settings::Options = toml::from_str(toml).unwrap();
+        options.resolve(Path::new("/d")).unwrap()
+    }
+
+    #[test]
+    fn a_job_is_interactive_by_slurms_flag_or_the_sites_partition_never_by_its_name_alone() {
+        let now = Utc::now();
+        let named = |name: &str, partition: &str, flag: bool| RunningJob {
+            name: name.into(),
+            partition: partition.into(),
+            interactive: flag,
+            start: now,
+            ..RunningJob::default()
+        };
+        let defaults = site("");
+        // Any user may name a batch job so: by default that exempts nothing.
+        for name in ["interactive", "sys/dashboard/sys/jupyter"] {
+            assert!(!live_job(&named(name, "batch", false), now, &defaults).interactive);
+        }
+        // salloc and a bare srun, as Slurm says.
+        assert!(live_job(&named("bash", "batch", true), now, &defaults).interactive);
+        // A partition the site keeps for sessions: Slurm decides who submits there.
+        let ood = site("interactive_partitions = [\"ondemand\"]\n");
+        assert!(live_job(&named("sys/dashboard/x", "ondemand", false), now, &ood).interactive);
+        assert!(!live_job(&named("sys/dashboard/x", "batch", false), now, &ood).interactive);
+        // Names, only when a site lists them knowingly.
+        let names = site("interactive_names = [\"sys/dashboard\"]\n");
+        assert!(live_job(&named("sys/dashboard/x", "batch", false), now, &names).interactive);
+    }
 }

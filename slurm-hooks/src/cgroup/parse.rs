@@ -149,9 +149,21 @@ pub(crate) fn status_uid(text: &str) -> Result<u32, Bad> {
         .ok_or_else(|| Bad::new("a Uid: line with a uid", ids))
 }
 
-/// The job id of a directory named `job_<id>`.
+/// A number as Slurm prints one (`%u`): digits without a leading zero, so that one id has one
+/// spelling. A `job_0007` directory (made where the job's user may make directories) must not
+/// stand for job 7 and shadow its real `job_7`.
+fn canonical(raw: &str) -> Option<u64> {
+    if raw.len() > 1 && raw.starts_with('0') {
+        return None;
+    }
+    digits(raw)
+}
+
+/// The job id of a directory named `job_<id>`, Slurm's spelling only (job ids start at 1).
 pub(crate) fn job_dir(name: &str) -> Option<u64> {
-    name.strip_prefix("job_").and_then(digits)
+    name.strip_prefix("job_")
+        .and_then(canonical)
+        .filter(|&id| id > 0)
 }
 
 /// Whether a directory name is a Slurm 26.05 SLUID (`s` and 13 Crockford base32 characters,
@@ -170,13 +182,13 @@ pub(crate) fn stepd_title_job(cmdline: &[u8]) -> Option<u64> {
     let title = std::str::from_utf8(title).ok()?;
     let inside = title.strip_prefix("slurmstepd: [")?;
     let end = inside.find(['.', ']', ' '])?;
-    digits(&inside[..end])
+    canonical(&inside[..end]).filter(|&id| id > 0)
 }
 
 /// The uid of a cgroup v1 directory named `uid_<uid>`.
 pub(crate) fn uid_dir(name: &str) -> Option<u32> {
     name.strip_prefix("uid_")
-        .and_then(digits)
+        .and_then(canonical)
         .and_then(|n| u32::try_from(n).ok())
 }
 
@@ -309,6 +321,14 @@ mod tests {
         assert_eq!(job_dir("job_+1"), None);
         assert_eq!(job_dir("job_"), None);
         assert_eq!(job_dir("jobs_1"), None);
+        // One spelling per id: a job_0007 made beside job_7 is nobody's.
+        assert_eq!(job_dir("job_0007"), None);
+        assert_eq!(job_dir("job_0"), None);
+        assert_eq!(job_dir("job_10"), Some(10));
+        assert_eq!(uid_dir("uid_0"), Some(0));
+        assert_eq!(uid_dir("uid_01001"), None);
+        assert_eq!(stepd_title_job(b"slurmstepd: [007.batch]\0"), None);
+        assert_eq!(stepd_title_job(b"slurmstepd: [7.batch]\0"), Some(7));
         assert_eq!(uid_dir("uid_1001"), Some(1001));
         assert_eq!(uid_dir("uid_4294967296"), None);
         assert_eq!(step_dir("step_batch"), Some("batch"));

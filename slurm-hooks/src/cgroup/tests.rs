@@ -228,6 +228,22 @@ fn v1_jobs_are_found_under_both_prefixes_and_read() {
 }
 
 #[test]
+fn a_job_directory_spelled_with_leading_zeros_shadows_no_job() {
+    let root = tempfile::tempdir().unwrap();
+    let proc_root = tempfile::tempdir().unwrap();
+    // A forged job_0007 sorted before the real job_7, with other figures and another owner.
+    v1_job(root.path(), "slurm", 1001, 7);
+    let forged = root.path().join("cpuacct/slurm/uid_1000/job_0007");
+    write(&forged.join("cpuacct.usage"), "999000000000\n");
+    write(&forged.join("cpuacct.stat"), "user 99900\nsystem 0\n");
+    write(&forged.join("tasks"), "");
+    let scrape = Collector::new(config(root.path(), proc_root.path(), false)).collect();
+    let ids: Vec<(u64, Option<u32>)> = scrape.jobs.iter().map(|j| (j.job_id, j.uid)).collect();
+    assert_eq!(ids, [(7, Some(1001))]);
+    assert_eq!(scrape.jobs[0].total, v1_job_total());
+}
+
+#[test]
 fn v2_jobs_are_found_under_both_scopes_and_read() {
     let root = tempfile::tempdir().unwrap();
     let proc_root = tempfile::tempdir().unwrap();

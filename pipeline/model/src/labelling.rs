@@ -34,6 +34,8 @@ struct Run {
 pub struct Kept {
     /// Label rows written, per job.
     pub rows_per_job: BTreeMap<String, usize>,
+    /// Labels left out because an identical one (job, type, span, node) came earlier.
+    pub repeated: usize,
 }
 
 /// The names a label may use: healthy, then the anomaly types the models learn.
@@ -69,9 +71,12 @@ pub fn keep_labels(
             shown.join(", ")
         )));
     }
+    let (labels, repeated) = without_repeats(labels);
+    refuse_contradictions(&labels)?;
     let mut per_day: BTreeMap<NaiveDate, Vec<LabelRow>> = BTreeMap::new();
     let mut kept = Kept {
         rows_per_job: BTreeMap::new(),
+        repeated,
     };
     for label in labels {
         let run = runs[label.job_id.as_str()];
@@ -85,6 +90,54 @@ pub fn keep_labels(
         catalog::write_part(data, Table::Labels, day, &part, &[batch])?;
     }
     Ok(kept)
+}
+
+/// The labels without the ones that repeat an earlier one exactly, and how many those were: a
+/// label given twice says nothing more, and a file of a million copies must not become a million
+/// rows that every retrain reads.
+fn without_repeats(labels: &[LabelLine]) -> (Vec<&LabelLine>, usize) {
+    let mut seen = std::collections::HashSet::new();
+    let kept: Vec<&LabelLine> = labels
+        .iter()
+        .filter(|l| {
+            let healthy = matches!(l.anomaly.as_str(), "none" | HEALTHY);
+            seen.insert((
+                &l.job_id,
+                if healthy { HEALTHY } else { l.anomaly.as_str() },
+                l.start_us,
+                l.end_us,
+                &l.node,
+            ))
+        })
+        .collect();
+    let repeated = labels.len() - kept.len();
+    (kept, repeated)
+}
+
+/// Refuses a call that says a job was both healthy and not: one of the two is wrong, and a model
+/// trained on both learns neither.
+fn refuse_contradictions(labels: &[&LabelLine]) -> Result<(), ModelError> {
+    let mut healthy = std::collections::HashSet::new();
+    let mut anomalous: HashMap<&str, &str> = HashMap::new();
+    for label in labels {
+        if matches!(label.anomaly.as_str(), "none" | HEALTHY) {
+            healthy.insert(label.job_id.as_str());
+        } else {
+            anomalous.entry(&label.job_id).or_insert(&label.anomaly);
+        }
+    }
+    let mut both: Vec<(&str, &str)> = anomalous
+        .into_iter()
+        .filter(|(job, _)| healthy.contains(job))
+        .collect();
+    both.sort_unstable();
+    if let Some((job, anomaly)) = both.first() {
+        return Err(ModelError::Label(format!(
+            "{} job(s) are labelled both healthy and anomalous (first: job {job}, healthy and {anomaly}); say which is right; nothing was kept",
+            both.len()
+        )));
+    }
+    Ok(())
 }
 
 /// The row of one label, checked against the job's run.
@@ -310,6 +363,10 @@ mod tests {
                 "start before it ends",
             ),
             (vec![], "no labels"),
+            (
+                vec![line("1", "healthy", None), line("1", "memleak", None)],
+                "both healthy and anomalous (first: job 1, healthy and memleak)",
+            ),
         ] {
             let error = keep_labels(dir.path(), &labels, "alice", at)
                 .unwrap_err()
@@ -323,5 +380,19 @@ mod tests {
             .to_string();
         assert!(error.contains("not within the job's run"), "{error}");
         assert!(catalog::days(dir.path(), Table::Labels).is_empty());
+    }
+
+    #[test]
+    fn a_label_given_many_times_is_kept_once() {
+        let dir = warehouse();
+        let at = Utc.with_ymd_and_hms(2026, 3, 3, 8, 0, 0).unwrap();
+        let mut labels = vec![line("1", "memleak", Some((10, 20))); 10_000];
+        labels.push(line("1", "memleak", Some((30, 40))));
+        labels.push(line("2", "healthy", None));
+        labels.push(line("2", "none", None));
+        let kept = keep_labels(dir.path(), &labels, "alice", at).unwrap();
+        assert_eq!(kept.repeated, 10_000);
+        assert_eq!(kept.rows_per_job["1"], 2);
+        assert_eq!(kept.rows_per_job["2"], 1);
     }
 }

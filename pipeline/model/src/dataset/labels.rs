@@ -182,9 +182,17 @@ pub fn read_labels_csv(path: &Path) -> Result<BTreeMap<String, Truth>, ModelErro
     Ok(truths)
 }
 
-/// The lines of a labels CSV file (see [`read_labels_csv`]), as written.
+/// The largest labels file read: about a million labels. A label file is written by people or
+/// the training suite; one larger is a mistake, and reading it would hold all of it in memory.
+pub const LABELS_FILE_MAX_BYTES: u64 = 128 << 20;
+
+/// The lines of a labels CSV file (see [`read_labels_csv`]), as written. Only a regular file is
+/// read (a FIFO or a device is refused at once, never waited on), and at most
+/// [`LABELS_FILE_MAX_BYTES`] of it.
 pub fn read_label_lines(path: &Path) -> Result<Vec<LabelLine>, ModelError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ModelError::read(path, e))?;
+    use jobsight_base::safe_fs::{Links, read_text_at_most};
+    let text = read_text_at_most(path, Links::Follow, LABELS_FILE_MAX_BYTES)
+        .map_err(|e| ModelError::read(path, e))?;
     let mut lines = text.lines().enumerate();
     let header: Vec<&str> = match lines.next() {
         Some((_, h)) => h.split(',').map(str::trim).collect(),
@@ -333,5 +341,21 @@ mod tests {
             panic!()
         };
         assert_eq!(iv[0].node.as_deref(), Some("n1"));
+    }
+
+    #[test]
+    fn a_labels_fifo_is_refused_at_once_not_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("labels.csv");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        // With no writer, opening a FIFO for reading waits for one: the test would hang.
+        let started = std::time::Instant::now();
+        let error = read_label_lines(&fifo).unwrap_err().to_string();
+        assert!(error.contains("not a regular file"), "{error}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 }

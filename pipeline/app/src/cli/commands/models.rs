@@ -150,6 +150,13 @@ pub(in crate::cli) fn label(
         kept.rows_per_job.len(),
         data.display()
     )?;
+    if kept.repeated > 0 {
+        writeln!(
+            stdout,
+            "left out {} label(s) that repeated an earlier one exactly (job, type, span and node)",
+            kept.repeated
+        )?;
+    }
     Ok(())
 }
 

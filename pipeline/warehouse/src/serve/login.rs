@@ -8,6 +8,12 @@
 //!   correct login, so logged-in clients are always served first, and a flood of silent sockets
 //!   only delays other logins;
 //! - one address holds at most `max_logins_per_address` sockets that have not logged in;
+//! - an address that logged in correctly within [`KNOWN_FOR`] has as many more slots for logging
+//!   in, reserved for such addresses ([`KnownAddresses`]): a slow flood of sockets from many
+//!   addresses (each under its own limit) fills the slots anyone may take and keeps them full by
+//!   reconnecting, but it cannot log in, so it never reaches the reserved ones, and the clients
+//!   that use the server (Grafana, the admins' desks) go on logging in. An address that never
+//!   logged in before, or not since the server started, waits for the flood to end;
 //! - a malformed first SCRAM message (which made pgwire panic and log a backtrace per
 //!   connection) is refused as a protocol error, in one log line;
 //! - the client's final SCRAM message must carry the nonce the server sent (RFC 5802 §5.1);
@@ -115,6 +121,41 @@ impl Failures {
     /// Forgets the failures of `address` after a correct login from it.
     pub fn succeeded(&self, address: IpAddr) {
         lock(&self.records).remove(&Who::Address(address));
+    }
+}
+
+/// How long an address that logged in correctly keeps its reserved slots for logging in.
+pub const KNOWN_FOR: Duration = Duration::from_secs(7 * 24 * 3600);
+/// The most addresses remembered as known; beyond it the one that logged in longest ago goes.
+const MAX_KNOWN: usize = 4096;
+
+/// The addresses that logged in correctly within [`KNOWN_FOR`], held in memory only (a restarted
+/// server knows none until they log in again).
+#[derive(Default)]
+pub struct KnownAddresses {
+    last_login: Mutex<HashMap<IpAddr, Instant>>,
+}
+
+impl KnownAddresses {
+    /// Whether `address` logged in correctly within [`KNOWN_FOR`].
+    pub fn knows(&self, address: IpAddr) -> bool {
+        lock(&self.last_login)
+            .get(&address)
+            .is_some_and(|at| at.elapsed() < KNOWN_FOR)
+    }
+
+    /// Remembers a correct login from `address`.
+    pub fn logged_in(&self, address: IpAddr) {
+        let mut known = lock(&self.last_login);
+        if known.len() >= MAX_KNOWN && !known.contains_key(&address) {
+            known.retain(|_, at| at.elapsed() < KNOWN_FOR);
+            if known.len() >= MAX_KNOWN
+                && let Some(oldest) = known.iter().min_by_key(|(_, at)| **at).map(|(a, _)| *a)
+            {
+                known.remove(&oldest);
+            }
+        }
+        known.insert(address, Instant::now());
     }
 }
 

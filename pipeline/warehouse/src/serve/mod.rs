@@ -22,7 +22,7 @@
 //!
 //! - **Connections** ([`login`]): a login within `pg_login_timeout_s`, slots for clients not
 //!   logged in yet apart from the logged-in ones, at most `max_logins_per_address` of them per
-//!   address; statements too deep or too large to plan are refused ([`crate::query::depth`]).
+//!   address, and as many again reserved for addresses that logged in before; statements too deep or too large to plan are refused ([`crate::query::depth`]).
 //! - **Time** ([`timeout`]): every statement, planning and rows, within the client's
 //!   `statement_timeout` and never longer than `statement_timeout_s`.
 //!
@@ -640,6 +640,10 @@ pub async fn serve_pg(
     // that never log in cannot keep a logged-in client out ([`login`]).
     let slots = Arc::new(tokio::sync::Semaphore::new(settings.max_connections));
     let logging_in = Arc::new(tokio::sync::Semaphore::new(settings.max_connections));
+    // As many again for addresses that logged in before: a flood that cannot log in never
+    // takes these.
+    let known = Arc::new(login::KnownAddresses::default());
+    let logging_in_known = Arc::new(tokio::sync::Semaphore::new(settings.max_connections));
     let per_address = Arc::new(admission::PerAddress::default());
     let refusals = Arc::new(admission::RefusalLog::default());
     let login_timeout = settings.login_timeout;
@@ -683,7 +687,12 @@ pub async fn serve_pg(
             });
             continue;
         };
-        let Ok(login_slot) = logging_in.clone().try_acquire_owned() else {
+        let reserved = known
+            .knows(peer.ip())
+            .then(|| logging_in_known.clone().try_acquire_owned().ok())
+            .flatten();
+        let Some(login_slot) = reserved.or_else(|| logging_in.clone().try_acquire_owned().ok())
+        else {
             refusals.note(SERVER, peer.ip(), || {
                 format!(
                     "{peer}: refused, {} connections are logging in (max_connections)",
@@ -703,6 +712,7 @@ pub async fn serve_pg(
             .try_clone_to_owned()
             .map(std::net::TcpStream::from);
         let closed = refusals.clone();
+        let known = known.clone();
         tokio::spawn(async move {
             let served = pgwire::tokio::process_socket(socket, None, connection);
             tokio::pin!(served);
@@ -713,6 +723,7 @@ pub async fn serve_pg(
                     // Logged in: the login's slots go to the next client, the logged-in slot
                     // stays with this one until it leaves.
                     Ok(Ok(slot)) => {
+                        known.logged_in(peer.ip());
                         drop((login_slot, counted));
                         let ended = match watch {
                             // Dropping the connection drops its statement's stream, which stops

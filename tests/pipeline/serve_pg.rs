@@ -521,6 +521,72 @@ fn statements_of_any_depth_never_take_the_server_down() {
     assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
 }
 
+/// A statement whose planning is slow but within every bound: the optimiser folds constants, and
+/// `levenshtein` of two constants of 150,000 characters (each well under the 1-MiB bound of a
+/// constant) takes about a minute in this debug build (60,000 took 8.5 s with `jobsight sql`, and
+/// it grows with the square). It is parsed and planned on a thread of its own: at the client's
+/// 1-s `statement_timeout` the client is told 57014 and the thread is abandoned; meanwhile another
+/// client is served, and SIGTERM stops the server within seconds though the thread still plans.
+/// Before, the plan ran on the server's own worker to its end, past every timeout, and held the
+/// stop.
+#[test]
+fn a_slow_plan_is_abandoned_at_its_deadline_and_holds_neither_clients_nor_the_stop() {
+    install_psql();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("warehouse");
+    documented_warehouse(&data);
+    let mut server = Server::binary(&data, dir.path());
+    let file = dir.path().join("slow.sql");
+    std::fs::write(
+        &file,
+        "SET statement_timeout = 1000;\n\
+         SELECT levenshtein(repeat('a', 150000), repeat('b', 150000));\n",
+    )
+    .unwrap();
+    let slow = {
+        let mut command = server.psql(DEFAULT_USER, PASSWORD);
+        command.arg("-f").arg(&file);
+        std::thread::spawn(move || {
+            let started = std::time::Instant::now();
+            let said = run(&mut command);
+            (said, started.elapsed())
+        })
+    };
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    let (ok, out, err) = server.run("SELECT 41 + 1");
+    assert!(ok && out.trim() == "42", "{out} {err}");
+    let beside = started.elapsed();
+    let ((ok, _, err), took) = slow.join().unwrap();
+    assert!(!ok && err.contains("statement timeout"), "{err}");
+    assert!(took.as_secs() < 5, "answered after {took:?}");
+    assert!(beside.as_secs() < 5, "the other client waited {beside:?}");
+    let log = std::fs::read_to_string(dir.path().join("serve.log")).unwrap();
+    assert!(log.contains("left to end by itself"), "{log}");
+    // SIGTERM while the abandoned thread still plans.
+    let process = server.process.as_mut().unwrap();
+    let stopping = std::time::Instant::now();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &process.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = loop {
+        if let Some(status) = process.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            stopping.elapsed().as_secs() < 10,
+            "the server did not stop within 10 s of SIGTERM"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    eprintln!(
+        "slow statement answered after {took:?}, the other client after {beside:?}, stopped {:?} after SIGTERM ({status})",
+        stopping.elapsed()
+    );
+}
+
 /// Silent sockets (the review's lock-out: 32 of them held every slot for 60 s) cannot keep a
 /// client out: one address holds at most 4 that have not logged in, the rest are closed at once,
 /// a real client logs in beside them, and they are closed after the 10-s login timeout. A

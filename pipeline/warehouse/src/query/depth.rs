@@ -143,7 +143,9 @@ pub fn too_complex(statement: &Statement) -> Option<String> {
         refused: None,
     };
     let _ = statement.visit(&mut shape);
-    shape.refused
+    shape
+        .refused
+        .or_else(|| super::expansion::too_large(statement))
 }
 
 #[cfg(test)]

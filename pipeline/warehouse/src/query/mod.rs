@@ -52,6 +52,7 @@ pub mod ballista;
 pub mod bounded;
 pub mod budget;
 pub mod depth;
+pub mod expansion;
 mod group_keys;
 pub mod heap;
 mod local_files;

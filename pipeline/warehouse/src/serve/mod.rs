@@ -30,6 +30,7 @@
 
 pub use slurm_hooks::admission;
 mod login;
+mod planner;
 mod timeout;
 
 pub use login::{LOCKOUT, LOCKOUT_FAILURES};
@@ -606,7 +607,7 @@ pub async fn serve_pg(
         .as_deref()
         .ok_or(ServeError::NoPassword)?;
     let credentials = Arc::new(Credentials::load(&settings.pg_user, path)?);
-    let ctx = query::live_session(data).await?;
+    let ctx = Arc::new(query::live_session(data).await?);
     setup_pg_catalog(&ctx, "datafusion", EmptyContextProvider)
         .map_err(|e| ServeError::Catalogue(e.to_string()))?;
     let hooks: Vec<Arc<dyn QueryHook>> = vec![
@@ -617,7 +618,8 @@ pub async fn serve_pg(
     ];
     let handlers = Arc::new(Handlers {
         service: Arc::new(timeout::Timed {
-            inner: Arc::new(DfSessionService::new_with_hooks(Arc::new(ctx), hooks)),
+            planner: Arc::new(planner::Planner::new(ctx.clone())),
+            inner: Arc::new(DfSessionService::new_with_hooks(ctx, hooks)),
             ceiling: settings.statement_timeout,
         }),
         // One for the server's life: a decoy must not change from one attempt to the next.

@@ -4,11 +4,10 @@
 //! `statement_timeout` (kept in the connection's metadata by datafusion-postgres' `SET`), never
 //! more than the server's `statement_timeout_s`. At the deadline the client gets PostgreSQL's
 //! `query_canceled` (57014) and the result's stream is dropped, which stops DataFusion's work
-//! (its tasks are aborted when their stream goes). Planning itself runs without a pause, so the
-//! deadline is checked only after it; [`crate::query::depth`] keeps any statement's planning to
-//! about a second and a half instead. Parsing cannot be stopped either: before datafusion-postgres
-//! parses a statement (simple or extended), [`crate::query::budget`] parses it within a budget
-//! and refuses one whose parse would not end.
+//! (its tasks are aborted when their stream goes). Parsing and planning run without a pause, so
+//! before datafusion-postgres parses a statement (simple or extended), [`crate::query::budget`]
+//! refuses one whose parse would not end, and the [`Planner`] parses and plans it on a thread of
+//! its own that is abandoned at the deadline.
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -31,6 +30,7 @@ use pgwire::messages::PgWireBackendMessage;
 use pgwire::messages::data::DataRow;
 use tokio::time::Instant;
 
+use super::planner::Planner;
 use crate::query::QueryError;
 
 /// Where datafusion-postgres keeps a connection's `statement_timeout`, in milliseconds.
@@ -41,6 +41,8 @@ pub struct Timed {
     pub inner: Arc<DfSessionService>,
     /// The server's ceiling (`serve.statement_timeout_s`).
     pub ceiling: Duration,
+    /// Where each statement is parsed and planned first, by its deadline.
+    pub planner: Arc<Planner>,
 }
 
 /// The deadline of a statement starting now: the client's timeout (0 or none: no timeout of its
@@ -56,7 +58,7 @@ fn deadline(client: &impl ClientInfo, ceiling: Duration) -> Instant {
 }
 
 /// PostgreSQL's answer to a statement past its timeout.
-fn timed_out() -> PgWireError {
+pub(super) fn timed_out() -> PgWireError {
     PgWireError::UserError(Box::new(ErrorInfo::new(
         "ERROR".into(),
         "57014".into(),
@@ -99,8 +101,13 @@ fn over_budget(sql: &str) -> PgWireResult<()> {
     }
 }
 
-/// datafusion-postgres' parser of the extended protocol, after [`over_budget`].
-pub struct Budgeted<P>(Arc<P>);
+/// datafusion-postgres' parser of the extended protocol, after [`over_budget`] and the
+/// [`Planner`] by the statement's deadline.
+pub struct Budgeted<P> {
+    inner: Arc<P>,
+    planner: Arc<Planner>,
+    ceiling: Duration,
+}
 
 #[async_trait]
 impl<P: QueryParser + Send + Sync> QueryParser for Budgeted<P> {
@@ -116,11 +123,14 @@ impl<P: QueryParser + Send + Sync> QueryParser for Budgeted<P> {
         C: ClientInfo + Unpin + Send + Sync,
     {
         over_budget(sql)?;
-        self.0.parse_sql(client, sql, types).await
+        self.planner
+            .vet(sql, deadline(client, self.ceiling))
+            .await?;
+        self.inner.parse_sql(client, sql, types).await
     }
 
     fn get_parameter_types(&self, statement: &Self::Statement) -> PgWireResult<Vec<Type>> {
-        self.0.get_parameter_types(statement)
+        self.inner.get_parameter_types(statement)
     }
 
     fn get_result_schema(
@@ -128,7 +138,7 @@ impl<P: QueryParser + Send + Sync> QueryParser for Budgeted<P> {
         statement: &Self::Statement,
         column_format: Option<&Format>,
     ) -> PgWireResult<Vec<FieldInfo>> {
-        self.0.get_result_schema(statement, column_format)
+        self.inner.get_result_schema(statement, column_format)
     }
 }
 
@@ -143,6 +153,7 @@ impl SimpleQueryHandler for Timed {
     {
         over_budget(query)?;
         let deadline = deadline(client, self.ceiling);
+        self.planner.vet(query, deadline).await?;
         let responses = tokio::time::timeout_at(
             deadline,
             SimpleQueryHandler::do_query(&*self.inner, client, query),
@@ -162,7 +173,11 @@ impl ExtendedQueryHandler for Timed {
     type QueryParser = Budgeted<<DfSessionService as ExtendedQueryHandler>::QueryParser>;
 
     fn query_parser(&self) -> Arc<Self::QueryParser> {
-        Arc::new(Budgeted(self.inner.query_parser()))
+        Arc::new(Budgeted {
+            inner: self.inner.query_parser(),
+            planner: self.planner.clone(),
+            ceiling: self.ceiling,
+        })
     }
 
     async fn do_query<C>(

@@ -1,0 +1,161 @@
+//! Parsing and planning where no statement can hold the server. A parse or a plan runs without a
+//! pause: no timer, no other client's task and no SIGTERM reaches the thread doing it until it
+//! ends. Round two of the hostile-client review found a 776-byte statement whose parse never ended
+//! on a tokio worker: it took a core, every later login and the stop with it.
+//! [`crate::query::budget`] and [`crate::query::depth`] bound what is known to be slow; this is
+//! for what is not: `levenshtein(repeat('a', 150000), repeat('b', 150000))`, each constant well
+//! under the bound of one ([`crate::query::bounded`]), is computed by the optimiser's constant
+//! folding while the statement is planned (about a minute in a debug build, tested). Before datafusion-postgres parses and plans a statement (simple and
+//! extended protocol), the statement is parsed within its budget, checked for depth, and each of
+//! its queries planned by DataFusion down to its physical plan (constants folded, scans laid out), on a thread of its own with the stack a
+//! statement at the bounds needs, while the connection's task waits for it at most until the
+//! statement's deadline. Past the deadline the client gets `query_canceled` (57014) and the
+//! thread is abandoned: it ends when its work ends, and the process's end (SIGTERM) ends it.
+//!
+//! At most [`PLANNERS`] such threads run at once, abandoned ones included, so that statements
+//! that never end can take at most that many cores; a statement that finds them all busy waits
+//! for one at most [`WAIT_FOR_PLANNER`] and is then refused with 53000 (`insufficient_resources`).
+//! A plan found here is not reused (datafusion-postgres plans again, with its own hooks): a quick
+//! statement costs its planning twice, a statement that plans slowly is stopped at its deadline.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use datafusion::prelude::SessionContext;
+use datafusion::sql::parser::Statement as DfStatement;
+use datafusion_postgres::pgwire;
+use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
+use tokio::sync::{Semaphore, oneshot};
+use tokio::time::Instant;
+
+use crate::query::{self, QueryError};
+
+/// Threads that parse and plan at once, abandoned ones included.
+pub const PLANNERS: usize = 8;
+/// How long a statement waits for a planner when all are busy.
+pub const WAIT_FOR_PLANNER: Duration = Duration::from_secs(10);
+/// Each planner's stack: what the server's workers have, which a statement at the depth bound
+/// needs ([`crate::query::engine_runtime`]).
+const PLANNER_STACK: usize = 32 * 1024 * 1024;
+
+/// The planners of one server.
+pub struct Planner {
+    ctx: Arc<SessionContext>,
+    slots: Arc<Semaphore>,
+    /// Planner threads running now, abandoned ones included.
+    running: Arc<AtomicUsize>,
+}
+
+impl Planner {
+    pub fn new(ctx: Arc<SessionContext>) -> Planner {
+        Planner {
+            ctx,
+            slots: Arc::new(Semaphore::new(PLANNERS)),
+            running: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// Parses and plans `sql` on a planner thread by `deadline`. Only the bounds' refusals, the
+    /// deadline and a lack of planners are errors here: any other error of the parse or the plan
+    /// is left to datafusion-postgres, which says it in its own words (and plans `SET`, cursors
+    /// and the catalogue's functions, which plain DataFusion does not know).
+    pub async fn vet(&self, sql: &str, deadline: Instant) -> PgWireResult<()> {
+        let wait_until = deadline.min(Instant::now() + WAIT_FOR_PLANNER);
+        let slot =
+            match tokio::time::timeout_at(wait_until, self.slots.clone().acquire_owned()).await {
+                Ok(Ok(slot)) => slot,
+                Ok(Err(_)) | Err(_) => return Err(self.busy()),
+            };
+        let (answer, answered) = oneshot::channel();
+        let (ctx, sql) = (self.ctx.clone(), sql.to_owned());
+        let running = self.running.clone();
+        running.fetch_add(1, Ordering::Relaxed);
+        let spawned = std::thread::Builder::new()
+            .name("jobsight-plan".into())
+            .stack_size(PLANNER_STACK)
+            .spawn(move || {
+                let vetted = vet_here(&ctx, &sql);
+                // The slot is free when the work has ended, not when the client stopped waiting.
+                running.fetch_sub(1, Ordering::Relaxed);
+                drop(slot);
+                let _ = answer.send(vetted);
+            });
+        if spawned.is_err() {
+            self.running.fetch_sub(1, Ordering::Relaxed);
+            return Err(self.busy());
+        }
+        let started = std::time::Instant::now();
+        match tokio::time::timeout_at(deadline, answered).await {
+            Ok(Ok(Err(QueryError::TooComplex(why)))) => Err(super::too_complex(&why)),
+            Ok(_) => Ok(()),
+            Err(_) => {
+                eprintln!(
+                    "jobsight serve: a statement was still being parsed or planned at its deadline \
+                     ({:.1} s); answered 57014, its thread left to end by itself ({} of {PLANNERS} \
+                     planners busy)",
+                    started.elapsed().as_secs_f64(),
+                    self.running.load(Ordering::Relaxed)
+                );
+                Err(super::timeout::timed_out())
+            }
+        }
+    }
+
+    /// 53000 when no planner is free.
+    fn busy(&self) -> PgWireError {
+        PgWireError::UserError(Box::new(ErrorInfo::new(
+            "ERROR".into(),
+            "53000".into(),
+            format!(
+                "the server is parsing and planning {PLANNERS} statements at once (some may be \
+                 past their deadline, still running); try again shortly"
+            ),
+        )))
+    }
+}
+
+/// The budgeted parse, the depth check and DataFusion's plan and optimisation of each query of
+/// `sql`, on this thread. Only [`QueryError::TooComplex`] is an error the caller acts on.
+fn vet_here(ctx: &SessionContext, sql: &str) -> Result<(), QueryError> {
+    let statements = match query::budget::parse(sql) {
+        Err(QueryError::TooComplex(why)) => return Err(QueryError::TooComplex(why)),
+        Err(_) => return Ok(()),
+        Ok(statements) => statements,
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(_) => return Ok(()),
+    };
+    let state = ctx.state();
+    for statement in statements {
+        let query = match &statement {
+            DfStatement::Statement(s) => s,
+            DfStatement::Explain(explain) => match &*explain.statement {
+                DfStatement::Statement(s) => s,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        if let Some(why) = query::depth::too_complex(query) {
+            return Err(QueryError::TooComplex(why));
+        }
+        if !matches!(
+            **query,
+            datafusion::sql::sqlparser::ast::Statement::Query(_)
+        ) {
+            continue;
+        }
+        // The physical plan too: its optimiser folds constants (a `levenshtein` of two long
+        // constants is computed here) and lays out every scan.
+        runtime.block_on(async {
+            if let Ok(plan) = state.statement_to_plan(statement).await {
+                let _ = state.create_physical_plan(&plan).await;
+            }
+        });
+    }
+    Ok(())
+}

@@ -56,6 +56,8 @@ pub mod expansion;
 mod group_keys;
 pub mod heap;
 mod local_files;
+#[cfg(test)]
+mod nesting;
 mod repeated_keys;
 mod results;
 pub mod series_functions;

@@ -1,0 +1,119 @@
+//! Property test of the bounds a statement meets before it is planned ([`super::budget`],
+//! [`super::depth`], [`super::expansion`]): random nestings of every kind of expression and
+//! query, from shallow to far past the parser's and jobsight's limits, are each answered or
+//! refused within a deadline. Round two's hang was one kind (`CAST(` × 48) that no test nested;
+//! here every kind is nested with every other, in random orders.
+
+use std::time::Duration;
+
+use proptest::prelude::*;
+
+/// One level of nesting around an inner expression `{}`.
+const KINDS: &[&str] = &[
+    "CAST({} AS BIGINT)",
+    "TRY_CAST({} AS VARCHAR)",
+    "({})::BIGINT",
+    "abs({})",
+    "coalesce({}, 1)",
+    "nullif({}, 2)",
+    "CASE WHEN {} IS NULL THEN 0 ELSE 1 END",
+    "({})",
+    "-({})",
+    "NOT ({} = 1)",
+    "{} + 1",
+    "({} || 'x')",
+    "{} IN (1, 2, 3)",
+    "(SELECT {})",
+    "EXISTS (SELECT {})",
+    "[{}]",
+    "length(CAST({} AS VARCHAR))",
+    "upper(CAST({} AS VARCHAR))",
+    "greatest({}, 0)",
+    "{} BETWEEN 0 AND 9",
+    "({} AND true)",
+    "array_length([{}])",
+    "(SELECT x FROM (SELECT {} AS x) t)",
+    "(WITH w AS (SELECT {} AS x) SELECT x FROM w)",
+];
+
+/// How long one statement may take to be answered or refused, in this debug build, on a machine
+/// that runs other tests beside it.
+const DEADLINE: Duration = Duration::from_secs(20);
+
+fn statement(levels: &[usize]) -> String {
+    let expression = levels.iter().fold("1".to_string(), |inner, &kind| {
+        KINDS[kind].replace("{}", &inner)
+    });
+    format!("SELECT {expression} AS v")
+}
+
+/// The bounds' verdict, then, for a statement they pass, DataFusion's plan down to the physical
+/// plan, as the server's planner thread makes it.
+fn answer(sql: &str) -> Result<(), String> {
+    match super::check_read_only(sql) {
+        Err(super::QueryError::TooComplex(_)) => return Ok(()),
+        Err(_) => return Ok(()),
+        Ok(_) => {}
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        let ctx = datafusion::prelude::SessionContext::new();
+        if let Ok(frame) = ctx.sql(sql).await {
+            let _ = frame.create_physical_plan().await;
+        }
+    });
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_nesting_is_answered_or_refused_in_time(
+        levels in proptest::collection::vec(0..KINDS.len(), 1..160)
+    ) {
+        let sql = statement(&levels);
+        let (done, finished) = std::sync::mpsc::channel();
+        let text = sql.clone();
+        std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(move || {
+                let _ = done.send(answer(&text));
+            })
+            .unwrap();
+        match finished.recv_timeout(DEADLINE) {
+            Ok(result) => prop_assert!(result.is_ok(), "{sql}: {result:?}"),
+            Err(_) => prop_assert!(false, "not answered within {DEADLINE:?}: {sql}"),
+        }
+    }
+}
+
+/// The same kinds, each nested alone to depths around the parser's recursion limit (50) and the
+/// budget's: the shape of round two's hang.
+#[test]
+fn each_kind_nested_alone_is_answered_or_refused_in_time() {
+    for kind in 0..KINDS.len() {
+        for depth in [30, 47, 48, 49, 60, 200] {
+            let sql = statement(&vec![kind; depth]);
+            let (done, finished) = std::sync::mpsc::channel();
+            let text = sql.clone();
+            std::thread::Builder::new()
+                .stack_size(64 << 20)
+                .spawn(move || {
+                    let _ = done.send(answer(&text));
+                })
+                .unwrap();
+            let started = std::time::Instant::now();
+            let answered = finished.recv_timeout(DEADLINE);
+            assert!(
+                answered.is_ok(),
+                "{} × {depth} not answered within {DEADLINE:?}",
+                KINDS[kind]
+            );
+            assert!(started.elapsed() < DEADLINE, "{sql}");
+        }
+    }
+}

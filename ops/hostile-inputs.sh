@@ -142,4 +142,64 @@ longest=$(find data -printf '%f\n' | LC_ALL=C awk '{ print length($0) }' | sort 
 ((longest <= 255)) || fail "a warehouse file name of $longest characters"
 ok "a trace named with 100 accented letters is stored under a name that fits; a NaN run time is refused"
 
+# --- 10. Round two's statements: endless parses, doubling WITH chains, values too large ----------
+casts="SELECT $(printf 'CAST(%.0s' $(seq 48))1$(printf ' AS BIGINT)%.0s' $(seq 48))"
+calls="SELECT $(printf 'abs(%.0s' $(seq 40))1$(printf ')%.0s' $(seq 40))"
+with="WITH c0 AS (SELECT 1 AS x)"
+for i in $(seq 1 30); do with="$with, c$i AS (SELECT a.x FROM c$((i - 1)) a, c$((i - 1)) b)"; done
+with="$with SELECT count(*) FROM c30"
+for sql in "$casts" "$calls" "$with"; do
+  rc=0; limited "$bin" sql "$sql" >out 2>&1 || rc=$?
+  [[ $rc -eq 1 ]] || fail "sql ${sql:0:40}... ended with $rc, not a refusal: $(head -c 300 out)"
+  grep -q "too complex" out || fail "sql ${sql:0:40}... was not refused as too complex: $(head -c 300 out)"
+done
+rc=0; limited "$bin" sql "SELECT length(replace(repeat('x', 200000000), 'x', 'xxxxxxxxxx'))" >out 2>&1 || rc=$?
+[[ $rc -eq 1 ]] || fail "replace(repeat(...)) ended with $rc (an abort is 134): $(head -c 300 out)"
+ok "CAST( x 48, abs( x 40 and a 30-link doubling WITH chain are refused at once; replace(repeat(...)) is an error, not an abort"
+
+# --- 11. Label files: a FIFO, a contradiction, a million copies ------------------------------------
+job=$("$bin" sql --format csv "SELECT job_id FROM jobs ORDER BY job_id LIMIT 1" | tail -1)
+mkfifo labels.fifo
+rc=0; limited "$bin" label --by ci --import labels.fifo >out 2>&1 || rc=$?
+[[ $rc -ne 0 ]] && grep -q "not a regular file" out || fail "a FIFO of labels was not refused: $(cat out)"
+printf 'job_id,anomaly,start,end\n%s,healthy,,\n%s,memleak,,\n' "$job" "$job" >both.csv
+if limited "$bin" label --by ci --import both.csv >out 2>&1; then fail "a job labelled healthy and memleak was kept"; fi
+grep -q "both healthy and anomalous" out || fail "the contradiction was not named: $(cat out)"
+{ echo 'job_id,anomaly,start,end'; awk -v l="$job,healthy,," 'BEGIN { for (i = 0; i < 1000000; i++) print l }'; } >copies.csv
+limited "$bin" label --by ci --import copies.csv >out 2>&1 || fail "label --import of copies failed: $(cat out)"
+grep -q "kept 1 label(s)" out && grep -q "left out 999999" out || fail "copies were kept: $(cat out)"
+ok "a labels FIFO is refused at once, a contradiction refused, a million copies kept once"
+
+# --- 12. jobsight-exporter: one spelling per job id ------------------------------------------------
+exporter=$(dirname "$bin")/jobsight-exporter
+for job_dir in uid_1001/job_7 uid_1000/job_0007; do
+  d=cgroup/cpuacct/slurm/$job_dir
+  mkdir -p "$d"
+  printf 'user 100\nsystem 0\n' >"$d/cpuacct.stat"
+  echo 1000000000 >"$d/cpuacct.usage"
+  : >"$d/tasks"
+done
+echo 999000000000 >cgroup/cpuacct/slurm/uid_1000/job_0007/cpuacct.usage
+limited "$exporter" --once --cgroup-root cgroup --proc-root cgroup >out 2>err || fail "exporter: $(cat err)"
+grep -qx 'cgroup_uid{jobid="7"} 1001' out &&
+  grep -qx 'cgroup_cpu_total_seconds{jobid="7",step="",task=""} 1' out ||
+  fail "job 7 is not the real job_7 (1001, 1 s): $(grep -v '^#' out | head -c 500)"
+ok "a job_0007 directory shadows no job_7 in jobsight-exporter"
+
+# --- 13. serve --pg: a silent socket holds neither the server nor SIGTERM --------------------------
+printf 'a-long-enough-password\n' >pg-password
+chmod 600 pg-password
+"$bin" serve --pg 127.0.0.1:0 --password-file pg-password >serve.out 2>serve.err &
+server=$!
+for _ in $(seq 100); do grep -q "on 127.0.0.1:" serve.out 2>/dev/null && break; sleep 0.1; done
+port=$(sed -n 's/.* on 127\.0\.0\.1:\([0-9]*\).*/\1/p' serve.out | head -1)
+[[ -n $port ]] || fail "serve --pg did not say where it listens: $(cat serve.out serve.err)"
+exec 3<>"/dev/tcp/127.0.0.1/$port"
+printf '\0\0\0\x08\0\x03\0\0' >&3
+kill -TERM "$server"
+for _ in $(seq 100); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$server" 2>/dev/null; then kill -KILL "$server"; fail "serve --pg did not stop within 10 s of SIGTERM"; fi
+exec 3>&-
+ok "serve --pg stops within 10 s of SIGTERM beside a client that never logs in"
+
 echo "all $passed attack groups handled"

@@ -186,20 +186,4 @@ grep -qx 'cgroup_uid{jobid="7"} 1001' out &&
   fail "job 7 is not the real job_7 (1001, 1 s): $(grep -v '^#' out | head -c 500)"
 ok "a job_0007 directory shadows no job_7 in jobsight-exporter"
 
-# --- 13. serve --pg: a silent socket holds neither the server nor SIGTERM --------------------------
-printf 'a-long-enough-password\n' >pg-password
-chmod 600 pg-password
-"$bin" serve --pg 127.0.0.1:0 --password-file pg-password >serve.out 2>serve.err &
-server=$!
-for _ in $(seq 100); do grep -q "on 127.0.0.1:" serve.out 2>/dev/null && break; sleep 0.1; done
-port=$(sed -n 's/.* on 127\.0\.0\.1:\([0-9]*\).*/\1/p' serve.out | head -1)
-[[ -n $port ]] || fail "serve --pg did not say where it listens: $(cat serve.out serve.err)"
-exec 3<>"/dev/tcp/127.0.0.1/$port"
-printf '\0\0\0\x08\0\x03\0\0' >&3
-kill -TERM "$server"
-for _ in $(seq 100); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
-if kill -0 "$server" 2>/dev/null; then kill -KILL "$server"; fail "serve --pg did not stop within 10 s of SIGTERM"; fi
-exec 3>&-
-ok "serve --pg stops within 10 s of SIGTERM beside a client that never logs in"
-
 echo "all $passed attack groups handled"

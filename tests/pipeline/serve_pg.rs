@@ -563,7 +563,29 @@ fn a_slow_plan_is_abandoned_at_its_deadline_and_holds_neither_clients_nor_the_st
     assert!(beside.as_secs() < 5, "the other client waited {beside:?}");
     let log = std::fs::read_to_string(dir.path().join("serve.log")).unwrap();
     assert!(log.contains("left to end by itself"), "{log}");
-    // SIGTERM while the abandoned thread still plans.
+    // Without a timeout of its own a statement still plans at most 5 s (datafusion-postgres
+    // would plan it again where nothing stops it), and a cursor's query is planned at DECLARE.
+    for (script, says) in [
+        (
+            "SET statement_timeout = 0;\nSELECT levenshtein(repeat('a', 100000), repeat('b', 100000));\n",
+            "longer than 5 s",
+        ),
+        (
+            "SET statement_timeout = 1000;\nBEGIN;\nDECLARE c CURSOR FOR SELECT levenshtein(repeat('a', 100000), repeat('b', 100000));\n",
+            "statement timeout",
+        ),
+    ] {
+        std::fs::write(&file, script).unwrap();
+        let started = std::time::Instant::now();
+        let (ok, _, err) = run(server.psql(DEFAULT_USER, PASSWORD).arg("-f").arg(&file));
+        assert!(!ok && err.contains(says), "{script}: {err}");
+        assert!(
+            started.elapsed().as_secs() < 8,
+            "{script}: {:?}",
+            started.elapsed()
+        );
+    }
+    // SIGTERM while the abandoned threads still plan.
     let process = server.process.as_mut().unwrap();
     let stopping = std::time::Instant::now();
     let killed = std::process::Command::new("kill")

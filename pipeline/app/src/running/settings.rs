@@ -25,7 +25,8 @@ pub struct Options {
     /// Where the newest snapshot goes (default `<data>/.schedule/running.json`).
     pub snapshot: Option<PathBuf>,
     /// Partitions whose batch jobs are interactive sessions (Open OnDemand's, on a partition of
-    /// their own): Slurm decides who may submit there, so no user can claim it.
+    /// their own). Open OnDemand submits as the user, so the partition must take nothing else
+    /// (`AllowAllocNodes`, a job_submit check) for this to mean what it says.
     pub interactive_partitions: Option<Vec<String>>,
     /// Job-name prefixes that mark a batch job as interactive. None by default: any user names
     /// their own job, so a name alone would let anyone exempt a batch job from the cancel policy.

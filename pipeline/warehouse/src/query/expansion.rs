@@ -34,10 +34,16 @@ pub fn too_large(statement: &Statement) -> Option<String> {
     }
     impl Walk {
         fn size_of(&self, relation: &ObjectName) -> usize {
+            // The identifier's own value, as the WITH query's alias has it (a quoted name may hold
+            // quotes: its printed form is not its name). Compared without case: counting two
+            // names as one can only over-count.
             let [part] = relation.0.as_slice() else {
                 return 1;
             };
-            let name = part.to_string().trim_matches('"').to_lowercase();
+            let Some(ident) = part.as_ident() else {
+                return 1;
+            };
+            let name = ident.value.to_lowercase();
             self.frames
                 .iter()
                 .rev()
@@ -148,6 +154,20 @@ mod tests {
             nested = format!("WITH c AS ({nested}) SELECT a.x FROM c a, c b");
         }
         assert!(verdict(&nested).is_some(), "nested WITHs double too");
+        // Quoted names, quotes inside them included, are the names the WITH queries have.
+        let mut quoted = vec!["\"c0\"\"\" AS (SELECT 1 AS x)".to_string()];
+        quoted.extend((1..=12).map(|i| {
+            format!(
+                "\"c{i}\"\"\" AS (SELECT a.x FROM \"c{}\"\"\" a, \"c{}\"\"\" b)",
+                i - 1,
+                i - 1
+            )
+        }));
+        let sql = format!(
+            "WITH {} SELECT count(*) FROM \"c12\"\"\"",
+            quoted.join(", ")
+        );
+        assert!(verdict(&sql).is_some(), "{sql}");
         // Everyday statements: tables read once or a few times, a CTE named twice.
         for ok in [
             "SELECT * FROM jobs",

@@ -28,6 +28,8 @@
 use std::collections::HashMap;
 use std::fmt::Debug;
 use std::net::{IpAddr, SocketAddr};
+
+use super::admission;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -156,6 +158,87 @@ impl KnownAddresses {
             }
         }
         known.insert(address, Instant::now());
+    }
+}
+
+/// Who may start logging in (see the module's description): not a locked-out address, at most
+/// `max_logins_per_address` sockets of one address still logging in, and a slot for logging in:
+/// `max_connections` that anyone may take, and as many again for addresses that logged in
+/// correctly before (a flood that cannot log in never takes these). Each refusal is logged,
+/// once per address per 10 s.
+pub(super) struct Doorway {
+    failures: Arc<Failures>,
+    per_address: Arc<admission::PerAddress>,
+    max_per_address: usize,
+    max_connections: usize,
+    logging_in: Arc<Semaphore>,
+    logging_in_known: Arc<Semaphore>,
+    pub(super) known: Arc<KnownAddresses>,
+    refusals: Arc<admission::RefusalLog>,
+}
+
+impl Doorway {
+    pub(super) fn new(
+        settings: &super::Settings,
+        failures: Arc<Failures>,
+        refusals: Arc<admission::RefusalLog>,
+    ) -> Doorway {
+        let slots = || Arc::new(Semaphore::new(settings.max_connections));
+        Doorway {
+            failures,
+            per_address: Arc::new(admission::PerAddress::default()),
+            max_per_address: settings.max_logins_per_address,
+            max_connections: settings.max_connections,
+            logging_in: slots(),
+            logging_in_known: slots(),
+            known: Arc::new(KnownAddresses::default()),
+            refusals,
+        }
+    }
+
+    /// The address's count and the login slot `peer` holds until it has logged in, or `None`
+    /// (logged) when it is refused.
+    pub(super) fn admit(
+        &self,
+        peer: SocketAddr,
+    ) -> Option<(admission::Counted, OwnedSemaphorePermit)> {
+        if let Some(left) = self.failures.locked(peer.ip()) {
+            self.refusals.note(super::SERVER, peer.ip(), || {
+                format!(
+                    "{peer}: refused, locked out for {} s more after {} failed logins",
+                    left.as_secs(),
+                    LOCKOUT_FAILURES
+                )
+            });
+            return None;
+        }
+        let Some(counted) = self.per_address.admit(peer.ip(), self.max_per_address) else {
+            self.refusals.note(super::SERVER, peer.ip(), || {
+                format!(
+                    "{peer}: refused, {} connections of this address are logging in \
+                         (max_logins_per_address)",
+                    self.max_per_address
+                )
+            });
+            return None;
+        };
+        let reserved = self
+            .known
+            .knows(peer.ip())
+            .then(|| self.logging_in_known.clone().try_acquire_owned().ok())
+            .flatten();
+        let Some(login_slot) =
+            reserved.or_else(|| self.logging_in.clone().try_acquire_owned().ok())
+        else {
+            self.refusals.note(super::SERVER, peer.ip(), || {
+                format!(
+                    "{peer}: refused, {} connections are logging in (max_connections)",
+                    self.max_connections
+                )
+            });
+            return None;
+        };
+        Some((counted, login_slot))
     }
 }
 

@@ -322,6 +322,15 @@ fn refused(what: &str) -> PgWireError {
     )))
 }
 
+/// PostgreSQL's answer to a statement past its timeout.
+fn timed_out() -> PgWireError {
+    PgWireError::UserError(Box::new(ErrorInfo::new(
+        "ERROR".into(),
+        "57014".into(),
+        "canceling statement due to statement timeout".into(),
+    )))
+}
+
 /// The error for a statement too deep or too large to plan ([`query::depth`]): PostgreSQL's
 /// `statement_too_complex`.
 fn too_complex(why: &str) -> PgWireError {
@@ -641,13 +650,9 @@ pub async fn serve_pg(
     // Logged-in clients' slots, and those of clients still logging in: apart, so that sockets
     // that never log in cannot keep a logged-in client out ([`login`]).
     let slots = Arc::new(tokio::sync::Semaphore::new(settings.max_connections));
-    let logging_in = Arc::new(tokio::sync::Semaphore::new(settings.max_connections));
-    // As many again for addresses that logged in before: a flood that cannot log in never
-    // takes these.
-    let known = Arc::new(login::KnownAddresses::default());
-    let logging_in_known = Arc::new(tokio::sync::Semaphore::new(settings.max_connections));
-    let per_address = Arc::new(admission::PerAddress::default());
     let refusals = Arc::new(admission::RefusalLog::default());
+    let doorway = login::Doorway::new(settings, handlers.failures.clone(), refusals.clone());
+    let known = doorway.known.clone();
     let login_timeout = settings.login_timeout;
     tokio::pin!(shutdown);
     loop {
@@ -669,38 +674,7 @@ pub async fn serve_pg(
                 break;
             }
         };
-        if let Some(left) = handlers.failures.locked(peer.ip()) {
-            refusals.note(SERVER, peer.ip(), || {
-                format!(
-                    "{peer}: refused, locked out for {} s more after {} failed logins",
-                    left.as_secs(),
-                    LOCKOUT_FAILURES
-                )
-            });
-            continue;
-        }
-        let Some(counted) = per_address.admit(peer.ip(), settings.max_logins_per_address) else {
-            refusals.note(SERVER, peer.ip(), || {
-                format!(
-                    "{peer}: refused, {} connections of this address are logging in \
-                     (max_logins_per_address)",
-                    settings.max_logins_per_address
-                )
-            });
-            continue;
-        };
-        let reserved = known
-            .knows(peer.ip())
-            .then(|| logging_in_known.clone().try_acquire_owned().ok())
-            .flatten();
-        let Some(login_slot) = reserved.or_else(|| logging_in.clone().try_acquire_owned().ok())
-        else {
-            refusals.note(SERVER, peer.ip(), || {
-                format!(
-                    "{peer}: refused, {} connections are logging in (max_connections)",
-                    settings.max_connections
-                )
-            });
+        let Some((counted, login_slot)) = doorway.admit(peer) else {
             continue;
         };
         let (gate, logged_in) = login::Gate::new(slots.clone());

@@ -9,21 +9,29 @@
 //! extended protocol), the statement is parsed within its budget, checked for depth, and each of
 //! its queries planned by DataFusion down to its physical plan (constants folded, scans laid out), on a thread of its own with the stack a
 //! statement at the bounds needs, while the connection's task waits for it at most until the
-//! statement's deadline. Past the deadline the client gets `query_canceled` (57014) and the
-//! thread is abandoned: it ends when its work ends, and the process's end (SIGTERM) ends it.
+//! statement's deadline, and never longer than [`PLANNING_LIMIT`] (datafusion-postgres plans it
+//! again where nothing can stop it). Past the deadline the client gets `query_canceled` (57014),
+//! past the limit `statement_too_complex` (54001), and the thread is abandoned: it ends when its
+//! work ends, and the process's end (SIGTERM) ends it. A cursor's query is planned at its
+//! `DECLARE`.
 //!
-//! At most [`PLANNERS`] such threads run at once, abandoned ones included, so that statements
-//! that never end can take at most that many cores; a statement that finds them all busy waits
+//! At most [`PLANNERS`] such threads run at once, abandoned ones included, and
+//! [`PLANNERS_PER_ADDRESS`] for one client address, so that statements that never end can take
+//! at most that many cores and one client cannot take them all; a statement that finds them all
+//! busy waits
 //! for one at most [`WAIT_FOR_PLANNER`] and is then refused with 53000 (`insufficient_resources`).
 //! A plan found here is not reused (datafusion-postgres plans again, with its own hooks): a quick
 //! statement costs its planning twice, a statement that plans slowly is stopped at its deadline.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use datafusion::prelude::SessionContext;
 use datafusion::sql::parser::Statement as DfStatement;
+use datafusion::sql::sqlparser::ast::Statement as SqlStatement;
 use datafusion_postgres::pgwire;
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use tokio::sync::{Semaphore, oneshot};
@@ -33,6 +41,12 @@ use crate::query::{self, QueryError};
 
 /// Threads that parse and plan at once, abandoned ones included.
 pub const PLANNERS: usize = 8;
+/// Planner threads of one client address at once, abandoned ones included.
+pub const PLANNERS_PER_ADDRESS: usize = 4;
+/// The longest a statement may take to parse and plan, whatever its timeout: datafusion-postgres
+/// plans it again where nothing can stop it, so a slow plan that ended just inside a long
+/// timeout would hold a worker of the server as long again.
+pub const PLANNING_LIMIT: Duration = Duration::from_secs(5);
 /// How long a statement waits for a planner when all are busy.
 pub const WAIT_FOR_PLANNER: Duration = Duration::from_secs(10);
 /// Each planner's stack: what the server's workers have, which a statement at the depth bound
@@ -43,8 +57,27 @@ const PLANNER_STACK: usize = 32 * 1024 * 1024;
 pub struct Planner {
     ctx: Arc<SessionContext>,
     slots: Arc<Semaphore>,
-    /// Planner threads running now, abandoned ones included.
+    /// Planner threads running now, abandoned ones included: in all, and per client address.
     running: Arc<AtomicUsize>,
+    per_address: Arc<Mutex<HashMap<IpAddr, usize>>>,
+}
+
+/// A planner thread's claim on its client address's share, given back when the thread ends.
+struct AddressClaim {
+    per_address: Arc<Mutex<HashMap<IpAddr, usize>>>,
+    address: IpAddr,
+}
+
+impl Drop for AddressClaim {
+    fn drop(&mut self) {
+        let mut counts = self.per_address.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(count) = counts.get_mut(&self.address) {
+            *count -= 1;
+            if *count == 0 {
+                counts.remove(&self.address);
+            }
+        }
+    }
 }
 
 impl Planner {
@@ -53,14 +86,17 @@ impl Planner {
             ctx,
             slots: Arc::new(Semaphore::new(PLANNERS)),
             running: Arc::new(AtomicUsize::new(0)),
+            per_address: Arc::new(Mutex::new(HashMap::new())),
         }
     }
 
-    /// Parses and plans `sql` on a planner thread by `deadline`. Only the bounds' refusals, the
-    /// deadline and a lack of planners are errors here: any other error of the parse or the plan
-    /// is left to datafusion-postgres, which says it in its own words (and plans `SET`, cursors
-    /// and the catalogue's functions, which plain DataFusion does not know).
-    pub async fn vet(&self, sql: &str, deadline: Instant) -> PgWireResult<()> {
+    /// Parses and plans `sql`, a statement of the client at `address`, on a planner thread by
+    /// `deadline` and within [`PLANNING_LIMIT`]. Only the bounds' refusals, the deadline, the
+    /// limit, a lack of planners and a planner's failure are errors here: any other error of the
+    /// parse or the plan is left to datafusion-postgres, which says it in its own words (and plans
+    /// `SET`, cursors and the catalogue's functions, which plain DataFusion does not know).
+    pub async fn vet(&self, sql: &str, address: IpAddr, deadline: Instant) -> PgWireResult<()> {
+        let claim = self.claim(address)?;
         let wait_until = deadline.min(Instant::now() + WAIT_FOR_PLANNER);
         let slot =
             match tokio::time::timeout_at(wait_until, self.slots.clone().acquire_owned()).await {
@@ -76,9 +112,10 @@ impl Planner {
             .stack_size(PLANNER_STACK)
             .spawn(move || {
                 let vetted = vet_here(&ctx, &sql);
-                // The slot is free when the work has ended, not when the client stopped waiting.
+                // The slots are free when the work has ended, not when the client stopped
+                // waiting.
                 running.fetch_sub(1, Ordering::Relaxed);
-                drop(slot);
+                drop((slot, claim));
                 let _ = answer.send(vetted);
             });
         if spawned.is_err() {
@@ -86,20 +123,60 @@ impl Planner {
             return Err(self.busy());
         }
         let started = std::time::Instant::now();
-        match tokio::time::timeout_at(deadline, answered).await {
+        // datafusion-postgres plans the statement again on the server's worker, where nothing
+        // can stop it: only a statement that planned quickly here may go on, whatever its own
+        // timeout.
+        let limit = Instant::now() + PLANNING_LIMIT;
+        match tokio::time::timeout_at(deadline.min(limit), answered).await {
             Ok(Ok(Err(QueryError::TooComplex(why)))) => Err(super::too_complex(&why)),
-            Ok(_) => Ok(()),
+            Ok(Ok(_)) => Ok(()),
+            // The planner thread ended without an answer: it panicked.
+            Ok(Err(_)) => Err(PgWireError::UserError(Box::new(ErrorInfo::new(
+                "ERROR".into(),
+                "XX000".into(),
+                "internal error while planning the statement; it was not run".into(),
+            )))),
             Err(_) => {
                 eprintln!(
-                    "jobsight serve: a statement was still being parsed or planned at its deadline \
-                     ({:.1} s); answered 57014, its thread left to end by itself ({} of {PLANNERS} \
+                    "jobsight serve: {address}: a statement was still being parsed or planned \
+                     after {:.1} s; refused, its thread left to end by itself ({} of {PLANNERS} \
                      planners busy)",
                     started.elapsed().as_secs_f64(),
                     self.running.load(Ordering::Relaxed)
                 );
-                Err(super::timeout::timed_out())
+                if deadline <= limit {
+                    Err(super::timed_out())
+                } else {
+                    Err(super::too_complex(&format!(
+                        "planning it took longer than {} s (what a statement may take to plan, \
+                         whatever its timeout)",
+                        PLANNING_LIMIT.as_secs()
+                    )))
+                }
             }
         }
+    }
+
+    /// One more planner for `address`, or 53000 when it has [`PLANNERS_PER_ADDRESS`] running:
+    /// one client that abandons slow statements one after another takes half the planners, not all.
+    fn claim(&self, address: IpAddr) -> PgWireResult<AddressClaim> {
+        let mut counts = self.per_address.lock().unwrap_or_else(|p| p.into_inner());
+        let count = counts.entry(address).or_insert(0);
+        if *count >= PLANNERS_PER_ADDRESS {
+            return Err(PgWireError::UserError(Box::new(ErrorInfo::new(
+                "ERROR".into(),
+                "53000".into(),
+                format!(
+                    "{PLANNERS_PER_ADDRESS} statements of this address are still being planned \
+                     (some past their deadline); try again when they end"
+                ),
+            ))));
+        }
+        *count += 1;
+        Ok(AddressClaim {
+            per_address: self.per_address.clone(),
+            address,
+        })
     }
 
     /// 53000 when no planner is free.
@@ -143,12 +220,16 @@ fn vet_here(ctx: &SessionContext, sql: &str) -> Result<(), QueryError> {
         if let Some(why) = query::depth::too_complex(query) {
             return Err(QueryError::TooComplex(why));
         }
-        if !matches!(
-            **query,
-            datafusion::sql::sqlparser::ast::Statement::Query(_)
-        ) {
-            continue;
-        }
+        // A cursor's query is planned where it is declared.
+        let statement = match &**query {
+            SqlStatement::Query(_) => statement,
+            SqlStatement::Declare { stmts } => match stmts.iter().find_map(|d| d.for_query.clone())
+            {
+                Some(for_query) => DfStatement::Statement(Box::new(SqlStatement::Query(for_query))),
+                None => continue,
+            },
+            _ => continue,
+        };
         // The physical plan too: its optimiser folds constants (a `levenshtein` of two long
         // constants is computed here) and lays out every scan.
         runtime.block_on(async {
@@ -158,4 +239,22 @@ fn vet_here(ctx: &SessionContext, sql: &str) -> Result<(), QueryError> {
         });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_address_holds_at_most_its_share_of_the_planners() {
+        let planner = Planner::new(Arc::new(SessionContext::new()));
+        let (one, other): (IpAddr, IpAddr) = ([192, 0, 2, 1].into(), [192, 0, 2, 2].into());
+        let mut held: Vec<AddressClaim> = (0..PLANNERS_PER_ADDRESS)
+            .map(|_| planner.claim(one).unwrap())
+            .collect();
+        assert!(planner.claim(one).is_err());
+        assert!(planner.claim(other).is_ok());
+        held.pop();
+        assert!(planner.claim(one).is_ok());
+    }
 }

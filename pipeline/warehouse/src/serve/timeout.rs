@@ -25,7 +25,7 @@ use pgwire::api::results::{FieldInfo, Response};
 use pgwire::api::stmt::QueryParser;
 use pgwire::api::store::PortalStore;
 use pgwire::api::{ClientInfo, ClientPortalStore};
-use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
+use pgwire::error::{PgWireError, PgWireResult};
 use pgwire::messages::PgWireBackendMessage;
 use pgwire::messages::data::DataRow;
 use tokio::time::Instant;
@@ -57,16 +57,7 @@ fn deadline(client: &impl ClientInfo, ceiling: Duration) -> Instant {
     Instant::now() + own.map_or(ceiling, |own| own.min(ceiling))
 }
 
-/// PostgreSQL's answer to a statement past its timeout.
-pub(super) fn timed_out() -> PgWireError {
-    PgWireError::UserError(Box::new(ErrorInfo::new(
-        "ERROR".into(),
-        "57014".into(),
-        "canceling statement due to statement timeout".into(),
-    )))
-}
-
-/// `response` with its rows cut at `deadline`: the stream ends with [`timed_out`] then.
+/// `response` with its rows cut at `deadline`: the stream ends with [`super::timed_out`] then.
 fn bounded(response: Response, deadline: Instant) -> Response {
     match response {
         Response::Query(mut query) => {
@@ -87,7 +78,7 @@ fn until(
         let mut rows = rows?;
         tokio::select! {
             next = rows.next() => next.map(|row| (row, Some(rows))),
-            () = tokio::time::sleep_until(deadline) => Some((Err(timed_out()), None)),
+            () = tokio::time::sleep_until(deadline) => Some((Err(super::timed_out()), None)),
         }
     })
 }
@@ -124,7 +115,11 @@ impl<P: QueryParser + Send + Sync> QueryParser for Budgeted<P> {
     {
         over_budget(sql)?;
         self.planner
-            .vet(sql, deadline(client, self.ceiling))
+            .vet(
+                sql,
+                client.socket_addr().ip(),
+                deadline(client, self.ceiling),
+            )
             .await?;
         self.inner.parse_sql(client, sql, types).await
     }
@@ -153,13 +148,15 @@ impl SimpleQueryHandler for Timed {
     {
         over_budget(query)?;
         let deadline = deadline(client, self.ceiling);
-        self.planner.vet(query, deadline).await?;
+        self.planner
+            .vet(query, client.socket_addr().ip(), deadline)
+            .await?;
         let responses = tokio::time::timeout_at(
             deadline,
             SimpleQueryHandler::do_query(&*self.inner, client, query),
         )
         .await
-        .map_err(|_| timed_out())??;
+        .map_err(|_| super::timed_out())??;
         Ok(responses
             .into_iter()
             .map(|response| bounded(response, deadline))
@@ -198,7 +195,7 @@ impl ExtendedQueryHandler for Timed {
             ExtendedQueryHandler::do_query(&*self.inner, client, portal, max_rows),
         )
         .await
-        .map_err(|_| timed_out())??;
+        .map_err(|_| super::timed_out())??;
         Ok(bounded(response, deadline))
     }
 }

@@ -273,6 +273,22 @@ pub fn start_prometheus_with(
     guard
 }
 
+/// jobsight-exporter on loopback `cgroup_port` and Prometheus (1-s scrapes) scraping it beside
+/// the node exporter: each job's own cgroup series, as `prometheus.cgroup = true` reads them.
+/// Prometheus is stopped before the exporter.
+#[must_use]
+pub fn start_prometheus_and_job_exporter(
+    jobsight: &str,
+    dir: &Path,
+    port: u16,
+    exporter_port: u16,
+    cgroup_port: u16,
+) -> (PrometheusGuard, KillOnDrop) {
+    let exporter = start_jobsight_exporter(jobsight, cgroup_port);
+    let prometheus = start_prometheus_with(dir, port, exporter_port, Some(cgroup_port), "1s");
+    (prometheus, exporter)
+}
+
 /// For a test that installs services: checks that it runs as root and returns the
 /// `jobsight-epilog` binary built beside `jobsight`.
 pub fn root_and_epilog(jobsight: &str, what: &str) -> PathBuf {

@@ -23,9 +23,7 @@ use std::collections::BTreeMap;
 
 use std::time::Duration;
 
-use common::services::{
-    KillOnDrop, job_state, prometheus_config, sbatch, sh, start_prometheus_with, wait_until,
-};
+use common::services::{KillOnDrop, job_state, prometheus_config, sbatch, sh, wait_until};
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 const PROM_PORT: u16 = 19091;
@@ -48,13 +46,12 @@ const CANARIES: [(&str, &[&str]); 5] = [
 fn each_canary_gets_its_expected_finding_and_the_healthy_job_none() {
     let site = common::services::slurm_site(JOBSIGHT, "canaries-test", "Slurm and Prometheus");
     let (base, spool) = (site.base.clone(), site.spool.clone());
-    let _exporter = common::services::start_jobsight_exporter(JOBSIGHT, CGROUP_PORT);
-    let _prometheus = start_prometheus_with(
+    let _services = common::services::start_prometheus_and_job_exporter(
+        JOBSIGHT,
         &base.join("prom"),
         PROM_PORT,
         EXPORTER_PORT,
-        Some(CGROUP_PORT),
-        "1s",
+        CGROUP_PORT,
     );
     let cpus: u32 = sh("nproc").trim().parse().unwrap();
     assert!(

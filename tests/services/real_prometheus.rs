@@ -20,8 +20,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::services::{
-    ingest_until_done, job_state, prometheus_config, sbatch, sh, start_prometheus,
-    start_prometheus_with, wait_until,
+    ingest_until_done, job_state, prometheus_config, sbatch, sh, start_prometheus, wait_until,
 };
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
@@ -232,13 +231,12 @@ fn two_jobs_sharing_the_node_each_get_their_own_figures() {
     let (base, spool) = (site.base.clone(), site.spool.clone());
     // jobsight-exporter serves each job's cgroup figures; Prometheus scrapes it beside the node
     // exporter, and the ingest asks for the jobs' own series (`prometheus.cgroup`).
-    let _exporter = common::services::start_jobsight_exporter(JOBSIGHT, CGROUP_PORT);
-    let _prometheus = start_prometheus_with(
+    let _services = common::services::start_prometheus_and_job_exporter(
+        JOBSIGHT,
         &base.join("prom"),
         PROM_PORT,
         EXPORTER_PORT,
-        Some(CGROUP_PORT),
-        "1s",
+        CGROUP_PORT,
     );
     let cpus: f64 = sh("nproc").trim().parse().unwrap();
 

@@ -20,9 +20,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::services::{
-    job_state, prometheus_config, sbatch, sh, start_prometheus_with, wait_until,
-};
+use common::services::{job_state, prometheus_config, sbatch, sh, wait_until};
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 const PROM_PORT: u16 = 19091;
@@ -115,13 +113,12 @@ fn epoch(text: &str) -> i64 {
 fn a_job_that_stops_working_is_warned_then_cancelled_and_a_busy_one_never() {
     let site = common::services::slurm_site(JOBSIGHT, "running-test", "Slurm and Prometheus");
     let base = site.base.clone();
-    let _exporter = common::services::start_jobsight_exporter(JOBSIGHT, CGROUP_PORT);
-    let _prometheus = start_prometheus_with(
+    let _services = common::services::start_prometheus_and_job_exporter(
+        JOBSIGHT,
         &base.join("prom"),
         PROM_PORT,
         EXPORTER_PORT,
-        Some(CGROUP_PORT),
-        "1s",
+        CGROUP_PORT,
     );
     let cpus: f64 = sh("nproc").trim().parse().unwrap();
 

@@ -85,6 +85,20 @@ fn answer(sql: &str) -> Answer {
     })
 }
 
+/// [`answer`] on a thread with room for deep statements, or `None` when it takes longer than
+/// [`DEADLINE`] (the thread is left to end by itself).
+fn answer_in_time(sql: &str) -> Option<Answer> {
+    let (done, finished) = std::sync::mpsc::channel();
+    let text = sql.to_owned();
+    std::thread::Builder::new()
+        .stack_size(64 << 20)
+        .spawn(move || {
+            let _ = done.send(answer(&text));
+        })
+        .unwrap();
+    finished.recv_timeout(DEADLINE).ok()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
@@ -93,16 +107,8 @@ proptest! {
         levels in proptest::collection::vec(0..KINDS.len(), 1..160)
     ) {
         let sql = statement(&levels);
-        let (done, finished) = std::sync::mpsc::channel();
-        let text = sql.clone();
-        std::thread::Builder::new()
-            .stack_size(64 << 20)
-            .spawn(move || {
-                let _ = done.send(answer(&text));
-            })
-            .unwrap();
         prop_assert!(
-            finished.recv_timeout(DEADLINE).is_ok(),
+            answer_in_time(&sql).is_some(),
             "not answered within {DEADLINE:?}: {sql}"
         );
     }
@@ -115,21 +121,11 @@ fn each_kind_nested_alone_is_answered_or_refused_in_time() {
     let mut seen = Vec::new();
     for (kind, form) in KINDS.iter().enumerate() {
         for depth in [30, 47, 48, 49, 60, 200] {
-            let sql = statement(&vec![kind; depth]);
-            let (done, finished) = std::sync::mpsc::channel();
-            let text = sql.clone();
-            std::thread::Builder::new()
-                .stack_size(64 << 20)
-                .spawn(move || {
-                    let _ = done.send(answer(&text));
-                })
-                .unwrap();
-            let answered = finished.recv_timeout(DEADLINE);
-            assert!(
-                answered.is_ok(),
-                "{form} × {depth} not answered within {DEADLINE:?}"
-            );
-            seen.push(answered.unwrap());
+            let answered = answer_in_time(&statement(&vec![kind; depth]));
+            let Some(answered) = answered else {
+                panic!("{form} × {depth} not answered within {DEADLINE:?}");
+            };
+            seen.push(answered);
         }
     }
     // Every path is taken: shallow nestings are planned, deep ones refused by the bounds or the

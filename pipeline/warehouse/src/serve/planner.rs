@@ -23,10 +23,8 @@
 //! A plan found here is not reused (datafusion-postgres plans again, with its own hooks): a quick
 //! statement costs its planning twice, a statement that plans slowly is stopped at its deadline.
 
-use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use datafusion::prelude::SessionContext;
@@ -37,6 +35,7 @@ use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use tokio::sync::{Semaphore, oneshot};
 use tokio::time::Instant;
 
+use super::admission::{Counted, PerAddress};
 use crate::query::{self, QueryError};
 
 /// Threads that parse and plan at once, abandoned ones included.
@@ -57,27 +56,9 @@ const PLANNER_STACK: usize = 32 * 1024 * 1024;
 pub struct Planner {
     ctx: Arc<SessionContext>,
     slots: Arc<Semaphore>,
-    /// Planner threads running now, abandoned ones included: in all, and per client address.
-    running: Arc<AtomicUsize>,
-    per_address: Arc<Mutex<HashMap<IpAddr, usize>>>,
-}
-
-/// A planner thread's claim on its client address's share, given back when the thread ends.
-struct AddressClaim {
-    per_address: Arc<Mutex<HashMap<IpAddr, usize>>>,
-    address: IpAddr,
-}
-
-impl Drop for AddressClaim {
-    fn drop(&mut self) {
-        let mut counts = self.per_address.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(count) = counts.get_mut(&self.address) {
-            *count -= 1;
-            if *count == 0 {
-                counts.remove(&self.address);
-            }
-        }
-    }
+    /// Planner threads per client address, abandoned ones included (the same count the
+    /// servers keep of sockets per address).
+    per_address: Arc<PerAddress>,
 }
 
 impl Planner {
@@ -85,8 +66,7 @@ impl Planner {
         Planner {
             ctx,
             slots: Arc::new(Semaphore::new(PLANNERS)),
-            running: Arc::new(AtomicUsize::new(0)),
-            per_address: Arc::new(Mutex::new(HashMap::new())),
+            per_address: Arc::new(PerAddress::default()),
         }
     }
 
@@ -105,8 +85,6 @@ impl Planner {
             };
         let (answer, answered) = oneshot::channel();
         let (ctx, sql) = (self.ctx.clone(), sql.to_owned());
-        let running = self.running.clone();
-        running.fetch_add(1, Ordering::Relaxed);
         let spawned = std::thread::Builder::new()
             .name("jobsight-plan".into())
             .stack_size(PLANNER_STACK)
@@ -114,12 +92,10 @@ impl Planner {
                 let vetted = vet_here(&ctx, &sql);
                 // The slots are free when the work has ended, not when the client stopped
                 // waiting.
-                running.fetch_sub(1, Ordering::Relaxed);
                 drop((slot, claim));
                 let _ = answer.send(vetted);
             });
         if spawned.is_err() {
-            self.running.fetch_sub(1, Ordering::Relaxed);
             return Err(self.busy());
         }
         let started = std::time::Instant::now();
@@ -142,7 +118,7 @@ impl Planner {
                      after {:.1} s; refused, its thread left to end by itself ({} of {PLANNERS} \
                      planners busy)",
                     started.elapsed().as_secs_f64(),
-                    self.running.load(Ordering::Relaxed)
+                    PLANNERS - self.slots.available_permits()
                 );
                 if deadline <= limit {
                     Err(super::timed_out())
@@ -159,24 +135,19 @@ impl Planner {
 
     /// One more planner for `address`, or 53000 when it has [`PLANNERS_PER_ADDRESS`] running:
     /// one client that abandons slow statements one after another takes half the planners, not all.
-    fn claim(&self, address: IpAddr) -> PgWireResult<AddressClaim> {
-        let mut counts = self.per_address.lock().unwrap_or_else(|p| p.into_inner());
-        let count = counts.entry(address).or_insert(0);
-        if *count >= PLANNERS_PER_ADDRESS {
-            return Err(PgWireError::UserError(Box::new(ErrorInfo::new(
-                "ERROR".into(),
-                "53000".into(),
-                format!(
-                    "{PLANNERS_PER_ADDRESS} statements of this address are still being planned \
-                     (some past their deadline); try again when they end"
-                ),
-            ))));
-        }
-        *count += 1;
-        Ok(AddressClaim {
-            per_address: self.per_address.clone(),
-            address,
-        })
+    fn claim(&self, address: IpAddr) -> PgWireResult<Counted> {
+        self.per_address
+            .admit(address, PLANNERS_PER_ADDRESS)
+            .ok_or_else(|| {
+                PgWireError::UserError(Box::new(ErrorInfo::new(
+                    "ERROR".into(),
+                    "53000".into(),
+                    format!(
+                        "{PLANNERS_PER_ADDRESS} statements of this address are still being \
+                         planned (some past their deadline); try again when they end"
+                    ),
+                )))
+            })
     }
 
     /// 53000 when no planner is free.
@@ -249,7 +220,7 @@ mod tests {
     fn one_address_holds_at_most_its_share_of_the_planners() {
         let planner = Planner::new(Arc::new(SessionContext::new()));
         let (one, other): (IpAddr, IpAddr) = ([192, 0, 2, 1].into(), [192, 0, 2, 2].into());
-        let mut held: Vec<AddressClaim> = (0..PLANNERS_PER_ADDRESS)
+        let mut held: Vec<Counted> = (0..PLANNERS_PER_ADDRESS)
             .map(|_| planner.claim(one).unwrap())
             .collect();
         assert!(planner.claim(one).is_err());

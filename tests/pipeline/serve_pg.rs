@@ -563,6 +563,8 @@ fn a_slow_plan_is_abandoned_at_its_deadline_and_holds_neither_clients_nor_the_st
     assert!(beside.as_secs() < 5, "the other client waited {beside:?}");
     let log = std::fs::read_to_string(dir.path().join("serve.log")).unwrap();
     assert!(log.contains("left to end by itself"), "{log}");
+    // (Before the statements below: with them this address has its 4 planners busy.)
+    let bound = slow_bound_parameters_are_abandoned_too(&server);
     // Without a timeout of its own a statement still plans at most 5 s (datafusion-postgres
     // would plan it again where nothing stops it), and a cursor's query is planned at DECLARE.
     for (script, says) in [
@@ -604,9 +606,66 @@ fn a_slow_plan_is_abandoned_at_its_deadline_and_holds_neither_clients_nor_the_st
         std::thread::sleep(std::time::Duration::from_millis(100));
     };
     eprintln!(
-        "slow statement answered after {took:?}, the other client after {beside:?}, stopped {:?} after SIGTERM ({status})",
+        "slow statement answered after {took:?}, the other client after {beside:?}, slow bound \
+         parameters after {bound:?}, stopped {:?} after SIGTERM ({status})",
         stopping.elapsed()
     );
+}
+
+/// The same slow call with its strings bound as parameters of a prepared statement (the extended
+/// protocol: Grafana's driver, JDBC, psycopg 3). The statement plans quickly at Parse, where they
+/// are placeholders; datafusion-postgres folds the call when it plans the statement at Execute,
+/// on a worker of the server, and the review found it held that worker and SIGTERM for about a
+/// minute. Now the bound plan is planned first by the statement's deadline. Returns how long the
+/// client waited.
+fn slow_bound_parameters_are_abandoned_too(server: &Server) -> std::time::Duration {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let config = format!(
+            "host=127.0.0.1 port={} user={DEFAULT_USER} password='{PASSWORD}' dbname=jobsight",
+            server.port
+        );
+        let (client, connection) = tokio_postgres::connect(&config, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        client
+            .batch_execute("SET statement_timeout = 1000")
+            .await
+            .unwrap();
+        // Quick values through the same statement are answered.
+        let row = client
+            .query_one(
+                "SELECT levenshtein($1::text, $2::text)",
+                &[&"kitten", &"sitting"],
+            )
+            .await
+            .unwrap();
+        assert_eq!(row.get::<_, i32>(0), 3);
+        let (a, b) = ("a".repeat(150_000), "b".repeat(150_000));
+        let started = std::time::Instant::now();
+        let e = client
+            .query_one("SELECT levenshtein($1::text, $2::text)", &[&a, &b])
+            .await
+            .unwrap_err();
+        let took = started.elapsed();
+        assert_eq!(
+            e.code(),
+            Some(&tokio_postgres::error::SqlState::QUERY_CANCELED),
+            "{e}"
+        );
+        assert!(took.as_secs() < 5, "answered after {took:?}");
+        // The server's workers are free: another client is answered at once.
+        let beside = std::time::Instant::now();
+        let (ok, out, err) = server.run("SELECT 41 + 1");
+        assert!(ok && out.trim() == "42", "{out} {err}");
+        assert!(
+            beside.elapsed().as_secs() < 5,
+            "the other client waited {:?}",
+            beside.elapsed()
+        );
+        took
+    })
 }
 
 /// Silent sockets (the review's lock-out: 32 of them held every slot for 60 s) cannot keep a

@@ -30,6 +30,7 @@
 
 pub use slurm_hooks::admission;
 mod login;
+mod parameters;
 mod planner;
 mod timeout;
 

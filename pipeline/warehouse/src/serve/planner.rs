@@ -13,7 +13,8 @@
 //! again where nothing can stop it). Past the deadline the client gets `query_canceled` (57014),
 //! past the limit `statement_too_complex` (54001), and the thread is abandoned: it ends when its
 //! work ends, and the process's end (SIGTERM) ends it. A cursor's query is planned at its
-//! `DECLARE`.
+//! `DECLARE`; a prepared statement at its Parse, and again at Execute with the values bound to its
+//! parameters ([`super::parameters`]).
 //!
 //! At most [`PLANNERS`] such threads run at once, abandoned ones included, and
 //! [`PLANNERS_PER_ADDRESS`] for one client address, so that statements that never end can take
@@ -27,6 +28,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::SessionContext;
 use datafusion::sql::parser::Statement as DfStatement;
 use datafusion::sql::sqlparser::ast::Statement as SqlStatement;
@@ -76,6 +78,37 @@ impl Planner {
     /// parse or the plan is left to datafusion-postgres, which says it in its own words (and plans
     /// `SET`, cursors and the catalogue's functions, which plain DataFusion does not know).
     pub async fn vet(&self, sql: &str, address: IpAddr, deadline: Instant) -> PgWireResult<()> {
+        let sql = sql.to_owned();
+        self.on_a_planner(address, deadline, move |ctx| vet_here(ctx, &sql))
+            .await
+    }
+
+    /// Optimises and plans `plan`, a prepared statement with its parameters' values in
+    /// ([`super::parameters`]), the same way as [`Planner::vet`]: what the values let the
+    /// optimiser fold is computed here, by the deadline.
+    pub async fn vet_bound(
+        &self,
+        plan: LogicalPlan,
+        address: IpAddr,
+        deadline: Instant,
+    ) -> PgWireResult<()> {
+        self.on_a_planner(address, deadline, move |ctx| {
+            on_this_thread(|| async {
+                let _ = ctx.state().create_physical_plan(&plan).await;
+            });
+            Ok(())
+        })
+        .await
+    }
+
+    /// `work` on a planner thread of its own, waited for until `deadline` and at most
+    /// [`PLANNING_LIMIT`], then abandoned.
+    async fn on_a_planner(
+        &self,
+        address: IpAddr,
+        deadline: Instant,
+        work: impl FnOnce(&SessionContext) -> Result<(), QueryError> + Send + 'static,
+    ) -> PgWireResult<()> {
         let claim = self.claim(address)?;
         let wait_until = deadline.min(Instant::now() + WAIT_FOR_PLANNER);
         let slot =
@@ -84,12 +117,12 @@ impl Planner {
                 Ok(Err(_)) | Err(_) => return Err(self.busy()),
             };
         let (answer, answered) = oneshot::channel();
-        let (ctx, sql) = (self.ctx.clone(), sql.to_owned());
+        let ctx = self.ctx.clone();
         let spawned = std::thread::Builder::new()
             .name("jobsight-plan".into())
             .stack_size(PLANNER_STACK)
             .spawn(move || {
-                let vetted = vet_here(&ctx, &sql);
+                let vetted = work(&ctx);
                 // The slots are free when the work has ended, not when the client stopped
                 // waiting.
                 drop((slot, claim));
@@ -171,13 +204,6 @@ fn vet_here(ctx: &SessionContext, sql: &str) -> Result<(), QueryError> {
         Err(_) => return Ok(()),
         Ok(statements) => statements,
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(_) => return Ok(()),
-    };
     let state = ctx.state();
     for statement in statements {
         let query = match &statement {
@@ -203,13 +229,25 @@ fn vet_here(ctx: &SessionContext, sql: &str) -> Result<(), QueryError> {
         };
         // The physical plan too: its optimiser folds constants (a `levenshtein` of two long
         // constants is computed here) and lays out every scan.
-        runtime.block_on(async {
+        on_this_thread(|| async {
             if let Ok(plan) = state.statement_to_plan(statement).await {
                 let _ = state.create_physical_plan(&plan).await;
             }
         });
     }
     Ok(())
+}
+
+/// DataFusion's planning (async in its API, without a pause in fact) run to its end on this
+/// thread. Without a runtime the work is skipped: datafusion-postgres plans it and says what
+/// failed.
+fn on_this_thread<F: Future<Output = ()>>(work: impl FnOnce() -> F) {
+    if let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        runtime.block_on(work());
+    }
 }
 
 #[cfg(test)]

@@ -190,6 +190,13 @@ impl ExtendedQueryHandler for Timed {
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
         let deadline = deadline(client, self.ceiling);
+        // The values bound to its parameters may make the plan slow where the placeholders
+        // were not: planned first by the deadline.
+        if let Some(plan) = super::parameters::bound_plan(portal) {
+            self.planner
+                .vet_bound(plan, client.socket_addr().ip(), deadline)
+                .await?;
+        }
         let response = tokio::time::timeout_at(
             deadline,
             ExtendedQueryHandler::do_query(&*self.inner, client, portal, max_rows),

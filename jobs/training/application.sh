@@ -1,6 +1,6 @@
 #!/bin/bash
 # application.sh APP SECONDS: runs the real application APP on all of the job's CPUs, again and
-# again, until SECONDS have passed (each application's example input is short, so a run of the
+# again, until SECONDS have passed (a job of several nodes: one MPI rank per task, across its nodes) (each application's example input is short, so a run of the
 # suite is as long as the suite asks). Inputs are made in the current directory from the files
 # Debian's packages ship; nothing is downloaded.
 #   lammps    molecular dynamics: Lennard-Jones melt (LAMMPS' bench/in.lj), 32,000 atoms, MPI
@@ -11,7 +11,10 @@
 set -u
 app=$1
 seconds=$2
-ranks=${SLURM_CPUS_ON_NODE:-$(nproc)}
+# A job of several nodes runs one rank per task over all of them (mpirun starts the other nodes'
+# ranks through srun); a job of one node one rank per CPU of it.
+if [ "${SLURM_JOB_NUM_NODES:-1}" -gt 1 ]; then ranks=$SLURM_NTASKS
+else ranks=${SLURM_CPUS_ON_NODE:-$(nproc)}; fi
 deadline=$(( $(date +%s) + seconds ))
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$ranks")
 left() { echo $(( deadline - $(date +%s) )); }

@@ -5,7 +5,11 @@
 #
 # The node exporter's target is relabelled so that its `instance` is "<Slurm node name>:<port>"
 # (PROM_NODE_NAME, default `hostname -s`, which is the node name of the single-node Slurm in
-# ops/slurm/): jobsight selects a job's nodes by that label.
+# ops/slurm/): jobsight selects a job's nodes by that label. With several names (the multi-node
+# test cluster of ops/slurm/, several slurmd on this one host) the node exporter is scraped once per
+# name: each node's series are then the host's, the same for every node. A per-job cgroup exporter's
+# series that name their node (jobsight-exporter's `slurm_node` label) get that node as instance,
+# so each node of a job has its own series.
 #
 # Usage:  sudo bash start-prometheus.sh          # install (if needed) + start
 #         PROM_DIR=/tmp/prom bash start-prometheus.sh
@@ -13,7 +17,8 @@
 #         PROM_PORT         Prometheus port                          default 9090
 #         NODE_EXPORTER_PORT node exporter port                     default 9100
 #         SCRAPE_INTERVAL   scrape interval                          default 5s
-#         PROM_NODE_NAME    node name to give the node exporter's target   default hostname -s
+#         PROM_NODE_NAME    node name(s) to give the node exporter's target, separated by spaces
+#                           (one target per name, the same host's series)  default hostname -s
 #         CGROUP_EXPORTER_PORT  also scrape a per-job cgroup exporter (jobsight-exporter, or
 #                           Princeton's) on this loopback port, its instance named like the node
 #                           exporter's; unset: no such target. The exporter is started elsewhere.
@@ -66,10 +71,19 @@ scrape_configs:
       - targets: ['127.0.0.1:${PROM_PORT}']
   - job_name: node
     static_configs:
+EOF
+for name in $PROM_NODE_NAME; do
+  cat >> "$PROM_DIR/prometheus.yml" <<EOF
       - targets: ['127.0.0.1:${NODE_EXPORTER_PORT}']
+        labels: {__slurm_node: '${name}'}
+EOF
+done
+FIRST_NODE=${PROM_NODE_NAME%% *}
+cat >> "$PROM_DIR/prometheus.yml" <<EOF
     relabel_configs:
-      - target_label: instance
-        replacement: '${PROM_NODE_NAME}:${NODE_EXPORTER_PORT}'
+      - source_labels: [__slurm_node]
+        target_label: instance
+        replacement: '\${1}:${NODE_EXPORTER_PORT}'
 EOF
 if [ -n "${CGROUP_EXPORTER_PORT:-}" ]; then
   cat >> "$PROM_DIR/prometheus.yml" <<EOF
@@ -78,7 +92,12 @@ if [ -n "${CGROUP_EXPORTER_PORT:-}" ]; then
       - targets: ['127.0.0.1:${CGROUP_EXPORTER_PORT}']
     relabel_configs:
       - target_label: instance
-        replacement: '${PROM_NODE_NAME}:${CGROUP_EXPORTER_PORT}'
+        replacement: '${FIRST_NODE}:${CGROUP_EXPORTER_PORT}'
+    metric_relabel_configs:
+      - source_labels: [slurm_node]
+        regex: '(.+)'
+        target_label: instance
+        replacement: '\${1}:${CGROUP_EXPORTER_PORT}'
 EOF
 fi
 

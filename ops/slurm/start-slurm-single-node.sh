@@ -25,6 +25,11 @@
 #   SLURM_FIRST_JOB_ID=N     number the jobs from N (default 1): a second run whose jobs must not
 #                            share ids with a first one's, as when two training-suite runs are merged
 #                            into one warehouse (jobsight)
+#   SLURM_NODES=N            N nodes on this machine (default 1): N real slurmd (Debian's Slurm is built
+#                            with --enable-multiple-slurmd), named node1..nodeN, each with its own port (6821, 6822, ...),
+#                            spool, log, pid file (/run/slurmd-nodeI.pid), cgroup prefix (slurm_nodeI)
+#                            and an equal share of the CPUs and memory; each slurmd is started in a
+#                            cpuset of its own CPUs, so that its jobs run there (jobsight)
 set -euo pipefail
 
 SLURM_WITH_DBD=${SLURM_WITH_DBD:-1}
@@ -33,6 +38,7 @@ SLURM_HOOK_DIR=${SLURM_HOOK_DIR:-/var/spool/slurm-hooks}
 SLURM_TEST_USER=${SLURM_TEST_USER-alice}
 SLURM_SMOKE_TEST=${SLURM_SMOKE_TEST:-1}
 SLURM_MAIL_SMTP=${SLURM_MAIL_SMTP:-}
+SLURM_NODES=${SLURM_NODES:-1}
 CLUSTER=${SLURM_CLUSTER_NAME:-ci}
 DB_PASS=${SLURM_DB_PASS:-slurmpass}
 
@@ -86,7 +92,8 @@ if [ "${SLURM_INSTALL_ONLY:-0}" = 1 ]; then
 fi
 
 # ------------------------------------------------- 2. stop leftovers from an earlier run
-for f in /run/slurmd.pid /run/slurmctld.pid /run/slurmdbd.pid /run/mysqld/mysqld.pid /run/munge/munged.pid; do
+for f in /run/slurmd.pid /run/slurmd-node*.pid /run/slurmctld.pid /run/slurmdbd.pid /run/mysqld/mysqld.pid /run/munge/munged.pid; do
+  [ -e "$f" ] || continue
   stop_pidfile "$f"
 done
 if [ "${SLURM_CLEAN_STATE:-0}" = 1 ]; then
@@ -153,10 +160,18 @@ if [ "$SLURM_CGROUP" = auto ]; then
 fi
 if [ "$SLURM_CGROUP" = v1 ]; then
   PROCTRACK=proctrack/cgroup; TASK=task/cgroup,task/affinity; GATHER=jobacct_gather/cgroup
-  cat > /etc/slurm/cgroup.conf <<'EOF'
+  CONSTRAIN_CORES=yes
+  if [ "$SLURM_NODES" -gt 1 ]; then
+    # Every slurmd of this machine numbers its CPUs from 0, so Slurm's own binding (cpuset and
+    # affinity) would put every node's jobs on CPU 0 (measured: both nodes' job cpusets were
+    # "0"). Without it a job's processes stay in the cpuset of the slurmd that started them,
+    # which holds that node's own CPUs (below).
+    TASK=task/cgroup; CONSTRAIN_CORES=no
+  fi
+  cat > /etc/slurm/cgroup.conf <<EOF
 CgroupPlugin=cgroup/v1
 CgroupMountpoint=/sys/fs/cgroup
-ConstrainCores=yes
+ConstrainCores=$CONSTRAIN_CORES
 ConstrainRAMSpace=yes
 EOF
 else
@@ -168,6 +183,31 @@ if ls /usr/lib/*/slurm-wlm/cred_munge.so >/dev/null 2>&1; then CRED_LINE=CredTyp
 else CRED_LINE=CryptoType=crypto/munge; fi
 NCPU=$(nproc)
 MEM=$(slurmd -C | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p'); MEM=$(( MEM > 2048 ? MEM - 1024 : MEM ))
+if [ "$SLURM_NODES" -gt 1 ]; then
+  [ "$NCPU" -ge "$SLURM_NODES" ] || { echo "SLURM_NODES=$SLURM_NODES needs as many CPUs; this machine has $NCPU" >&2; exit 1; }
+  NODE_CPUS=$(( NCPU / SLURM_NODES )); NODE_MEM=$(( MEM / SLURM_NODES ))
+  NODE_LINES=""
+  for i in $(seq 1 "$SLURM_NODES"); do
+    NODE_LINES="${NODE_LINES}NodeName=node$i NodeHostname=$H NodeAddr=127.0.0.1 Port=$(( 6820 + i )) CPUs=$NODE_CPUS RealMemory=$NODE_MEM State=UNKNOWN
+"
+  done
+  NODES="node[1-$SLURM_NODES]"
+  # Every node of a job gets the job's cgroup when the job starts (its `extern` step), as at sites
+  # that run pam_slurm_adopt or a per-job exporter: a node the job never ran a process on then
+  # reads as idle in its own series instead of having none.
+  PROLOG_FLAGS="PrologFlags=Contain"
+  SLURMD_FILES="SlurmdPidFile=/run/slurmd-%n.pid
+SlurmdSpoolDir=/var/lib/slurm/slurmd/%n
+SlurmdLogFile=/var/log/slurm/slurmd-%n.log"
+else
+  NODE_LINES="NodeName=$H NodeAddr=127.0.0.1 CPUs=$NCPU RealMemory=$MEM State=UNKNOWN
+"
+  NODES=$H
+  PROLOG_FLAGS=""
+  SLURMD_FILES="SlurmdPidFile=/run/slurmd.pid
+SlurmdSpoolDir=/var/lib/slurm/slurmd
+SlurmdLogFile=/var/log/slurm/slurmd.log"
+fi
 if [ "$SLURM_WITH_DBD" = 1 ]; then
   ACCT="AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=127.0.0.1
@@ -185,11 +225,9 @@ SlurmdPort=6818
 AuthType=auth/munge
 $CRED_LINE
 StateSaveLocation=/var/lib/slurm/slurmctld
-SlurmdSpoolDir=/var/lib/slurm/slurmd
+$SLURMD_FILES
 SlurmctldPidFile=/run/slurmctld.pid
-SlurmdPidFile=/run/slurmd.pid
 SlurmctldLogFile=/var/log/slurm/slurmctld.log
-SlurmdLogFile=/var/log/slurm/slurmd.log
 SlurmctldDebug=info
 SlurmdDebug=info
 ProctrackType=$PROCTRACK
@@ -206,14 +244,14 @@ JobCompType=jobcomp/filetxt
 JobCompLoc=/var/log/slurm/jobcomp.log
 $ACCT
 Prolog=$SLURM_PROLOG
+$PROLOG_FLAGS
 Epilog=$SLURM_EPILOG
 PrologSlurmctld=$SLURM_PROLOG_SLURMCTLD
 EpilogSlurmctld=$SLURM_EPILOG_SLURMCTLD
 $MAILPROG_LINE
-NodeName=$H NodeAddr=127.0.0.1 CPUs=$NCPU RealMemory=$MEM State=UNKNOWN
-PartitionName=debug Nodes=$H Default=YES MaxTime=INFINITE State=UP
+${NODE_LINES}PartitionName=debug Nodes=$NODES Default=YES MaxTime=INFINITE State=UP
 EOF
-log "slurm.conf written (node $H, CPUs=$NCPU, RealMemory=$MEM, cgroup=$SLURM_CGROUP, dbd=$SLURM_WITH_DBD)"
+log "slurm.conf written (nodes $NODES, CPUs=$NCPU and RealMemory=$MEM in all, cgroup=$SLURM_CGROUP, dbd=$SLURM_WITH_DBD)"
 
 # ------------------------------------------------------ 7. MariaDB + slurmdbd (optional)
 if [ "$SLURM_WITH_DBD" = 1 ]; then
@@ -262,11 +300,32 @@ fi
 # ---------------------------------------------------------- 8. slurmctld + slurmd
 /usr/sbin/slurmctld                       # daemonizes, pid in /run/slurmctld.pid
 wait_for 60 slurmctld scontrol ping
-/usr/sbin/slurmd                          # daemonizes, pid in /run/slurmd.pid
 # node is up when its state is one of these without a '*' (= not responding) suffix
-node_up() { sinfo -h -n "$H" -o %T | grep -qxE 'idle|mixed|allocated|completing'; }
-wait_for 60 "node $H up" node_up
-log "slurmctld pid $(cat /run/slurmctld.pid), slurmd pid $(cat /run/slurmd.pid): $(sinfo -h -o '%P %a %D %T %N')"
+node_up() { sinfo -h -n "$1" -o %T | grep -qxE 'idle|mixed|allocated|completing'; }
+if [ "$SLURM_NODES" -gt 1 ]; then
+  for i in $(seq 1 "$SLURM_NODES"); do
+    install -d -o slurm -g slurm -m 0755 "/var/lib/slurm/slurmd/node$i"
+    cpus="$(( (i - 1) * NODE_CPUS ))-$(( i * NODE_CPUS - 1 ))"
+    # Each slurmd in a cpuset of its own CPUs: Slurm numbers every node's CPUs from 0, and
+    # hwloc sees only the CPUs of the cpuset it runs in, so node i's jobs are bound to its share.
+    if [ -d /sys/fs/cgroup/cpuset ]; then
+      set_dir=/sys/fs/cgroup/cpuset/slurmd_node$i
+      mkdir -p "$set_dir"
+      echo "$cpus" > "$set_dir/cpuset.cpus"
+      cat /sys/fs/cgroup/cpuset/cpuset.mems > "$set_dir/cpuset.mems"
+      sh -c "echo \$\$ > $set_dir/tasks; exec /usr/sbin/slurmd -N node$i"
+    else
+      /usr/sbin/slurmd -N "node$i"
+    fi
+    wait_for 60 "node node$i up" node_up "node$i"
+    log "node$i: slurmd pid $(cat "/run/slurmd-node$i.pid"), CPUs $cpus of this machine"
+  done
+  log "slurmctld pid $(cat /run/slurmctld.pid): $(sinfo -h -o '%P %a %D %T %N')"
+else
+  /usr/sbin/slurmd                          # daemonizes, pid in /run/slurmd.pid
+  wait_for 60 "node $H up" node_up "$H"
+  log "slurmctld pid $(cat /run/slurmctld.pid), slurmd pid $(cat /run/slurmd.pid): $(sinfo -h -o '%P %a %D %T %N')"
+fi
 
 # ------------------------------------------------------------------ 9. smoke test
 if [ "$SLURM_SMOKE_TEST" = 1 ]; then
@@ -293,4 +352,4 @@ if [ "$SLURM_SMOKE_TEST" = 1 ]; then
   [ "$smoke_fail" = 0 ] || { log "smoke test FAILED"; exit 1; }
   log "smoke: scontrol -> $(scontrol show job -o "$JOB" | tr ' ' '\n' | grep -E '^(JobId|JobState|Reason|ExitCode)=' | tr '\n' ' ')"
 fi
-log "READY. Stop with: kill \$(cat /run/slurmd.pid /run/slurmctld.pid /run/slurmdbd.pid /run/mysqld/mysqld.pid /run/munge/munged.pid 2>/dev/null)  (or stop-slurm-single-node.sh)"
+log "READY. Stop with: kill \$(cat /run/slurmd*.pid /run/slurmctld.pid /run/slurmdbd.pid /run/mysqld/mysqld.pid /run/munge/munged.pid 2>/dev/null)  (or stop-slurm-single-node.sh)"

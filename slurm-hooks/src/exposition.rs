@@ -213,6 +213,25 @@ fn sample(out: &mut String, name: &str, labels: &[(&str, &str)], value: Value) {
     };
 }
 
+/// The label naming the Slurm node of a series where the host runs several slurmd (Debian's
+/// `--enable-multiple-slurmd`): Prometheus makes it the series' `instance`
+/// (`ops/prometheus/start-prometheus.sh`), so each node of a job is its own series.
+pub const NODE_LABEL: &str = "slurm_node";
+
+/// The labels of one job's (or step's) series: Princeton's `jobid`, `step`, `task`, and the
+/// node where the tree names one.
+fn job_labels<'a>(
+    job_id: &'a str,
+    step: &'a str,
+    node: &'a Option<String>,
+) -> Vec<(&'a str, &'a str)> {
+    let mut labels = vec![("jobid", job_id), ("step", step), ("task", "")];
+    if let Some(node) = node {
+        labels.push((NODE_LABEL, node.as_str()));
+    }
+    labels
+}
+
 /// The scrape's text: every job's totals (and steps, when read), `cgroup_uid` where the user is
 /// known, and the exporter's own figures.
 pub fn render(jobs: &[JobUsage], figures: &ExporterFigures) -> String {
@@ -223,16 +242,12 @@ pub fn render(jobs: &[JobUsage], figures: &ExporterFigures) -> String {
         samples.clear();
         for (job, job_id) in jobs.iter().zip(&job_ids) {
             if let Some(value) = (family.value)(&job.total) {
-                let labels = [("jobid", job_id.as_str()), ("step", ""), ("task", "")];
+                let labels = job_labels(job_id, "", &job.node);
                 sample(&mut samples, family.name, &labels, value);
             }
             for (step, usage) in &job.steps {
                 if let Some(value) = (family.value)(usage) {
-                    let labels = [
-                        ("jobid", job_id.as_str()),
-                        ("step", step.as_str()),
-                        ("task", ""),
-                    ];
+                    let labels = job_labels(job_id, step, &job.node);
                     sample(&mut samples, family.name, &labels, value);
                 }
             }
@@ -245,7 +260,10 @@ pub fn render(jobs: &[JobUsage], figures: &ExporterFigures) -> String {
     samples.clear();
     for (job, job_id) in jobs.iter().zip(&job_ids) {
         if let Some(uid) = job.uid {
-            let labels = [("jobid", job_id.as_str())];
+            let mut labels = vec![("jobid", job_id.as_str())];
+            if let Some(node) = &job.node {
+                labels.push((NODE_LABEL, node.as_str()));
+            }
             sample(
                 &mut samples,
                 "cgroup_uid",
@@ -301,6 +319,7 @@ mod tests {
         };
         JobUsage {
             job_id,
+            node: None,
             uid,
             total: usage.clone(),
             steps: steps

@@ -128,6 +128,17 @@ impl Drop for SlurmGuard {
 /// (an aborted earlier run may have left queued jobs or a drained node behind).
 #[must_use]
 pub fn start_slurm(epilog_slurmctld: &Path, epilog: Option<&Path>) -> SlurmGuard {
+    start_slurm_nodes(epilog_slurmctld, epilog, 1)
+}
+
+/// [`start_slurm`] with `nodes` real slurmd on this machine (`SLURM_NODES`), named `node1`,
+/// `node2`, ..., each with its share of the CPUs (with 1, the one node is named as the host).
+#[must_use]
+pub fn start_slurm_nodes(
+    epilog_slurmctld: &Path,
+    epilog: Option<&Path>,
+    nodes: usize,
+) -> SlurmGuard {
     let guard = SlurmGuard;
     let started = Instant::now();
     let release = slurm_release();
@@ -145,7 +156,8 @@ pub fn start_slurm(epilog_slurmctld: &Path, epilog: Option<&Path>) -> SlurmGuard
         .arg(&release)
         .env("SLURM_EPILOG_SLURMCTLD", epilog_slurmctld)
         .env("SLURM_SMOKE_TEST", "0")
-        .env("SLURM_CLEAN_STATE", "1");
+        .env("SLURM_CLEAN_STATE", "1")
+        .env("SLURM_NODES", nodes.to_string());
     if let Some(epilog) = epilog {
         command.env("SLURM_EPILOG", epilog);
     }
@@ -168,6 +180,11 @@ pub struct SlurmSite {
 /// Starts a [`SlurmSite`] for the test named `name` (its folder), with `jobsight`'s epilog
 /// beside it; `what` says what the test installs, for the message when it is not run as root.
 pub fn slurm_site(jobsight: &str, name: &str, what: &str) -> SlurmSite {
+    slurm_site_of_nodes(jobsight, name, what, 1)
+}
+
+/// [`slurm_site`] with `nodes` real slurmd on this machine ([`start_slurm_nodes`]).
+pub fn slurm_site_of_nodes(jobsight: &str, name: &str, what: &str, nodes: usize) -> SlurmSite {
     let one_at_a_time = one_at_a_time();
     let epilog = root_and_epilog(jobsight, what);
     let base = test_base(name);
@@ -180,7 +197,7 @@ pub fn slurm_site(jobsight: &str, name: &str, what: &str) -> SlurmSite {
         "slurm",
     );
     SlurmSite {
-        _slurm: start_slurm(&hook, None),
+        _slurm: start_slurm_nodes(&hook, None, nodes),
         _one_at_a_time: one_at_a_time,
         base,
         spool,
@@ -241,11 +258,12 @@ pub fn start_prometheus(
     exporter_port: u16,
     scrape: &str,
 ) -> PrometheusGuard {
-    start_prometheus_with(dir, port, exporter_port, None, scrape)
+    start_prometheus_with(dir, port, exporter_port, None, scrape, None)
 }
 
 /// [`start_prometheus`], also scraping a per-job cgroup exporter on loopback `cgroup_port`
-/// (started by the caller) when given.
+/// (started by the caller) when given, and naming the node exporter's target after `nodes`
+/// (Slurm's node names separated by spaces, one target each; the host's name when none).
 #[must_use]
 pub fn start_prometheus_with(
     dir: &Path,
@@ -253,6 +271,7 @@ pub fn start_prometheus_with(
     exporter_port: u16,
     cgroup_port: Option<u16>,
     scrape: &str,
+    nodes: Option<&str>,
 ) -> PrometheusGuard {
     let guard = PrometheusGuard {
         dir: dir.to_path_buf(),
@@ -267,6 +286,9 @@ pub fn start_prometheus_with(
         .env("SCRAPE_INTERVAL", scrape);
     if let Some(cgroup_port) = cgroup_port {
         command.env("CGROUP_EXPORTER_PORT", cgroup_port.to_string());
+    }
+    if let Some(nodes) = nodes {
+        command.env("PROM_NODE_NAME", nodes);
     }
     run_ok(&mut command);
     eprintln!("prometheus up in {:.0?}", started.elapsed());
@@ -284,8 +306,21 @@ pub fn start_prometheus_and_job_exporter(
     exporter_port: u16,
     cgroup_port: u16,
 ) -> (PrometheusGuard, KillOnDrop) {
+    start_prometheus_and_job_exporter_of(jobsight, dir, [port, exporter_port, cgroup_port], None)
+}
+
+/// [`start_prometheus_and_job_exporter`] on the ports `[prometheus, node exporter, cgroup
+/// exporter]` for the Slurm nodes `nodes` (space-separated; the host's name when none).
+#[must_use]
+pub fn start_prometheus_and_job_exporter_of(
+    jobsight: &str,
+    dir: &Path,
+    [port, exporter_port, cgroup_port]: [u16; 3],
+    nodes: Option<&str>,
+) -> (PrometheusGuard, KillOnDrop) {
     let exporter = start_jobsight_exporter(jobsight, cgroup_port);
-    let prometheus = start_prometheus_with(dir, port, exporter_port, Some(cgroup_port), "1s");
+    let prometheus =
+        start_prometheus_with(dir, port, exporter_port, Some(cgroup_port), "1s", nodes);
     (prometheus, exporter)
 }
 
@@ -396,4 +431,36 @@ impl Drop for KillOnDrop {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+/// Seconds of one of sacct's durations (`[D-]HH:MM:SS[.mmm]`, or `MM:SS.mmm` for TotalCPU).
+pub fn sacct_seconds(text: &str) -> f64 {
+    let (days, rest) = match text.split_once('-') {
+        Some((d, rest)) => (d.parse::<f64>().unwrap(), rest),
+        None => (0.0, text),
+    };
+    let parts: Vec<f64> = rest.split(':').map(|p| p.parse().unwrap()).collect();
+    let clock = parts.iter().fold(0.0, |total, p| total * 60.0 + p);
+    days * 86_400.0 + clock
+}
+
+/// seff's CPU efficiency of `job` and its TotalCPU in seconds, from sacct's text: the job line of
+/// the newest run of the id (the test cluster's ids repeat across runs), whose TotalCPU sacct
+/// sums from the steps (with `-X` it would fetch no steps and print 0).
+pub fn seff(job: u64) -> (f64, f64) {
+    let out = sh(&format!(
+        "TZ=UTC sacct -n -P -j {job} -o JobIDRaw,Submit,TotalCPU,AllocCPUS,Elapsed"
+    ));
+    let newest = out
+        .lines()
+        .map(|l| l.split('|').collect::<Vec<&str>>())
+        .filter(|f| f.len() == 5 && f[0] == job.to_string())
+        .max_by(|a, b| a[1].cmp(b[1]))
+        .unwrap_or_else(|| panic!("sacct has no job line for {job}: {out}"));
+    let (total_cpu, alloc, elapsed) = (
+        sacct_seconds(newest[2]),
+        newest[3].parse::<f64>().unwrap(),
+        sacct_seconds(newest[4]),
+    );
+    (total_cpu / (alloc * elapsed), total_cpu)
 }

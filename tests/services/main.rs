@@ -11,6 +11,7 @@ mod web_client;
 
 mod canaries;
 mod exporters;
+mod multi_node;
 mod real_prometheus;
 mod real_slurm;
 mod running;

@@ -20,7 +20,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::services::{
-    ingest_until_done, job_state, prometheus_config, sbatch, sh, start_prometheus, wait_until,
+    ingest_until_done, job_state, prometheus_config, sbatch, seff, sh, start_prometheus, wait_until,
 };
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
@@ -204,17 +204,6 @@ fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
     assert!(sleeper_cores <= 0.35, "{used:?}");
 }
 
-/// seconds of sacct's `[D-]HH:MM:SS`, `MM:SS.mmm` and `HH:MM:SS.mmm` forms (TotalCPU, Elapsed).
-fn sacct_seconds(text: &str) -> f64 {
-    let (days, rest) = match text.split_once('-') {
-        Some((d, rest)) => (d.parse::<f64>().unwrap(), rest),
-        None => (0.0, text),
-    };
-    let parts: Vec<f64> = rest.split(':').map(|p| p.parse().unwrap()).collect();
-    let clock = parts.iter().fold(0.0, |total, p| total * 60.0 + p);
-    days * 86_400.0 + clock
-}
-
 /// Issue 43's pair: two 1-CPU jobs on the 2-CPU node at the same time, one keeping its CPU busy,
 /// one asleep holding 1 GiB. The node's series cannot tell them apart (both read a core busy and
 /// both jobs' memory); each job's figures must be its own: CPU efficiency as seff computes it
@@ -276,26 +265,6 @@ fn two_jobs_sharing_the_node_each_get_their_own_figures() {
         Duration::from_secs(180),
     );
 
-    // seff's figures, from sacct's text: the job line of the newest run of the id (the test
-    // cluster's ids repeat across runs), whose TotalCPU sacct sums from the steps (with `-X` it
-    // would fetch no steps and print 0).
-    let seff = |job: u64| -> (f64, f64) {
-        let out = sh(&format!(
-            "TZ=UTC sacct -n -P -j {job} -o JobIDRaw,Submit,TotalCPU,AllocCPUS,Elapsed"
-        ));
-        let newest = out
-            .lines()
-            .map(|l| l.split('|').collect::<Vec<&str>>())
-            .filter(|f| f.len() == 5 && f[0] == job.to_string())
-            .max_by(|a, b| a[1].cmp(b[1]))
-            .unwrap_or_else(|| panic!("sacct has no job line for {job}: {out}"));
-        let (total_cpu, alloc, elapsed) = (
-            sacct_seconds(newest[2]),
-            newest[3].parse::<f64>().unwrap(),
-            sacct_seconds(newest[4]),
-        );
-        (total_cpu / (alloc * elapsed), total_cpu)
-    };
     let summary = sql(
         &data,
         "SELECT s.job_id, s.cpu_eff, s.cpu_eff_source, s.cpu_eff_telemetry, s.mem_used_max_mb,

@@ -156,10 +156,13 @@ fn figure_words(name: &str) -> String {
 
 /// A finding's evidence key as words (the value beside it has its unit):
 /// `summary.mem_used_max_mb` → "peak memory", `cpu_user.mean` → "CPU user, mean",
-/// `limit.cpu_load.alert` → "limit of CPU load (alert)".
+/// `limit.cpu_load.alert` → "limit of CPU load (alert)", `node.cpu_user.mean` (a per-node rule's
+/// node) → "CPU user, mean on this node".
 pub fn evidence_label(key: &str) -> String {
     let mut parts: Vec<&str> = key.split('.').filter(|p| !p.is_empty()).collect();
     let limit = parts.first() == Some(&"limit");
+    // A per-node rule's figure of its node, beside the same figure of the whole job.
+    let of_the_node = parts.first() == Some(&"node") && parts.len() > 2;
     if matches!(parts.first(), Some(&("summary" | "job" | "node" | "limit"))) && parts.len() > 1 {
         parts.remove(0);
     }
@@ -167,6 +170,7 @@ pub fn evidence_label(key: &str) -> String {
     match (limit, words.as_slice()) {
         (true, [what, level]) => format!("limit of {what} ({level})"),
         (true, _) => format!("limit of {}", words.join(", ")),
+        (false, _) if of_the_node => format!("{} on this node", words.join(", ")),
         (false, _) => words.join(", "),
     }
 }
@@ -227,6 +231,10 @@ mod tests {
             "network received, 95th percentile"
         );
         assert_eq!(evidence_label("node.rise_rate_mb_s"), "rise rate");
+        assert_eq!(
+            evidence_label("node.job_cpu_cores.mean"),
+            "job CPU cores, mean on this node"
+        );
         assert_eq!(evidence_label("gpu_util.mean"), "GPU use, mean");
     }
 

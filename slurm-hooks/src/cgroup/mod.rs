@@ -99,6 +99,9 @@ pub struct Usage {
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobUsage {
     pub job_id: u64,
+    /// The Slurm node whose tree holds the job, where the tree names it (`slurm_<node>`,
+    /// `<node>_slurmstepd.scope`: several slurmd on one host); `None` for the host's one slurmd.
+    pub node: Option<String>,
     /// The job's user: from the v1 path, or from a process of the job under v2 (unknown until
     /// one of its processes has been seen).
     pub uid: Option<u32>,
@@ -126,13 +129,19 @@ pub enum Layout {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobCgroup {
     pub job_id: u64,
+    /// As [`JobUsage::node`].
+    pub node: Option<String>,
     pub layout: Layout,
 }
+
+/// A job on one node: a job of several nodes run by several slurmd of one host is found once
+/// under each of them.
+pub(crate) type JobKey = (u64, Option<String>);
 
 /// One scrape's result.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Scrape {
-    /// Sorted by job id.
+    /// Sorted by job id, then node.
     pub jobs: Vec<JobUsage>,
     pub problems: Problems,
 }
@@ -141,7 +150,7 @@ pub struct Scrape {
 #[derive(Debug)]
 pub struct Collector {
     config: Config,
-    uid_of_job: HashMap<u64, u32>,
+    uid_of_job: HashMap<JobKey, u32>,
     /// The job ids of SLUID-named job directories (Slurm 26.05 on cgroup v2).
     job_of_sluid: HashMap<String, u64>,
     errors_total: u64,
@@ -178,11 +187,12 @@ impl Collector {
         Scrape { jobs, problems }
     }
 
-    /// The jobs under the root, in both layouts, sorted by job id. Should a job id appear twice
-    /// (two `slurm_<node>` prefixes of several slurmd on one host, a v1 and a v2 tree), the first
-    /// found is kept: v1 before v2, `slurm` before `slurm_<node>`, names in sorted order.
+    /// The jobs under the root, in both layouts, sorted by job id and node. A job of several
+    /// nodes run by several slurmd of this host (`slurm_<node>` prefixes, `<node>_slurmstepd`
+    /// scopes) is found once per node. Should a job appear twice on one node (a v1 and a v2
+    /// tree), the first found is kept: v1 before v2, names in sorted order.
     pub fn discover(&mut self, problems: &mut Problems) -> Vec<JobCgroup> {
-        let mut found: BTreeMap<u64, JobCgroup> = BTreeMap::new();
+        let mut found: BTreeMap<JobKey, JobCgroup> = BTreeMap::new();
         v1::discover(&self.config.cgroup_root, problems, &mut found);
         v2::discover(
             &self.config.cgroup_root,
@@ -214,31 +224,35 @@ impl Collector {
                     else {
                         continue;
                     };
-                    let uid = self.v2_uid(job.job_id, dir, problems);
+                    let uid = self.v2_uid((job.job_id, job.node.clone()), dir, problems);
                     (total, step_usages, uid)
                 }
             };
             out.push(JobUsage {
                 job_id: job.job_id,
+                node: job.node,
                 uid,
                 total,
                 steps: step_usages,
             });
         }
         // Forget the users of jobs that ended, so the cache holds only this node's jobs.
-        let present: HashSet<u64> = out.iter().map(|job| job.job_id).collect();
-        self.uid_of_job.retain(|job_id, _| present.contains(job_id));
+        let present: HashSet<JobKey> = out
+            .iter()
+            .map(|job| (job.job_id, job.node.clone()))
+            .collect();
+        self.uid_of_job.retain(|key, _| present.contains(key));
         out
     }
 
     /// The user of a v2 job: remembered, or looked up in /proc (retried next scrape if none of
     /// the job's processes could be read).
-    fn v2_uid(&mut self, job_id: u64, dir: &Path, problems: &mut Problems) -> Option<u32> {
-        if let Some(&uid) = self.uid_of_job.get(&job_id) {
+    fn v2_uid(&mut self, key: JobKey, dir: &Path, problems: &mut Problems) -> Option<u32> {
+        if let Some(&uid) = self.uid_of_job.get(&key) {
             return Some(uid);
         }
-        let uid = v2::find_uid(dir, job_id, &self.config.proc_root, problems)?;
-        self.uid_of_job.insert(job_id, uid);
+        let uid = v2::find_uid(dir, key.0, &self.config.proc_root, problems)?;
+        self.uid_of_job.insert(key, uid);
         Some(uid)
     }
 }

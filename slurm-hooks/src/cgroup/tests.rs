@@ -290,6 +290,73 @@ fn v2_jobs_are_found_under_both_scopes_and_read() {
     assert_eq!(batch.io_read_bytes, None);
 }
 
+/// Several slurmd on one host (Debian's `--enable-multiple-slurmd`, the multi-node test
+/// cluster): a job of two nodes has a tree under each node's prefix or scope, and each is its
+/// own job on its own node, not one hiding the other.
+#[test]
+fn a_job_on_two_nodes_of_one_host_is_found_once_per_node() {
+    let root = tempfile::tempdir().unwrap();
+    let proc_root = tempfile::tempdir().unwrap();
+    v1_job(root.path(), "slurm_node1", 1001, 7);
+    v1_job(root.path(), "slurm_node2", 1001, 7);
+    v1_job(root.path(), "slurm", 1001, 8);
+    v2_job(
+        root.path(),
+        "node1_slurmstepd.scope",
+        11,
+        proc_root.path(),
+        4242,
+        1001,
+    );
+    v2_job(
+        root.path(),
+        "node2_slurmstepd.scope",
+        11,
+        proc_root.path(),
+        4343,
+        1001,
+    );
+    let scrape = Collector::new(config(root.path(), proc_root.path(), false)).collect();
+    assert_eq!(scrape.problems, Problems::default());
+    let found: Vec<(u64, Option<&str>)> = scrape
+        .jobs
+        .iter()
+        .map(|j| (j.job_id, j.node.as_deref()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (7, Some("node1")),
+            (7, Some("node2")),
+            (8, None),
+            (11, Some("node1")),
+            (11, Some("node2"))
+        ]
+    );
+    for job in &scrape.jobs[..2] {
+        assert_eq!(
+            job.total,
+            v1_job_total(),
+            "job {} on {:?}",
+            job.job_id,
+            job.node
+        );
+    }
+    let figures = crate::exposition::ExporterFigures {
+        scrape_seconds: 0.0,
+        errors_total: 0,
+    };
+    let text = crate::exposition::render(&scrape.jobs, &figures);
+    assert!(
+        text.contains(r#"cgroup_cpus{jobid="7",step="",task="",slurm_node="node2"} "#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#"cgroup_cpus{jobid="8",step="",task=""} "#),
+        "{text}"
+    );
+}
+
 #[test]
 fn a_v2_job_without_the_optional_controllers_still_reads() {
     let root = tempfile::tempdir().unwrap();

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use super::parse;
 use super::read::{self, KeyedFile, Problems};
-use super::{JobCgroup, Layout, MAX_LISTING, MAX_STEPS, Usage, V1Dirs};
+use super::{JobCgroup, JobKey, Layout, MAX_LISTING, MAX_STEPS, Usage, V1Dirs};
 
 /// The controllers searched for jobs, in this order.
 const CONTROLLERS: [&str; 3] = ["cpuacct", "memory", "cpuset"];
@@ -26,8 +26,17 @@ fn is_slurm_prefix(name: &str) -> bool {
     name == "slurm" || name.starts_with("slurm_")
 }
 
-/// Adds every `uid_<uid>/job_<id>` of every controller's Slurm prefixes to `found`.
-pub(super) fn discover(root: &Path, problems: &mut Problems, found: &mut BTreeMap<u64, JobCgroup>) {
+/// The node a prefix names: `slurm_<node>` of several slurmd on one host; none for `slurm`.
+fn prefix_node(name: &str) -> Option<String> {
+    name.strip_prefix("slurm_").map(str::to_owned)
+}
+
+/// Adds every `uid_<uid>/job_<id>` of every controller's Slurm prefixes to `found`, once per node.
+pub(super) fn discover(
+    root: &Path,
+    problems: &mut Problems,
+    found: &mut BTreeMap<JobKey, JobCgroup>,
+) {
     for controller in CONTROLLERS {
         let tree = root.join(controller);
         for (prefix_name, prefix) in read::subdirs(&tree, MAX_LISTING, problems) {
@@ -40,7 +49,8 @@ pub(super) fn discover(root: &Path, problems: &mut Problems, found: &mut BTreeMa
                 };
                 for (job_name, job_dir) in read::subdirs(&uid_dir, MAX_LISTING, problems) {
                     if let Some(job_id) = parse::job_dir(&job_name) {
-                        add(found, job_id, uid, controller, job_dir);
+                        let key = (job_id, prefix_node(&prefix_name));
+                        add(found, key, uid, controller, job_dir);
                     }
                 }
             }
@@ -49,14 +59,15 @@ pub(super) fn discover(root: &Path, problems: &mut Problems, found: &mut BTreeMa
 }
 
 fn add(
-    found: &mut BTreeMap<u64, JobCgroup>,
-    job_id: u64,
+    found: &mut BTreeMap<JobKey, JobCgroup>,
+    key: JobKey,
     uid: u32,
     controller: &str,
     dir: PathBuf,
 ) {
-    let job = found.entry(job_id).or_insert_with(|| JobCgroup {
-        job_id,
+    let job = found.entry(key.clone()).or_insert_with(|| JobCgroup {
+        job_id: key.0,
+        node: key.1,
         layout: Layout::V1 {
             uid,
             dirs: V1Dirs::default(),

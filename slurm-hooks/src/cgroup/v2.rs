@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use super::parse::{self, Limit};
 use super::read::{self, KeyedFile, Problems};
-use super::{JobCgroup, Layout, MAX_LISTING, MAX_STEPS, Usage};
+use super::{JobCgroup, JobKey, Layout, MAX_LISTING, MAX_STEPS, Usage};
 
 /// The most processes whose /proc files are read to learn a job's user, per scrape.
 const MAX_UID_TRIES: usize = 8;
@@ -27,7 +27,8 @@ fn is_stepd_scope(name: &str) -> bool {
     name == "slurmstepd.scope" || name.ends_with("_slurmstepd.scope")
 }
 
-/// Adds every `job_<id>` of every slurmstepd scope to `found` (jobs already found are kept), and
+/// Adds every `job_<id>` of every slurmstepd scope to `found`, once per node (jobs already found
+/// on the node are kept), and
 /// every SLUID-named job directory (Slurm 26.05 without `CgroupJobIdPaths=yes`) whose job id
 /// [`sluid_job`] finds; `job_of_sluid` remembers those between scrapes.
 pub(super) fn discover(
@@ -35,13 +36,16 @@ pub(super) fn discover(
     proc_root: &Path,
     job_of_sluid: &mut HashMap<String, u64>,
     problems: &mut Problems,
-    found: &mut BTreeMap<u64, JobCgroup>,
+    found: &mut BTreeMap<JobKey, JobCgroup>,
 ) {
     let mut seen_sluids = Vec::new();
     for (scope_name, scope) in read::subdirs(&root.join("system.slice"), MAX_LISTING, problems) {
         if !is_stepd_scope(&scope_name) {
             continue;
         }
+        let node = scope_name
+            .strip_suffix("_slurmstepd.scope")
+            .map(str::to_owned);
         // Only `job_<id>`: the scope's `system/` is slurmstepd's own, not a job.
         for (name, dir) in read::subdirs(&scope, MAX_LISTING, problems) {
             let job_id = if let Some(job_id) = parse::job_dir(&name) {
@@ -58,8 +62,9 @@ pub(super) fn discover(
             } else {
                 continue;
             };
-            found.entry(job_id).or_insert(JobCgroup {
+            found.entry((job_id, node.clone())).or_insert(JobCgroup {
                 job_id,
+                node: node.clone(),
                 layout: Layout::V2 { dir },
             });
         }

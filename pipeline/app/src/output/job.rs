@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use super::figure_source_label;
 use super::pages::suggest::{Suggestion, suggestions};
+use super::per_node::{self, NodeUse, node_uses};
 use super::units::{duration, evidence_rows, named_value, percent, significant, size_from_mb};
 use super::usage::{GpuFigures, gpu_use, memory_use};
 use crate::report::load::{
@@ -64,6 +65,8 @@ pub struct JobView {
     /// The metrics whose job mean lay furthest outside the healthy band, furthest first.
     pub differed: Vec<Difference>,
     pub suggestions: Vec<Suggestion>,
+    /// A job of several nodes, node by node; empty for one node.
+    pub per_node: Vec<NodeUse>,
 }
 
 /// What the job used of what it asked for (`job_summary`).
@@ -224,6 +227,7 @@ pub fn job_view(facts: &Facts, bands: &HealthyBands) -> Option<JobView> {
             summary,
             facts.findings.get(&job.job_id).map_or(&[], Vec::as_slice),
         ),
+        per_node: node_uses(facts.per_node.get(&job.job_id)),
     })
 }
 
@@ -328,6 +332,7 @@ pub fn render_text(v: &JobView) -> String {
         }
     }
     render_usage(&mut out, v);
+    per_node::render_text(&mut out, &v.per_node);
     render_verdict(&mut out, v);
     out
 }

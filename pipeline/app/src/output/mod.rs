@@ -20,6 +20,7 @@ pub mod job;
 pub mod jobs;
 pub mod model;
 pub mod pages;
+pub mod per_node;
 pub mod rules;
 pub mod running;
 pub mod summary;

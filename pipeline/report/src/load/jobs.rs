@@ -57,6 +57,22 @@ pub struct JobFacts {
     pub core_hours: Option<f64>,
 }
 
+/// The metrics shown node by node for a job of several nodes: the job's own series (its cgroups'
+/// busy cores and resident memory) where a per-job exporter gives them, else its nodes'.
+pub const PER_NODE_METRICS: [&str; 4] = [
+    "job_cpu_cores_used",
+    "job_mem_rss_bytes",
+    "cpu_user",
+    "mem_used_bytes",
+];
+
+/// One node of a job (`features`): the means and peaks of [`PER_NODE_METRICS`] it has.
+#[derive(Debug, Clone, Default)]
+pub struct NodeFacts {
+    /// Metric → (mean, peak).
+    pub figures: BTreeMap<String, (Option<f64>, Option<f64>)>,
+}
+
 /// What the features step measured of a job (`job_summary`).
 #[derive(Debug, Clone, Default)]
 pub struct SummaryFacts {
@@ -162,6 +178,8 @@ pub struct Facts {
     pub telemetry: HashMap<String, Series>,
     /// The job's mean per metric (`features_job`).
     pub means: HashMap<String, BTreeMap<String, f64>>,
+    /// A job's CPU and memory on each of its nodes, by job id and node ([`PER_NODE_METRICS`]).
+    pub per_node: HashMap<String, BTreeMap<String, NodeFacts>>,
     /// The Slurm workflow run each job is a step of ([`slurm_runs`](super::slurm_runs)), by job
     /// id.
     pub workflows: HashMap<String, String>,
@@ -332,5 +350,37 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
         }
     })
     .await?;
+    f.per_node = per_node(ctx, scope).await?;
     Ok(f)
+}
+
+/// Each job's [`PER_NODE_METRICS`] node by node (`features`), for the jobs of `scope` that ran on
+/// several nodes: one node's figures are the job's own.
+async fn per_node(
+    ctx: &SessionContext,
+    scope: &Scope,
+) -> Result<HashMap<String, BTreeMap<String, NodeFacts>>, QueryError> {
+    let mut per_node: HashMap<String, BTreeMap<String, NodeFacts>> = HashMap::new();
+    let metrics: Vec<String> = PER_NODE_METRICS.iter().map(|m| format!("'{m}'")).collect();
+    let sql = format!(
+        "SELECT x.job_id, x.node, x.metric, x.mean, x.max FROM features x WHERE {} AND x.metric IN ({}) \
+         AND x.job_id IN (SELECT j.job_id FROM jobs j WHERE {} AND j.num_nodes > 1)",
+        scope.filter("x"),
+        metrics.join(", "),
+        scope.filter("j")
+    );
+    each_row(ctx, &sql, |c, i| {
+        per_node
+            .entry(text(c, "job_id", i))
+            .or_default()
+            .entry(text(c, "node", i))
+            .or_default()
+            .figures
+            .insert(
+                text(c, "metric", i),
+                (c.float("mean", i), c.float("max", i)),
+            );
+    })
+    .await?;
+    Ok(per_node)
 }

@@ -81,6 +81,9 @@ pub fn job_page(
                 "coverage": pct(s.coverage_mean), "missing": c(&s.nodes_missing), "duty_cycle": c(&s.duty_cycle),
             })),
             "usage": usage,
+            "per_node": crate::output::per_node::table(&crate::output::per_node::node_uses(
+                facts.per_node.get(&job.job_id),
+            )),
             "suggestions": suggestions(job, summary, &findings),
             "thresholds": thresholds,
             "classes": classes,

@@ -1,0 +1,177 @@
+//! Multi-node jobs on a real multi-node Slurm (issue 69): two real slurmd on this machine
+//! (`SLURM_NODES=2`, Debian's Slurm is built with `--enable-multiple-slurmd`), `node1` on CPU 0
+//! and `node2` on CPU 1, each slurmd in a cpuset of its own core so that its jobs run there;
+//! jobsight-exporter reads both nodes' cgroup trees and labels each series with its node, which
+//! Prometheus makes the series' instance. The node exporter's series are the host's, the same for
+//! both nodes: these jobs are judged on their own per-node cgroup series (`prometheus.cgroup`).
+//!
+//! Four real two-node jobs of `jobs/multi-node/`, one after the other (each takes both nodes):
+//! - `lammps`: LAMMPS with one MPI rank per node (the training suite's input; mpirun starts the
+//!   second node's rank through srun), and `spread`, a shell loop on each node: no finding about
+//!   the spread, each node's own series about one busy core, the job's CPU efficiency within 5
+//!   points of seff's;
+//! - `hung-rank`: the second node's task only sleeps: `idle-node` names `node2`, and
+//!   `jobsight job` shows both nodes;
+//! - `forgot-srun`: the batch script works without srun, so the second node is never used:
+//!   `idle-node` names `node2`.
+//!
+//! Needs root and the package registry; about 6 minutes (four 60-s jobs).
+use crate::common;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use common::run_ok;
+use common::services::{
+    ingest_until_done, job_state, prometheus_config, sbatch, seff, sh, wait_until,
+};
+
+const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
+/// Prometheus, the node exporter and jobsight-exporter, away from the other tests' ports.
+const PORTS: [u16; 3] = [19490, 19491, 19492];
+const STEP_S: i64 = 2;
+const WORK_SECONDS: u64 = 60;
+
+fn sql(data: &Path, query: &str) -> Vec<serde_json::Value> {
+    common::sql_json(JOBSIGHT, data, query)
+}
+
+#[test]
+#[ignore = "needs root: installs and starts a real two-node Slurm and Prometheus (run by .ci/run with --include-ignored)"]
+fn two_node_jobs_are_judged_on_each_nodes_own_work() {
+    let site = common::services::slurm_site_of_nodes(
+        JOBSIGHT,
+        "multi-node-test",
+        "Slurm and Prometheus",
+        2,
+    );
+    let (base, spool) = (site.base.clone(), site.spool.clone());
+    let _services = common::services::start_prometheus_and_job_exporter_of(
+        JOBSIGHT,
+        &base.join("prom"),
+        PORTS,
+        Some("node1 node2"),
+    );
+    let nodes = sh("sinfo -h -N -o '%N %c %T'");
+    eprintln!("nodes:\n{nodes}");
+    assert_eq!(nodes.lines().count(), 2, "{nodes}");
+
+    // The application and its input, where the test user can read them.
+    run_ok(Command::new("bash").arg(common::repo().join("ops/training/install-applications.sh")));
+    std::fs::copy(
+        common::repo().join("jobs/training/application.sh"),
+        base.join("application.sh"),
+    )
+    .unwrap();
+    let mut jobs = Vec::new();
+    for script in ["lammps", "spread", "hung-rank", "forgot-srun"] {
+        let export = format!(
+            "--export=ALL,WORK_SECONDS={WORK_SECONDS},TRAINING_SUITE={}",
+            base.display()
+        );
+        let job = sbatch(&format!("multi-node/{script}"), &[export.into()]);
+        wait_until(
+            &format!("job {job} ({script}) to end"),
+            Duration::from_secs(WORK_SECONDS + 180),
+            || job_state(job).is_empty(),
+        );
+        jobs.push(job);
+    }
+    let [lammps, spread, hung, forgot] = [jobs[0], jobs[1], jobs[2], jobs[3]];
+    // Judged on the jobs' own series only (`metrics = []`: none of the node exporter's, which
+    // are this host's, shared by both nodes: its load and network would be two nodes' at once).
+    // Each node has one CPU; runs of a minute are judged (the canaries' setting).
+    let config = prometheus_config(
+        &base,
+        PORTS[0],
+        STEP_S,
+        "cgroup = true\nmetrics = []\n[features]\ncores_per_node = 1\n[rules]\nmin_run_s = 50\n",
+    );
+    let data = base.join("data");
+    ingest_until_done(
+        JOBSIGHT,
+        &config,
+        &data,
+        &spool,
+        4,
+        Duration::from_secs(240),
+    );
+
+    let per_node = sql(
+        &data,
+        "SELECT job_id, node, mean FROM features WHERE metric = 'job_cpu_cores_used'
+         ORDER BY job_id, node",
+    );
+    let findings = sql(
+        &data,
+        "SELECT job_id, rule, node, message, fix FROM findings ORDER BY job_id, rule, node",
+    );
+    let summary = sql(
+        &data,
+        "SELECT s.job_id, s.cpu_eff, s.cpu_eff_source, j.nodes, j.acct_cpu_total_s
+         FROM job_summary s JOIN jobs j USING (job_id) ORDER BY s.job_id",
+    );
+    eprintln!("per node: {per_node:?}\nfindings: {findings:?}\nsummary: {summary:?}");
+    let busy = |job: u64, node: &str| {
+        per_node
+            .iter()
+            .find(|r| r["job_id"] == job.to_string().as_str() && r["node"] == node)
+            .and_then(|r| r["mean"].as_f64())
+            .unwrap_or_else(|| panic!("job {job} has no own CPU series on {node}: {per_node:?}"))
+    };
+    let found = |job: u64, rule: &str| -> Vec<String> {
+        findings
+            .iter()
+            .filter(|f| f["job_id"] == job.to_string().as_str() && f["rule"] == rule)
+            .map(|f| f["node"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    let spread_rules = ["idle-node", "node-imbalance"];
+
+    // Both nodes worked: a busy core each, measured on each node's own cgroups, and the job's
+    // efficiency as seff computes it.
+    for (job, what) in [(lammps, "lammps"), (spread, "spread")] {
+        for node in ["node1", "node2"] {
+            assert!(busy(job, node) > 0.8, "{what} on {node}: {per_node:?}");
+        }
+        for rule in spread_rules {
+            assert!(found(job, rule).is_empty(), "{what}: {rule}: {findings:?}");
+        }
+        let (seff_eff, _) = seff(job);
+        let row = summary
+            .iter()
+            .find(|r| r["job_id"] == job.to_string().as_str())
+            .unwrap_or_else(|| panic!("{what} has no job_summary row: {summary:?}"));
+        let eff = row["cpu_eff"].as_f64().unwrap();
+        eprintln!("{what}: jobsight {eff:.3}, seff {seff_eff:.3}");
+        assert!(
+            (eff - seff_eff).abs() <= 0.05,
+            "{what}: {eff} against seff's {seff_eff}: {row}"
+        );
+        assert_eq!(row["cpu_eff_source"], "telemetry-job", "{row}");
+    }
+
+    // A hung rank and a node never used: the idle node is named, the working one is not.
+    for (job, what) in [(hung, "hung-rank"), (forgot, "forgot-srun")] {
+        assert!(busy(job, "node1") > 0.8, "{what} on node1: {per_node:?}");
+        assert_eq!(found(job, "idle-node"), ["node2"], "{what}: {findings:?}");
+        let advice = findings
+            .iter()
+            .find(|f| f["job_id"] == job.to_string().as_str() && f["rule"] == "idle-node")
+            .and_then(|f| f["fix"].as_str())
+            .unwrap_or_default();
+        assert!(advice.contains("--nodes=1"), "{what}: {advice}");
+    }
+    // `jobsight job` shows the job's two nodes.
+    let out = run_ok(
+        Command::new(JOBSIGHT)
+            .arg("--config")
+            .arg(&config)
+            .arg("--data")
+            .arg(&data)
+            .args(["job", &hung.to_string()]),
+    );
+    eprintln!("{out}");
+    assert!(out.contains("node1") && out.contains("node2"), "{out}");
+}

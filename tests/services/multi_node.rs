@@ -175,3 +175,109 @@ fn two_node_jobs_are_judged_on_each_nodes_own_work() {
     eprintln!("{out}");
     assert!(out.contains("node1") && out.contains("node2"), "{out}");
 }
+
+/// A node lost mid-job: the second node's slurmd is killed and the node marked down while a
+/// two-node job runs on it (`jobs/multi-node/lose-node.sbatch`, `--requeue`). Slurm ends the run
+/// `NODE_FAIL` and requeues the job; the node's slurmd starts again, the node returns to service
+/// and the second run completes. Each run is
+/// stored once, the first with `node-fail`, and no record is retried for ever (none in `failed/`).
+#[test]
+#[ignore = "needs root: installs and starts a real two-node Slurm and Prometheus (run by .ci/run with --include-ignored)"]
+fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged() {
+    const SECONDS: u64 = 40;
+    let site = common::services::slurm_site_of_nodes(
+        JOBSIGHT,
+        "lost-node-test",
+        "Slurm and Prometheus",
+        2,
+    );
+    let (base, spool) = (site.base.clone(), site.spool.clone());
+    let _services = common::services::start_prometheus_and_job_exporter_of(
+        JOBSIGHT,
+        &base.join("prom"),
+        PORTS,
+        Some("node1 node2"),
+    );
+    let job = sbatch(
+        "multi-node/lose-node",
+        &[format!("--export=ALL,WORK_SECONDS={SECONDS}").into()],
+    );
+    wait_until("the job to run", Duration::from_secs(60), || {
+        job_state(job) == "RUNNING"
+    });
+    std::thread::sleep(Duration::from_secs(15));
+    // The node is lost as a crash loses it: its slurmd, its step daemons and the job's processes
+    // there die at once (all of them run in the node's cpuset), and the admin (or slurmctld's
+    // timeout) marks it down.
+    sh("kill -9 $(cat /sys/fs/cgroup/cpuset/slurmd_node2/tasks)");
+    sh("scontrol update nodename=node2 state=down reason='lost in the multi-node test'");
+    let node_failed = || {
+        sh(&format!(
+            "sacct -n -X -P -D -j {job} -o State --starttime now-1hour"
+        ))
+        .lines()
+        .any(|state| state.trim() == "NODE_FAIL")
+    };
+    wait_until(
+        "the run to end NODE_FAIL",
+        Duration::from_secs(60),
+        node_failed,
+    );
+    // Requeued (Slurm holds it a while before it may start again).
+    wait_until("the job to be requeued", Duration::from_secs(60), || {
+        job_state(job) == "PENDING"
+    });
+    // The node comes back (its slurmd in its own cpuset, as the start script runs it), and the
+    // requeued job starts now rather than after Slurm's requeue delay.
+    sh(
+        "sh -c 'echo $$ > /sys/fs/cgroup/cpuset/slurmd_node2/tasks; exec /usr/sbin/slurmd -N node2'",
+    );
+    // `ReturnToService=2`: the node is back in service once its slurmd registers.
+    wait_until(
+        "node2 to return to service",
+        Duration::from_secs(60),
+        || sh("sinfo -h -n node2 -o %T").trim() == "idle",
+    );
+    sh(&format!("scontrol update jobid={job} starttime=now"));
+    wait_until(
+        "the requeued run to end",
+        Duration::from_secs(SECONDS + 120),
+        || job_state(job).is_empty(),
+    );
+    let config = prometheus_config(
+        &base,
+        PORTS[0],
+        STEP_S,
+        "cgroup = true\nmetrics = []\n[features]\ncores_per_node = 1\n[rules]\nmin_run_s = 10\n",
+    );
+    let data = base.join("data");
+    ingest_until_done(
+        JOBSIGHT,
+        &config,
+        &data,
+        &spool,
+        2,
+        Duration::from_secs(240),
+    );
+    let runs = sql(
+        &data,
+        &format!(
+            "SELECT restart_count, state, nodes FROM jobs WHERE job_id = '{job}' ORDER BY restart_count"
+        ),
+    );
+    let findings = sql(
+        &data,
+        &format!("SELECT rule, node, message FROM findings WHERE job_id = '{job}' ORDER BY rule"),
+    );
+    eprintln!("runs: {runs:?}\nfindings: {findings:?}");
+    let states: Vec<&str> = runs.iter().filter_map(|r| r["state"].as_str()).collect();
+    assert_eq!(states, ["NODE_FAIL", "COMPLETED"], "{runs:?}");
+    assert!(
+        findings.iter().any(|f| f["rule"] == "node-fail"),
+        "{findings:?}"
+    );
+    let failed = std::fs::read_dir(spool.join("failed"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(failed, 0, "records set aside in failed/");
+}

@@ -15,7 +15,7 @@
 //! - `forgot-srun`: the batch script works without srun, so the second node is never used:
 //!   `idle-node` names `node2`.
 //!
-//! Needs root and the package registry; about 6 minutes (four 60-s jobs).
+//! Needs root and the package registry; about 4 minutes (four 40-s jobs).
 use crate::common;
 
 use std::path::Path;
@@ -31,7 +31,7 @@ const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 /// Prometheus, the node exporter and jobsight-exporter, away from the other tests' ports.
 const PORTS: [u16; 3] = [19490, 19491, 19492];
 const STEP_S: i64 = 2;
-const WORK_SECONDS: u64 = 60;
+const WORK_SECONDS: u64 = 40;
 
 fn sql(data: &Path, query: &str) -> Vec<serde_json::Value> {
     common::sql_json(JOBSIGHT, data, query)
@@ -81,12 +81,12 @@ fn two_node_jobs_are_judged_on_each_nodes_own_work() {
     let [lammps, spread, hung, forgot] = [jobs[0], jobs[1], jobs[2], jobs[3]];
     // Judged on the jobs' own series only (`metrics = []`: none of the node exporter's, which
     // are this host's, shared by both nodes: its load and network would be two nodes' at once).
-    // Each node has one CPU; runs of a minute are judged (the canaries' setting).
+    // Each node has one CPU; runs of 30 s and more are judged.
     let config = prometheus_config(
         &base,
         PORTS[0],
         STEP_S,
-        "cgroup = true\nmetrics = []\n[features]\ncores_per_node = 1\n[rules]\nmin_run_s = 50\n",
+        "cgroup = true\nmetrics = []\n[features]\ncores_per_node = 1\n[rules]\nmin_run_s = 30\n",
     );
     let data = base.join("data");
     ingest_until_done(

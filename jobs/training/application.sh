@@ -13,7 +13,7 @@ app=$1
 seconds=$2
 # A job of several nodes runs one rank per task over all of them (mpirun starts the other nodes'
 # ranks through srun); a job of one node one rank per CPU of it.
-if [ "${SLURM_JOB_NUM_NODES:-1}" -gt 1 ]; then ranks=$SLURM_NTASKS
+if [ "${SLURM_JOB_NUM_NODES:-1}" -gt 1 ]; then ranks=${SLURM_NTASKS:-$SLURM_JOB_NUM_NODES}
 else ranks=${SLURM_CPUS_ON_NODE:-$(nproc)}; fi
 deadline=$(( $(date +%s) + seconds ))
 mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none -np "$ranks")

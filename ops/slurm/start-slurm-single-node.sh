@@ -313,7 +313,7 @@ if [ "$SLURM_NODES" -gt 1 ]; then
       mkdir -p "$set_dir"
       echo "$cpus" > "$set_dir/cpuset.cpus"
       cat /sys/fs/cgroup/cpuset/cpuset.mems > "$set_dir/cpuset.mems"
-      sh -c "echo \$\$ > $set_dir/tasks; exec /usr/sbin/slurmd -N node$i"
+      sh -c "echo \$\$ > $set_dir/tasks && exec /usr/sbin/slurmd -N node$i"
     else
       /usr/sbin/slurmd -N "node$i"
     fi

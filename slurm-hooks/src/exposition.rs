@@ -286,7 +286,7 @@ pub fn render(jobs: &[JobUsage], figures: &ExporterFigures) -> String {
         ),
         (
             "jobsight_exporter_jobs",
-            "Slurm jobs whose cgroups this scrape read",
+            "Slurm jobs whose cgroups this scrape read, a job on several nodes of this host once per node",
             Kind::Gauge,
             Value::Whole(u64::try_from(jobs.len()).unwrap_or(u64::MAX)),
         ),

@@ -565,6 +565,7 @@ fn a_slow_plan_is_abandoned_at_its_deadline_and_holds_neither_clients_nor_the_st
     assert!(log.contains("left to end by itself"), "{log}");
     // (Before the statements below: with them this address has its 4 planners busy.)
     let bound = slow_bound_parameters_are_abandoned_too(&server);
+    behind_a_statement_datafusion_refuses_too(&server);
     // Without a timeout of its own a statement still plans at most 5 s (datafusion-postgres
     // would plan it again where nothing stops it), and a cursor's query is planned at DECLARE.
     for (script, says) in [
@@ -666,6 +667,53 @@ fn slow_bound_parameters_are_abandoned_too(server: &Server) -> std::time::Durati
         );
         took
     })
+}
+
+/// The slow call followed by a statement DataFusion's parser refuses and datafusion-postgres'
+/// parser takes (`COPY jobs TO STDOUT`): a vet that read the text as a whole with DataFusion's
+/// parser skipped it, and datafusion-postgres planned the first statement on a worker. Through
+/// the simple protocol and a prepared statement without parameters, from another loopback
+/// address (this test's address has its 4 planners busy by the end).
+fn behind_a_statement_datafusion_refuses_too(server: &Server) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.3:0".parse().unwrap()).unwrap();
+        let stream = socket
+            .connect(format!("127.0.0.1:{}", server.port).parse().unwrap())
+            .await
+            .unwrap();
+        let config: tokio_postgres::Config =
+            format!("user={DEFAULT_USER} password='{PASSWORD}' dbname=jobsight")
+                .parse()
+                .unwrap();
+        let (client, connection) = config
+            .connect_raw(stream, tokio_postgres::NoTls)
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        client
+            .batch_execute("SET statement_timeout = 1000")
+            .await
+            .unwrap();
+        let hidden =
+            "SELECT levenshtein(repeat('a', 150000), repeat('b', 150000)); COPY jobs TO STDOUT";
+        let started = std::time::Instant::now();
+        let simple = client.simple_query(hidden).await.unwrap_err();
+        let prepared = client.query(hidden, &[]).await.unwrap_err();
+        for e in [&simple, &prepared] {
+            assert_eq!(
+                e.code(),
+                Some(&tokio_postgres::error::SqlState::QUERY_CANCELED),
+                "{e}"
+            );
+        }
+        assert!(
+            started.elapsed().as_secs() < 8,
+            "answered after {:?}",
+            started.elapsed()
+        );
+    });
 }
 
 /// Silent sockets (the review's lock-out: 32 of them held every slot for 60 s) cannot keep a

@@ -173,7 +173,14 @@ fn two_node_jobs_are_judged_on_each_nodes_own_work() {
             .args(["job", &hung.to_string()]),
     );
     eprintln!("{out}");
-    assert!(out.contains("node1") && out.contains("node2"), "{out}");
+    let table = out
+        .split("Node by node")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no node-by-node table: {out}"));
+    assert!(
+        table.contains("\n  node1 ") && table.contains("\n  node2 "),
+        "{out}"
+    );
 }
 
 /// A node lost mid-job: the second node's slurmd is killed and the node marked down while a
@@ -209,7 +216,12 @@ fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged()
     // The node is lost as a crash loses it: its slurmd, its step daemons and the job's processes
     // there die at once (all of them run in the node's cpuset), and the admin (or slurmctld's
     // timeout) marks it down.
-    sh("kill -9 $(cat /sys/fs/cgroup/cpuset/slurmd_node2/tasks)");
+    sh("kill -9 $(cat /sys/fs/cgroup/cpuset/slurmd_node2/cgroup.procs) 2>/dev/null || true");
+    assert_eq!(
+        sh("cat /sys/fs/cgroup/cpuset/slurmd_node2/cgroup.procs").trim(),
+        "",
+        "node2's processes outlived the crash"
+    );
     sh("scontrol update nodename=node2 state=down reason='lost in the multi-node test'");
     let node_failed = || {
         sh(&format!(
@@ -230,7 +242,7 @@ fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged()
     // The node comes back (its slurmd in its own cpuset, as the start script runs it), and the
     // requeued job starts now rather than after Slurm's requeue delay.
     sh(
-        "sh -c 'echo $$ > /sys/fs/cgroup/cpuset/slurmd_node2/tasks; exec /usr/sbin/slurmd -N node2'",
+        "sh -c 'echo $$ > /sys/fs/cgroup/cpuset/slurmd_node2/tasks && exec /usr/sbin/slurmd -N node2'",
     );
     // `ReturnToService=2`: the node is back in service once its slurmd registers.
     wait_until(

@@ -216,6 +216,25 @@ pub fn parse(sql: &str) -> Result<VecDeque<DfStatement>, QueryError> {
     DFParser::parse_sql_with_dialect(sql, &PostgreSqlDialect {}).map_err(QueryError::Query)
 }
 
+/// The statements of `sql` that DataFusion's parser reads, each of the texts between top-level
+/// `;` parsed by itself, so that one it refuses (`COPY jobs TO STDOUT`, which another parser
+/// takes) does not hide the others; [`QueryError::TooComplex`] as [`check`].
+pub fn parse_each(sql: &str) -> Result<Vec<DfStatement>, QueryError> {
+    check(sql)?;
+    let dialect = PostgreSqlDialect {};
+    let tokens = Tokenizer::new(&dialect, sql)
+        .tokenize()
+        .map_err(|e| QueryError::Query(DataFusionError::SQL(Box::new(e.into()), None)))?;
+    Ok(tokens
+        .split(|t| *t == Token::SemiColon)
+        .filter_map(|statement| {
+            let text: String = statement.iter().map(Token::to_string).collect();
+            DFParser::parse_sql_with_dialect(&text, &dialect).ok()
+        })
+        .flatten()
+        .collect())
+}
+
 /// [`QueryError::TooComplex`] when the parse of any statement of `sql` would take longer than
 /// its size warrants, by DataFusion's parser or by sqlparser's own (datafusion-postgres'). Each
 /// statement (the text between top-level `;`, which the linear tokenizer finds) is parsed by

@@ -29,14 +29,17 @@ use datafusion_postgres::pgwire::api::query::ExtendedQueryHandler;
 /// datafusion-postgres' prepared statement: its text, and its parsed statement and plan.
 pub type Statement = <datafusion_postgres::DfSessionService as ExtendedQueryHandler>::Statement;
 
-/// `portal`'s plan with its parameters' values in, or `None` when it binds no value (the plan
-/// was vetted at Parse) or its values cannot be put in (datafusion-postgres refuses it too).
+/// `portal`'s plan with its parameters' values in (the plan as it is when it binds none), or
+/// `None` when it has no plan or its values cannot be put in (datafusion-postgres refuses it
+/// too). A plan without parameters is planned here again all the same: its vet at Parse reads
+/// the whole text with DataFusion's parser, which refuses some texts datafusion-postgres' own
+/// parser accepts (`SELECT …; COPY jobs TO STDOUT`, of which it plans the first statement).
 pub fn bound_plan(portal: &Portal<Statement>) -> Option<LogicalPlan> {
     let (_, Some((_, plan))) = &portal.statement.statement else {
         return None;
     };
     if portal.parameter_len() == 0 {
-        return None;
+        return Some(plan.clone());
     }
     let parameters = ordered(inferred_types(plan).ok()?);
     let overrides = oid_overrides(plan);

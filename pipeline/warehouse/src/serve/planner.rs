@@ -199,7 +199,9 @@ impl Planner {
 /// The budgeted parse, the depth check and DataFusion's plan and optimisation of each query of
 /// `sql`, on this thread. Only [`QueryError::TooComplex`] is an error the caller acts on.
 fn vet_here(ctx: &SessionContext, sql: &str) -> Result<(), QueryError> {
-    let statements = match query::budget::parse(sql) {
+    // Statement by statement: a text DataFusion's parser refuses as a whole may still hold a
+    // statement datafusion-postgres' parser takes and plans.
+    let statements = match query::budget::parse_each(sql) {
         Err(QueryError::TooComplex(why)) => return Err(QueryError::TooComplex(why)),
         Err(_) => return Ok(()),
         Ok(statements) => statements,

@@ -79,24 +79,7 @@ fn two_node_jobs_are_judged_on_each_nodes_own_work() {
         jobs.push(job);
     }
     let [lammps, spread, hung, forgot] = [jobs[0], jobs[1], jobs[2], jobs[3]];
-    // Judged on the jobs' own series only (`metrics = []`: none of the node exporter's, which
-    // are this host's, shared by both nodes: its load and network would be two nodes' at once).
-    // Each node has one CPU; runs of 30 s and more are judged.
-    let config = prometheus_config(
-        &base,
-        PORTS[0],
-        STEP_S,
-        "cgroup = true\nmetrics = []\n[features]\ncores_per_node = 1\n[rules]\nmin_run_s = 30\n",
-    );
-    let data = base.join("data");
-    ingest_until_done(
-        JOBSIGHT,
-        &config,
-        &data,
-        &spool,
-        4,
-        Duration::from_secs(240),
-    );
+    let (config, data) = judge_on_own_series(&base, &spool, 4, 30);
 
     let per_node = sql(
         &data,
@@ -256,21 +239,7 @@ fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged()
         Duration::from_secs(SECONDS + 120),
         || job_state(job).is_empty(),
     );
-    let config = prometheus_config(
-        &base,
-        PORTS[0],
-        STEP_S,
-        "cgroup = true\nmetrics = []\n[features]\ncores_per_node = 1\n[rules]\nmin_run_s = 10\n",
-    );
-    let data = base.join("data");
-    ingest_until_done(
-        JOBSIGHT,
-        &config,
-        &data,
-        &spool,
-        2,
-        Duration::from_secs(240),
-    );
+    let (_, data) = judge_on_own_series(&base, &spool, 2, 10);
     let runs = sql(
         &data,
         &format!(
@@ -292,4 +261,34 @@ fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged()
         .map(|d| d.count())
         .unwrap_or(0);
     assert_eq!(failed, 0, "records set aside in failed/");
+}
+
+/// Runs the per-job DAG until `count` records of `spool` are done, judging runs of `min_run_s`
+/// and more on the jobs' own series only (`metrics = []`: none of the node exporter's, which are
+/// this host's, shared by both nodes: its load and network would be two nodes' at once); each
+/// node has one CPU. Returns the configuration and the warehouse.
+fn judge_on_own_series(
+    base: &Path,
+    spool: &Path,
+    count: usize,
+    min_run_s: u64,
+) -> (std::path::PathBuf, std::path::PathBuf) {
+    let config = prometheus_config(
+        base,
+        PORTS[0],
+        STEP_S,
+        &format!(
+            "cgroup = true\nmetrics = []\n[features]\ncores_per_node = 1\n[rules]\nmin_run_s = {min_run_s}\n"
+        ),
+    );
+    let data = base.join("data");
+    ingest_until_done(
+        JOBSIGHT,
+        &config,
+        &data,
+        spool,
+        count,
+        Duration::from_secs(240),
+    );
+    (config, data)
 }

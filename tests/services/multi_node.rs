@@ -5,17 +5,20 @@
 //! Prometheus makes the series' instance. The node exporter's series are the host's, the same for
 //! both nodes: these jobs are judged on their own per-node cgroup series (`prometheus.cgroup`).
 //!
-//! Four real two-node jobs of `jobs/multi-node/`, one after the other (each takes both nodes):
+//! Four real two-node jobs of `jobs/multi-node/`, one after the other (each takes both nodes),
+//! and an array of two one-node tasks that run at once, one on each node:
 //! - `lammps`: LAMMPS with one MPI rank per node (the training suite's input; mpirun starts the
 //!   second node's rank through srun), and `spread`, a shell loop on each node: no finding about
 //!   the spread, each node's own series about one busy core, the job's CPU efficiency within 5
 //!   points of seff's;
 //! - `hung-rank`: the second node's task only sleeps: `idle-node` names `node2`, and
-//!   `jobsight job` shows both nodes;
+//!   `jobsight job` shows both nodes; while it runs, the running DAG's `running-idle-node`
+//!   (its dwell shortened to 16 s) names `node2` too;
 //! - `forgot-srun`: the batch script works without srun, so the second node is never used:
-//!   `idle-node` names `node2`.
+//!   `idle-node` names `node2`;
+//! - `array`: each task stored with the node it ran on and judged on its own series there.
 //!
-//! Needs root and the package registry; about 4 minutes (four 40-s jobs).
+//! Needs root and the package registry; about 5 minutes (five 40-s runs).
 use crate::common;
 
 use std::path::Path;
@@ -65,12 +68,16 @@ fn two_node_jobs_are_judged_on_each_nodes_own_work() {
     )
     .unwrap();
     let mut jobs = Vec::new();
-    for script in ["lammps", "spread", "hung-rank", "forgot-srun"] {
+    let mut running = Vec::new();
+    for script in ["lammps", "spread", "hung-rank", "forgot-srun", "array"] {
         let export = format!(
             "--export=ALL,WORK_SECONDS={WORK_SECONDS},TRAINING_SUITE={}",
             base.display()
         );
         let job = sbatch(&format!("multi-node/{script}"), &[export.into()]);
+        if script == "hung-rank" {
+            running = judge_while_running(&base, job);
+        }
         wait_until(
             &format!("job {job} ({script}) to end"),
             Duration::from_secs(WORK_SECONDS + 180),
@@ -78,8 +85,9 @@ fn two_node_jobs_are_judged_on_each_nodes_own_work() {
         );
         jobs.push(job);
     }
-    let [lammps, spread, hung, forgot] = [jobs[0], jobs[1], jobs[2], jobs[3]];
-    let (config, data) = judge_on_own_series(&base, &spool, 4, 30);
+    let [lammps, spread, hung, forgot, array] = [jobs[0], jobs[1], jobs[2], jobs[3], jobs[4]];
+    // Four jobs and the array's two tasks.
+    let (config, data) = judge_on_own_series(&base, &spool, 6, 30);
 
     let per_node = sql(
         &data,
@@ -146,6 +154,39 @@ fn two_node_jobs_are_judged_on_each_nodes_own_work() {
             .unwrap_or_default();
         assert!(advice.contains("--nodes=1"), "{what}: {advice}");
     }
+    // The array's tasks ran at once on different nodes, each judged on its own series there.
+    let tasks = sql(
+        &data,
+        &format!(
+            "SELECT s.job_id, j.nodes, s.cpu_eff_source FROM job_summary s JOIN jobs j USING (job_id)
+             WHERE j.array_job_id = '{array}' ORDER BY j.nodes"
+        ),
+    );
+    eprintln!("array {array}: {tasks:?}");
+    let on: Vec<&str> = tasks.iter().filter_map(|t| t["nodes"].as_str()).collect();
+    assert_eq!(on, ["node1", "node2"], "{tasks:?}");
+    for task in &tasks {
+        let (id, node) = (
+            task["job_id"].as_str().unwrap(),
+            task["nodes"].as_str().unwrap(),
+        );
+        assert!(
+            busy(id.parse().unwrap(), node) > 0.8,
+            "task {id} on {node}: {per_node:?}"
+        );
+        assert_eq!(task["cpu_eff_source"], "telemetry-job", "{task}");
+    }
+
+    // While it ran, the running DAG warned about the hung rank's node.
+    let idle: Vec<&serde_json::Value> = running
+        .iter()
+        .flat_map(|j| j["conditions"].as_array().into_iter().flatten())
+        .filter(|c| c["rule"] == "running-idle-node")
+        .collect();
+    assert_eq!(idle.len(), 1, "{running:?}");
+    let said = idle[0]["message"].as_str().unwrap_or_default();
+    assert!(said.starts_with("Node node2 of your job"), "{said}");
+
     // `jobsight job` shows the job's two nodes.
     let out = run_ok(
         Command::new(JOBSIGHT)
@@ -175,6 +216,7 @@ fn two_node_jobs_are_judged_on_each_nodes_own_work() {
 #[ignore = "needs root: installs and starts a real two-node Slurm and Prometheus (run by .ci/run with --include-ignored)"]
 fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged() {
     const SECONDS: u64 = 40;
+    const LOST_FOR_S: u64 = 15;
     let site = common::services::slurm_site_of_nodes(
         JOBSIGHT,
         "lost-node-test",
@@ -205,6 +247,24 @@ fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged()
         "",
         "node2's processes outlived the crash"
     );
+    // A lost machine's exporter goes with it. Here one exporter reads both nodes and outlives
+    // node2, so the job's cgroups there are removed as the crash would take them (the tree
+    // vanishing under the exporter): its series end.
+    sh(&format!(
+        "for i in 1 2 3 4 5; do find /sys/fs/cgroup -depth -type d \\( -path '*slurm_node2/*/job_{job}' \\
+         -o -path '*slurm_node2/*/job_{job}/*' \\) -exec rmdir {{}} + 2>/dev/null; sleep 0.2; done; true"
+    ));
+    let left = sh(&format!(
+        "find /sys/fs/cgroup -type d -path '*slurm_node2/*' -name 'job_{job}'"
+    ));
+    assert_eq!(
+        left.trim(),
+        "",
+        "node2's cgroups of the job are still there"
+    );
+    // Slurm notices a silent node after `SlurmdTimeout` (300 s by default); here the admin
+    // marks it down some seconds later, so that its series end well before node1's.
+    std::thread::sleep(Duration::from_secs(LOST_FOR_S));
     sh("scontrol update nodename=node2 state=down reason='lost in the multi-node test'");
     let node_failed = || {
         sh(&format!(
@@ -243,7 +303,7 @@ fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged()
     let runs = sql(
         &data,
         &format!(
-            "SELECT restart_count, state, nodes FROM jobs WHERE job_id = '{job}' ORDER BY restart_count"
+            "SELECT restart_count, state, nodes, note FROM jobs WHERE job_id = '{job}' ORDER BY restart_count"
         ),
     );
     let findings = sql(
@@ -253,14 +313,95 @@ fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged()
     eprintln!("runs: {runs:?}\nfindings: {findings:?}");
     let states: Vec<&str> = runs.iter().filter_map(|r| r["state"].as_str()).collect();
     assert_eq!(states, ["NODE_FAIL", "COMPLETED"], "{runs:?}");
+    // The lost node's partial series are kept, and the run's note marks them.
+    let note = runs[0]["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("node2's telemetry ends") && note.contains("NODE_FAIL"),
+        "{runs:?}"
+    );
+    let kept = sql(
+        &data,
+        &format!(
+            "SELECT node, count(*) AS n FROM telemetry WHERE job_id = '{job}' GROUP BY node ORDER BY node"
+        ),
+    );
+    eprintln!("telemetry rows per node (both runs): {kept:?}");
+    assert!(kept.iter().any(|r| r["node"] == "node2"), "{kept:?}");
     assert!(
         findings.iter().any(|f| f["rule"] == "node-fail"),
+        "{findings:?}"
+    );
+    // Accounting lost node2's figures with the node: nothing blames the job on them.
+    assert!(
+        !findings.iter().any(|f| f["rule"] == "low-cpu-load"),
         "{findings:?}"
     );
     let failed = std::fs::read_dir(spool.join("failed"))
         .map(|d| d.count())
         .unwrap_or(0);
     assert_eq!(failed, 0, "records set aside in failed/");
+}
+
+/// The running DAG (`jobsight dag run running`) once, `RUNNING_AT_S` into `job`'s run, with the
+/// idle-node condition's dwell shortened to [`DWELL_S`] by a site rule file (as a site tunes it),
+/// on the jobs' own series as [`judge_on_own_series`]; the snapshot's documents of `job`
+/// (`jobsight running --format json`).
+fn judge_while_running(base: &Path, job: u64) -> Vec<serde_json::Value> {
+    const DWELL_S: u64 = 16;
+    const RUNNING_AT_S: u64 = 30;
+    let rules = base.join("running-rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    let built_in =
+        std::fs::read_to_string(common::repo().join("pipeline/rules/book/running.toml")).unwrap();
+    let tuned = "dwell_s = 3600\nat_end = \"idle-node\"";
+    assert!(built_in.contains(tuned));
+    std::fs::write(
+        rules.join("running.toml"),
+        built_in.replace(
+            tuned,
+            &format!("dwell_s = {DWELL_S}\nat_end = \"idle-node\""),
+        ),
+    )
+    .unwrap();
+    let config = base.join("jobsight-running.toml");
+    std::fs::rename(
+        prometheus_config(
+            base,
+            PORTS[0],
+            STEP_S,
+            &format!(
+                "cgroup = true\nmetrics = []\n[features]\ncores_per_node = 1\n[rules]\nmin_run_s = 10\ndir = \"{}\"\n",
+                rules.display()
+            ),
+        ),
+        &config,
+    )
+    .unwrap();
+    wait_until(
+        &format!("job {job} to run"),
+        Duration::from_secs(60),
+        || job_state(job) == "RUNNING",
+    );
+    std::thread::sleep(Duration::from_secs(RUNNING_AT_S));
+    let data = base.join("running-data");
+    let jobsight = |args: &[&str]| {
+        run_ok(
+            Command::new(JOBSIGHT)
+                .arg("--config")
+                .arg(&config)
+                .arg("--data")
+                .arg(&data)
+                .args(args),
+        )
+    };
+    eprintln!("{}", jobsight(&["dag", "run", "running"]));
+    let snapshot = jobsight(&["running", "--format", "json"]);
+    eprintln!("running now: {snapshot}");
+    serde_json::Deserializer::from_str(&snapshot)
+        .into_iter::<serde_json::Value>()
+        .map(|d| d.unwrap())
+        .filter(|d| d["job_id"] == job.to_string().as_str())
+        .collect()
 }
 
 /// Runs the per-job DAG until `count` records of `spool` are done, judging runs of `min_run_s`

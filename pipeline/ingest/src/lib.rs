@@ -12,6 +12,7 @@ pub mod job_exporters;
 pub mod ldms;
 mod ldms_sample;
 pub mod ldms_store;
+pub mod node_coverage;
 pub mod per_job;
 pub mod prometheus;
 pub mod sacct;

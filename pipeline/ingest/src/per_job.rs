@@ -33,6 +33,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 use slurm_hooks::SpoolRecord;
 
+use super::node_coverage::NodeCoverage;
 use super::prometheus::Prometheus;
 use super::settings::IngestSettings;
 use super::{JobRow, JobStepRow, TelemetrySink, sacct, sacct_neighbours, sacct_steps};
@@ -164,6 +165,7 @@ impl AccountingSource for Sacct {
         let mut row = sacct::job_row(record, acct, sacct::line_of(acct, &exits))
             .ok_or_else(|| Unaccounted::Wait(format!("sacct has no end time for job {job_id}")))?;
         let mut notes = acct.notes.clone();
+        notes.extend(sacct::nodes_changed(&answer.records, acct));
         let steps = acct.steps.as_deref().unwrap_or_default();
         let unfinished = sacct_steps::unfinished(steps);
         if !unfinished.is_empty() {
@@ -531,7 +533,7 @@ fn ingest_one(
     now: DateTime<Utc>,
 ) -> Result<Outcome, NotYet> {
     let Accounted {
-        row,
+        mut row,
         steps,
         note: accounting_note,
     } = accounting.accounted(record).map_err(unaccounted)?;
@@ -547,13 +549,17 @@ fn ingest_one(
 
     let mut telemetry_rows = 0;
     let mut telemetry_files = Vec::new();
-    let mut note = None;
+    let mut notes = Vec::new();
     let nodes = job_nodes(&row);
     match (telemetry, row.start, nodes) {
-        (None, _, _) => note = Some("no telemetry source configured".to_string()),
-        (Some(_), None, _) | (Some(_), _, Err(_)) => {
-            note = Some("the job never ran on a node".to_string());
+        (None, _, _) => notes.push("no telemetry source configured".to_string()),
+        (Some(_), None, _) | (Some(_), _, Err(NoNodes::None)) => {
+            notes.push("the job never ran on a node".to_string());
         }
+        (Some(_), _, Err(NoNodes::Unreadable(why))) => notes.push(format!(
+            "its node list cannot be expanded ({why}): stored without telemetry, judged on \
+             accounting alone"
+        )),
         (Some(source), Some(start), Ok(nodes)) => {
             let ready = source.ready_at(row.end);
             if now < ready {
@@ -570,6 +576,7 @@ fn ingest_one(
             catalog::remove_parts(data, Table::Telemetry, day, &name).map_err(write_err)?;
             let mut sink = TelemetrySink::new(data, &name, 4 * catalog::ROW_GROUP_ROWS);
             let mut write_error = None;
+            let mut coverage = NodeCoverage::new();
             let fetched = source.fetch(
                 &row.job_id,
                 &row.cluster,
@@ -577,6 +584,7 @@ fn ingest_one(
                 start,
                 row.end,
                 &mut |n, m, ts, v| {
+                    coverage.add(n, m, ts);
                     if write_error.is_none()
                         && let Err(e) = sink.push(day, &row.job_id, n, m, ts, v)
                     {
@@ -600,18 +608,19 @@ fn ingest_one(
             telemetry_rows = rows;
             telemetry_files = files;
             if rows == 0 {
-                note = Some(format!("{} has no samples for the job", source.name()));
+                notes.push(format!("{} has no samples for the job", source.name()));
             }
+            let node_failed = row.state.as_deref() == Some("NODE_FAIL");
+            notes.extend(coverage.notes(&nodes, source.name(), node_failed));
         }
     }
+    notes.extend(accounting_note);
+    let note = (!notes.is_empty()).then(|| notes.join("; "));
+    row.note = note.clone();
     write_steps(data, day, &name, &row, &steps)?;
     let batch = JobRow::batch(std::slice::from_ref(&row))
         .map_err(|e| not_yet(format!("job {}: {e}", row.job_id)))?;
     catalog::write_part(data, Table::Jobs, day, &name, &[batch]).map_err(write_err)?;
-    let note = match (note, accounting_note) {
-        (Some(telemetry), Some(accounting)) => Some(format!("{telemetry}; {accounting}")),
-        (note, accounting_note) => note.or(accounting_note),
-    };
     Ok(Outcome::Done {
         day,
         job_id: row.job_id.clone(),
@@ -651,11 +660,21 @@ fn write_steps(
     Ok(())
 }
 
-/// The job's nodes, expanded from Slurm's host list; an error when it never got any.
-fn job_nodes(row: &JobRow) -> Result<Vec<String>, String> {
+/// Why a job has no nodes to fetch telemetry from.
+enum NoNodes {
+    /// It never got any (cancelled while pending).
+    None,
+    /// Its host list does not expand: what is wrong with it.
+    Unreadable(String),
+}
+
+/// The job's nodes, expanded from Slurm's host list.
+fn job_nodes(row: &JobRow) -> Result<Vec<String>, NoNodes> {
     let list = row.nodes.as_deref().unwrap_or("");
     if list.is_empty() || list == "None assigned" {
-        return Err("no nodes".into());
+        return Err(NoNodes::None);
     }
-    slurm_hooks::hostlist::expand(list).map_err(|e| e.to_string())
+    slurm_hooks::hostlist::expand(list).map_err(|e| {
+        NoNodes::Unreadable(format!("{:?}: {e}", jobsight_base::text::clean(list, 80)))
+    })
 }

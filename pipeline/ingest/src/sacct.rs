@@ -504,6 +504,39 @@ pub fn select<'a>(
     }
 }
 
+/// When the run of the same job before `run` (a requeued job's earlier run, in `candidates`)
+/// had other nodes, a note saying so: the two runs' figures come from different machines. The
+/// earlier run is one that ended in a state Slurm requeues from, at most [`REQUEUE_GAP_S`]
+/// from `run`'s submission (a requeued run is submitted again when the earlier one ends), so an
+/// older job that had the same id (a cluster whose ids started again) is not taken for it.
+pub fn nodes_changed(candidates: &[Accounting], run: &Accounting) -> Option<String> {
+    let submit = run.submit?;
+    let requeued_from = |state: &str| {
+        state.starts_with("REQUEUE") || matches!(state, "NODE_FAIL" | "PREEMPTED" | "BOOT_FAIL")
+    };
+    let before = candidates
+        .iter()
+        .filter(|a| a.job_id == run.job_id && a.cluster == run.cluster)
+        .filter(|a| a.submit.is_some_and(|s| s < submit))
+        .filter(|a| a.state.as_deref().is_some_and(requeued_from))
+        .filter(|a| {
+            a.end
+                .is_some_and(|end| (submit - end).num_seconds().abs() <= REQUEUE_GAP_S)
+        })
+        .max_by_key(|a| a.submit)?;
+    let (now, then) = (run.nodes.as_deref()?, before.nodes.as_deref()?);
+    let ran = |list: &str| !list.is_empty() && list != "None assigned";
+    (ran(now) && ran(then) && now != then).then(|| {
+        format!(
+            "this run ran on {now}, the run before it ({}) on {then}",
+            before.state.as_deref().unwrap_or("state unknown")
+        )
+    })
+}
+
+/// How far apart, in seconds, a run's end and its requeued run's submission may lie.
+const REQUEUE_GAP_S: i64 = 600;
+
 /// The text output's line of `acct`, matched by job id and submit time.
 pub fn line_of<'a>(acct: &Accounting, lines: &'a [ExitLine]) -> Option<&'a ExitLine> {
     let submit = acct.submit?.timestamp();
@@ -579,6 +612,7 @@ pub fn job_row(record: &SpoolRecord, acct: &Accounting, line: Option<&ExitLine>)
         acct_energy_j: used.energy_j,
         acct_steps: used.steps,
         neighbours: None,
+        note: None,
     })
 }
 
@@ -1352,6 +1386,31 @@ mod tests {
             select(&jobs, 8, Some("ci"), enqueued),
             Selection::Settled(&jobs[2])
         );
+        // Requeued onto other nodes: the final run's note says so; onto the same, nothing.
+        let on = |a: &Accounting, nodes: &str| Accounting {
+            nodes: Some(nodes.into()),
+            ..a.clone()
+        };
+        let moved = vec![
+            on(&older, "n1"),
+            on(&requeued, "n[1-2]"),
+            on(&last, "n[1,3]"),
+        ];
+        assert_eq!(
+            nodes_changed(&moved, &moved[2]).as_deref(),
+            Some("this run ran on n[1,3], the run before it (REQUEUED) on n[1-2]")
+        );
+        let stayed = vec![on(&requeued, "n[1-2]"), on(&last, "n[1-2]")];
+        assert_eq!(nodes_changed(&stayed, &stayed[1]), None);
+        assert_eq!(nodes_changed(&moved, &moved[0]), None);
+        // An older job of the same id (ids started again) is not a run of this one.
+        let cancelled = Accounting {
+            state: Some("CANCELLED".into()),
+            end: Some(at(1007)),
+            ..on(&older, "vm")
+        };
+        let unrelated = vec![cancelled, on(&last, "n[1-2]")];
+        assert_eq!(nodes_changed(&unrelated, &unrelated[1]), None);
         // The next run not in the database yet, or still running: ask again later.
         let jobs = vec![older.clone(), requeued.clone()];
         assert!(matches!(

@@ -256,6 +256,7 @@ pub fn job_row(
         acct_energy_j: None,
         acct_steps: Some(1),
         neighbours,
+        note: None,
     }
 }
 

@@ -610,7 +610,11 @@ fn rule_findings(
 /// accounting gave it (see [`book::Rule::on_accounting`]).
 fn on_accounting_alone(rule: &book::Rule, data: &JobData) -> bool {
     let from_accounting = |kind| figure_source(data, kind) == Some(FROM_ACCOUNTING);
-    rule.on_accounting
+    // A run that lost a node lost that node's step statistics with it: accounting's figures
+    // count only the nodes that reported, and would blame the job for the node.
+    let lost_a_node = data.job.get("state") == Some(&Value::Str("NODE_FAIL".into()));
+    !lost_a_node
+        && rule.on_accounting
         && ((rule.telemetry.cpu_figures && from_accounting(Reads::CpuFigure))
             || (rule.telemetry.memory_figures && from_accounting(Reads::MemoryFigure)))
 }
@@ -790,6 +794,16 @@ mod tests {
         without.summary.remove("mem_source");
         let rules_without = evaluate(&book, &without, &settings);
         assert_eq!(rules_of(&rules_without), ["insufficient-telemetry"]);
+        // A run that lost a node: accounting lost that node's figures, so none on them.
+        let mut lost = on_accounting(false, false);
+        lost.job
+            .insert("state".into(), Value::Str("NODE_FAIL".into()));
+        let rules_lost = evaluate(&book, &lost, &settings);
+        assert_eq!(
+            rules_of(&rules_lost),
+            ["node-fail", "insufficient-telemetry"],
+            "{rules_lost:?}"
+        );
     }
 
     /// A running job of eight CPUs and four GPUs over its last hour: judgeable, its own series.
@@ -864,6 +878,63 @@ mod tests {
             "{:?}",
             rules_of(&verdict)
         );
+    }
+
+    /// A running job of two nodes, one core each, on its own series: a rank on `node2` that has
+    /// done nothing for the dwell is warned about, naming the node; a job whose nodes both work,
+    /// or whose idle node is shared without its own series, is not.
+    #[test]
+    fn a_running_jobs_idle_node_is_named() {
+        let book = RuleBook::load(None).unwrap();
+        let settings = Settings::default();
+        let two_nodes = |node2_busy: f64, own: bool| {
+            let mut data = on_accounting(true, !own);
+            for (k, v) in [("state", Value::Str("RUNNING".into()))].into_iter().chain(
+                [("cpus", 2.0), ("num_nodes", 2.0), ("window_s", 1800.0)]
+                    .map(|(k, v)| (k, Value::Num(v))),
+            ) {
+                data.job.insert(k.into(), v);
+            }
+            let (metric, source) = if own {
+                ("job_cpu_cores_used", "telemetry-job")
+            } else {
+                ("cpu_user", "telemetry-node")
+            };
+            let used = 1.0 + node2_busy;
+            data.summary
+                .insert("cpu_used_cores".into(), Value::Num(used));
+            data.summary
+                .insert("cpu_eff".into(), Value::Num(used / 2.0));
+            data.summary
+                .insert("cpu_eff_source".into(), Value::Str(source.into()));
+            data.across
+                .insert(metric.into(), [("mean".to_string(), used / 2.0)].into());
+            for (node, busy) in [("node1", 1.0), ("node2", node2_busy)] {
+                let series = NodeSeries {
+                    stats: [("mean".to_string(), busy)].into(),
+                    ..NodeSeries::default()
+                };
+                data.nodes
+                    .insert(node.into(), [(metric.to_string(), series)].into());
+            }
+            prepare(&mut data, &settings);
+            evaluate_running(&book, &data, &settings, Some(3600))
+        };
+        let hung = two_nodes(0.001, true);
+        assert_eq!(hung.len(), 1, "{hung:?}");
+        assert_eq!(
+            (hung[0].rule.as_str(), hung[0].node.as_deref()),
+            ("running-idle-node", Some("node2"))
+        );
+        assert!(
+            hung[0]
+                .message
+                .starts_with("Node node2 of your job has been idle"),
+            "{}",
+            hung[0].message
+        );
+        assert!(two_nodes(0.9, true).is_empty());
+        assert!(two_nodes(0.001, false).is_empty());
     }
 
     /// A finding that reads node-level telemetry of a shared node says so in its evidence; one

@@ -67,6 +67,8 @@ pub struct JobView {
     pub suggestions: Vec<Suggestion>,
     /// A job of several nodes, node by node; empty for one node.
     pub per_node: Vec<NodeUse>,
+    /// What the ingest found missing or odd about the run's data, one sentence each.
+    pub notes: Vec<String>,
 }
 
 /// What the job used of what it asked for (`job_summary`).
@@ -228,7 +230,17 @@ pub fn job_view(facts: &Facts, bands: &HealthyBands) -> Option<JobView> {
             facts.findings.get(&job.job_id).map_or(&[], Vec::as_slice),
         ),
         per_node: node_uses(facts.per_node.get(&job.job_id)),
+        notes: notes(&job.note),
     })
+}
+
+/// The sentences of a job's note (`jobs.note`, joined by "; ").
+pub fn notes(note: &str) -> Vec<String> {
+    note.split("; ")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+        .collect()
 }
 
 fn usage(s: &SummaryFacts) -> Usage {
@@ -333,6 +345,12 @@ pub fn render_text(v: &JobView) -> String {
     }
     render_usage(&mut out, v);
     per_node::render_text(&mut out, &v.per_node);
+    if !v.notes.is_empty() {
+        let _ = writeln!(out, "\nAbout this job's data");
+        for n in &v.notes {
+            let _ = writeln!(out, "  - {}", t(n));
+        }
+    }
     render_verdict(&mut out, v);
     out
 }
@@ -655,6 +673,7 @@ mod tests {
             elapsed_s: Some(hours * 3600),
             wait_s: Some(12 * 60),
             core_hours: Some((cpus * hours) as f64),
+            note: String::new(),
         }
     }
 
@@ -790,7 +809,10 @@ mod tests {
         asleep.mem_source = "accounting".into();
         asleep.shared = Some(true);
         let shared = facts(
-            job("5004", "sleep-canary", 1, 1_024, 1, "COMPLETED"),
+            JobFacts {
+                note: "steps 5004.extern had not ended when accounting was read; jobs sharing its nodes unknown: sacct failed".into(),
+                ..job("5004", "sleep-canary", 1, 1_024, 1, "COMPLETED")
+            },
             asleep,
             vec![FindingFacts {
                 rule: "idle-job".into(),

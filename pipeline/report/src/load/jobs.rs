@@ -55,6 +55,9 @@ pub struct JobFacts {
     pub elapsed_s: Option<i64>,
     pub wait_s: Option<i64>,
     pub core_hours: Option<f64>,
+    /// What the ingest found missing or odd about the run (`jobs.note`), sentences joined by
+    /// "; "; empty when nothing.
+    pub note: String,
 }
 
 /// The metrics shown node by node for a job of several nodes: the job's own series (its cgroups'
@@ -236,6 +239,7 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
             elapsed_s: c.int("elapsed_s", i),
             wait_s: c.int("wait_s", i),
             core_hours: c.float("core_hours", i),
+            note: text(c, "note", i),
         });
     })
     .await?;

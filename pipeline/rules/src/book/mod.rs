@@ -221,7 +221,8 @@ disabled = true
                 "running-hung",
                 "running-gpu-idle",
                 "running-memory-near-limit",
-                "running-serial"
+                "running-serial",
+                "running-idle-node"
             ]
         );
         assert_eq!(crate::running_dwells(&book), [Some(1800), Some(3600)]);

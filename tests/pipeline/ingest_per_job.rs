@@ -1532,3 +1532,133 @@ fn killed_at_random_points_thirty_times_the_daemon_loses_and_duplicates_nothing(
     );
     assert!(runs.is_empty(), "{runs:?}");
 }
+
+/// Accounting that knows each job's nodes, for [`the_note_names_what_a_jobs_data_lacks`].
+struct NodesOf(Vec<(u64, &'static str, &'static str)>);
+
+impl per_job::AccountingSource for NodesOf {
+    fn name(&self) -> &'static str {
+        "stand-in"
+    }
+    fn job_row(&self, record: &SpoolRecord) -> Result<jobsight::ingest::JobRow, String> {
+        let (_, nodes, state) = self
+            .0
+            .iter()
+            .find(|(id, _, _)| *id == record.job_id)
+            .ok_or("unknown job")?;
+        Ok(jobsight::ingest::JobRow {
+            cluster: "ci".into(),
+            job_id: record.job_id.to_string(),
+            nodes: Some(nodes.to_string()),
+            num_nodes: Some(3),
+            state: Some(state.to_string()),
+            start: Some(at(JOB1_ENQUEUED - 120)),
+            end: at(JOB1_ENQUEUED - 4),
+            ..Default::default()
+        })
+    }
+}
+
+/// Telemetry of three nodes every 10 s: `n1` over the whole run, `n2` lost 40 s before its
+/// end, `n3` absent (not in the source), and `n2` without a memory series.
+struct ThreeNodes;
+
+impl per_job::TelemetrySource for ThreeNodes {
+    fn name(&self) -> &'static str {
+        "stand-in"
+    }
+    fn ready_at(&self, end: DateTime<Utc>) -> DateTime<Utc> {
+        end
+    }
+    fn fetch(
+        &self,
+        _job: &str,
+        _cluster: &str,
+        nodes: &[String],
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+        emit: &mut dyn FnMut(&str, &str, i64, f64),
+    ) -> Result<u64, String> {
+        let mut n = 0;
+        for (node, lost_at) in [("n1", end), ("n2", end - chrono::Duration::seconds(40))] {
+            assert!(nodes.iter().any(|x| x == node), "{nodes:?}");
+            let mut t = start;
+            while t <= lost_at {
+                emit(node, "job_cpu_cores_used", t.timestamp_micros(), 1.0);
+                if node == "n1" {
+                    emit(node, "job_mem_rss_bytes", t.timestamp_micros(), 1e9);
+                }
+                t += chrono::Duration::seconds(10);
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// A job whose data is incomplete is stored all the same, and its note (`jobs.note`) says what
+/// is missing, node by node: a node the telemetry source does not have, a node whose series
+/// end early (a lost node's partial series, kept), a metric one node lacks; a job whose node
+/// list does not expand is stored without telemetry, and its note says why.
+#[test]
+fn the_note_names_what_a_jobs_data_lacks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spool = Spool::init(&tmp.path().join("spool"), 0o700).unwrap();
+    let data = tmp.path().join("data");
+    for job in [1, 2] {
+        slurm_hooks::spool_dir::enqueue(spool.root(), &record(job, JOB1_ENQUEUED)).unwrap();
+    }
+    let accounting = NodesOf(vec![(1, "n[1-3]", "NODE_FAIL"), (2, "n[1-", "COMPLETED")]);
+    let s = settings(Path::new("/bin/false"), "http://127.0.0.1:9", "");
+    let report = per_job::run_with(
+        &spool,
+        &data,
+        &s.ingest,
+        &accounting,
+        Some(&ThreeNodes),
+        None,
+        at(JOB1_ENQUEUED + 60),
+        |_, _| {},
+        &mut |_, _| Ok(()),
+    )
+    .unwrap();
+    assert_eq!(report.count("done"), 2, "{report:?}");
+    let jobs = common::sql_json(
+        JOBSIGHT,
+        &data,
+        "SELECT job_id, note FROM jobs ORDER BY job_id",
+    );
+    let note = |id: &str| {
+        jobs.iter()
+            .find(|j| j["job_id"] == id)
+            .and_then(|j| j["note"].as_str())
+            .unwrap_or_else(|| panic!("job {id} has no note: {jobs:?}"))
+            .to_string()
+    };
+    let lost = note("1");
+    for said in [
+        "no telemetry from n3 in stand-in",
+        "n2's telemetry ends 40s before the other nodes'",
+        "it ended NODE_FAIL",
+        "n2 sent no job_mem_rss_bytes where other nodes did",
+    ] {
+        assert!(lost.contains(said), "{said}: {lost}");
+    }
+    let telemetry = common::sql_json(
+        JOBSIGHT,
+        &data,
+        "SELECT node, count(*) AS n FROM telemetry WHERE job_id = '1' GROUP BY node ORDER BY node",
+    );
+    assert_eq!(
+        telemetry,
+        [
+            serde_json::json!({"node": "n1", "n": 24}),
+            serde_json::json!({"node": "n2", "n": 8})
+        ]
+    );
+    let unreadable = note("2");
+    assert!(
+        unreadable.starts_with("its node list cannot be expanded (\"n[1-\": '[' without ']')"),
+        "{unreadable}"
+    );
+}

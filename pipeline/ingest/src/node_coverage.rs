@@ -102,6 +102,11 @@ impl NodeCoverage {
         let mut starts: BTreeMap<&str, (f64, i64)> = BTreeMap::new();
         let mut lacking: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for (metric, series) in &by_metric {
+            for node in nodes.iter().filter(|n| sent(n)) {
+                if !series.iter().any(|(n, _)| *n == node.as_str()) {
+                    lacking.entry(node.as_str()).or_default().push(metric);
+                }
+            }
             if series.len() < 2 {
                 continue;
             }
@@ -121,11 +126,6 @@ impl NodeCoverage {
                     if start_gap as f64 / 1e6 > s.0 {
                         *s = (start_gap as f64 / 1e6, span.first_us);
                     }
-                }
-            }
-            for node in nodes.iter().filter(|n| sent(n)) {
-                if !series.iter().any(|(n, _)| *n == node.as_str()) {
-                    lacking.entry(node.as_str()).or_default().push(metric);
                 }
             }
         }
@@ -154,7 +154,7 @@ impl NodeCoverage {
             }
             if let Some(metrics) = lacking.get(node) {
                 notes.push(format!(
-                    "{node} sent no {} where the other nodes did",
+                    "{node} sent no {} where other nodes did",
                     names(metrics)
                 ));
             }
@@ -257,7 +257,7 @@ mod tests {
         );
         assert_eq!(
             notes[3],
-            "node3 sent no job_mem_rss_bytes where the other nodes did"
+            "node3 sent no job_mem_rss_bytes where other nodes did"
         );
         let quiet = c.notes(&nodes(4), "prometheus", false);
         assert!(

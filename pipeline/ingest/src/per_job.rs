@@ -674,7 +674,12 @@ fn job_nodes(row: &JobRow) -> Result<Vec<String>, NoNodes> {
     if list.is_empty() || list == "None assigned" {
         return Err(NoNodes::None);
     }
+    // The list quoted, cut to a readable length: it may be anything sacct printed.
     slurm_hooks::hostlist::expand(list).map_err(|e| {
-        NoNodes::Unreadable(format!("{:?}: {e}", jobsight_base::text::clean(list, 80)))
+        NoNodes::Unreadable(format!(
+            "{:?}: {}",
+            jobsight_base::text::clean(list, 80),
+            e.reason
+        ))
     })
 }

@@ -16,9 +16,11 @@
 //!   (its dwell shortened to 16 s) names `node2` too;
 //! - `forgot-srun`: the batch script works without srun, so the second node is never used:
 //!   `idle-node` names `node2`;
-//! - `array`: each task stored with the node it ran on and judged on its own series there.
+//! - `array`: each task stored with the node it ran on and judged on its own series there;
+//! - `het`: a heterogeneous job of two one-node components, each stored as a job of its own
+//!   (Slurm runs the epilog per component, with the component's id), judged on its node.
 //!
-//! Needs root and the package registry; about 5 minutes (five 40-s runs).
+//! Needs root and the package registry; about 6 minutes (six 40-s runs).
 use crate::common;
 
 use std::path::Path;
@@ -69,7 +71,14 @@ fn two_node_jobs_are_judged_on_each_nodes_own_work() {
     .unwrap();
     let mut jobs = Vec::new();
     let mut running = Vec::new();
-    for script in ["lammps", "spread", "hung-rank", "forgot-srun", "array"] {
+    for script in [
+        "lammps",
+        "spread",
+        "hung-rank",
+        "forgot-srun",
+        "array",
+        "het",
+    ] {
         let export = format!(
             "--export=ALL,WORK_SECONDS={WORK_SECONDS},TRAINING_SUITE={}",
             base.display()
@@ -85,9 +94,10 @@ fn two_node_jobs_are_judged_on_each_nodes_own_work() {
         );
         jobs.push(job);
     }
-    let [lammps, spread, hung, forgot, array] = [jobs[0], jobs[1], jobs[2], jobs[3], jobs[4]];
-    // Four jobs and the array's two tasks.
-    let (config, data) = judge_on_own_series(&base, &spool, 6, 30);
+    let [lammps, spread, hung, forgot, array, het] =
+        [jobs[0], jobs[1], jobs[2], jobs[3], jobs[4], jobs[5]];
+    // Four jobs, the array's two tasks and the heterogeneous job's two components.
+    let (config, data) = judge_on_own_series(&base, &spool, 8, 30);
 
     let per_node = sql(
         &data,
@@ -175,6 +185,28 @@ fn two_node_jobs_are_judged_on_each_nodes_own_work() {
             "task {id} on {node}: {per_node:?}"
         );
         assert_eq!(task["cpu_eff_source"], "telemetry-job", "{task}");
+    }
+
+    // The heterogeneous job's components: each a job of its own, under its own id, on its node.
+    let components = sql(
+        &data,
+        &format!(
+            "SELECT s.job_id, j.nodes, s.cpu_eff_source FROM job_summary s JOIN jobs j USING (job_id)
+             WHERE j.job_id IN ('{het}', '{}') ORDER BY j.job_id",
+            het + 1
+        ),
+    );
+    eprintln!("hetjob {het}: {components:?}");
+    let on: Vec<&str> = components
+        .iter()
+        .filter_map(|t| t["nodes"].as_str())
+        .collect();
+    assert_eq!(on, ["node1", "node2"], "{components:?}");
+    for (component, node) in [(het, "node1"), (het + 1, "node2")] {
+        assert!(
+            busy(component, node) > 0.8,
+            "{component} on {node}: {per_node:?}"
+        );
     }
 
     // While it ran, the running DAG warned about the hung rank's node.

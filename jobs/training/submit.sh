@@ -1,14 +1,16 @@
 #!/bin/bash
 # submit.sh: submits jobsight's labelled training suite to Slurm, one job per application and
-# anomaly (plus healthy runs), each on a whole node, and prints "job_id app anomaly" per job.
+# anomaly (plus healthy runs), each on whole nodes, and prints "job_id app anomaly" per job.
 #   submit.sh --labels DIR [--apps "lammps gromacs hpcc nwchem openfoam"] [--seconds 100]
-#             [--healthy 1] [--seed 1] [--user USER] [--partition P] [--dry-run]
+#             [--healthy 1] [--seed 1] [--nodes 1] [--user USER] [--partition P] [--dry-run]
+# --nodes N (above 1): each job on N whole nodes, the MPI applications across all of them (one
+# rank per CPU), the anomaly generator on the last node; GROMACS (thread-MPI) is left out.
 # Anomalies start at a random time in the run's second fifth and last a random 40-55 % of it
 # (seeded, so a suite can be submitted again alike). Each job writes its label to DIR, which must
 # be writable by USER; `jobsight model bootstrap` runs this and merges them into DIR/all-labels.csv.
 set -euo pipefail
 suite=$(cd "$(dirname "$0")" && pwd)
-labels= apps="lammps gromacs hpcc nwchem openfoam" seconds=100 healthy=1 seed=1 user= partition= dry=0
+labels= apps="lammps gromacs hpcc nwchem openfoam" seconds=100 healthy=1 seed=1 nodes=1 user= partition= dry=0
 anomalies="cpuoccupy cachecopy membw memleak memeater iobandwidth iometadata"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -18,15 +20,28 @@ while [ $# -gt 0 ]; do
   --seconds) seconds=$2; shift 2 ;;
   --healthy) healthy=$2; shift 2 ;;
   --seed) seed=$2; shift 2 ;;
+  --nodes) nodes=$2; shift 2 ;;
   --user) user=$2; shift 2 ;;
   --partition) partition=$2; shift 2 ;;
   --dry-run) dry=1; shift ;;
-  -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "submit.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 [ -n "$labels" ] || { echo "submit.sh: --labels DIR is required" >&2; exit 2; }
 [ "$seconds" -ge 60 ] || { echo "submit.sh: --seconds must be at least 60" >&2; exit 2; }
+case "$nodes" in ''|*[!0-9]*|0) echo "submit.sh: --nodes must be a whole number of at least 1" >&2; exit 2 ;; esac
+per_node=()
+if [ "$nodes" -gt 1 ]; then
+  case " $apps " in *" gromacs "*)
+    echo "submit.sh: gromacs runs on one node (thread-MPI): left out of a $nodes-node suite" >&2
+    apps=$(echo " $apps " | sed 's/ gromacs / /; s/^ *//; s/ *$//') ;;
+  esac
+  [ -n "$apps" ] || { echo "submit.sh: no application left to run on $nodes nodes" >&2; exit 2; }
+  # One MPI rank per CPU of each node: the CPUs of the partition's nodes, as Slurm counts them.
+  cpus=$( (sinfo -h ${partition:+-p "$partition"} -o %c 2>/dev/null || true) | sort -n | head -1)
+  per_node=(--nodes "$nodes" --ntasks-per-node "${cpus:-1}")
+fi
 mkdir -p "$labels"
 [ -z "$user" ] || chown "$user" "$labels"
 RANDOM=$seed
@@ -40,7 +55,7 @@ for app in $apps; do
     length=$((seconds * (40 + RANDOM % 16) / 100))
     [ $((start + length)) -le $((seconds - fifth / 2)) ] || length=$((seconds - fifth / 2 - start))
     export_list="ALL,TRAINING_SUITE=$suite,TRAINING_APP=$app,TRAINING_SECONDS=$seconds,TRAINING_LABELS=$labels,TRAINING_ANOMALY=$anomaly,TRAINING_ANOMALY_START=$start,TRAINING_ANOMALY_SECONDS=$length"
-    args=(--parsable --job-name "$app-$run" --output "$labels/%j.out" --export "$export_list")
+    args=(--parsable --job-name "$app-$run" --output "$labels/%j.out" --export "$export_list" "${per_node[@]}")
     [ -z "$partition" ] || args+=(--partition "$partition")
     if [ "$dry" = 1 ]; then
       echo "dry-run $app $anomaly start=$start seconds=$length"

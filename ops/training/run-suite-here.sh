@@ -10,6 +10,12 @@
 #
 #   sudo ops/training/run-suite-here.sh OUT [model bootstrap options, e.g. --apps "lammps hpcc" --seconds 90]
 #
+# With `--nodes N` the suite's multi-node variant on N real nodes of this machine (Slurm started
+# with SLURM_NODES=N, each slurmd in a cpuset of its own CPUs): every application but GROMACS
+# across all N, the anomaly generator on the last node, each label naming it. The node
+# exporter's series are this machine's, shared by the N nodes, so the jobs are judged and the
+# models trained on the jobs' own per-node cgroup series alone (`metrics = []`).
+#
 # Env: BIN (where jobsight, jobsight-epilog and jobsight-exporter are; default
 #      $CARGO_TARGET_DIR/release, else .../debug), SKIP_APT_UPDATE=1, KEEP_SERVICES=1 (leave
 #      Slurm and Prometheus running), SLURM_FIRST_JOB_ID (number the jobs from it: a second run
@@ -26,6 +32,11 @@ for b in jobsight jobsight-epilog jobsight-exporter; do
 done
 log() { echo "[training-suite $(date +%H:%M:%S)] $*"; }
 PROM_PORT=19093 NODE_PORT=19103 CGROUP_PORT=19107
+nodes=1 prev=
+for a in "$@"; do [ "$prev" = --nodes ] && nodes=$a; prev=$a; done
+case "$nodes" in ''|*[!0-9]*|0) echo "run-suite-here.sh: --nodes must be at least 1" >&2; exit 2 ;; esac
+[ "$nodes" -le "$(nproc)" ] || { echo "run-suite-here.sh: $nodes nodes need $nodes CPUs; this machine has $(nproc)" >&2; exit 2; }
+node_names=$(seq -f 'node%g' 1 "$nodes" | tr '\n' ' ' | sed 's/ $//')
 
 rm -rf "$out"; mkdir -p "$out"; chmod 755 "$out"
 out=$(cd "$out" && pwd)
@@ -34,9 +45,10 @@ bash "$repo/ops/install-epilog.sh" --from "$BIN" --prefix "$out/install" --spool
 printf '#!/bin/sh\nexec %s/sbin/jobsight-epilog --spool %s\n' "$out/install" "$out/spool" > "$out/install/sbin/epilog-slurmctld.sh"
 chmod 755 "$out/install/sbin/epilog-slurmctld.sh"
 SLURM_EPILOG_SLURMCTLD="$out/install/sbin/epilog-slurmctld.sh" SLURM_SMOKE_TEST=0 SLURM_CLEAN_STATE=1 \
-  bash "$repo/ops/slurm/start-slurm-single-node.sh" > "$out/slurm-setup.log" 2>&1
+  SLURM_NODES=$nodes bash "$repo/ops/slurm/start-slurm-single-node.sh" > "$out/slurm-setup.log" 2>&1
 "$BIN/jobsight-exporter" --listen "127.0.0.1:$CGROUP_PORT" > "$out/exporter.log" 2>&1 &
 exporter=$!
+[ "$nodes" -gt 1 ] && export PROM_NODE_NAME=$node_names
 PROM_DIR="$out/prom" PROM_PORT=$PROM_PORT NODE_EXPORTER_PORT=$NODE_PORT CGROUP_EXPORTER_PORT=$CGROUP_PORT \
   SCRAPE_INTERVAL=2s bash "$repo/ops/prometheus/start-prometheus.sh" > "$out/prometheus-setup.log" 2>&1
 stop() {
@@ -60,8 +72,9 @@ step_s = 2
 rate_window_s = 6
 lag_s = 5
 job_exporter = "jobsight"
+$([ "$nodes" -gt 1 ] && echo 'metrics = []')
 [features]
-cores_per_node = $(nproc)
+cores_per_node = $(( $(nproc) / nodes ))
 trim_s = 5
 windows = "10:5"
 [rules]

@@ -153,6 +153,11 @@ pub enum ModelAction {
         /// Healthy runs per application (beside one run per anomaly generator).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(0..=20))]
         healthy: u64,
+        /// Nodes per job. Above 1 the suite's multi-node variant: each MPI application across
+        /// all the job's nodes (one rank per CPU), the anomaly generator on the last of them,
+        /// and each label naming that node; GROMACS (thread-MPI, one node) is left out.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
+        nodes: u64,
         /// Submit as this user (needs root; default: whoever runs this).
         #[arg(long)]
         user: Option<String>,

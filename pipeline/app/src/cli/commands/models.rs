@@ -27,6 +27,7 @@ pub(in crate::cli) fn model(
         anomalies,
         seconds,
         healthy,
+        nodes,
         user,
         partition,
         wait_s,
@@ -68,6 +69,8 @@ pub(in crate::cli) fn model(
             seconds.to_string(),
             "--healthy".into(),
             healthy.to_string(),
+            "--nodes".into(),
+            nodes.to_string(),
             "--seed".into(),
             options.seed.to_string(),
         ];

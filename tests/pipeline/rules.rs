@@ -538,6 +538,10 @@ fn rule_cases() -> Vec<Case> {
                 .all("mem_used_bytes", "slope_per_h", 20e9)
                 .summary("shared", Value::Bool(false));
         }),
+        ("running-idle-node", Shape::Multi, |f| {
+            f.node("c04", "cpu_user", "mean", 0.001)
+                .summary("shared", Value::Bool(false));
+        }),
         ("running-serial", Shape::Single, |f| {
             f.level("cpu_user", 1.0 / CORES as f64)
                 .level("cpu_system", 0.0);
@@ -956,7 +960,7 @@ fix = "Ask for less."
     .expect("write");
     let (ok, out, err) = run(&["rules", "check", candidate.to_str().expect("utf-8")]);
     assert!(
-        ok && out.contains("ok; with the built-in files: 39 rules"),
+        ok && out.contains("ok; with the built-in files: 40 rules"),
         "{out}{err}"
     );
     let (ok, out, err) = run(&[

@@ -273,11 +273,17 @@ fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged()
     // The node is lost as a crash loses it: its slurmd, its step daemons and the job's processes
     // there die at once (all of them run in the node's cpuset), and the admin (or slurmctld's
     // timeout) marks it down.
-    sh("kill -9 $(cat /sys/fs/cgroup/cpuset/slurmd_node2/cgroup.procs) 2>/dev/null || true");
-    assert_eq!(
-        sh("cat /sys/fs/cgroup/cpuset/slurmd_node2/cgroup.procs").trim(),
-        "",
-        "node2's processes outlived the crash"
+    // Killed until none is left: a process dies some moments after its SIGKILL, and one
+    // forked meanwhile (a step daemon's child) needs its own.
+    wait_until(
+        "every process of node2 to die",
+        Duration::from_secs(10),
+        || {
+            sh("kill -9 $(cat /sys/fs/cgroup/cpuset/slurmd_node2/cgroup.procs) 2>/dev/null; sleep 0.2; \
+                cat /sys/fs/cgroup/cpuset/slurmd_node2/cgroup.procs")
+            .trim()
+            .is_empty()
+        },
     );
     // A lost machine's exporter goes with it. Here one exporter reads both nodes and outlives
     // node2, so the job's cgroups there are removed as the crash would take them (the tree

@@ -347,6 +347,10 @@ mod tests {
             state: Some("COMPLETED".into()),
             name: Some(HOSTILE.into()),
             source: "test".into(),
+            // The note quotes what sacct printed (a node list that does not expand).
+            note: Some(format!(
+                "its node list cannot be expanded (\"n<b>1{HOSTILE}\": '[' without ']'); steps 666.extern had not ended when accounting was read"
+            )),
             ..JobRow::default()
         };
         catalog::write_part(

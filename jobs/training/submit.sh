@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
   --user) user=$2; shift 2 ;;
   --partition) partition=$2; shift 2 ;;
   --dry-run) dry=1; shift ;;
-  -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "submit.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -38,8 +38,11 @@ if [ "$nodes" -gt 1 ]; then
     apps=$(echo " $apps " | sed 's/ gromacs / /; s/^ *//; s/ *$//') ;;
   esac
   [ -n "$apps" ] || { echo "submit.sh: no application left to run on $nodes nodes" >&2; exit 2; }
-  # One MPI rank per CPU of each node: the CPUs of the partition's nodes, as Slurm counts them.
-  cpus=$( (sinfo -h ${partition:+-p "$partition"} -o %c 2>/dev/null || true) | sort -n | head -1)
+  # One MPI rank per CPU of each node: the fewest CPUs of a node of the partition (the default
+  # one, marked "*", unless --partition names one), as Slurm counts them ("32+" on mixed nodes).
+  cpus=$( (sinfo -h -e -o '%P %c' 2>/dev/null || true) \
+    | awk -v p="$partition" '(p == "" && $1 ~ /\*$/) || $1 == p { gsub(/\+/, "", $2); print $2 }' \
+    | sort -n | head -1)
   per_node=(--nodes "$nodes" --ntasks-per-node "${cpus:-1}")
 fi
 mkdir -p "$labels"
@@ -55,7 +58,7 @@ for app in $apps; do
     length=$((seconds * (40 + RANDOM % 16) / 100))
     [ $((start + length)) -le $((seconds - fifth / 2)) ] || length=$((seconds - fifth / 2 - start))
     export_list="ALL,TRAINING_SUITE=$suite,TRAINING_APP=$app,TRAINING_SECONDS=$seconds,TRAINING_LABELS=$labels,TRAINING_ANOMALY=$anomaly,TRAINING_ANOMALY_START=$start,TRAINING_ANOMALY_SECONDS=$length"
-    args=(--parsable --job-name "$app-$run" --output "$labels/%j.out" --export "$export_list" "${per_node[@]}")
+    args=(--parsable --job-name "$app-$run" --output "$labels/%j.out" --export "$export_list" ${per_node[@]+"${per_node[@]}"})
     [ -z "$partition" ] || args+=(--partition "$partition")
     if [ "$dry" = 1 ]; then
       echo "dry-run $app $anomaly start=$start seconds=$length"

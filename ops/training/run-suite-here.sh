@@ -33,7 +33,11 @@ done
 log() { echo "[training-suite $(date +%H:%M:%S)] $*"; }
 PROM_PORT=19093 NODE_PORT=19103 CGROUP_PORT=19107
 nodes=1 prev=
-for a in "$@"; do [ "$prev" = --nodes ] && nodes=$a; prev=$a; done
+for a in "$@"; do
+  [ "$prev" = --nodes ] && nodes=$a
+  case "$a" in --nodes=*) nodes=${a#--nodes=} ;; esac
+  prev=$a
+done
 case "$nodes" in ''|*[!0-9]*|0) echo "run-suite-here.sh: --nodes must be at least 1" >&2; exit 2 ;; esac
 [ "$nodes" -le "$(nproc)" ] || { echo "run-suite-here.sh: $nodes nodes need $nodes CPUs; this machine has $(nproc)" >&2; exit 2; }
 node_names=$(seq -f 'node%g' 1 "$nodes" | tr '\n' ' ' | sed 's/ $//')

@@ -1638,7 +1638,7 @@ fn the_note_names_what_a_jobs_data_lacks() {
     let lost = note("1");
     for said in [
         "no telemetry from n3 in stand-in",
-        "n2's telemetry ends 40s before the other nodes'",
+        "n2's telemetry ends 40s before most nodes'",
         "it ended NODE_FAIL",
         "n2 sent no job_mem_rss_bytes where other nodes did",
     ] {

@@ -1,21 +1,24 @@
-//! What a multi-node job's telemetry covers, node by node, for the job's note: a node that sent
-//! nothing (missing from the telemetry source, its exporter down), a node whose series end well
-//! before the other nodes' (the node lost mid-run, its exporter stopped, its cgroup tree gone,
-//! its clock behind theirs), one whose series start well after theirs (an exporter started late,
-//! a clock ahead), and a node without a metric the other nodes sent.
+//! What a multi-node job's telemetry covers, node by node, for the job's note: nodes that sent
+//! nothing (missing from the telemetry source, their exporters down), nodes whose series end
+//! well before most nodes' (a node lost mid-run, its exporter stopped, its cgroup tree gone, or
+//! the job running nothing there any more), nodes whose series start well after most nodes'
+//! (an exporter started late, or the job starting nothing there before then), and metrics some
+//! nodes lack that others sent.
 //!
 //! The samples are kept as they are: a lost node's partial series is the record of what it did
 //! while it lived. The note only marks them, so that a person reading the job (and the features
 //! stage's coverage, which refuses to judge on them) knows why a node's figures cover part of
-//! the run. Every comparison is between the job's own nodes, metric by metric, so a source's lag
-//! or a job's short run does not read as a node's fault; a gap counts when it exceeds three of
-//! the metric's sampling intervals (at least [`MIN_GAP_S`]).
+//! the run. Every comparison is between the job's own nodes, metric by metric, against the
+//! median node (so one node that starts early or ends late, as a batch node staging or
+//! post-processing does, names no other), and a gap counts when it exceeds three of the
+//! metric's sampling intervals and the source's own jitter (Prometheus: its rate window and step,
+//! within which series scraped at other moments start), at least [`MIN_GAP_S`]. Nodes with the
+//! same finding share one sentence, so a note stays short on a job of a thousand nodes.
 //!
-//! Prometheus stamps samples with its own clock at scrape time, so nodes' clocks cannot skew its
-//! series against each other; sources whose samples carry the node's time (LDMS) can, and a
-//! node's series shifted by its clock shows here as starting late or ending early.
+//! Prometheus stamps samples with its own clock at scrape time, so the nodes' clocks cannot skew
+//! its series against each other, and the note blames no clock.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chrono::DateTime;
 
@@ -37,7 +40,7 @@ struct Span {
 #[derive(Debug, Default)]
 pub struct NodeCoverage {
     spans: HashMap<(String, String), Span>,
-    /// The series of the previous sample: samples come series by series, so most need no lookup.
+    /// The series of the previous sample: samples come series by series, so most need no new key.
     current: Option<(String, String)>,
 }
 
@@ -73,9 +76,16 @@ impl NodeCoverage {
     }
 
     /// What the note says about the job's `nodes` (the expanded allocation), one sentence per
-    /// finding, nodes in allocation order; `source` names the telemetry source. Nothing when
-    /// the job ran on one node or no node sent anything (the ingest's own note says that).
-    pub fn notes(&self, nodes: &[String], source: &str, node_failed: bool) -> Vec<String> {
+    /// finding, nodes in allocation order; `source` names the telemetry source and `jitter_s`
+    /// its own spread of series starts and ends (see the module doc). Nothing when the job ran
+    /// on one node or no node sent anything (the ingest's own note says that).
+    pub fn notes(
+        &self,
+        nodes: &[String],
+        source: &str,
+        jitter_s: f64,
+        node_failed: bool,
+    ) -> Vec<String> {
         if nodes.len() < 2 || self.spans.is_empty() {
             return Vec::new();
         }
@@ -86,9 +96,12 @@ impl NodeCoverage {
                 .or_default()
                 .push((node.as_str(), *span));
         }
-        let sent = |node: &str| self.spans.keys().any(|(n, _)| n == node);
+        let sending: BTreeSet<&str> = self.spans.keys().map(|(n, _)| n.as_str()).collect();
         let mut notes = Vec::new();
-        let silent: Vec<&String> = nodes.iter().filter(|n| !sent(n)).collect();
+        let silent: Vec<&String> = nodes
+            .iter()
+            .filter(|n| !sending.contains(n.as_str()))
+            .collect();
         if !silent.is_empty() {
             notes.push(format!(
                 "no telemetry from {} in {source} (not there, or its exporters were down): the \
@@ -96,70 +109,121 @@ impl NodeCoverage {
                 names(&silent)
             ));
         }
-        // Per node: the largest gap at its end and at its start against the other nodes, over
-        // the metrics that at least one other node sent too, and the metrics it lacks.
+        // Per node: the largest gap at its end and at its start against the median node, over
+        // the metrics that other nodes sent too; per metric, the nodes that lack it.
         let mut ends: BTreeMap<&str, (f64, i64)> = BTreeMap::new();
         let mut starts: BTreeMap<&str, (f64, i64)> = BTreeMap::new();
-        let mut lacking: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        let mut lacking: BTreeMap<Vec<&str>, Vec<&str>> = BTreeMap::new();
         for (metric, series) in &by_metric {
-            for node in nodes.iter().filter(|n| sent(n)) {
-                if !series.iter().any(|(n, _)| *n == node.as_str()) {
-                    lacking.entry(node.as_str()).or_default().push(metric);
-                }
+            let without: Vec<&str> = nodes
+                .iter()
+                .map(String::as_str)
+                .filter(|n| sending.contains(n) && !series.iter().any(|(s, _)| s == n))
+                .collect();
+            if !without.is_empty() {
+                lacking.entry(without).or_default().push(metric);
             }
             if series.len() < 2 {
                 continue;
             }
-            let tolerance_us = (3.0 * interval_s(series)).max(MIN_GAP_S) * 1e6;
-            let last = series.iter().map(|(_, s)| s.last_us).max().unwrap_or(0);
-            let first = series.iter().map(|(_, s)| s.first_us).min().unwrap_or(0);
+            let tolerance_us = (3.0 * interval_s(series)).max(jitter_s).max(MIN_GAP_S) * 1e6;
+            let mut lasts: Vec<i64> = series.iter().map(|(_, s)| s.last_us).collect();
+            let mut firsts: Vec<i64> = series.iter().map(|(_, s)| s.first_us).collect();
+            lasts.sort_unstable();
+            firsts.sort_unstable();
+            // Of two nodes, the later end and the earlier start: the one that differs is named.
+            let (last, first) = (lasts[lasts.len() / 2], firsts[(firsts.len() - 1) / 2]);
             for (node, span) in series {
                 let (end_gap, start_gap) = (last - span.last_us, span.first_us - first);
                 if end_gap as f64 > tolerance_us {
-                    let e = ends.entry(node).or_insert((0.0, span.last_us));
-                    if end_gap as f64 / 1e6 > e.0 {
-                        *e = (end_gap as f64 / 1e6, span.last_us);
-                    }
+                    widest(&mut ends, node, end_gap, span.last_us);
                 }
                 if start_gap as f64 > tolerance_us {
-                    let s = starts.entry(node).or_insert((0.0, span.first_us));
-                    if start_gap as f64 / 1e6 > s.0 {
-                        *s = (start_gap as f64 / 1e6, span.first_us);
-                    }
+                    widest(&mut starts, node, start_gap, span.first_us);
                 }
             }
         }
-        for node in nodes {
-            let node = node.as_str();
-            if let Some((gap, at)) = ends.get(node) {
-                let cause = if node_failed {
-                    "the node the run lost, most likely (it ended NODE_FAIL)"
-                } else {
-                    "the node lost, its exporter stopped or its clock behind the others'"
-                };
-                notes.push(format!(
-                    "{node}'s telemetry ends {} before the other nodes' (its last sample at {}): \
-                     {cause}; its figures cover part of the run",
-                    seconds(*gap),
-                    clock(*at)
-                ));
-            }
-            if let Some((gap, at)) = starts.get(node) {
-                notes.push(format!(
-                    "{node}'s telemetry starts {} after the other nodes' (its first sample at \
-                     {}): its exporter started late or its clock is ahead of the others'",
-                    seconds(*gap),
-                    clock(*at)
-                ));
-            }
-            if let Some(metrics) = lacking.get(node) {
-                notes.push(format!(
-                    "{node} sent no {} where other nodes did",
-                    names(metrics)
-                ));
-            }
+        let in_order = |found: &BTreeMap<&str, (f64, i64)>| -> Vec<(&str, f64, i64)> {
+            nodes
+                .iter()
+                .filter_map(|n| found.get(n.as_str()).map(|(g, at)| (n.as_str(), *g, *at)))
+                .collect()
+        };
+        let ended = in_order(&ends);
+        if !ended.is_empty() {
+            let cause = if node_failed {
+                "the node the run lost, most likely (it ended NODE_FAIL)"
+            } else {
+                "the node lost, its exporter stopped, or the job running nothing there any more"
+            };
+            notes.push(format!(
+                "{} before most nodes' ({}): {cause}; its figures cover part of the run",
+                gap_phrase(&ended, "ends"),
+                when_phrase(&ended, "last")
+            ));
+        }
+        let started = in_order(&starts);
+        if !started.is_empty() {
+            notes.push(format!(
+                "{} after most nodes' ({}): its exporter started late, or the job started \
+                 nothing there before then",
+                gap_phrase(&started, "starts"),
+                when_phrase(&started, "first")
+            ));
+        }
+        for (without, metrics) in &lacking {
+            notes.push(format!(
+                "{} sent no {} where other nodes did",
+                names(without),
+                names(metrics)
+            ));
         }
         notes
+    }
+}
+
+/// Keeps the widest gap of `node` (microseconds) with the sample it was measured at.
+fn widest<'a>(found: &mut BTreeMap<&'a str, (f64, i64)>, node: &'a str, gap_us: i64, at: i64) {
+    let gap = gap_us as f64 / 1e6;
+    let entry = found.entry(node).or_insert((gap, at));
+    if gap > entry.0 {
+        *entry = (gap, at);
+    }
+}
+
+/// "node2's telemetry ends 16s", or for several "the telemetry of node2, node5 ends up to 40s".
+fn gap_phrase(found: &[(&str, f64, i64)], verb: &str) -> String {
+    let widest = found.iter().map(|f| f.1).fold(0.0, f64::max);
+    match found {
+        [(node, gap, _)] => format!("{node}'s telemetry {verb} {}", seconds(*gap)),
+        _ => format!(
+            "the telemetry of {} {verb} up to {}",
+            names(&found.iter().map(|f| f.0).collect::<Vec<_>>()),
+            seconds(widest)
+        ),
+    }
+}
+
+/// "its last sample at …", or for several the extreme one.
+fn when_phrase(found: &[(&str, f64, i64)], which: &str) -> String {
+    match found {
+        [(_, _, at)] => format!("its {which} sample at {}", clock(*at)),
+        _ => {
+            let at = if which == "last" {
+                found.iter().map(|f| f.2).min()
+            } else {
+                found.iter().map(|f| f.2).max()
+            };
+            format!(
+                "the {} {which} sample at {}",
+                if which == "last" {
+                    "earliest"
+                } else {
+                    "latest"
+                },
+                at.map_or_else(String::new, clock)
+            )
+        }
     }
 }
 
@@ -220,13 +284,13 @@ mod tests {
             sample(&mut c, node, "job_cpu_cores_used", 0, 60);
             sample(&mut c, node, "job_mem_rss_bytes", 2, 58);
         }
-        assert!(c.notes(&nodes(2), "prometheus", false).is_empty());
+        assert!(c.notes(&nodes(2), "prometheus", 0.0, false).is_empty());
         let mut one = NodeCoverage::new();
         sample(&mut one, "node1", "job_cpu_cores_used", 0, 60);
-        assert!(one.notes(&nodes(1), "prometheus", false).is_empty());
+        assert!(one.notes(&nodes(1), "prometheus", 0.0, false).is_empty());
         assert!(
             NodeCoverage::new()
-                .notes(&nodes(2), "prometheus", false)
+                .notes(&nodes(2), "prometheus", 0.0, false)
                 .is_empty()
         );
     }
@@ -236,20 +300,22 @@ mod tests {
         let mut c = NodeCoverage::new();
         sample(&mut c, "node1", "job_cpu_cores_used", 0, 60);
         sample(&mut c, "node1", "job_mem_rss_bytes", 0, 60);
-        // Lost 25 s before the end.
+        // Lost 26 s before the end.
         sample(&mut c, "node2", "job_cpu_cores_used", 0, 34);
         sample(&mut c, "node2", "job_mem_rss_bytes", 0, 34);
         // Started 20 s late, and without a memory series.
         sample(&mut c, "node3", "job_cpu_cores_used", 20, 60);
-        let notes = c.notes(&nodes(4), "prometheus", true);
+        let notes = c.notes(&nodes(4), "prometheus", 0.0, true);
         assert_eq!(notes.len(), 4, "{notes:#?}");
         assert!(notes[0].starts_with("no telemetry from node4 in prometheus"));
         assert!(
-            notes[1].starts_with("node2's telemetry ends 26s before"),
+            notes[1].starts_with(
+                "node2's telemetry ends 26s before most nodes' (its last sample at 2026-"
+            ),
             "{}",
             notes[1]
         );
-        assert!(notes[1].contains("NODE_FAIL") && notes[1].contains("2026-"));
+        assert!(notes[1].contains("NODE_FAIL"), "{}", notes[1]);
         assert!(
             notes[2].starts_with("node3's telemetry starts 20s after"),
             "{}",
@@ -259,7 +325,7 @@ mod tests {
             notes[3],
             "node3 sent no job_mem_rss_bytes where other nodes did"
         );
-        let quiet = c.notes(&nodes(4), "prometheus", false);
+        let quiet = c.notes(&nodes(4), "prometheus", 0.0, false);
         assert!(
             quiet[1].contains("the node lost, its exporter stopped"),
             "{}",
@@ -268,24 +334,63 @@ mod tests {
     }
 
     #[test]
-    fn gaps_within_three_sampling_intervals_are_scrape_jitter() {
-        let mut c = NodeCoverage::new();
+    fn gaps_within_three_sampling_intervals_or_the_sources_jitter_are_not_named() {
         // Sampled every 2 s, so three intervals are 6 s (above the 5-s floor): a node 6 s
-        // short is not named, one 8 s short is.
-        sample(&mut c, "node1", "cpu", 0, 60);
-        sample(&mut c, "node2", "cpu", 0, 54);
-        assert!(c.notes(&nodes(2), "prometheus", false).is_empty());
-        sample(&mut c, "node3", "cpu", 0, 52);
-        let notes = c.notes(&nodes(3), "prometheus", false);
-        assert_eq!(notes.len(), 1, "{notes:?}");
-        assert!(notes[0].starts_with("node3's telemetry ends 8s before"));
+        // short is not named, one 8 s short is, unless the source's jitter is larger.
+        let short_by = |gap: i64, jitter: f64| {
+            let mut c = NodeCoverage::new();
+            sample(&mut c, "node1", "cpu", 0, 60);
+            sample(&mut c, "node2", "cpu", 0, 60 - gap);
+            c.notes(&nodes(2), "prometheus", jitter, false)
+        };
+        assert!(short_by(6, 0.0).is_empty());
+        let named = short_by(8, 0.0);
+        assert_eq!(named.len(), 1, "{named:?}");
+        assert!(named[0].starts_with("node2's telemetry ends 8s before"));
+        assert!(short_by(8, 10.0).is_empty());
+    }
+
+    #[test]
+    fn one_node_that_runs_longer_names_no_other_and_many_share_a_sentence() {
+        // A batch node staging before the first srun and post-processing after the last.
+        let mut c = NodeCoverage::new();
+        sample(&mut c, "node1", "cpu", -60, 120);
+        for node in ["node2", "node3", "node4"] {
+            sample(&mut c, node, "cpu", 0, 60);
+        }
+        assert!(c.notes(&nodes(4), "prometheus", 0.0, false).is_empty());
+        // Eight of ten nodes lost at once: one sentence, the names cut.
+        let mut lost = NodeCoverage::new();
+        for (i, node) in nodes(10).iter().enumerate() {
+            sample(&mut lost, node, "cpu", 0, if i < 8 { 30 } else { 60 });
+        }
+        // The median node ended at 30: a minority that ran on is not "lost".
+        assert!(lost.notes(&nodes(10), "prometheus", 0.0, false).is_empty());
+        let mut few = NodeCoverage::new();
+        for (i, node) in nodes(10).iter().enumerate() {
+            sample(&mut few, node, "cpu", 0, if i < 3 { 30 } else { 60 });
+            if i >= 7 {
+                sample(&mut few, node, "gpu", 0, 60);
+            }
+        }
+        let notes = few.notes(&nodes(10), "prometheus", 0.0, false);
+        assert_eq!(notes.len(), 2, "{notes:#?}");
+        assert!(
+            notes[0].starts_with("the telemetry of node1, node2, node3 ends up to 30s before most nodes' (the earliest last sample at"),
+            "{}",
+            notes[0]
+        );
+        assert_eq!(
+            notes[1],
+            "node1, node2, node3, node4, node5 and 2 more sent no gpu where other nodes did"
+        );
     }
 
     #[test]
     fn long_lists_of_silent_nodes_are_cut() {
         let mut c = NodeCoverage::new();
         sample(&mut c, "node1", "cpu", 0, 10);
-        let notes = c.notes(&nodes(9), "prometheus", false);
+        let notes = c.notes(&nodes(9), "prometheus", 0.0, false);
         assert!(
             notes[0].starts_with(
                 "no telemetry from node2, node3, node4, node5, node6 and 3 more in prometheus"

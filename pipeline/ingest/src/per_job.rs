@@ -71,7 +71,7 @@ pub trait AccountingSource {
             .map(|row| Accounted {
                 row,
                 steps: Vec::new(),
-                note: None,
+                notes: Vec::new(),
             })
             .map_err(Unaccounted::Wait)
     }
@@ -95,8 +95,8 @@ pub struct Accounted {
     /// Its `job_steps` rows (none where the source has no steps).
     pub steps: Vec<JobStepRow>,
     /// What is missing or may be incomplete and why (a failed neighbour query, steps that had
-    /// not ended), for the job's note.
-    pub note: Option<String>,
+    /// not ended), one sentence each, for the job's note.
+    pub notes: Vec<String>,
 }
 
 /// Slurm accounting through the `sacct` program: the settled run the record means, with exit
@@ -181,7 +181,7 @@ impl AccountingSource for Sacct {
         Ok(Accounted {
             steps: sacct_steps::step_rows(&row, steps),
             row,
-            note: (!notes.is_empty()).then(|| notes.join("; ")),
+            notes,
         })
     }
 }
@@ -193,6 +193,11 @@ pub trait TelemetrySource {
     fn name(&self) -> &'static str;
     /// The earliest time at which the telemetry of a job that ended at `end` is complete.
     fn ready_at(&self, end: DateTime<Utc>) -> DateTime<Utc>;
+    /// How far apart one job's series of different nodes may start or end through the source
+    /// alone (for the job's note: a smaller gap is not a node's doing).
+    fn jitter(&self) -> std::time::Duration {
+        std::time::Duration::ZERO
+    }
     /// Every sample of the job's nodes over `[start, end]`, as `emit(node, metric, ts_micros,
     /// value)`; `job_id` is Slurm's raw id and `cluster` the job's cluster. The error says what
     /// failed, naming the job.
@@ -213,6 +218,11 @@ impl TelemetrySource for Prometheus {
     }
     fn ready_at(&self, end: DateTime<Utc>) -> DateTime<Utc> {
         end + self.settings().lag
+    }
+    /// Nodes are scraped at their own moments: a rate's first point comes a rate window after a
+    /// series' first scrape, on the query's grid of `step`.
+    fn jitter(&self) -> std::time::Duration {
+        self.settings().rate_window + self.settings().step
     }
     fn fetch(
         &self,
@@ -535,7 +545,7 @@ fn ingest_one(
     let Accounted {
         mut row,
         steps,
-        note: accounting_note,
+        notes: accounting_notes,
     } = accounting.accounted(record).map_err(unaccounted)?;
     let day = row.day();
     let name = part_name(&row);
@@ -611,12 +621,14 @@ fn ingest_one(
                 notes.push(format!("{} has no samples for the job", source.name()));
             }
             let node_failed = row.state.as_deref() == Some("NODE_FAIL");
-            notes.extend(coverage.notes(&nodes, source.name(), node_failed));
+            let jitter_s = source.jitter().as_secs_f64();
+            notes.extend(coverage.notes(&nodes, source.name(), jitter_s, node_failed));
         }
     }
-    notes.extend(accounting_note);
+    notes.extend(accounting_notes);
+    // Stored one sentence a line (a sentence may hold "; " itself); logged on one line.
+    row.note = (!notes.is_empty()).then(|| notes.join("\n"));
     let note = (!notes.is_empty()).then(|| notes.join("; "));
-    row.note = note.clone();
     write_steps(data, day, &name, &row, &steps)?;
     let batch = JobRow::batch(std::slice::from_ref(&row))
         .map_err(|e| not_yet(format!("job {}: {e}", row.job_id)))?;

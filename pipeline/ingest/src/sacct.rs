@@ -526,10 +526,13 @@ pub fn nodes_changed(candidates: &[Accounting], run: &Accounting) -> Option<Stri
         .max_by_key(|a| a.submit)?;
     let (now, then) = (run.nodes.as_deref()?, before.nodes.as_deref()?);
     let ran = |list: &str| !list.is_empty() && list != "None assigned";
+    let cut = |list: &str| jobsight_base::text::clean(list, 80);
     (ran(now) && ran(then) && now != then).then(|| {
         format!(
-            "this run ran on {now}, the run before it ({}) on {then}",
-            before.state.as_deref().unwrap_or("state unknown")
+            "this run ran on {}, the run before it ({}) on {}",
+            cut(now),
+            before.state.as_deref().unwrap_or("state unknown"),
+            cut(then)
         )
     })
 }

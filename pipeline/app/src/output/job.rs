@@ -234,9 +234,9 @@ pub fn job_view(facts: &Facts, bands: &HealthyBands) -> Option<JobView> {
     })
 }
 
-/// The sentences of a job's note (`jobs.note`, joined by "; ").
+/// The sentences of a job's note (`jobs.note`, one a line).
 pub fn notes(note: &str) -> Vec<String> {
-    note.split("; ")
+    note.lines()
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(String::from)
@@ -810,7 +810,7 @@ mod tests {
         asleep.shared = Some(true);
         let shared = facts(
             JobFacts {
-                note: "steps 5004.extern had not ended when accounting was read; jobs sharing its nodes unknown: sacct failed".into(),
+                note: "steps 5004.extern had not ended when accounting was read\njobs sharing its nodes unknown: sacct failed; exit 1".into(),
                 ..job("5004", "sleep-canary", 1, 1_024, 1, "COMPLETED")
             },
             asleep,

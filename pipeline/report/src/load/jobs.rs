@@ -55,8 +55,8 @@ pub struct JobFacts {
     pub elapsed_s: Option<i64>,
     pub wait_s: Option<i64>,
     pub core_hours: Option<f64>,
-    /// What the ingest found missing or odd about the run (`jobs.note`), sentences joined by
-    /// "; "; empty when nothing.
+    /// What the ingest found missing or odd about the run (`jobs.note`), one sentence a line;
+    /// empty when nothing.
     pub note: String,
 }
 

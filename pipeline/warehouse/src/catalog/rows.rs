@@ -206,7 +206,7 @@ table_row! {
         acct_steps: Option<u32>,
         /// Other jobs that ran on at least one of this job's nodes during its run.
         neighbours: Option<u32>,
-        /// What the ingest found missing or odd about this run, sentences joined by "; ": a node
+        /// What the ingest found missing or odd about this run, one sentence a line: a node
         /// without telemetry or whose series end early (lost mid-run), nodes changed on requeue,
         /// a node list that cannot be expanded, steps not ended. Null when nothing.
         note: Option<String>,

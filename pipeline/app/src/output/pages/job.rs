@@ -84,7 +84,7 @@ pub fn job_page(
             "per_node": crate::output::per_node::table(&crate::output::per_node::node_uses(
                 facts.per_node.get(&job.job_id),
             )),
-            "notes": crate::output::job::notes(&job.note).iter().map(|n| c(n)).collect::<Vec<_>>(),
+            "notes": crate::output::job::notes(&job.note).iter().map(|n| prose(n)).collect::<Vec<_>>(),
             "suggestions": suggestions(job, summary, &findings),
             "thresholds": thresholds,
             "classes": classes,

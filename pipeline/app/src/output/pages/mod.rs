@@ -349,7 +349,7 @@ mod tests {
             source: "test".into(),
             // The note quotes what sacct printed (a node list that does not expand).
             note: Some(format!(
-                "its node list cannot be expanded (\"n<b>1{HOSTILE}\": '[' without ']'); steps 666.extern had not ended when accounting was read"
+                "its node list cannot be expanded (\"n<b>1{HOSTILE}\": '[' without ']')\nsteps 666.extern had not ended when accounting was read"
             )),
             ..JobRow::default()
         };

@@ -164,50 +164,44 @@ fn two_node_jobs_are_judged_on_each_nodes_own_work() {
             .unwrap_or_default();
         assert!(advice.contains("--nodes=1"), "{what}: {advice}");
     }
-    // The array's tasks ran at once on different nodes, each judged on its own series there.
-    let tasks = sql(
-        &data,
-        &format!(
-            "SELECT s.job_id, j.nodes, s.cpu_eff_source FROM job_summary s JOIN jobs j USING (job_id)
-             WHERE j.array_job_id = '{array}' ORDER BY j.nodes"
-        ),
+    // Jobs of one node each that ran one on each node (first `node1`, then `node2` in `order`),
+    // each judged on its own series there.
+    let one_on_each_node = |what: &str, filter: String, order: &str| {
+        let rows = sql(
+            &data,
+            &format!(
+                "SELECT s.job_id, j.nodes, s.cpu_eff_source FROM job_summary s JOIN jobs j USING (job_id)
+                 WHERE {filter} ORDER BY {order}"
+            ),
+        );
+        eprintln!("{what}: {rows:?}");
+        let on: Vec<&str> = rows.iter().filter_map(|r| r["nodes"].as_str()).collect();
+        assert_eq!(on, ["node1", "node2"], "{what}: {rows:?}");
+        for row in &rows {
+            let (id, node) = (
+                row["job_id"].as_str().unwrap(),
+                row["nodes"].as_str().unwrap(),
+            );
+            assert!(
+                busy(id.parse().unwrap(), node) > 0.8,
+                "{what}: {id} on {node}: {per_node:?}"
+            );
+            assert_eq!(row["cpu_eff_source"], "telemetry-job", "{what}: {row}");
+        }
+    };
+    // The array's tasks ran at once on different nodes.
+    one_on_each_node(
+        &format!("array {array}"),
+        format!("j.array_job_id = '{array}'"),
+        "j.nodes",
     );
-    eprintln!("array {array}: {tasks:?}");
-    let on: Vec<&str> = tasks.iter().filter_map(|t| t["nodes"].as_str()).collect();
-    assert_eq!(on, ["node1", "node2"], "{tasks:?}");
-    for task in &tasks {
-        let (id, node) = (
-            task["job_id"].as_str().unwrap(),
-            task["nodes"].as_str().unwrap(),
-        );
-        assert!(
-            busy(id.parse().unwrap(), node) > 0.8,
-            "task {id} on {node}: {per_node:?}"
-        );
-        assert_eq!(task["cpu_eff_source"], "telemetry-job", "{task}");
-    }
-
-    // The heterogeneous job's components: each a job of its own, under its own id, on its node.
-    let components = sql(
-        &data,
-        &format!(
-            "SELECT s.job_id, j.nodes, s.cpu_eff_source FROM job_summary s JOIN jobs j USING (job_id)
-             WHERE j.job_id IN ('{het}', '{}') ORDER BY j.job_id",
-            het + 1
-        ),
+    // The heterogeneous job's components: each a job of its own, under its own id, the first
+    // component on the first node.
+    one_on_each_node(
+        &format!("hetjob {het}"),
+        format!("j.job_id IN ('{het}', '{}')", het + 1),
+        "CAST(j.job_id AS BIGINT)",
     );
-    eprintln!("hetjob {het}: {components:?}");
-    let on: Vec<&str> = components
-        .iter()
-        .filter_map(|t| t["nodes"].as_str())
-        .collect();
-    assert_eq!(on, ["node1", "node2"], "{components:?}");
-    for (component, node) in [(het, "node1"), (het + 1, "node2")] {
-        assert!(
-            busy(component, node) > 0.8,
-            "{component} on {node}: {per_node:?}"
-        );
-    }
 
     // While it ran, the running DAG warned about the hung rank's node.
     let idle: Vec<&serde_json::Value> = running

@@ -115,10 +115,11 @@ impl NodeCoverage {
         let mut starts: BTreeMap<&str, (f64, i64)> = BTreeMap::new();
         let mut lacking: BTreeMap<Vec<&str>, Vec<&str>> = BTreeMap::new();
         for (metric, series) in &by_metric {
+            let having: BTreeSet<&str> = series.iter().map(|(n, _)| *n).collect();
             let without: Vec<&str> = nodes
                 .iter()
                 .map(String::as_str)
-                .filter(|n| sending.contains(n) && !series.iter().any(|(s, _)| s == n))
+                .filter(|n| sending.contains(n) && !having.contains(n))
                 .collect();
             if !without.is_empty() {
                 lacking.entry(without).or_default().push(metric);
@@ -157,18 +158,15 @@ impl NodeCoverage {
                 "the node lost, its exporter stopped, or the job running nothing there any more"
             };
             notes.push(format!(
-                "{} before most nodes' ({}): {cause}; its figures cover part of the run",
-                gap_phrase(&ended, "ends"),
-                when_phrase(&ended, "last")
+                "{}: {cause}; its figures cover part of the run",
+                Edge::End.phrase(&ended)
             ));
         }
         let started = in_order(&starts);
         if !started.is_empty() {
             notes.push(format!(
-                "{} after most nodes' ({}): its exporter started late, or the job started \
-                 nothing there before then",
-                gap_phrase(&started, "starts"),
-                when_phrase(&started, "first")
+                "{}: its exporter started late, or the job started nothing there before then",
+                Edge::Start.phrase(&started)
             ));
         }
         for (without, metrics) in &lacking {
@@ -191,38 +189,43 @@ fn widest<'a>(found: &mut BTreeMap<&'a str, (f64, i64)>, node: &'a str, gap_us: 
     }
 }
 
-/// "node2's telemetry ends 16s", or for several "the telemetry of node2, node5 ends up to 40s".
-fn gap_phrase(found: &[(&str, f64, i64)], verb: &str) -> String {
-    let widest = found.iter().map(|f| f.1).fold(0.0, f64::max);
-    match found {
-        [(node, gap, _)] => format!("{node}'s telemetry {verb} {}", seconds(*gap)),
-        _ => format!(
-            "the telemetry of {} {verb} up to {}",
-            names(&found.iter().map(|f| f.0).collect::<Vec<_>>()),
-            seconds(widest)
-        ),
-    }
+/// Which end of the nodes' series a finding is about.
+#[derive(Clone, Copy)]
+enum Edge {
+    End,
+    Start,
 }
 
-/// "its last sample at …", or for several the extreme one.
-fn when_phrase(found: &[(&str, f64, i64)], which: &str) -> String {
-    match found {
-        [(_, _, at)] => format!("its {which} sample at {}", clock(*at)),
-        _ => {
-            let at = if which == "last" {
-                found.iter().map(|f| f.2).min()
-            } else {
-                found.iter().map(|f| f.2).max()
-            };
-            format!(
-                "the {} {which} sample at {}",
-                if which == "last" {
-                    "earliest"
-                } else {
-                    "latest"
-                },
-                at.map_or_else(String::new, clock)
-            )
+impl Edge {
+    /// "node2's telemetry ends 16s before most nodes' (its last sample at …)", or for several
+    /// nodes "the telemetry of node2, node5 ends up to 40s before most nodes' (the earliest last
+    /// sample at …)". `found`: (node, gap in seconds, the sample it was measured at).
+    fn phrase(self, found: &[(&str, f64, i64)]) -> String {
+        let (verb, relation, which, extreme) = match self {
+            Edge::End => ("ends", "before", "last", "earliest"),
+            Edge::Start => ("starts", "after", "first", "latest"),
+        };
+        match found {
+            [(node, gap, at)] => format!(
+                "{node}'s telemetry {verb} {} {relation} most nodes' (its {which} sample at {})",
+                seconds(*gap),
+                clock(*at)
+            ),
+            _ => {
+                let widest = found.iter().map(|f| f.1).fold(0.0, f64::max);
+                let times = found.iter().map(|f| f.2);
+                let at = match self {
+                    Edge::End => times.min(),
+                    Edge::Start => times.max(),
+                };
+                format!(
+                    "the telemetry of {} {verb} up to {} {relation} most nodes' (the {extreme} \
+                     {which} sample at {})",
+                    names(&found.iter().map(|f| f.0).collect::<Vec<_>>()),
+                    seconds(widest),
+                    at.map_or_else(String::new, clock)
+                )
+            }
         }
     }
 }
@@ -359,13 +362,15 @@ mod tests {
             sample(&mut c, node, "cpu", 0, 60);
         }
         assert!(c.notes(&nodes(4), "prometheus", 0.0, false).is_empty());
-        // Eight of ten nodes lost at once: one sentence, the names cut.
+        // Eight of ten nodes end early: the median node is one of them, so the two that ran on
+        // are the odd ones, and running on is nothing to name.
         let mut lost = NodeCoverage::new();
         for (i, node) in nodes(10).iter().enumerate() {
             sample(&mut lost, node, "cpu", 0, if i < 8 { 30 } else { 60 });
         }
-        // The median node ended at 30: a minority that ran on is not "lost".
         assert!(lost.notes(&nodes(10), "prometheus", 0.0, false).is_empty());
+        // Three of ten end early: one sentence for the three; seven lack the GPU series the
+        // other three sent: one sentence, the names cut.
         let mut few = NodeCoverage::new();
         for (i, node) in nodes(10).iter().enumerate() {
             sample(&mut few, node, "cpu", 0, if i < 3 { 30 } else { 60 });

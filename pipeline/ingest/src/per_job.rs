@@ -628,7 +628,7 @@ fn ingest_one(
     notes.extend(accounting_notes);
     // Stored one sentence a line (a sentence may hold "; " itself); logged on one line.
     row.note = (!notes.is_empty()).then(|| notes.join("\n"));
-    let note = (!notes.is_empty()).then(|| notes.join("; "));
+    let note = row.note.as_ref().map(|n| n.replace('\n', "; "));
     write_steps(data, day, &name, &row, &steps)?;
     let batch = JobRow::batch(std::slice::from_ref(&row))
         .map_err(|e| not_yet(format!("job {}: {e}", row.job_id)))?;

@@ -196,6 +196,10 @@ if [ "$SLURM_NODES" -gt 1 ]; then
   # that run pam_slurm_adopt or a per-job exporter: a node the job never ran a process on then
   # reads as idle in its own series instead of having none.
   PROLOG_FLAGS="PrologFlags=Contain"
+  # A requeued job waits `cred_expire` seconds before it may start again (120 by default), so that
+  # nothing of its last run (a node's late kill of the old run's steps, an old credential) reaches
+  # the new one. 30 s keeps a lost-node test short without skipping that wait.
+  AUTH_INFO="AuthInfo=cred_expire=30"
   SLURMD_FILES="SlurmdPidFile=/run/slurmd-%n.pid
 SlurmdSpoolDir=/var/lib/slurm/slurmd/%n
 SlurmdLogFile=/var/log/slurm/slurmd-%n.log"
@@ -204,6 +208,7 @@ else
 "
   NODES=$H
   PROLOG_FLAGS=""
+  AUTH_INFO=""
   SLURMD_FILES="SlurmdPidFile=/run/slurmd.pid
 SlurmdSpoolDir=/var/lib/slurm/slurmd
 SlurmdLogFile=/var/log/slurm/slurmd.log"
@@ -223,6 +228,7 @@ SlurmUser=slurm
 SlurmctldPort=6817
 SlurmdPort=6818
 AuthType=auth/munge
+$AUTH_INFO
 $CRED_LINE
 StateSaveLocation=/var/lib/slurm/slurmctld
 $SLURMD_FILES

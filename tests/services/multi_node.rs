@@ -375,14 +375,30 @@ fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged()
         findings.iter().any(|f| f["rule"] == "node-fail"),
         "{findings:?}"
     );
-    // The lost run is not judged on its telemetry (node2's covers part of it), nor on
-    // accounting, which lost node2's figures with the node: nothing blames the job. (Findings
-    // carry no run number; the requeued run, busy throughout, has none.)
+    // Each run is judged on what is known: node1 covers the lost run, and node2 counts at what
+    // it sent before it was lost. Not on accounting, which lost node2's figures with the node
+    // (about half the CPU time): nothing blames the job. (Findings carry no run number; the
+    // requeued run, busy throughout, has none.)
     let rules: Vec<&str> = findings.iter().filter_map(|f| f["rule"].as_str()).collect();
-    assert_eq!(
-        rules,
-        ["insufficient-telemetry", "node-fail"],
-        "{findings:?}"
+    assert_eq!(rules, ["node-fail"], "{findings:?}");
+    let judged = sql(
+        &data,
+        &format!(
+            "SELECT elapsed_s, judgeable, not_judgeable_reason, coverage_min, cpu_eff, cpu_eff_source, \
+             cpu_eff_acct FROM job_summary WHERE job_id = '{job}' ORDER BY elapsed_s"
+        ),
+    );
+    eprintln!("each run's summary: {judged:?}");
+    assert_eq!(judged.len(), 2, "{judged:?}");
+    for run in &judged {
+        assert_eq!(run["judgeable"], true, "{judged:?}");
+        assert_eq!(run["cpu_eff_source"], "telemetry-job", "{judged:?}");
+        assert!(run["cpu_eff"].as_f64().unwrap_or(0.0) > 0.8, "{judged:?}");
+    }
+    assert!(
+        judged.iter().any(|r| r["coverage_min"].as_f64().unwrap_or(1.0) < 0.8
+            && r["cpu_eff_acct"].is_null()),
+        "the lost run: node2 partly covered, its accounting unused: {judged:?}"
     );
     let failed = std::fs::read_dir(spool.join("failed"))
         .map(|d| d.count())

@@ -7,47 +7,16 @@
 //! window (`floor(window / interval) + 1`); its interval is its own median spacing, or the job's
 //! median interval when it has fewer than two samples. A node's coverage is the median over the
 //! job's metrics of received / expected (a metric the node never sent counts 0), and a node of the
-//! allocation with no samples at all is missing. A job can be judged when it has telemetry, no
-//! node is missing and every node's coverage reaches `min_coverage`; otherwise the reason is
+//! allocation with no samples at all is missing. A job can be judged when it has telemetry and at
+//! least half of its nodes (one of a one-node job) have coverage of `min_coverage` or more: it is
+//! then judged on what is known, a node lost mid-run or one whose exporter was down (named in the
+//! job's note by ingest) no longer hides what the other nodes show. Otherwise the reason is
 //! recorded, and later stages refuse to judge it.
 //!
-//! Efficiency figures: a figure whose inputs are missing is left empty, never guessed. Each of the
-//! CPU figures (`cpu_used_cores`, `cpu_eff`, `wasted_core_hours`) and the memory figures
-//! (`mem_used_max_mb`, `mem_eff`) is taken from one source, recorded as `cpu_eff_source` and
-//! `mem_source`, the first of:
-//! 1. `telemetry-job`: the job's own series, as a cgroup exporter gives them
-//!    (`job_cpu_cores_used`, cores busy per node; `job_mem_rss_bytes`);
-//! 2. `accounting`: Slurm's figures for the run, as seff computes them (CPU time of all steps,
-//!    so cores used = CPU time / elapsed; the largest step's memory peak). Slurm measures them in
-//!    the job's own cgroups or processes, so they are the job's even on a node it shared, and
-//!    even on a node it had to itself, where the node's series also count the operating system
-//!    and anything else that ran there;
-//! 3. `telemetry-node`: its nodes' series (`cpu_user` and `cpu_system` as shares of the node's
-//!    CPUs, times `features.cores_per_node`; `mem_used_bytes`), unless the job is known to have
-//!    shared a node (`shared` true: then the nodes' use is not the job's, and no figure is
-//!    given). Where sharing is unknown the node's figure counts other jobs' work too, so an
-//!    efficiency above 1, which cannot be the job's alone, is left empty (the used cores and
-//!    memory stand, an upper bound of the job's).
+//! Efficiency figures (CPU, memory, GPU, time, energy) and where each came from: see
+//! [`crate::efficiency`].
 //!
-//! Telemetry the job cannot be judged by (missing nodes, low coverage) yields to accounting when
-//! the job has it: Slurm's figures cover the whole run. `cpu_eff` = cores used / allocated CPUs,
-//! `mem_eff` = memory peak / requested memory. The job's own figures (sources 1 and 2) are
-//! clamped to 1: above it they are the sampling's or accounting's noise (seff prints 100.7 % for
-//! a job that touched all of its 1 GB), not use beyond the allocation; `cpu_eff_telemetry`,
-//! `mem_eff_telemetry` (the job's series where it has them, else its nodes') and `cpu_eff_acct`,
-//! `mem_eff_acct` (seff's) keep the raw figures beside it, for an admin comparing the sources.
-//! `shared`: the job shared a node with another job during its run (`jobs.neighbours` above 0),
-//! or did not (no neighbours, or its CPUs fill its nodes); unknown otherwise.
-//! - `time_eff` = elapsed / time limit; `core_hours` = allocated CPUs × elapsed;
-//!   `wasted_core_hours` = core_hours × (1 − `cpu_eff`), empty where `cpu_eff` is;
-//! - `gpu_util`: the mean of the job's own GPUs' series (`job_gpu_util`, DCGM's series mapped to
-//!   the job), else of its nodes' GPUs (`gpu_util`) unless it shared a node, where other jobs
-//!   may have held some of them; `gpu_source` says which (`telemetry-job`, `telemetry-node`);
-//!   `gpu_mem_used_max_mb`: the peak of the GPUs' memory in use from the same family, and
-//!   `gpu_mem_total_mb` the memory of the job's own GPUs (used + free, DCGM's `FB_FREE` beside
-//!   `FB_USED`; none from a node's series, which count every GPU of the node);
-//! - `energy_kwh`, `energy_source`, `energy_share`: see [`crate::energy`];
-//! - `duty_cycle` (SUPReMM): per-core series `cpu_core<N>_util` (utilisation 0–1); a core's duty
+//! `duty_cycle` (SUPReMM): per-core series `cpu_core<N>_util` (utilisation 0–1); a core's duty
 //!   cycle is the share of its samples above 0.5. GOOD when no core is below 0.5, LOW when none
 //!   reaches 0.1, otherwise PINNED when the cores at or above 0.1 lie within 0.1 of each other (or
 //!   a single such core is at or above 0.5), else UNPINNED. Needs at least 5 samples per core.
@@ -56,141 +25,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::Settings;
-use super::energy::{Energy, EnergyInputs, energy};
+pub use super::computed::{AcrossRow, JobFeatures, SeriesRow, Source, Summary, WindowRow};
+use super::efficiency::{Covers, efficiency};
 use super::scan::{JobMeta, NamedSeries};
-use jobsight_base::series::{Sample, SeriesStats, bin_means, describe};
+use jobsight_base::series::{Sample, bin_means, describe};
 use jobsight_base::stats::median;
-
-/// One `features` row.
-#[derive(Debug, Clone)]
-pub struct SeriesRow {
-    pub node: Arc<str>,
-    pub metric: Arc<str>,
-    pub stats: SeriesStats,
-    pub coverage: Option<f64>,
-}
-
-/// One `features_job` row.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct AcrossRow {
-    pub metric: Arc<str>,
-    pub nodes: u64,
-    pub mean: Option<f64>,
-    pub min: Option<f64>,
-    pub max: Option<f64>,
-    pub node_mean_min: Option<f64>,
-    pub node_mean_max: Option<f64>,
-    pub node_cv: Option<f64>,
-    pub imbalance: Option<f64>,
-}
-
-/// The `job_summary` row.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Summary {
-    pub elapsed_s: f64,
-    pub nodes_expected: Option<u64>,
-    pub nodes_seen: u64,
-    pub nodes_missing: Option<String>,
-    pub metrics: u64,
-    pub samples: u64,
-    pub coverage_min: Option<f64>,
-    pub coverage_mean: Option<f64>,
-    pub judgeable: bool,
-    pub not_judgeable_reason: Option<String>,
-    pub duty_cycle: Option<&'static str>,
-    pub cpu_used_cores: Option<f64>,
-    pub cpu_eff: Option<f64>,
-    pub mem_used_max_mb: Option<f64>,
-    pub mem_eff: Option<f64>,
-    pub time_eff: Option<f64>,
-    pub gpu_util: Option<f64>,
-    pub core_hours: Option<f64>,
-    pub wasted_core_hours: Option<f64>,
-    pub cpu_eff_source: Option<Source>,
-    pub mem_source: Option<Source>,
-    pub cpu_eff_telemetry: Option<f64>,
-    pub mem_eff_telemetry: Option<f64>,
-    pub cpu_eff_acct: Option<f64>,
-    pub mem_eff_acct: Option<f64>,
-    pub shared: Option<bool>,
-    /// Where `gpu_util` came from: the job's own GPUs (DCGM's job-mapped series) or its nodes'.
-    pub gpu_source: Option<Source>,
-    /// The GPUs' memory peak (MiB, summed over the job's GPUs) from the series `gpu_source` names.
-    pub gpu_mem_used_max_mb: Option<f64>,
-    /// Those GPUs' memory (MiB): the mean of used + free per node, summed (their sum is the same
-    /// at every sample).
-    pub gpu_mem_total_mb: Option<f64>,
-    pub energy: Energy,
-}
-
-/// Where a job's CPU or memory figures were taken from (see the module doc).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
-    /// The job's own series (a cgroup exporter's).
-    TelemetryJob,
-    /// Its nodes' series.
-    TelemetryNode,
-    /// Slurm accounting.
-    Accounting,
-}
-
-impl Source {
-    /// As `job_summary.cpu_eff_source` and `mem_source` hold it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Source::TelemetryJob => "telemetry-job",
-            Source::TelemetryNode => "telemetry-node",
-            Source::Accounting => "accounting",
-        }
-    }
-
-    /// The source of one figure from what the job has of it: its own series, its nodes' series,
-    /// Slurm accounting (see the module doc for the order).
-    fn choose(
-        job_series: bool,
-        node_series: bool,
-        accounting: bool,
-        shared: Option<bool>,
-        judgeable: bool,
-    ) -> Option<Source> {
-        // The job's own series it cannot be judged by yield to accounting, which covers the run.
-        let telemetry_first = judgeable || !accounting;
-        if job_series && telemetry_first {
-            Some(Source::TelemetryJob)
-        } else if accounting {
-            Some(Source::Accounting)
-        } else if node_series && shared != Some(true) {
-            Some(Source::TelemetryNode)
-        } else {
-            None
-        }
-    }
-}
-
-/// One `windows` row: the statistics of one series over one sliding window.
-#[derive(Debug, Clone)]
-pub struct WindowRow {
-    pub node: Arc<str>,
-    pub metric: Arc<str>,
-    /// Start of the window, microseconds since the epoch; it covers `[start_us, end_us)`.
-    pub start_us: i64,
-    pub end_us: i64,
-    pub stats: SeriesStats,
-}
-
-/// Everything computed for one job.
-#[derive(Debug, Clone)]
-pub struct JobFeatures {
-    pub job_id: String,
-    pub trimmed: bool,
-    /// Sorted by node, then metric.
-    pub series: Vec<SeriesRow>,
-    /// Sliding windows, when asked for: by node, metric, then start.
-    pub windows: Vec<WindowRow>,
-    /// Sorted by metric.
-    pub across: Vec<AcrossRow>,
-    pub summary: Summary,
-}
 
 /// tacc_stats' node imbalance of one metric from each node's binned averages: the largest over
 /// nodes of the mean over bins (whose top is positive) of (top − node) / top.
@@ -367,9 +206,14 @@ pub fn finish(
         coverage_min,
         coverage_mean,
         reason,
+        complete,
     } = coverage(job, &series, &metrics, settings);
     let across = across_nodes(&series, &metrics, imbalances);
     let judgeable = reason.is_none();
+    // The telemetry's share of the allocation: the nodes it was seen on.
+    let telemetry_nodes = nodes_expected
+        .filter(|&expected| expected > nodes_seen && nodes_seen > 0)
+        .map_or(1.0, |expected| nodes_seen as f64 / expected as f64);
     let summary = Summary {
         elapsed_s: elapsed_us as f64 / 1e6,
         nodes_expected,
@@ -382,7 +226,16 @@ pub fn finish(
         judgeable,
         not_judgeable_reason: reason,
         duty_cycle: duty_cycle(cores),
-        ..efficiency(job, &series, elapsed_us, judgeable, settings)
+        ..efficiency(
+            job,
+            &series,
+            elapsed_us,
+            Covers {
+                complete,
+                telemetry_nodes,
+            },
+            settings,
+        )
     };
     JobFeatures {
         job_id: job.job_id.clone(),
@@ -425,6 +278,8 @@ struct Coverage {
     coverage_mean: Option<f64>,
     /// Why the job cannot be judged; `None` when it can.
     reason: Option<String>,
+    /// Every allocated node sent telemetry covering the run.
+    complete: bool,
 }
 
 /// The coverage of the job's nodes from its series (each with its coverage set): a node's is
@@ -481,25 +336,46 @@ fn coverage(
         .iter()
         .min_by(|a, b| a.1.total_cmp(b.1))
         .map(|(n, c)| (n.to_string(), *c));
+    // Judged on what is known once at least half of the nodes are covered (see the module doc).
+    let allocation = nodes_expected.unwrap_or(nodes_seen).max(nodes_seen);
+    let covered = node_coverage
+        .values()
+        .filter(|&&c| c >= settings.min_coverage)
+        .count() as u64;
+    let enough = covered > 0 && 2 * covered >= allocation;
+    let complete = missing_count == 0
+        && worst_node
+            .as_ref()
+            .is_some_and(|(_, c)| *c >= settings.min_coverage);
     let reason = if samples_received == 0 {
         Some("no telemetry at all".to_string())
+    } else if enough {
+        None
     } else if missing_count > 0 {
         let names = missing
             .as_ref()
             .map(|m| format!(": {}", m.join(",")))
             .unwrap_or_default();
         Some(format!(
-            "no telemetry from {missing_count} of {} nodes{names}",
-            nodes_expected.unwrap_or(nodes_seen)
+            "no telemetry from {missing_count} of {allocation} nodes{names}{}",
+            if covered > 0 {
+                format!("; {covered} of {allocation} covered, fewer than half")
+            } else {
+                String::new()
+            }
         ))
     } else {
-        match worst_node {
-            Some((node, c)) if c < settings.min_coverage => Some(format!(
-                "coverage {c:.2} on node {node} is below {:.2}",
-                settings.min_coverage
-            )),
-            _ => None,
-        }
+        worst_node.map(|(node, c)| {
+            let min = settings.min_coverage;
+            if allocation > 1 {
+                format!(
+                    "coverage below {min:.2} on {} of {allocation} nodes (the lowest {c:.2}, on node {node})",
+                    allocation - covered
+                )
+            } else {
+                format!("coverage {c:.2} on node {node} is below {min:.2}")
+            }
+        })
     };
     Coverage {
         nodes_expected,
@@ -509,6 +385,7 @@ fn coverage(
         coverage_min,
         coverage_mean,
         reason,
+        complete,
     }
 }
 
@@ -545,225 +422,6 @@ fn across_nodes(
         });
     }
     across
-}
-
-/// Whether the job shared a node with another job during its run: yes when other jobs ran on
-/// its nodes (`neighbours`, what ran rather than what was asked for, so it also catches nodes
-/// oversubscribed by Slurm), no when none did or when its CPUs fill its nodes; unknown otherwise.
-fn shared_nodes(job: &JobMeta, cores_per_node: Option<u32>) -> Option<bool> {
-    match job.neighbours {
-        Some(n) => Some(n > 0),
-        None => {
-            let fills = match (job.cpus, job.num_nodes, cores_per_node) {
-                (Some(cpus), Some(nodes), Some(cores)) if nodes > 0 && cores > 0 => {
-                    f64::from(cpus) / f64::from(nodes) >= f64::from(cores)
-                }
-                _ => false,
-            };
-            fills.then_some(false)
-        }
-    }
-}
-
-/// One resource's candidate figures: what is used (cores or MiB) by each source, and the
-/// amount allocated that the efficiency divides it by.
-struct Candidates {
-    job_series: Option<f64>,
-    node_series: Option<f64>,
-    accounting: Option<f64>,
-    allocated: Option<f64>,
-}
-
-/// One resource's chosen figures.
-struct Chosen {
-    source: Option<Source>,
-    used: Option<f64>,
-    /// The share as the user is told it: clamped to 1 for the job's own figures, left empty
-    /// above 1 for its nodes'.
-    eff: Option<f64>,
-    /// The telemetry's share, the job's own series where it has them, else its nodes'.
-    telemetry_share: Option<f64>,
-    accounting_share: Option<f64>,
-}
-
-impl Candidates {
-    fn choose(&self, shared: Option<bool>, judgeable: bool) -> Chosen {
-        let share = |used: Option<f64>| {
-            used.zip(self.allocated.filter(|&a| a > 0.0))
-                .map(|(used, allocated)| used / allocated)
-        };
-        let source = Source::choose(
-            self.job_series.is_some(),
-            self.node_series.is_some(),
-            self.accounting.is_some(),
-            shared,
-            judgeable,
-        );
-        let used = match source {
-            Some(Source::TelemetryJob) => self.job_series,
-            Some(Source::TelemetryNode) => self.node_series,
-            Some(Source::Accounting) => self.accounting,
-            None => None,
-        };
-        let chosen_share = share(used);
-        let eff = match source {
-            // Node-level use above the allocation cannot be the job's alone: other jobs or the
-            // system are counted, the job's share is unknown, and a figure above 100 % would
-            // tell the user something false (and the findings that quote it would contradict
-            // themselves).
-            Some(Source::TelemetryNode) => chosen_share.filter(|&eff| eff <= 1.0),
-            // The job's own figures above 1 are measurement noise, not use beyond its share.
-            _ => chosen_share.map(|eff| eff.min(1.0)),
-        };
-        Chosen {
-            source,
-            used,
-            eff,
-            telemetry_share: share(self.job_series.or(self.node_series)),
-            accounting_share: share(self.accounting),
-        }
-    }
-}
-
-/// The summary's efficiency figures (see the module doc); its other fields are left at their
-/// defaults for the caller to set. `judgeable`: whether the job's telemetry covers it.
-fn efficiency(
-    job: &JobMeta,
-    series: &[SeriesRow],
-    elapsed_us: i64,
-    judgeable: bool,
-    settings: &Settings,
-) -> Summary {
-    // By node name: sums over nodes in one order, so that a job's figures are the same in every
-    // run (a hash map's order changed the last bit of cpu_eff from run to run).
-    let mean_of = |metric: &str| -> BTreeMap<&Arc<str>, f64> {
-        series
-            .iter()
-            .filter(|s| &*s.metric == metric)
-            .filter_map(|s| s.stats.mean.map(|m| (&s.node, m)))
-            .collect()
-    };
-    // The sum over nodes of each node's largest sample, in MiB.
-    let peak_mb = |metric: &str| -> Option<f64> {
-        let maxima: Vec<f64> = series
-            .iter()
-            .filter(|s| &*s.metric == metric)
-            .filter_map(|s| s.stats.max)
-            .collect();
-        (!maxima.is_empty()).then(|| maxima.iter().sum::<f64>() / 1048576.0)
-    };
-    let (user, system) = (mean_of("cpu_user"), mean_of("cpu_system"));
-    let elapsed_h = elapsed_us as f64 / 3.6e9;
-    let cores_per_node = settings.cores_per_node.map(f64::from);
-    let node_cores = match cores_per_node {
-        Some(cores) if !user.is_empty() => Some(
-            user.iter()
-                .map(|(node, u)| (u + system.get(node).copied().unwrap_or(0.0)) * cores)
-                .sum::<f64>(),
-        ),
-        _ => None,
-    };
-    let job_cores = {
-        let busy = mean_of("job_cpu_cores_used");
-        (!busy.is_empty()).then(|| busy.values().sum::<f64>())
-    };
-    // Accounting covers the run whose row this is; `acct_steps` 0 says it measured nothing.
-    let measured = job.acct_steps != Some(0);
-    let usable = |v: Option<f64>| v.filter(|v| v.is_finite() && *v >= 0.0 && measured);
-    let run_elapsed_s = (job.end_us - job.run_start_us) as f64 / 1e6;
-    let acct_cores = usable(job.acct_cpu_total_s)
-        .filter(|_| run_elapsed_s > 0.0)
-        .map(|cpu_s| cpu_s / run_elapsed_s);
-    let shared = shared_nodes(job, settings.cores_per_node);
-    let cpu = Candidates {
-        job_series: job_cores,
-        node_series: node_cores,
-        accounting: acct_cores,
-        allocated: job.cpus.map(f64::from),
-    }
-    .choose(shared, judgeable);
-    let mem = Candidates {
-        job_series: peak_mb("job_mem_rss_bytes"),
-        node_series: peak_mb("mem_used_bytes"),
-        accounting: usable(job.acct_mem_peak_mb),
-        allocated: job.req_mem_mb.map(|m| m as f64),
-    }
-    .choose(shared, judgeable);
-    let (job_gpu, node_gpu) = (mean_of("job_gpu_util"), mean_of("gpu_util"));
-    // The job's own GPUs; else its nodes' GPUs, unless another job may have held some of them.
-    let (gpu_source, gpu) = if !job_gpu.is_empty() {
-        (Some(Source::TelemetryJob), job_gpu)
-    } else if !node_gpu.is_empty() && shared != Some(true) {
-        (Some(Source::TelemetryNode), node_gpu)
-    } else {
-        (None, BTreeMap::new())
-    };
-    let gpu_family = match gpu_source {
-        Some(Source::TelemetryJob) => Some("job_"),
-        Some(_) => Some(""),
-        None => None,
-    };
-    let gpu_mem_used_max_mb =
-        gpu_family.and_then(|prefix| peak_mb(&format!("{prefix}gpu_mem_used_bytes")));
-    // Only of the job's own GPUs: a node's used + free counts every GPU of the node, also those
-    // the job did not ask for.
-    let gpu_mem_total_mb = if gpu_source == Some(Source::TelemetryJob) {
-        let used = mean_of("job_gpu_mem_used_bytes");
-        let free = mean_of("job_gpu_mem_free_bytes");
-        let per_node: Vec<f64> = used
-            .iter()
-            .filter_map(|(node, u)| Some(u + free.get(node)?))
-            .collect();
-        (!per_node.is_empty()).then(|| per_node.iter().sum::<f64>() / 1048576.0)
-    } else {
-        None
-    };
-    let watts = |metric: &str| {
-        let means = mean_of(metric);
-        (!means.is_empty()).then(|| means.values().sum::<f64>())
-    };
-    let energy = energy(&EnergyInputs {
-        acct_energy_j: usable(job.acct_energy_j),
-        run_elapsed_s,
-        num_nodes: job.num_nodes,
-        cpus: job.cpus,
-        cores_per_node: settings.cores_per_node,
-        shared,
-        node_watts: watts("node_power_watts"),
-        own_gpu_watts: watts("job_gpu_power_watts"),
-        node_gpu_watts: watts("gpu_power_watts"),
-    });
-    let core_hours = job.cpus.map(|c| f64::from(c) * elapsed_h);
-    Summary {
-        cpu_used_cores: cpu.used,
-        cpu_eff: cpu.eff,
-        mem_used_max_mb: mem.used,
-        mem_eff: mem.eff,
-        time_eff: job
-            .time_limit_s
-            .filter(|&l| l > 0)
-            .map(|limit| elapsed_us as f64 / 1e6 / limit as f64),
-        gpu_util: (!gpu.is_empty()).then(|| gpu.values().sum::<f64>() / gpu.len() as f64),
-        core_hours,
-        // Only beside a CPU efficiency: where that was withheld (a node busier than the job's
-        // share, so not the job's alone) the idle time is unknown too, and "0.0 idle" above a
-        // finding of a job that hardly used its CPUs would contradict it.
-        wasted_core_hours: core_hours
-            .zip(cpu.eff)
-            .map(|(hours, eff)| hours * (1.0 - eff)),
-        cpu_eff_source: cpu.source,
-        mem_source: mem.source,
-        cpu_eff_telemetry: cpu.telemetry_share,
-        mem_eff_telemetry: mem.telemetry_share,
-        cpu_eff_acct: cpu.accounting_share,
-        mem_eff_acct: mem.accounting_share,
-        shared,
-        gpu_source,
-        gpu_mem_used_max_mb,
-        gpu_mem_total_mb,
-        energy,
-        ..Summary::default()
-    }
 }
 
 /// SUPReMM's category from each core series' finite samples and those above 0.5: none when there
@@ -941,7 +599,8 @@ mod tests {
             (s.shared, s.cpu_eff_source),
             (Some(false), Some(Source::TelemetryNode))
         );
-        // A second node that sent nothing: not judgeable; accounting's figures still.
+        // A second node that sent nothing: judged on the node seen, with accounting's figures,
+        // which cover both nodes.
         let half_seen = JobMeta {
             num_nodes: Some(2),
             nodes: Some("n[1-2]".into()),
@@ -949,9 +608,91 @@ mod tests {
             ..job
         };
         let s = compute(&half_seen, busy_node(), &two_cores()).summary;
-        assert!(!s.judgeable);
+        assert!(s.judgeable, "{:?}", s.not_judgeable_reason);
+        assert_eq!(s.nodes_missing.as_deref(), Some("n2"));
         assert_eq!(s.cpu_eff_source, Some(Source::Accounting));
         assert_eq!(s.cpu_eff, Some(0.25));
+    }
+
+    /// One-CPU-per-node samples of `metric` on `node` at `value`, every 30 s over `[from_s, to_s]`.
+    fn node_series(node: &str, metric: &str, value: f64, from_s: i64, to_s: i64) -> NamedSeries {
+        let points = (from_s / 30..=to_s / 30)
+            .map(|i| (i * 30_000_000, value))
+            .collect();
+        (node.into(), metric.into(), points)
+    }
+
+    /// A job of several nodes is judged on what is known when at least half of its nodes are
+    /// covered: a node lost mid-run counts at what it sent, a node that sent nothing counts not
+    /// at all (the telemetry's efficiency is of the nodes seen), and a run that ended NODE_FAIL
+    /// has no accounting figures (Slurm lost the failed node's with it).
+    #[test]
+    fn a_job_missing_part_of_its_nodes_is_judged_on_the_nodes_it_has() {
+        let two_nodes = JobMeta {
+            cpus: Some(2),
+            num_nodes: Some(2),
+            nodes: Some("n[1-2]".into()),
+            acct_cpu_total_s: Some(3600.0),
+            acct_steps: Some(2),
+            lost_a_node: true,
+            ..one_hour(2048)
+        };
+        let settings = Settings {
+            trim_s: 0,
+            ..Settings::default()
+        };
+        // n2 lost at 40 minutes of 60: its coverage is about two thirds.
+        let lost = vec![
+            node_series("n1", "job_cpu_cores_used", 0.9, 0, 3600),
+            node_series("n2", "job_cpu_cores_used", 0.9, 0, 2400),
+        ];
+        let s = compute(&two_nodes, lost, &settings).summary;
+        assert!(s.judgeable, "{:?}", s.not_judgeable_reason);
+        assert!(s.coverage_min.unwrap() < 0.8, "{:?}", s.coverage_min);
+        assert_eq!(
+            s.cpu_eff_source,
+            Some(Source::TelemetryJob),
+            "not the lost run's accounting"
+        );
+        assert!((s.cpu_eff.unwrap() - 0.9).abs() < 1e-9, "{:?}", s.cpu_eff);
+        assert_eq!(s.cpu_eff_acct, None);
+        // n2 sent nothing, and the run has no accounting: n1's work of n1's CPU.
+        let missing = vec![node_series("n1", "job_cpu_cores_used", 0.9, 0, 3600)];
+        let s = compute(&two_nodes, missing, &settings).summary;
+        assert!(s.judgeable);
+        assert!((s.cpu_eff.unwrap() - 0.9).abs() < 1e-9, "{:?}", s.cpu_eff);
+        assert!((s.mem_eff.is_none()));
+        // One node of three covered is not enough: not judged, and the reason names the nodes.
+        let three = JobMeta {
+            cpus: Some(3),
+            num_nodes: Some(3),
+            nodes: Some("n[1-3]".into()),
+            ..two_nodes.clone()
+        };
+        let one_of_three = vec![
+            node_series("n1", "job_cpu_cores_used", 0.9, 0, 3600),
+            node_series("n2", "job_cpu_cores_used", 0.9, 0, 1200),
+        ];
+        let s = compute(&three, one_of_three, &settings).summary;
+        assert!(!s.judgeable);
+        assert_eq!(
+            s.not_judgeable_reason.as_deref(),
+            Some("no telemetry from 1 of 3 nodes: n3; 1 of 3 covered, fewer than half")
+        );
+        // Two of three partly covered and none missing: the reason says how many and the worst.
+        let partial = vec![
+            node_series("n1", "job_cpu_cores_used", 0.9, 0, 3600),
+            node_series("n2", "job_cpu_cores_used", 0.9, 0, 1200),
+            node_series("n3", "job_cpu_cores_used", 0.9, 0, 1800),
+        ];
+        let s = compute(&three, partial, &settings).summary;
+        assert!(!s.judgeable);
+        let reason = s.not_judgeable_reason.unwrap();
+        assert!(
+            reason.starts_with("coverage below 0.80 on 2 of 3 nodes (the lowest 0.3"),
+            "{reason}"
+        );
+        assert!(reason.ends_with("on node n2)"), "{reason}");
     }
 
     /// The job's own series (a cgroup exporter's) win over the node's and over accounting, on

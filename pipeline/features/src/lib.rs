@@ -26,6 +26,8 @@
 //! A failed run leaves the earlier parts as they were (parts are written atomically).
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod computed;
+pub mod efficiency;
 pub mod energy;
 pub mod job;
 pub mod plan;

@@ -70,6 +70,9 @@ pub struct JobMeta {
     pub acct_steps: Option<u32>,
     /// Other jobs that ran on at least one of the job's nodes during its run; `None`: unknown.
     pub neighbours: Option<u32>,
+    /// The run ended `NODE_FAIL`: Slurm lost the failed node's step statistics with it, so its
+    /// accounting counts only the nodes that reported.
+    pub lost_a_node: bool,
 }
 
 /// The Parquet files of a table's day partition, in name order (hidden temporary files skipped).
@@ -173,6 +176,8 @@ pub fn read_jobs_in(
             let (mem, limit) = (u64s("req_mem_mb")?, u64s("time_limit_s")?);
             let nodes = cast_column(&batch, "nodes", &DataType::Utf8, &path)?;
             let nodes: &StringArray = nodes.as_string::<i32>();
+            let states = optional_column(&batch, "state", &DataType::Utf8, &path)?;
+            let states = states.as_ref().map(|a| a.as_string::<i32>());
             let floats = |name| optional_column(&batch, name, &DataType::Float64, &path);
             let (acct_cpu, acct_mem) = (floats("acct_cpu_total_s")?, floats("acct_mem_peak_mb")?);
             let acct_energy = floats("acct_energy_j")?;
@@ -213,6 +218,7 @@ pub fn read_jobs_in(
                     acct_energy_j: maybe_f64(&acct_energy, i),
                     acct_steps: maybe32(&acct_steps, i),
                     neighbours: maybe32(&neighbours, i),
+                    lost_a_node: states.is_some_and(|s| s.is_valid(i) && s.value(i) == "NODE_FAIL"),
                     ..JobMeta::default()
                 };
                 by_id

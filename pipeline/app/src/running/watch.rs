@@ -232,6 +232,8 @@ impl Judge<'_> {
             acct_energy_j: None,
             acct_steps: None,
             neighbours: Some(others),
+            // Still running: it has not ended at all, NODE_FAIL or otherwise.
+            lost_a_node: false,
         };
         let computed = crate::features::job::compute(&meta, series, self.features);
         let (features, features_job, summary) =

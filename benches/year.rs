@@ -105,6 +105,7 @@ pub fn generate(data: &Path, jobs: u64) -> u64 {
                 for _ in 0..1 + rng.below(2) {
                     findings.push(FindingRow {
                         job_id: id.to_string(),
+                        restart_count: Some(0),
                         rule: (*rng.pick(&RULES)).into(),
                         title: String::new(),
                         group: "efficiency".into(),

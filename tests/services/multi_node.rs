@@ -334,7 +334,7 @@ fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged()
         Duration::from_secs(REQUEUE_HOLD_S + SECONDS + 120),
         || job_state(job).is_empty(),
     );
-    let (_, data) = judge_on_own_series(&base, &spool, 2, 10);
+    let (config, data) = judge_on_own_series(&base, &spool, 2, 10);
     let runs = sql(
         &data,
         &format!(
@@ -343,7 +343,9 @@ fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged()
     );
     let findings = sql(
         &data,
-        &format!("SELECT rule, node, message FROM findings WHERE job_id = '{job}' ORDER BY rule"),
+        &format!(
+            "SELECT restart_count, rule, node, message FROM findings WHERE job_id = '{job}' ORDER BY rule"
+        ),
     );
     eprintln!("runs: {runs:?}\nfindings: {findings:?}");
     let states: Vec<&str> = runs.iter().filter_map(|r| r["state"].as_str()).collect();
@@ -381,6 +383,24 @@ fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged()
     // requeued run, busy throughout, has none.)
     let rules: Vec<&str> = findings.iter().filter_map(|f| f["rule"].as_str()).collect();
     assert_eq!(rules, ["node-fail"], "{findings:?}");
+    assert_eq!(
+        findings[0]["restart_count"], 0,
+        "the lost run's: {findings:?}"
+    );
+    // `jobsight job` shows the job as its last run, and says which run the finding is about.
+    let out = run_ok(
+        Command::new(JOBSIGHT)
+            .arg("--config")
+            .arg(&config)
+            .arg("--data")
+            .arg(&data)
+            .args(["job", &job.to_string()]),
+    );
+    assert!(out.contains("State       COMPLETED"), "{out}");
+    assert!(
+        out.contains("About run 1 of 2, which ended NODE_FAIL; Slurm ran the job again."),
+        "{out}"
+    );
     let judged = sql(
         &data,
         &format!(

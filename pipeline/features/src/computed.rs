@@ -84,6 +84,8 @@ pub struct WindowRow {
 #[derive(Debug, Clone)]
 pub struct JobFeatures {
     pub job_id: String,
+    /// The run measured (Slurm's restart count), where the jobs row has it.
+    pub restart_count: Option<u32>,
     pub trimmed: bool,
     /// Sorted by node, then metric.
     pub series: Vec<SeriesRow>,

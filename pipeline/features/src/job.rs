@@ -239,6 +239,7 @@ pub fn finish(
     };
     JobFeatures {
         job_id: job.job_id.clone(),
+        restart_count: job.restart_count,
         trimmed: job.trimmed,
         series,
         windows: Vec::new(),

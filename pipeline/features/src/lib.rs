@@ -258,6 +258,7 @@ pub fn batches(
             let s = &j.summary;
             JobSummaryRow {
                 job_id: j.job_id.clone(),
+                restart_count: j.restart_count,
                 elapsed_s: s.elapsed_s,
                 trimmed: j.trimmed,
                 nodes_expected: s.nodes_expected,

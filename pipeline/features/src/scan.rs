@@ -42,6 +42,8 @@ const BATCH_ROWS: usize = 64 * 1024;
 #[derive(Debug, Clone, Default)]
 pub struct JobMeta {
     pub job_id: String,
+    /// The run (Slurm's restart count); of several runs of one id, the one that ended last.
+    pub restart_count: Option<u32>,
     pub start_us: i64,
     pub end_us: i64,
     /// Whether start-up and tear-down were cut off (the job is longer than twice the trim).
@@ -183,6 +185,7 @@ pub fn read_jobs_in(
             let acct_energy = floats("acct_energy_j")?;
             let counts = |name| optional_column(&batch, name, &DataType::UInt32, &path);
             let (acct_steps, neighbours) = (counts("acct_steps")?, counts("neighbours")?);
+            let restart_count = counts("restart_count")?;
             let get32 = |a: &ArrayRef, i| {
                 let a = a.as_primitive::<UInt32Type>();
                 a.is_valid(i).then(|| a.value(i))
@@ -204,6 +207,7 @@ pub fn read_jobs_in(
                 }
                 let run = JobMeta {
                     job_id: ids.value(i).to_string(),
+                    restart_count: maybe32(&restart_count, i),
                     start_us: start.value(i),
                     end_us: end.value(i),
                     cpus: get32(&cpus, i),

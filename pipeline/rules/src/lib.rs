@@ -268,6 +268,8 @@ pub struct Threshold {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Verdict {
     pub job_id: String,
+    /// The run judged (`jobs.restart_count`), where the jobs row has it.
+    pub restart_count: Option<u32>,
     pub judgeable: bool,
     /// (class id, class name).
     pub classes: Vec<(String, String)>,
@@ -481,8 +483,13 @@ pub(crate) fn judge(
     let classes = classes_of(&context(&levels, &[]), judgeable);
     let mut ctx = context(&levels, &classes);
     let (findings, not_applicable) = rule_findings(&mut ctx, settings, judgeable, judged);
+    let restart_count = match data.job.get("restart_count") {
+        Some(Value::Num(n)) if *n >= 0.0 && n.fract() == 0.0 => Some(*n as u32),
+        _ => None,
+    };
     Verdict {
         job_id: data.job_id.clone(),
+        restart_count,
         judgeable,
         classes,
         thresholds,

@@ -80,6 +80,7 @@ pub fn summary(id: &str, cpu_eff: f64, mem_eff: f64, gpu_util: Option<f64>) -> J
 pub fn finding(id: &str, rule: &str) -> FindingRow {
     FindingRow {
         job_id: id.into(),
+        restart_count: Some(0),
         rule: rule.into(),
         title: String::new(),
         group: "efficiency".into(),

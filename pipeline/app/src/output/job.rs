@@ -17,8 +17,8 @@ use super::per_node::{self, NodeUse, node_uses};
 use super::units::{duration, evidence_rows, named_value, percent, significant, size_from_mb};
 use super::usage::{GpuFigures, gpu_use, memory_use};
 use crate::report::load::{
-    Facts, FindingFacts, HealthyBands, MIN_REFERENCE_RUNS, PredictionFacts, ReferenceGroup,
-    SummaryFacts,
+    Facts, FindingFacts, HealthyBands, JobFacts, MIN_REFERENCE_RUNS, PredictionFacts,
+    ReferenceGroup, SummaryFacts,
 };
 use crate::report::select::deviation;
 use jobsight_base::plain;
@@ -93,6 +93,9 @@ pub struct Usage {
 /// A finding of the rule book, its evidence as stored (numbers as numbers).
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
+    /// Set when the finding is about an earlier run of a requeued job than the one shown: the
+    /// sentence that says which.
+    pub earlier_run: Option<String>,
     pub rule: String,
     pub title: String,
     pub severity: String,
@@ -165,10 +168,23 @@ pub fn job_view(facts: &Facts, bands: &HealthyBands) -> Option<JobView> {
     let (group_band, group) = bands.for_job(&job.name, &job.user);
     let band = &group_band.band;
     let summary = facts.summaries.get(&job.job_id);
-    let findings = facts
+    let all_findings = facts
         .findings
         .get(&job.job_id)
-        .map_or(Vec::new(), |f| f.iter().map(finding).collect());
+        .map_or(&[][..], Vec::as_slice);
+    let findings = all_findings
+        .iter()
+        .map(|f| Finding {
+            earlier_run: earlier_run(f, job, &facts.jobs),
+            ..finding(f)
+        })
+        .collect();
+    // Advice for the next run rests on the run shown.
+    let this_run: Vec<FindingFacts> = all_findings
+        .iter()
+        .filter(|f| earlier_run(f, job, &facts.jobs).is_none())
+        .cloned()
+        .collect();
     let verdict = facts
         .predictions
         .get(&job.job_id)
@@ -224,11 +240,7 @@ pub fn job_view(facts: &Facts, bands: &HealthyBands) -> Option<JobView> {
         verdict,
         compared_with: reference_group(&group, group_band.runs),
         differed,
-        suggestions: suggestions(
-            job,
-            summary,
-            facts.findings.get(&job.job_id).map_or(&[], Vec::as_slice),
-        ),
+        suggestions: suggestions(job, summary, &this_run),
         per_node: node_uses(facts.per_node.get(&job.job_id)),
         notes: notes(&job.note),
     })
@@ -262,8 +274,29 @@ fn usage(s: &SummaryFacts) -> Usage {
     }
 }
 
+/// For a finding about an earlier run of a requeued job than `job` (the job's last run, the one
+/// shown), the sentence that says so, with how that run ended where `runs` has it; `None` for a
+/// finding of `job`'s own run, or one whose run is not recorded.
+pub fn earlier_run(f: &FindingFacts, job: &JobFacts, runs: &[JobFacts]) -> Option<String> {
+    let (run, last) = (f.run?, job.restart_count?);
+    (run < last).then(|| {
+        let ended = runs
+            .iter()
+            .find(|r| r.job_id == job.job_id && r.restart_count == Some(run))
+            .filter(|r| !r.state.is_empty())
+            .map(|r| format!(", which ended {}", clean(&r.state, 40)))
+            .unwrap_or_default();
+        format!(
+            "About run {} of {}{ended}; Slurm ran the job again.",
+            run + 1,
+            last + 1
+        )
+    })
+}
+
 fn finding(f: &FindingFacts) -> Finding {
     Finding {
+        earlier_run: None,
         rule: f.rule.clone(),
         title: f.title.clone(),
         severity: f.severity.clone(),
@@ -486,6 +519,9 @@ fn render_findings(out: &mut String, v: &JobView) {
         let para = |label: &str, text: &str| {
             wrap(&format!("{label}{}", clean(text, MAX_TEXT)), 86, "    ")
         };
+        if let Some(earlier) = &f.earlier_run {
+            let _ = writeln!(out, "    {}", para("", earlier));
+        }
         let _ = writeln!(out, "    {}", para("What to do: ", &f.fix));
         let _ = writeln!(out, "    {}", para("What was seen: ", &f.message));
         if !f.why.is_empty() {
@@ -651,6 +687,7 @@ mod tests {
     fn job(id: &str, name: &str, cpus: i64, mem_mb: i64, hours: i64, state: &str) -> JobFacts {
         JobFacts {
             job_id: id.into(),
+            restart_count: Some(0),
             day: "2026-11-18".into(),
             cluster: "della".into(),
             user: "alice".into(),
@@ -751,6 +788,7 @@ mod tests {
             job("5002", "gromacs-md", 32, 65_536, 5, "COMPLETED"),
             measured(0.52, 32.0, 12_000.0, 0.183, 0.58),
             vec![FindingFacts {
+                run: None,
                 rule: "cpu-contention".into(),
                 title: "Something else competed for the CPUs of the job's nodes".into(),
                 group: "interference".into(),
@@ -783,6 +821,7 @@ mod tests {
             job("5003", "assemble", 8, 16_384, 2, "OUT_OF_MEMORY"),
             measured(0.88, 8.0, 16_384.0, 1.0, 0.23),
             vec![FindingFacts {
+                run: None,
                 rule: "out-of-memory".into(),
                 title: "The job ran out of memory".into(),
                 severity: "critical".into(),
@@ -815,6 +854,7 @@ mod tests {
             },
             asleep,
             vec![FindingFacts {
+                run: None,
                 rule: "idle-job".into(),
                 title: "The job did nothing".into(),
                 severity: "warning".into(),
@@ -852,6 +892,53 @@ mod tests {
         for (name, view) in examples() {
             insta::assert_snapshot!(format!("job_{name}"), render_text(&view));
         }
+    }
+
+    /// A requeued job is shown as its last run; a finding of an earlier run says which run it is
+    /// about and how that run ended, and no advice for the next run rests on it.
+    #[test]
+    fn a_finding_of_an_earlier_run_says_so() {
+        let lost = JobFacts {
+            restart_count: Some(0),
+            ..job("5007", "lose-node", 2, 2048, 1, "NODE_FAIL")
+        };
+        let last = JobFacts {
+            restart_count: Some(1),
+            ..job("5007", "lose-node", 2, 2048, 1, "COMPLETED")
+        };
+        let node_fail = FindingFacts {
+            run: Some(0),
+            rule: "node-fail".into(),
+            title: "A node failed: not your fault".into(),
+            severity: "info".into(),
+            message: "The job ended because a node of its allocation failed.".into(),
+            fix: "Resubmit the job.".into(),
+            ..Default::default()
+        };
+        let mut f = facts(
+            last,
+            measured(0.92, 2.0, 6.0, 0.003, 0.13),
+            vec![node_fail],
+            None,
+            &[],
+        );
+        f.jobs.insert(0, lost);
+        let view = job_view(&f, &HealthyBands::default()).unwrap();
+        assert_eq!(view.state, "COMPLETED");
+        assert_eq!(
+            view.findings[0].earlier_run.as_deref(),
+            Some("About run 1 of 2, which ended NODE_FAIL; Slurm ran the job again.")
+        );
+        let text = render_text(&view);
+        assert!(
+            text.contains("About run 1 of 2, which ended NODE_FAIL"),
+            "{text}"
+        );
+        // A finding of the run shown has no such line.
+
+        f.findings.get_mut("5007").unwrap()[0].run = Some(1);
+        let view = job_view(&f, &HealthyBands::default()).unwrap();
+        assert_eq!(view.findings[0].earlier_run, None);
     }
 
     /// Every view has an explanation for each finding and the verdict, no long raw decimal and

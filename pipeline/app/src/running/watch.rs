@@ -215,6 +215,8 @@ impl Judge<'_> {
             .collect();
         let meta = JobMeta {
             job_id: job.job_id.clone(),
+            // squeue's listing does not say; the running DAG judges the run now running.
+            restart_count: None,
             start_us: from_us,
             end_us: to_us,
             trimmed: false,

@@ -33,6 +33,8 @@ impl Scope {
 #[derive(Debug, Clone, Default)]
 pub struct JobFacts {
     pub job_id: String,
+    /// Which run of the job this is (Slurm's restart count; 0 for the first).
+    pub restart_count: Option<u32>,
     pub day: String,
     pub cluster: String,
     pub user: String,
@@ -111,6 +113,8 @@ pub struct SummaryFacts {
 
 #[derive(Debug, Clone, Default)]
 pub struct FindingFacts {
+    /// The run of the job it is about (its restart count), where recorded.
+    pub run: Option<u32>,
     pub rule: String,
     pub title: String,
     pub group: String,
@@ -217,6 +221,9 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
     each_row(ctx, &sql, |c, i| {
         f.jobs.push(JobFacts {
             job_id: text(c, "job_id", i),
+            restart_count: c
+                .int("restart_count", i)
+                .and_then(|n| u32::try_from(n).ok()),
             day: text(c, "day_text", i),
             cluster: text(c, "cluster", i),
             user: text(c, "user", i),
@@ -243,7 +250,11 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
         });
     })
     .await?;
-    let sql = format!("SELECT * FROM job_summary s WHERE {}", scope.filter("s"));
+    // Of a requeued job's runs, the last run's row is kept (the last one read).
+    let sql = format!(
+        "SELECT * FROM job_summary s WHERE {} ORDER BY s.restart_count NULLS FIRST",
+        scope.filter("s")
+    );
     each_row(ctx, &sql, |c, i| {
         f.summaries.insert(
             text(c, "job_id", i),
@@ -282,6 +293,9 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
             .entry(text(c, "job_id", i))
             .or_default()
             .push(FindingFacts {
+                run: c
+                    .int("restart_count", i)
+                    .and_then(|n| u32::try_from(n).ok()),
                 rule: text(c, "rule", i),
                 title: text(c, "title", i),
                 group: text(c, "group", i),

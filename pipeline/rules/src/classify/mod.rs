@@ -176,9 +176,10 @@ pub fn batches(verdicts: &[Verdict], version: &str) -> Result<[RecordBatch; 3], 
     let time = |t: Option<i64>| t.and_then(rows::from_micros);
     let findings: Vec<FindingRow> = verdicts
         .iter()
-        .flat_map(|v| &v.findings)
-        .map(|f| FindingRow {
+        .flat_map(|v| v.findings.iter().map(move |f| (v.restart_count, f)))
+        .map(|(restart_count, f)| FindingRow {
             job_id: f.job_id.clone(),
+            restart_count,
             rule: f.rule.clone(),
             title: f.title.clone(),
             group: f.group.name().to_string(),

@@ -46,6 +46,12 @@ pub fn job_page(
     let me = job_path(&job.cluster, &job.job_id);
     let summary = facts.summaries.get(&job.job_id);
     let findings = facts.findings.get(&job.job_id).cloned().unwrap_or_default();
+    // Advice for the next run rests on the run shown, not on an earlier run of a requeued job.
+    let this_run: Vec<FindingFacts> = findings
+        .iter()
+        .filter(|f| crate::output::job::earlier_run(f, job, &facts.jobs).is_none())
+        .cloned()
+        .collect();
     let predictions = facts
         .predictions
         .get(&job.job_id)
@@ -57,7 +63,7 @@ pub fn job_page(
     let classes = class_rows(job, facts);
     // The time spans the findings and the verdicts call anomalous, shaded on every chart.
     let mut spans: Vec<(f64, f64)> = Vec::new();
-    let findings_json = finding_rows(job, &findings, &mut spans);
+    let findings_json = finding_rows(job, &facts.jobs, &findings, &mut spans);
     let verdicts = verdict_rows(job, &predictions, &mut spans);
     // Which metrics to chart: the first of the ranking that have telemetry.
     let means = facts.means.get(&job.job_id);
@@ -85,7 +91,7 @@ pub fn job_page(
                 facts.per_node.get(&job.job_id),
             )),
             "notes": crate::output::job::notes(&job.note).iter().map(|n| prose(n)).collect::<Vec<_>>(),
-            "suggestions": suggestions(job, summary, &findings),
+            "suggestions": suggestions(job, summary, &this_run),
             "thresholds": thresholds,
             "classes": classes,
             "findings": findings_json,
@@ -212,13 +218,16 @@ fn class_rows(job: &JobFacts, facts: &Facts) -> Vec<serde_json::Value> {
 /// start).
 fn finding_rows(
     job: &JobFacts,
+    runs: &[JobFacts],
     findings: &[FindingFacts],
     spans: &mut Vec<(f64, f64)>,
 ) -> Vec<serde_json::Value> {
     findings
         .iter()
         .map(|f| {
-            if let Some((a, b)) = f.window
+            let earlier = crate::output::job::earlier_run(f, job, runs);
+            if earlier.is_none()
+                && let Some((a, b)) = f.window
                 && let (Some(a), Some(b)) = (hours_since(job.start, a), hours_since(job.start, b))
             {
                 spans.push((a, b));
@@ -231,6 +240,7 @@ fn finding_rows(
                     .map(|(name, value)| json!({"name": name, "value": value}))
                     .collect::<Vec<_>>(),
                 "window": f.window.map(|(a, b)| plain::time_span(a, b)),
+                "earlier_run": earlier.as_deref().map(c),
             })
         })
         .collect()

@@ -395,6 +395,7 @@ mod tests {
         .unwrap();
         let finding = FindingRow {
             job_id: "666".into(),
+            restart_count: Some(0),
             rule: "serial-on-many-cores".into(),
             title: format!("serial code {HOSTILE}"),
             group: "serial".into(),

@@ -180,6 +180,7 @@ fn sample_facts(job: &JobFacts, start: DateTime<Utc>, series: &Series) -> Facts 
     facts.findings.insert(
         id.clone(),
         vec![FindingFacts {
+            run: None,
             rule: "hung".into(),
             title: "The job hung".into(),
             group: "hanged".into(),

@@ -211,6 +211,49 @@ pub async fn day_of(ctx: &SessionContext, job_id: &str) -> Result<Option<NaiveDa
     Ok(day)
 }
 
+/// The `job_summary` rows of `scope`, by job id.
+async fn summaries(
+    ctx: &SessionContext,
+    scope: &Scope,
+) -> Result<HashMap<String, SummaryFacts>, QueryError> {
+    // Of a requeued job's runs, the last run's row is kept (the last one read).
+    let sql = format!(
+        "SELECT * FROM job_summary s WHERE {} ORDER BY s.restart_count NULLS FIRST",
+        scope.filter("s")
+    );
+    let mut summaries = HashMap::new();
+    each_row(ctx, &sql, |c, i| {
+        summaries.insert(
+            text(c, "job_id", i),
+            SummaryFacts {
+                judgeable: c.boolean("judgeable", i).unwrap_or(false),
+                not_judgeable_reason: text(c, "not_judgeable_reason", i),
+                coverage_mean: c.float("coverage_mean", i),
+                nodes_missing: text(c, "nodes_missing", i),
+                duty_cycle: text(c, "duty_cycle", i),
+                cpu_used_cores: c.float("cpu_used_cores", i),
+                cpu_eff: c.float("cpu_eff", i),
+                mem_used_max_mb: c.float("mem_used_max_mb", i),
+                mem_eff: c.float("mem_eff", i),
+                time_eff: c.float("time_eff", i),
+                gpu_util: c.float("gpu_util", i),
+                wasted_core_hours: c.float("wasted_core_hours", i),
+                cpu_eff_source: text(c, "cpu_eff_source", i),
+                mem_source: text(c, "mem_source", i),
+                shared: c.boolean("shared", i),
+                gpu_source: text(c, "gpu_source", i),
+                energy_kwh: c.float("energy_kwh", i),
+                energy_source: text(c, "energy_source", i),
+                energy_share: c.float("energy_share", i),
+                gpu_mem_used_max_mb: c.float("gpu_mem_used_max_mb", i),
+                gpu_mem_total_mb: c.float("gpu_mem_total_mb", i),
+            },
+        );
+    })
+    .await?;
+    Ok(summaries)
+}
+
 /// The jobs of `scope` and every table's rows about them.
 pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryError> {
     let mut f = Facts::default();
@@ -250,40 +293,7 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
         });
     })
     .await?;
-    // Of a requeued job's runs, the last run's row is kept (the last one read).
-    let sql = format!(
-        "SELECT * FROM job_summary s WHERE {} ORDER BY s.restart_count NULLS FIRST",
-        scope.filter("s")
-    );
-    each_row(ctx, &sql, |c, i| {
-        f.summaries.insert(
-            text(c, "job_id", i),
-            SummaryFacts {
-                judgeable: c.boolean("judgeable", i).unwrap_or(false),
-                not_judgeable_reason: text(c, "not_judgeable_reason", i),
-                coverage_mean: c.float("coverage_mean", i),
-                nodes_missing: text(c, "nodes_missing", i),
-                duty_cycle: text(c, "duty_cycle", i),
-                cpu_used_cores: c.float("cpu_used_cores", i),
-                cpu_eff: c.float("cpu_eff", i),
-                mem_used_max_mb: c.float("mem_used_max_mb", i),
-                mem_eff: c.float("mem_eff", i),
-                time_eff: c.float("time_eff", i),
-                gpu_util: c.float("gpu_util", i),
-                wasted_core_hours: c.float("wasted_core_hours", i),
-                cpu_eff_source: text(c, "cpu_eff_source", i),
-                mem_source: text(c, "mem_source", i),
-                shared: c.boolean("shared", i),
-                gpu_source: text(c, "gpu_source", i),
-                energy_kwh: c.float("energy_kwh", i),
-                energy_source: text(c, "energy_source", i),
-                energy_share: c.float("energy_share", i),
-                gpu_mem_used_max_mb: c.float("gpu_mem_used_max_mb", i),
-                gpu_mem_total_mb: c.float("gpu_mem_total_mb", i),
-            },
-        );
-    })
-    .await?;
+    f.summaries = summaries(ctx, scope).await?;
     let sql = format!(
         "SELECT * FROM findings x WHERE {} ORDER BY x.job_id, x.rule, x.node",
         scope.filter("x")

@@ -38,6 +38,18 @@ const PORTS: [u16; 3] = [19490, 19491, 19492];
 const STEP_S: i64 = 2;
 const WORK_SECONDS: u64 = 40;
 
+/// What `jobsight ARGS` prints with `config` and the warehouse `data`; a failure fails the test.
+fn jobsight(config: &Path, data: &Path, args: &[&str]) -> String {
+    run_ok(
+        Command::new(JOBSIGHT)
+            .arg("--config")
+            .arg(config)
+            .arg("--data")
+            .arg(data)
+            .args(args),
+    )
+}
+
 fn sql(data: &Path, query: &str) -> Vec<serde_json::Value> {
     common::sql_json(JOBSIGHT, data, query)
 }
@@ -214,14 +226,7 @@ fn two_node_jobs_are_judged_on_each_nodes_own_work() {
     assert!(said.starts_with("Node node2 of your job"), "{said}");
 
     // `jobsight job` shows the job's two nodes.
-    let out = run_ok(
-        Command::new(JOBSIGHT)
-            .arg("--config")
-            .arg(&config)
-            .arg("--data")
-            .arg(&data)
-            .args(["job", &hung.to_string()]),
-    );
+    let out = jobsight(&config, &data, &["job", &hung.to_string()]);
     eprintln!("{out}");
     let table = out
         .split("Node by node")
@@ -388,14 +393,7 @@ fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged()
         "the lost run's: {findings:?}"
     );
     // `jobsight job` shows the job as its last run, and says which run the finding is about.
-    let out = run_ok(
-        Command::new(JOBSIGHT)
-            .arg("--config")
-            .arg(&config)
-            .arg("--data")
-            .arg(&data)
-            .args(["job", &job.to_string()]),
-    );
+    let out = jobsight(&config, &data, &["job", &job.to_string()]);
     assert!(out.contains("State       COMPLETED"), "{out}");
     assert!(
         out.contains("About run 1 of 2, which ended NODE_FAIL; Slurm ran the job again."),
@@ -468,18 +466,8 @@ fn judge_while_running(base: &Path, job: u64) -> Vec<serde_json::Value> {
     );
     std::thread::sleep(Duration::from_secs(RUNNING_AT_S));
     let data = base.join("running-data");
-    let jobsight = |args: &[&str]| {
-        run_ok(
-            Command::new(JOBSIGHT)
-                .arg("--config")
-                .arg(&config)
-                .arg("--data")
-                .arg(&data)
-                .args(args),
-        )
-    };
-    eprintln!("{}", jobsight(&["dag", "run", "running"]));
-    let snapshot = jobsight(&["running", "--format", "json"]);
+    eprintln!("{}", jobsight(&config, &data, &["dag", "run", "running"]));
+    let snapshot = jobsight(&config, &data, &["running", "--format", "json"]);
     eprintln!("running now: {snapshot}");
     serde_json::Deserializer::from_str(&snapshot)
         .into_iter::<serde_json::Value>()

@@ -179,12 +179,7 @@ pub fn job_view(facts: &Facts, bands: &HealthyBands) -> Option<JobView> {
             ..finding(f)
         })
         .collect();
-    // Advice for the next run rests on the run shown.
-    let this_run: Vec<FindingFacts> = all_findings
-        .iter()
-        .filter(|f| earlier_run(f, job, &facts.jobs).is_none())
-        .cloned()
-        .collect();
+    let this_run = of_run_shown(all_findings, job);
     let verdict = facts
         .predictions
         .get(&job.job_id)
@@ -274,12 +269,27 @@ fn usage(s: &SummaryFacts) -> Usage {
     }
 }
 
-/// For a finding about an earlier run of a requeued job than `job` (the job's last run, the one
-/// shown), the sentence that says so, with how that run ended where `runs` has it; `None` for a
-/// finding of `job`'s own run, or one whose run is not recorded.
-pub fn earlier_run(f: &FindingFacts, job: &JobFacts, runs: &[JobFacts]) -> Option<String> {
+/// The run of `f` when it is an earlier run of a requeued job than `job` (the job's last run, the
+/// one shown); `None` for a finding of `job`'s own run, or one whose run is not recorded.
+fn earlier(f: &FindingFacts, job: &JobFacts) -> Option<(u32, u32)> {
     let (run, last) = (f.run?, job.restart_count?);
-    (run < last).then(|| {
+    (run < last).then_some((run, last))
+}
+
+/// The findings of the run shown (`job`), on which advice for the next run rests: not those of an
+/// earlier run of a requeued job.
+pub fn of_run_shown(findings: &[FindingFacts], job: &JobFacts) -> Vec<FindingFacts> {
+    findings
+        .iter()
+        .filter(|f| earlier(f, job).is_none())
+        .cloned()
+        .collect()
+}
+
+/// For a finding about an earlier run of a requeued job than `job` (see [`earlier`]), the sentence
+/// that says so, with how that run ended where `runs` has it.
+pub fn earlier_run(f: &FindingFacts, job: &JobFacts, runs: &[JobFacts]) -> Option<String> {
+    earlier(f, job).map(|(run, last)| {
         let ended = runs
             .iter()
             .find(|r| r.job_id == job.job_id && r.restart_count == Some(run))
@@ -935,7 +945,6 @@ mod tests {
             "{text}"
         );
         // A finding of the run shown has no such line.
-
         f.findings.get_mut("5007").unwrap()[0].run = Some(1);
         let view = job_view(&f, &HealthyBands::default()).unwrap();
         assert_eq!(view.findings[0].earlier_run, None);

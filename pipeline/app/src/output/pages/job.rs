@@ -46,12 +46,7 @@ pub fn job_page(
     let me = job_path(&job.cluster, &job.job_id);
     let summary = facts.summaries.get(&job.job_id);
     let findings = facts.findings.get(&job.job_id).cloned().unwrap_or_default();
-    // Advice for the next run rests on the run shown, not on an earlier run of a requeued job.
-    let this_run: Vec<FindingFacts> = findings
-        .iter()
-        .filter(|f| crate::output::job::earlier_run(f, job, &facts.jobs).is_none())
-        .cloned()
-        .collect();
+    let this_run = crate::output::job::of_run_shown(&findings, job);
     let predictions = facts
         .predictions
         .get(&job.job_id)

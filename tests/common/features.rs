@@ -41,8 +41,9 @@ pub fn agree_with_reference(
     use jobsight::features::reference;
     let key = |r: &serde_json::Value| {
         format!(
-            "{}/{}/{}",
+            "{}/r{}/{}/{}",
             r["job_id"].as_str().unwrap(),
+            r["restart_count"],
             r["node"].as_str().unwrap_or(""),
             r["metric"].as_str().unwrap()
         )
@@ -129,11 +130,13 @@ pub fn agree_with_reference(
             "js_describe's row count differs ({options:?})"
         );
         let order = |r: &serde_json::Value| {
-            ["job_id", "node", "metric"].map(|c| r[c].as_str().unwrap_or("").to_string())
+            let [job, node, metric] =
+                ["job_id", "node", "metric"].map(|c| r[c].as_str().unwrap_or("").to_string());
+            (job, r["restart_count"].as_i64(), node, metric)
         };
         assert!(
             described.windows(2).all(|w| order(&w[0]) < order(&w[1])),
-            "js_describe's plan is not in job, node, metric order ({options:?})"
+            "js_describe's plan is not in job, run, node, metric order ({options:?})"
         );
         for r in &described {
             let f = fast

@@ -35,18 +35,17 @@ fn job(id: &str, start: i64, end: i64) -> JobRow {
     }
 }
 
+/// Writes `jobs` as the day's `jobs` part; the telemetry to write with them is the builder's.
+fn write_jobs(data: &Path, day: NaiveDate, jobs: &[JobRow]) -> TelemetryBuilder {
+    let jobs = JobRow::batch(jobs).unwrap();
+    catalog::write_part(data, Table::Jobs, day, "t", &[jobs]).unwrap();
+    TelemetryBuilder::default()
+}
+
 fn warehouse(data: &Path) {
     let day = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
     let jobs = [job("a", 0, 1000), job("b", 0, 100), job("c", 0, 1000)];
-    catalog::write_part(
-        data,
-        Table::Jobs,
-        day,
-        "t",
-        &[JobRow::batch(&jobs).unwrap()],
-    )
-    .unwrap();
-    let mut t = TelemetryBuilder::default();
+    let mut t = write_jobs(data, day, &jobs);
     let mut push =
         |job: &str, metric: &str, s: i64, v: f64| t.push(job, "n1", metric, s * 1_000_000, v);
     // Job a, metric x: the first and last samples lie in the trimmed minute at each end.
@@ -407,4 +406,76 @@ fn the_features_plan_writes_what_the_single_pass_writes() {
         !refused.status.success() && stderr.contains("does not compute windows"),
         "{stderr}"
     );
+}
+
+/// A requeued job whose two runs ended the same day: each run is described by itself (its own
+/// samples, its own trimming), in `features`, `features_job` and `job_summary`, by the single
+/// pass, the reference SQL and the plan alike; and the rules judge each run.
+#[test]
+fn each_run_of_a_requeued_job_is_described_and_judged_by_itself() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let day = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
+    let run = |restart_count, start, end, state: &str| JobRow {
+        restart_count,
+        state: Some(state.into()),
+        cpus: Some(1),
+        num_nodes: Some(1),
+        nodes: Some("n1".into()),
+        ..job("r", start, end)
+    };
+    let jobs = [run(0, 0, 500, "NODE_FAIL"), run(1, 700, 1300, "COMPLETED")];
+    let mut t = write_jobs(&data, day, &jobs);
+    // Run 0 idles at 0.1, run 1 works at 0.9; a sample between the runs belongs to the first
+    // (and is trimmed away with its end).
+    for s in (0..=500).step_by(20) {
+        t.push("r", "n1", "cpu_util", s * 1_000_000, 0.1);
+    }
+    t.push("r", "n1", "cpu_util", 600 * 1_000_000, 0.5);
+    for s in (700..=1300).step_by(20) {
+        t.push("r", "n1", "cpu_util", s * 1_000_000, 0.9);
+    }
+    catalog::write_part(&data, Table::Telemetry, day, "t", &[t.finish().unwrap()]).unwrap();
+
+    let (single, said) = features_by(&data, "single-pass", &[]);
+    assert!(said.contains("features of 2 job(s)"), "{said}");
+    let means: Vec<(i64, f64)> = single[0]
+        .iter()
+        .map(|r| {
+            (
+                r["restart_count"].as_i64().unwrap(),
+                r["mean"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(means, [(0, 0.1), (1, 0.9)], "{:?}", single[0]);
+    let summary_runs: Vec<Option<i64>> = single[2]
+        .iter()
+        .map(|r| r["restart_count"].as_i64())
+        .collect();
+    assert_eq!(summary_runs, [Some(0), Some(1)]);
+    assert_eq!(agreement::agree_with_reference(&data, day, 60, &[]), 2);
+    let (plan, _) = features_by(&data, "plan", &[]);
+    assert_same_features(&single, &plan, "a requeued job");
+
+    // The rules: each run judged, the first run's node failure kept with its run.
+    common::run_ok(
+        Command::new(JOBSIGHT)
+            .arg("--data")
+            .arg(&data)
+            .arg("classify"),
+    );
+    let findings = common::sql_json(
+        JOBSIGHT,
+        &data,
+        "SELECT restart_count, rule FROM findings WHERE rule = 'node-fail' ORDER BY restart_count",
+    );
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0]["restart_count"], 0, "{findings:?}");
+    let classes = common::sql_json(
+        JOBSIGHT,
+        &data,
+        "SELECT DISTINCT restart_count FROM thresholds ORDER BY restart_count",
+    );
+    assert_eq!(classes.len(), 2, "{classes:?}");
 }

@@ -204,6 +204,7 @@ pub fn batches(
             let p = &s.percentiles;
             FeatureRow {
                 job_id: j.job_id.clone(),
+                restart_count: j.restart_count,
                 node: r.node.to_string(),
                 metric: r.metric.to_string(),
                 n: s.n,
@@ -241,6 +242,7 @@ pub fn batches(
         .flat_map(|j| j.across.iter().map(move |a| (j, a)))
         .map(|(j, a)| FeaturesJobRow {
             job_id: j.job_id.clone(),
+            restart_count: j.restart_count,
             metric: a.metric.to_string(),
             nodes: a.nodes,
             mean: a.mean,
@@ -365,7 +367,7 @@ fn compute_jobs_then(
         |meta, samples| then(job::compute(meta, samples, settings)),
         progress,
     )?;
-    computed.sort_by(|a, b| a.job_id.cmp(&b.job_id));
+    computed.sort_by(|a, b| (&a.job_id, a.restart_count).cmp(&(&b.job_id, b.restart_count)));
     Ok((computed, counts))
 }
 

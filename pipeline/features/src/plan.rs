@@ -77,7 +77,9 @@ pub fn compute_day_on(
     let computed: Vec<JobFeatures> = jobs
         .iter()
         .map(|meta| {
-            let found = by_job.remove(&meta.job_id).unwrap_or_default();
+            let found = by_job
+                .remove(&(meta.job_id.clone(), meta.restart_count))
+                .unwrap_or_default();
             let imbalances: BTreeMap<Arc<str>, Option<f64>> = found
                 .bins
                 .iter()
@@ -113,12 +115,15 @@ fn column(batch: &RecordBatch, name: &str, to: &DataType) -> Result<ArrayRef, St
     cast(array, to).map_err(|e| format!("column {name} of the features plan: {e}"))
 }
 
-/// Reads the series statement's rows into each job's series.
+/// A job id and its run, as `scan::JobMeta` has them.
+type RunKey = (String, Option<u32>);
+
+/// Reads the series statement's rows into each run's series.
 fn read_series(
     batches: &[RecordBatch],
     settings: &Settings,
-) -> Result<BTreeMap<String, JobSeries>, String> {
-    let mut by_job: BTreeMap<String, JobSeries> = BTreeMap::new();
+) -> Result<BTreeMap<RunKey, JobSeries>, String> {
+    let mut by_job: BTreeMap<RunKey, JobSeries> = BTreeMap::new();
     // One name per node and metric, shared by the rows, as the single pass shares them.
     let mut names: BTreeMap<String, Arc<str>> = BTreeMap::new();
     for batch in batches {
@@ -135,6 +140,8 @@ fn read_series(
                 floats.insert(name, column(batch, name, &DataType::Float64)?);
             }
         }
+        let runs = column(batch, "restart_count", &DataType::Int64)?;
+        let runs = runs.as_primitive::<Int64Type>();
         let mut ints = BTreeMap::new();
         for name in ["n", "n_nonfinite", "idle_n", "busy_n"] {
             ints.insert(name, column(batch, name, &DataType::Int64)?);
@@ -202,7 +209,11 @@ fn read_series(
                     .filter(|&n| n > 0)
                     .map(|n| count("idle_n") as f64 / n as f64),
             };
-            let found = by_job.entry(ids.value(i).to_string()).or_default();
+            let run = runs
+                .is_valid(i)
+                .then(|| u32::try_from(runs.value(i)).ok())
+                .flatten();
+            let found = by_job.entry((ids.value(i).to_string(), run)).or_default();
             if job::is_core_metric(&metric) {
                 found.cores.push((n, count("busy_n")));
             }

@@ -7,8 +7,9 @@
 //!
 //! Definitions, after trimming `trim_s` (default 60 s) from each end of the job so that start-up
 //! and tear-down do not count; a job shorter than twice that keeps all its samples and says so
-//! (`trimmed = false`). A job id with several runs that day covers the earliest start to the
-//! latest end:
+//! (`trimmed = false`). Each run of a requeued job (`restart_count`) is described by itself: a
+//! sample belongs to the last run of its job id that started at or before it (the first run, for
+//! a sample before every start), as the single pass hands samples out:
 //! - `n`: finite samples used; `n_nonfinite`: NaN or infinite samples left out (counted, never
 //!   silently dropped);
 //! - `min`, `max`, `mean`; `std`: population standard deviation (divisor n, as numpy's default);
@@ -34,11 +35,12 @@ use chrono::NaiveDate;
 
 use jobsight_warehouse::catalog::FEATURE_STATS;
 
-/// `WITH j AS (...)`: the day's jobs (of `only_jobs`, or every one when empty), one row per job
-/// id covering its runs, with whether it is trimmed and the window of samples kept. The window
-/// is computed here once per job, not per sample (`t.ts >= j.start + INTERVAL ...` made DataFusion
-/// add an interval to every one of 27 M timestamps: the join took 2.9 s of CPU, 0.3 s with the
-/// bounds computed here).
+/// `WITH j AS (...)`: the day's runs (of the jobs `only_jobs`, or every one when empty), one row
+/// per job id and run (`restart_count`), with whether it is trimmed, the window of samples kept,
+/// and the span of samples that belong to it (`run_from` inclusive, `run_to` exclusive, NULL
+/// where open: see [`in_run`]). The window is computed here once per run, not per sample
+/// (`t.ts >= j.start + INTERVAL ...` made DataFusion add an interval to every one of 27 M
+/// timestamps: the join took 2.9 s of CPU, 0.3 s with the bounds computed here).
 fn day_jobs(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String {
     let day = day.format("%Y-%m-%d");
     // Job ids are quoted as SQL strings (quotes doubled), never spliced in raw.
@@ -52,13 +54,27 @@ fn day_jobs(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String {
         format!(" AND job_id IN ({})", ids.join(", "))
     };
     format!(
-        r#"WITH j AS (
-  SELECT job_id, CAST("end" AS BIGINT) - CAST(start AS BIGINT) > {twice_trim_us} AS trimmed,
-         start + INTERVAL '{trim_s} seconds' AS keep_from, "end" - INTERVAL '{trim_s} seconds' AS keep_to
-  FROM (SELECT job_id, min(start) AS start, max("end") AS "end" FROM jobs
-        WHERE day = '{day}' AND start IS NOT NULL{only} GROUP BY job_id)
+        r#"WITH runs AS (
+  SELECT job_id, restart_count, min(start) AS start, max("end") AS "end" FROM jobs
+  WHERE day = '{day}' AND start IS NOT NULL{only} GROUP BY job_id, restart_count
+),
+j AS (
+  SELECT job_id, restart_count,
+         CAST("end" AS BIGINT) - CAST(start AS BIGINT) > {twice_trim_us} AS trimmed,
+         start + INTERVAL '{trim_s} seconds' AS keep_from, "end" - INTERVAL '{trim_s} seconds' AS keep_to,
+         CASE WHEN row_number() OVER (PARTITION BY job_id ORDER BY start) > 1 THEN start END AS run_from,
+         lead(start) OVER (PARTITION BY job_id ORDER BY start) AS run_to
+  FROM runs
 )"#,
         twice_trim_us = 2 * trim_s * 1_000_000,
+    )
+}
+
+/// The condition that a sample of `telemetry` aliased `t` belongs to the run of [`day_jobs`]
+/// aliased `j` (its job id is matched apart).
+fn in_run(t: &str, j: &str) -> String {
+    format!(
+        "({j}.run_from IS NULL OR {t}.ts >= {j}.run_from) AND ({j}.run_to IS NULL OR {t}.ts < {j}.run_to)"
     )
 }
 
@@ -73,16 +89,17 @@ fn trimmed_samples(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String 
     format!(
         r#"{jobs},
 s AS (
-  SELECT CAST(t.job_id AS VARCHAR) AS job_id, CAST(t.node AS VARCHAR) AS node,
+  SELECT CAST(t.job_id AS VARCHAR) AS job_id, j.restart_count, CAST(t.node AS VARCHAR) AS node,
          CAST(t.metric AS VARCHAR) AS metric, t.ts, t.value, j.trimmed,
          NOT isnan(t.value) AND abs(t.value) <> CAST('Infinity' AS DOUBLE) AS finite
-  FROM telemetry t JOIN j ON CAST(t.job_id AS VARCHAR) = j.job_id
+  FROM telemetry t JOIN j ON CAST(t.job_id AS VARCHAR) = j.job_id AND {in_run}
   WHERE t.day = '{day}'
     AND (NOT j.trimmed OR (t.ts >= j.keep_from AND t.ts <= j.keep_to))
 ),
 f AS (SELECT * FROM s WHERE finite)"#,
         jobs = day_jobs(day, trim_s, only_jobs),
         day = day.format("%Y-%m-%d"),
+        in_run = in_run("t", "j"),
     )
 }
 
@@ -92,14 +109,15 @@ pub fn node_metric_sql(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> Str
     format!(
         r#"{samples},
 m AS (
-  SELECT job_id, node, metric, avg(value) AS mean FROM f GROUP BY job_id, node, metric
+  SELECT job_id, restart_count, node, metric, avg(value) AS mean FROM f
+  GROUP BY job_id, restart_count, node, metric
 ),
 bad AS (
-  SELECT job_id, node, metric, bool_or(trimmed) AS trimmed, count(*) AS n_nonfinite
-  FROM s WHERE NOT finite GROUP BY job_id, node, metric
+  SELECT job_id, restart_count, node, metric, bool_or(trimmed) AS trimmed, count(*) AS n_nonfinite
+  FROM s WHERE NOT finite GROUP BY job_id, restart_count, node, metric
 ),
 stats AS (
-  SELECT f.job_id, f.node, f.metric, bool_or(f.trimmed) AS trimmed, count(*) AS n,
+  SELECT f.job_id, f.restart_count, f.node, f.metric, bool_or(f.trimmed) AS trimmed, count(*) AS n,
          min(f.value) AS min, max(f.value) AS max, avg(f.value) AS mean,
          avg(power(f.value - m.mean, 2)) AS m2, avg(power(f.value - m.mean, 3)) AS m3,
          avg(power(f.value - m.mean, 4)) AS m4,
@@ -108,10 +126,13 @@ stats AS (
          percentile_cont(0.50) WITHIN GROUP (ORDER BY f.value) AS p50,
          percentile_cont(0.75) WITHIN GROUP (ORDER BY f.value) AS p75,
          percentile_cont(0.95) WITHIN GROUP (ORDER BY f.value) AS p95
-  FROM f JOIN m ON f.job_id = m.job_id AND f.node = m.node AND f.metric = m.metric
-  GROUP BY f.job_id, f.node, f.metric
+  FROM f JOIN m ON f.job_id = m.job_id AND f.restart_count = m.restart_count
+    AND f.node = m.node AND f.metric = m.metric
+  GROUP BY f.job_id, f.restart_count, f.node, f.metric
 )
-SELECT coalesce(st.job_id, b.job_id) AS job_id, coalesce(st.node, b.node) AS node,
+SELECT coalesce(st.job_id, b.job_id) AS job_id,
+       coalesce(st.restart_count, b.restart_count) AS restart_count,
+       coalesce(st.node, b.node) AS node,
        coalesce(st.metric, b.metric) AS metric,
        CAST(coalesce(st.n, 0) AS BIGINT UNSIGNED) AS n,
        CAST(coalesce(b.n_nonfinite, 0) AS BIGINT UNSIGNED) AS n_nonfinite,
@@ -122,8 +143,9 @@ SELECT coalesce(st.job_id, b.job_id) AS job_id, coalesce(st.node, b.node) AS nod
        CASE WHEN st.m2 > 0 AND st.min < st.max THEN st.m4 / (st.m2 * st.m2) - 3 END AS kurtosis,
        st.p05, st.p25, st.p50, st.p75, st.p95
 FROM stats st FULL OUTER JOIN bad b
-  ON st.job_id = b.job_id AND st.node = b.node AND st.metric = b.metric
-ORDER BY job_id, node, metric"#,
+  ON st.job_id = b.job_id AND st.restart_count = b.restart_count AND st.node = b.node
+    AND st.metric = b.metric
+ORDER BY job_id, restart_count, node, metric"#,
         samples = trimmed_samples(day, trim_s, only_jobs),
     )
 }
@@ -215,18 +237,21 @@ fn describe_with(
         r#"{jobs},
 k AS (SELECT j.*, arrow_cast(j.job_id, 'Dictionary(Int32, Utf8)') AS job_key FROM j),
 g AS (
-  SELECT t.job_id AS job_key, t.node, t.metric, js_describe(t.ts, t.value) AS d{extra_in_groups}
-  FROM telemetry t JOIN k ON t.job_id = k.job_key
+  SELECT t.job_id AS job_key, k.restart_count AS run, t.node, t.metric,
+         js_describe(t.ts, t.value) AS d{extra_in_groups}
+  FROM telemetry t JOIN k ON t.job_id = k.job_key AND {in_run}
   WHERE t.day = '{day}'
     AND (NOT k.trimmed OR (t.ts >= k.keep_from AND t.ts <= k.keep_to))
-  GROUP BY t.job_id, t.node, t.metric
+  GROUP BY t.job_id, k.restart_count, t.node, t.metric
 )
-SELECT k.job_id, CAST(g.node AS VARCHAR) AS node, CAST(g.metric AS VARCHAR) AS metric, {figures}{extra_out}
-FROM g JOIN k ON g.job_key = k.job_key
-ORDER BY job_id, node, metric"#,
+SELECT k.job_id, k.restart_count, CAST(g.node AS VARCHAR) AS node, CAST(g.metric AS VARCHAR) AS metric,
+       {figures}{extra_out}
+FROM g JOIN k ON g.job_key = k.job_key AND g.run = k.restart_count
+ORDER BY job_id, restart_count, node, metric"#,
         jobs = day_jobs(day, trim_s, only_jobs),
         day = day.format("%Y-%m-%d"),
         figures = figures.join(", "),
+        in_run = in_run("t", "k"),
     )
 }
 
@@ -282,10 +307,11 @@ k AS (SELECT j.*, arrow_cast(j.job_id, 'Dictionary(Int32, Utf8)') AS job_key FRO
 SELECT CAST(sum(CASE WHEN k.job_key IS NULL THEN 1 ELSE 0 END) AS BIGINT) AS unattributed,
        CAST(sum(CASE WHEN k.trimmed AND (t.ts < k.keep_from OR t.ts > k.keep_to) THEN 1 ELSE 0 END)
             AS BIGINT) AS trimmed_away
-FROM telemetry t LEFT JOIN k ON t.job_id = k.job_key
+FROM telemetry t LEFT JOIN k ON t.job_id = k.job_key AND {in_run}
 WHERE t.day = '{day}'"#,
         jobs = day_jobs(day, trim_s, &[]),
         day = day.format("%Y-%m-%d"),
+        in_run = in_run("t", "k"),
     )
 }
 
@@ -294,20 +320,23 @@ WHERE t.day = '{day}'"#,
 fn imbalance_ctes(bin_s: u64) -> String {
     format!(
         r#"binned AS (
-  SELECT job_id, metric, node, date_bin(INTERVAL '{bin_s} seconds', ts) AS bin, avg(value) AS v
-  FROM f GROUP BY job_id, metric, node, date_bin(INTERVAL '{bin_s} seconds', ts)
+  SELECT job_id, restart_count, metric, node, date_bin(INTERVAL '{bin_s} seconds', ts) AS bin, avg(value) AS v
+  FROM f GROUP BY job_id, restart_count, metric, node, date_bin(INTERVAL '{bin_s} seconds', ts)
 ),
 peak AS (
-  SELECT job_id, metric, bin, max(v) AS top FROM binned GROUP BY job_id, metric, bin
+  SELECT job_id, restart_count, metric, bin, max(v) AS top FROM binned
+  GROUP BY job_id, restart_count, metric, bin
 ),
 behind AS (
-  SELECT b.job_id, b.metric, b.node, avg((p.top - b.v) / p.top) AS behind
-  FROM binned b JOIN peak p ON b.job_id = p.job_id AND b.metric = p.metric AND b.bin = p.bin
+  SELECT b.job_id, b.restart_count, b.metric, b.node, avg((p.top - b.v) / p.top) AS behind
+  FROM binned b JOIN peak p ON b.job_id = p.job_id AND b.restart_count = p.restart_count
+    AND b.metric = p.metric AND b.bin = p.bin
   WHERE p.top > 0
-  GROUP BY b.job_id, b.metric, b.node
+  GROUP BY b.job_id, b.restart_count, b.metric, b.node
 ),
 imbalance AS (
-  SELECT job_id, metric, max(behind) AS imbalance FROM behind GROUP BY job_id, metric
+  SELECT job_id, restart_count, metric, max(behind) AS imbalance FROM behind
+  GROUP BY job_id, restart_count, metric
 )"#
     )
 }
@@ -322,21 +351,23 @@ pub fn across_nodes_sql(day: NaiveDate, trim_s: u64, bin_s: u64, only_jobs: &[St
         r#"{samples},
 {imbalance},
 per_node AS (
-  SELECT job_id, metric, node, avg(value) AS mean, min(value) AS min, max(value) AS max
-  FROM f GROUP BY job_id, metric, node
+  SELECT job_id, restart_count, metric, node, avg(value) AS mean, min(value) AS min,
+         max(value) AS max
+  FROM f GROUP BY job_id, restart_count, metric, node
 ),
 nodes AS (
-  SELECT job_id, metric, CAST(count(*) AS BIGINT UNSIGNED) AS nodes,
+  SELECT job_id, restart_count, metric, CAST(count(*) AS BIGINT UNSIGNED) AS nodes,
          avg(mean) AS mean, min(min) AS min, max(max) AS max,
          min(mean) AS node_mean_min, max(mean) AS node_mean_max,
          CASE WHEN avg(mean) <> 0 THEN stddev_pop(mean) / avg(mean) END AS node_cv
   FROM per_node
-  GROUP BY job_id, metric
+  GROUP BY job_id, restart_count, metric
 )
-SELECT n.job_id, n.metric, n.nodes, n.mean, n.min, n.max, n.node_mean_min, n.node_mean_max,
-       n.node_cv, i.imbalance
-FROM nodes n LEFT JOIN imbalance i ON n.job_id = i.job_id AND n.metric = i.metric
-ORDER BY n.job_id, n.metric"#,
+SELECT n.job_id, n.restart_count, n.metric, n.nodes, n.mean, n.min, n.max, n.node_mean_min,
+       n.node_mean_max, n.node_cv, i.imbalance
+FROM nodes n LEFT JOIN imbalance i
+  ON n.job_id = i.job_id AND n.restart_count = i.restart_count AND n.metric = i.metric
+ORDER BY n.job_id, n.restart_count, n.metric"#,
         samples = trimmed_samples(day, trim_s, only_jobs),
         imbalance = imbalance_ctes(bin_s),
     )

@@ -42,7 +42,9 @@ const BATCH_ROWS: usize = 64 * 1024;
 #[derive(Debug, Clone, Default)]
 pub struct JobMeta {
     pub job_id: String,
-    /// The run (Slurm's restart count); of several runs of one id, the one that ended last.
+    /// The run (Slurm's restart count). Each run of a requeued job is a `JobMeta` of its own; rows
+    /// of one id and one run (as the simulator writes a requeued job) are taken together, as the
+    /// one that ended last.
     pub restart_count: Option<u32>,
     pub start_us: i64,
     pub end_us: i64,
@@ -58,9 +60,9 @@ pub struct JobMeta {
     pub req_mem_mb: Option<u64>,
     pub time_limit_s: Option<u64>,
     pub gpus: Option<u32>,
-    /// Start of the run whose row this is (the run that ended last, for a job id with several):
-    /// the run the accounting figures and `neighbours` describe, whose own elapsed time seff
-    /// divides by.
+    /// Start of the row whose figures these are (the row that ended last, where rows of one run
+    /// were taken together): the run the accounting figures and `neighbours` describe, whose own
+    /// elapsed time seff divides by.
     pub run_start_us: i64,
     /// Slurm accounting's CPU time of the run, user + system over its steps, in seconds.
     pub acct_cpu_total_s: Option<f64>,
@@ -159,7 +161,7 @@ pub fn read_jobs_in(
     trim_s: u64,
     part: Option<&str>,
 ) -> Result<Vec<JobMeta>, FeaturesError> {
-    let mut by_id: HashMap<String, JobMeta> = HashMap::new();
+    let mut by_run: HashMap<(String, Option<u32>), JobMeta> = HashMap::new();
     for path in parts_in(data, Table::Jobs, day, part)? {
         let batches = reader(&path)?
             .build()
@@ -225,8 +227,8 @@ pub fn read_jobs_in(
                     lost_a_node: states.is_some_and(|s| s.is_valid(i) && s.value(i) == "NODE_FAIL"),
                     ..JobMeta::default()
                 };
-                by_id
-                    .entry(run.job_id.clone())
+                by_run
+                    .entry((run.job_id.clone(), run.restart_count))
                     .and_modify(|known| {
                         let start_us = known.start_us.min(run.start_us);
                         if run.end_us >= known.end_us {
@@ -243,7 +245,7 @@ pub fn read_jobs_in(
         }
     }
     let trim_us = trim_s as i64 * 1_000_000;
-    let mut jobs: Vec<JobMeta> = by_id.into_values().collect();
+    let mut jobs: Vec<JobMeta> = by_run.into_values().collect();
     for job in &mut jobs {
         job.trimmed = job.end_us - job.start_us > 2 * trim_us;
         (job.keep_from_us, job.keep_to_us) = if job.trimmed {
@@ -252,8 +254,39 @@ pub fn read_jobs_in(
             (i64::MIN, i64::MAX)
         };
     }
-    jobs.sort_by(|a, b| a.job_id.cmp(&b.job_id));
+    // A job id's runs next to each other, in the order they ran: `run_of` relies on it.
+    jobs.sort_by(|a, b| (&a.job_id, a.start_us).cmp(&(&b.job_id, b.start_us)));
     Ok(jobs)
+}
+
+/// Where each job id's runs are in `jobs` (sorted by [`read_jobs_in`]): for every index, the
+/// index one past the last run of its id. The samples of an id are handed to its runs by time.
+fn run_ends(jobs: &[JobMeta]) -> Vec<u32> {
+    let mut ends = vec![0u32; jobs.len()];
+    let mut first = 0;
+    for i in 1..=jobs.len() {
+        if i == jobs.len() || jobs[i].job_id != jobs[first].job_id {
+            ends[first..i].fill(i as u32);
+            first = i;
+        }
+    }
+    ends
+}
+
+/// The run of the id whose runs are `jobs[first..end]` that a sample at `t` belongs to: the
+/// last run that started at or before `t` (the first run for a sample before every start). The
+/// runs of a requeued job follow one another, so each run's samples lie between its start and
+/// the next run's; the features plan hands samples out by the same rule.
+fn run_of(jobs: &[JobMeta], first: u32, end: u32, t: i64) -> u32 {
+    let mut run = first;
+    for i in first + 1..end {
+        if jobs[i as usize].start_us <= t {
+            run = i;
+        } else {
+            break;
+        }
+    }
+    run
 }
 
 /// One row group of one telemetry file: the unit of parallel work.
@@ -317,14 +350,15 @@ fn translate(dict: &DictionaryArray<Int32Type>, mut lookup: impl FnMut(&str) -> 
     (0..values.len()).map(|i| lookup(values.value(i))).collect()
 }
 
-/// The row groups of every telemetry file and, per job (index into `jobs`), how many of them hold
-/// it. Reads only the `job_id` column.
+/// The row groups of every telemetry file and, per job id (index of its first run in `jobs`), how
+/// many of them hold it. Reads only the `job_id` column.
 pub fn plan(
     files: &[PathBuf],
     job_index: &HashMap<&str, u32>,
+    jobs: usize,
 ) -> Result<(Vec<Unit>, Vec<u32>), FeaturesError> {
     let mut units = Vec::new();
-    let mut holders = vec![0u32; job_index.len()];
+    let mut holders = vec![0u32; jobs];
     for path in files {
         let builder = reader(path)?;
         let groups = builder.metadata().num_row_groups();
@@ -336,7 +370,7 @@ pub fn plan(
                 .with_batch_size(BATCH_ROWS)
                 .build()
                 .map_err(|e| FeaturesError::read(path, e))?;
-            let mut seen = vec![false; job_index.len()];
+            let mut seen = vec![false; jobs];
             for batch in batches {
                 let batch = batch.map_err(|e| FeaturesError::read(path, e))?;
                 let dict = dictionary(&batch, "job_id", path)?;
@@ -414,6 +448,7 @@ impl Grouping {
 fn scan_unit(
     unit: &Unit,
     jobs: &[JobMeta],
+    ends: &[u32],
     job_index: &HashMap<&str, u32>,
     names: &Mutex<Names>,
 ) -> Result<UnitSamples, FeaturesError> {
@@ -454,14 +489,16 @@ fn scan_unit(
             metric_dict.keys().values(),
         );
         for row in 0..batch.num_rows() {
-            let job = job_of[job_keys[row] as usize];
-            if job == u32::MAX {
+            let first = job_of[job_keys[row] as usize];
+            if first == u32::MAX {
                 unattributed += 1;
                 continue;
             }
-            seen[job as usize] = true;
+            let (t, end) = (ts[row], ends[first as usize]);
+            // Every run of the id is seen: each row group holding the id finishes a share of each.
+            seen[first as usize..end as usize].fill(true);
+            let job = run_of(jobs, first, end, t);
             let meta = &jobs[job as usize];
-            let t = ts[row];
             if t < meta.keep_from_us || t > meta.keep_to_us {
                 trimmed_away += 1;
                 continue;
@@ -501,21 +538,29 @@ pub struct ScanCounts {
     pub trimmed_away: u64,
 }
 
-/// Runs the pass: every job of `jobs` is handed to `finalize` exactly once, with its samples per
-/// (node, metric) name, as soon as all of them have been read. `progress(done, total)` is called
-/// after each row group.
+/// Runs the pass: every run of `jobs` (as [`read_jobs_in`] gives them) is handed to `finalize`
+/// exactly once, with its samples per (node, metric) name, as soon as all of them have been read.
+/// `progress(done, total)` is called after each row group.
 pub fn run<R: Send>(
     files: &[PathBuf],
     jobs: &[JobMeta],
     finalize: impl Fn(&JobMeta, Vec<NamedSeries>) -> R + Sync,
     progress: impl Fn(usize, usize) + Sync,
 ) -> Result<(Vec<R>, ScanCounts), FeaturesError> {
+    let ends = run_ends(jobs);
+    // Each id to its first run (the index `plan` counts under).
     let job_index: HashMap<&str, u32> = jobs
         .iter()
         .enumerate()
+        .rev()
         .map(|(i, j)| (j.job_id.as_str(), i as u32))
         .collect();
-    let (units, holders) = plan(files, &job_index)?;
+    let (units, mut holders) = plan(files, &job_index, jobs.len())?;
+    // A run waits for every row group that holds its id.
+    for (i, job) in jobs.iter().enumerate() {
+        let first = job_index[job.job_id.as_str()] as usize;
+        holders[i] = holders[first];
+    }
     let names = Mutex::new(Names::default());
     let waiting: Mutex<HashMap<u32, (u32, JobSamples)>> = Mutex::new(HashMap::new());
     let results = Mutex::new(Vec::with_capacity(jobs.len()));
@@ -545,7 +590,7 @@ pub fn run<R: Send>(
             .push(result);
     };
     units.par_iter().try_for_each(|unit| {
-        let read = scan_unit(unit, jobs, &job_index, &names)?;
+        let read = scan_unit(unit, jobs, &ends, &job_index, &names)?;
         {
             let mut counts = counts.lock().unwrap_or_else(|e| e.into_inner());
             counts.unattributed += read.unattributed;
@@ -592,4 +637,45 @@ pub fn run<R: Send>(
     let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     let counts = *counts.lock().unwrap_or_else(|e| e.into_inner());
     Ok((results, counts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(id: &str, start_us: i64) -> JobMeta {
+        JobMeta {
+            job_id: id.into(),
+            start_us,
+            ..JobMeta::default()
+        }
+    }
+
+    /// A sample goes to the last run of its id that started at or before it: the first run
+    /// takes what came before every start and what fell between it and the next run.
+    #[test]
+    fn samples_go_to_the_run_under_way_at_their_time() {
+        let jobs = [
+            run("a", 0),
+            run("b", 100),
+            run("b", 500),
+            run("b", 900),
+            run("c", 0),
+        ];
+        assert_eq!(run_ends(&jobs), [1, 4, 4, 4, 5]);
+        let of = |t| run_of(&jobs, 1, 4, t);
+        assert_eq!(
+            [
+                of(50),
+                of(100),
+                of(499),
+                of(500),
+                of(899),
+                of(900),
+                of(5000)
+            ],
+            [1, 1, 1, 2, 2, 3, 3]
+        );
+        assert_eq!(run_of(&jobs, 0, 1, 10_000), 0);
+    }
 }

@@ -79,6 +79,7 @@ pub fn read_jobs(
 ) -> Result<Vec<JobReport>, NotifyError> {
     let days = |table: &str| format!("{table}day >= '{first}' AND {table}day <= '{last}'");
     let now_s = now.timestamp();
+    let same = jobsight_warehouse::catalog::same_run("s", "j");
     let jobs_sql = format!(
         "SELECT j.job_id, j.cluster, j.user, j.account, j.name, j.state, j.partition, j.nodes, \
          CAST(j.cpus AS BIGINT) AS cpus, j.start, j.\"end\", \
@@ -88,7 +89,7 @@ pub fn read_jobs(
          CAST(j.num_nodes AS BIGINT) AS num_nodes, CAST(j.gpus AS BIGINT) AS gpus, \
          CAST(j.req_mem_mb AS BIGINT) AS req_mem_mb, CAST(j.time_limit_s AS BIGINT) AS time_limit_s, \
          s.mem_used_max_mb, s.cpu_used_cores, s.gpu_util \
-         FROM jobs j LEFT JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day \
+         FROM jobs j LEFT JOIN job_summary s ON {same} \
          WHERE {} AND j.\"end\" <= to_timestamp_seconds({now_s})",
         days("j.")
     );

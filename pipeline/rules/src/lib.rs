@@ -90,6 +90,16 @@ pub struct NodeSeries {
     pub cliff_at: Option<i64>,
 }
 
+/// A run number (`restart_count`) as a table gives it: a whole number at least 0, or none.
+pub(crate) fn run_number(value: Option<&Value>) -> Option<u32> {
+    match value {
+        Some(Value::Num(n)) if *n >= 0.0 && n.fract() == 0.0 && *n <= f64::from(u32::MAX) => {
+            Some(*n as u32)
+        }
+        _ => None,
+    }
+}
+
 /// Everything known about one job.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct JobData {
@@ -483,13 +493,9 @@ pub(crate) fn judge(
     let classes = classes_of(&context(&levels, &[]), judgeable);
     let mut ctx = context(&levels, &classes);
     let (findings, not_applicable) = rule_findings(&mut ctx, settings, judgeable, judged);
-    let restart_count = match data.job.get("restart_count") {
-        Some(Value::Num(n)) if *n >= 0.0 && n.fract() == 0.0 => Some(*n as u32),
-        _ => None,
-    };
     Verdict {
         job_id: data.job_id.clone(),
-        restart_count,
+        restart_count: run_number(data.job.get("restart_count")),
         judgeable,
         classes,
         thresholds,

@@ -31,6 +31,7 @@ impl EmailEffect {
 /// The SQL of [`email_effect`]: the notifications ledger joined with the owners' jobs around
 /// their first email to them (a digest or a critical email that was sent).
 pub fn email_effect_sql(days: u32) -> String {
+    let same = jobsight_warehouse::catalog::same_run("s", "j");
     format!(
         r##"WITH mail AS (
     SELECT "user", min(sent_at) AS sent_at FROM notifications
@@ -38,7 +39,7 @@ pub fn email_effect_sql(days: u32) -> String {
     GROUP BY "user"
 ), judged AS (
     SELECT j."user", j.start, j."end", j.core_hours, s.cpu_eff
-    FROM jobs j JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day
+    FROM jobs j JOIN job_summary s ON {same}
     WHERE (s.judgeable OR s.cpu_eff_source = 'accounting') AND s.cpu_eff IS NOT NULL
       AND j.core_hours > 0
 ), around AS (

@@ -22,9 +22,12 @@ use crate::settings::Settings;
 /// covers the whole run whatever the telemetry); the idle core- and node-hours follow the CPU
 /// efficiency counted.
 pub fn summary_sql(settings: &Settings, from: NaiveDate, to: NaiveDate) -> String {
+    let same_run = jobsight_warehouse::catalog::same_run;
+    let (same, same_f) = (same_run("s", "j"), same_run("f", "j"));
     format!(
         r##"WITH f AS (
-    SELECT job_id, day, count(*) AS findings FROM findings GROUP BY job_id, day
+    SELECT job_id, day, restart_count, count(*) AS findings FROM findings
+    GROUP BY job_id, day, restart_count
 ), p AS (
     SELECT job_id, day,
         max(CASE WHEN verdict NOT IN ('healthy', 'unknown', 'not-judged') THEN 1 ELSE 0 END) AS anomalous
@@ -45,8 +48,8 @@ pub fn summary_sql(settings: &Settings, from: NaiveDate, to: NaiveDate) -> Strin
         s.energy_kwh,
         coalesce(f.findings, 0) AS findings, coalesce(p.anomalous, 0) AS anomalous
     FROM jobs j
-    LEFT JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day
-    LEFT JOIN f ON f.job_id = j.job_id AND f.day = j.day
+    LEFT JOIN job_summary s ON {same}
+    LEFT JOIN f ON {same_f}
     LEFT JOIN p ON p.job_id = j.job_id AND p.day = j.day
     WHERE j.day >= '{from}' AND j.day <= '{to}'
 )

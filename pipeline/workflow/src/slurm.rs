@@ -285,11 +285,11 @@ pub async fn read_jobs(
     }
     let (summary_join, cores) = if Table::JobSummary.dir(data).is_dir() {
         (
-            "LEFT JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day",
+            format!("LEFT JOIN job_summary s ON {}", catalog::same_run("s", "j")),
             "s.cpu_used_cores",
         )
     } else {
-        ("", "CAST(NULL AS DOUBLE)")
+        (String::new(), "CAST(NULL AS DOUBLE)")
     };
     let sql = format!(
         "SELECT j.cluster, j.job_id, j.array_job_id, CAST(j.array_task_id AS BIGINT) AS array_task_id, \

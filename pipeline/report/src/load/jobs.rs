@@ -27,6 +27,17 @@ impl Scope {
         }
         f
     }
+
+    /// [`Scope::filter`], keeping of a per-run table (`classes`, `thresholds`, `features_job`,
+    /// `features`) each job's last run (its highest `restart_count`), as the pages show a
+    /// requeued job, and the rows written before runs were recorded.
+    fn last_run(&self, alias: &str) -> String {
+        format!(
+            "{} AND ({alias}.restart_count IS NULL OR {alias}.restart_count = \
+             (SELECT max(r.restart_count) FROM jobs r WHERE r.job_id = {alias}.job_id AND r.day = {alias}.day))",
+            self.filter(alias)
+        )
+    }
 }
 
 /// One job's accounting, as the `jobs` view has it.
@@ -322,7 +333,7 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
     .await?;
     let sql = format!(
         "SELECT * FROM classes x WHERE {} ORDER BY x.job_id, x.class",
-        scope.filter("x")
+        scope.last_run("x")
     );
     each_row(ctx, &sql, |c, i| {
         f.classes
@@ -331,7 +342,7 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
             .push((text(c, "class", i), text(c, "name", i)));
     })
     .await?;
-    let sql = format!("SELECT * FROM thresholds x WHERE {}", scope.filter("x"));
+    let sql = format!("SELECT * FROM thresholds x WHERE {}", scope.last_run("x"));
     each_row(ctx, &sql, |c, i| {
         let row = ThresholdFacts::read(c, i);
         f.thresholds
@@ -367,7 +378,7 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
     .await?;
     let sql = format!(
         "SELECT job_id, metric, mean FROM features_job x WHERE {}",
-        scope.filter("x")
+        scope.last_run("x")
     );
     each_row(ctx, &sql, |c, i| {
         if let Some(mean) = c.float("mean", i) {
@@ -393,7 +404,7 @@ async fn per_node(
     let sql = format!(
         "SELECT x.job_id, x.node, x.metric, x.mean, x.max FROM features x WHERE {} AND x.metric IN ({}) \
          AND x.job_id IN (SELECT j.job_id FROM jobs j WHERE {} AND j.num_nodes > 1)",
-        scope.filter("x"),
+        scope.last_run("x"),
         metrics.join(", "),
         scope.filter("j")
     );

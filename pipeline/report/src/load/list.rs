@@ -178,13 +178,17 @@ pub async fn list(
 ) -> Result<(Vec<ListedJob>, bool), QueryError> {
     let range = format!("day >= '{}' AND day <= '{}'", q.from, q.to);
     let order = if q.descending { "DESC" } else { "ASC" };
+    let (same, same_x) = (
+        jobsight_warehouse::catalog::same_run("s", "j"),
+        jobsight_warehouse::catalog::same_run("x", "j"),
+    );
     let sql = format!(
         "SELECT j.cluster, j.job_id, CAST(j.day AS VARCHAR) AS day, j.\"user\", j.account, \
          j.\"partition\", j.name, j.state, j.elapsed_s, j.core_hours, s.cpu_eff, s.mem_eff, \
          coalesce(x.n, 0) AS findings, p.verdict \
-         FROM jobs j LEFT JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day AND s.judgeable \
-         LEFT JOIN (SELECT job_id, day, count(*) AS n FROM findings WHERE {range} GROUP BY 1, 2) x \
-           ON x.job_id = j.job_id AND x.day = j.day \
+         FROM jobs j LEFT JOIN job_summary s ON {same} AND s.judgeable \
+         LEFT JOIN (SELECT job_id, day, restart_count, count(*) AS n FROM findings WHERE {range} GROUP BY 1, 2, 3) x \
+           ON {same_x} \
          LEFT JOIN (SELECT job_id, day, \
              coalesce(max(CASE WHEN verdict <> 'healthy' THEN verdict END), max(verdict)) AS verdict \
              FROM predictions WHERE {range} GROUP BY 1, 2) p ON p.job_id = j.job_id AND p.day = j.day \

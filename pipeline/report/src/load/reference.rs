@@ -99,12 +99,16 @@ pub async fn healthy(
     day: NaiveDate,
 ) -> Result<(Vec<HealthyRun>, HealthyBands), QueryError> {
     let from = day - chrono::Days::new(HISTORY_DAYS);
+    let (same, same_x) = (
+        jobsight_warehouse::catalog::same_run("s", "j"),
+        jobsight_warehouse::catalog::same_run("x", "j"),
+    );
     let healthy = format!(
         "SELECT j.job_id, j.day, j.\"user\", j.name, j.\"end\" FROM jobs j \
-         JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day \
-         LEFT JOIN (SELECT job_id, day, count(*) AS n FROM findings \
-             WHERE day >= '{from}' AND day <= '{day}' GROUP BY 1, 2) x \
-           ON x.job_id = j.job_id AND x.day = j.day \
+         JOIN job_summary s ON {same} \
+         LEFT JOIN (SELECT job_id, day, restart_count, count(*) AS n FROM findings \
+             WHERE day >= '{from}' AND day <= '{day}' GROUP BY 1, 2, 3) x \
+           ON {same_x} \
          LEFT JOIN (SELECT job_id, day, \
              max(CASE WHEN verdict = 'healthy' THEN 0 ELSE 1 END) AS bad FROM predictions \
              WHERE day >= '{from}' AND day <= '{day}' GROUP BY 1, 2) p \

@@ -7,6 +7,7 @@ use chrono::NaiveDate;
 use datafusion::prelude::SessionContext;
 
 use super::sql::{HISTORY_DAYS, each_row, text};
+use jobsight_warehouse::catalog::same_run;
 use jobsight_warehouse::query::QueryError;
 
 /// A user's jobs of the [`HISTORY_DAYS`] up to `day`: per day, jobs, jobs with findings, and CPU
@@ -52,6 +53,7 @@ pub async fn user_histories(
     only: Option<&str>,
 ) -> Result<HashMap<(String, String), UserHistory>, QueryError> {
     let from = day - chrono::Days::new(HISTORY_DAYS);
+    let (same, same_x, same_f) = (same_run("s", "j"), same_run("x", "j"), same_run("f", "j"));
     let of_user = |alias: &str| {
         only.map_or(String::new(), |u| {
             format!(
@@ -73,9 +75,9 @@ pub async fn user_histories(
         "SELECT j.cluster, j.\"user\", j.day, count(*) AS jobs, \
          sum(CASE WHEN x.n > 0 THEN 1 ELSE 0 END) AS flagged, \
          sum(s.cpu_eff * j.core_hours) / sum(CASE WHEN s.cpu_eff IS NOT NULL THEN j.core_hours END) AS eff \
-         FROM jobs j LEFT JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day AND s.judgeable \
-         LEFT JOIN (SELECT job_id, day, count(*) AS n FROM findings WHERE {} GROUP BY 1, 2) x \
-           ON x.job_id = j.job_id AND x.day = j.day \
+         FROM jobs j LEFT JOIN job_summary s ON {same} AND s.judgeable \
+         LEFT JOIN (SELECT job_id, day, restart_count, count(*) AS n FROM findings WHERE {} GROUP BY 1, 2, 3) x \
+           ON {same_x} \
          WHERE {} GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
         range(""),
         range("j.")
@@ -94,7 +96,7 @@ pub async fn user_histories(
     .await?;
     let sql = format!(
         "SELECT j.cluster, j.\"user\", f.title, count(*) AS n, max(f.day) AS last \
-         FROM findings f JOIN jobs j ON j.job_id = f.job_id AND j.day = f.day \
+         FROM findings f JOIN jobs j ON {same_f} \
          WHERE {}{} GROUP BY 1, 2, 3 ORDER BY 1, 2, n DESC, 3",
         range("f."),
         of_user("j.")
@@ -113,9 +115,9 @@ pub async fn user_histories(
     let sql = format!(
         "SELECT j.cluster, j.\"user\", j.job_id, j.day, j.name, j.state, j.elapsed_s, \
          s.cpu_eff, s.mem_eff, coalesce(x.n, 0) AS findings, p.verdict \
-         FROM jobs j LEFT JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day AND s.judgeable \
-         LEFT JOIN (SELECT job_id, day, count(*) AS n FROM findings WHERE {} GROUP BY 1, 2) x \
-           ON x.job_id = j.job_id AND x.day = j.day \
+         FROM jobs j LEFT JOIN job_summary s ON {same} AND s.judgeable \
+         LEFT JOIN (SELECT job_id, day, restart_count, count(*) AS n FROM findings WHERE {} GROUP BY 1, 2, 3) x \
+           ON {same_x} \
          LEFT JOIN (SELECT job_id, day, \
              coalesce(max(CASE WHEN verdict <> 'healthy' THEN verdict END), max(verdict)) AS verdict \
              FROM predictions WHERE {} GROUP BY 1, 2) p ON p.job_id = j.job_id AND p.day = j.day \
@@ -192,6 +194,7 @@ pub async fn jobs_between(
     limit: usize,
 ) -> Result<Vec<RecentJob>, QueryError> {
     let range = |alias: &str| format!("{alias}day >= '{from}' AND {alias}day <= '{to}'");
+    let (same, same_x) = (same_run("s", "j"), same_run("x", "j"));
     let of_user = user.map_or(String::new(), |u| {
         format!(
             " AND j.\"user\" = {}",
@@ -201,9 +204,9 @@ pub async fn jobs_between(
     let sql = format!(
         "SELECT j.\"user\", j.job_id, j.day, j.name, j.state, j.elapsed_s, \
          s.cpu_eff, s.mem_eff, coalesce(x.n, 0) AS findings, p.verdict \
-         FROM jobs j LEFT JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day \
-         LEFT JOIN (SELECT job_id, day, count(*) AS n FROM findings WHERE {} GROUP BY 1, 2) x \
-           ON x.job_id = j.job_id AND x.day = j.day \
+         FROM jobs j LEFT JOIN job_summary s ON {same} \
+         LEFT JOIN (SELECT job_id, day, restart_count, count(*) AS n FROM findings WHERE {} GROUP BY 1, 2, 3) x \
+           ON {same_x} \
          LEFT JOIN (SELECT job_id, day, \
              coalesce(max(CASE WHEN verdict <> 'healthy' THEN verdict END), max(verdict)) AS verdict \
              FROM predictions WHERE {} GROUP BY 1, 2) p ON p.job_id = j.job_id AND p.day = j.day \

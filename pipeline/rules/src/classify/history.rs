@@ -129,10 +129,11 @@ async fn earlier_runs(
 ) -> Result<BTreeMap<Key, Vec<Run>>, QueryError> {
     let users: BTreeSet<&str> = keys.iter().map(|k| k.1.as_str()).collect();
     let users: Vec<String> = users.into_iter().map(literal).collect();
+    let same = jobsight_warehouse::catalog::same_run("s", "j");
     let sql = format!(
         r#"SELECT j.cluster, j."user", j.name, j.job_id, j.day, j."end", j.elapsed_s, j.core_hours,
                   s.cpu_eff, s.mem_used_max_mb
-           FROM jobs j LEFT JOIN job_summary s ON s.job_id = j.job_id AND s.day = j.day
+           FROM jobs j LEFT JOIN job_summary s ON {same}
            WHERE j.day BETWEEN '{from}' AND '{to}' AND j.state = 'COMPLETED'
              AND j."user" IN ({})"#,
         users.join(", ")

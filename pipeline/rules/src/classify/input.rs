@@ -4,7 +4,9 @@
 //! Columns are read by name and converted by type (text, numbers, booleans; times as seconds
 //! since the epoch), so a column added to one of these tables becomes a variable without a change
 //! here. A job id that appears more than once in `jobs` (runs of a requeued job that ended the
-//! same day) is taken from the run that ended last, as the features are.
+//! same day) is one job to judge per run (`restart_count`), as the features are; a row of the
+//! other tables without a run (written before runs were recorded) belongs to the run that ended
+//! last.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
@@ -136,32 +138,60 @@ fn each_row(
     Ok(())
 }
 
-/// What the rules read of each job, gathered row by row from the four tables (files or batches).
+/// A job id and one of its runs (`restart_count`; `None` where the row has none).
+type RunKey = (String, Option<u32>);
+
+/// The run a row is about: its own `restart_count`, else (rows written before the run was
+/// recorded) the run of its id that ended last.
+fn run_of(columns: &Columns, i: usize, last: Option<&Option<u32>>) -> Option<u32> {
+    let own = columns.get("restart_count").map(|c| c.value(i));
+    crate::run_number(own.as_ref()).or(last.copied().flatten())
+}
+
+/// What the rules read of each run, gathered row by row from the four tables (files or batches).
 #[derive(Default)]
 struct Gathered {
-    jobs: BTreeMap<String, JobData>,
-    summaries: BTreeMap<String, BTreeMap<String, Value>>,
-    across: BTreeMap<String, BTreeMap<String, BTreeMap<String, f64>>>,
-    nodes: BTreeMap<String, BTreeMap<String, BTreeMap<String, NodeSeries>>>,
+    jobs: BTreeMap<RunKey, JobData>,
+    /// Each id's run that ended last (its end, its run): where a row without a run belongs.
+    last_run: BTreeMap<String, (f64, Option<u32>)>,
+    summaries: BTreeMap<RunKey, BTreeMap<String, Value>>,
+    across: BTreeMap<RunKey, BTreeMap<String, BTreeMap<String, f64>>>,
+    nodes: BTreeMap<RunKey, BTreeMap<String, BTreeMap<String, NodeSeries>>>,
 }
 
 impl Gathered {
-    /// A `jobs` row; of several runs of one id, the one that ended last.
+    /// A `jobs` row: each run of a requeued job is judged by itself. Rows of one id and one run
+    /// (as the simulator writes a requeued job) are taken together as the one that ended last,
+    /// with the earliest start, as the features take them.
     fn job(&mut self, columns: &Columns, i: usize, id: &str) {
         let row: BTreeMap<String, Value> = columns
             .iter()
             .map(|(name, c)| (name.clone(), c.value(i)))
             .collect();
+        self.insert_job(id, run_of(columns, i, None), row);
+    }
+
+    fn insert_job(&mut self, id: &str, run: Option<u32>, row: BTreeMap<String, Value>) {
         let end = |r: &BTreeMap<String, Value>| match r.get("end") {
             Some(Value::Num(e)) => *e,
             _ => f64::NEG_INFINITY,
         };
-        let entry = self.jobs.entry(id.to_string()).or_insert_with(|| JobData {
-            job_id: id.to_string(),
-            ..JobData::default()
-        });
-        if entry.job.is_empty() || end(&row) >= end(&entry.job) {
-            // The earliest start of the runs is kept, as the features do.
+        let row_end = end(&row);
+        let last = self
+            .last_run
+            .entry(id.to_string())
+            .or_insert((f64::NEG_INFINITY, run));
+        if row_end >= last.0 {
+            *last = (row_end, run);
+        }
+        let entry = self
+            .jobs
+            .entry((id.to_string(), run))
+            .or_insert_with(|| JobData {
+                job_id: id.to_string(),
+                ..JobData::default()
+            });
+        if entry.job.is_empty() || row_end >= end(&entry.job) {
             let start = match (entry.job.get("start"), row.get("start")) {
                 (Some(Value::Num(a)), Some(Value::Num(b))) => Some(Value::Num(a.min(*b))),
                 _ => None,
@@ -173,9 +203,15 @@ impl Gathered {
         }
     }
 
+    /// The run a row of another table belongs to.
+    fn key(&self, columns: &Columns, i: usize, id: &str) -> RunKey {
+        let last = self.last_run.get(id).map(|(_, run)| run);
+        (id.to_string(), run_of(columns, i, last))
+    }
+
     fn summary(&mut self, columns: &Columns, i: usize, id: &str) {
         self.summaries.insert(
-            id.to_string(),
+            self.key(columns, i, id),
             columns
                 .iter()
                 .filter(|(name, _)| name.as_str() != "job_id")
@@ -191,12 +227,14 @@ impl Gathered {
         let stats = columns
             .iter()
             .filter_map(|(name, c)| match c.value(i) {
-                Value::Num(v) if matches!(c, Column::Num(_)) => Some((name.clone(), v)),
+                Value::Num(v) if matches!(c, Column::Num(_)) && name != "restart_count" => {
+                    Some((name.clone(), v))
+                }
                 _ => None,
             })
             .collect();
         self.across
-            .entry(id.to_string())
+            .entry(self.key(columns, i, id))
             .or_default()
             .insert(metric.to_string(), stats);
     }
@@ -220,7 +258,7 @@ impl Gathered {
         series.rise_to = micros("rise_to");
         series.cliff_at = micros("cliff_at");
         self.nodes
-            .entry(id.to_string())
+            .entry(self.key(columns, i, id))
             .or_default()
             .entry(node.to_string())
             .or_default()
@@ -228,17 +266,18 @@ impl Gathered {
     }
 
     fn finish(mut self) -> Vec<JobData> {
-        for (id, job) in &mut self.jobs {
-            job.summary = self.summaries.remove(id).unwrap_or_default();
-            job.across = self.across.remove(id).unwrap_or_default();
-            job.nodes = self.nodes.remove(id).unwrap_or_default();
+        for (key, job) in &mut self.jobs {
+            job.summary = self.summaries.remove(key).unwrap_or_default();
+            job.across = self.across.remove(key).unwrap_or_default();
+            job.nodes = self.nodes.remove(key).unwrap_or_default();
         }
         self.jobs.into_values().collect()
     }
 }
 
-/// The day's jobs (all, or those in `only`) with everything the rules read, by job id; with
-/// `part`, only from that part's files (one job's, as the per-job path wrote them).
+/// The day's jobs (all, or those in `only`) with everything the rules read, one per run, by job
+/// id and run; with `part`, only from that part's files (one job's, as the per-job path wrote
+/// them).
 pub fn read_day(
     data: &Path,
     day: NaiveDate,
@@ -251,7 +290,7 @@ pub fn read_day(
     each_row(data, Table::Jobs, day, part, &wanted, |c, i, id| {
         g.job(c, i, id)
     })?;
-    let known: HashSet<String> = g.jobs.keys().cloned().collect();
+    let known: HashSet<String> = g.last_run.keys().cloned().collect();
     let known = |id: &str| known.contains(id);
     each_row(data, Table::JobSummary, day, part, &known, |c, i, id| {
         g.summary(c, i, id)
@@ -278,14 +317,7 @@ pub fn from_batches(
     label: &Path,
 ) -> Result<JobData, ClassifyError> {
     let mut g = Gathered::default();
-    g.jobs.insert(
-        job_id.to_string(),
-        JobData {
-            job_id: job_id.to_string(),
-            job,
-            ..JobData::default()
-        },
-    );
+    g.insert_job(job_id, crate::run_number(job.get("restart_count")), job);
     let wanted = |id: &str| id == job_id;
     each_row_of(summary, label, &wanted, &mut |c, i, id| g.summary(c, i, id))?;
     each_row_of(features_job, label, &wanted, &mut |c, i, id| {

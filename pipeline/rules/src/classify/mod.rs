@@ -201,6 +201,7 @@ pub fn batches(verdicts: &[Verdict], version: &str) -> Result<[RecordBatch; 3], 
         .flat_map(|v| {
             v.classes.iter().map(move |(class, name)| ClassRow {
                 job_id: v.job_id.clone(),
+                restart_count: v.restart_count,
                 class: class.clone(),
                 name: name.clone(),
                 rules_version: version.to_string(),
@@ -212,6 +213,7 @@ pub fn batches(verdicts: &[Verdict], version: &str) -> Result<[RecordBatch; 3], 
         .flat_map(|v| {
             v.thresholds.iter().map(move |t| ThresholdRow {
                 job_id: v.job_id.clone(),
+                restart_count: v.restart_count,
                 characteristic: t.characteristic.clone(),
                 title: t.title.clone(),
                 limits: t.limits.clone(),

@@ -334,6 +334,17 @@ pub enum CatalogError {
     Abandoned { table: &'static str },
 }
 
+/// The SQL condition joining rows of alias `a` (a per-run table: `job_summary`, `findings`,
+/// `features_job`, …) to the `jobs` row of alias `b` they are about: same job id, day and run. A
+/// requeued job has one `jobs` row per run that ended that day; a row of `a` without a run
+/// (written before runs were recorded) joins each of them, as it did then.
+pub fn same_run(a: &str, b: &str) -> String {
+    format!(
+        "{a}.job_id = {b}.job_id AND {a}.day = {b}.day \
+         AND ({a}.restart_count IS NULL OR {a}.restart_count = {b}.restart_count)"
+    )
+}
+
 /// The directory of one day's partition of a table.
 pub fn partition_dir(data: &Path, table: Table, day: NaiveDate) -> PathBuf {
     table

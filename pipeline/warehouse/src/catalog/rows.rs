@@ -306,6 +306,9 @@ table_row! {
     /// One row of `classes`: a job and a class it belongs to.
     ClassRow => Classes {
         job_id: String,
+        /// The run it is about (`jobs.restart_count`). Null in rows written before the run was
+        /// recorded.
+        restart_count: Option<u32>,
         class: String,
         name: String,
         rules_version: String,
@@ -316,6 +319,9 @@ table_row! {
     /// One row of `thresholds`: a job's main characteristic marked low / average / high.
     ThresholdRow => Thresholds {
         job_id: String,
+        /// The run it is about (`jobs.restart_count`). Null in rows written before the run was
+        /// recorded.
+        restart_count: Option<u32>,
         characteristic: String,
         title: String,
         limits: String,
@@ -448,8 +454,8 @@ table_row! {
     #[derive(Default)]
     JobSummaryRow => JobSummary {
         job_id: String,
-        /// The run it measures (`jobs.restart_count`; the last run where the whole day's features
-        /// took a requeued job's runs together). Null in rows written before it was recorded.
+        /// The run it measures (`jobs.restart_count`). Null in rows written before the run was
+        /// recorded.
         restart_count: Option<u32>,
         elapsed_s: f64,
         trimmed: bool,
@@ -512,6 +518,9 @@ table_row! {
     #[derive(Default)]
     FeaturesJobRow => FeaturesJob {
         job_id: String,
+        /// The run it measures (`jobs.restart_count`). Null in rows written before the run was
+        /// recorded.
+        restart_count: Option<u32>,
         metric: String,
         nodes: u64,
         mean: Option<f64>,
@@ -545,6 +554,8 @@ fn stat_arrays<const N: usize>(
 #[derive(Debug, Clone, PartialEq)]
 pub struct FeatureRow {
     pub job_id: String,
+    /// The run it measures (`jobs.restart_count`); null in rows written before it was recorded.
+    pub restart_count: Option<u32>,
     pub node: String,
     pub metric: String,
     pub n: u64,
@@ -560,6 +571,7 @@ impl FeatureRow {
     pub fn fields() -> Vec<Field> {
         let mut fields = vec![
             Field::new("job_id", String::data_type(), false),
+            Field::new("restart_count", u32::data_type(), true),
             Field::new("node", String::data_type(), false),
             Field::new("metric", String::data_type(), false),
             Field::new("n", u64::data_type(), false),
@@ -575,6 +587,7 @@ impl FeatureRow {
     pub fn batch(rows: &[FeatureRow]) -> Result<RecordBatch, ArrowError> {
         let mut columns = vec![
             Column::array(rows.iter().map(|r| &r.job_id)),
+            Column::array(rows.iter().map(|r| &r.restart_count)),
             Column::array(rows.iter().map(|r| &r.node)),
             Column::array(rows.iter().map(|r| &r.metric)),
             Column::array(rows.iter().map(|r| &r.n)),

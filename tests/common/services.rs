@@ -142,12 +142,18 @@ pub fn start_slurm_nodes(
     let guard = SlurmGuard;
     let started = Instant::now();
     let release = slurm_release();
+    // The tests, jobsight and the scripts they run call Slurm's commands by name: another
+    // release's must come first in PATH. Its directory is made by the start script below, so on a
+    // fresh machine it is not there yet: PATH is checked now, the commands once it has run.
+    let release_bin = format!("/var/tmp/jobsight-slurm/{release}/bin");
     if other_release() {
-        // The tests, jobsight and the scripts they run call Slurm's commands by name.
-        let sacct = sh("command -v sacct");
+        let path = std::env::var("PATH").unwrap_or_default();
+        let sacct_before = (path.split(':'))
+            .take_while(|dir| *dir != release_bin)
+            .find(|dir| Path::new(dir).join("sacct").exists());
         assert!(
-            sacct.trim() == format!("/var/tmp/jobsight-slurm/{release}/bin/sacct"),
-            "JOBSIGHT_SLURM_RELEASE={release} needs /var/tmp/jobsight-slurm/{release}/bin first in PATH (sacct is {sacct:?})"
+            path.split(':').any(|dir| dir == release_bin) && sacct_before.is_none(),
+            "JOBSIGHT_SLURM_RELEASE={release} needs {release_bin} first in PATH (PATH is {path:?})"
         );
     }
     let mut command = Command::new("bash");
@@ -162,6 +168,13 @@ pub fn start_slurm_nodes(
         command.env("SLURM_EPILOG", epilog);
     }
     run_ok(&mut command);
+    if other_release() {
+        let sacct = sh("command -v sacct");
+        assert!(
+            sacct.trim() == format!("{release_bin}/sacct"),
+            "Slurm {release} started, but sacct is {sacct:?}, not {release_bin}/sacct"
+        );
+    }
     eprintln!("slurm {release} up in {:.0?}", started.elapsed());
     guard
 }

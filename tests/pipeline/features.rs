@@ -478,4 +478,16 @@ fn each_run_of_a_requeued_job_is_described_and_judged_by_itself() {
         "SELECT DISTINCT restart_count FROM thresholds ORDER BY restart_count",
     );
     assert_eq!(classes.len(), 2, "{classes:?}");
+    // The job list's finding filter (`/jobs?finding=`) finds the run that has it, not its sibling.
+    let with_finding = common::sql_json(
+        JOBSIGHT,
+        &data,
+        &format!(
+            "SELECT j.restart_count FROM jobs j WHERE EXISTS \
+             (SELECT 1 FROM findings f WHERE {} AND f.rule = 'node-fail')",
+            catalog::same_run("f", "j")
+        ),
+    );
+    assert_eq!(with_finding.len(), 1, "{with_finding:?}");
+    assert_eq!(with_finding[0]["restart_count"], 0, "{with_finding:?}");
 }

@@ -635,10 +635,13 @@ pub fn compute_job(
         .filter(|j| j.job_id == job_id)
         .collect();
     if jobs.is_empty() {
-        // Not written by the per-job path under this name (imported in bulk, say): the day's.
+        // Not written by the per-job path under this name (imported in bulk, say): the day's,
+        // of a requeued job its run that ended last (the part is one run's).
         jobs = scan::read_jobs(data, day, settings.trim_s)?
             .into_iter()
             .filter(|j| j.job_id == job_id)
+            .max_by_key(|j| j.end_us)
+            .into_iter()
             .collect();
     }
     if jobs.is_empty() {

@@ -62,8 +62,9 @@ j AS (
   SELECT job_id, restart_count,
          CAST("end" AS BIGINT) - CAST(start AS BIGINT) > {twice_trim_us} AS trimmed,
          start + INTERVAL '{trim_s} seconds' AS keep_from, "end" - INTERVAL '{trim_s} seconds' AS keep_to,
-         CASE WHEN row_number() OVER (PARTITION BY job_id ORDER BY start) > 1 THEN start END AS run_from,
-         lead(start) OVER (PARTITION BY job_id ORDER BY start) AS run_to
+         CASE WHEN row_number() OVER (PARTITION BY job_id ORDER BY start, restart_count) > 1
+              THEN start END AS run_from,
+         lead(start) OVER (PARTITION BY job_id ORDER BY start, restart_count) AS run_to
   FROM runs
 )"#,
         twice_trim_us = 2 * trim_s * 1_000_000,
@@ -230,9 +231,10 @@ fn describe_with(
             _ => format!("d['{c}'] AS {c}"),
         })
         .collect();
-    // The samples are joined with the jobs and grouped on telemetry's own dictionary columns: no
-    // string is copied per sample, the join partitions by the grouping's first key, and no key
-    // comes from the grouped `j` (see `trimmed_samples` for why that matters).
+    // The samples are joined with the runs and grouped on telemetry's own dictionary columns: no
+    // string is copied per sample, and the join partitions by the grouping's first key. Of the
+    // keys, only the run comes from the grouped `j`, and it is half of `j`'s key (job id and run),
+    // so it decides no other column (see `trimmed_samples` for why that matters).
     format!(
         r#"{jobs},
 k AS (SELECT j.*, arrow_cast(j.job_id, 'Dictionary(Int32, Utf8)') AS job_key FROM j),

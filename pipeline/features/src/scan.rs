@@ -146,9 +146,10 @@ fn micros_type() -> DataType {
     DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
 }
 
-/// The day's jobs with a start time, keyed by id. A job id that appears more than once (runs of a
-/// requeued job ending the same day) covers the earliest start to the latest end; its request
-/// figures are those of the run that ended last.
+/// The day's runs with a start time, one per job id and run (`restart_count`), a job id's runs
+/// next to each other in the order they started. Rows of one id and one run (as the simulator
+/// writes a requeued job) cover the earliest start to the latest end, with the request figures of
+/// the row that ended last.
 pub fn read_jobs(data: &Path, day: NaiveDate, trim_s: u64) -> Result<Vec<JobMeta>, FeaturesError> {
     read_jobs_in(data, day, trim_s, None)
 }
@@ -254,8 +255,11 @@ pub fn read_jobs_in(
             (i64::MIN, i64::MAX)
         };
     }
-    // A job id's runs next to each other, in the order they ran: `run_of` relies on it.
-    jobs.sort_by(|a, b| (&a.job_id, a.start_us).cmp(&(&b.job_id, b.start_us)));
+    // A job id's runs next to each other, in the order they ran (runs that started together in
+    // the order of their runs, as the features SQL orders them): `run_of` relies on it.
+    jobs.sort_by(|a, b| {
+        (&a.job_id, a.start_us, a.restart_count).cmp(&(&b.job_id, b.start_us, b.restart_count))
+    });
     Ok(jobs)
 }
 

@@ -111,7 +111,8 @@ pub fn read_jobs(
         ))
     })?;
 
-    // A job id twice (runs of a requeued job): the run that ended last, as the features do.
+    // A job id twice (runs of a requeued job): the email reports the run that ended last, as the
+    // job page shows it, with the findings of every run of the id.
     let mut by_id: BTreeMap<String, JobReport> = BTreeMap::new();
     for batch in &jobs {
         let c = query::Columns::of(batch).map_err(|e| NotifyError::Input(e.to_string()))?;

@@ -11,19 +11,37 @@ use crate::model::predict::{JobPrediction, Models};
 use crate::rules::{RuleBook, Verdict};
 
 /// What the models' verdicts are combined with: each job's id, the anomaly types its rules
-/// found evidence of and the problems of its critical findings. The one place the rules' results reach the model stage.
+/// found evidence of and the problems of its critical findings. The one place the rules' results
+/// reach the model stage. The models judge a job id's windows, whatever run they came from, so
+/// the verdicts of a requeued job's runs give one evidence, of all of them.
 pub fn rule_evidence(
     book: &RuleBook,
     verdicts: &[Verdict],
 ) -> Vec<crate::model::predict::RuleEvidence> {
-    verdicts
-        .iter()
-        .map(|v| crate::model::predict::RuleEvidence {
-            job_id: v.job_id.clone(),
-            anomalies: v.anomalies(book),
-            critical: v.critical_problems(book),
-        })
-        .collect()
+    let mut evidence: Vec<crate::model::predict::RuleEvidence> = Vec::new();
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for v in verdicts {
+        let at = *index.entry(v.job_id.as_str()).or_insert_with(|| {
+            evidence.push(crate::model::predict::RuleEvidence {
+                job_id: v.job_id.clone(),
+                anomalies: Vec::new(),
+                critical: Vec::new(),
+            });
+            evidence.len() - 1
+        });
+        let e = &mut evidence[at];
+        for anomaly in v.anomalies(book) {
+            if !e.anomalies.contains(&anomaly) {
+                e.anomalies.push(anomaly);
+            }
+        }
+        for problem in v.critical_problems(book) {
+            if !e.critical.contains(&problem) {
+                e.critical.push(problem);
+            }
+        }
+    }
+    evidence
 }
 
 /// The models' verdicts on jobs the rules have judged, each joined with its rules' evidence
@@ -64,4 +82,57 @@ pub fn report_inputs(settings: &Settings) -> crate::report::Inputs {
         })
         .unwrap_or_default();
     crate::report::Inputs { importance }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Finding, Group, Severity};
+
+    fn verdict(run: u32, findings: &[(&str, Severity)]) -> Verdict {
+        Verdict {
+            job_id: "7".into(),
+            restart_count: Some(run),
+            findings: findings
+                .iter()
+                .map(|(rule, severity)| Finding {
+                    job_id: "7".into(),
+                    rule: rule.to_string(),
+                    title: String::new(),
+                    group: Group::Dynamics,
+                    severity: *severity,
+                    node: None,
+                    window: None,
+                    evidence: Vec::new(),
+                    message: String::new(),
+                    fix: String::new(),
+                    why: Vec::new(),
+                    tools: Vec::new(),
+                })
+                .collect(),
+            ..Verdict::default()
+        }
+    }
+
+    /// A requeued job's runs give the models one evidence, of both runs, each item once.
+    #[test]
+    fn the_runs_of_a_job_give_one_evidence() {
+        let book = RuleBook::load(None).unwrap();
+        let verdicts = [
+            verdict(0, &[("out-of-memory", Severity::Critical)]),
+            verdict(1, &[("memory-leak", Severity::Warning)]),
+            verdict(2, &[("memory-leak", Severity::Warning)]),
+        ];
+        let evidence = rule_evidence(&book, &verdicts);
+        assert_eq!(evidence.len(), 1);
+        assert_eq!(evidence[0].job_id, "7");
+        assert_eq!(
+            evidence[0].anomalies,
+            [("memory-leak".to_string(), "memleak".to_string())]
+        );
+        assert_eq!(
+            evidence[0].critical,
+            [("out-of-memory".to_string(), "out-of-memory".to_string())]
+        );
+    }
 }

@@ -164,7 +164,8 @@ fn conditions(q: &JobQuery) -> Vec<String> {
     }
     if !q.finding.is_empty() {
         out.push(format!(
-            "EXISTS (SELECT 1 FROM findings f WHERE f.job_id = j.job_id AND f.day = j.day AND f.rule = {})",
+            "EXISTS (SELECT 1 FROM findings f WHERE {} AND f.rule = {})",
+            jobsight_warehouse::catalog::same_run("f", "j"),
             literal(&q.finding)
         ));
     }

@@ -104,7 +104,7 @@ pub async fn healthy(
         jobsight_warehouse::catalog::same_run("x", "j"),
     );
     let healthy = format!(
-        "SELECT j.job_id, j.day, j.\"user\", j.name, j.\"end\" FROM jobs j \
+        "SELECT j.job_id, j.day, j.restart_count, j.\"user\", j.name, j.\"end\" FROM jobs j \
          JOIN job_summary s ON {same} \
          LEFT JOIN (SELECT job_id, day, restart_count, count(*) AS n FROM findings \
              WHERE day >= '{from}' AND day <= '{day}' GROUP BY 1, 2, 3) x \
@@ -136,6 +136,7 @@ pub async fn healthy(
     // One query per kind of group; a group's band of a metric needs MIN_REFERENCE_RUNS runs,
     // the cluster's takes any.
     let mut bands = HealthyBands::default();
+    let same_f = jobsight_warehouse::catalog::same_run("f", "h");
     for kind in [Group::Cluster, Group::Application, Group::User] {
         let (key, least) = match kind {
             Group::Cluster => ("'cluster'", 1),
@@ -146,7 +147,7 @@ pub async fn healthy(
             "SELECT {key} AS grp, f.metric, count(*) AS runs, \
              approx_percentile_cont(0.1) WITHIN GROUP (ORDER BY f.mean) AS lo, \
              approx_percentile_cont(0.9) WITHIN GROUP (ORDER BY f.mean) AS hi \
-             FROM features_job f JOIN ({healthy}) h ON h.job_id = f.job_id AND h.day = f.day \
+             FROM features_job f JOIN ({healthy}) h ON {same_f} \
              GROUP BY 1, f.metric HAVING count(*) >= {least}"
         );
         each_row(ctx, &sql, |c, i| {

@@ -37,6 +37,8 @@ pub const STANDS_OUT: f64 = 3.0;
 struct Run {
     job_id: String,
     day: String,
+    /// Which run of the job id (`restart_count`): a requeued job's runs have figures of their own.
+    restart_count: Option<u32>,
     end_us: i64,
     elapsed_s: Option<f64>,
     core_hours: Option<f64>,
@@ -131,8 +133,8 @@ async fn earlier_runs(
     let users: Vec<String> = users.into_iter().map(literal).collect();
     let same = jobsight_warehouse::catalog::same_run("s", "j");
     let sql = format!(
-        r#"SELECT j.cluster, j."user", j.name, j.job_id, j.day, j."end", j.elapsed_s, j.core_hours,
-                  s.cpu_eff, s.mem_used_max_mb
+        r#"SELECT j.cluster, j."user", j.name, j.job_id, j.day, j.restart_count, j."end", j.elapsed_s,
+                  j.core_hours, s.cpu_eff, s.mem_used_max_mb
            FROM jobs j LEFT JOIN job_summary s ON {same}
            WHERE j.day BETWEEN '{from}' AND '{to}' AND j.state = 'COMPLETED'
              AND j."user" IN ({})"#,
@@ -161,6 +163,9 @@ async fn earlier_runs(
             runs.entry(key).or_default().push(Run {
                 job_id,
                 day,
+                restart_count: c
+                    .int("restart_count", i)
+                    .and_then(|n| u32::try_from(n).ok()),
                 end_us,
                 elapsed_s: c.int("elapsed_s", i).map(|s| s as f64),
                 core_hours: c.float("core_hours", i),
@@ -175,20 +180,24 @@ async fn earlier_runs(
     Ok(runs)
 }
 
-/// Each earlier run's metric means, by job id and day, then metric.
+/// A run's key among the metric means: job id, day and run (`None` for rows written before runs
+/// were recorded).
+type MeansKey = (String, String, Option<u32>);
+
+/// Each earlier run's metric means, by job id, day and run, then metric.
 async fn metric_means(
     ctx: &SessionContext,
     from: NaiveDate,
     to: NaiveDate,
     ids: &BTreeSet<&str>,
-) -> Result<BTreeMap<(String, String), BTreeMap<String, f64>>, QueryError> {
-    let mut means: BTreeMap<(String, String), BTreeMap<String, f64>> = BTreeMap::new();
+) -> Result<BTreeMap<MeansKey, BTreeMap<String, f64>>, QueryError> {
+    let mut means: BTreeMap<MeansKey, BTreeMap<String, f64>> = BTreeMap::new();
     if ids.is_empty() {
         return Ok(means);
     }
     let ids: Vec<String> = ids.iter().map(|id| literal(id)).collect();
     let sql = format!(
-        "SELECT job_id, day, metric, mean FROM features_job \
+        "SELECT job_id, day, restart_count, metric, mean FROM features_job \
          WHERE day BETWEEN '{from}' AND '{to}' AND job_id IN ({})",
         ids.join(", ")
     );
@@ -201,7 +210,13 @@ async fn metric_means(
                 c.text("metric", i),
                 c.float("mean", i),
             ) {
-                means.entry((id, day)).or_default().insert(metric, mean);
+                let run = c
+                    .int("restart_count", i)
+                    .and_then(|n| u32::try_from(n).ok());
+                means
+                    .entry((id, day, run))
+                    .or_default()
+                    .insert(metric, mean);
             }
         }
     }
@@ -230,7 +245,7 @@ fn median(mut values: Vec<f64>) -> Option<f64> {
 fn figures(
     job: &JobData,
     chosen: &[&Run],
-    means: &BTreeMap<(String, String), BTreeMap<String, f64>>,
+    means: &BTreeMap<MeansKey, BTreeMap<String, f64>>,
 ) -> BTreeMap<String, Value> {
     let med = |f: fn(&Run) -> Option<f64>| {
         Value::from_opt(median(chosen.iter().filter_map(|r| f(r)).collect()))
@@ -244,7 +259,10 @@ fn figures(
     ]);
     let earlier: Vec<&BTreeMap<String, f64>> = chosen
         .iter()
-        .filter_map(|r| means.get(&(r.job_id.clone(), r.day.clone())))
+        .filter_map(|r| {
+            let of_run = |run| means.get(&(r.job_id.clone(), r.day.clone(), run));
+            of_run(r.restart_count).or_else(|| of_run(None))
+        })
         .collect();
     let difference = if job.across.is_empty() {
         "there is no telemetry of this run to compare".to_string()
@@ -498,6 +516,7 @@ mod tests {
         Run {
             job_id: id.into(),
             day: "2026-11-20".into(),
+            restart_count: Some(0),
             end_us,
             elapsed_s: Some(elapsed_s),
             core_hours: Some(elapsed_s / 3600.0),

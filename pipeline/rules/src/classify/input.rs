@@ -162,7 +162,7 @@ struct Gathered {
 impl Gathered {
     /// A `jobs` row: each run of a requeued job is judged by itself. Rows of one id and one run
     /// (as the simulator writes a requeued job) are taken together as the one that ended last,
-    /// with the earliest start, as the features take them.
+    /// with the earliest start of the rows, as the features take them.
     fn job(&mut self, columns: &Columns, i: usize, id: &str) {
         let row: BTreeMap<String, Value> = columns
             .iter()
@@ -191,15 +191,15 @@ impl Gathered {
                 job_id: id.to_string(),
                 ..JobData::default()
             });
+        let start = match (entry.job.get("start"), row.get("start")) {
+            (Some(Value::Num(a)), Some(Value::Num(b))) => Some(Value::Num(a.min(*b))),
+            _ => None,
+        };
         if entry.job.is_empty() || row_end >= end(&entry.job) {
-            let start = match (entry.job.get("start"), row.get("start")) {
-                (Some(Value::Num(a)), Some(Value::Num(b))) => Some(Value::Num(a.min(*b))),
-                _ => None,
-            };
             entry.job = row;
-            if let Some(start) = start {
-                entry.job.insert("start".into(), start);
-            }
+        }
+        if let Some(start) = start {
+            entry.job.insert("start".into(), start);
         }
     }
 

@@ -435,12 +435,23 @@ fn each_run_of_a_requeued_job_is_described_and_judged_by_itself() {
     for s in (700..=1300).step_by(20) {
         t.push("r", "n1", "cpu_util", s * 1_000_000, 0.9);
     }
+    // A second series, for the anomaly score (it learns from two varying metrics or more).
+    for s in (0..=1300).step_by(20) {
+        t.push(
+            "r",
+            "n1",
+            "mem_used_bytes",
+            s * 1_000_000,
+            1e9 + (s % 120) as f64 * 1e6,
+        );
+    }
     catalog::write_part(&data, Table::Telemetry, day, "t", &[t.finish().unwrap()]).unwrap();
 
     let (single, said) = features_by(&data, "single-pass", &[]);
     assert!(said.contains("features of 2 job(s)"), "{said}");
     let means: Vec<(i64, f64)> = single[0]
         .iter()
+        .filter(|r| r["metric"] == "cpu_util")
         .map(|r| {
             (
                 r["restart_count"].as_i64().unwrap(),
@@ -454,7 +465,8 @@ fn each_run_of_a_requeued_job_is_described_and_judged_by_itself() {
         .map(|r| r["restart_count"].as_i64())
         .collect();
     assert_eq!(summary_runs, [Some(0), Some(1)]);
-    assert_eq!(agreement::agree_with_reference(&data, day, 60, &[]), 2);
+    // Two metrics of each of the two runs.
+    assert_eq!(agreement::agree_with_reference(&data, day, 60, &[]), 4);
     let (plan, _) = features_by(&data, "plan", &[]);
     assert_same_features(&single, &plan, "a requeued job");
 
@@ -490,4 +502,55 @@ fn each_run_of_a_requeued_job_is_described_and_judged_by_itself() {
     );
     assert_eq!(with_finding.len(), 1, "{with_finding:?}");
     assert_eq!(with_finding[0]["restart_count"], 0, "{with_finding:?}");
+    the_models_judge_each_run_by_itself(&data, tmp.path());
+}
+
+/// The models' windows of a requeued job carry their run and lie inside it; the verdicts are one
+/// per run, each counting its own run's windows.
+fn the_models_judge_each_run_by_itself(data: &Path, work: &Path) {
+    let jobsight = || {
+        let mut c = Command::new(JOBSIGHT);
+        c.arg("--data").arg(data);
+        c
+    };
+    common::run_ok(jobsight().args(["features", "--windows", "60:15"]));
+    let windows = common::sql_json(
+        JOBSIGHT,
+        data,
+        "SELECT restart_count, count(*) AS n, min(window_start) AS first, \
+         max(window_end) AS last FROM windows WHERE metric = 'cpu_util' \
+         GROUP BY restart_count ORDER BY restart_count",
+    );
+    assert_eq!(windows.len(), 2, "{windows:?}");
+    assert_eq!(windows[0]["restart_count"], 0, "{windows:?}");
+    assert!(
+        windows[0]["last"].as_str().unwrap() <= "1970-01-01T00:08:20",
+        "run 0 ends at 500 s: {windows:?}"
+    );
+    assert!(
+        windows[1]["first"].as_str().unwrap() >= "1970-01-01T00:11:40",
+        "run 1 starts at 700 s: {windows:?}"
+    );
+    let model = work.join("score.model");
+    common::run_ok(
+        jobsight()
+            .args(["model", "train", "--kind", "unsupervised", "--out"])
+            .arg(&model),
+    );
+    common::run_ok(
+        jobsight()
+            .arg("classify")
+            .arg("--anomaly-model")
+            .arg(&model),
+    );
+    let verdicts = common::sql_json(
+        JOBSIGHT,
+        data,
+        "SELECT restart_count, windows FROM predictions ORDER BY restart_count",
+    );
+    assert_eq!(verdicts.len(), 2, "{verdicts:?}");
+    for (run, (verdict, windows)) in verdicts.iter().zip(&windows).enumerate() {
+        assert_eq!(verdict["restart_count"], run, "{verdicts:?}");
+        assert_eq!(verdict["windows"], windows["n"], "{verdicts:?} {windows:?}");
+    }
 }

@@ -315,6 +315,7 @@ pub fn windows_batch(jobs: &[JobFeatures]) -> Result<RecordBatch, ArrowError> {
             let p = &s.percentiles;
             WindowRow {
                 job_id: j.job_id.clone(),
+                restart_count: j.restart_count,
                 node: w.node.to_string(),
                 metric: w.metric.to_string(),
                 window_start: time(w.start_us),

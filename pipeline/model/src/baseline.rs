@@ -323,6 +323,7 @@ mod tests {
                 for w in 0..*per_run {
                     windows.keys.push(WindowKey {
                         job_id: Arc::from(job.as_str()),
+                        run: None,
                         node: Arc::from("n1"),
                         start_us: w as i64,
                         end_us: w as i64 + 1,

@@ -46,8 +46,8 @@ pub use jobsight_warehouse::catalog::WINDOW_STATS;
 pub const HEALTHY: &str = "healthy";
 
 /// The suffix of a job-relative feature: `cpu_user:mean@job` is `cpu_user:mean` of the window
-/// against the same job's typical window on the same node (the median of its first and last
-/// fifth of windows).
+/// against the same job's typical window on the same node in the same run (the median of its
+/// first and last fifth of windows).
 pub const JOB_RELATIVE: &str = "@job";
 
 /// The suffix of an application-relative feature: `cpu_user:mean@app` is `cpu_user:mean` of the
@@ -137,6 +137,9 @@ pub fn measured(feature: &str) -> &str {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct WindowKey {
     pub job_id: Arc<str>,
+    /// The run of the job (`restart_count`): a requeued job's runs are judged one by one. `None`
+    /// in windows written before the run was recorded.
+    pub run: Option<u32>,
     pub node: Arc<str>,
     pub start_us: i64,
     pub end_us: i64,
@@ -147,7 +150,7 @@ pub struct WindowKey {
 pub struct Windows {
     /// `<metric>:<stat>`, one per column.
     pub features: Vec<String>,
-    /// Sorted by job, node, start.
+    /// Sorted by job, run, node, start.
     pub keys: Vec<WindowKey>,
     /// `keys.len() × features.len()` values.
     pub values: Vec<f64>,
@@ -197,7 +200,9 @@ impl Windows {
                 let stride = self
                     .keys
                     .windows(2)
-                    .filter(|p| p[0].job_id == p[1].job_id && p[0].node == p[1].node)
+                    .filter(|p| {
+                        p[0].job_id == p[1].job_id && p[0].run == p[1].run && p[0].node == p[1].node
+                    })
                     .map(|p| (p[1].start_us - p[0].start_us) / 1_000_000)
                     .filter(|&s| s > 0)
                     .min()
@@ -284,6 +289,23 @@ pub(crate) fn micros_column(
         &DataType::Int64,
     )
     .map_err(fail)
+}
+
+/// The run column (`restart_count`) of a windows batch as whole numbers; `None` in parts written
+/// before it was recorded.
+fn run_column(
+    batch: &RecordBatch,
+    path: &Path,
+) -> Result<Option<datafusion::arrow::array::UInt32Array>, ModelError> {
+    let Some(array) = batch.column_by_name("restart_count") else {
+        return Ok(None);
+    };
+    let cast = cast(array, &DataType::UInt32)
+        .map_err(|e| ModelError::read(path, format!("column restart_count: {e}")))?;
+    Ok(Some(
+        cast.as_primitive::<datafusion::arrow::datatypes::UInt32Type>()
+            .clone(),
+    ))
 }
 
 fn float_column(batch: &RecordBatch, name: &str, path: &Path) -> Result<ArrayRef, ModelError> {
@@ -456,6 +478,8 @@ pub fn read_windows_by_jobs(
                 "no column window_end: these windows were computed by an older jobsight; run `jobsight features --windows 60:15` again",
             )
         })?;
+        // Windows written before runs were recorded have no run.
+        let runs = run_column(batch, path)?;
         let stats: Vec<ArrayRef> = WINDOW_STATS
             .iter()
             .map(|s| float_column(batch, s, path))
@@ -488,6 +512,9 @@ pub fn read_windows_by_jobs(
                 current = Some(interner.intern(ids.value(i)));
             }
             let job = interner.intern(ids.value(i));
+            let run = runs
+                .as_ref()
+                .and_then(|r| r.is_valid(i).then(|| r.value(i)));
             let node = interner.intern(nodes.value(i));
             let metric = names.value(i);
             let (start, end) = (starts.value(i), ends.value(i));
@@ -495,7 +522,13 @@ pub fn read_windows_by_jobs(
             let Some(columns) = stored.column_of.get(metric) else {
                 continue;
             };
-            let row = pending.row(job, node, start, end);
+            let row = pending.row(WindowKey {
+                job_id: job,
+                run,
+                node,
+                start_us: start,
+                end_us: end,
+            });
             for &(s, c) in columns {
                 if stats[s].is_valid(i) {
                     pending.windows.values[row * width + c] = stats[s].value(i);
@@ -557,10 +590,10 @@ impl Interner {
     }
 }
 
-/// The windows read of the jobs not handed over yet, and the row of each (job, node, start).
+/// The windows read of the jobs not handed over yet, and the row of each.
 struct Pending {
     windows: Windows,
-    row_of: HashMap<(Arc<str>, Arc<str>, i64), usize>,
+    row_of: HashMap<WindowKey, usize>,
     /// Whether anything was handed over yet: a read that finds nothing still hands over once.
     delivered: bool,
 }
@@ -609,22 +642,15 @@ impl Pending {
         self.windows.widths_s.insert((end - start) / 1_000_000);
     }
 
-    /// The row of the window of `job`'s `node` that starts at `start`, added (all NaN) if new.
-    fn row(&mut self, job: Arc<str>, node: Arc<str>, start: i64, end: i64) -> usize {
+    /// The row of the window `key`, added (all NaN) if new.
+    fn row(&mut self, key: WindowKey) -> usize {
         let (windows, row_of) = (&mut self.windows, &mut self.row_of);
         let width = windows.features.len();
-        *row_of
-            .entry((job.clone(), node.clone(), start))
-            .or_insert_with(|| {
-                windows.keys.push(WindowKey {
-                    job_id: job,
-                    node,
-                    start_us: start,
-                    end_us: end,
-                });
-                windows.values.extend(std::iter::repeat_n(f64::NAN, width));
-                windows.keys.len() - 1
-            })
+        *row_of.entry(key.clone()).or_insert_with(|| {
+            windows.keys.push(key);
+            windows.values.extend(std::iter::repeat_n(f64::NAN, width));
+            windows.keys.len() - 1
+        })
     }
 }
 

@@ -117,6 +117,9 @@ impl Models {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RuleEvidence {
     pub job_id: String,
+    /// The run judged (`jobs.restart_count`): each run of a requeued job has its own evidence and
+    /// verdict.
+    pub restart_count: Option<u32>,
     pub anomalies: Vec<(String, String)>,
     pub critical: Vec<(String, String)>,
 }
@@ -125,6 +128,8 @@ pub struct RuleEvidence {
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobPrediction {
     pub job_id: String,
+    /// The run judged, as its rules' evidence names it.
+    pub restart_count: Option<u32>,
     /// healthy, an anomaly type, unknown, or not-judged.
     pub verdict: String,
     pub confidence: Option<f64>,
@@ -385,12 +390,19 @@ pub fn predict(
         },
         None => None,
     };
-    let by_job = calls.rows_by_job();
+    let by_run = calls.rows_by_run();
     let mut out = Vec::with_capacity(jobs.len());
     for job in jobs {
-        let rows = by_job.get(job.job_id.as_str()).cloned().unwrap_or_default();
+        // The run's own windows; windows written before runs were recorded have none and stand
+        // for every run of the job, as they did then.
+        let rows = [job.restart_count, None]
+            .iter()
+            .find_map(|&run| by_run.get(&(Arc::from(job.job_id.as_str()), run)))
+            .cloned()
+            .unwrap_or_default();
         let mut p = judge(&calls, &rows, models, judged_scores.as_deref())?;
         p.job_id = job.job_id.clone();
+        p.restart_count = job.restart_count;
         combine(&mut p, job);
         out.push(p);
     }
@@ -472,11 +484,11 @@ impl Calls {
         }
     }
 
-    /// Row numbers by job.
-    fn rows_by_job(&self) -> BTreeMap<Arc<str>, Vec<usize>> {
-        let mut out: BTreeMap<Arc<str>, Vec<usize>> = BTreeMap::new();
+    /// Row numbers by job and run.
+    fn rows_by_run(&self) -> BTreeMap<(Arc<str>, Option<u32>), Vec<usize>> {
+        let mut out: BTreeMap<(Arc<str>, Option<u32>), Vec<usize>> = BTreeMap::new();
         for (i, k) in self.keys.iter().enumerate() {
-            out.entry(k.job_id.clone()).or_default().push(i);
+            out.entry((k.job_id.clone(), k.run)).or_default().push(i);
         }
         out
     }
@@ -492,6 +504,7 @@ fn judge(
 ) -> Result<JobPrediction, ModelError> {
     let mut p = JobPrediction {
         job_id: String::new(),
+        restart_count: None,
         verdict: "not-judged".into(),
         confidence: None,
         source: "none".into(),
@@ -664,6 +677,7 @@ pub fn batch(predictions: &[JobPrediction], version: &str) -> Result<RecordBatch
         .iter()
         .map(|p| PredictionRow {
             job_id: p.job_id.clone(),
+            restart_count: p.restart_count,
             verdict: p.verdict.clone(),
             confidence: p.confidence,
             source: p.source.clone(),
@@ -734,6 +748,7 @@ mod tests {
         (0..n)
             .map(|i| dataset::WindowKey {
                 job_id: Arc::from("1"),
+                run: None,
                 node: Arc::from("n1"),
                 start_us: i as i64 * 15_000_000,
                 end_us: i as i64 * 15_000_000 + 60_000_000,
@@ -857,6 +872,7 @@ mod tests {
     fn rules_agree_or_fill_in() {
         let mut p = JobPrediction {
             job_id: "1".into(),
+            restart_count: None,
             verdict: "memleak".into(),
             confidence: Some(0.9),
             source: "model".into(),
@@ -879,6 +895,7 @@ mod tests {
             };
             RuleEvidence {
                 job_id: "1".into(),
+                restart_count: None,
                 anomalies: own(anomalies),
                 critical: own(critical),
             }

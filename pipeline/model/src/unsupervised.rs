@@ -408,6 +408,7 @@ mod tests {
             values.extend(row);
             keys.push(WindowKey {
                 job_id: Arc::from(format!("j{}", i / 20).as_str()),
+                run: None,
                 node: Arc::from("n1"),
                 start_us: i as i64,
                 end_us: i as i64 + 1,
@@ -444,6 +445,7 @@ mod tests {
             values.extend((0..noisy).map(|k| (((i * 31 + k * 17) % 23) as f64 - 11.0) * 1e-4));
             keys.push(WindowKey {
                 job_id: Arc::from(format!("j{}", i / 20).as_str()),
+                run: None,
                 node: Arc::from("n1"),
                 start_us: i as i64,
                 end_us: i as i64 + 1,

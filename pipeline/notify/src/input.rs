@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use chrono::{DateTime, NaiveDate, Utc};
+use datafusion::arrow::array::RecordBatch;
 
 use super::NotifyError;
 use super::plan::{Item, JobReport, LedgerRow};
@@ -81,7 +82,8 @@ pub fn read_jobs(
     let now_s = now.timestamp();
     let same = jobsight_warehouse::catalog::same_run("s", "j");
     let jobs_sql = format!(
-        "SELECT j.job_id, j.cluster, j.user, j.account, j.name, j.state, j.partition, j.nodes, \
+        "SELECT j.job_id, CAST(j.restart_count AS BIGINT) AS restart_count, j.cluster, j.user, \
+         j.account, j.name, j.state, j.partition, j.nodes, \
          CAST(j.cpus AS BIGINT) AS cpus, j.start, j.\"end\", \
          s.judgeable, s.not_judgeable_reason, s.cpu_eff, s.mem_eff, s.time_eff, s.core_hours, \
          s.wasted_core_hours, s.cpu_eff_source, s.mem_source, s.shared, \
@@ -94,11 +96,13 @@ pub fn read_jobs(
         days("j.")
     );
     let findings_sql = format!(
-        "SELECT job_id, rule, severity, title, message, fix, tools, node FROM findings WHERE {}",
+        "SELECT job_id, CAST(restart_count AS BIGINT) AS restart_count, rule, severity, title, \
+         message, fix, tools, node FROM findings WHERE {}",
         days("")
     );
     let predictions_sql = format!(
-        "SELECT job_id, verdict, confidence, node, reason, windows, anomalous_windows, \
+        "SELECT job_id, CAST(restart_count AS BIGINT) AS restart_count, verdict, confidence, \
+         node, reason, windows, anomalous_windows, \
          window_start, window_end, source FROM predictions WHERE {} \
          AND verdict NOT IN ('healthy', 'unknown', 'not-judged') AND agreeing_rules = ''",
         days("")
@@ -111,17 +115,34 @@ pub fn read_jobs(
         ))
     })?;
 
-    // A job id twice (runs of a requeued job): the email reports the run that ended last, as the
-    // job page shows it, with the findings of every run of the id.
+    let mut by_id = job_reports(&jobs)?;
+    add_findings(&mut by_id, &findings)?;
+    add_predictions(&mut by_id, &predictions)?;
+    Ok(by_id.into_values().collect())
+}
+
+/// The jobs read, by id. A job id twice (runs of a requeued job): the email reports the run that
+/// ended last, as the job page shows it, with the findings of every run of the id, each marked
+/// with its run.
+fn job_reports(jobs: &[RecordBatch]) -> Result<BTreeMap<String, JobReport>, NotifyError> {
     let mut by_id: BTreeMap<String, JobReport> = BTreeMap::new();
-    for batch in &jobs {
+    let mut run_states: BTreeMap<String, Vec<(u32, String)>> = BTreeMap::new();
+    for batch in jobs {
         let c = query::Columns::of(batch).map_err(|e| NotifyError::Input(e.to_string()))?;
         for i in 0..batch.num_rows() {
             let Some(job_id) = c.text("job_id", i) else {
                 continue;
             };
+            let restart_count = c.run("restart_count", i);
+            if let (Some(run), Some(state)) = (restart_count, c.text("state", i)) {
+                run_states
+                    .entry(job_id.clone())
+                    .or_default()
+                    .push((run, state));
+            }
             let job = JobReport {
                 job_id: job_id.clone(),
+                restart_count,
                 cluster: c.text("cluster", i).unwrap_or_default(),
                 user: c.text("user", i),
                 account: c.text("account", i),
@@ -154,6 +175,7 @@ pub fn read_jobs(
                 gpu_util: c.float("gpu_util", i),
                 critical_finding: false,
                 items: Vec::new(),
+                run_states: Vec::new(),
             };
             match by_id.get(&job_id) {
                 Some(earlier) if earlier.end >= job.end => {}
@@ -163,7 +185,21 @@ pub fn read_jobs(
             }
         }
     }
-    for batch in &findings {
+    for (id, mut states) in run_states {
+        if let Some(job) = by_id.get_mut(&id) {
+            states.sort();
+            job.run_states = states;
+        }
+    }
+    Ok(by_id)
+}
+
+/// Adds the findings read to their jobs.
+fn add_findings(
+    by_id: &mut BTreeMap<String, JobReport>,
+    findings: &[RecordBatch],
+) -> Result<(), NotifyError> {
+    for batch in findings {
         let c = query::Columns::of(batch).map_err(|e| NotifyError::Input(e.to_string()))?;
         for i in 0..batch.num_rows() {
             let Some(job) = c.text("job_id", i).and_then(|id| by_id.get_mut(&id)) else {
@@ -174,8 +210,11 @@ pub fn read_jobs(
                 Some("warning") => Severity::Warning,
                 _ => Severity::Info,
             };
-            job.critical_finding |= severity == Severity::Critical;
+            let run = c.run("restart_count", i);
+            // Advice for the next run rests on the run reported, not on an earlier one.
+            job.critical_finding |= severity == Severity::Critical && !earlier_run(run, job);
             job.items.push(Item {
+                run,
                 kind: c.text("rule", i).unwrap_or_default(),
                 severity,
                 title: c.text("title", i).unwrap_or_default(),
@@ -186,7 +225,15 @@ pub fn read_jobs(
             });
         }
     }
-    for batch in &predictions {
+    Ok(())
+}
+
+/// Adds the models' reportable verdicts read to their jobs.
+fn add_predictions(
+    by_id: &mut BTreeMap<String, JobReport>,
+    predictions: &[RecordBatch],
+) -> Result<(), NotifyError> {
+    for batch in predictions {
         let c = query::Columns::of(batch).map_err(|e| NotifyError::Input(e.to_string()))?;
         for i in 0..batch.num_rows() {
             let (Some(job), Some(verdict)) = (
@@ -207,6 +254,7 @@ pub fn read_jobs(
                     )
                 });
             job.items.push(Item {
+                run: c.run("restart_count", i),
                 kind: format!("diagnosis:{verdict}"),
                 severity: Severity::Warning,
                 title,
@@ -217,7 +265,12 @@ pub fn read_jobs(
             });
         }
     }
-    Ok(by_id.into_values().collect())
+    Ok(())
+}
+
+/// Whether `run` is an earlier run of `job` than the one reported.
+fn earlier_run(run: Option<u32>, job: &JobReport) -> bool {
+    matches!((run, job.restart_count), (Some(run), Some(last)) if run < last)
 }
 
 /// What the models saw, in words: how much of the run they judged anomalous, where and when,

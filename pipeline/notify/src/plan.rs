@@ -131,6 +131,9 @@ pub struct Item {
     pub fix: String,
     pub tools: String,
     pub node: Option<String>,
+    /// The run of the job it is about (`restart_count`); `None` where that is not recorded (and
+    /// for a running job's warning).
+    pub run: Option<u32>,
 }
 
 /// A finished job with its figures and everything found about it.
@@ -174,10 +177,16 @@ pub struct JobReport {
     pub mem_used_max_mb: Option<f64>,
     pub cpu_used_cores: Option<f64>,
     pub gpu_util: Option<f64>,
-    /// Whether any of the job's findings is critical, reported in this message or before (its
-    /// page holds back task advice for such a job, and the message does too).
+    /// Whether any finding of the run reported is critical, reported in this message or before
+    /// (its page holds back task advice for such a job, and the message does too).
     pub critical_finding: bool,
     pub items: Vec<Item>,
+    /// The run reported (`restart_count`): a requeued job is reported as the run that ended
+    /// last, as its page shows it, with the findings of its earlier runs marked as theirs.
+    pub restart_count: Option<u32>,
+    /// How each run of the job id that ended in the period ended (run, state), for the line that
+    /// marks an earlier run's finding.
+    pub run_states: Vec<(u32, String)>,
 }
 
 impl JobReport {
@@ -712,6 +721,7 @@ mod tests {
                     fix: String::new(),
                     tools: String::new(),
                     node: None,
+                    run: None,
                 })
                 .collect(),
             ..Default::default()

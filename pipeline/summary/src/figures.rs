@@ -23,15 +23,15 @@ use crate::settings::Settings;
 /// efficiency counted.
 pub fn summary_sql(settings: &Settings, from: NaiveDate, to: NaiveDate) -> String {
     let same_run = jobsight_warehouse::catalog::same_run;
-    let (same, same_f) = (same_run("s", "j"), same_run("f", "j"));
+    let (same, same_f, same_p) = (same_run("s", "j"), same_run("f", "j"), same_run("p", "j"));
     format!(
         r##"WITH f AS (
     SELECT job_id, day, restart_count, count(*) AS findings FROM findings
     GROUP BY job_id, day, restart_count
 ), p AS (
-    SELECT job_id, day,
+    SELECT job_id, day, restart_count,
         max(CASE WHEN verdict NOT IN ('healthy', 'unknown', 'not-judged') THEN 1 ELSE 0 END) AS anomalous
-    FROM predictions GROUP BY job_id, day
+    FROM predictions GROUP BY job_id, day, restart_count
 ), j AS (
     SELECT j.day, j.cluster,
         coalesce(j.partition, '') AS "partition", coalesce(j.account, '') AS "account",
@@ -50,7 +50,7 @@ pub fn summary_sql(settings: &Settings, from: NaiveDate, to: NaiveDate) -> Strin
     FROM jobs j
     LEFT JOIN job_summary s ON {same}
     LEFT JOIN f ON {same_f}
-    LEFT JOIN p ON p.job_id = j.job_id AND p.day = j.day
+    LEFT JOIN p ON {same_p}
     WHERE j.day >= '{from}' AND j.day <= '{to}'
 )
 SELECT "day", "cluster", "partition", "account", "user",

@@ -293,15 +293,24 @@ pub fn earlier_run(f: &FindingFacts, job: &JobFacts, runs: &[JobFacts]) -> Optio
         let ended = runs
             .iter()
             .find(|r| r.job_id == job.job_id && r.restart_count == Some(run))
-            .filter(|r| !r.state.is_empty())
-            .map(|r| format!(", which ended {}", clean(&r.state, 40)))
-            .unwrap_or_default();
-        format!(
-            "About run {} of {}{ended}; Slurm ran the job again.",
-            run + 1,
-            last + 1
-        )
+            .map(|r| r.state.as_str());
+        earlier_run_line(run, last, ended)
     })
+}
+
+/// The line that marks something found about `run`, an earlier run of a requeued job than `last`
+/// (the run shown), with how that run `ended` where known: the page, `jobsight job` and the
+/// emails say it alike.
+pub fn earlier_run_line(run: u32, last: u32, ended: Option<&str>) -> String {
+    let ended = ended
+        .filter(|state| !state.is_empty())
+        .map(|state| format!(", which ended {}", clean(state, 40)))
+        .unwrap_or_default();
+    format!(
+        "About run {} of {}{ended}; Slurm ran the job again.",
+        run + 1,
+        last + 1
+    )
 }
 
 fn finding(f: &FindingFacts) -> Finding {

@@ -215,6 +215,7 @@ fn job_report(job: &LiveJob, condition: &Condition, now: DateTime<Utc>) -> JobRe
             fix: condition.fix.clone(),
             tools: condition.tools.join(", "),
             node: None,
+            run: None,
         }],
         ..JobReport::default()
     }

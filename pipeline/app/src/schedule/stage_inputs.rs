@@ -12,18 +12,21 @@ use crate::rules::{RuleBook, Verdict};
 
 /// What the models' verdicts are combined with: each job's id, the anomaly types its rules
 /// found evidence of and the problems of its critical findings. The one place the rules' results
-/// reach the model stage. The models judge a job id's windows, whatever run they came from, so
-/// the verdicts of a requeued job's runs give one evidence, of all of them.
+/// reach the model stage. Each run of a requeued job has its own evidence, as the models judge
+/// each run's windows by themselves; verdicts of one run given twice give one evidence.
 pub fn rule_evidence(
     book: &RuleBook,
     verdicts: &[Verdict],
 ) -> Vec<crate::model::predict::RuleEvidence> {
     let mut evidence: Vec<crate::model::predict::RuleEvidence> = Vec::new();
-    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut index: std::collections::HashMap<(&str, Option<u32>), usize> =
+        std::collections::HashMap::new();
     for v in verdicts {
-        let at = *index.entry(v.job_id.as_str()).or_insert_with(|| {
+        let key = (v.job_id.as_str(), v.restart_count);
+        let at = *index.entry(key).or_insert_with(|| {
             evidence.push(crate::model::predict::RuleEvidence {
                 job_id: v.job_id.clone(),
+                restart_count: v.restart_count,
                 anomalies: Vec::new(),
                 critical: Vec::new(),
             });
@@ -114,25 +117,31 @@ mod tests {
         }
     }
 
-    /// A requeued job's runs give the models one evidence, of both runs, each item once.
+    /// Each run of a requeued job gives the models its own evidence; a run given twice, one.
     #[test]
-    fn the_runs_of_a_job_give_one_evidence() {
+    fn each_run_of_a_job_gives_its_own_evidence() {
         let book = RuleBook::load(None).unwrap();
         let verdicts = [
             verdict(0, &[("out-of-memory", Severity::Critical)]),
             verdict(1, &[("memory-leak", Severity::Warning)]),
-            verdict(2, &[("memory-leak", Severity::Warning)]),
+            verdict(1, &[("memory-leak", Severity::Warning)]),
         ];
         let evidence = rule_evidence(&book, &verdicts);
-        assert_eq!(evidence.len(), 1);
-        assert_eq!(evidence[0].job_id, "7");
+        assert_eq!(evidence.len(), 2);
         assert_eq!(
-            evidence[0].anomalies,
-            [("memory-leak".to_string(), "memleak".to_string())]
+            (evidence[0].job_id.as_str(), evidence[0].restart_count),
+            ("7", Some(0))
         );
+        assert!(evidence[0].anomalies.is_empty());
         assert_eq!(
             evidence[0].critical,
             [("out-of-memory".to_string(), "out-of-memory".to_string())]
         );
+        assert_eq!(evidence[1].restart_count, Some(1));
+        assert_eq!(
+            evidence[1].anomalies,
+            [("memory-leak".to_string(), "memleak".to_string())]
+        );
+        assert!(evidence[1].critical.is_empty());
     }
 }

@@ -146,13 +146,15 @@ pub(super) fn with_job_relative(
         let mut end = start + 1;
         while end < rows
             && windows.keys[end].job_id == key.job_id
+            && windows.keys[end].run == key.run
             && windows.keys[end].node == key.node
         {
             end += 1;
         }
-        // The job's typical window on this node: the median of each measured column over its
-        // first and last fifth of windows ("before and after"), so that an anomaly covering most
-        // of the middle of the run does not become its own baseline.
+        // The run's typical window on this node (each run of a requeued job has its own): the
+        // median of each measured column over its first and last fifth of windows ("before and
+        // after"), so that an anomaly covering most of the middle of the run does not become its
+        // own baseline.
         let n = end - start;
         let edge = n.div_ceil(5);
         let baseline: Vec<usize> = if n < 5 {
@@ -241,6 +243,7 @@ mod tests {
     fn memory_share_is_used_over_capacity() {
         let key = |start| WindowKey {
             job_id: Arc::from("1"),
+            run: None,
             node: Arc::from("n1"),
             start_us: start,
             end_us: start + 60_000_000,
@@ -287,6 +290,7 @@ mod tests {
     fn job_relative_features_are_the_same_for_two_sizes_of_one_anomaly() {
         let key = |job: &str, start: i64| WindowKey {
             job_id: Arc::from(job),
+            run: None,
             node: Arc::from("n1"),
             start_us: start,
             end_us: start + 60,
@@ -339,6 +343,7 @@ mod tests {
             .enumerate()
             .map(|(i, job)| WindowKey {
                 job_id: Arc::from(*job),
+                run: None,
                 node: Arc::from("n1"),
                 start_us: i as i64 * 60,
                 end_us: i as i64 * 60 + 60,

@@ -275,6 +275,7 @@ mod tests {
     fn key(node: &str, start_s: i64, end_s: i64) -> WindowKey {
         WindowKey {
             job_id: Arc::from("1"),
+            run: None,
             node: Arc::from(node),
             start_us: start_s * 1_000_000,
             end_us: end_s * 1_000_000,

@@ -127,11 +127,12 @@ async fn jobs_to_label(
 ) -> Result<Vec<JobToLabel>, QueryError> {
     let cl = literal(cluster);
     let from = day - chrono::Days::new(LABEL_WEEK_DAYS - 1);
+    let same = jobsight_warehouse::catalog::same_run("p", "j");
     let sql = format!(
         "SELECT p.job_id, max(j.\"user\") AS owner, max(j.name) AS name, max(p.day) AS day, \
          min(p.model_confidence) AS confidence, sum(p.unknown_windows) AS unknown_windows, \
          sum(p.windows) AS windows, max(p.model_verdict) AS verdict \
-         FROM predictions p JOIN jobs j ON j.job_id = p.job_id AND j.day = p.day \
+         FROM predictions p JOIN jobs j ON {same} \
          WHERE p.day >= '{from}' AND p.day <= '{day}' AND j.cluster = {cl} \
          AND p.model_confidence IS NOT NULL \
          AND p.job_id NOT IN (SELECT job_id FROM labels) \

@@ -28,8 +28,8 @@ impl Scope {
         f
     }
 
-    /// [`Scope::filter`], keeping of a per-run table (`classes`, `thresholds`, `features_job`,
-    /// `features`) each job's last run (its highest `restart_count`), as the pages show a
+    /// [`Scope::filter`], keeping of a per-run table (`classes`, `thresholds`, `predictions`,
+    /// `features_job`, `features`) each job's last run (its highest `restart_count`), as the pages show a
     /// requeued job, and the rows written before runs were recorded.
     fn last_run(&self, alias: &str) -> String {
         format!(
@@ -275,9 +275,7 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
     each_row(ctx, &sql, |c, i| {
         f.jobs.push(JobFacts {
             job_id: text(c, "job_id", i),
-            restart_count: c
-                .int("restart_count", i)
-                .and_then(|n| u32::try_from(n).ok()),
+            restart_count: c.run("restart_count", i),
             day: text(c, "day_text", i),
             cluster: text(c, "cluster", i),
             user: text(c, "user", i),
@@ -314,9 +312,7 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
             .entry(text(c, "job_id", i))
             .or_default()
             .push(FindingFacts {
-                run: c
-                    .int("restart_count", i)
-                    .and_then(|n| u32::try_from(n).ok()),
+                run: c.run("restart_count", i),
                 rule: text(c, "rule", i),
                 title: text(c, "title", i),
                 group: text(c, "group", i),
@@ -353,7 +349,7 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
     .await?;
     let sql = format!(
         "SELECT * FROM predictions x WHERE {} ORDER BY x.job_id, x.node",
-        scope.filter("x")
+        scope.last_run("x")
     );
     each_row(ctx, &sql, |c, i| {
         f.predictions

@@ -179,9 +179,10 @@ pub async fn list(
 ) -> Result<(Vec<ListedJob>, bool), QueryError> {
     let range = format!("day >= '{}' AND day <= '{}'", q.from, q.to);
     let order = if q.descending { "DESC" } else { "ASC" };
-    let (same, same_x) = (
+    let (same, same_x, same_p) = (
         jobsight_warehouse::catalog::same_run("s", "j"),
         jobsight_warehouse::catalog::same_run("x", "j"),
+        jobsight_warehouse::catalog::same_run("p", "j"),
     );
     let sql = format!(
         "SELECT j.cluster, j.job_id, CAST(j.day AS VARCHAR) AS day, j.\"user\", j.account, \
@@ -190,9 +191,9 @@ pub async fn list(
          FROM jobs j LEFT JOIN job_summary s ON {same} AND s.judgeable \
          LEFT JOIN (SELECT job_id, day, restart_count, count(*) AS n FROM findings WHERE {range} GROUP BY 1, 2, 3) x \
            ON {same_x} \
-         LEFT JOIN (SELECT job_id, day, \
+         LEFT JOIN (SELECT job_id, day, restart_count, \
              coalesce(max(CASE WHEN verdict <> 'healthy' THEN verdict END), max(verdict)) AS verdict \
-             FROM predictions WHERE {range} GROUP BY 1, 2) p ON p.job_id = j.job_id AND p.day = j.day \
+             FROM predictions WHERE {range} GROUP BY 1, 2, 3) p ON {same_p} \
          WHERE {} ORDER BY {} {order} NULLS LAST, j.\"end\" DESC, j.job_id LIMIT {}",
         conditions(q).join(" AND "),
         q.sort.column(),

@@ -99,9 +99,10 @@ pub async fn healthy(
     day: NaiveDate,
 ) -> Result<(Vec<HealthyRun>, HealthyBands), QueryError> {
     let from = day - chrono::Days::new(HISTORY_DAYS);
-    let (same, same_x) = (
+    let (same, same_x, same_p) = (
         jobsight_warehouse::catalog::same_run("s", "j"),
         jobsight_warehouse::catalog::same_run("x", "j"),
+        jobsight_warehouse::catalog::same_run("p", "j"),
     );
     let healthy = format!(
         "SELECT j.job_id, j.day, j.restart_count, j.\"user\", j.name, j.\"end\" FROM jobs j \
@@ -109,10 +110,10 @@ pub async fn healthy(
          LEFT JOIN (SELECT job_id, day, restart_count, count(*) AS n FROM findings \
              WHERE day >= '{from}' AND day <= '{day}' GROUP BY 1, 2, 3) x \
            ON {same_x} \
-         LEFT JOIN (SELECT job_id, day, \
+         LEFT JOIN (SELECT job_id, day, restart_count, \
              max(CASE WHEN verdict = 'healthy' THEN 0 ELSE 1 END) AS bad FROM predictions \
-             WHERE day >= '{from}' AND day <= '{day}' GROUP BY 1, 2) p \
-           ON p.job_id = j.job_id AND p.day = j.day \
+             WHERE day >= '{from}' AND day <= '{day}' GROUP BY 1, 2, 3) p \
+           ON {same_p} \
          WHERE j.day >= '{from}' AND j.day <= '{day}' AND s.day >= '{from}' AND s.day <= '{day}' \
            AND s.judgeable \
            AND coalesce(x.n, 0) = 0 AND coalesce(p.bad, 0) = 0"

@@ -54,6 +54,7 @@ pub async fn user_histories(
 ) -> Result<HashMap<(String, String), UserHistory>, QueryError> {
     let from = day - chrono::Days::new(HISTORY_DAYS);
     let (same, same_x, same_f) = (same_run("s", "j"), same_run("x", "j"), same_run("f", "j"));
+    let same_p = same_run("p", "j");
     let of_user = |alias: &str| {
         only.map_or(String::new(), |u| {
             format!(
@@ -118,9 +119,9 @@ pub async fn user_histories(
          FROM jobs j LEFT JOIN job_summary s ON {same} AND s.judgeable \
          LEFT JOIN (SELECT job_id, day, restart_count, count(*) AS n FROM findings WHERE {} GROUP BY 1, 2, 3) x \
            ON {same_x} \
-         LEFT JOIN (SELECT job_id, day, \
+         LEFT JOIN (SELECT job_id, day, restart_count, \
              coalesce(max(CASE WHEN verdict <> 'healthy' THEN verdict END), max(verdict)) AS verdict \
-             FROM predictions WHERE {} GROUP BY 1, 2) p ON p.job_id = j.job_id AND p.day = j.day \
+             FROM predictions WHERE {} GROUP BY 1, 2, 3) p ON {same_p} \
          WHERE {} ORDER BY j.\"end\" DESC, j.job_id",
         range(""),
         range(""),
@@ -194,7 +195,7 @@ pub async fn jobs_between(
     limit: usize,
 ) -> Result<Vec<RecentJob>, QueryError> {
     let range = |alias: &str| format!("{alias}day >= '{from}' AND {alias}day <= '{to}'");
-    let (same, same_x) = (same_run("s", "j"), same_run("x", "j"));
+    let (same, same_x, same_p) = (same_run("s", "j"), same_run("x", "j"), same_run("p", "j"));
     let of_user = user.map_or(String::new(), |u| {
         format!(
             " AND j.\"user\" = {}",
@@ -207,9 +208,9 @@ pub async fn jobs_between(
          FROM jobs j LEFT JOIN job_summary s ON {same} \
          LEFT JOIN (SELECT job_id, day, restart_count, count(*) AS n FROM findings WHERE {} GROUP BY 1, 2, 3) x \
            ON {same_x} \
-         LEFT JOIN (SELECT job_id, day, \
+         LEFT JOIN (SELECT job_id, day, restart_count, \
              coalesce(max(CASE WHEN verdict <> 'healthy' THEN verdict END), max(verdict)) AS verdict \
-             FROM predictions WHERE {} GROUP BY 1, 2) p ON p.job_id = j.job_id AND p.day = j.day \
+             FROM predictions WHERE {} GROUP BY 1, 2, 3) p ON {same_p} \
          WHERE {}{of_user} ORDER BY j.\"end\" DESC, j.job_id LIMIT {limit}",
         range(""),
         range(""),

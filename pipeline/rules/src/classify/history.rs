@@ -163,9 +163,7 @@ async fn earlier_runs(
             runs.entry(key).or_default().push(Run {
                 job_id,
                 day,
-                restart_count: c
-                    .int("restart_count", i)
-                    .and_then(|n| u32::try_from(n).ok()),
+                restart_count: c.run("restart_count", i),
                 end_us,
                 elapsed_s: c.int("elapsed_s", i).map(|s| s as f64),
                 core_hours: c.float("core_hours", i),
@@ -210,9 +208,7 @@ async fn metric_means(
                 c.text("metric", i),
                 c.float("mean", i),
             ) {
-                let run = c
-                    .int("restart_count", i)
-                    .and_then(|n| u32::try_from(n).ok());
+                let run = c.run("restart_count", i);
                 means
                     .entry((id, day, run))
                     .or_default()

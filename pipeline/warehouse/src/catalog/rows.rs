@@ -408,6 +408,8 @@ table_row! {
     /// One row of `predictions`: a job's verdict from the models and the rules together.
     PredictionRow => Predictions {
         job_id: String,
+        /// The run judged (`jobs.restart_count`); null in rows written before it was recorded.
+        restart_count: Option<u32>,
         verdict: String,
         confidence: Option<f64>,
         source: String,
@@ -607,6 +609,8 @@ impl FeatureRow {
 #[derive(Debug, Clone, PartialEq)]
 pub struct WindowRow {
     pub job_id: String,
+    /// The run it measures (`jobs.restart_count`); null in rows written before it was recorded.
+    pub restart_count: Option<u32>,
     pub node: String,
     pub metric: String,
     pub window_start: DateTime<Utc>,
@@ -620,6 +624,7 @@ impl WindowRow {
     pub fn fields() -> Vec<Field> {
         let mut fields = vec![
             Field::new("job_id", String::data_type(), false),
+            Field::new("restart_count", u32::data_type(), true),
             Field::new("node", String::data_type(), false),
             Field::new("metric", String::data_type(), false),
             Field::new("window_start", time_type(), false),
@@ -634,6 +639,7 @@ impl WindowRow {
     pub fn batch(rows: &[WindowRow]) -> Result<RecordBatch, ArrowError> {
         let mut columns = vec![
             Column::array(rows.iter().map(|r| &r.job_id)),
+            Column::array(rows.iter().map(|r| &r.restart_count)),
             Column::array(rows.iter().map(|r| &r.node)),
             Column::array(rows.iter().map(|r| &r.metric)),
             Column::array(rows.iter().map(|r| &r.window_start)),

@@ -240,6 +240,12 @@ impl Columns {
             .then(|| a.as_primitive::<Int64Type>().value(i))
     }
 
+    /// A run number (`restart_count`, selected as BIGINT): a whole number from 0 to `u32::MAX`;
+    /// `None` when null, absent (a part written before runs were recorded) or out of range.
+    pub fn run(&self, name: &str, i: usize) -> Option<u32> {
+        self.int(name, i).and_then(|n| u32::try_from(n).ok())
+    }
+
     pub fn boolean(&self, name: &str, i: usize) -> Option<bool> {
         let a = self.columns.get(name)?;
         (a.data_type() == &DataType::Boolean && a.is_valid(i)).then(|| a.as_boolean().value(i))

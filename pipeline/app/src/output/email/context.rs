@@ -69,6 +69,10 @@ fn findings_context(job: &JobReport) -> Value {
             .iter()
             .map(|item| {
                 Context::from([
+                    (
+                        "earlier_run",
+                        text(earlier_run(item, job).unwrap_or_default()),
+                    ),
                     ("severity", text(item.severity.name())),
                     ("kind", untrusted(Some(&item.kind), 80)),
                     ("title", untrusted(Some(&item.title), 200)),
@@ -88,6 +92,20 @@ fn findings_context(job: &JobReport) -> Value {
             })
             .collect(),
     )
+}
+
+/// For an item about an earlier run of a requeued job than the one reported, the line that says
+/// so ([`crate::output::job::earlier_run_line`], as the job's page says it).
+fn earlier_run(item: &crate::notify::plan::Item, job: &JobReport) -> Option<String> {
+    let (run, last) = (item.run?, job.restart_count?);
+    (run < last).then(|| {
+        let ended = job
+            .run_states
+            .iter()
+            .find(|(r, _)| *r == run)
+            .map(|(_, state)| state.as_str());
+        crate::output::job::earlier_run_line(run, last, ended)
+    })
 }
 
 /// The `#SBATCH` lines of a better request, made as the job's page makes them
@@ -126,6 +144,7 @@ fn suggestions_context(job: &JobReport) -> Value {
     let findings: Vec<FindingFacts> = job
         .items
         .iter()
+        .filter(|item| earlier_run(item, job).is_none())
         .map(|item| FindingFacts {
             rule: item.kind.clone(),
             severity: item.severity.name().to_string(),

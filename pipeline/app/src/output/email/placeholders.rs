@@ -114,6 +114,11 @@ pub const DIGEST_PLACEHOLDERS: &[(&str, &str, &str)] = &[
         "the node, for per-node findings; empty otherwise",
     ),
     (
+        "finding",
+        "earlier_run",
+        "for a finding about an earlier run of a requeued job than the one reported, the line that says so (`About run 1 of 2, which ended NODE_FAIL; Slurm ran the job again.`); empty otherwise",
+    ),
+    (
         "job",
         "suggestions",
         "list: the `#SBATCH` lines of a request that fits what the job used, as its page has them; empty when none is safe to suggest",
@@ -197,7 +202,7 @@ pub const ADMIN_PLACEHOLDERS: &[(&str, &str, &str)] = &[
     (
         "critical job",
         "findings",
-        "list: severity, kind, title, message, fix, tools, node as in digests",
+        "list: severity, kind, title, message, fix, tools, node, earlier_run as in digests",
     ),
     ("broken node", "node", "node name"),
     ("broken node", "jobs", "jobs with findings on it"),
@@ -322,6 +327,7 @@ mod tests {
                     "fix",
                     "tools",
                     "node",
+                    "earlier_run",
                     "cpus",
                     "partition",
                     "end",

@@ -46,15 +46,31 @@ pub fn sample_job() -> JobReport {
         cpu_used_cores: Some(1.3),
         gpu_util: None,
         critical_finding: true,
-        items: vec![Item {
-            kind: "hung".into(),
-            severity: Severity::Critical,
-            title: "The job hung".into(),
-            message: "no CPU activity for 5 h on node01".into(),
-            fix: "attach a debugger to a hung rank".into(),
-            tools: "gdb, py-spy".into(),
-            node: Some("node01".into()),
-        }],
+        items: vec![
+            Item {
+                kind: "hung".into(),
+                severity: Severity::Critical,
+                title: "The job hung".into(),
+                message: "no CPU activity for 5 h on node01".into(),
+                fix: "attach a debugger to a hung rank".into(),
+                tools: "gdb, py-spy".into(),
+                node: Some("node01".into()),
+                run: Some(1),
+            },
+            Item {
+                kind: "node-fail".into(),
+                severity: Severity::Critical,
+                title: "A node of the job failed".into(),
+                message: "node02 stopped answering 40 min into the run".into(),
+                fix: "nothing: Slurm ran the job again".into(),
+                tools: String::new(),
+                node: Some("node02".into()),
+                run: Some(0),
+            },
+        ],
+        // The job was requeued once: its first run lost a node.
+        restart_count: Some(1),
+        run_states: vec![(0, "NODE_FAIL".into()), (1, "TIMEOUT".into())],
     }
 }
 
@@ -78,7 +94,10 @@ pub fn sample_oversized_job() -> JobReport {
         fix: "Ask for less memory next time.".into(),
         tools: "seff".into(),
         node: None,
+        run: Some(0),
     }];
+    job.restart_count = Some(0);
+    job.run_states = vec![(0, "COMPLETED".into())];
     job
 }
 
@@ -146,7 +165,7 @@ pub fn sample_running(stage: Stage) -> Context {
     let mut job = sample_job();
     job.state = Some("RUNNING".into());
     job.end = job.start.map(|s| s + chrono::Duration::hours(2));
-    job.items[0] = Item {
+    job.items = vec![Item {
         kind: "hung-job".into(),
         severity: Severity::Critical,
         title: "Your running job looks hung".into(),
@@ -154,7 +173,10 @@ pub fn sample_running(stage: Stage) -> Context {
         fix: "Look at where its processes wait (`sattach`, `py-spy dump`, `gdb -p`); if it is stuck, cancel it (`scancel <job id>`) so the allocation goes back to the queue.".into(),
         tools: "scancel, gdb, py-spy dump".into(),
         node: None,
-    };
+        run: None,
+    }];
+    job.restart_count = None;
+    job.run_states.clear();
     let warning = Warning {
         cancel_at: job.end.map(|now| now + chrono::Duration::hours(1)),
         job,

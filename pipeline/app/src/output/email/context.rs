@@ -472,6 +472,45 @@ mod tests {
         );
     }
 
+    /// A finding of an earlier run of a requeued job is marked as the page marks it, and its
+    /// critical severity holds back no advice for the next run.
+    #[test]
+    fn a_finding_of_an_earlier_run_is_marked_and_holds_back_no_advice() {
+        let mut job = crate::output::email::sample::sample_oversized_job();
+        job.num_nodes = Some(1);
+        job.restart_count = Some(1);
+        job.run_states = vec![(0, "NODE_FAIL".into()), (1, "COMPLETED".into())];
+        job.items[0].run = Some(1);
+        let mut lost = job.items[0].clone();
+        lost.kind = "node-fail".into();
+        lost.severity = Severity::Critical;
+        lost.run = Some(0);
+        job.items.push(lost);
+        let Value::List(findings) = findings_context(&job) else {
+            panic!("a list");
+        };
+        let marks: Vec<Option<&Value>> = findings.iter().map(|f| f.get("earlier_run")).collect();
+        assert_eq!(
+            marks,
+            [
+                Some(&Value::Text(String::new())),
+                Some(&Value::Text(
+                    "About run 1 of 2, which ended NODE_FAIL; Slurm ran the job again.".into()
+                ))
+            ]
+        );
+        let Value::List(suggestions) = suggestions_context(&job) else {
+            panic!("a list");
+        };
+        assert!(
+            suggestions.iter().any(|s| matches!(
+                s.get("line"),
+                Some(Value::Text(line)) if line.starts_with("#SBATCH --ntasks=")
+            )),
+            "{suggestions:?}"
+        );
+    }
+
     #[test]
     fn links_encode_their_values() {
         assert_eq!(

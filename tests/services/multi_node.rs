@@ -18,7 +18,8 @@
 //!   `idle-node` names `node2`;
 //! - `array`: each task stored with the node it ran on and judged on its own series there;
 //! - `het`: a heterogeneous job of two one-node components, each stored as a job of its own
-//!   (Slurm runs the epilog per component, with the component's id), judged on its node.
+//!   (Slurm runs the epilog per component, with the component's id), linked to the first by
+//!   `het_job_id` and judged on its node.
 //!
 //! Needs root and the package registry; about 6 minutes (six 40-s runs).
 use crate::common;
@@ -207,12 +208,27 @@ fn two_node_jobs_are_judged_on_each_nodes_own_work() {
         format!("j.array_job_id = '{array}'"),
         "j.nodes",
     );
-    // The heterogeneous job's components: each a job of its own, under its own id, the first
-    // component on the first node.
+    // The heterogeneous job's components: each a job of its own, under its own id, linked to
+    // the first by `het_job_id`, the first component on the first node.
     one_on_each_node(
         &format!("hetjob {het}"),
-        format!("j.job_id IN ('{het}', '{}')", het + 1),
-        "CAST(j.job_id AS BIGINT)",
+        format!("j.het_job_id = '{het}'"),
+        "j.het_job_offset",
+    );
+    let components = sql(
+        &data,
+        &format!(
+            "SELECT job_id, CAST(het_job_offset AS BIGINT) AS component FROM jobs
+             WHERE het_job_id = '{het}' ORDER BY het_job_offset"
+        ),
+    );
+    assert_eq!(
+        components,
+        [
+            serde_json::json!({"job_id": het.to_string(), "component": 0}),
+            serde_json::json!({"job_id": (het + 1).to_string(), "component": 1}),
+        ],
+        "{components:?}"
     );
 
     // While it ran, the running DAG warned about the hung rank's node.

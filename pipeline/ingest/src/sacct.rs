@@ -65,6 +65,9 @@ pub struct Accounting {
     pub end: Option<DateTime<Utc>>,
     pub array_job_id: Option<u64>,
     pub array_task_id: Option<u32>,
+    /// A heterogeneous job's component: its first component's id and its offset.
+    pub het_job_id: Option<u64>,
+    pub het_job_offset: Option<u32>,
     /// The run's steps; `None` when the answer has no `steps` list.
     pub steps: Option<Vec<StepAccounting>>,
     /// The energy the job consumed (its allocated TRES `energy`), joules, where measured.
@@ -322,6 +325,14 @@ fn read_record(
         .read("/array/job_id", |v| Ok(slurm_json::number(v)?.value()))?
         .filter(|&id| id != 0);
     let array_task_id = f.read("/array/task_id", slurm_json::number32)?;
+    // Every job has `het`; 0 (and an offset not set) where the job is not heterogeneous.
+    let het_job_id = f
+        .read("/het/job_id", |v| Ok(slurm_json::number(v)?.value()))?
+        .filter(|&id| id != 0);
+    let het_job_offset = match het_job_id {
+        Some(_) => f.read("/het/job_offset", slurm_json::number32)?,
+        None => None,
+    };
     let exit_json = if exit_codes_valid {
         let code = f.read("/exit_code/return_code", slurm_json::number32)?;
         let signal = f.read("/exit_code/signal/id", slurm_json::number32)?;
@@ -355,6 +366,8 @@ fn read_record(
         state: f.essential("/state/current", slurm_json::state)?,
         array_job_id,
         array_task_id,
+        het_job_id,
+        het_job_offset,
         job_id,
         cluster: f.text("/cluster")?,
         name: f.text("/name")?,
@@ -585,6 +598,8 @@ pub fn job_row(record: &SpoolRecord, acct: &Accounting, line: Option<&ExitLine>)
             .array_task_id
             .or(record.array_task_id.map(|t| t as u32)),
         restart_count: record.restart_count.unwrap_or(0),
+        het_job_id: acct.het_job_id.map(|h| h.to_string()),
+        het_job_offset: acct.het_job_offset,
         user: acct.user.clone().or(text(&record.user)),
         account: acct.account.clone().or(text(&record.account)),
         partition: acct.partition.clone().or(text(&record.partition)),
@@ -1223,6 +1238,40 @@ mod tests {
             (Some(6), Some(1))
         );
         assert_eq!(job(8).time_limit_s, Some(120), "2 minutes");
+    }
+
+    /// A heterogeneous job's component keeps its first component's id and its offset, in the
+    /// shape of 22.05 (plain numbers) and of later releases (an offset `{set, number}`); a job
+    /// that is not one (`het.job_id` 0, the offset not set) has neither.
+    #[test]
+    fn a_heterogeneous_job_s_component_is_linked_to_its_first() {
+        let bytes = capture("24.11.5_v0.0.42_sacct-ci-lifecycle.json");
+        let plain = parse_json(&bytes).unwrap().records;
+        assert!(
+            plain
+                .iter()
+                .all(|j| j.het_job_id.is_none() && j.het_job_offset.is_none())
+        );
+        for (het, offset) in [
+            (serde_json::json!({"job_id": 7, "job_offset": 1}), Some(1)),
+            (
+                serde_json::json!({"job_id": 7, "job_offset": {"set": true, "infinite": false, "number": 1}}),
+                Some(1),
+            ),
+            (
+                serde_json::json!({"job_id": 7, "job_offset": {"set": false, "infinite": false, "number": 0}}),
+                None,
+            ),
+        ] {
+            let mut answer: Value = serde_json::from_slice(&bytes).unwrap();
+            answer["jobs"][0]["het"] = het.clone();
+            let records = parse_json(answer.to_string().as_bytes()).unwrap().records;
+            assert_eq!(
+                (records[0].het_job_id, records[0].het_job_offset),
+                (Some(7), offset),
+                "{het}"
+            );
+        }
     }
 
     /// A release this reader does not know is read as far as it can be and named in every

@@ -227,6 +227,8 @@ pub fn job_row(
         job_id: job.job_id.to_string(),
         array_job_id: job.array.map(|(a, _)| a.to_string()),
         array_task_id: job.array.map(|(_, t)| t as u32),
+        het_job_id: None,
+        het_job_offset: None,
         restart_count: job.restart_count,
         user: Some(job.user.clone()),
         account: Some(job.account.clone()),

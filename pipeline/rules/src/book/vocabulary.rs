@@ -5,11 +5,13 @@
 //! the evaluation (`crate::prepare`, the lookup) fills these in.
 
 /// Fields of `jobs` that conditions read as `job.<field>`, with those the engine derives.
-pub const JOB_FIELDS: [&str; 39] = [
+pub const JOB_FIELDS: [&str; 41] = [
     "cluster",
     "job_id",
     "array_job_id",
     "array_task_id",
+    "het_job_id",
+    "het_job_offset",
     "restart_count",
     "user",
     "account",

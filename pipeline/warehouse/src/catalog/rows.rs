@@ -191,6 +191,11 @@ table_row! {
         /// The jobs it waited for, as Slurm's `--dependency` takes them (`afterok:12:13`,
         /// `afterany:7_2?singleton`), when the accounting record or log says so.
         dependency: Option<String>,
+        /// For a component of a heterogeneous job (`#SBATCH hetjob`): the job id of its first
+        /// component, which links the components (each is stored as a job of its own, as Slurm's
+        /// epilog reports them), and its place among them (0, 1, ...). Null for other jobs.
+        het_job_id: Option<String>,
+        het_job_offset: Option<u32>,
         /// What Slurm accounting measured, summed over the steps of this run (see `job_steps`):
         /// user, system and total (user + system) CPU time in seconds. The total is seff's
         /// "CPU Utilized". `None` where accounting has no figure (no steps, an import without it).

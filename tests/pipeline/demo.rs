@@ -717,6 +717,7 @@ fn a_verdict_never_contradicts_its_findings(warehouse: &Path) {
         warehouse,
         "SELECT f.job_id, f.rule, p.verdict, p.source FROM findings f \
          JOIN predictions p ON p.job_id = f.job_id AND p.day = f.day \
+         AND (f.restart_count IS NULL OR p.restart_count IS NULL OR p.restart_count = f.restart_count) \
          WHERE f.severity = 'critical' AND p.verdict IN ('healthy', 'unknown', 'not-judged')",
     );
     assert!(contradicted.is_empty(), "{contradicted:?}");

@@ -250,17 +250,14 @@ impl Labelled {
         }
         let truths = labels_from.read(data)?;
         let labelled_jobs: HashSet<String> = truths.keys().cloned().collect();
-        // Without any label, every job's windows are read: an anomaly score learns from them
-        // all (history without labels); a diagnosis finds no labelled window and says so.
-        let only = (!truths.is_empty()).then_some(&labelled_jobs);
-        let chosen = chosen_columns(data, &days, only, features, set, metrics)?;
+        let chosen = chosen_columns(data, &days, &labelled_jobs, features, set, metrics)?;
         let applications = dataset::applications(data, None, None).unwrap_or_default();
         // Application-relative columns need every run's typical window first (of every job,
         // labelled or not: the more runs, the better an application's baseline).
         let chosen = match chosen {
-            None if set == dataset::FeatureSet::Application => {
-                Some(set.names(&dataset::window_metrics(data, &days, only, None)?))
-            }
+            None if set == dataset::FeatureSet::Application => Some(set.names(
+                &dataset::window_metrics(data, &days, Some(&labelled_jobs), None)?,
+            )),
             chosen => chosen,
         };
         let app = app_baselines(data, &days, chosen.as_deref(), &applications)?;
@@ -269,7 +266,7 @@ impl Labelled {
                 dataset::read_windows(
                     data,
                     &days,
-                    only,
+                    Some(&labelled_jobs),
                     chosen.as_deref(),
                     set,
                     None,
@@ -436,7 +433,7 @@ impl Labelled {
 fn chosen_columns(
     data: &Path,
     days: &[NaiveDate],
-    only: Option<&HashSet<String>>,
+    labelled_jobs: &HashSet<String>,
     features: Option<&[String]>,
     set: dataset::FeatureSet,
     metrics: Option<&[String]>,
@@ -446,7 +443,7 @@ fn chosen_columns(
         (None, None) => return Ok(None),
         (None, Some(patterns)) => patterns,
     };
-    let found = dataset::window_metrics(data, days, only, None)?;
+    let found = dataset::window_metrics(data, days, Some(labelled_jobs), None)?;
     // A derived metric only by its full name: `mem_*` means the stored series.
     let derived = dataset::derived_metrics(&found)
         .into_iter()

@@ -1,5 +1,5 @@
-//! One verdict per job, from the models' window verdicts and the rules' findings, for the
-//! `predictions` table.
+//! One verdict per job run (each run of a requeued job its own), from the models' window
+//! verdicts and the rules' findings, for the `predictions` table.
 //!
 //! Windows roll up to nodes, nodes to the job:
 //! - a node is **anomalous** when at least `min_windows` consecutive windows (each starting before
@@ -418,28 +418,29 @@ struct Calls {
     votes: Vec<Vec<f32>>,
     /// The anomaly score per window, before the application's cut (none without the model).
     scores: Vec<f64>,
-    /// The metrics each job's node reported.
+    /// The metrics each job's node reported (in any run, and any copy read).
     metrics_of: std::collections::HashMap<(Arc<str>, Arc<str>), std::collections::BTreeSet<String>>,
-    /// The jobs judged so far.
-    jobs: HashSet<Arc<str>>,
+    /// The runs of jobs judged so far.
+    runs: HashSet<(Arc<str>, Option<u32>)>,
 }
 
 impl Calls {
-    /// The models' calls on `windows` (whole jobs). A job judged before, from another file that
-    /// also held it, is replaced by what this one holds.
+    /// The models' calls on `windows` (whole jobs). A run of a job judged before, from another
+    /// file that also held it, is replaced by what this one holds; its other runs stay (a
+    /// requeued job's runs may lie in different parts).
     fn add(&mut self, windows: Windows, models: &Models) -> Result<(), ModelError> {
-        let again: HashSet<Arc<str>> = windows
+        let run_of = |k: &dataset::WindowKey| (k.job_id.clone(), k.run);
+        let again: HashSet<(Arc<str>, Option<u32>)> = windows
             .keys
             .iter()
-            .filter(|k| self.jobs.contains(&k.job_id))
-            .map(|k| k.job_id.clone())
+            .map(run_of)
+            .filter(|run| self.runs.contains(run))
             .collect();
         if !again.is_empty() {
             let kept: Vec<usize> = (0..self.keys.len())
-                .filter(|&i| !again.contains(&self.keys[i].job_id))
+                .filter(|&i| !again.contains(&run_of(&self.keys[i])))
                 .collect();
             self.keep(&kept);
-            self.metrics_of.retain(|(job, _), _| !again.contains(job));
         }
         let rows: Vec<usize> = (0..windows.keys.len()).collect();
         if let Some((_, m)) = &models.diagnosis
@@ -453,8 +454,7 @@ impl Calls {
         {
             self.scores.extend(score.score(&windows, &rows));
         }
-        self.jobs
-            .extend(windows.keys.iter().map(|k| k.job_id.clone()));
+        self.runs.extend(windows.keys.iter().map(run_of));
         self.keys.extend(windows.keys);
         for (key, metrics) in windows.metrics_of {
             self.metrics_of.entry(key).or_default().extend(metrics);

@@ -317,7 +317,12 @@ pub fn train(
     }
     progress("reading windows and labels");
     let labelled = Labelled::for_training_sampled(data, labels_from, kind, options)?;
-    let window = labelled.windows.window()?;
+    let window = match labelled.windows.window() {
+        // Without labelled windows an anomaly score reads every window itself and takes their
+        // width from them (`score_without_labels`); this one is not used then.
+        Err(_) if kind == Kind::Unsupervised && labelled.rows.is_empty() => (0, 0),
+        window => window?,
+    };
     let folds = labelled.folds(5, options.seed);
     let training = Training {
         data,

@@ -304,6 +304,16 @@ pub fn is_safe_job_id(job_id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '.' | '-'))
 }
 
+/// The period of a critical email about one job: `job-<id>`, and for a later run of a requeued
+/// job `job-<id>.r<run>`, so that each run's critical finding has its own email (and the key of
+/// a first run stays what it was before runs were told apart).
+fn job_period(job: &JobReport) -> String {
+    match job.restart_count {
+        Some(run) if run > 0 => format!("job-{}.r{run}", job.job_id),
+        _ => format!("job-{}", job.job_id),
+    }
+}
+
 /// The message key of a recipient and period.
 pub fn key(kind: MessageKind, user: Option<&str>, period: &str) -> String {
     match user {
@@ -504,7 +514,7 @@ fn plan_messages(
         for job in user_jobs {
             let critical = job.top_severity() == Some(Severity::Critical);
             if policy.critical == CriticalMode::Immediate && critical {
-                let period = format!("job-{}", job.job_id);
+                let period = job_period(&job);
                 let key = key(MessageKind::Critical, Some(user), &period);
                 if keys.contains(key.as_str()) {
                     continue;
@@ -625,7 +635,7 @@ pub fn plan_admin(
             if job.items.is_empty() || !is_safe_job_id(&job.job_id) {
                 continue;
             }
-            let period = format!("job-{}", job.job_id);
+            let period = job_period(&job);
             let key = key(MessageKind::AdminCritical, None, &period);
             if !keys.contains(key.as_str()) {
                 messages.push(Planned {
@@ -942,6 +952,42 @@ mod tests {
                 .iter()
                 .any(|s| s.job_id == "1" && s.reason == SkipReason::AlreadyReported)
         );
+    }
+
+    /// A requeued job's later run with a critical finding of its own gets its own critical
+    /// email; what the first run's email told is not told again.
+    #[test]
+    fn each_run_of_a_requeued_job_has_its_own_critical_email() {
+        let now = at(day(20), 12);
+        let mut first = job(
+            "1",
+            "alice",
+            at(day(20), 10),
+            &[("node-fail", Severity::Critical)],
+        );
+        first.restart_count = Some(0);
+        first.items[0].run = Some(0);
+        let sent = plan(std::slice::from_ref(&first), &[], &policy(), now, false);
+        assert_eq!(sent.messages[0].key, "critical.alice.job-1");
+        let history = record(&sent, now);
+        let mut second = job(
+            "1",
+            "alice",
+            at(day(20), 11),
+            &[("out-of-memory", Severity::Critical)],
+        );
+        second.restart_count = Some(1);
+        second.items[0].run = Some(1);
+        second.items.insert(0, first.items[0].clone());
+        let again = plan(&[second], &history, &policy(), now, false);
+        assert_eq!(again.messages.len(), 1, "{:?}", again.messages);
+        assert_eq!(again.messages[0].key, "critical.alice.job-1.r1");
+        let kinds: Vec<&str> = again.messages[0].jobs[0]
+            .items
+            .iter()
+            .map(|i| i.kind.as_str())
+            .collect();
+        assert_eq!(kinds, ["out-of-memory"]);
     }
 
     #[test]

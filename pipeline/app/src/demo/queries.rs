@@ -41,12 +41,12 @@ pub(super) const FEATURE_QUERIES: [(&str, &str); 2] = [
 /// What the demo shows of the one verdict per job.
 pub(super) const PREDICTION_QUERIES: [(&str, &str); 3] = [
     (
-        "one verdict per job (rules and models together) against the simulator's truth (predictions, labels):",
+        "one verdict per job run (rules and models together) against the simulator's truth (predictions, labels):",
         "SELECT l.anomaly AS truth, count(*) AS jobs, sum(CASE WHEN p.verdict = l.anomaly THEN 1 ELSE 0 END) AS same_verdict, string_agg(DISTINCT p.verdict, ' ') AS verdicts FROM predictions p JOIN labels l ON l.job_id = p.job_id GROUP BY l.anomaly ORDER BY jobs DESC, truth",
     ),
     (
         "the same for the application the models never saw (blast), judged on job-relative features:",
-        "SELECT l.anomaly AS truth, count(*) AS jobs, sum(CASE WHEN p.verdict = l.anomaly THEN 1 ELSE 0 END) AS same_verdict, string_agg(DISTINCT p.verdict, ' ') AS verdicts FROM predictions p JOIN labels l ON l.job_id = p.job_id JOIN jobs j ON j.job_id = p.job_id WHERE j.name LIKE 'blast-%' GROUP BY l.anomaly ORDER BY jobs DESC, truth",
+        "SELECT l.anomaly AS truth, count(*) AS jobs, sum(CASE WHEN p.verdict = l.anomaly THEN 1 ELSE 0 END) AS same_verdict, string_agg(DISTINCT p.verdict, ' ') AS verdicts FROM predictions p JOIN labels l ON l.job_id = p.job_id JOIN jobs j ON j.job_id = p.job_id AND j.day = p.day AND (p.restart_count IS NULL OR p.restart_count = j.restart_count) WHERE j.name LIKE 'blast-%' GROUP BY l.anomaly ORDER BY jobs DESC, truth",
     ),
     (
         "one job per verdict: where, when, how sure, and which rules agreed (predictions):",

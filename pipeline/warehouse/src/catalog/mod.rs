@@ -193,7 +193,7 @@ impl Table {
                 "One row per job: telemetry coverage, whether it can be judged, efficiency figures (written by `jobsight features`)."
             }
             Table::Windows => {
-                "Statistics per job × node × metric over sliding windows, for the models (written by `jobsight features`)."
+                "Statistics per job run × node × metric over sliding windows, for the models (written by `jobsight features`)."
             }
             Table::Findings => {
                 "One row per triggered rule: job, rule, group, severity, node and time window, evidence and the rendered texts (written by `jobsight classify`)."
@@ -205,7 +205,7 @@ impl Table {
                 "The thresholds block: one row per job and main characteristic, marked low / average / high (written by `jobsight classify`)."
             }
             Table::Predictions => {
-                "One verdict per job: the models' window verdicts rolled up and combined with the rules (written by `jobsight classify` with the models)."
+                "One verdict per job run: the models' window verdicts rolled up and combined with the rules (written by `jobsight classify` with the models)."
             }
             Table::Notifications => {
                 "The ledger of what was emailed: one row per message and finding it reported, partitioned by the UTC day it was sent (written by `jobsight notify`)."

@@ -212,7 +212,8 @@ fn add_findings(
             };
             let run = c.run("restart_count", i);
             // Advice for the next run rests on the run reported, not on an earlier one.
-            job.critical_finding |= severity == Severity::Critical && !earlier_run(run, job);
+            job.critical_finding |=
+                severity == Severity::Critical && job.earlier_run(run).is_none();
             job.items.push(Item {
                 run,
                 kind: c.text("rule", i).unwrap_or_default(),
@@ -266,11 +267,6 @@ fn add_predictions(
         }
     }
     Ok(())
-}
-
-/// Whether `run` is an earlier run of `job` than the one reported.
-fn earlier_run(run: Option<u32>, job: &JobReport) -> bool {
-    matches!((run, job.restart_count), (Some(run), Some(last)) if run < last)
 }
 
 /// What the models saw, in words: how much of the run they judged anomalous, where and when,

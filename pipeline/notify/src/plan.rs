@@ -190,6 +190,13 @@ pub struct JobReport {
 }
 
 impl JobReport {
+    /// For `run`, when it is an earlier run of this job than the one reported: (that run, the
+    /// run reported). `None` for the run reported, or where either run is not recorded.
+    pub fn earlier_run(&self, run: Option<u32>) -> Option<(u32, u32)> {
+        let (run, last) = (run?, self.restart_count?);
+        (run < last).then_some((run, last))
+    }
+
     pub fn run_s(&self) -> Option<i64> {
         Some((self.end? - self.start?).num_seconds())
     }

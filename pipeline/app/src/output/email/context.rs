@@ -97,8 +97,7 @@ fn findings_context(job: &JobReport) -> Value {
 /// For an item about an earlier run of a requeued job than the one reported, the line that says
 /// so ([`crate::output::job::earlier_run_line`], as the job's page says it).
 fn earlier_run(item: &crate::notify::plan::Item, job: &JobReport) -> Option<String> {
-    let (run, last) = (item.run?, job.restart_count?);
-    (run < last).then(|| {
+    job.earlier_run(item.run).map(|(run, last)| {
         let ended = job
             .run_states
             .iter()
@@ -144,7 +143,7 @@ fn suggestions_context(job: &JobReport) -> Value {
     let findings: Vec<FindingFacts> = job
         .items
         .iter()
-        .filter(|item| earlier_run(item, job).is_none())
+        .filter(|item| job.earlier_run(item.run).is_none())
         .map(|item| FindingFacts {
             rule: item.kind.clone(),
             severity: item.severity.name().to_string(),

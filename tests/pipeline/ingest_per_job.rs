@@ -1560,7 +1560,8 @@ impl per_job::AccountingSource for NodesOf {
 }
 
 /// Telemetry of three nodes every 10 s: `n1` over the whole run, `n2` lost 40 s before its
-/// end, `n3` absent (not in the source), and `n2` without a memory series.
+/// end, `n3` absent (not in the source), and `n2` without a memory series; `n2`'s clock 41 s
+/// ahead of the source's.
 struct ThreeNodes;
 
 impl per_job::TelemetrySource for ThreeNodes {
@@ -1594,11 +1595,22 @@ impl per_job::TelemetrySource for ThreeNodes {
         }
         Ok(n)
     }
+    fn clock_offsets(
+        &self,
+        _job: &str,
+        _cluster: &str,
+        _nodes: &[String],
+        _start: DateTime<Utc>,
+        _end: DateTime<Utc>,
+    ) -> Result<Vec<(String, f64)>, String> {
+        Ok(vec![("n1".into(), 0.003), ("n2".into(), 41.0)])
+    }
 }
 
 /// A job whose data is incomplete is stored all the same, and its note (`jobs.note`) says what
 /// is missing, node by node: a node the telemetry source does not have, a node whose series
-/// end early (a lost node's partial series, kept), a metric one node lacks; a job whose node
+/// end early (a lost node's partial series, kept), a metric one node lacks, a node whose clock
+/// disagrees with the source's; a job whose node
 /// list does not expand is stored without telemetry, and its note says why.
 #[test]
 fn the_note_names_what_a_jobs_data_lacks() {
@@ -1641,6 +1653,7 @@ fn the_note_names_what_a_jobs_data_lacks() {
         "n2's telemetry ends 40s before most nodes'",
         "it ended NODE_FAIL",
         "n2 sent no job_mem_rss_bytes where other nodes did",
+        "n2's clock was 41s ahead of stand-in's during the run: Slurm's times taken there",
     ] {
         assert!(lost.contains(said), "{said}: {lost}");
     }

@@ -255,10 +255,11 @@ fn two_node_jobs_are_judged_on_each_nodes_own_work() {
 }
 
 /// A node lost mid-job: the second node's slurmd is killed and the node marked down while a
-/// two-node job runs on it (`jobs/multi-node/lose-node.sbatch`, `--requeue`). Slurm ends the run
-/// `NODE_FAIL` and requeues the job; the node's slurmd starts again, the node returns to service
-/// and the second run completes. Each run is
-/// stored once, the first with `node-fail`, and no record is retried for ever (none in `failed/`).
+/// job of one or two nodes (`--nodes=1-2`) runs on both (`jobs/multi-node/lose-node.sbatch`,
+/// `--requeue`). Slurm ends the run `NODE_FAIL` and requeues the job; the node stays down, so the
+/// second run completes on the node left. Each run is stored once, the first with `node-fail`, the
+/// second's note naming the nodes that changed, and no record is retried for ever (none in
+/// `failed/`).
 #[test]
 #[ignore = "needs root: installs and starts a real two-node Slurm and Prometheus (run by .ci/run with --include-ignored)"]
 fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged() {
@@ -286,6 +287,10 @@ fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged()
     wait_until("the job to run", Duration::from_secs(60), || {
         job_state(job) == "RUNNING"
     });
+    // Both nodes were free, so Slurm gave the job both (`--nodes=1-2` without a task count: as
+    // many as are free; with `--ntasks-per-node=1` it gave one).
+    let first_nodes = sh(&format!("squeue -h -j {job} -o %N"));
+    assert_eq!(first_nodes.trim(), "node[1-2]", "the first run's nodes");
     std::thread::sleep(Duration::from_secs(15));
     // The node is lost as a crash loses it: its slurmd, its step daemons and the job's processes
     // there die at once (all of them run in the node's cpuset), and the admin (or slurmctld's
@@ -334,22 +339,10 @@ fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged()
         node_failed,
     );
     // Requeued: Slurm holds it `cred_expire` seconds (30 on the test cluster) before it may start
-    // again. The hold is not skipped: a node back in service may still get the old run's kill some
-    // moment after it registers, and a new run started before that loses its steps there (seen in
-    // CI: the requeued run ended FAILED, its node2 task terminated 0.2 s after launch).
+    // again, and then runs it on node1 alone (node2 stays down): a run whose nodes changed.
     wait_until("the job to be requeued", Duration::from_secs(60), || {
         job_state(job) == "PENDING"
     });
-    // The node comes back (its slurmd in its own cpuset, as the start script runs it).
-    sh(
-        "sh -c 'echo $$ > /sys/fs/cgroup/cpuset/slurmd_node2/tasks && exec /usr/sbin/slurmd -N node2'",
-    );
-    // `ReturnToService=2`: the node is back in service once its slurmd registers.
-    wait_until(
-        "node2 to return to service",
-        Duration::from_secs(60),
-        || sh("sinfo -h -n node2 -o %T").trim() == "idle",
-    );
     wait_until(
         "the requeued run to end",
         Duration::from_secs(REQUEUE_HOLD_S + SECONDS + 120),
@@ -384,6 +377,14 @@ fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged()
         note.contains("node2's telemetry ends") && note.contains("NODE_FAIL"),
         "{runs:?}"
     );
+    // The requeued run ran on node1 alone, and its note says the nodes changed.
+    assert_eq!(runs[0]["nodes"], "node[1-2]", "{runs:?}");
+    assert_eq!(runs[1]["nodes"], "node1", "{runs:?}");
+    let note = runs[1]["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("this run ran on node1, the run before it (NODE_FAIL) on node[1-2]"),
+        "{runs:?}"
+    );
     let kept = sql(
         &data,
         &format!(
@@ -400,8 +401,8 @@ fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged()
     );
     // Each run is judged on what is known: node1 covers the lost run, and node2 counts at what
     // it sent before it was lost. Not on accounting, which lost node2's figures with the node
-    // (about half the CPU time): nothing blames the job. (Findings carry no run number; the
-    // requeued run, busy throughout, has none.)
+    // (about half the CPU time): nothing blames the job. The requeued run, busy throughout on
+    // node1, has no finding.
     let rules: Vec<&str> = findings.iter().filter_map(|f| f["rule"].as_str()).collect();
     assert_eq!(rules, ["node-fail"], "{findings:?}");
     assert_eq!(

@@ -106,7 +106,7 @@ fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
     // The job rows come from sacct.
     let rows = sql(
         &data,
-        "SELECT job_id, name, state, \"user\", nodes, cpus FROM jobs ORDER BY job_id",
+        "SELECT job_id, name, state, \"user\", nodes, cpus, note FROM jobs ORDER BY job_id",
     );
     assert_eq!(rows.len(), 2, "{rows:?}");
     let host = sh("hostname -s").trim().to_string();
@@ -116,7 +116,29 @@ fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
         assert_eq!(row["state"], "COMPLETED");
         assert_eq!(row["user"], "alice");
         assert_eq!(row["nodes"], host.as_str());
+        // The note would name a node whose clock disagrees with Prometheus's, or a failed check.
+        let note = row["note"].as_str().unwrap_or_default();
+        assert!(!note.contains("clock"), "{note}");
     }
+    // The clock check's default query, asked of the real Prometheus for this node, finds its
+    // node_exporter and a clock in step with Prometheus's.
+    let prometheus = jobsight::ingest::prometheus::Prometheus::new(
+        jobsight::ingest::settings::PrometheusOptions {
+            url: Some(format!("http://127.0.0.1:{PROM_PORT}")),
+            ..Default::default()
+        }
+        .resolve()
+        .unwrap(),
+    );
+    let now = chrono::Utc::now();
+    let nodes = [host.clone()];
+    let offsets = prometheus
+        .clock_offsets("0", "", &nodes, now - chrono::Duration::seconds(60), now)
+        .unwrap();
+    assert!(
+        matches!(offsets.as_slice(), [(node, offset)] if *node == host && offset.abs() < 1.0),
+        "{offsets:?}"
+    );
 
     // Every metric, every grid point of the run once: the chunks join without gap or overlap.
     let coverage = sql(

@@ -607,6 +607,28 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.contains("unknown placeholder {hostname}"), "{e}");
+        // The clock check: on by default, off with "", and its query checked as the metrics' are.
+        let clock = |text: &str| resolve(text).map(|s| s.prometheus.clock.map(|c| c.query));
+        assert_eq!(
+            clock("").unwrap().as_deref(),
+            Some(crate::ingest::settings::DEFAULT_CLOCK_QUERY)
+        );
+        assert_eq!(clock("[prometheus]\nclock_query = \"\"\n").unwrap(), None);
+        for (query, says) in [
+            ("node_time_seconds", "no {nodes} placeholder"),
+            (
+                "node_time_seconds{{nodes}}{host}",
+                "unknown placeholder {host}",
+            ),
+        ] {
+            let e = clock(&format!("[prometheus]\nclock_query = {query:?}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("prometheus.clock_query") && e.contains(says),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -16,7 +16,10 @@
 //! same finding share one sentence, so a note stays short on a job of a thousand nodes.
 //!
 //! Prometheus stamps samples with its own clock at scrape time, so the nodes' clocks cannot skew
-//! its series against each other, and the note blames no clock.
+//! its series against each other, and the gaps above blame no clock. A node's clock still matters:
+//! Slurm takes a step's start and end on the node. [`clock_note`] names the nodes whose clock
+//! disagrees with the source's by more than [`MAX_CLOCK_OFFSET_S`] (Prometheus: node_exporter's
+//! `node_time_seconds` against the scrape's own time), on jobs of one node too.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -25,6 +28,9 @@ use chrono::DateTime;
 /// The smallest gap, in seconds, between a node's first or last sample and the other nodes' that
 /// the note names: below it, scrapes a few seconds apart are not a node's fault.
 pub const MIN_GAP_S: f64 = 5.0;
+/// The largest offset, in seconds, between a node's clock and the telemetry source's that the
+/// note lets pass: NTP keeps clocks within milliseconds, and a scrape's own delay is well below.
+pub const MAX_CLOCK_OFFSET_S: f64 = 2.0;
 /// The most nodes a note lists by name before it says how many more.
 const MAX_NAMES: usize = 5;
 
@@ -180,6 +186,37 @@ impl NodeCoverage {
     }
 }
 
+/// What the note says about the clocks of the job's `nodes` (in allocation order), given each
+/// node's clock minus the telemetry source's (`offsets`, seconds; nodes the source could not
+/// tell are left out): the nodes off by more than [`MAX_CLOCK_OFFSET_S`], in one sentence.
+pub fn clock_note(nodes: &[String], offsets: &[(String, f64)], source: &str) -> Option<String> {
+    let off: Vec<(&str, f64)> = nodes
+        .iter()
+        .filter_map(|n| offsets.iter().find(|(o, _)| o == n))
+        .filter(|(_, offset)| offset.abs() > MAX_CLOCK_OFFSET_S)
+        .map(|(n, offset)| (n.as_str(), *offset))
+        .collect();
+    let consequence = "Slurm's times taken there (its steps' start and end) are off by as much; the \
+         job's series, which the source stamps, are not";
+    match off.as_slice() {
+        [] => None,
+        [(node, offset)] => Some(format!(
+            "{node}'s clock was {} {} {source}'s during the run: {consequence}",
+            seconds(offset.abs()),
+            if *offset > 0.0 { "ahead of" } else { "behind" }
+        )),
+        _ => {
+            let widest = off.iter().map(|(_, o)| o.abs()).fold(0.0, f64::max);
+            let names_off: Vec<&str> = off.iter().map(|(n, _)| *n).collect();
+            Some(format!(
+                "the clocks of {} were up to {} off {source}'s during the run: {consequence}",
+                names(&names_off),
+                seconds(widest)
+            ))
+        }
+    }
+}
+
 /// Keeps the widest gap of `node` (microseconds) with the sample it was measured at.
 fn widest<'a>(found: &mut BTreeMap<&'a str, (f64, i64)>, node: &'a str, gap_us: i64, at: i64) {
     let gap = gap_us as f64 / 1e6;
@@ -266,6 +303,45 @@ mod tests {
     use super::*;
 
     const T0: i64 = 1_795_300_000_000_000;
+
+    /// A node whose clock is off by more than two seconds is named, with the direction; one
+    /// within it, or one the source cannot tell, is not; several share one sentence.
+    #[test]
+    fn a_node_whose_clock_disagrees_is_named() {
+        let nodes: Vec<String> = ["n1", "n2", "n3"].map(String::from).to_vec();
+        let offsets = |o: &[(&str, f64)]| -> Vec<(String, f64)> {
+            o.iter().map(|(n, v)| (n.to_string(), *v)).collect()
+        };
+        assert_eq!(
+            clock_note(&nodes, &offsets(&[("n1", 0.01), ("n2", 1.9)]), "prometheus"),
+            None
+        );
+        let ahead = clock_note(&nodes, &offsets(&[("n1", 0.0), ("n2", 41.2)]), "prometheus");
+        assert_eq!(
+            ahead.as_deref(),
+            Some(
+                "n2's clock was 41s ahead of prometheus's during the run: Slurm's times taken \
+                 there (its steps' start and end) are off by as much; the job's series, which the \
+                 source stamps, are not"
+            )
+        );
+        let behind = clock_note(&nodes[..1], &offsets(&[("n1", -3.0)]), "prometheus");
+        assert!(
+            behind
+                .unwrap()
+                .starts_with("n1's clock was 3s behind prometheus's")
+        );
+        let several = clock_note(
+            &nodes,
+            &offsets(&[("n3", 5.0), ("n1", -12.0), ("n4", 99.0)]),
+            "prometheus",
+        );
+        assert!(
+            several
+                .unwrap()
+                .starts_with("the clocks of n1, n3 were up to 12s off prometheus's"),
+        );
+    }
 
     /// Series sampled every `step_s` from `from_s` to `to_s` (seconds after T0).
     fn sample(c: &mut NodeCoverage, node: &str, metric: &str, from_s: i64, to_s: i64) {

@@ -33,7 +33,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 use slurm_hooks::SpoolRecord;
 
-use super::node_coverage::NodeCoverage;
+use super::node_coverage::{self, NodeCoverage};
 use super::prometheus::Prometheus;
 use super::settings::IngestSettings;
 use super::{JobRow, JobStepRow, TelemetrySink, sacct, sacct_neighbours, sacct_steps};
@@ -210,6 +210,18 @@ pub trait TelemetrySource {
         end: DateTime<Utc>,
         emit: &mut dyn FnMut(&str, &str, i64, f64),
     ) -> Result<u64, String>;
+    /// Each node's clock minus the source's over `[start, end]`, in seconds, for the nodes whose
+    /// clock the source can tell (for the job's note); nothing when it cannot tell any.
+    fn clock_offsets(
+        &self,
+        _job_id: &str,
+        _cluster: &str,
+        _nodes: &[String],
+        _start: DateTime<Utc>,
+        _end: DateTime<Utc>,
+    ) -> Result<Vec<(String, f64)>, String> {
+        Ok(Vec::new())
+    }
 }
 
 impl TelemetrySource for Prometheus {
@@ -234,6 +246,17 @@ impl TelemetrySource for Prometheus {
         emit: &mut dyn FnMut(&str, &str, i64, f64),
     ) -> Result<u64, String> {
         Prometheus::fetch(self, job_id, cluster, nodes, start, end, emit).map_err(|e| e.to_string())
+    }
+    fn clock_offsets(
+        &self,
+        job_id: &str,
+        cluster: &str,
+        nodes: &[String],
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+    ) -> Result<Vec<(String, f64)>, String> {
+        Prometheus::clock_offsets(self, job_id, cluster, nodes, start, end)
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -623,6 +646,14 @@ fn ingest_one(
             let node_failed = row.state.as_deref() == Some("NODE_FAIL");
             let jitter_s = source.jitter().as_secs_f64();
             notes.extend(coverage.notes(&nodes, source.name(), jitter_s, node_failed));
+            // A node's clock that disagrees skews the times Slurm took there (its steps' start
+            // and end), not the series, which the source stamps.
+            match source.clock_offsets(&row.job_id, &row.cluster, &nodes, start, row.end) {
+                Ok(offsets) => {
+                    notes.extend(node_coverage::clock_note(&nodes, &offsets, source.name()))
+                }
+                Err(e) => notes.push(format!("the nodes' clocks were not checked: {e}")),
+            }
         }
     }
     notes.extend(accounting_notes);

@@ -278,6 +278,9 @@ pub struct Prometheus {
 const MAX_ANSWER_BYTES: u64 = 256 * 1024 * 1024;
 /// Points per request beyond which a job on many nodes gets shorter chunks.
 const MAX_POINTS_PER_REQUEST: i64 = 1_000_000;
+/// The most points per node the clock check asks for: the clock drifts slowly, so a few dozen
+/// over the run tell its offset.
+const CLOCK_POINTS: i64 = 60;
 
 impl Prometheus {
     pub fn new(settings: PrometheusSettings) -> Prometheus {
@@ -338,7 +341,7 @@ impl Prometheus {
             );
             // One series per node across all chunks; a node seen twice in one chunk is ambiguous.
             for &(from, to) in &ranges {
-                let series = self.query_range(job_id, template, &query, from, to)?;
+                let series = self.query_range(job_id, template, &query, (from, to), step)?;
                 let mut seen = BTreeSet::new();
                 for s in series {
                     let series_err = |reason: String| PromError::Series {
@@ -380,16 +383,64 @@ impl Prometheus {
         Ok(samples)
     }
 
+    /// Each of the job's nodes' clock minus Prometheus's over `[start, end]`, in seconds: the
+    /// median of the clock query's points (at most [`CLOCK_POINTS`] of them), for the nodes that
+    /// answered; nothing when the site turned the check off. A series that names no node of the
+    /// job is left out (the check is a note, not a reason to hold the job back).
+    pub fn clock_offsets(
+        &self,
+        job_id: &str,
+        cluster: &str,
+        nodes: &[String],
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+    ) -> Result<Vec<(String, f64)>, PromError> {
+        let Some(template) = &self.settings.clock else {
+            return Ok(Vec::new());
+        };
+        let label = template
+            .node_label
+            .as_deref()
+            .unwrap_or(&self.settings.node_label);
+        let matcher = node_matcher(label, nodes).map_err(|reason| PromError::Job {
+            job_id: job_id.to_string(),
+            reason,
+        })?;
+        let query = render(
+            &template.query,
+            &matcher,
+            job_id,
+            cluster,
+            self.settings.rate_window,
+        );
+        let (from, to) = (start.timestamp(), end.timestamp().max(start.timestamp()));
+        let step = ((to - from) / CLOCK_POINTS).max(self.settings.step.as_secs() as i64);
+        let node_set: BTreeSet<String> = nodes.iter().cloned().collect();
+        let mut offsets = Vec::new();
+        for s in self.query_range(job_id, template, &query, (from, to), step)? {
+            let Some(node) = s.labels.get(label).and_then(|v| node_of(v, &node_set)) else {
+                continue;
+            };
+            let mut values: Vec<f64> = s.values.iter().map(|(_, v)| *v).collect();
+            values.retain(|v| v.is_finite());
+            values.sort_by(f64::total_cmp);
+            if let Some(median) = values.get(values.len() / 2) {
+                offsets.push((node.clone(), *median));
+            }
+        }
+        Ok(offsets)
+    }
+
     fn query_range(
         &self,
         job_id: &str,
         template: &MetricTemplate,
         query: &str,
-        from: i64,
-        to: i64,
+        (from, to): (i64, i64),
+        step_s: i64,
     ) -> Result<Vec<Series>, PromError> {
         let url = format!("{}/api/v1/query_range", self.settings.url);
-        let step = format!("{}s", self.settings.step.as_secs());
+        let step = format!("{step_s}s");
         let (from, to) = (from.to_string(), to.to_string());
         // POST keeps a long node matcher out of the URL's length limit.
         let response = self.agent.post(&url).send_form([

@@ -51,7 +51,17 @@ pub struct PrometheusOptions {
     pub metrics: Option<Vec<MetricTemplate>>,
     /// Added to the default (or given) metrics.
     pub extra_metrics: Option<Vec<MetricTemplate>>,
+    /// PromQL giving each node's clock minus Prometheus's (seconds), one series per node; empty
+    /// turns the check off. Default [`DEFAULT_CLOCK_QUERY`].
+    pub clock_query: Option<String>,
 }
+
+/// Each node's clock against Prometheus's: node_exporter's `node_time_seconds` is the node's
+/// own time when it was scraped, and `timestamp()` the moment Prometheus stamped that scrape.
+pub const DEFAULT_CLOCK_QUERY: &str =
+    "node_time_seconds{{nodes}} - timestamp(node_time_seconds{{nodes}})";
+/// The name the clock query's series go by in errors (they are not stored).
+pub const CLOCK_METRIC: &str = "clock_offset_s";
 
 /// Where the per-job ingest step gets telemetry from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -147,6 +157,9 @@ pub struct PrometheusSettings {
     /// Label naming the node; its value may carry a `:port` suffix (node_exporter's `instance`).
     pub node_label: String,
     pub metrics: Vec<MetricTemplate>,
+    /// The nodes' clocks against Prometheus's, for the job's note ([`DEFAULT_CLOCK_QUERY`]);
+    /// none when the site turned the check off.
+    pub clock: Option<MetricTemplate>,
 }
 
 /// node_exporter metrics under the warehouse's canonical names (the simulator uses the same names,
@@ -419,6 +432,23 @@ impl PrometheusOptions {
                 ));
             }
         }
+        let clock_query = self
+            .clock_query
+            .unwrap_or_else(|| DEFAULT_CLOCK_QUERY.to_string());
+        if !clock_query.is_empty() && !clock_query.contains("{nodes}") {
+            return Err(invalid(
+                "prometheus.clock_query",
+                "has no {nodes} placeholder, so it would not select the job's nodes".to_string(),
+            ));
+        }
+        if let Err(reason) = check_template(&clock_query) {
+            return Err(invalid("prometheus.clock_query", reason));
+        }
+        let clock = (!clock_query.is_empty()).then(|| MetricTemplate {
+            name: CLOCK_METRIC.to_string(),
+            query: clock_query,
+            node_label: None,
+        });
         Ok(PrometheusSettings {
             url: url.trim_end_matches('/').to_string(),
             step: Duration::from_secs(within("prometheus.step_s", self.step_s, 30, 1..=3600)?),
@@ -438,6 +468,7 @@ impl PrometheusOptions {
             lag: Duration::from_secs(within("prometheus.lag_s", self.lag_s, 60, 0..=DAY_S)?),
             node_label: self.node_label.unwrap_or_else(|| "instance".to_string()),
             metrics,
+            clock,
         })
     }
 }

@@ -92,13 +92,40 @@ pub fn test_base(name: &str) -> PathBuf {
 /// The one machine's services (Slurm, Prometheus, the SMTP server of the canaries) serve one test
 /// at a time: every test of the real-services binary holds this for its whole run, so that the
 /// test harness's threads never start two Slurms on one node.
-pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+pub fn one_at_a_time() -> OneAtATime {
     static SERVICES: std::sync::Mutex<()> = std::sync::Mutex::new(());
     // A test that failed while holding it leaves the services stopped by its guards: the next
     // test may go on.
-    SERVICES
+    let guard = SERVICES
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    OneAtATime {
+        _guard: guard,
+        since: Instant::now(),
+    }
+}
+
+/// The machine's services held by one test ([`one_at_a_time`]). When released it prints how long
+/// the test held them, for docs/testing.md's times (a test's own time: the others waited).
+pub struct OneAtATime {
+    _guard: std::sync::MutexGuard<'static, ()>,
+    since: Instant,
+}
+
+impl Drop for OneAtATime {
+    fn drop(&mut self) {
+        use std::io::Write;
+        let test = std::thread::current()
+            .name()
+            .unwrap_or("a test")
+            .to_string();
+        // Straight to stderr: the test harness captures `eprintln!` of passing tests.
+        let _ = writeln!(
+            std::io::stderr(),
+            "== {test} held the services for {:.0} s",
+            self.since.elapsed().as_secs_f64()
+        );
+    }
 }
 
 /// The Slurm release the tests run against: `JOBSIGHT_SLURM_RELEASE` (`24.11`, `26.05`: started
@@ -184,7 +211,7 @@ pub fn start_slurm_nodes(
 /// next test may start (the fields drop in order).
 pub struct SlurmSite {
     _slurm: SlurmGuard,
-    _one_at_a_time: std::sync::MutexGuard<'static, ()>,
+    _one_at_a_time: OneAtATime,
     /// The test's own folder, emptied at the start.
     pub base: PathBuf,
     pub spool: PathBuf,

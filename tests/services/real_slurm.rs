@@ -5,7 +5,8 @@
 //! an array job, a job with a hostile name and work directory, and a requeued job, and checks that
 //! every job appears in each spool exactly once per run with the fields Slurm and sacct report.
 //! Both spools merged into one then show each job run once, the rest set aside as duplicates.
-//! Also compares host-list expansion with `scontrol show hostnames`.
+//! Also compares host-list expansion with `scontrol show hostnames`, and reads the accounts'
+//! coordinators from `sacctmgr` as the web interface does.
 //!
 //! Needs root and the package registry; takes about 2–3 minutes (the time-limit job dominates).
 use crate::common;
@@ -21,6 +22,7 @@ use std::time::Duration;
 use common::run_ok;
 use common::services::{install_hook, job_state, sbatch, sh, start_slurm, test_base, wait_until};
 use jobsight::ingest::sacct;
+use jobsight::web::who::Directory;
 use slurm_hooks::{Hook, SpoolRecord, hostlist};
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
@@ -97,6 +99,23 @@ fn epilog_hook_on_a_real_slurm() {
             .collect();
         assert_eq!(hostlist::expand(list).unwrap(), slurm, "host list {list}");
     }
+
+    // The accounts' coordinators, as the web interface reads them from this release's slurmdbd
+    // (`sacctmgr`). Each `add` fails when an earlier run added it already: the listing counts.
+    sh("sacctmgr -i add account physics,chem Description=t Organization=t >/dev/null || true");
+    sh("sacctmgr -i add user bob,carol account=physics >/dev/null || true");
+    sh("sacctmgr -i add coordinator account=physics names=bob >/dev/null || true");
+    let directory = jobsight::web::who::SystemDirectory {
+        sacctmgr: "sacctmgr".into(),
+    };
+    let coordinators = directory.coordinators().unwrap();
+    assert_eq!(
+        coordinators
+            .get("physics")
+            .map(|names| names.iter().map(String::as_str).collect::<Vec<_>>()),
+        Some(vec!["bob"]),
+        "{coordinators:?}"
+    );
 
     let weird_dir = base.join("w\u{20ac}ird dir");
     std::fs::create_dir(&weird_dir).unwrap();

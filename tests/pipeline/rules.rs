@@ -420,6 +420,9 @@ fn rule_cases() -> Vec<Case> {
         ("gpu-idle", Shape::Gpu, |f| {
             f.level("gpu_util", 0.02);
         }),
+        ("gpu-never-busy", Shape::Gpu, |f| {
+            f.job("acct_gpu_util_max_pct", Value::Num(2.0));
+        }),
         ("gpu-underused", Shape::Gpu, |f| {
             f.level("gpu_util", 0.2);
         }),
@@ -960,7 +963,7 @@ fix = "Ask for less."
     .expect("write");
     let (ok, out, err) = run(&["rules", "check", candidate.to_str().expect("utf-8")]);
     assert!(
-        ok && out.contains("ok; with the built-in files: 40 rules"),
+        ok && out.contains("ok; with the built-in files: 41 rules"),
         "{out}{err}"
     );
     let (ok, out, err) = run(&[

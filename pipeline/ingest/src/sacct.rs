@@ -628,6 +628,8 @@ pub fn job_row(record: &SpoolRecord, acct: &Accounting, line: Option<&ExitLine>)
         acct_mem_peak_mb: used.mem_peak_mb,
         acct_max_rss_mb: used.max_rss_mb,
         acct_energy_j: used.energy_j,
+        acct_gpu_util_max_pct: used.gpu_util_max_pct,
+        acct_gpu_mem_max_mb: used.gpu_mem_max_mb,
         acct_steps: used.steps,
         neighbours: None,
         note: None,

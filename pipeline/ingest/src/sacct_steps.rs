@@ -221,6 +221,10 @@ pub struct Totals {
     pub mem_peak_mb: Option<f64>,
     pub max_rss_mb: Option<f64>,
     pub energy_j: Option<f64>,
+    /// The largest of the steps' GPU figures (TRESUsageInMax's `gres/gpuutil` in per cent and
+    /// `gres/gpumem` in MiB), where Slurm gathers them.
+    pub gpu_util_max_pct: Option<f64>,
+    pub gpu_mem_max_mb: Option<f64>,
     pub steps: Option<u32>,
 }
 
@@ -270,6 +274,12 @@ pub fn totals(steps: Option<&[StepAccounting]>, job_energy_j: Option<f64>) -> To
                 .map(|s| s.max_rss_bytes.map(|b| b as f64 / MIB)),
         ),
         energy_j: job_energy_j.or(step_energy),
+        gpu_util_max_pct: largest(steps.iter().map(|s| s.gpu_util_max_pct)),
+        gpu_mem_max_mb: largest(
+            steps
+                .iter()
+                .map(|s| s.gpu_mem_max_bytes.map(|b| b as f64 / MIB)),
+        ),
         steps: u32::try_from(covered).ok(),
     }
 }
@@ -636,6 +646,11 @@ mod gpu_tests {
         let rows = step_rows(&row, steps);
         assert_eq!(rows[0].gpu_mem_max_mb, Some(38_888.0), "sacct's 38888M");
         assert_eq!(rows[0].gpu_util_max_pct, Some(100.0));
+        // The job's row has the largest of its steps' (the batch step's, not the extern's 0).
+        assert_eq!(
+            (row.acct_gpu_util_max_pct, row.acct_gpu_mem_max_mb),
+            (Some(100.0), Some(38_888.0))
+        );
         // Without the TRES (no GPU plugin, or another site): unknown, not 0.
         let plain = sacct::parse_json(answer.replace("gres", "license").as_bytes())
             .unwrap()

@@ -254,8 +254,11 @@ pub fn job_row(
         acct_cpu_total_s: Some(used.cpu_user_s + used.cpu_system_s),
         acct_mem_peak_mb: Some(used.mem_peak_mb),
         acct_max_rss_mb: Some(used.max_rss_mb),
-        // No energy plugin on the simulated cluster.
+        // No energy plugin on the simulated cluster, and no GPU figures in its accounting (its
+        // GPU jobs have DCGM's series).
         acct_energy_j: None,
+        acct_gpu_util_max_pct: None,
+        acct_gpu_mem_max_mb: None,
         acct_steps: Some(1),
         neighbours,
         note: None,

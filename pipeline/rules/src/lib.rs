@@ -995,6 +995,62 @@ mod tests {
         assert!(gpu_job(Some(0.9), 0.01).is_none());
     }
 
+    /// Slurm's own GPU figure (the busiest task's peak, `jobs.acct_gpu_util_max_pct`) judges a
+    /// job without GPU telemetry, even one without any telemetry; where DCGM's mean says idle
+    /// too, the job is told once that its GPUs were unused, by the stronger figure (other GPU
+    /// findings, such as GPUs and host idle together, are their own).
+    #[test]
+    fn slurms_gpu_figures_judge_a_job_without_gpu_telemetry() {
+        let book = RuleBook::load(None).unwrap();
+        let gpu_rules = |judgeable: bool, peak_pct: Option<f64>, dcgm: Option<f64>| {
+            let mut data = on_accounting(judgeable, false);
+            data.job.insert("gpus".into(), Value::Num(2.0));
+            if let Some(peak) = peak_pct {
+                data.job
+                    .insert("acct_gpu_util_max_pct".into(), Value::Num(peak));
+            }
+            if let Some(mean) = dcgm {
+                data.summary.insert("gpu_util".into(), Value::Num(mean));
+            }
+            prepare(&mut data, &Settings::default());
+            evaluate(&book, &data, &Settings::default())
+                .findings
+                .into_iter()
+                .filter(|f| ["gpu-idle", "gpu-never-busy"].contains(&f.rule.as_str()))
+                .map(|f| (f.rule, f.message))
+                .collect::<Vec<_>>()
+        };
+        let never = gpu_rules(false, Some(1.0), None);
+        assert_eq!(never.len(), 1, "{never:?}");
+        assert_eq!(never[0].0, "gpu-never-busy");
+        assert!(
+            never[0].1.starts_with(
+                "The job held 2 GPU(s) that Slurm's accounting never saw more than 1.0 % busy"
+            ),
+            "{never:?}"
+        );
+        // DCGM's mean says idle too: one finding, the accounting's.
+        let both = gpu_rules(true, Some(1.0), Some(0.01));
+        assert_eq!(
+            both.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
+            ["gpu-never-busy"]
+        );
+        // Busy at times by Slurm's count, idle on average by DCGM's: DCGM's finding.
+        let bursts = gpu_rules(true, Some(60.0), Some(0.01));
+        assert_eq!(
+            bursts.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
+            ["gpu-idle"]
+        );
+        // No GPU figures in accounting: DCGM's finding as before; neither: none.
+        let dcgm_only = gpu_rules(true, None, Some(0.01));
+        assert_eq!(
+            dcgm_only.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
+            ["gpu-idle"]
+        );
+        assert!(gpu_rules(false, None, None).is_empty());
+        assert!(gpu_rules(true, Some(60.0), None).is_empty());
+    }
+
     /// A GPU job in the GPU partition "used no GPU" only when its GPUs' peak says so too: a
     /// job with short bursts has a mean near 0 and is no misuse of the partition.
     #[test]

@@ -5,7 +5,7 @@
 //! the evaluation (`crate::prepare`, the lookup) fills these in.
 
 /// Fields of `jobs` that conditions read as `job.<field>`, with those the engine derives.
-pub const JOB_FIELDS: [&str; 41] = [
+pub const JOB_FIELDS: [&str; 43] = [
     "cluster",
     "job_id",
     "array_job_id",
@@ -38,6 +38,8 @@ pub const JOB_FIELDS: [&str; 41] = [
     "acct_mem_peak_mb",
     "acct_max_rss_mb",
     "acct_energy_j",
+    "acct_gpu_util_max_pct",
+    "acct_gpu_mem_max_mb",
     "acct_steps",
     "neighbours",
     // Derived.

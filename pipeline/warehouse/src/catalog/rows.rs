@@ -209,6 +209,11 @@ table_row! {
         acct_max_rss_mb: Option<f64>,
         /// Energy the job consumed in joules, where an energy plugin measured it.
         acct_energy_j: Option<f64>,
+        /// Slurm's own GPU usage (`gres/gpuutil`, `gres/gpumem` in `AccountingStorageTRES`):
+        /// the largest of the steps' busiest-task GPU utilisation in per cent (summed over the
+        /// task's GPUs since 24.05) and GPU memory in MiB. Null where Slurm does not gather them.
+        acct_gpu_util_max_pct: Option<f64>,
+        acct_gpu_mem_max_mb: Option<f64>,
         /// How many steps the accounting figures cover.
         acct_steps: Option<u32>,
         /// Other jobs that ran on at least one of this job's nodes during its run.

@@ -1561,7 +1561,7 @@ impl per_job::AccountingSource for NodesOf {
 
 /// Telemetry of three nodes every 10 s: `n1` over the whole run, `n2` lost 40 s before its
 /// end, `n3` absent (not in the source), and `n2` without a memory series; `n2`'s clock 41 s
-/// ahead of the source's.
+/// ahead of the source's, except for job 3, whose clock check fails.
 struct ThreeNodes;
 
 impl per_job::TelemetrySource for ThreeNodes {
@@ -1597,12 +1597,15 @@ impl per_job::TelemetrySource for ThreeNodes {
     }
     fn clock_offsets(
         &self,
-        _job: &str,
+        job: &str,
         _cluster: &str,
         _nodes: &[String],
         _start: DateTime<Utc>,
         _end: DateTime<Utc>,
     ) -> Result<Vec<(String, f64)>, String> {
+        if job == "3" {
+            return Err("job 3: the clock query failed (HTTP 503)".into());
+        }
         Ok(vec![("n1".into(), 0.003), ("n2".into(), 41.0)])
     }
 }
@@ -1610,17 +1613,21 @@ impl per_job::TelemetrySource for ThreeNodes {
 /// A job whose data is incomplete is stored all the same, and its note (`jobs.note`) says what
 /// is missing, node by node: a node the telemetry source does not have, a node whose series
 /// end early (a lost node's partial series, kept), a metric one node lacks, a node whose clock
-/// disagrees with the source's; a job whose node
-/// list does not expand is stored without telemetry, and its note says why.
+/// disagrees with the source's, a clock check that failed; a job whose node list does not
+/// expand is stored without telemetry, and its note says why.
 #[test]
 fn the_note_names_what_a_jobs_data_lacks() {
     let tmp = tempfile::tempdir().unwrap();
     let spool = Spool::init(&tmp.path().join("spool"), 0o700).unwrap();
     let data = tmp.path().join("data");
-    for job in [1, 2] {
+    for job in [1, 2, 3] {
         slurm_hooks::spool_dir::enqueue(spool.root(), &record(job, JOB1_ENQUEUED)).unwrap();
     }
-    let accounting = NodesOf(vec![(1, "n[1-3]", "NODE_FAIL"), (2, "n[1-", "COMPLETED")]);
+    let accounting = NodesOf(vec![
+        (1, "n[1-3]", "NODE_FAIL"),
+        (2, "n[1-", "COMPLETED"),
+        (3, "n[1-3]", "COMPLETED"),
+    ]);
     let s = settings(Path::new("/bin/false"), "http://127.0.0.1:9", "");
     let report = per_job::run_with(
         &spool,
@@ -1634,7 +1641,7 @@ fn the_note_names_what_a_jobs_data_lacks() {
         &mut |_, _| Ok(()),
     )
     .unwrap();
-    assert_eq!(report.count("done"), 2, "{report:?}");
+    assert_eq!(report.count("done"), 3, "{report:?}");
     let jobs = common::sql_json(
         JOBSIGHT,
         &data,
@@ -1653,7 +1660,7 @@ fn the_note_names_what_a_jobs_data_lacks() {
         "n2's telemetry ends 40s before most nodes'",
         "it ended NODE_FAIL",
         "n2 sent no job_mem_rss_bytes where other nodes did",
-        "n2's clock was 41s ahead of stand-in's during the run: Slurm's times taken there",
+        "n2's clock was 41s ahead of stand-in's during the run: what the node stamps itself",
     ] {
         assert!(lost.contains(said), "{said}: {lost}");
     }
@@ -1668,6 +1675,12 @@ fn the_note_names_what_a_jobs_data_lacks() {
             serde_json::json!({"node": "n1", "n": 24}),
             serde_json::json!({"node": "n2", "n": 8})
         ]
+    );
+    // A clock check that fails is said, and holds nothing back: the job is stored.
+    let unchecked = note("3");
+    assert!(
+        unchecked.contains("the nodes' clocks were not checked: job 3: the clock query failed"),
+        "{unchecked}"
     );
     let unreadable = note("2");
     assert!(

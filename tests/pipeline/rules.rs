@@ -420,8 +420,10 @@ fn rule_cases() -> Vec<Case> {
         ("gpu-idle", Shape::Gpu, |f| {
             f.level("gpu_util", 0.02);
         }),
+        // A site without DCGM: Slurm's own GPU figure alone.
         ("gpu-never-busy", Shape::Gpu, |f| {
-            f.job("acct_gpu_util_max_pct", Value::Num(2.0));
+            f.job("acct_gpu_util_max_pct", Value::Num(2.0))
+                .summary("gpu_util", Value::Missing);
         }),
         ("gpu-underused", Shape::Gpu, |f| {
             f.level("gpu_util", 0.2);

@@ -67,7 +67,7 @@ pub fn time_span(from: DateTime<Utc>, to: DateTime<Utc>) -> String {
 }
 
 /// Whole names of the warehouse's figures that read better than their parts.
-const FIGURES: [(&str, &str); 22] = [
+const FIGURES: [(&str, &str); 24] = [
     ("limit_gb_per_node", "limit per node"),
     ("reached_gb_per_node", "reached per node"),
     ("suggest_gb", "request to ask for per node"),
@@ -83,6 +83,11 @@ const FIGURES: [(&str, &str); 22] = [
     ("elapsed_s", "run time"),
     ("cpu_used_cores", "cores busy"),
     ("gpu_util", "GPU use"),
+    ("gpu_busy", "GPU use"),
+    (
+        "acct_gpu_util_max_pct",
+        "GPU use at its peak (Slurm's accounting)",
+    ),
     ("shared", "shared its nodes"),
     ("num_nodes", "nodes"),
     ("cpus", "cores"),

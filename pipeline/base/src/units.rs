@@ -197,6 +197,10 @@ pub fn named_value(name: &str, v: f64) -> String {
         if is_share(part) {
             return percent(v);
         }
+        // Slurm's per cents (`acct_gpu_util_max_pct`).
+        if part.ends_with("_pct") {
+            return percent(v / 100.0);
+        }
         if part.ends_with("_s") && !part.ends_with("_per_s") {
             return duration(v);
         }
@@ -365,6 +369,9 @@ mod tests {
             "80.1 MB/s"
         );
         assert_eq!(named_value("summary.cpu_eff", 0.148), "15 %");
+        // Slurm's own per cents, and a rule's share of a GPU's time.
+        assert_eq!(named_value("job.acct_gpu_util_max_pct", 2.0), percent(0.02));
+        assert_eq!(named_value("gpu_busy", 0.02), percent(0.02));
         assert_eq!(named_value("node.rise_rate_mb_s", 11.2), "11.2 MB/s");
         assert_eq!(named_value("busy_p95", 0.00367), "0.4 %");
         assert_eq!(named_value("limit_gb_per_node", 64.0), "64 GB");

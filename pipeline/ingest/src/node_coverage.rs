@@ -17,9 +17,10 @@
 //!
 //! Prometheus stamps samples with its own clock at scrape time, so the nodes' clocks cannot skew
 //! its series against each other, and the gaps above blame no clock. A node's clock still matters:
-//! Slurm takes a step's start and end on the node. [`clock_note`] names the nodes whose clock
-//! disagrees with the source's by more than [`MAX_CLOCK_OFFSET_S`] (Prometheus: node_exporter's
-//! `node_time_seconds` against the scrape's own time), on jobs of one node too.
+//! what the node stamps itself (its logs, its epilog's records, the application's timings) is off
+//! by as much, and munge refuses its credentials beyond a few minutes. [`clock_note`] names the
+//! nodes whose clock disagrees with the source's by more than [`MAX_CLOCK_OFFSET_S`] (Prometheus:
+//! node_exporter's `node_time_seconds` against the scrape's own time), on jobs of one node too.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -196,13 +197,14 @@ pub fn clock_note(nodes: &[String], offsets: &[(String, f64)], source: &str) -> 
         .filter(|(_, offset)| offset.abs() > MAX_CLOCK_OFFSET_S)
         .map(|(n, offset)| (n.as_str(), *offset))
         .collect();
-    let consequence = "Slurm's times taken there (its steps' start and end) are off by as much; the \
-         job's series, which the source stamps, are not";
+    let consequence = "what the node stamps itself (its logs, its epilog's records, the \
+         application's own timings) is off by as much, and munge refuses its credentials once the \
+         gap passes a few minutes; the job's series, which the source stamps, are not";
     match off.as_slice() {
         [] => None,
         [(node, offset)] => Some(format!(
             "{node}'s clock was {} {} {source}'s during the run: {consequence}",
-            seconds(offset.abs()),
+            clock_gap(offset.abs()),
             if *offset > 0.0 { "ahead of" } else { "behind" }
         )),
         _ => {
@@ -211,7 +213,7 @@ pub fn clock_note(nodes: &[String], offsets: &[(String, f64)], source: &str) -> 
             Some(format!(
                 "the clocks of {} were up to {} off {source}'s during the run: {consequence}",
                 names(&names_off),
-                seconds(widest)
+                clock_gap(widest)
             ))
         }
     }
@@ -292,6 +294,16 @@ fn seconds(s: f64) -> String {
     jobsight_base::text::human_duration(s.round() as i64)
 }
 
+/// A clock's offset: to a tenth of a second below ten seconds (`2.4s`, so that an offset just
+/// over the limit does not read as the limit itself), else as a duration.
+fn clock_gap(s: f64) -> String {
+    if s < 10.0 {
+        format!("{s:.1}s")
+    } else {
+        seconds(s)
+    }
+}
+
 fn clock(us: i64) -> String {
     DateTime::from_timestamp_micros(us)
         .map(|t| t.format("%Y-%m-%d %H:%M:%S UTC").to_string())
@@ -320,16 +332,17 @@ mod tests {
         assert_eq!(
             ahead.as_deref(),
             Some(
-                "n2's clock was 41s ahead of prometheus's during the run: Slurm's times taken \
-                 there (its steps' start and end) are off by as much; the job's series, which the \
-                 source stamps, are not"
+                "n2's clock was 41s ahead of prometheus's during the run: what the node stamps \
+                 itself (its logs, its epilog's records, the application's own timings) is off by \
+                 as much, and munge refuses its credentials once the gap passes a few minutes; the \
+                 job's series, which the source stamps, are not"
             )
         );
         let behind = clock_note(&nodes[..1], &offsets(&[("n1", -3.0)]), "prometheus");
         assert!(
             behind
                 .unwrap()
-                .starts_with("n1's clock was 3s behind prometheus's")
+                .starts_with("n1's clock was 3.0s behind prometheus's")
         );
         let several = clock_note(
             &nodes,

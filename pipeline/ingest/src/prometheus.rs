@@ -278,8 +278,8 @@ pub struct Prometheus {
 const MAX_ANSWER_BYTES: u64 = 256 * 1024 * 1024;
 /// Points per request beyond which a job on many nodes gets shorter chunks.
 const MAX_POINTS_PER_REQUEST: i64 = 1_000_000;
-/// The most points per node the clock check asks for: the clock drifts slowly, so a few dozen
-/// over the run tell its offset.
+/// About how many points per node the clock check asks for (one more at most): the clock drifts
+/// slowly, so a few dozen over the run tell its offset.
 const CLOCK_POINTS: i64 = 60;
 
 impl Prometheus {
@@ -384,7 +384,7 @@ impl Prometheus {
     }
 
     /// Each of the job's nodes' clock minus Prometheus's over `[start, end]`, in seconds: the
-    /// median of the clock query's points (at most [`CLOCK_POINTS`] of them), for the nodes that
+    /// median of the clock query's points (about [`CLOCK_POINTS`] of them), for the nodes that
     /// answered; nothing when the site turned the check off. A series that names no node of the
     /// job is left out (the check is a note, not a reason to hold the job back).
     pub fn clock_offsets(

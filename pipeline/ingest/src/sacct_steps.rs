@@ -222,7 +222,7 @@ pub struct Totals {
     pub max_rss_mb: Option<f64>,
     pub energy_j: Option<f64>,
     /// The largest of the steps' GPU figures (TRESUsageInMax's `gres/gpuutil` in per cent and
-    /// `gres/gpumem` in MiB), where Slurm gathers them.
+    /// `gres/gpumem` in MiB), over the steps that read something ([`gpu_reading`]).
     pub gpu_util_max_pct: Option<f64>,
     pub gpu_mem_max_mb: Option<f64>,
     pub steps: Option<u32>,
@@ -274,13 +274,26 @@ pub fn totals(steps: Option<&[StepAccounting]>, job_energy_j: Option<f64>) -> To
                 .map(|s| s.max_rss_bytes.map(|b| b as f64 / MIB)),
         ),
         energy_j: job_energy_j.or(step_energy),
-        gpu_util_max_pct: largest(steps.iter().map(|s| s.gpu_util_max_pct)),
+        gpu_util_max_pct: largest(steps.iter().filter_map(gpu_reading).map(|(u, _)| Some(u))),
         gpu_mem_max_mb: largest(
             steps
                 .iter()
-                .map(|s| s.gpu_mem_max_bytes.map(|b| b as f64 / MIB)),
+                .filter_map(gpu_reading)
+                .map(|(_, bytes)| Some(bytes as f64 / MIB)),
         ),
         steps: u32::try_from(covered).ok(),
+    }
+}
+
+/// A step's GPU figures (utilisation in per cent, memory in bytes) when they read something.
+/// Slurm records both as 0 for a step that never touched a GPU, but also for every step where
+/// `gres/gpu` is accounted and no GPU plugin measures (AMD without rsmi, MIG, an old driver):
+/// both 0 cannot tell "idle" from "not measured", so it counts as no reading. A step that held
+/// GPU memory and kept its GPUs idle still reads as idle.
+fn gpu_reading(step: &StepAccounting) -> Option<(f64, u64)> {
+    match (step.gpu_util_max_pct, step.gpu_mem_max_bytes) {
+        (Some(util), Some(bytes)) if util > 0.0 || bytes > 0 => Some((util, bytes)),
+        _ => None,
     }
 }
 
@@ -651,6 +664,17 @@ mod gpu_tests {
             (row.acct_gpu_util_max_pct, row.acct_gpu_mem_max_mb),
             (Some(100.0), Some(38_888.0))
         );
+        // Every step 0 and 0 (no GPU plugin measures, or no step touched a GPU): unknown.
+        let zeros = step("batch", 0, 0, 10_621_726_720);
+        let unmeasured = sacct::parse_json(
+            answer
+                .replace(&step("batch", 100, 40_777_023_488, 10_621_726_720), &zeros)
+                .as_bytes(),
+        )
+        .unwrap()
+        .records;
+        let used = totals(unmeasured[0].steps.as_deref(), None);
+        assert_eq!((used.gpu_util_max_pct, used.gpu_mem_max_mb), (None, None));
         // Without the TRES (no GPU plugin, or another site): unknown, not 0.
         let plain = sacct::parse_json(answer.replace("gres", "license").as_bytes())
             .unwrap()

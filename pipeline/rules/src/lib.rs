@@ -1035,6 +1035,8 @@ mod tests {
             both.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(),
             ["gpu-never-busy"]
         );
+        // Idle by Slurm's count, busy by DCGM's: the measurements disagree, and neither speaks.
+        assert!(gpu_rules(true, Some(1.0), Some(0.8)).is_empty());
         // Busy at times by Slurm's count, idle on average by DCGM's: DCGM's finding.
         let bursts = gpu_rules(true, Some(60.0), Some(0.01));
         assert_eq!(

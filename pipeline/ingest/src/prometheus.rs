@@ -327,18 +327,7 @@ impl Prometheus {
         let ranges = chunks(start.timestamp(), end.timestamp(), step, per_series);
         let mut samples = 0;
         for template in &self.settings.metrics {
-            let label = template
-                .node_label
-                .as_deref()
-                .unwrap_or(&self.settings.node_label);
-            let matcher = node_matcher(label, nodes).map_err(job_err)?;
-            let query = render(
-                &template.query,
-                &matcher,
-                job_id,
-                cluster,
-                self.settings.rate_window,
-            );
+            let (label, query) = self.query_of(template, job_id, cluster, nodes)?;
             // One series per node across all chunks; a node seen twice in one chunk is ambiguous.
             for &(from, to) in &ranges {
                 let series = self.query_range(job_id, template, &query, (from, to), step)?;
@@ -398,21 +387,7 @@ impl Prometheus {
         let Some(template) = &self.settings.clock else {
             return Ok(Vec::new());
         };
-        let label = template
-            .node_label
-            .as_deref()
-            .unwrap_or(&self.settings.node_label);
-        let matcher = node_matcher(label, nodes).map_err(|reason| PromError::Job {
-            job_id: job_id.to_string(),
-            reason,
-        })?;
-        let query = render(
-            &template.query,
-            &matcher,
-            job_id,
-            cluster,
-            self.settings.rate_window,
-        );
+        let (label, query) = self.query_of(template, job_id, cluster, nodes)?;
         let (from, to) = (start.timestamp(), end.timestamp().max(start.timestamp()));
         let step = ((to - from) / CLOCK_POINTS).max(self.settings.step.as_secs() as i64);
         let node_set: BTreeSet<String> = nodes.iter().cloned().collect();
@@ -429,6 +404,33 @@ impl Prometheus {
             }
         }
         Ok(offsets)
+    }
+
+    /// The label naming the node in `template`'s answer, and its query rendered for the job's
+    /// `nodes`; the error names the job (a node list no matcher can hold).
+    fn query_of<'a>(
+        &'a self,
+        template: &'a MetricTemplate,
+        job_id: &str,
+        cluster: &str,
+        nodes: &[String],
+    ) -> Result<(&'a str, String), PromError> {
+        let label = template
+            .node_label
+            .as_deref()
+            .unwrap_or(&self.settings.node_label);
+        let matcher = node_matcher(label, nodes).map_err(|reason| PromError::Job {
+            job_id: job_id.to_string(),
+            reason,
+        })?;
+        let query = render(
+            &template.query,
+            &matcher,
+            job_id,
+            cluster,
+            self.settings.rate_window,
+        );
+        Ok((label, query))
     }
 
     fn query_range(

@@ -9,7 +9,10 @@
 #
 # Knobs (environment):
 #   SLURM_WITH_DBD=1         also install MariaDB + slurmdbd so sacct works (default 1; 0 = jobcomp/filetxt only)
-#   SLURM_CGROUP=auto        auto|v1|none. auto = cgroup v1 plugins if /sys/fs/cgroup/{memory,cpuset,freezer} exist
+#   SLURM_CGROUP=auto        auto|v1|v2|none. auto = cgroup v1 plugins if /sys/fs/cgroup/{memory,cpuset,freezer}
+#                            exist, v2 if /sys/fs/cgroup is cgroup v2 with the memory controller
+#                            (Slurm 23.02 and later; ops/slurm/cgroup-v2-vm.sh boots such a host)
+#   SLURM_CGROUP_JOB_ID_PATHS=yes   v2 on Slurm 26.05: name job directories job_<id>, not by SLUID
 #   SLURM_HOOK_DIR=/var/spool/slurm-hooks   where the demo prolog/epilog scripts dump their environment
 #   SLURM_PROLOG / SLURM_EPILOG / SLURM_PROLOG_SLURMCTLD / SLURM_EPILOG_SLURMCTLD
 #                            paths of your own hook scripts (default: demo scripts that dump `env`)
@@ -156,7 +159,10 @@ fi
 # ------------------------------------------------------------------ 6. slurm.conf
 if [ "$SLURM_CGROUP" = auto ]; then
   if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] && [ -d /sys/fs/cgroup/cpuset ] && [ -d /sys/fs/cgroup/freezer ]; then
-    SLURM_CGROUP=v1; else SLURM_CGROUP=none; fi
+    SLURM_CGROUP=v1
+  elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+    SLURM_CGROUP=v2
+  else SLURM_CGROUP=none; fi
 fi
 if [ "$SLURM_CGROUP" = v1 ]; then
   PROCTRACK=proctrack/cgroup; TASK=task/cgroup,task/affinity; GATHER=jobacct_gather/cgroup
@@ -173,6 +179,21 @@ CgroupPlugin=cgroup/v1
 CgroupMountpoint=/sys/fs/cgroup
 ConstrainCores=$CONSTRAIN_CORES
 ConstrainRAMSpace=yes
+EOF
+elif [ "$SLURM_CGROUP" = v2 ]; then
+  # A pure cgroup v2 host (Slurm refuses a hybrid one) without systemd as PID 1: slurmd makes
+  # its scope (system.slice/slurmstepd.scope) itself and enables the controllers down to it.
+  # Slurm 26.05 names each job's directory by its SLUID there; SLURM_CGROUP_JOB_ID_PATHS=yes
+  # names it job_<id> as before.
+  PROCTRACK=proctrack/cgroup; TASK=task/cgroup,task/affinity; GATHER=jobacct_gather/cgroup
+  cat > /etc/slurm/cgroup.conf <<EOF
+CgroupPlugin=cgroup/v2
+CgroupMountpoint=/sys/fs/cgroup
+IgnoreSystemd=yes
+EnableControllers=yes
+ConstrainCores=yes
+ConstrainRAMSpace=yes
+${SLURM_CGROUP_JOB_ID_PATHS:+CgroupJobIdPaths=$SLURM_CGROUP_JOB_ID_PATHS}
 EOF
 else
   PROCTRACK=proctrack/linuxproc; TASK=task/none; GATHER=jobacct_gather/linux

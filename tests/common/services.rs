@@ -256,7 +256,12 @@ pub fn job_state(job: u64) -> String {
 /// the repository.
 pub fn sbatch(script: &str, extra: &[OsString]) -> u64 {
     let path = format!("{}/jobs/{script}.sbatch", repo());
-    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    sbatch_text(&text, extra)
+}
+
+/// [`sbatch`] of a script's text (a test's own variant of one of `jobs/`).
+pub fn sbatch_text(text: &str, extra: &[OsString]) -> u64 {
     // Another release's commands run in its root file system: its `as-user` enters it first.
     let mut command = Command::new(if other_release() {
         "as-user"
@@ -272,9 +277,22 @@ pub fn sbatch(script: &str, extra: &[OsString]) -> u64 {
         .args(["sbatch", "--parsable"])
         .args(extra)
         .current_dir("/tmp")
-        .stdin(file);
-    let out = run_ok(&mut command);
-    out.trim().split(';').next().unwrap().parse().unwrap()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), text.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{command:?} failed with {}: {}{stdout}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout.trim().split(';').next().unwrap().parse().unwrap()
 }
 
 /// Stops Prometheus and its node exporter when dropped.

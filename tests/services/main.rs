@@ -10,6 +10,7 @@ mod common;
 mod web_client;
 
 mod canaries;
+mod cgroup_v2;
 mod exporters;
 mod multi_node;
 mod real_prometheus;

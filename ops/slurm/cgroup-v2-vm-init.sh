@@ -45,7 +45,10 @@ report() {  # report STATUS: /out to the host, then power off
 
 echo "cgroup v2 controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
 echo "/proc/1/cgroup: $(cat /proc/1/cgroup)"
-if ! SLURM_CGROUP=v2 SLURM_WITH_DBD=0 SKIP_APT_UPDATE=1 bash /vm/start-slurm-single-node.sh > /out/slurm-setup.log 2>&1; then
+# The root file system is a copy of the one the chroot runs use: their logs and saved jobs are not
+# this machine's.
+rm -f /var/log/slurm/*.log
+if ! SLURM_CGROUP=v2 SLURM_WITH_DBD=0 SLURM_CLEAN_STATE=1 SKIP_APT_UPDATE=1 bash /vm/start-slurm-single-node.sh > /out/slurm-setup.log 2>&1; then
   cat /out/slurm-setup.log
   report 1
 fi

@@ -46,8 +46,10 @@ mkdir -p "$CACHE"
 # ---------------------------------------------------------------- 1. the kernel, once
 KERNEL=$(ls "$CACHE"/vmlinuz-* 2>/dev/null | head -1 || true)
 if [ -z "$KERNEL" ]; then
-  package=$(apt-cache depends linux-image-cloud-amd64 | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
-  [ -n "$package" ] || { echo "no linux-image-cloud-amd64 in the package lists (apt-get update?)" >&2; exit 1; }
+  kernel_package() { apt-cache depends linux-image-cloud-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}'; }
+  package=$(kernel_package)
+  if [ -z "$package" ] && [ "${SKIP_APT_UPDATE:-0}" != 1 ]; then apt-get update -qq; package=$(kernel_package); fi
+  [ -n "$package" ] || { echo "no linux-image-cloud-amd64 in the package lists" >&2; exit 1; }
   (cd "$CACHE" && apt-get download -qq "$package" 2>/dev/null)
   rm -rf "$CACHE/kernel"; dpkg-deb -x "$CACHE"/"$package"_*.deb "$CACHE/kernel"
   cp "$CACHE"/kernel/boot/vmlinuz-* "$CACHE/"; rm -rf "$CACHE/kernel" "$CACHE"/*.deb

@@ -28,7 +28,8 @@
 # Slurm uses cgroup/v1 here as on the host. On a cgroup v2 host, Slurm's cgroup/v2 plugin needs
 # systemd's delegation (or `IgnoreSystemd=yes` in cgroup.conf with a writable
 # /sys/fs/cgroup/system.slice), and 26.05 names each job's directory by its SLUID unless
-# `CgroupJobIdPaths=yes`.
+# `CgroupJobIdPaths=yes`. It refuses a hybrid host such as this one: cgroup-v2-vm.sh boots this
+# root file system on a cgroup v2 kernel instead.
 set -euo pipefail
 
 RELEASE=${1:?usage: start-slurm-release.sh RELEASE (22.05, 24.11 or 26.05)}

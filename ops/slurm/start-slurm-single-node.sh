@@ -221,6 +221,9 @@ if [ "$SLURM_NODES" -gt 1 ]; then
   # nothing of its last run (a node's late kill of the old run's steps, an old credential) reaches
   # the new one. 30 s keeps a lost-node test short without skipping that wait.
   AUTH_INFO="AuthInfo=cred_expire=30"
+  # Heterogeneous jobs are started by the backfill scheduler alone, every bf_interval (30 s by
+  # default): a het job on an idle cluster waited that long.
+  SCHED_PARAMS="SchedulerParameters=bf_interval=5"
   SLURMD_FILES="SlurmdPidFile=/run/slurmd-%n.pid
 SlurmdSpoolDir=/var/lib/slurm/slurmd/%n
 SlurmdLogFile=/var/log/slurm/slurmd-%n.log"
@@ -230,6 +233,7 @@ else
   NODES=$H
   PROLOG_FLAGS=""
   AUTH_INFO=""
+  SCHED_PARAMS=""
   SLURMD_FILES="SlurmdPidFile=/run/slurmd.pid
 SlurmdSpoolDir=/var/lib/slurm/slurmd
 SlurmdLogFile=/var/log/slurm/slurmd.log"
@@ -261,6 +265,7 @@ ProctrackType=$PROCTRACK
 TaskPlugin=$TASK
 MpiDefault=none
 SchedulerType=sched/backfill
+$SCHED_PARAMS
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 DefMemPerCPU=1024

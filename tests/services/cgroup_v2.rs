@@ -96,12 +96,11 @@ fn a_job_in_a_sluid_named_directory_is_reported_under_its_job_id() {
         Some(200.0 * 1024.0 * 1024.0),
         "{scrape}"
     );
-    let alice = common::services::sh("id -u alice").trim().parse::<f64>().ok();
-    assert_eq!(
-        job_total(&scrape, "cgroup_uid", &job),
-        alice,
-        "{scrape}"
-    );
+    let alice = common::services::sh("id -u alice")
+        .trim()
+        .parse::<f64>()
+        .ok();
+    assert_eq!(job_total(&scrape, "cgroup_uid", &job), alice, "{scrape}");
     assert!(
         !scrape.contains(&format!(r#"jobid="{sluid}""#)),
         "a series under the SLUID:\n{scrape}"

@@ -5,8 +5,10 @@
 # (base64 of a tar between markers), and the machine powers off. Nothing here may end PID 1 early:
 # every failure is reported on that port too.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-# Debian's essential packages have no mount(8) since trixie (util-linux's `mount` is its own
-# package, not in the release's root file system): mount(2) through Python's ctypes.
+# The release's root file system (mmdebstrap's `apt` variant: the essential packages, apt and
+# Slurm's) has no mount(8), which is the non-essential package `mount`: mount(2) through Python's
+# ctypes. PYTHONHASHSEED: Python seeds its hashes from getrandom(), which this early in the boot
+# may not be ready, and then refuses to start.
 mount() {  # mount FSTYPE TARGET [OPTIONS]
   PYTHONHASHSEED=0 python3 -c 'import ctypes, os, sys
 fstype, target, options = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -40,7 +42,7 @@ report() {  # report STATUS: /out to the host, then power off
   } > /dev/ttyS1
   sync
   echo o > /proc/sysrq-trigger
-  sleep 60
+  while :; do sleep 60; done
 }
 
 echo "cgroup v2 controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
@@ -53,7 +55,8 @@ if ! SLURM_CGROUP=v2 SLURM_WITH_DBD=0 SLURM_CLEAN_STATE=1 SKIP_APT_UPDATE=1 bash
   report 1
 fi
 cat /out/slurm-setup.log
-bash /vm/scenario.sh > /out/scenario.log 2>&1
+scenario_s=$(sed -n 's/.*jobsight\.scenario_s=\([0-9]*\).*/\1/p' /proc/cmdline)
+timeout -k 5 "${scenario_s:-300}" bash /vm/scenario.sh > /out/scenario.log 2>&1
 status=$?
 cat /out/scenario.log
 report "$status"

@@ -15,9 +15,12 @@
 #   SCENARIO   a shell script run as root in the machine once Slurm is up, with the FILEs in /vm/
 #              (e.g. a jobsight-exporter binary); what it writes to /out comes back to OUT_DIR,
 #              with slurmd's and slurmctld's logs and the machine's console (console.log)
-# Exit status: the scenario's (or 1 if the machine never reported one).
+# Exit status: the scenario's (or 1 if the machine never reported one; qemu's own messages are in
+# OUT_DIR/qemu.log).
 # Cache: beside the root file systems' tarballs (SLURM_ROOTFS_CACHE, start-slurm-release.sh): the
-# kernel package and the root file system as an initramfs (made again when the tarball changes).
+# kernel and the release's tarball as an initramfs (made again when the tarball changes). A first
+# run also installs qemu-system-x86 and cpio and makes the release's tarball (mmdebstrap from the
+# Debian archive: Debian unstable's for 26.05), a few minutes; later runs about 70 s.
 # VM_MEMORY_MB (default 4096) and VM_TIMEOUT_S (default 600) tune the machine.
 set -euo pipefail
 
@@ -38,10 +41,12 @@ if [ -n "$need" ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null
 fi
 
-ROOT=$(SLURM_ROOTFS_ONLY=1 bash "$HERE/start-slurm-release.sh" "$RELEASE" | tail -1)
-[ -x "$ROOT/usr/sbin/slurmd" ] || { echo "no Slurm in $ROOT" >&2; exit 1; }
+TARBALL=$(SLURM_TARBALL_ONLY=1 bash "$HERE/start-slurm-release.sh" "$RELEASE" | tail -1)
+[ -s "$TARBALL" ] || { echo "no root file system of Slurm $RELEASE ($TARBALL)" >&2; exit 1; }
 CACHE=${SLURM_ROOTFS_CACHE:-${CARGO_TARGET_DIR:-/var/tmp/jobsight-target}/slurm-rootfs}/vm
 mkdir -p "$CACHE"
+WORK=$(mktemp -d /var/tmp/jobsight-vm.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
 
 # ---------------------------------------------------------------- 1. the kernel, once
 KERNEL=$(ls "$CACHE"/vmlinuz-* 2>/dev/null | head -1 || true)
@@ -50,28 +55,33 @@ if [ -z "$KERNEL" ]; then
   package=$(kernel_package)
   if [ -z "$package" ] && [ "${SKIP_APT_UPDATE:-0}" != 1 ]; then apt-get update -qq; package=$(kernel_package); fi
   [ -n "$package" ] || { echo "no linux-image-cloud-amd64 in the package lists" >&2; exit 1; }
-  (cd "$CACHE" && apt-get download -qq "$package" 2>/dev/null)
-  rm -rf "$CACHE/kernel"; dpkg-deb -x "$CACHE"/"$package"_*.deb "$CACHE/kernel"
-  cp "$CACHE"/kernel/boot/vmlinuz-* "$CACHE/"; rm -rf "$CACHE/kernel" "$CACHE"/*.deb
-  KERNEL=$(ls "$CACHE"/vmlinuz-* | head -1)
+  # apt's download runs as root here (its sandbox user cannot write the cache): it says so.
+  (cd "$WORK" && apt-get download -qq "$package")
+  dpkg-deb -x "$WORK/$package"_*.deb "$WORK/kernel"
+  kernel=$(ls "$WORK"/kernel/boot/vmlinuz-* | head -1)
+  cp "$kernel" "$CACHE/.$(basename "$kernel").tmp"
+  mv "$CACHE/.$(basename "$kernel").tmp" "$CACHE/$(basename "$kernel")"
+  KERNEL=$CACHE/$(basename "$kernel")
   log "kernel $KERNEL"
 fi
 
 # --------------------------------------- 2. the root file system as an initramfs, once per tarball
-BASE=$CACHE/root-$RELEASE.cpio
-if [ ! -s "$BASE" ] || [ "$ROOT/.jobsight-complete" -nt "$BASE" ]; then
-  # -xdev: not what a running chroot of start-slurm-release.sh has bound there (/proc, /tmp, ...).
-  (cd "$ROOT" && find . -xdev \( -path ./proc -o -path ./sys -o -path ./dev -o -path ./tmp -o -path ./run \
-      -o -path ./home -o -path ./work -o -path ./usr/share/doc -o -path ./usr/share/man \
-      -o -path ./usr/share/locale -o -path ./var/cache/apt -o -path ./var/lib/apt/lists \) -prune -o -print \
+# Made from the tarball as Debian installs it, not from the chroot runs' copy, which keeps their
+# users, logs, saved jobs and databases. Named by the tarball, so a new one makes a new initramfs.
+BASE=$CACHE/$(basename "$TARBALL" .tar).cpio
+if [ ! -s "$BASE" ]; then
+  mkdir "$WORK/root"
+  tar -xf "$TARBALL" -C "$WORK/root"
+  (cd "$WORK/root" && find . \( -path ./usr/share/doc -o -path ./usr/share/man -o -path ./usr/share/locale \
+      -o -path ./var/cache/apt -o -path ./var/lib/apt/lists \) -prune -o -print \
     | cpio -o -H newc --quiet) > "$BASE.tmp"
+  rm -rf "$WORK/root"
+  rm -f "$CACHE"/*.cpio
   mv "$BASE.tmp" "$BASE"
-  log "initramfs of $ROOT: $(( $(stat -c %s "$BASE") / 1048576 )) MiB"
+  log "initramfs of $TARBALL: $(( $(stat -c %s "$BASE") / 1048576 )) MiB"
 fi
 
 # ------------------------------------------- 3. this run's files, appended as a second archive
-WORK=$(mktemp -d /var/tmp/jobsight-vm.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/extra/vm" "$WORK/extra/proc" "$WORK/extra/sys" "$WORK/extra/dev" "$WORK/extra/tmp" \
   "$WORK/extra/run" "$WORK/extra/home"
 install -m 755 "$HERE/cgroup-v2-vm-init.sh" "$WORK/extra/init"
@@ -85,12 +95,18 @@ cat "$BASE" "$WORK/extra.cpio" > "$WORK/initrd"
 mkdir -p "$OUT"
 log "booting Slurm $RELEASE's root file system on $(basename "$KERNEL") (TCG, 2 CPUs)"
 # ttyS0: the console; ttyS1: the scenario's /out as base64 of a tar, between markers.
-timeout "${VM_TIMEOUT_S:-600}" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m "${VM_MEMORY_MB:-4096}" \
+# The scenario gets the machine's time less two minutes (jobsight.scenario_s), so that a scenario
+# that hangs is stopped in time for its files and logs to come back.
+VM_TIMEOUT_S=${VM_TIMEOUT_S:-600}
+qemu_status=0
+timeout -k 10 "$VM_TIMEOUT_S" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m "${VM_MEMORY_MB:-4096}" \
   -nographic -no-reboot -nic none -kernel "$KERNEL" -initrd "$WORK/initrd" \
-  -append "console=ttyS0 panic=-1 quiet random.trust_cpu=on rdinit=/init" \
-  -serial "file:$OUT/console.log" -serial "file:$WORK/ttyS1" -monitor none >/dev/null 2>&1 || true
+  -append "console=ttyS0 panic=-1 quiet random.trust_cpu=on rdinit=/init jobsight.scenario_s=$(( VM_TIMEOUT_S - 120 ))" \
+  -serial "file:$OUT/console.log" -serial "file:$WORK/ttyS1" -monitor none >"$OUT/qemu.log" 2>&1 || qemu_status=$?
 if ! grep -q '^JOBSIGHT-VM-OUT-END' "$WORK/ttyS1" 2>/dev/null; then
-  echo "the machine reported nothing; its console:" >&2; tail -40 "$OUT/console.log" >&2; exit 1
+  echo "the machine reported nothing (qemu's exit status $qemu_status; 124: stopped after ${VM_TIMEOUT_S} s); qemu said:" >&2
+  cat "$OUT/qemu.log" >&2
+  echo "its console:" >&2; tail -40 "$OUT/console.log" >&2; exit 1
 fi
 sed -n '/^JOBSIGHT-VM-OUT-BEGIN/,/^JOBSIGHT-VM-OUT-END/p' "$WORK/ttyS1" | sed '1d;$d' | tr -d '\r' \
   | base64 -d | tar -xzf - -C "$OUT"

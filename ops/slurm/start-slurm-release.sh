@@ -8,7 +8,8 @@
 #
 # Usage: start-slurm-release.sh RELEASE     (22.05: the host's own Slurm, start-slurm-single-node.sh)
 #        RELEASE is 24.11 (Debian trixie) or 26.05 (Debian sid)
-# SLURM_ROOTFS_ONLY=1 makes (or unpacks) the root file system, prints its path and starts nothing.
+# SLURM_TARBALL_ONLY=1 makes the root file system's tarball if needed, prints its path and does
+# nothing else.
 # Every knob of start-slurm-single-node.sh is passed on (SLURM_EPILOG_SLURMCTLD=, SLURM_CLEAN_STATE=1,
 # ...); hook scripts and job files must be under a bound path (/tmp, /home, the repository).
 #
@@ -69,6 +70,8 @@ if [ ! -s "$TARBALL" ]; then
   rm -rf "$ROOT"
   log "made $TARBALL"
 fi
+# SLURM_TARBALL_ONLY=1: the tarball only, for ops/slurm/cgroup-v2-vm.sh, which boots its contents.
+if [ "${SLURM_TARBALL_ONLY:-0}" = 1 ]; then echo "$TARBALL"; exit 0; fi
 if [ ! -e "$ROOT/.jobsight-complete" ] || [ "$TARBALL" -nt "$ROOT/.jobsight-complete" ]; then
   bash "$HERE/stop-slurm-release.sh" "$RELEASE" >/dev/null 2>&1 || true
   rm -rf "$ROOT"; mkdir -p "$ROOT"
@@ -76,9 +79,6 @@ if [ ! -e "$ROOT/.jobsight-complete" ] || [ "$TARBALL" -nt "$ROOT/.jobsight-comp
   touch "$ROOT/.jobsight-complete"
   log "unpacked $TARBALL"
 fi
-
-# SLURM_ROOTFS_ONLY=1: the root file system only, for ops/slurm/cgroup-v2-vm.sh, which boots it.
-if [ "${SLURM_ROOTFS_ONLY:-0}" = 1 ]; then echo "$ROOT"; exit 0; fi
 
 # ------------------------------------------------------ 2. what the root file system shares
 bind() {  # bind <host path> [rbind]: the same path inside, mounted once

@@ -10,8 +10,8 @@
 # Knobs (environment):
 #   SLURM_WITH_DBD=1         also install MariaDB + slurmdbd so sacct works (default 1; 0 = jobcomp/filetxt only)
 #   SLURM_CGROUP=auto        auto|v1|v2|none. auto = cgroup v1 plugins if /sys/fs/cgroup/{memory,cpuset,freezer}
-#                            exist, v2 if /sys/fs/cgroup is cgroup v2 with the memory controller
-#                            (Slurm 23.02 and later; ops/slurm/cgroup-v2-vm.sh boots such a host)
+#                            exist, else none. v2 only when asked for: a pure cgroup v2 host whose
+#                            PID 1 is not systemd, Slurm 23.02 or later (ops/slurm/cgroup-v2-vm.sh)
 #   SLURM_CGROUP_JOB_ID_PATHS=yes   v2 on Slurm 26.05: name job directories job_<id>, not by SLUID
 #   SLURM_HOOK_DIR=/var/spool/slurm-hooks   where the demo prolog/epilog scripts dump their environment
 #   SLURM_PROLOG / SLURM_EPILOG / SLURM_PROLOG_SLURMCTLD / SLURM_EPILOG_SLURMCTLD
@@ -160,8 +160,6 @@ fi
 if [ "$SLURM_CGROUP" = auto ]; then
   if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ] && [ -d /sys/fs/cgroup/cpuset ] && [ -d /sys/fs/cgroup/freezer ]; then
     SLURM_CGROUP=v1
-  elif grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
-    SLURM_CGROUP=v2
   else SLURM_CGROUP=none; fi
 fi
 if [ "$SLURM_CGROUP" = v1 ]; then
@@ -182,7 +180,8 @@ ConstrainRAMSpace=yes
 EOF
 elif [ "$SLURM_CGROUP" = v2 ]; then
   # A pure cgroup v2 host (Slurm refuses a hybrid one) without systemd as PID 1: slurmd makes
-  # its scope (system.slice/slurmstepd.scope) itself and enables the controllers down to it.
+  # its scope itself (system.slice/slurmstepd.scope; <node>_slurmstepd.scope where Slurm is built
+  # for several slurmd per host, as Debian's is) and enables the controllers down to it.
   # Slurm 26.05 names each job's directory by its SLUID there; SLURM_CGROUP_JOB_ID_PATHS=yes
   # names it job_<id> as before.
   PROCTRACK=proctrack/cgroup; TASK=task/cgroup,task/affinity; GATHER=jobacct_gather/cgroup

@@ -747,6 +747,56 @@ fn every_rule_fires_on_its_fixture_and_not_on_the_healthy_twin() {
     }
 }
 
+/// One cause is told once, and from the job's own figures: two nodes of four that did no work
+/// are named by `idle-node` alone, not again as a low load and an imbalance (a hung rank on the
+/// real two-node Slurm got all three); the share of CPU time spent in the kernel is the job's
+/// own where its cgroups are measured, not its node's (a hung canary was told that 42 % of its
+/// "busy" time went to the kernel: the test machine's, not its own).
+#[test]
+fn an_idle_node_is_told_once_and_the_kernel_share_is_the_jobs_own() {
+    let book = RuleBook::load(None).expect("built-in rules");
+    let fired = |fixture: &Fixture| -> Vec<String> {
+        verdict(&book, fixture)
+            .findings
+            .iter()
+            .map(|f| f.rule.clone())
+            .collect()
+    };
+
+    let mut idle_halves = Fixture::healthy(Shape::Multi);
+    idle_halves
+        .node("c03", "cpu_user", "mean", 0.001)
+        .node("c04", "cpu_user", "mean", 0.001);
+    let found = fired(&idle_halves);
+    assert_eq!(
+        found.iter().filter(|r| *r == "idle-node").count(),
+        2,
+        "{found:?}"
+    );
+    for rule in ["node-imbalance", "low-cpu-load"] {
+        assert!(!found.iter().any(|r| r == rule), "{found:?}");
+    }
+
+    let cores = CORES as f64;
+    let mut hung_on_a_busy_node = Fixture::healthy(Shape::Single);
+    hung_on_a_busy_node
+        .level("cpu_user", 0.5)
+        .level("cpu_system", 0.4)
+        .level("job_cpu_cores_used", 0.0015)
+        .level("job_cpu_user_cores", 0.001)
+        .level("job_cpu_system_cores", 0.0005);
+    let found = fired(&hung_on_a_busy_node);
+    assert!(!found.iter().any(|r| r == "high-system-time"), "{found:?}");
+
+    let mut in_the_kernel_on_a_quiet_node = Fixture::healthy(Shape::Single);
+    in_the_kernel_on_a_quiet_node
+        .level("job_cpu_cores_used", 0.9 * cores)
+        .level("job_cpu_user_cores", 0.5 * cores)
+        .level("job_cpu_system_cores", 0.4 * cores);
+    let found = fired(&in_the_kernel_on_a_quiet_node);
+    assert!(found.iter().any(|r| r == "high-system-time"), "{found:?}");
+}
+
 #[test]
 fn every_class_holds_on_its_fixture_and_not_on_the_healthy_twin() {
     let book = RuleBook::load(None).expect("built-in rules");

@@ -14,9 +14,10 @@
 //! (`prometheus.cgroup`), so whatever else the machine does while a canary runs (a CI run's page
 //! cache written back, a daemon starting) is not the canary's: a hung canary once read 1.1 busy
 //! cores from the node's figures. The jobs run 60 s each, in four rounds (the hung and the
-//! leaking canary side by side, the others each alone on the node); `rules.min_run_s` and `notify.min_run_s` are lowered to 50 s for them, as
-//! `jobs/canaries/README.md` tells a site to do (with 60 s for its 75-s canaries). Needs root
-//! and the package registry; takes about 5 minutes.
+//! leaking canary side by side, the others each alone on the node); `rules.min_run_s` and
+//! `notify.min_run_s` are lowered to 50 s for them, as `jobs/canaries/README.md` tells a site to
+//! do (with 60 s for its 75-s canaries). Needs root and the package registry; takes about
+//! 4.5 minutes.
 use crate::common;
 
 use std::collections::BTreeMap;

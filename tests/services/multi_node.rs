@@ -179,10 +179,14 @@ fn two_node_jobs_are_judged_on_each_nodes_own_work() {
         assert_eq!(row["cpu_eff_source"], "telemetry-job", "{row}");
     }
 
-    // A hung rank and a node never used: the idle node is named, the working one is not.
+    // A hung rank and a node never used: the idle node is named, the working one is not, and
+    // the one cause is told once (not again as a low load or an imbalance).
     for (job, what) in [(hung, "hung-rank"), (forgot, "forgot-srun")] {
         assert!(busy(job, "node1") > 0.8, "{what} on node1: {per_node:?}");
         assert_eq!(found(job, "idle-node"), ["node2"], "{what}: {findings:?}");
+        for rule in ["node-imbalance", "low-cpu-load"] {
+            assert!(found(job, rule).is_empty(), "{what}: {rule}: {findings:?}");
+        }
         let advice = findings
             .iter()
             .find(|f| f["job_id"] == job.to_string().as_str() && f["rule"] == "idle-node")
@@ -316,7 +320,7 @@ fn two_node_jobs_are_judged_on_each_nodes_own_work() {
 #[test]
 #[ignore = "needs root: installs and starts a real two-node Slurm and Prometheus (run by .ci/run with --include-ignored)"]
 fn a_node_lost_mid_job_ends_one_run_stored_once_and_the_requeued_run_is_judged() {
-    const SECONDS: u64 = 40;
+    const SECONDS: u64 = 30;
     const LOST_FOR_S: u64 = 15;
     // `AuthInfo=cred_expire=30` on the multi-node test cluster, plus one second.
     const REQUEUE_HOLD_S: u64 = 31;

@@ -12,7 +12,7 @@
 //! `dcgm-exporter --hpc-job-mapping-dir` serves, as these machines have no GPU), two held by each
 //! job: each job gets only its own GPUs' utilisation, memory and power.
 //!
-//! Needs root and the package registry; takes about 90 s (the jobs run 30 s each), the shared
+//! Needs root and the package registry; takes about 70 s (the jobs run 20 s each), the shared
 //! pair about 70 s (45-s jobs, the rules' minimum run lowered to 35 s).
 use crate::common;
 
@@ -30,7 +30,7 @@ const EXPORTER_PORT: u16 = 19100;
 /// jobsight-exporter's port in the shared-node test.
 const CGROUP_PORT: u16 = 19306;
 const STEP_S: i64 = 2;
-const JOB_SECONDS: u64 = 30;
+const JOB_SECONDS: u64 = 20;
 /// The run queue and the context switches per CPU: not among the defaults (measured on the
 /// fifth training-suite run, docs/models.md), added the way a site adds them
 /// (ops/jobsight.example.toml), so that their queries are checked on the real node exporter.
@@ -74,7 +74,7 @@ fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
     let (burner, sleeper) = (jobs[0], jobs[1]);
 
     // Scrape every second, evaluate every 2 s over 5 s rate windows; at most 6 points per series
-    // per request, so a 30 s job takes 3 chunks.
+    // per request, so a 20 s job takes 2 chunks.
     let config = prometheus_config(
         &base,
         PROM_PORT,

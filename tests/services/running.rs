@@ -1,7 +1,7 @@
 //! The running DAG against a real Slurm and a real Prometheus scraping the node exporter and
 //! jobsight-exporter (each job's own cgroup series): two jobs share the node, one busy for the
-//! whole test, one that works for 15 s and then only waits (`jobs/telemetry/stop-working`).
-//! `jobsight dag run running` runs every 10 s, with the hung condition's dwell shortened to 20 s
+//! whole test, one that works for 10 s and then only waits (`jobs/telemetry/stop-working`).
+//! `jobsight dag run running` runs every 10 s, with the hung condition's dwell shortened to 15 s
 //! by a site rule file (as a site tunes it).
 //!
 //! - The waiting job is warned within two runs of its wait crossing the dwell (plus the
@@ -27,10 +27,10 @@ const PROM_PORT: u16 = 19091;
 const EXPORTER_PORT: u16 = 19101;
 const CGROUP_PORT: u16 = 19307;
 /// The hung condition's dwell in this test (3600 s built in).
-const DWELL_S: i64 = 20;
+const DWELL_S: i64 = 15;
 /// How often the test runs the DAG (every 10 minutes by default).
 const PERIOD_S: u64 = 10;
-const BURN_S: i64 = 15;
+const BURN_S: i64 = 10;
 
 fn sql(data: &Path, query: &str) -> Vec<serde_json::Value> {
     common::sql_json(JOBSIGHT, data, query)

@@ -6,15 +6,16 @@
 # jobsight-exporter are written to /out; after it ends, one more scrape. The test reads /out.
 set -u
 job=$(cd /tmp && runuser -u alice -- sbatch --parsable -J busy -o /dev/null -c 1 --mem=200M \
-  --wrap 'timeout 45 sh -c "while :; do :; done"') || exit 1
+  --wrap 'timeout 25 sh -c "while :; do :; done"') || exit 1
 echo "$job" > /out/job
+id -u alice > /out/alice-uid
 running=""
 for _ in $(seq 1 240); do
   [ "$(squeue -h -j "$job" -o %T)" = RUNNING ] && { running=yes; break; }
   sleep 0.5
 done
 [ -n "$running" ] || { echo "job $job never ran"; squeue; exit 1; }
-sleep 15  # CPU time to see
+sleep 10  # CPU time to see
 squeue --json -j "$job" > /out/squeue.json
 scontrol show job "$job" > /out/scontrol.txt
 find /sys/fs/cgroup/system.slice -maxdepth 3 -type d > /out/dirs.txt
@@ -23,10 +24,12 @@ for pid in $(pgrep slurmstepd); do
   cat /proc/"$pid"/cgroup
 done > /out/slurmstepd.txt
 /vm/jobsight-exporter --once > /out/metrics.txt 2> /out/exporter-stderr.txt
+ended=""
 for _ in $(seq 1 240); do
-  [ -z "$(squeue -h -j "$job")" ] && break
+  [ -z "$(squeue -h -j "$job")" ] && { ended=yes; break; }
   sleep 0.5
 done
+[ -n "$ended" ] || { echo "job $job did not end"; squeue; exit 1; }
 sleep 3  # slurmstepd removes the job's directory as it leaves
 find /sys/fs/cgroup/system.slice -maxdepth 3 -type d > /out/dirs-after.txt
 /vm/jobsight-exporter --once > /out/metrics-after.txt 2>> /out/exporter-stderr.txt

@@ -461,10 +461,14 @@ pub enum Selection<'a> {
 }
 
 /// Picks the record of job `job_id` on `cluster` that a spool record enqueued at `enqueued_at` refers
-/// to: raw id and cluster equal, submitted before the enqueue, the latest of those. When that run
-/// was requeued, the job continues in its next run (same id, submitted later), so the chain is
-/// followed to the run that ended it: Slurm 22.05 gives the interrupted run's epilog the same
-/// restart count as the final run's, and the spool keeps only the first record of the two.
+/// to: raw id and cluster equal, submitted before the enqueue and not started after it, the
+/// latest of those. (A run that ended `NODE_FAIL` is requeued, and so submitted again, before
+/// its epilog's record is written; the next run starts only after Slurm's requeue hold, so its
+/// start tells it from the run the record means. [`RUN_START_SLACK_S`] allows for a node's
+/// clock, which stamps a node epilog's record.) When that run was requeued, the job continues in
+/// its next run (same id, submitted later), so the chain is followed to the run that ended it:
+/// Slurm 22.05 gives the interrupted run's epilog the same restart count as the final run's, and
+/// the spool keeps only the first record of the two.
 pub fn select<'a>(
     candidates: &'a [Accounting],
     job_id: u64,
@@ -479,10 +483,12 @@ pub fn select<'a>(
             _ => true,
         })
         .collect();
+    let started_after = enqueued_at + chrono::Duration::seconds(RUN_START_SLACK_S);
     let Some(mut run) = runs
         .iter()
         .copied()
         .filter(|a| a.submit.is_none_or(|s| s <= enqueued_at))
+        .filter(|a| a.start.is_none_or(|s| s <= started_after))
         .max_by_key(|a| a.submit)
     else {
         return Selection::Missing;
@@ -552,6 +558,11 @@ pub fn nodes_changed(candidates: &[Accounting], run: &Accounting) -> Option<Stri
 
 /// How far apart, in seconds, a run's end and its requeued run's submission may lie.
 const REQUEUE_GAP_S: i64 = 600;
+
+/// How much later than a spool record's enqueue time a run may have started and still be the
+/// run the record means: a node epilog's record is stamped by the node's clock. Less than
+/// Slurm's requeue hold (`cred_expire`, 120 s by default; 30 s on the two-node test cluster).
+const RUN_START_SLACK_S: i64 = 20;
 
 /// The text output's line of `acct`, matched by job id and submit time.
 pub fn line_of<'a>(acct: &Accounting, lines: &'a [ExitLine]) -> Option<&'a ExitLine> {
@@ -1417,6 +1428,47 @@ mod tests {
             Selection::Missing
         );
         assert_eq!(select(&jobs, 99, None, enqueued), Selection::Missing);
+    }
+
+    /// A run that lost a node ends `NODE_FAIL` and Slurm requeues it, submitting it again, before
+    /// the run's epilog writes its record; the next run starts after the requeue hold. The record
+    /// means the run that failed, whether the next one is still waiting, running or done (seen
+    /// on the real two-node Slurm: the failed run's record was stored as the next run's).
+    #[test]
+    fn the_record_of_a_run_that_lost_a_node_means_that_run_not_the_requeued_one() {
+        let run = |state: &str, submit: i64, start: Option<i64>, end: Option<i64>| Accounting {
+            job_id: 1,
+            cluster: Some("ci".into()),
+            state: Some(state.into()),
+            submit: Some(at(submit)),
+            start: start.map(at),
+            end: end.map(at),
+            ..Accounting::default()
+        };
+        let failed = run("NODE_FAIL", 1000, Some(1000), Some(1032));
+        let enqueued = at(1033);
+        for next in [
+            run("PENDING", 1032, None, None),
+            run("RUNNING", 1032, Some(1114), None),
+            run("COMPLETED", 1032, Some(1114), Some(1144)),
+        ] {
+            let jobs = vec![failed.clone(), next.clone()];
+            match select(&jobs, 1, Some("ci"), enqueued) {
+                Selection::Settled(chosen) => assert_eq!(chosen, &failed),
+                // Not yet started: it could still be the run meant, so it waits.
+                Selection::Pending { .. } if next.start.is_none() => {}
+                other => panic!("{next:?}: {other:?}"),
+            }
+        }
+        // The next run's own record means the next run.
+        let jobs = vec![
+            failed.clone(),
+            run("COMPLETED", 1032, Some(1114), Some(1144)),
+        ];
+        assert_eq!(
+            select(&jobs, 1, Some("ci"), at(1145)),
+            Selection::Settled(&jobs[1])
+        );
     }
 
     #[test]

@@ -86,6 +86,9 @@ pub struct Usage {
     pub gpu_util: Option<f64>,
     pub gpu_mem_used_max_mb: Option<f64>,
     pub gpu_mem_total_mb: Option<f64>,
+    /// Slurm's own GPU figures (the busiest task's peaks), where the site accounts them.
+    pub acct_gpu_util_max_pct: Option<f64>,
+    pub acct_gpu_mem_max_mb: Option<f64>,
     pub shared: Option<bool>,
     pub energy_kwh: Option<f64>,
 }
@@ -230,7 +233,7 @@ pub fn job_view(facts: &Facts, bands: &HealthyBands) -> Option<JobView> {
         wait_s: job.wait_s,
         elapsed_s: job.elapsed_s,
         core_hours: job.core_hours,
-        usage: summary.map(usage),
+        usage: summary.map(|s| usage(s, job)),
         findings,
         verdict,
         compared_with: reference_group(&group, group_band.runs),
@@ -250,7 +253,7 @@ pub fn notes(note: &str) -> Vec<String> {
         .collect()
 }
 
-fn usage(s: &SummaryFacts) -> Usage {
+fn usage(s: &SummaryFacts, job: &JobFacts) -> Usage {
     Usage {
         judgeable: s.judgeable,
         not_judgeable_reason: s.not_judgeable_reason.clone(),
@@ -264,6 +267,8 @@ fn usage(s: &SummaryFacts) -> Usage {
         gpu_util: s.gpu_util,
         gpu_mem_used_max_mb: s.gpu_mem_used_max_mb,
         gpu_mem_total_mb: s.gpu_mem_total_mb,
+        acct_gpu_util_max_pct: job.acct_gpu_util_max_pct,
+        acct_gpu_mem_max_mb: job.acct_gpu_mem_max_mb,
         shared: s.shared,
         energy_kwh: s.energy_kwh,
     }
@@ -486,6 +491,8 @@ fn render_usage(out: &mut String, v: &JobView) {
                 mem_mb: u.gpu_mem_used_max_mb,
                 total_mb: u.gpu_mem_total_mb,
                 shared: u.shared,
+                slurm_util_peak_pct: u.acct_gpu_util_max_pct,
+                slurm_mem_peak_mb: u.acct_gpu_mem_max_mb,
             },
         );
         line(
@@ -493,7 +500,7 @@ fn render_usage(out: &mut String, v: &JobView) {
             "GPUs",
             v.gpus.to_string(),
             gpus.busy,
-            (u.gpu_util, shown(u.gpu_util), false),
+            (gpus.busy_share, shown(gpus.busy_share), false),
         );
         line(
             out,
@@ -729,6 +736,8 @@ mod tests {
             elapsed_s: Some(hours * 3600),
             wait_s: Some(12 * 60),
             core_hours: Some((cpus * hours) as f64),
+            acct_gpu_util_max_pct: None,
+            acct_gpu_mem_max_mb: None,
             note: String::new(),
         }
     }
@@ -957,6 +966,42 @@ mod tests {
         f.findings.get_mut("5007").unwrap()[0].run = Some(1);
         let view = job_view(&f, &HealthyBands::default()).unwrap();
         assert_eq!(view.findings[0].earlier_run, None);
+    }
+
+    /// A GPU job at a site without DCGM: its GPU rows show Slurm's own peaks (the figure
+    /// `gpu-never-busy` reads), said as the busiest task's peaks, with a bar.
+    #[test]
+    fn a_gpu_job_without_dcgm_shows_slurm_s_gpu_figures() {
+        let job = JobFacts {
+            gpus: 2,
+            acct_gpu_util_max_pct: Some(3.0),
+            acct_gpu_mem_max_mb: Some(1024.0),
+            ..job("5010", "train", 8, 32_768, 2, "COMPLETED")
+        };
+        let f = facts(
+            job,
+            measured(0.9, 8.0, 9_000.0, 0.27, 0.25),
+            vec![],
+            None,
+            &[],
+        );
+        let view = job_view(&f, &HealthyBands::default()).unwrap();
+        let text = render_text(&view);
+        let row = |name: &str| {
+            text.lines()
+                .find(|l| l.trim_start().starts_with(name))
+                .unwrap_or_else(|| panic!("no {name} row: {text}"))
+                .to_string()
+        };
+        let gpus = row("GPUs ");
+        assert!(
+            gpus.contains("busiest task's peak 3.0 % (Slurm's accounting)") && gpus.contains('%'),
+            "{gpus}"
+        );
+        assert!(
+            row("GPU mem").contains("at least 1 GB at its peak (Slurm's accounting)"),
+            "{text}"
+        );
     }
 
     /// Every view has an explanation for each finding and the verdict, no long raw decimal and

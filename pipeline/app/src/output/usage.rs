@@ -69,17 +69,24 @@ pub struct GpuUse {
     pub memory_size: String,
     /// The peak over the GPUs' memory (0 to 1), where both are known.
     pub memory_share: Option<f64>,
+    /// How busy the GPUs were (0 to 1) for the row's bar: the mean where the telemetry has it,
+    /// else Slurm's peak of the busiest task.
+    pub busy_share: Option<f64>,
 }
 
 /// A job's GPU figures as `job_summary` has them: mean utilisation (0–1), memory peak and the
 /// GPUs' memory (MiB, all its GPUs), and whether it shared its nodes (where the nodes' GPUs are
-/// not the job's alone).
+/// not the job's alone); and as Slurm's accounting has them (`jobs.acct_gpu_*`: the busiest
+/// task's peak utilisation in per cent and its peak memory), which a site without DCGM still has
+/// and which the rule `gpu-never-busy` reads.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GpuFigures {
     pub util: Option<f64>,
     pub mem_mb: Option<f64>,
     pub total_mb: Option<f64>,
     pub shared: Option<bool>,
+    pub slurm_util_peak_pct: Option<f64>,
+    pub slurm_mem_peak_mb: Option<f64>,
 }
 
 /// [`GpuUse`] of a job with `gpus` GPUs.
@@ -89,27 +96,48 @@ pub fn gpu_use(gpus: i64, figures: GpuFigures) -> GpuUse {
         mem_mb,
         total_mb,
         shared,
+        slurm_util_peak_pct,
+        slurm_mem_peak_mb,
     } = figures;
     let unknown = if shared == Some(true) {
         "not measurable: shared nodes, no series of its own GPUs"
     } else {
         "-"
     };
+    // Slurm measures each task's own GPUs, so its figures hold on a shared node too; they are
+    // peaks of one task, so they are said as such and never as the job's mean.
+    let slurm_busy = slurm_util_peak_pct.map(|pct| {
+        format!(
+            "busiest task's peak {} (Slurm's accounting)",
+            super::units::percent(pct / 100.0)
+        )
+    });
+    let slurm_memory = slurm_mem_peak_mb.map(|mb| {
+        format!(
+            "at least {} at its peak (Slurm's accounting)",
+            size_from_mb(mb)
+        )
+    });
+    let own_memory = mem_mb.map(|mb| {
+        format!(
+            "{} at its peak ({} per GPU)",
+            size_from_mb(mb),
+            size_from_mb(mb / gpus.max(1) as f64)
+        )
+    });
     GpuUse {
-        busy: util.map_or(unknown.into(), |u| {
-            format!("{:.1} of {gpus} busy on average", u * gpus as f64)
-        }),
-        memory: mem_mb.map_or(unknown.into(), |mb| {
-            format!(
-                "{} at its peak ({} per GPU)",
-                size_from_mb(mb),
-                size_from_mb(mb / gpus.max(1) as f64)
-            )
-        }),
+        busy: util
+            .map(|u| format!("{:.1} of {gpus} busy on average", u * gpus as f64))
+            .or(slurm_busy)
+            .unwrap_or_else(|| unknown.into()),
+        memory: own_memory
+            .or(slurm_memory)
+            .unwrap_or_else(|| unknown.into()),
         memory_size: total_mb.map_or("-".into(), size_from_mb),
         memory_share: mem_mb
             .zip(total_mb.filter(|t| *t > 0.0))
             .map(|(used, total)| used / total),
+        busy_share: util.or(slurm_util_peak_pct.map(|pct| pct / 100.0)),
     }
 }
 
@@ -155,6 +183,7 @@ mod tests {
                 mem_mb: Some(4.0 * 8192.0),
                 total_mb: Some(4.0 * 40960.0),
                 shared: Some(true),
+                ..Default::default()
             },
         );
         assert_eq!(own.busy, "0.4 of 4 busy on average");
@@ -177,5 +206,35 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(gpu_use(1, alone).busy, "-");
+        // A site without DCGM: Slurm's own peaks, said as peaks, on a shared node too; the
+        // telemetry's mean wins where there is one.
+        let slurm = GpuFigures {
+            shared: Some(true),
+            slurm_util_peak_pct: Some(3.0),
+            slurm_mem_peak_mb: Some(1024.0),
+            ..Default::default()
+        };
+        let from_slurm = gpu_use(2, slurm);
+        assert_eq!(
+            from_slurm.busy,
+            "busiest task's peak 3.0 % (Slurm's accounting)"
+        );
+        assert_eq!(
+            from_slurm.memory,
+            "at least 1 GB at its peak (Slurm's accounting)"
+        );
+        assert_eq!(from_slurm.busy_share, Some(0.03));
+        assert_eq!(from_slurm.memory_share, None);
+        let both = gpu_use(
+            2,
+            GpuFigures {
+                util: Some(0.5),
+                ..slurm
+            },
+        );
+        assert_eq!(
+            (both.busy.as_str(), both.busy_share),
+            ("1.0 of 2 busy on average", Some(0.5))
+        );
     }
 }

@@ -68,6 +68,10 @@ pub struct JobFacts {
     pub elapsed_s: Option<i64>,
     pub wait_s: Option<i64>,
     pub core_hours: Option<f64>,
+    /// Slurm's own GPU figures (`gres/gpuutil`, `gres/gpumem` of the steps): the busiest task's
+    /// peak utilisation in per cent and its peak GPU memory, where the site accounts them.
+    pub acct_gpu_util_max_pct: Option<f64>,
+    pub acct_gpu_mem_max_mb: Option<f64>,
     /// What the ingest found missing or odd about the run (`jobs.note`), one sentence a line;
     /// empty when nothing.
     pub note: String,
@@ -298,6 +302,8 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
             elapsed_s: c.int("elapsed_s", i),
             wait_s: c.int("wait_s", i),
             core_hours: c.float("core_hours", i),
+            acct_gpu_util_max_pct: c.float("acct_gpu_util_max_pct", i),
+            acct_gpu_mem_max_mb: c.float("acct_gpu_mem_max_mb", i),
             note: text(c, "note", i),
         });
     })

@@ -155,11 +155,13 @@ pub(super) fn usage_rows(job: &JobFacts, summary: Option<&SummaryFacts>) -> Vec<
                     mem_mb: s.gpu_mem_used_max_mb,
                     total_mb: s.gpu_mem_total_mb,
                     shared: s.shared,
+                    slurm_util_peak_pct: job.acct_gpu_util_max_pct,
+                    slurm_mem_peak_mb: job.acct_gpu_mem_max_mb,
                 },
             );
             usage.push(json!({
                 "what": "GPUs", "requested": job.gpus.to_string(), "used": gpus.busy,
-                "share": pct(s.gpu_util), "width": bar_width(s.gpu_util), "level": level(s.gpu_util, GPU_LEVELS),
+                "share": pct(gpus.busy_share), "width": bar_width(gpus.busy_share), "level": level(gpus.busy_share, GPU_LEVELS),
             }));
             usage.push(json!({
                 "what": "GPU memory", "requested": gpus.memory_size, "used": gpus.memory,

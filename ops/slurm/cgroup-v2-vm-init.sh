@@ -55,8 +55,12 @@ if ! SLURM_CGROUP=v2 SLURM_WITH_DBD=0 SLURM_CLEAN_STATE=1 SKIP_APT_UPDATE=1 bash
   report 1
 fi
 cat /out/slurm-setup.log
-scenario_s=$(sed -n 's/.*jobsight\.scenario_s=\([0-9]*\).*/\1/p' /proc/cmdline)
-timeout -k 5 "${scenario_s:-300}" bash /vm/scenario.sh > /out/scenario.log 2>&1
+# What is left of the host's limit for the machine, less a minute for the report; 30 s at least.
+limit_s=$(sed -n 's/.*jobsight\.limit_s=\([0-9]*\).*/\1/p' /proc/cmdline)
+up_s=$(cut -d. -f1 /proc/uptime)
+scenario_s=$(( ${limit_s:-600} - up_s - 60 ))
+[ "$scenario_s" -ge 30 ] || scenario_s=30
+timeout -k 5 "$scenario_s" bash /vm/scenario.sh > /out/scenario.log 2>&1
 status=$?
 cat /out/scenario.log
 report "$status"

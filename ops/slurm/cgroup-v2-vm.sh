@@ -67,8 +67,10 @@ fi
 
 # --------------------------------------- 2. the root file system as an initramfs, once per tarball
 # Made from the tarball as Debian installs it, not from the chroot runs' copy, which keeps their
-# users, logs, saved jobs and databases. Named by the tarball, so a new one makes a new initramfs.
-BASE=$CACHE/$(basename "$TARBALL" .tar).cpio
+# users, logs, saved jobs and databases. Named by the tarball, its size and its time, so a tarball
+# made anew makes a new initramfs (and the release's older one goes).
+STAMP=$(basename "$TARBALL" .tar)
+BASE=$CACHE/$STAMP-$(stat -c %s-%Y "$TARBALL").cpio
 if [ ! -s "$BASE" ]; then
   mkdir "$WORK/root"
   tar -xf "$TARBALL" -C "$WORK/root"
@@ -76,7 +78,7 @@ if [ ! -s "$BASE" ]; then
       -o -path ./var/cache/apt -o -path ./var/lib/apt/lists \) -prune -o -print \
     | cpio -o -H newc --quiet) > "$BASE.tmp"
   rm -rf "$WORK/root"
-  rm -f "$CACHE"/*.cpio
+  rm -f "$CACHE/$STAMP"-*.cpio
   mv "$BASE.tmp" "$BASE"
   log "initramfs of $TARBALL: $(( $(stat -c %s "$BASE") / 1048576 )) MiB"
 fi
@@ -95,13 +97,14 @@ cat "$BASE" "$WORK/extra.cpio" > "$WORK/initrd"
 mkdir -p "$OUT"
 log "booting Slurm $RELEASE's root file system on $(basename "$KERNEL") (TCG, 2 CPUs)"
 # ttyS0: the console; ttyS1: the scenario's /out as base64 of a tar, between markers.
-# The scenario gets the machine's time less two minutes (jobsight.scenario_s), so that a scenario
-# that hangs is stopped in time for its files and logs to come back.
+# The machine stops its scenario a minute before this limit (jobsight.limit_s: what is left after
+# its boot and Slurm's start), so that a scenario that hangs still sends its files and logs back.
 VM_TIMEOUT_S=${VM_TIMEOUT_S:-600}
+[ "$VM_TIMEOUT_S" -ge 180 ] || { echo "VM_TIMEOUT_S=$VM_TIMEOUT_S: the machine needs 180 s or more" >&2; exit 2; }
 qemu_status=0
 timeout -k 10 "$VM_TIMEOUT_S" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2 -m "${VM_MEMORY_MB:-4096}" \
   -nographic -no-reboot -nic none -kernel "$KERNEL" -initrd "$WORK/initrd" \
-  -append "console=ttyS0 panic=-1 quiet random.trust_cpu=on rdinit=/init jobsight.scenario_s=$(( VM_TIMEOUT_S - 120 ))" \
+  -append "console=ttyS0 panic=-1 quiet random.trust_cpu=on rdinit=/init jobsight.limit_s=$VM_TIMEOUT_S" \
   -serial "file:$OUT/console.log" -serial "file:$WORK/ttyS1" -monitor none >"$OUT/qemu.log" 2>&1 || qemu_status=$?
 if ! grep -q '^JOBSIGHT-VM-OUT-END' "$WORK/ttyS1" 2>/dev/null; then
   echo "the machine reported nothing (qemu's exit status $qemu_status; 124: stopped after ${VM_TIMEOUT_S} s); qemu said:" >&2

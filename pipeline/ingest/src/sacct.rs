@@ -461,14 +461,15 @@ pub enum Selection<'a> {
 }
 
 /// Picks the record of job `job_id` on `cluster` that a spool record enqueued at `enqueued_at` refers
-/// to: raw id and cluster equal, submitted before the enqueue and not started after it, the
-/// latest of those. (A run that ended `NODE_FAIL` is requeued, and so submitted again, before
-/// its epilog's record is written; the next run starts only after Slurm's requeue hold, so its
-/// start tells it from the run the record means. [`RUN_START_SLACK_S`] allows for a node's
-/// clock, which stamps a node epilog's record.) When that run was requeued, the job continues in
-/// its next run (same id, submitted later), so the chain is followed to the run that ended it:
-/// Slurm 22.05 gives the interrupted run's epilog the same restart count as the final run's, and
-/// the spool keeps only the first record of the two.
+/// to: raw id and cluster equal, submitted before the enqueue, the latest of those, unless that
+/// one is the requeued run of a run that failed (`NODE_FAIL`, `PREEMPTED`, `BOOT_FAIL`) and had
+/// not started by the enqueue: Slurm submits the job again as the failed run ends, before that
+/// run's epilog writes its record, and starts it only after its requeue hold, so the record
+/// means the failed run. ([`RUN_START_SLACK_S`] allows for a node's clock, which stamps a node
+/// epilog's record.) When the run was requeued by `scontrol requeue`, the job continues in its
+/// next run (same id, submitted later), so the chain is followed to the run that ended it: Slurm
+/// 22.05 gives the interrupted run's epilog the same restart count as the final run's, and the
+/// spool keeps only the first record of the two.
 pub fn select<'a>(
     candidates: &'a [Accounting],
     job_id: u64,
@@ -483,15 +484,20 @@ pub fn select<'a>(
             _ => true,
         })
         .collect();
-    let started_after = enqueued_at + chrono::Duration::seconds(RUN_START_SLACK_S);
-    let Some(mut run) = runs
+    let Some(latest) = runs
         .iter()
         .copied()
         .filter(|a| a.submit.is_none_or(|s| s <= enqueued_at))
-        .filter(|a| a.start.is_none_or(|s| s <= started_after))
         .max_by_key(|a| a.submit)
     else {
         return Selection::Missing;
+    };
+    let started_by_then = latest
+        .start
+        .is_some_and(|s| s <= enqueued_at + chrono::Duration::seconds(RUN_START_SLACK_S));
+    let mut run = match run_requeued_before(runs.iter().copied(), latest) {
+        Some(failed) if !started_by_then => failed,
+        _ => latest,
     };
     while run
         .state
@@ -529,20 +535,7 @@ pub fn select<'a>(
 /// from `run`'s submission (a requeued run is submitted again when the earlier one ends), so an
 /// older job that had the same id (a cluster whose ids started again) is not taken for it.
 pub fn nodes_changed(candidates: &[Accounting], run: &Accounting) -> Option<String> {
-    let submit = run.submit?;
-    let requeued_from = |state: &str| {
-        state.starts_with("REQUEUE") || matches!(state, "NODE_FAIL" | "PREEMPTED" | "BOOT_FAIL")
-    };
-    let before = candidates
-        .iter()
-        .filter(|a| a.job_id == run.job_id && a.cluster == run.cluster)
-        .filter(|a| a.submit.is_some_and(|s| s < submit))
-        .filter(|a| a.state.as_deref().is_some_and(requeued_from))
-        .filter(|a| {
-            a.end
-                .is_some_and(|end| (submit - end).num_seconds().abs() <= REQUEUE_GAP_S)
-        })
-        .max_by_key(|a| a.submit)?;
+    let before = run_requeued_before(candidates.iter(), run)?;
     let (now, then) = (run.nodes.as_deref()?, before.nodes.as_deref()?);
     let ran = |list: &str| !list.is_empty() && list != "None assigned";
     let cut = |list: &str| jobsight_base::text::clean(list, 80);
@@ -554,6 +547,29 @@ pub fn nodes_changed(candidates: &[Accounting], run: &Accounting) -> Option<Stri
             cut(then)
         )
     })
+}
+
+/// The run of the same job that `run` was requeued from, among `candidates`: one that ended in a
+/// state Slurm requeues from, at most [`REQUEUE_GAP_S`] from `run`'s submission (a requeued run
+/// is submitted again when the earlier one ends), so that an older job that had the same id (a
+/// cluster whose ids started again) is not taken for it.
+fn run_requeued_before<'a>(
+    candidates: impl Iterator<Item = &'a Accounting>,
+    run: &Accounting,
+) -> Option<&'a Accounting> {
+    let submit = run.submit?;
+    let requeued_from = |state: &str| {
+        state.starts_with("REQUEUE") || matches!(state, "NODE_FAIL" | "PREEMPTED" | "BOOT_FAIL")
+    };
+    candidates
+        .filter(|a| a.job_id == run.job_id && a.cluster == run.cluster)
+        .filter(|a| a.submit.is_some_and(|s| s < submit))
+        .filter(|a| a.state.as_deref().is_some_and(requeued_from))
+        .filter(|a| {
+            a.end
+                .is_some_and(|end| (submit - end).num_seconds().abs() <= REQUEUE_GAP_S)
+        })
+        .max_by_key(|a| a.submit)
 }
 
 /// How far apart, in seconds, a run's end and its requeued run's submission may lie.
@@ -1453,12 +1469,11 @@ mod tests {
             run("COMPLETED", 1032, Some(1114), Some(1144)),
         ] {
             let jobs = vec![failed.clone(), next.clone()];
-            match select(&jobs, 1, Some("ci"), enqueued) {
-                Selection::Settled(chosen) => assert_eq!(chosen, &failed),
-                // Not yet started: it could still be the run meant, so it waits.
-                Selection::Pending { .. } if next.start.is_none() => {}
-                other => panic!("{next:?}: {other:?}"),
-            }
+            assert_eq!(
+                select(&jobs, 1, Some("ci"), enqueued),
+                Selection::Settled(&jobs[0]),
+                "{next:?}"
+            );
         }
         // The next run's own record means the next run.
         let jobs = vec![
@@ -1468,6 +1483,13 @@ mod tests {
         assert_eq!(
             select(&jobs, 1, Some("ci"), at(1145)),
             Selection::Settled(&jobs[1])
+        );
+        // A short job whose node epilog's clock is a minute behind: its record looks older than
+        // its start, and it is still the run meant (no run it was requeued from).
+        let short = vec![run("COMPLETED", 990, Some(1050), Some(1055))];
+        assert_eq!(
+            select(&short, 1, Some("ci"), at(996)),
+            Selection::Settled(&short[0])
         );
     }
 

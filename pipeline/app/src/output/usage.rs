@@ -69,8 +69,8 @@ pub struct GpuUse {
     pub memory_size: String,
     /// The peak over the GPUs' memory (0 to 1), where both are known.
     pub memory_share: Option<f64>,
-    /// How busy the GPUs were (0 to 1) for the row's bar: the mean where the telemetry has it,
-    /// else Slurm's peak of the busiest task.
+    /// How busy the GPUs were on average (0 to 1), for the row's bar: only the telemetry's mean
+    /// (Slurm's figure is a peak, shown in words alone).
     pub busy_share: Option<f64>,
 }
 
@@ -105,19 +105,16 @@ pub fn gpu_use(gpus: i64, figures: GpuFigures) -> GpuUse {
         "-"
     };
     // Slurm measures each task's own GPUs, so its figures hold on a shared node too; they are
-    // peaks of one task, so they are said as such and never as the job's mean.
+    // the busiest task's peaks (its GPUs' use added up since Slurm 24.05, so above 100 % where a
+    // task has several), said in words and never drawn as the job's mean.
     let slurm_busy = slurm_util_peak_pct.map(|pct| {
         format!(
-            "busiest task's peak {} (Slurm's accounting)",
+            "peak {} (Slurm, busiest task)",
             super::units::percent(pct / 100.0)
         )
     });
-    let slurm_memory = slurm_mem_peak_mb.map(|mb| {
-        format!(
-            "at least {} at its peak (Slurm's accounting)",
-            size_from_mb(mb)
-        )
-    });
+    let slurm_memory =
+        slurm_mem_peak_mb.map(|mb| format!("peak {} (Slurm, busiest task)", size_from_mb(mb)));
     let own_memory = mem_mb.map(|mb| {
         format!(
             "{} at its peak ({} per GPU)",
@@ -137,7 +134,7 @@ pub fn gpu_use(gpus: i64, figures: GpuFigures) -> GpuUse {
         memory_share: mem_mb
             .zip(total_mb.filter(|t| *t > 0.0))
             .map(|(used, total)| used / total),
-        busy_share: util.or(slurm_util_peak_pct.map(|pct| pct / 100.0)),
+        busy_share: util,
     }
 }
 
@@ -215,15 +212,9 @@ mod tests {
             ..Default::default()
         };
         let from_slurm = gpu_use(2, slurm);
-        assert_eq!(
-            from_slurm.busy,
-            "busiest task's peak 3.0 % (Slurm's accounting)"
-        );
-        assert_eq!(
-            from_slurm.memory,
-            "at least 1 GB at its peak (Slurm's accounting)"
-        );
-        assert_eq!(from_slurm.busy_share, Some(0.03));
+        assert_eq!(from_slurm.busy, "peak 3.0 % (Slurm, busiest task)");
+        assert_eq!(from_slurm.memory, "peak 1 GB (Slurm, busiest task)");
+        assert_eq!(from_slurm.busy_share, None);
         assert_eq!(from_slurm.memory_share, None);
         let both = gpu_use(
             2,

@@ -8,6 +8,16 @@
 #   hpcc      HPC Challenge: HPL, DGEMM, STREAM, PTRANS, RandomAccess, FFT in turn, MPI
 #   nwchem    electronic structure: B3LYP/6-31G* on benzene, MPI
 #   openfoam  CFD: icoFoam on the lid-driven cavity (the tutorial's case, a finer mesh), MPI
+# Shapes other than MPI simulation (issue 70: a suite that looks like production):
+#   numpy     data analysis in Python: a day of 24-channel sensor data per worker, filtered by FFT,
+#             summarised per minute and correlated; one worker process per CPU (multiprocessing)
+#   bwa       bioinformatics: BWA-MEM aligning generated 100-bp reads (1 % errors) to a generated
+#             4-Mbp reference, one thread per CPU, the alignments written as SAM
+#   povray    rendering: POV-Ray's own benchmark scene (povray-examples), one thread per CPU
+#   archive   an I/O-heavy tool: 600 MB of generated text sorted on disk (GNU sort, small buffer,
+#             temporary files), archived with tar and zstd, unpacked again, flushed to disk
+#   sweep     a serial parameter sweep: one single-threaded Python process after another, each a
+#             Monte Carlo estimate for one parameter, on one CPU of the node whatever it has
 set -u
 app=$1
 seconds=$2
@@ -193,8 +203,99 @@ IN
   (cd cavity && blockMesh >/dev/null 2>&1 && decomposePar -force >/dev/null 2>&1)
   run() { (cd cavity && rm -rf processor*/[1-9]* processor*/0.* && "${mpi[@]}" icoFoam -parallel >/dev/null 2>&1); }
   ;;
+numpy)
+  cat > analysis.py <<'PY'
+import multiprocessing, os, sys
+import numpy as np
+def day(seed):
+    # A day of 24 channels at 20 Hz: drift, a daily cycle, noise and spikes.
+    rng = np.random.default_rng(seed)
+    n = 24 * 3600 * 20 // 2
+    t = np.arange(n) / 20.0
+    x = (np.sin(2 * np.pi * t / 86400.0)[:, None] + 0.01 * np.cumsum(rng.standard_normal((n, 24)), axis=0)
+         + rng.standard_normal((n, 24)))
+    x[rng.random((n, 24)) < 1e-4] += 50.0
+    spec = np.fft.rfft(x, axis=0)
+    spec[int(0.2 * spec.shape[0]):] = 0
+    clean = np.fft.irfft(spec, n=n, axis=0)
+    minutes = clean[: n - n % 1200].reshape(-1, 1200, 24)
+    stats = np.stack([minutes.mean(1), minutes.std(1), np.percentile(minutes, 95, axis=1)])
+    corr = np.corrcoef(clean.T)
+    order = np.argsort(clean[:, 0])
+    return float(stats.sum() + corr.sum() + order[0])
+if __name__ == "__main__":
+    workers = int(sys.argv[1])
+    with multiprocessing.Pool(workers) as pool:
+        pool.map(day, range(workers * 4), chunksize=1)
+PY
+  run() { /usr/bin/python3 analysis.py "$ranks"; }
+  ;;
+bwa)
+  /usr/bin/python3 - <<'PY'
+import random
+random.seed(7)
+ref = "".join(random.choice("ACGT") for _ in range(4_000_000))
+with open("ref.fa", "w") as f:
+    f.write(">chr1\n")
+    for i in range(0, len(ref), 80):
+        f.write(ref[i:i + 80] + "\n")
+flip = {"A": "CGT", "C": "AGT", "G": "ACT", "T": "ACG"}
+with open("reads.fq", "w") as f:
+    for r in range(150_000):
+        p = random.randrange(len(ref) - 100)
+        read = [b if random.random() > 0.01 else random.choice(flip[b]) for b in ref[p:p + 100]]
+        f.write(f"@r{r}\n{''.join(read)}\n+\n{'I' * 100}\n")
+PY
+  bwa index ref.fa >/dev/null 2>&1
+  run() { bwa mem -t "$ranks" ref.fa reads.fq > aligned.sam 2>/dev/null; }
+  ;;
+povray)
+  cp /usr/share/doc/povray/examples/advanced/benchmark/benchmark.pov .
+  run() { povray +Ibenchmark.pov +Orender.png -D +W256 +H192 +WT"$ranks" +L/usr/share/povray-3.7/include >/dev/null 2>&1; }
+  ;;
+archive)
+  # Text with the repetition of real records: sortable and compressible, made once per job.
+  /usr/bin/python3 - <<'PY'
+import random
+random.seed(3)
+words = ["".join(random.choice("abcdefghij") for _ in range(8)) for _ in range(5000)]
+with open("records.txt", "w") as f:
+    for i in range(6_000_000):
+        f.write(f"{random.choice(words)} {random.randrange(10**9):09d} {random.choice(words)}\n")
+PY
+  run() {
+    mkdir -p sorttmp unpacked
+    sort --parallel="$ranks" -S 32M -T sorttmp records.txt -o sorted.txt
+    tar cf - sorted.txt records.txt | zstd -q -T"$ranks" -3 -f -o records.tar.zst
+    zstd -q -d -c records.tar.zst | tar xf - -C unpacked
+    sync
+    rm -rf sorted.txt records.tar.zst unpacked sorttmp
+  }
+  ;;
+sweep)
+  cat > point.py <<'PY'
+import random, sys
+# One parameter of the sweep: a 2-D Ising model's magnetisation by Metropolis sampling.
+beta = float(sys.argv[1])
+random.seed(int(beta * 1000))
+import math
+n = 32
+s = [[1] * n for _ in range(n)]
+m = 0
+for sweep in range(1500):
+    for _ in range(n * n):
+        i, j = random.randrange(n), random.randrange(n)
+        h = s[(i + 1) % n][j] + s[i - 1][j] + s[i][(j + 1) % n] + s[i][j - 1]
+        d = 2 * s[i][j] * h
+        if d <= 0 or random.random() < math.exp(-beta * d):
+            s[i][j] = -s[i][j]
+    m += abs(sum(map(sum, s)))
+print(beta, m / 1500 / n / n)
+PY
+  run() { for b in $(seq 0.20 0.02 0.70); do /usr/bin/python3 point.py "$b" >> sweep.txt; done; }
+  ;;
 *)
-  echo "application.sh: unknown application $app (lammps, gromacs, hpcc, nwchem, openfoam)" >&2
+  echo "application.sh: unknown application $app (lammps, gromacs, hpcc, nwchem, openfoam, numpy, bwa, povray, archive, sweep)" >&2
   exit 2
   ;;
 esac

@@ -1,8 +1,12 @@
 #!/bin/bash
 # submit.sh: submits jobsight's labelled training suite to Slurm, one job per application and
 # anomaly (plus healthy runs), each on whole nodes, and prints "job_id app anomaly" per job.
-#   submit.sh --labels DIR [--apps "lammps gromacs hpcc nwchem openfoam"] [--seconds 100]
-#             [--healthy 1] [--seed 1] [--nodes 1] [--user USER] [--partition P] [--dry-run]
+#   submit.sh --labels DIR [--apps "lammps gromacs hpcc nwchem openfoam"] [--seconds 100[:MAX]]
+#             [--healthy 1] [--from-start 0] [--seed 1] [--nodes 1] [--user USER] [--partition P]
+#             [--dry-run]
+# --seconds MIN:MAX: each job runs a seeded random length from MIN to MAX seconds.
+# --from-start P: P % of the anomalous runs (seeded) have their anomaly from the job's start, with
+# no healthy prefix; the others start in the run's second fifth.
 # --nodes N (above 1): each job on N whole nodes, the MPI applications across all of them (one
 # rank per CPU), the anomaly generator on the last node; GROMACS (thread-MPI) is left out.
 # Anomalies start at a random time in the run's second fifth and last a random 40-55 % of it
@@ -10,7 +14,7 @@
 # be writable by USER; `jobsight model bootstrap` runs this and merges them into DIR/all-labels.csv.
 set -euo pipefail
 suite=$(cd "$(dirname "$0")" && pwd)
-labels= apps="lammps gromacs hpcc nwchem openfoam" seconds=100 healthy=1 seed=1 nodes=1 user= partition= dry=0
+labels= apps="lammps gromacs hpcc nwchem openfoam" seconds=100 healthy=1 from_start=0 seed=1 nodes=1 user= partition= dry=0
 anomalies="cpuoccupy cachecopy membw memleak memeater iobandwidth iometadata"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -19,17 +23,25 @@ while [ $# -gt 0 ]; do
   --anomalies) anomalies=$2; shift 2 ;;
   --seconds) seconds=$2; shift 2 ;;
   --healthy) healthy=$2; shift 2 ;;
+  --from-start) from_start=$2; shift 2 ;;
   --seed) seed=$2; shift 2 ;;
   --nodes) nodes=$2; shift 2 ;;
   --user) user=$2; shift 2 ;;
   --partition) partition=$2; shift 2 ;;
   --dry-run) dry=1; shift ;;
-  -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "submit.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 [ -n "$labels" ] || { echo "submit.sh: --labels DIR is required" >&2; exit 2; }
+max_seconds=${seconds#*:}
+seconds=${seconds%%:*}
+for v in "$seconds" "$max_seconds" "$from_start"; do
+  case "$v" in ''|*[!0-9]*) echo "submit.sh: --seconds and --from-start take whole numbers (--seconds MIN or MIN:MAX)" >&2; exit 2 ;; esac
+done
 [ "$seconds" -ge 60 ] || { echo "submit.sh: --seconds must be at least 60" >&2; exit 2; }
+[ "$max_seconds" -ge "$seconds" ] || { echo "submit.sh: --seconds $seconds:$max_seconds: the longest is below the shortest" >&2; exit 2; }
+[ "$from_start" -le 100 ] || { echo "submit.sh: --from-start is a percentage (0-100)" >&2; exit 2; }
 case "$nodes" in ''|*[!0-9]*|0) echo "submit.sh: --nodes must be a whole number of at least 1" >&2; exit 2 ;; esac
 per_node=()
 if [ "$nodes" -gt 1 ]; then
@@ -53,15 +65,22 @@ for app in $apps; do
   kinds=$(for _ in $(seq "$healthy"); do echo none; done; echo $anomalies)
   for anomaly in $kinds; do
     run=$((run + 1))
-    fifth=$((seconds / 5))
+    # Draws beyond the first two only where asked for, so that a seed gives the suite it gave
+    # before these options existed.
+    job_seconds=$seconds
+    [ "$max_seconds" = "$seconds" ] || job_seconds=$((seconds + RANDOM % (max_seconds - seconds + 1)))
+    fifth=$((job_seconds / 5))
     start=$((fifth + RANDOM % fifth))
-    length=$((seconds * (40 + RANDOM % 16) / 100))
-    [ $((start + length)) -le $((seconds - fifth / 2)) ] || length=$((seconds - fifth / 2 - start))
-    export_list="ALL,TRAINING_SUITE=$suite,TRAINING_APP=$app,TRAINING_SECONDS=$seconds,TRAINING_LABELS=$labels,TRAINING_ANOMALY=$anomaly,TRAINING_ANOMALY_START=$start,TRAINING_ANOMALY_SECONDS=$length"
+    length=$((job_seconds * (40 + RANDOM % 16) / 100))
+    if [ "$from_start" -gt 0 ] && [ "$anomaly" != none ] && [ $((RANDOM % 100)) -lt "$from_start" ]; then
+      start=0
+    fi
+    [ $((start + length)) -le $((job_seconds - fifth / 2)) ] || length=$((job_seconds - fifth / 2 - start))
+    export_list="ALL,TRAINING_SUITE=$suite,TRAINING_APP=$app,TRAINING_SECONDS=$job_seconds,TRAINING_LABELS=$labels,TRAINING_ANOMALY=$anomaly,TRAINING_ANOMALY_START=$start,TRAINING_ANOMALY_SECONDS=$length"
     args=(--parsable --job-name "$app-$run" --output "$labels/%j.out" --export "$export_list" ${per_node[@]+"${per_node[@]}"})
     [ -z "$partition" ] || args+=(--partition "$partition")
     if [ "$dry" = 1 ]; then
-      echo "dry-run $app $anomaly start=$start seconds=$length"
+      echo "dry-run $app $anomaly job=$job_seconds start=$start seconds=$length"
       continue
     fi
     if [ -n "$user" ]; then

@@ -6,10 +6,15 @@
 #   hpcc              dense linear algebra, FFT, STREAM, RandomAccess (HPC Challenge)
 #   nwchem            electronic structure (Gaussian-basis SCF and DFT; its basis-set library)
 #   openfoam          CFD (its tutorials: icoFoam on the lid-driven cavity)
+#   python3-numpy     the numpy application (data analysis in Python)
+#   bwa               the bwa application (read alignment; reads and reference generated)
+#   povray            the povray application (povray-examples' benchmark scene, povray-includes)
+#   zstd              the archive application (sort, tar and zstd on generated text)
 #   stress-ng         the anomaly generators that match HPAS's behaviours (see jobs/training/README.md)
 # Knobs: SKIP_APT_UPDATE=1 skips apt-get update.
 set -euo pipefail
-packages=(lammps gromacs hpcc nwchem openfoam stress-ng openmpi-bin)
+packages=(lammps gromacs hpcc nwchem openfoam stress-ng openmpi-bin
+  python3-numpy bwa povray povray-examples povray-includes zstd bc)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -128,7 +128,7 @@ pub enum ModelAction {
     /// train the diagnosis and the anomaly score, judge both with each application left out in
     /// turn, and with --install put them where `[model]` says (the old ones kept as
     /// `.previous`). The suite's folder and --work must be reachable from the compute nodes.
-    /// About (applications × 8) × (--seconds + 15 s) on one free node.
+    /// About applications × (--healthy + 7) × (mean job length + 15 s) on one free node.
     Bootstrap {
         /// The training suite's folder [default: $JOBSIGHT_TRAINING_SUITE, else
         /// share/jobsight/training beside the installed binary].
@@ -138,7 +138,8 @@ pub enum ModelAction {
         /// ./jobsight-training-<UTC time>].
         #[arg(long)]
         work: Option<PathBuf>,
-        /// The applications to run (of lammps, gromacs, hpcc, nwchem, openfoam).
+        /// The applications to run (of lammps, gromacs, hpcc, nwchem, openfoam, and the other
+        /// shapes: numpy, bwa, povray, archive, sweep; jobs/training/README.md).
         #[arg(long, default_value = "lammps gromacs hpcc nwchem openfoam")]
         apps: String,
         /// The anomaly generators to run beside each application.
@@ -150,6 +151,15 @@ pub enum ModelAction {
         /// Seconds each job runs (at least 60).
         #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u64).range(60..=3600))]
         seconds: u64,
+        /// Jobs of different lengths: each job runs a seeded random length from --seconds to
+        /// this many seconds, as production jobs do [default: --seconds, every job alike].
+        #[arg(long, value_parser = clap::value_parser!(u64).range(60..=3600))]
+        max_seconds: Option<u64>,
+        /// The share of anomalous runs, in percent, whose anomaly starts with the job (no
+        /// healthy prefix to compare with, as where the neighbour was there first); the others
+        /// start in the run's second fifth. Chosen by the seed.
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=100))]
+        from_start: u64,
         /// Healthy runs per application (beside one run per anomaly generator).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(0..=20))]
         healthy: u64,

@@ -26,6 +26,8 @@ pub(in crate::cli) fn model(
         apps,
         anomalies,
         seconds,
+        max_seconds,
+        from_start,
         healthy,
         nodes,
         user,
@@ -60,13 +62,24 @@ pub(in crate::cli) fn model(
         } else {
             None
         };
+        if let Some(max) = max_seconds {
+            anyhow::ensure!(
+                max >= seconds,
+                "--max-seconds {max} is below --seconds {seconds}: jobs run from --seconds to --max-seconds"
+            );
+        }
         let mut submit = vec![
             "--apps".to_string(),
             apps,
             "--anomalies".into(),
             anomalies,
             "--seconds".into(),
-            seconds.to_string(),
+            match max_seconds {
+                Some(max) if max != seconds => format!("{seconds}:{max}"),
+                _ => seconds.to_string(),
+            },
+            "--from-start".into(),
+            from_start.to_string(),
             "--healthy".into(),
             healthy.to_string(),
             "--nodes".into(),

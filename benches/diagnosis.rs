@@ -54,6 +54,7 @@ fn compare(name: &str, data: &Path, python: Option<&Path>) {
         contaminate: 0.0,
         active: 0,
         active_batch: 0,
+        no_history: false,
     };
     let report = model::cross_validate(
         data,

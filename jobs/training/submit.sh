@@ -5,10 +5,11 @@
 #             [--healthy 1] [--from-start 0] [--seed 1] [--nodes 1] [--user USER] [--partition P]
 #             [--dry-run]
 # --seconds MIN:MAX: each job runs a seeded random length from MIN to MAX seconds.
-# --from-start P: P % of the anomalous runs (seeded) have their anomaly from the job's start, with
-# no healthy prefix; the others start in the run's second fifth.
+# --from-start P: each anomalous run, with a seeded chance of P %, has its anomaly from the job's
+# start, with no healthy prefix; the others start in the run's second fifth.
 # --nodes N (above 1): each job on N whole nodes, the MPI applications across all of them (one
-# rank per CPU), the anomaly generator on the last node; GROMACS (thread-MPI) is left out.
+# rank per CPU), the anomaly generator on the last node; GROMACS (thread-MPI) and the one-node
+# applications (numpy, bwa, povray, archive, sweep) are left out.
 # Anomalies start at a random time in the run's second fifth and last a random 40-55 % of it
 # (seeded, so a suite can be submitted again alike). Each job writes its label to DIR, which must
 # be writable by USER; `jobsight model bootstrap` runs this and merges them into DIR/all-labels.csv.
@@ -45,10 +46,14 @@ done
 case "$nodes" in ''|*[!0-9]*|0) echo "submit.sh: --nodes must be a whole number of at least 1" >&2; exit 2 ;; esac
 per_node=()
 if [ "$nodes" -gt 1 ]; then
-  case " $apps " in *" gromacs "*)
-    echo "submit.sh: gromacs runs on one node (thread-MPI): left out of a $nodes-node suite" >&2
-    apps=$(echo " $apps " | sed 's/ gromacs / /; s/^ *//; s/ *$//') ;;
-  esac
+  # Only the MPI applications span nodes; the others would run on the first node while the
+  # generator and its label are on the last.
+  for one_node in gromacs numpy bwa povray archive sweep; do
+    case " $apps " in *" $one_node "*)
+      echo "submit.sh: $one_node runs on one node: left out of a $nodes-node suite" >&2
+      apps=$(echo " $apps " | sed "s/ $one_node / /; s/^ *//; s/ *\$//") ;;
+    esac
+  done
   [ -n "$apps" ] || { echo "submit.sh: no application left to run on $nodes nodes" >&2; exit 2; }
   # One MPI rank per CPU of each node: the fewest CPUs of a node of the partition (the default
   # one, marked "*", unless --partition names one), as Slurm counts them ("32+" on mixed nodes).
@@ -77,7 +82,10 @@ for app in $apps; do
     fi
     [ $((start + length)) -le $((job_seconds - fifth / 2)) ] || length=$((job_seconds - fifth / 2 - start))
     export_list="ALL,TRAINING_SUITE=$suite,TRAINING_APP=$app,TRAINING_SECONDS=$job_seconds,TRAINING_LABELS=$labels,TRAINING_ANOMALY=$anomaly,TRAINING_ANOMALY_START=$start,TRAINING_ANOMALY_SECONDS=$length"
-    args=(--parsable --job-name "$app-$run" --output "$labels/%j.out" --export "$export_list" ${per_node[@]+"${per_node[@]}"})
+    # The job's time limit from its length (training.sbatch's 30 minutes is for a job
+    # submitted by hand): whole minutes, ten to spare for the application's setup and the label.
+    args=(--parsable --job-name "$app-$run" --output "$labels/%j.out" --export "$export_list"
+      --time $(( (job_seconds + 59) / 60 + 10 )) ${per_node[@]+"${per_node[@]}"})
     [ -z "$partition" ] || args+=(--partition "$partition")
     if [ "$dry" = 1 ]; then
       echo "dry-run $app $anomaly job=$job_seconds start=$start seconds=$length"

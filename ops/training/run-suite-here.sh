@@ -19,8 +19,8 @@
 # Env: BIN (where jobsight, jobsight-epilog and jobsight-exporter are; default
 #      $CARGO_TARGET_DIR/release, else .../debug), SKIP_APT_UPDATE=1, KEEP_SERVICES=1 (leave
 #      Slurm and Prometheus running), SLURM_FIRST_JOB_ID (number the jobs from it: a second run
-#      to merge with a first, --seed 2). Takes about (apps × 8) × (seconds + 10 s): 65 minutes for
-#      the default five applications at 90 s.
+#      to merge with a first, --seed 2). Takes about apps × (healthy + 7) jobs of (seconds + 10 s):
+#      65 minutes for the default five applications at 90 s.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: run-suite-here.sh OUT [submit.sh options]}

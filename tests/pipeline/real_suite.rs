@@ -252,3 +252,70 @@ fn a_fifth_real_run_judges_the_run_queue_and_context_switches() {
     );
     assert_the_labelled_goal_is_met(&report, &out);
 }
+
+/// The sixth real suite run (tests/fixtures/training-suite-6, seed 6, job ids from 5001): five
+/// applications of shapes the suite lacked (NumPy analysis, BWA alignment, POV-Ray rendering, an
+/// I/O-heavy sort/tar/zstd tool, a serial sweep), three healthy runs each, jobs of 60-90 s, some
+/// anomalies from the job's first second; its plan was written before its data was seen
+/// (docs/models.md, "A suite that looks like production"). It judged the defaults as they were,
+/// each application left out, and these are the figures docs/models.md reports:
+/// - the diagnosis raises no false alarm (0.000), and its top class's macro F1 is short of the
+///   goal of 0.8 (0.671); 20 labels asked one at a time lift its macro F1 with the unknown
+///   verdict on to 0.729 (goal 0.9), still without a false alarm;
+/// - the anomaly score keeps its false alarms low (0.006) but flags 0.420 of the anomalous
+///   windows (goal 0.8) and none of the I/O-heavy tool's or the serial sweep's;
+/// - judged as an application's first runs (`--no-history`), it flags 0.595 of the healthy
+///   windows: the cut from an application's own runs is what holds false alarms down.
+#[test]
+fn a_sixth_run_of_other_shapes_judges_the_defaults() {
+    let fixture = "training-suite-6";
+    let (report, out) = leave_each_application_out(fixture, "diagnosis", &[]);
+    let figure = |report: &serde_json::Value, path: &[&str]| {
+        path.iter()
+            .fold(report, |v, k| &v[*k])
+            .as_f64()
+            .unwrap_or_else(|| panic!("{path:?} in {report}"))
+    };
+    assert_eq!(
+        report["per_application"].as_array().unwrap().len(),
+        5,
+        "{out}"
+    );
+    assert!(
+        figure(&report, &["scores", "false_alarm_rate"]) <= 0.02,
+        "{out}"
+    );
+    let top = figure(&report, &["forced", "macro_f1"]);
+    assert!((0.6..0.8).contains(&top), "{out}");
+    let (report, out) = leave_each_application_out(
+        fixture,
+        "diagnosis",
+        &["--active", "20", "--active-batch", "1"],
+    );
+    assert!(
+        figure(&report, &["scores", "false_alarm_rate"]) <= 0.02,
+        "{out}"
+    );
+    assert!(figure(&report, &["scores", "macro_f1"]) >= 0.7, "{out}");
+
+    let (report, out) = leave_each_application_out(fixture, "unsupervised", &[]);
+    assert!(
+        figure(&report, &["scores", "false_alarm_rate"]) <= 0.05,
+        "{out}"
+    );
+    let flagged = 1.0 - figure(&report, &["scores", "miss_rate"]);
+    assert!((0.35..0.5).contains(&flagged), "{out}");
+    for application in report["per_application"].as_array().unwrap() {
+        let name = application["application"].as_str().unwrap();
+        let missed = application["scores"]["miss_rate"].as_f64().unwrap();
+        if name == "archive" || name == "sweep" {
+            assert_eq!(missed, 1.0, "{name}: {out}");
+        }
+    }
+    let (report, out) = leave_each_application_out(fixture, "unsupervised", &["--no-history"]);
+    assert_eq!(report["no_history"], true, "{out}");
+    assert!(
+        figure(&report, &["scores", "false_alarm_rate"]) > 0.5,
+        "{out}"
+    );
+}

@@ -75,6 +75,10 @@ pub struct CrossValidation {
     /// Windows asked for at a time, the model fitted again after each batch before it asks
     /// for the next (ALBADross's loop); 0 (or `active` or more): all of them at once.
     pub active_batch: usize,
+    /// The anomaly score: judge each held-out job alone, as its application's first run, with
+    /// no other runs of it to take a cut from (an application the model has no baseline of
+    /// meets the score's own threshold), instead of against the cut of its other runs.
+    pub no_history: bool,
 }
 
 /// By-job cross-validation (or one application held out) of a kind of model on `data`.
@@ -134,7 +138,9 @@ pub fn cross_validate(
                 export,
                 (cv.active, cv.active_batch),
             )?,
-            Kind::Unsupervised => pooled.add_score(&labelled, &fold, &plan.fold_of, options)?,
+            Kind::Unsupervised => {
+                pooled.add_score(&labelled, &fold, &plan.fold_of, options, cv.no_history)?
+            }
         }
     }
     labelled.labels = truth_labels;
@@ -340,6 +346,7 @@ impl Pooled {
         fold: &Fold,
         fold_of: &HashMap<String, usize>,
         options: &TrainOptions,
+        no_history: bool,
     ) -> Result<(), ModelError> {
         let (number, test) = (fold.number, &fold.test);
         let healthy: Vec<usize> = labelled
@@ -372,7 +379,26 @@ impl Pooled {
         let every: Vec<usize> = (0..labelled.windows.keys.len())
             .filter(|&r| fold_of.get(&*labelled.windows.keys[r].job_id) == Some(&number))
             .collect();
-        let judged = model.judge(&labelled.windows, &every, &labelled.applications);
+        // Without a history each job is judged alone, as an application's first run is: no
+        // other run of it among the judged gives it a cut, so an application the model has no
+        // baseline of meets the score's own threshold (one it has a baseline of keeps it).
+        let judged = if no_history {
+            let mut by_job: HashMap<&str, Vec<usize>> = HashMap::new();
+            for &r in &every {
+                by_job
+                    .entry(&*labelled.windows.keys[r].job_id)
+                    .or_default()
+                    .push(r);
+            }
+            let mut judged: HashMap<usize, f64> = HashMap::new();
+            for rows in by_job.values() {
+                let scores = model.judge(&labelled.windows, rows, &labelled.applications);
+                judged.extend(rows.iter().copied().zip(scores));
+            }
+            every.iter().map(|r| judged[r]).collect()
+        } else {
+            model.judge(&labelled.windows, &every, &labelled.applications)
+        };
         let score_of: HashMap<usize, f64> = every.into_iter().zip(judged).collect();
         let scores: Vec<f64> = fold
             .rows
@@ -475,6 +501,7 @@ fn report(
         active_batch: cv.active_batch,
         actively_labelled,
         refine: options.refine,
+        no_history: cv.no_history,
     })
 }
 

@@ -80,6 +80,10 @@ pub struct EvalReport {
     /// Refining rounds the models were trained with.
     #[serde(default)]
     pub refine: u8,
+    /// The anomaly score: each judged job judged alone, with no other runs of its application
+    /// among the judged to take a cut from (`--no-history`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_history: bool,
 }
 
 /// One application's figures when the models were trained without it.
@@ -173,6 +177,7 @@ pub fn evaluate_model(
         actively_labelled: 0,
         active_batch: 0,
         refine: header.training.refine,
+        no_history: false,
     })
 }
 

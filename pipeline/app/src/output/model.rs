@@ -75,6 +75,11 @@ pub fn render_report(report: &EvalReport) -> String {
             }
         ));
     }
+    if report.no_history {
+        out.push_str(
+            "no history: each job judged alone, as its application's first run (no cut from its other runs)\n",
+        );
+    }
     if report.refine > 0 {
         out.push_str(&format!(
             "refined: up to {} round(s) of setting aside disputed training windows\n",

@@ -116,6 +116,11 @@ pub enum ModelAction {
         /// loop). Default: all N at once
         #[arg(long, value_name = "B", requires = "active", conflicts_with_all = ["model", "workflows"], value_parser = clap::value_parser!(u64).range(1..))]
         active_batch: Option<u64>,
+        /// For the anomaly score, with --leave-out-application or --hold-out: judge each job
+        /// alone, as its application's first run would be, with no other runs of it to take a
+        /// cut from (an application the model never saw meets the score's own threshold).
+        #[arg(long, conflicts_with_all = ["model", "workflows", "cv"])]
+        no_history: bool,
         #[command(flatten)]
         options: TrainArgs,
         #[arg(long, value_enum, default_value = "table")]
@@ -128,7 +133,8 @@ pub enum ModelAction {
     /// train the diagnosis and the anomaly score, judge both with each application left out in
     /// turn, and with --install put them where `[model]` says (the old ones kept as
     /// `.previous`). The suite's folder and --work must be reachable from the compute nodes.
-    /// About applications × (--healthy + 7) × (mean job length + 15 s) on one free node.
+    /// Takes applications × (--healthy + anomalies) jobs of (mean job length + 15 s) each on one
+    /// free node.
     Bootstrap {
         /// The training suite's folder [default: $JOBSIGHT_TRAINING_SUITE, else
         /// share/jobsight/training beside the installed binary].

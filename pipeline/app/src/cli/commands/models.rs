@@ -78,8 +78,6 @@ pub(in crate::cli) fn model(
                 Some(max) if max != seconds => format!("{seconds}:{max}"),
                 _ => seconds.to_string(),
             },
-            "--from-start".into(),
-            from_start.to_string(),
             "--healthy".into(),
             healthy.to_string(),
             "--nodes".into(),
@@ -87,6 +85,10 @@ pub(in crate::cli) fn model(
             "--seed".into(),
             options.seed.to_string(),
         ];
+        // Only when asked for: a suite folder older than the option still works without it.
+        if from_start > 0 {
+            submit.extend(["--from-start".to_string(), from_start.to_string()]);
+        }
         for (flag, value) in [("--user", user), ("--partition", partition)] {
             if let Some(v) = value {
                 submit.extend([flag.to_string(), v]);
@@ -265,6 +267,7 @@ fn run_model(
             contaminate,
             active,
             active_batch,
+            no_history,
             options,
             format,
             workflows: false,
@@ -279,8 +282,17 @@ fn run_model(
                          --leave-out-application"
                     );
                     anyhow::ensure!(
+                        !no_history || hold_out.is_some() || leave_out_application,
+                        "--no-history judges an application the model never saw: use it with \
+                         --leave-out-application or --hold-out APPLICATION"
+                    );
+                    anyhow::ensure!(
                         active == 0 || kind == model::Kind::Diagnosis,
                         "--active asks for labels for the diagnosis; the anomaly score needs none"
+                    );
+                    anyhow::ensure!(
+                        !no_history || kind == model::Kind::Unsupervised,
+                        "--no-history judges the anomaly score's cut (--kind unsupervised); the diagnosis has none"
                     );
                     let cv = model::CrossValidation {
                         folds: cv.unwrap_or(5) as usize,
@@ -291,6 +303,7 @@ fn run_model(
                         contaminate,
                         active,
                         active_batch: active_batch.map_or(0, |b| b as usize),
+                        no_history,
                     };
                     model::cross_validate(
                         data,

@@ -296,11 +296,12 @@ fn a_sixth_run_of_other_shapes_judges_the_defaults() {
         figure(&report, &["scores", "false_alarm_rate"]) <= 0.02,
         "{out}"
     );
-    assert!(figure(&report, &["scores", "macro_f1"]) >= 0.7, "{out}");
+    let labelled = figure(&report, &["scores", "macro_f1"]);
+    assert!((0.7..0.9).contains(&labelled), "{out}");
 
     let (report, out) = leave_each_application_out(fixture, "unsupervised", &[]);
     assert!(
-        figure(&report, &["scores", "false_alarm_rate"]) <= 0.05,
+        figure(&report, &["scores", "false_alarm_rate"]) <= 0.02,
         "{out}"
     );
     let flagged = 1.0 - figure(&report, &["scores", "miss_rate"]);

@@ -236,25 +236,7 @@ fn run_model(
             options,
             format,
             ..
-        } => {
-            let runtime =
-                tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
-            let (tasks, runs) = runtime.block_on(crate::workflow::detect::read_tasks(
-                data,
-                crate::workflow::detect::RunLabels::Read,
-            ))?;
-            let report = crate::workflow::detect::evaluate(
-                &tasks,
-                &runs,
-                cv.unwrap_or(5) as usize,
-                options.seed,
-            )?;
-            let text = match format {
-                Format::Table => output::workflow::render_eval(&report),
-                Format::Json => serde_json::to_string(&report)? + "\n",
-            };
-            stdout.write_all(text.as_bytes())?;
-        }
+        } => evaluate_workflows(data, cv.unwrap_or(5) as usize, options.seed, format, stdout)?,
         ModelAction::Eval {
             model: path,
             cv,
@@ -280,11 +262,6 @@ fn run_model(
                         cv.is_some() || hold_out.is_some() || leave_out_application,
                         "say what to evaluate: --model FILE, --cv K, --hold-out APPLICATION or \
                          --leave-out-application"
-                    );
-                    anyhow::ensure!(
-                        !no_history || hold_out.is_some() || leave_out_application,
-                        "--no-history judges an application the model never saw: use it with \
-                         --leave-out-application or --hold-out APPLICATION"
                     );
                     anyhow::ensure!(
                         active == 0 || kind == model::Kind::Diagnosis,
@@ -328,6 +305,28 @@ fn run_model(
             format,
         } => show_model_info(&path, format, stdout)?,
     }
+    Ok(())
+}
+
+/// `jobsight model eval --workflows`: the workflow models cross-validated by run.
+fn evaluate_workflows(
+    data: &std::path::Path,
+    folds: usize,
+    seed: u64,
+    format: Format,
+    stdout: &mut impl Write,
+) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
+    let (tasks, runs) = runtime.block_on(crate::workflow::detect::read_tasks(
+        data,
+        crate::workflow::detect::RunLabels::Read,
+    ))?;
+    let report = crate::workflow::detect::evaluate(&tasks, &runs, folds, seed)?;
+    let text = match format {
+        Format::Table => output::workflow::render_eval(&report),
+        Format::Json => serde_json::to_string(&report)? + "\n",
+    };
+    stdout.write_all(text.as_bytes())?;
     Ok(())
 }
 

@@ -356,6 +356,15 @@ fn verdict(book: &RuleBook, fixture: &Fixture) -> Verdict {
     rules::evaluate(book, &data, &settings())
 }
 
+/// The rules that fire on the fixture, in the verdict's order.
+fn fired(book: &RuleBook, fixture: &Fixture) -> Vec<String> {
+    verdict(book, fixture)
+        .findings
+        .into_iter()
+        .map(|f| f.rule)
+        .collect()
+}
+
 /// The verdict the fixture gets for `rule`: a running rule judges it as the running DAG does (a
 /// job still running, over the rule's dwell), every other rule as a finished job.
 fn verdict_for(book: &RuleBook, fixture: &Fixture, rule: &str) -> Verdict {
@@ -755,13 +764,7 @@ fn every_rule_fires_on_its_fixture_and_not_on_the_healthy_twin() {
 #[test]
 fn an_idle_node_is_told_once_and_the_kernel_share_is_the_jobs_own() {
     let book = RuleBook::load(None).expect("built-in rules");
-    let fired = |fixture: &Fixture| -> Vec<String> {
-        verdict(&book, fixture)
-            .findings
-            .iter()
-            .map(|f| f.rule.clone())
-            .collect()
-    };
+    let fired = |fixture: &Fixture| fired(&book, fixture);
 
     let mut idle_halves = Fixture::healthy(Shape::Multi);
     idle_halves
@@ -956,13 +959,7 @@ fn limits_per_partition_change_the_verdict() {
     let built_in = RuleBook::load(None).expect("built-in rules");
     let mut f = Fixture::healthy(Shape::Gpu);
     f.level("gpu_util", 0.2);
-    let rules = |book: &RuleBook| -> Vec<String> {
-        verdict(book, &f)
-            .findings
-            .into_iter()
-            .map(|f| f.rule)
-            .collect()
-    };
+    let rules = |book: &RuleBook| fired(book, &f);
     assert_eq!(rules(&built_in), ["gpu-underused"]);
     assert!(rules(&site).is_empty());
 }
@@ -1069,10 +1066,8 @@ fix = "Ask for less."
 fn gpu_rules_read_only_the_job_s_own_gpu_figure() {
     let book = RuleBook::load(None).expect("built-in rules");
     let gpu_rules = |f: &Fixture| -> Vec<String> {
-        verdict(&book, f)
-            .findings
+        fired(&book, f)
             .into_iter()
-            .map(|f| f.rule)
             .filter(|r| r.starts_with("gpu-"))
             .collect()
     };

@@ -18,6 +18,10 @@
 #             temporary files), archived with tar and zstd, unpacked again, flushed to disk
 #   sweep     a serial parameter sweep: one single-threaded Python process after another, each a
 #             Monte Carlo estimate for one parameter, on one CPU of the node whatever it has
+#   transcode media encoding: FFmpeg's generated test picture and tone encoded with x264 and AAC
+#             to an MP4 file, one encoder thread per CPU
+#   build     a software build: 160 generated C files compiled by make and gcc -O2, one compiler
+#             per CPU, linked, then cleaned for the next build
 set -u
 app=$1
 seconds=$2
@@ -298,8 +302,41 @@ PY
   # LC_ALL=C: a site's locale would print "0,20", which Python does not read.
   run() { for b in $(LC_ALL=C seq 0.20 0.02 0.70); do /usr/bin/python3 point.py "$b" >> sweep.txt; done; }
   ;;
+transcode)
+  run() {
+    ffmpeg -nostdin -loglevel error -y -f lavfi -i testsrc2=size=1280x720:rate=30 \
+      -f lavfi -i sine=frequency=440:sample_rate=48000 -t 40 \
+      -c:v libx264 -preset medium -threads "$ranks" -c:a aac movie.mp4
+  }
+  ;;
+build)
+  # A project of 160 translation units, each with loops the optimiser works at, and a Makefile.
+  /usr/bin/python3 - <<'PY'
+import os, random
+random.seed(11)
+os.makedirs("src", exist_ok=True)
+for f in range(160):
+    with open(f"src/unit{f}.c", "w") as out:
+        out.write("#include <stddef.h>\n")
+        for g in range(30):
+            a, b, c = random.randrange(2, 99), random.randrange(2, 99), random.randrange(2, 9)
+            out.write(f"double unit{f}_f{g}(const double *x, size_t n) {{\n"
+                      f"  double s = 0;\n  for (size_t i = 0; i < n; i++) {{\n"
+                      f"    double v = x[i] * {a}.0 + {b}.0;\n"
+                      f"    for (int k = 0; k < {c}; k++) v = v * 0.5 + (double)(i % {a});\n"
+                      f"    s += v / (1.0 + x[(i * {b}) % n]);\n  }}\n  return s;\n}}\n")
+with open("src/main.c", "w") as out:
+    out.write("int main(void) { return 0; }\n")
+with open("Makefile", "w") as out:
+    out.write("SRC := $(wildcard src/*.c)\nOBJ := $(SRC:.c=.o)\n"
+              "program: $(OBJ)\n\tgcc -o $@ $^\n"
+              "%.o: %.c\n\tgcc -O2 -c $< -o $@\n"
+              "clean:\n\trm -f program src/*.o\n")
+PY
+  run() { make -s -j"$ranks" program && make -s clean; }
+  ;;
 *)
-  echo "application.sh: unknown application $app (lammps, gromacs, hpcc, nwchem, openfoam, numpy, bwa, povray, archive, sweep)" >&2
+  echo "application.sh: unknown application $app (lammps, gromacs, hpcc, nwchem, openfoam, numpy, bwa, povray, archive, sweep, transcode, build)" >&2
   exit 2
   ;;
 esac

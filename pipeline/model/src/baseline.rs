@@ -54,9 +54,9 @@ pub const MIN_WINDOWS: usize = 30;
 pub const BASELINE_Z: f64 = 2.0;
 /// Runs of an application judged together beyond which its cut is taken over all of them rather
 /// than over each run's others (the same within a few per cent, and linear instead of quadratic).
-pub(crate) const LEAVE_ONE_OUT_RUNS: usize = 50;
+const LEAVE_ONE_OUT_RUNS: usize = 50;
 /// Windows per application the cut is taken over (evenly spaced beyond it).
-pub(crate) const MAX_WINDOWS: usize = 5000;
+const MAX_WINDOWS: usize = 5000;
 /// Windows a job needs for `quiet-periods` to judge it against its own quiet level as well.
 pub const MIN_QUIET_WINDOWS: usize = 8;
 
@@ -75,10 +75,6 @@ pub enum BaselineMethod {
     /// The lower tail's cut, or one as high above the job's own quiet level with the
     /// application's spread, whichever is lower ([`MIN_QUIET_WINDOWS`]).
     QuietPeriods,
-    /// Each feature against its application's usual windows, in either direction
-    /// (`super::profile`); the score's own cut (taken as `lower-tail`'s) only for a job of
-    /// too few windows with no history.
-    Profile,
 }
 
 impl jobsight_base::choice::Choice for BaselineMethod {
@@ -97,11 +93,6 @@ impl jobsight_base::choice::Choice for BaselineMethod {
             value: BaselineMethod::QuietPeriods,
             name: "quiet-periods",
             help: "The lower tail's cut, or one as high above the job's own quiet windows, whichever is lower",
-        },
-        jobsight_base::choice::Named {
-            value: BaselineMethod::Profile,
-            name: "profile",
-            help: "Each feature against its application's usual windows (its other runs, else the job's own), up or down",
         },
     ];
 }
@@ -134,20 +125,6 @@ pub struct Baseline {
     /// cut alone).
     #[serde(default)]
     pub spread: f64,
-    /// Its profile (only of a model whose method is `profile`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile: Option<Profile>,
-}
-
-/// An application's usual windows, for the `profile` method (judged in `super::profile`): per
-/// feature of the score (standardised), the median and the robust spread, and the cut on a
-/// window's distance from them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Profile {
-    pub center: Vec<f64>,
-    pub spread: Vec<f64>,
-    /// A window farther than this is anomalous.
-    pub cut: f64,
 }
 
 /// The scores of `rows` grouped by application and job (jobs without an application, or of
@@ -196,9 +173,7 @@ fn cut_of(scores: &[f64], method: BaselineMethod) -> (f64, f64) {
     let (cut, spread) = match method {
         // Only `quiet-periods` reads a spread, and it takes its cuts by the lower tail.
         BaselineMethod::Median => (far_out(&logs, BASELINE_Z), 0.0),
-        BaselineMethod::LowerTail | BaselineMethod::QuietPeriods | BaselineMethod::Profile => {
-            lower_tail(logs)
-        }
+        BaselineMethod::LowerTail | BaselineMethod::QuietPeriods => lower_tail(logs),
     };
     (cut.exp().max(1.0), spread)
 }
@@ -207,7 +182,7 @@ fn cut_of(scores: &[f64], method: BaselineMethod) -> (f64, f64) {
 /// deviation come from the 5th and 25th percentiles: for normal data they lie 1.645 and 0.674
 /// deviations below the median, and values that only ever rise (anomalies) do not move them
 /// while fewer than three quarters of the values are anomalous. Also the deviation.
-pub(crate) fn lower_tail(mut values: Vec<f64>) -> (f64, f64) {
+fn lower_tail(mut values: Vec<f64>) -> (f64, f64) {
     if values.is_empty() {
         return (0.0, 0.0);
     }
@@ -254,7 +229,6 @@ fn baseline_of<'a>(
         windows: values.len(),
         cut,
         spread,
-        profile: None,
     })
 }
 
@@ -316,9 +290,7 @@ impl Baselines {
                 };
                 let own = match self.method {
                     BaselineMethod::QuietPeriods => quiet_cut(scores, baseline.spread),
-                    BaselineMethod::Median
-                    | BaselineMethod::LowerTail
-                    | BaselineMethod::Profile => None,
+                    BaselineMethod::Median | BaselineMethod::LowerTail => None,
                 };
                 out.insert(
                     (*job).clone(),
@@ -493,7 +465,6 @@ mod tests {
                 windows: 900,
                 cut: 2.5,
                 spread: 0.0,
-                profile: None,
             },
         );
         let rows: Vec<usize> = (0..windows.keys.len()).collect();

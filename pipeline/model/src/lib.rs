@@ -32,7 +32,6 @@ pub mod file;
 pub mod forest;
 pub mod labelling;
 pub mod predict;
-pub mod profile;
 pub mod retrain;
 pub mod typical;
 pub mod unsupervised;

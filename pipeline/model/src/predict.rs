@@ -377,12 +377,10 @@ pub fn predict(
                     ..Windows::default()
                 };
                 let all: Vec<usize> = (0..keys.keys.len()).collect();
-                let z = std::mem::take(&mut calls.standardised);
                 let judged = score.over_cuts(
                     &keys,
                     &all,
                     std::mem::take(&mut calls.scores),
-                    (!z.is_empty()).then_some(z.as_slice()),
                     &applications,
                 );
                 calls.keys = keys.keys;
@@ -420,8 +418,6 @@ struct Calls {
     votes: Vec<Vec<f32>>,
     /// The anomaly score per window, before the application's cut (none without the model).
     scores: Vec<f64>,
-    /// Each window's standardised features, for a score that judges by profile (else none).
-    standardised: Vec<Vec<f64>>,
     /// The metrics each job's node reported (in any run, and any copy read).
     metrics_of: std::collections::HashMap<(Arc<str>, Arc<str>), std::collections::BTreeSet<String>>,
     /// The runs of jobs judged so far.
@@ -456,11 +452,7 @@ impl Calls {
         if let Some((_, m)) = &models.unsupervised
             && let Body::Unsupervised(score) = &m.body
         {
-            let z = score.standardised(&windows, &rows);
-            self.scores.extend(score.scores_of(&z));
-            if score.judges_by_profile() {
-                self.standardised.extend(z);
-            }
+            self.scores.extend(score.score(&windows, &rows));
         }
         self.runs.extend(windows.keys.iter().map(run_of));
         self.keys.extend(windows.keys);
@@ -489,10 +481,6 @@ impl Calls {
         }
         if !self.scores.is_empty() {
             self.scores = rows.iter().map(|&i| self.scores[i]).collect();
-        }
-        if !self.standardised.is_empty() {
-            let mut z = std::mem::take(&mut self.standardised);
-            self.standardised = rows.iter().map(|&i| std::mem::take(&mut z[i])).collect();
         }
     }
 

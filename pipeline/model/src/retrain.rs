@@ -192,17 +192,13 @@ pub fn rebaseline_score(
     progress("scoring them and learning each application's baseline");
     let applications = dataset::applications(data, Some(&days), None)?;
     let scores = score.score(&windows, &history);
-    let mut learned = Baselines::learn(
+    let learned = Baselines::learn(
         &windows,
         &history,
         &scores,
         &applications,
         score.baselines.method,
     );
-    if score.judges_by_profile() {
-        let z = score.standardised(&windows, &history);
-        crate::profile::learn(&mut learned, &windows, &history, &z, &applications);
-    }
     let mut merged = score.baselines.clone();
     let new: Vec<String> = learned
         .applications

@@ -143,7 +143,6 @@ fn fit_score(
         applications,
         options.score.baseline,
     );
-    model.learn_profiles(windows, history, applications);
     Ok((model, set_aside))
 }
 

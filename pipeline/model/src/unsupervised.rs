@@ -266,7 +266,7 @@ impl AnomalyScore {
     }
 
     /// Each row's standardised features (a missing value counts as the training mean).
-    pub fn standardised(&self, windows: &Windows, rows: &[usize]) -> Vec<Vec<f64>> {
+    fn standardised(&self, windows: &Windows, rows: &[usize]) -> Vec<Vec<f64>> {
         let columns = windows.columns_of(&self.features);
         rows.iter()
             .map(|&r| {
@@ -342,12 +342,10 @@ impl AnomalyScore {
     /// The score of `rows` of `windows`: reconstruction error over the threshold (> 1:
     /// anomalous). Columns are matched by name; a missing value counts as the training mean.
     pub fn score(&self, windows: &Windows, rows: &[usize]) -> Vec<f64> {
-        self.scores_of(&self.standardised(windows, rows))
-    }
-
-    /// [`Self::score`] of rows already standardised ([`Self::standardised`]).
-    pub fn scores_of(&self, z: &[Vec<f64>]) -> Vec<f64> {
-        z.iter().map(|z| self.error(z) / self.threshold).collect()
+        self.standardised(windows, rows)
+            .iter()
+            .map(|z| self.error(z) / self.threshold)
+            .collect()
     }
 }
 
@@ -363,78 +361,25 @@ impl AnomalyScore {
         rows: &[usize],
         application: &HashMap<String, String>,
     ) -> Vec<f64> {
-        let z = self.standardised(windows, rows);
-        let scores = self.scores_of(&z);
-        self.over_cuts(windows, rows, scores, Some(&z), application)
-    }
-
-    /// Whether judging needs each window's standardised features ([`Self::standardised`]) as
-    /// well as its score: a model whose cut is `profile`.
-    pub fn judges_by_profile(&self) -> bool {
-        self.baselines.method == crate::baseline::BaselineMethod::Profile
-    }
-
-    /// Gives the applications of the model's baselines their profiles, from `rows` of
-    /// `windows` (a model whose cut is `profile`; others have none).
-    pub fn learn_profiles(
-        &mut self,
-        windows: &Windows,
-        rows: &[usize],
-        application: &HashMap<String, String>,
-    ) {
-        if self.judges_by_profile() {
-            let z = self.standardised(windows, rows);
-            crate::profile::learn(&mut self.baselines, windows, rows, &z, application);
-        }
+        let scores = self.score(windows, rows);
+        self.over_cuts(windows, rows, scores, application)
     }
 
     /// `scores` ([`Self::score`] of `rows` of `windows`) each over its job's cut, as
-    /// [`Self::judge`] has them; only the windows' keys are read, so the scores (and `z`, the
-    /// rows' standardised features, which a model judging by profile needs) may have been
+    /// [`Self::judge`] has them; only the windows' keys are read, so the scores may have been
     /// computed a few jobs at a time.
     pub fn over_cuts(
         &self,
         windows: &Windows,
         rows: &[usize],
         scores: Vec<f64>,
-        z: Option<&[Vec<f64>]>,
         application: &HashMap<String, String>,
     ) -> Vec<f64> {
         let cuts = self.baselines.cuts(windows, rows, &scores, application);
-        let over: Vec<f64> = rows
-            .iter()
+        rows.iter()
             .zip(scores)
             .map(|(&r, s)| s / cuts.get(&windows.keys[r].job_id).copied().unwrap_or(1.0))
-            .collect();
-        match z {
-            Some(z) if self.judges_by_profile() => {
-                if std::env::var("JS_DEBUG").is_ok() {
-                    for (i, f) in self.features.iter().enumerate() {
-                        eprintln!("FEATURE {i} {f}");
-                    }
-                }
-                if std::env::var("JS_MEANS").is_ok() {
-                    let mut z = z.to_vec();
-                    for row in z.iter_mut() {
-                        for (v, f) in row.iter_mut().zip(&self.features) {
-                            if f.ends_with(":std") {
-                                *v = 0.0;
-                            }
-                        }
-                    }
-                    return crate::profile::judge(
-                        &self.baselines,
-                        windows,
-                        rows,
-                        &z,
-                        over,
-                        application,
-                    );
-                }
-                crate::profile::judge(&self.baselines, windows, rows, z, over, application)
-            }
-            _ => over,
-        }
+            .collect()
     }
 }
 

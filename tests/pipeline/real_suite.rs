@@ -253,6 +253,14 @@ fn a_fifth_real_run_judges_the_run_queue_and_context_switches() {
     assert_the_labelled_goal_is_met(&report, &out);
 }
 
+/// A figure of a `model eval --format json` report, by its path of keys.
+fn figure(report: &serde_json::Value, path: &[&str]) -> f64 {
+    path.iter()
+        .fold(report, |v, k| &v[*k])
+        .as_f64()
+        .unwrap_or_else(|| panic!("{path:?} in {report}"))
+}
+
 /// The sixth real suite run (tests/fixtures/training-suite-6, seed 6, job ids from 5001): five
 /// applications of shapes the suite lacked (NumPy analysis, BWA alignment, POV-Ray rendering, an
 /// I/O-heavy sort/tar/zstd tool, a serial sweep), three healthy runs each, jobs of 60-90 s, some
@@ -270,12 +278,6 @@ fn a_fifth_real_run_judges_the_run_queue_and_context_switches() {
 fn a_sixth_run_of_other_shapes_judges_the_defaults() {
     let fixture = "training-suite-6";
     let (report, out) = leave_each_application_out(fixture, "diagnosis", &[]);
-    let figure = |report: &serde_json::Value, path: &[&str]| {
-        path.iter()
-            .fold(report, |v, k| &v[*k])
-            .as_f64()
-            .unwrap_or_else(|| panic!("{path:?} in {report}"))
-    };
     assert_eq!(
         report["per_application"].as_array().unwrap().len(),
         5,
@@ -315,6 +317,66 @@ fn a_sixth_run_of_other_shapes_judges_the_defaults() {
     }
     let (report, out) = leave_each_application_out(fixture, "unsupervised", &["--no-history"]);
     assert_eq!(report["no_history"], true, "{out}");
+    assert!(
+        figure(&report, &["scores", "false_alarm_rate"]) > 0.5,
+        "{out}"
+    );
+}
+
+/// The seventh real suite run (tests/fixtures/training-suite-7, seed 7, job ids from 6001): two
+/// applications no run had before (FFmpeg transcoding, a make/gcc build) and the three shapes the
+/// sixth run found the score failing on (NumPy, the I/O-heavy tool, the serial sweep), two healthy
+/// runs each, jobs of 60-80 s; its plan was written before its data, and the method it was to
+/// judge was chosen (and found wanting) on runs 3-6 before its data was opened (docs/models.md,
+/// "The seventh run"). The defaults, each application left out, as docs/models.md reports them:
+/// - the diagnosis raises no false alarm (0.000), its top class's macro F1 is 0.797 (goal 0.8),
+///   and 20 labels asked one at a time reach 0.910 with the unknown verdict on (goal 0.9);
+/// - the anomaly score flags 0.237 of the anomalous windows at 0.029 false alarms, none of the
+///   serial sweep's;
+/// - with no history of the application it flags 0.806 of the healthy windows.
+#[test]
+fn a_seventh_run_of_new_shapes_judges_the_defaults_again() {
+    let fixture = "training-suite-7";
+    let (report, out) = leave_each_application_out(fixture, "diagnosis", &[]);
+    assert_eq!(
+        report["per_application"].as_array().unwrap().len(),
+        5,
+        "{out}"
+    );
+    assert!(
+        figure(&report, &["scores", "false_alarm_rate"]) <= 0.02,
+        "{out}"
+    );
+    assert!(
+        (0.7..0.9).contains(&figure(&report, &["forced", "macro_f1"])),
+        "{out}"
+    );
+    let (report, out) = leave_each_application_out(
+        fixture,
+        "diagnosis",
+        &["--active", "20", "--active-batch", "1"],
+    );
+    assert!(
+        figure(&report, &["scores", "false_alarm_rate"]) <= 0.02,
+        "{out}"
+    );
+    assert!(figure(&report, &["scores", "macro_f1"]) >= 0.85, "{out}");
+
+    let (report, out) = leave_each_application_out(fixture, "unsupervised", &[]);
+    assert!(
+        figure(&report, &["scores", "false_alarm_rate"]) <= 0.05,
+        "{out}"
+    );
+    let flagged = 1.0 - figure(&report, &["scores", "miss_rate"]);
+    assert!((0.15..0.35).contains(&flagged), "{out}");
+    let sweep = report["per_application"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["application"] == "sweep")
+        .unwrap_or_else(|| panic!("no sweep in {out}"));
+    assert_eq!(sweep["scores"]["miss_rate"], 1.0, "{out}");
+    let (report, out) = leave_each_application_out(fixture, "unsupervised", &["--no-history"]);
     assert!(
         figure(&report, &["scores", "false_alarm_rate"]) > 0.5,
         "{out}"

@@ -5,9 +5,8 @@
 2. score: the tasks read back, and what `jobsight workflow score` computes
    (pipeline/workflow/src/detect/task_score.rs): each task's 15 signals as robust z-scores against
    its kind (median and 1.4826 x MAD, with the same floors), each kind's signal weights (how much
-   a signal follows the host), the host medians per kind and signal (counted n / (n + 1) for n
-   tasks), the run's peers' level (the
-   lower third of the host medians), and each host's score, written as Parquet.
+   a signal follows the host), the host medians per kind and signal, the run's peers' level (the
+   lower third of the host medians), and each host's score (against history), written as Parquet.
 
 Prints one JSON line: the seconds of each step and a checksum of the scores (their sum), which the
 benchmark compares with jobsight's so that both do the same work.
@@ -95,11 +94,8 @@ def score(t):
     unlearnt = pd.DataFrame(0.0, index=weight.index, columns=weight.columns)
     unlearnt[["runtime", "exec"]] = 1.0
     weight = weight.where(learnt, unlearnt, axis=0)
-    # The host medians per kind and signal, each counting n / (n + 1) of itself for n tasks, and
-    # the run's peers' level.
+    # The host medians per kind and signal, and the run's peers' level.
     medians = z.groupby(by_host).median()
-    counts = z.groupby(by_host).count()
-    shrink = counts / (counts + 1.0)
     peers = medians.groupby(level=[0, 2])
     level = peers.quantile(1.0 / 3.0).where(peers.count() >= 3, 0.0)
     level = level.reindex(medians.index.droplevel(1)).set_axis(medians.index)
@@ -108,8 +104,8 @@ def score(t):
     present = medians.notna()
     per_group = pd.DataFrame(
         {
-            "h": (w2 * (shrink * medians).clip(0.0, 50.0)).where(present).sum(axis=1),
-            "r": (w2 * (shrink * (medians - level)).clip(0.0, 50.0)).where(present).sum(axis=1),
+            "h": (w2 * medians.clip(0.0, 50.0)).where(present).sum(axis=1),
+            "r": (w2 * (medians - level).clip(0.0, 50.0)).where(present).sum(axis=1),
             "w": w2.where(present).sum(axis=1),
             "learnt": learnt.reindex(kinds).to_numpy(),
         }
@@ -128,8 +124,10 @@ def score(t):
         for part in ["h", "r", "w"]
     }
     vs_history = (chosen["h"] / chosen["w"]).where(chosen["w"] > 0, 0.0)
-    vs_run = (chosen["r"] / chosen["w"]).where(chosen["w"] > 0, 0.0)
-    host_score = np.sqrt(vs_history * vs_run)
+    # Against the run's other hosts: jobsight computes it in the same pass, for its task
+    # classifier; the score is against history alone.
+    vs_run = (chosen["r"] / chosen["w"]).where(chosen["w"] > 0, 0.0)  # noqa: F841
+    host_score = vs_history
     keys = pd.MultiIndex.from_arrays([t.workflow_id, host])
     return z.fillna(0.0), host_score.reindex(keys).to_numpy()
 

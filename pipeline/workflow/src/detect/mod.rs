@@ -142,12 +142,21 @@ mod tests {
         for (t, h) in tasks.iter().zip(&hosts) {
             if t.anomalous == Some(true) {
                 assert!(h.score > FLAG_ABOVE, "{} {:?}: {h:?}", t.run, t.host);
+                assert!(h.vs_run > FLAG_ABOVE, "{} {:?}: {h:?}", t.run, t.host);
+            } else if t.run == "r05" {
+                // The slow storage slowed every host of the run: slower than history (the score
+                // says so), no slower than the run's other hosts (what the classifier reads).
+                assert!(h.vs_run < FLAG_ABOVE, "{} {:?}: {h:?}", t.run, t.host);
             } else {
                 assert!(h.score < FLAG_ABOVE, "{} {:?}: {h:?}", t.run, t.host);
             }
         }
-        let s: Vec<f64> = hosts.iter().map(|h| h.score).collect();
-        let y: Vec<bool> = tasks.iter().map(|t| t.anomalous == Some(true)).collect();
+        let (s, y): (Vec<f64>, Vec<bool>) = tasks
+            .iter()
+            .zip(&hosts)
+            .filter(|(t, _)| t.run != "r05")
+            .map(|(t, h)| (h.score, t.anomalous == Some(true)))
+            .unzip();
         assert_eq!(stats::roc_auc(&s, &y), Some(1.0));
         let ids = vec!["r00".to_string(), "r03".to_string(), "r05".to_string()];
         // Votes as a perfect task classifier would give them: the run's hosts' shares close
@@ -166,7 +175,8 @@ mod tests {
             "{called:?}"
         );
         assert!(features[1][0] > FLAG_ABOVE && features[0][0] < FLAG_ABOVE);
-        assert!(features[2][0] < FLAG_ABOVE, "a slow run is not a slow host");
+        // A slow run is not a slow host: its largest host comparison with the run stays low.
+        assert!(features[2][6] < FLAG_ABOVE, "{:?}", features[2]);
         // Against the same kind in the same run: the degraded host's k1 tasks took about twice
         // the median of their twelve.
         let rows = score(&tasks);
@@ -178,40 +188,6 @@ mod tests {
         let vs_run = row.runtime_vs_run.unwrap();
         assert!((1.6..2.3).contains(&vs_run), "{} {vs_run}", t.task_id);
         assert!(row.flagged && row.slack_z > 2.0, "{row:?}");
-    }
-
-    #[test]
-    fn one_slow_task_is_weaker_evidence_than_three() {
-        // Run r03's host d lost cores: with all three tasks of each kind, and with one of each.
-        let tasks = runs();
-        let history = History::learn(tasks.iter());
-        let score_of_d = |tasks: &[&Task]| {
-            let hosts = host_scores(tasks, &history);
-            let at = tasks
-                .iter()
-                .position(|t| t.run == "r03" && t.host.as_deref() == Some("d"))
-                .unwrap();
-            hosts[at].score
-        };
-        let all: Vec<&Task> = tasks.iter().collect();
-        let mut seen = BTreeMap::new();
-        let one_each: Vec<&Task> = tasks
-            .iter()
-            .filter(|t| {
-                let on_d = t.run == "r03" && t.host.as_deref() == Some("d");
-                let n = seen.entry(t.kind.clone()).or_insert(0);
-                *n += usize::from(on_d);
-                !on_d || *n == 1
-            })
-            .collect();
-        assert_eq!(all.len() - one_each.len(), 4);
-        let (three, one) = (score_of_d(&all), score_of_d(&one_each));
-        // A median counts n / (n + 1): 3/4 of three tasks' slowdown, 1/2 of one task's.
-        assert!(
-            one > FLAG_ABOVE,
-            "one slow task of each kind is still slow: {one}"
-        );
-        assert!(one < 0.8 * three, "{one} against {three}");
     }
 
     #[test]

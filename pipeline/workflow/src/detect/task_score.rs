@@ -5,9 +5,11 @@
 //! signals become z-scores; its host's evidence is, per kind and signal, the median over the
 //! host's tasks in the run, read two ways: against history, and against the run's other hosts
 //! (less the lower third of their medians, so that a slowdown of the whole run does not count).
-//! The score is the geometric mean of the two weighted means of that positive evidence: a host
-//! scores high only when it is slow against history *and* against its peers in the run. No labels
-//! are read, and nothing is set per workflow: kinds, spreads and weights come from the data.
+//! The score is the weighted mean of the positive evidence against history. The comparison with
+//! the run's other hosts is a figure of the task classifier ([`super::classifiers`]), not part of
+//! the score: as a geometric mean with it, it lowered the task score's ROC-AUC on four of five
+//! Flow-Bench workflows no choice was made on (docs/workflows.md). No labels are read, and
+//! nothing is set per workflow: kinds, spreads and weights come from the data.
 //!
 //! Grouping is by sorting: runs, hosts and kinds become small numbers ([`Keys`]), the tasks are
 //! ordered by them, and every group is a slice of that order; kinds (for the history) and runs
@@ -267,7 +269,7 @@ fn host_key(t: &Task) -> &str {
 /// What a task's host in its run shows.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HostScore {
-    /// The task score: the geometric mean of `vs_history` and `vs_run`.
+    /// The task score: `vs_history`.
     pub score: f64,
     /// The weighted mean, over the kinds and signals of the host's tasks, of the positive part of
     /// the host's median z-score against history ...
@@ -331,28 +333,19 @@ fn run_host_scores(
     z: &[[Option<f64>; N_SIGNALS]],
 ) -> Vec<(usize, HostScore)> {
     let mut values = Vec::new();
-    // The median of signal `s` over `group`, and over how many tasks it was measured.
-    let mut median_of = |group: &[usize], s: usize| -> (Option<f64>, usize) {
+    // The median of signal `s` over `group`.
+    let mut median_of = |group: &[usize], s: usize| -> Option<f64> {
         values.clear();
         values.extend(group.iter().filter_map(|&i| z[i][s]));
-        (stats::median(&mut values), values.len())
+        stats::median(&mut values)
     };
-    // The median z-score of each kind's tasks on each host, in host order, and how much of it
-    // counts: see [`shrinkage`].
+    // The median z-score of each kind's tasks on each host, in host order.
     let same_group =
         |a: &usize, b: &usize| keys.host[*a] == keys.host[*b] && keys.kind[*a] == keys.kind[*b];
-    type Group = (usize, [Option<f64>; N_SIGNALS], [f64; N_SIGNALS]);
+    type Group = (usize, [Option<f64>; N_SIGNALS]);
     let groups: Vec<Group> = members
         .chunk_by(same_group)
-        .map(|g| {
-            let mut shrink = [0.0; N_SIGNALS];
-            let median = std::array::from_fn(|s| {
-                let (median, measured) = median_of(g, s);
-                shrink[s] = shrinkage(measured);
-                median
-            });
-            (g[0], median, shrink)
-        })
+        .map(|g| (g[0], std::array::from_fn(|s| median_of(g, s))))
         .collect();
     // The peers' level of each kind and signal: the lower third of its hosts' medians.
     let mut by_kind: Vec<usize> = (0..groups.len()).collect();
@@ -378,14 +371,14 @@ fn run_host_scores(
     for host in members.chunk_by(|a, b| keys.host[*a] == keys.host[*b]) {
         let mut evidence = [Evidence::default(); 2];
         while group_at < groups.len() && keys.host[groups[group_at].0] == keys.host[host[0]] {
-            let (first, median, shrink) = &groups[group_at];
+            let (first, median) = &groups[group_at];
             let (weights, learnt) = history.weights(&tasks[*first].kind);
             let e = &mut evidence[usize::from(!learnt)];
             for s in 0..N_SIGNALS {
                 let Some(v) = median[s] else { continue };
                 let w = weights[s] * weights[s];
-                e.against_history += w * (shrink[s] * v).clamp(0.0, Z_LIMIT);
-                e.against_run += w * (shrink[s] * (v - level[group_at][s])).clamp(0.0, Z_LIMIT);
+                e.against_history += w * v.clamp(0.0, Z_LIMIT);
+                e.against_run += w * (v - level[group_at][s]).clamp(0.0, Z_LIMIT);
                 e.weight += w;
             }
             group_at += 1;
@@ -402,27 +395,14 @@ fn run_host_scores(
             (0.0, 0.0)
         };
         let score = HostScore {
-            score: (vs_history * vs_run).sqrt(),
+            score: vs_history,
             vs_history,
             vs_run,
-            signals: std::array::from_fn(|s| median_of(host, s).0.unwrap_or(0.0)),
+            signals: std::array::from_fn(|s| median_of(host, s).unwrap_or(0.0)),
         };
         out.extend(host.iter().map(|&i| (i, score)));
     }
     out
-}
-
-/// How much of the median z-score of `n` tasks of a kind on a host counts as evidence: n / (n + 1),
-/// the median pulled towards the kind's centre by as much as one more task at the centre would
-/// pull a mean. One task's z-score is as noisy as the kind's spread, a median of twenty is not;
-/// so a host is not called slow on one slow task as readily as on many. Kinds without learnt
-/// weights too: a chain's single step is flagged beyond 4 deviations, not 2 (pulling only the
-/// learnt kinds' medians lost Montage 0.004). On the Flow-Bench runs
-/// (a pandas prototype, all runs as history) this lifted the task ROC-AUC on all three
-/// workflows (0.886 → 0.889, 0.815 → 0.816, 0.841 → 0.845); a stronger pull (n / (n + 2),
-/// + 3, + 5) gained on Predict Future Sales and lost on Montage.
-fn shrinkage(n: usize) -> f64 {
-    n as f64 / (n as f64 + 1.0)
 }
 
 /// Each task's run time over the median run time of the tasks of its kind in its run, in
@@ -448,8 +428,16 @@ pub fn runtime_vs_run(tasks: &[&Task]) -> Vec<Option<f64>> {
 }
 
 /// A task is flagged when its score passes this: its host's weighted evidence averages more than
-/// two spreads slower than history and than its peers in the run.
+/// two spreads slower than history ([`flagged`]).
 pub const FLAG_ABOVE: f64 = 2.0;
+
+/// Whether a task is flagged: its host is more than [`FLAG_ABOVE`] spreads slower than history
+/// *and* than the run's other hosts. The score ranks by history alone (it ranks anomalous tasks
+/// better so, docs/workflows.md); a flag is what a person reads, and a slowdown the whole run
+/// shares (a slow file system) is not a host's.
+pub fn flagged(host: &HostScore) -> bool {
+    host.score > FLAG_ABOVE && host.vs_run > FLAG_ABOVE
+}
 
 /// Every task's score against the history of every run given (no labels read), as rows of
 /// `workflow_scores`, with the day each belongs to.
@@ -470,7 +458,7 @@ pub fn score(tasks: &[Task]) -> Vec<(Option<chrono::NaiveDate>, WorkflowScoreRow
                     workflow_id: t.run.clone(),
                     task_id: t.task_id.clone(),
                     score: h.score,
-                    flagged: h.score > FLAG_ABOVE,
+                    flagged: flagged(&h),
                     slack_z: z(CPU_RATE),
                     runtime_z: z(RUNTIME),
                     stage_in_z: z(STAGE_IN),

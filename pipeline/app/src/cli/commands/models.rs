@@ -403,7 +403,7 @@ pub(in crate::cli) fn workflow(
             let (scored, flagged, days) = detect::write_scores(&data, rows)?;
             writeln!(
                 stdout,
-                "scored {scored} tasks of {} workflow runs into workflow_scores ({days} day partition(s)); {flagged} flagged (their host's score above {})",
+                "scored {scored} tasks of {} workflow runs into workflow_scores ({days} day partition(s)); {flagged} flagged (their host more than {} spreads slower than history and than the run's other hosts)",
                 runs.len(),
                 detect::FLAG_ABOVE
             )?;

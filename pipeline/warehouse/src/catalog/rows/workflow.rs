@@ -98,8 +98,8 @@ table_row! {
     WorkflowScoreRow => WorkflowScores {
         workflow_id: String,
         task_id: String,
-        /// Its host's score in its run: the geometric mean of the host's weighted evidence against
-        /// its kind's history and against the run's other hosts (docs/workflows.md).
+        /// Its host's score in its run: the host's weighted evidence against its kind's history
+        /// (docs/workflows.md).
         score: f64,
         /// Above the flagging cut (2).
         flagged: bool,

@@ -6,7 +6,8 @@
    (pipeline/workflow/src/detect/task_score.rs): each task's 15 signals as robust z-scores against
    its kind (median and 1.4826 x MAD, with the same floors), each kind's signal weights (how much
    a signal follows the host), the host medians per kind and signal, the run's peers' level (the
-   lower third of the host medians), and each host's score (against history), written as Parquet.
+   lower third of the host medians), each host's score (against history) and flag (slower than
+   history and than the run's other hosts), written as Parquet.
 
 Prints one JSON line: the seconds of each step and a checksum of the scores (their sum), which the
 benchmark compares with jobsight's so that both do the same work.
@@ -65,7 +66,7 @@ def signals(t):
 
 
 def score(t):
-    """Each task's z-scores and its host's score, as jobsight's detect::score."""
+    """Each task's z-scores, its host's score and its host against the run, as detect::score."""
     kind = t.task_id.str.replace(r"_ID\d+(?=_|$)", "", regex=True)
     host = t.kickstart_hostname.fillna("")
     x = signals(t)
@@ -124,12 +125,11 @@ def score(t):
         for part in ["h", "r", "w"]
     }
     vs_history = (chosen["h"] / chosen["w"]).where(chosen["w"] > 0, 0.0)
-    # Against the run's other hosts: jobsight computes it in the same pass, for its task
-    # classifier; the score is against history alone.
-    vs_run = (chosen["r"] / chosen["w"]).where(chosen["w"] > 0, 0.0)  # noqa: F841
-    host_score = vs_history
+    # The score is against history alone; against the run's other hosts is what the flag also
+    # needs (and jobsight's task classifier reads).
+    vs_run = (chosen["r"] / chosen["w"]).where(chosen["w"] > 0, 0.0)
     keys = pd.MultiIndex.from_arrays([t.workflow_id, host])
-    return z.fillna(0.0), host_score.reindex(keys).to_numpy()
+    return z.fillna(0.0), vs_history.reindex(keys).to_numpy(), vs_run.reindex(keys).to_numpy()
 
 
 def main():
@@ -153,11 +153,12 @@ def main():
 
     started = time.perf_counter()
     t = pd.read_parquet(os.path.join(out, "workflow_tasks.parquet"))
-    z, host_score = score(t)
+    z, host_score, vs_run = score(t)
     result = pd.DataFrame(
         {"workflow_id": t.workflow_id, "task_id": t.task_id, "score": host_score}
     ).join(z.add_suffix("_z"))
-    result["flagged"] = result.score > 2.0
+    # Flagged: more than 2 spreads slower than history and than the run's other hosts.
+    result["flagged"] = (result.score > 2.0) & (vs_run > 2.0)
     result.to_parquet(os.path.join(out, "workflow_scores.parquet"), index=False)
     score_seconds = time.perf_counter() - started
 

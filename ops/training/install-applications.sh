@@ -11,7 +11,7 @@
 #   povray            the povray application (povray-examples' benchmark scene, povray-includes)
 #   zstd              the archive application (sort, tar and zstd on generated text)
 #   ffmpeg            the transcode application (its own generated test picture and tone)
-#   gcc make          the build application (generated C sources)
+#   gcc make libc6-dev the build application (generated C sources, compiled and linked)
 #   stress-ng         the anomaly generators that match HPAS's behaviours (see jobs/training/README.md)
 # Knobs: SKIP_APT_UPDATE=1 skips apt-get update.
 set -euo pipefail

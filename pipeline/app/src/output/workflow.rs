@@ -26,7 +26,7 @@ pub fn render_eval(e: &WorkflowEval) -> String {
         e.anomalous_tasks,
         e.folds
     );
-    out += "task anomaly score (unsupervised: 15 signals of each task against its kind's history, pooled over its host in its run, weighted by how much each follows the host, against history and the run's other hosts):\n";
+    out += "task anomaly score (unsupervised: 15 signals of each task against its kind's history, pooled over its host in its run, weighted by how much each follows the host, against history; the flag also needs the run's other hosts):\n";
     out += &format!(
         "  ROC-AUC {}, average precision {} (Flow-Bench paper's best unsupervised ROC-AUC: 1000 Genome 0.610, Montage 0.570, Predict Future Sales 0.663)\n",
         f3(e.task_roc_auc),

@@ -180,7 +180,8 @@ const TIME_SLICES: usize = 10;
 
 /// The run-level figures of each run in `runs` (the run's Gantt chart in numbers):
 /// - its hosts' scores: the largest, second, 75th percentile and median, the share above the
-///   flagging cut, and the largest evidence against history and against the run;
+///   flagging cut (of the score alone), and the largest evidence against history and against
+///   the run;
 /// - per phase of [`PHASES`], from its tasks' z-scores: over the tasks the median, 90th
 ///   percentile, largest and share above [`STANDS_OUT`]; over the hosts (each host's median) the
 ///   largest, second and median; over time (the median of each tenth of the run's span, by

@@ -6,10 +6,11 @@
 //! host's tasks in the run, read two ways: against history, and against the run's other hosts
 //! (less the lower third of their medians, so that a slowdown of the whole run does not count).
 //! The score is the weighted mean of the positive evidence against history. The comparison with
-//! the run's other hosts is a figure of the task classifier ([`super::classifiers`]), not part of
-//! the score: as a geometric mean with it, it lowered the task score's ROC-AUC on four of five
-//! Flow-Bench workflows no choice was made on (docs/workflows.md). No labels are read, and
-//! nothing is set per workflow: kinds, spreads and weights come from the data.
+//! the run's other hosts is part of the flag ([`flagged`]) and a figure of the task classifier
+//! ([`super::classifiers`]), not of the score: as a geometric mean with it, the score's ROC-AUC
+//! fell on three of five Flow-Bench workflows no choice was made on, rose on one and stayed on
+//! one (docs/workflows.md). No labels are read, and nothing is set per workflow: kinds, spreads
+//! and weights come from the data.
 //!
 //! Grouping is by sorting: runs, hosts and kinds become small numbers ([`Keys`]), the tasks are
 //! ordered by them, and every group is a slice of that order; kinds (for the history) and runs

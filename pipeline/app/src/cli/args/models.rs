@@ -311,8 +311,8 @@ pub enum WorkflowAction {
     },
     /// Score every task of every workflow run in the warehouse against the history of its kind
     /// (all runs present; no labels read) into `workflow_scores`, flagging tasks whose host
-    /// stands out (a score above 2: slower than history and than its run's other hosts by more
-    /// than two spreads, on the signals that follow the host). Run it again after an import: it
+    /// stands out (more than two spreads slower than history, its score, and than its run's
+    /// other hosts, on the signals that follow the host). Run it again after an import: it
     /// replaces the scores. Re-import runs imported before 2026-11-27 first, for their kinds.
     Score {
         /// A workflow model (`jobsight model train --workflows`): each task also gets the share

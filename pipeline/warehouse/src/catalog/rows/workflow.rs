@@ -101,7 +101,8 @@ table_row! {
         /// Its host's score in its run: the host's weighted evidence against its kind's history
         /// (docs/workflows.md).
         score: f64,
-        /// Above the flagging cut (2).
+        /// Its score above the flagging cut (2), and its host's evidence against the run's other
+        /// hosts too (`detect::flagged`).
         flagged: bool,
         /// Its own z-scores against its kind's history (0 where not measured): the CPU seconds a
         /// second of execution (larger: less CPU, as slack), run time, stage-in, stage-out, and

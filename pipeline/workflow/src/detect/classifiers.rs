@@ -63,7 +63,7 @@ fn host_rows(tasks: &[&Task], hosts: &[HostScore]) -> HostRows {
             let h = &hosts[members[0]];
             let mut row: Vec<f64> = h.signals.to_vec();
             row.extend((0..N_SIGNALS).map(|s| h.signals[s] - level[s]));
-            row.extend([h.vs_history, h.vs_run, h.score]);
+            row.extend([h.vs_history, h.vs_run, h.score()]);
             row.push((members.len() as f64).ln());
             let mut slower: Vec<f64> = members
                 .iter()
@@ -217,7 +217,7 @@ fn run_row(tasks: &[&Task], history: &History, hosts: &[HostScore], members: &[u
     for &i in members {
         by_host.insert(tasks[i].host.as_deref().unwrap_or(""), hosts[i]);
     }
-    let mut scores: Vec<f64> = by_host.values().map(|h| h.score).collect();
+    let mut scores: Vec<f64> = by_host.values().map(HostScore::score).collect();
     scores.sort_by(|a, b| b.total_cmp(a));
     row.extend([
         top(&scores, 0),

@@ -280,7 +280,7 @@ impl<'a> CrossValidation<'a> {
         let test_hosts = host_scores(&test, &history);
         for (&t, h) in test.iter().zip(&test_hosts) {
             if let Some(a) = t.anomalous {
-                pooled.scores.push((h.score, a, t.label.as_deref()));
+                pooled.scores.push((h.score(), a, t.label.as_deref()));
             }
         }
         // The supervised task classifier, on the labelled tasks of the training runs.

@@ -141,21 +141,21 @@ mod tests {
         let hosts = host_scores(&refs, &history);
         for (t, h) in tasks.iter().zip(&hosts) {
             if t.anomalous == Some(true) {
-                assert!(h.score > FLAG_ABOVE, "{} {:?}: {h:?}", t.run, t.host);
+                assert!(h.score() > FLAG_ABOVE, "{} {:?}: {h:?}", t.run, t.host);
                 assert!(h.vs_run > FLAG_ABOVE, "{} {:?}: {h:?}", t.run, t.host);
             } else if t.run == "r05" {
                 // The slow storage slowed every host of the run: slower than history (the score
                 // says so), no slower than the run's other hosts (what the classifier reads).
                 assert!(h.vs_run < FLAG_ABOVE, "{} {:?}: {h:?}", t.run, t.host);
             } else {
-                assert!(h.score < FLAG_ABOVE, "{} {:?}: {h:?}", t.run, t.host);
+                assert!(h.score() < FLAG_ABOVE, "{} {:?}: {h:?}", t.run, t.host);
             }
         }
         let (s, y): (Vec<f64>, Vec<bool>) = tasks
             .iter()
             .zip(&hosts)
             .filter(|(t, _)| t.run != "r05")
-            .map(|(t, h)| (h.score, t.anomalous == Some(true)))
+            .map(|(t, h)| (h.score(), t.anomalous == Some(true)))
             .unzip();
         assert_eq!(stats::roc_auc(&s, &y), Some(1.0));
         let ids = vec!["r00".to_string(), "r03".to_string(), "r05".to_string()];

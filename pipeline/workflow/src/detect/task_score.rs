@@ -270,8 +270,6 @@ fn host_key(t: &Task) -> &str {
 /// What a task's host in its run shows.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HostScore {
-    /// The task score: `vs_history`.
-    pub score: f64,
     /// The weighted mean, over the kinds and signals of the host's tasks, of the positive part of
     /// the host's median z-score against history ...
     pub vs_history: f64,
@@ -279,6 +277,13 @@ pub struct HostScore {
     pub vs_run: f64,
     /// Per signal, the median z-score of the host's tasks in the run (0 where none has it).
     pub signals: [f64; N_SIGNALS],
+}
+
+impl HostScore {
+    /// The task score: the evidence against history (module docs).
+    pub fn score(&self) -> f64 {
+        self.vs_history
+    }
 }
 
 /// A host's weighted sums of positive z-scores against history and against its run's other
@@ -312,7 +317,6 @@ fn host_scores_of(
         .collect();
     let mut out = vec![
         HostScore {
-            score: 0.0,
             vs_history: 0.0,
             vs_run: 0.0,
             signals: [0.0; N_SIGNALS],
@@ -396,7 +400,6 @@ fn run_host_scores(
             (0.0, 0.0)
         };
         let score = HostScore {
-            score: vs_history,
             vs_history,
             vs_run,
             signals: std::array::from_fn(|s| median_of(host, s).unwrap_or(0.0)),
@@ -437,7 +440,7 @@ pub const FLAG_ABOVE: f64 = 2.0;
 /// better so, docs/workflows.md); a flag is what a person reads, and a slowdown the whole run
 /// shares (a slow file system) is not a host's.
 pub fn flagged(host: &HostScore) -> bool {
-    host.score > FLAG_ABOVE && host.vs_run > FLAG_ABOVE
+    host.score() > FLAG_ABOVE && host.vs_run > FLAG_ABOVE
 }
 
 /// Every task's score against the history of every run given (no labels read), as rows of
@@ -458,7 +461,7 @@ pub fn score(tasks: &[Task]) -> Vec<(Option<chrono::NaiveDate>, WorkflowScoreRow
                 WorkflowScoreRow {
                     workflow_id: t.run.clone(),
                     task_id: t.task_id.clone(),
-                    score: h.score,
+                    score: h.score(),
                     flagged: flagged(&h),
                     slack_z: z(CPU_RATE),
                     runtime_z: z(RUNTIME),

@@ -22,6 +22,10 @@
 #             to an MP4 file, one encoder thread per CPU
 #   build     a software build: 160 generated C files compiled by make and gcc -O2, one compiler
 #             per CPU, linked, then cleaned for the next build
+#   chess     a game-tree search: Stockfish's own benchmark positions searched to depth 17, one
+#             search thread per CPU, a 256-MB hash table
+#   database  an embedded database: SQLite builds a table of 3 million generated rows on disk,
+#             indexes it, aggregates and joins it, updates a tenth of it; one thread
 set -u
 app=$1
 seconds=$2
@@ -335,8 +339,26 @@ with open("Makefile", "w") as out:
 PY
   run() { make -s -j"$ranks" program && make -s clean; }
   ;;
+chess)
+  run() { /usr/games/stockfish bench 256 "$ranks" 17 default depth > /dev/null 2>&1; }
+  ;;
+database)
+  run() {
+    rm -f rows.db rows.db-wal rows.db-shm
+    sqlite3 rows.db <<'SQL' > /dev/null
+PRAGMA journal_mode=WAL;
+CREATE TABLE r(id INTEGER PRIMARY KEY, k INTEGER, v REAL, s TEXT);
+WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000000)
+  INSERT INTO r SELECT i, abs(random()) % 20000, random() / 1e12, hex(randomblob(24)) FROM c;
+CREATE INDEX rk ON r(k);
+SELECT count(*), sum(v) FROM (SELECT k, avg(v) AS v FROM r GROUP BY k);
+SELECT count(*) FROM r a JOIN r b ON a.k = b.k AND a.id < b.id WHERE a.id % 97 = 0;
+UPDATE r SET v = v * 2 WHERE id % 10 = 0;
+SQL
+  }
+  ;;
 *)
-  echo "application.sh: unknown application $app (lammps, gromacs, hpcc, nwchem, openfoam, numpy, bwa, povray, archive, sweep, transcode, build)" >&2
+  echo "application.sh: unknown application $app (lammps, gromacs, hpcc, nwchem, openfoam, numpy, bwa, povray, archive, sweep, transcode, build, chess, database)" >&2
   exit 2
   ;;
 esac

@@ -145,7 +145,8 @@ pub enum ModelAction {
         #[arg(long)]
         work: Option<PathBuf>,
         /// The applications to run (of lammps, gromacs, hpcc, nwchem, openfoam, and the other
-        /// shapes: numpy, bwa, povray, archive, sweep, transcode, build; jobs/training/README.md).
+        /// shapes: numpy, bwa, povray, archive, sweep, transcode, build, chess,
+        /// database; jobs/training/README.md).
         #[arg(long, default_value = "lammps gromacs hpcc nwchem openfoam")]
         apps: String,
         /// The anomaly generators to run beside each application.

@@ -260,7 +260,9 @@ impl Baselines {
     }
 
     /// The cut each job of `rows` is judged against: its application's baseline when the model
-    /// has one, else one from the other runs of its application among `rows`, else 1.
+    /// has one, else one from the other runs of its application among `rows`. A job with
+    /// neither (an application without a history) is not in the map: it is judged against the
+    /// score's own threshold, 1.
     pub fn cuts(
         &self,
         windows: &Windows,
@@ -285,7 +287,6 @@ impl Baselines {
                     baseline_of(others, self.method)
                 });
                 let Some(baseline) = baseline else {
-                    out.insert((*job).clone(), 1.0);
                     continue;
                 };
                 let own = match self.method {
@@ -424,7 +425,7 @@ mod tests {
         }
         // One run alone is judged against the threshold.
         let alone = model.cuts(&windows, &rows[..20], &scores[..20], &application);
-        assert_eq!(alone[&windows.keys[0].job_id], 1.0);
+        assert_eq!(alone.get(&windows.keys[0].job_id), None);
     }
 
     /// Of an application with many runs judged together, one cut over all of them: the outlier

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::dataset::{self, HEALTHY};
-use super::eval_report::{ApplicationScores, EvalReport, score_classes, share_by_class};
+use super::eval_report::{ApplicationScores, EvalReport, Together, score_classes, share_by_class};
 use super::labelled::Labelled;
 use super::train::Diagnosis;
 use super::{Kind, LabelsFrom, ModelError, TrainOptions, evaluate, forest};
@@ -79,6 +79,11 @@ pub struct CrossValidation {
     /// no other runs of it to take a cut from (an application the model has no baseline of
     /// meets the score's own threshold), instead of against the cut of its other runs.
     pub no_history: bool,
+    /// The diagnosis: fit the anomaly score in each fold too (as `Kind::Unsupervised` does,
+    /// `no_history` included) and report the verdict a window gets from both, as
+    /// [`super::predict`] rolls them up: anomalous when the score flags it or the diagnosis's
+    /// top class is an anomaly ([`super::eval_report::Together`]).
+    pub with_score: bool,
 }
 
 /// By-job cross-validation (or one application held out) of a kind of model on `data`.
@@ -90,6 +95,12 @@ pub fn cross_validate(
     cv: &CrossValidation,
     progress: &mut dyn FnMut(&str),
 ) -> Result<EvalReport, ModelError> {
+    if cv.with_score && (kind != Kind::Diagnosis || cv.active > 0) {
+        return Err(ModelError::Fit(
+            "the score is judged together with the diagnosis only, and without active learning"
+                .into(),
+        ));
+    }
     progress("reading windows and labels");
     let mut labelled = Labelled::for_training(data, labels_from, kind, options)?;
     if labelled.rows.is_empty() {
@@ -131,13 +142,18 @@ pub fn cross_validate(
         };
         pooled.fold_starts.push((number, pooled.truth.len()));
         match kind {
-            Kind::Diagnosis => pooled.add_diagnosis(
-                &labelled,
-                &fold,
-                options,
-                export,
-                (cv.active, cv.active_batch),
-            )?,
+            Kind::Diagnosis => {
+                pooled.add_diagnosis(
+                    &labelled,
+                    &fold,
+                    options,
+                    export,
+                    (cv.active, cv.active_batch),
+                )?;
+                if cv.with_score {
+                    pooled.add_together(&labelled, &fold, &plan.fold_of, options, cv)?;
+                }
+            }
             Kind::Unsupervised => {
                 pooled.add_score(&labelled, &fold, &plan.fold_of, options, cv.no_history)?
             }
@@ -271,6 +287,9 @@ struct Pooled {
     actively_labelled: usize,
     /// (fold, position, top class, its share of the votes or the anomaly score), for --verdicts.
     judged: Vec<(usize, usize, u32, f64)>,
+    /// `with_score`: the positions judged and whether either model called them anomalous.
+    together_positions: Vec<usize>,
+    together: Vec<bool>,
 }
 
 impl Pooled {
@@ -349,6 +368,61 @@ impl Pooled {
         no_history: bool,
     ) -> Result<(), ModelError> {
         let (number, test) = (fold.number, &fold.test);
+        let scores: Vec<f64> = self
+            .fold_scores(labelled, fold, fold_of, options, no_history)?
+            .into_iter()
+            .map(|(score, _)| score)
+            .collect();
+        self.truth
+            .extend(test.iter().map(|&p| u32::from(labelled.labels[p] != 0)));
+        self.at_threshold
+            .extend(scores.iter().map(|&s| Some(u32::from(s > 1.0))));
+        self.flagged_positions.extend(test.iter().copied());
+        self.flags.extend(scores.iter().map(|&s| s > 1.0));
+        self.judged.extend(
+            test.iter()
+                .zip(&scores)
+                .map(|(&p, &s)| (number, p, u32::from(s > 1.0), s)),
+        );
+        Ok(())
+    }
+
+    /// The diagnosis's verdicts of this fold (just added) together with the anomaly score's, as
+    /// [`super::predict`] takes them: a window is anomalous when the diagnosis's top class is an
+    /// anomaly (whatever its share) or the score is above its application's cut; a score with
+    /// no cut (an application without a history) says nothing.
+    fn add_together(
+        &mut self,
+        labelled: &Labelled,
+        fold: &Fold,
+        fold_of: &HashMap<String, usize>,
+        options: &TrainOptions,
+        cv: &CrossValidation,
+    ) -> Result<(), ModelError> {
+        let scores = self.fold_scores(labelled, fold, fold_of, options, cv.no_history)?;
+        let diagnosed = &self.judged[self.judged.len() - fold.test.len()..];
+        for ((&p, &(score, has_cut)), &(_, judged_p, top_class, _)) in
+            fold.test.iter().zip(&scores).zip(diagnosed)
+        {
+            debug_assert_eq!(p, judged_p);
+            self.together_positions.push(p);
+            self.together.push((has_cut && score > 1.0) || top_class != 0);
+        }
+        Ok(())
+    }
+
+    /// Fits an anomaly score on the healthy windows of the fold's training jobs; its score of
+    /// each of the fold's test windows (over the cut of its application), and whether there was
+    /// such a cut (a history of the application).
+    fn fold_scores(
+        &mut self,
+        labelled: &Labelled,
+        fold: &Fold,
+        fold_of: &HashMap<String, usize>,
+        options: &TrainOptions,
+        no_history: bool,
+    ) -> Result<Vec<(f64, bool)>, ModelError> {
+        let number = fold.number;
         let healthy: Vec<usize> = labelled
             .sample(
                 &fold
@@ -382,7 +456,11 @@ impl Pooled {
         // Without a history each job is judged alone, as an application's first run is: no
         // other run of it among the judged gives it a cut, so an application the model has no
         // baseline of meets the score's own threshold (one it has a baseline of keeps it).
-        let judged = if no_history {
+        let judge = |rows: &[usize]| {
+            let scores = model.score(&labelled.windows, rows);
+            model.over_own_cuts(&labelled.windows, rows, scores, &labelled.applications)
+        };
+        let judged: Vec<(f64, bool)> = if no_history {
             let mut by_job: HashMap<&str, Vec<usize>> = HashMap::new();
             for &r in &every {
                 by_job
@@ -390,35 +468,23 @@ impl Pooled {
                     .or_default()
                     .push(r);
             }
-            let mut judged: HashMap<usize, f64> = HashMap::new();
+            let mut judged: HashMap<usize, (f64, bool)> = HashMap::new();
             for rows in by_job.values() {
-                let scores = model.judge(&labelled.windows, rows, &labelled.applications);
-                judged.extend(rows.iter().copied().zip(scores));
+                judged.extend(rows.iter().copied().zip(judge(rows)));
             }
             every.iter().map(|r| judged[r]).collect()
         } else {
-            model.judge(&labelled.windows, &every, &labelled.applications)
+            judge(&every)
         };
-        let score_of: HashMap<usize, f64> = every.into_iter().zip(judged).collect();
-        let scores: Vec<f64> = fold
+        let score_of: HashMap<usize, (f64, bool)> = every.into_iter().zip(judged).collect();
+        let scores: Vec<(f64, bool)> = fold
             .rows
             .iter()
-            .map(|r| score_of.get(r).copied().unwrap_or(f64::NAN))
+            .map(|r| score_of.get(r).copied().unwrap_or((f64::NAN, false)))
             .collect();
         self.predict_s += started.elapsed().as_secs_f64();
         self.predicted_windows += score_of.len();
-        self.truth
-            .extend(test.iter().map(|&p| u32::from(labelled.labels[p] != 0)));
-        self.at_threshold
-            .extend(scores.iter().map(|&s| Some(u32::from(s > 1.0))));
-        self.flagged_positions.extend(test.iter().copied());
-        self.flags.extend(scores.iter().map(|&s| s > 1.0));
-        self.judged.extend(
-            test.iter()
-                .zip(&scores)
-                .map(|(&p, &s)| (number, p, u32::from(s > 1.0), s)),
-        );
-        Ok(())
+        Ok(scores)
     }
 }
 
@@ -445,6 +511,8 @@ fn report(
         contaminated_windows,
         actively_labelled,
         judged,
+        together_positions,
+        together,
     } = pooled;
     let classes_of = |kind: Kind| match kind {
         Kind::Diagnosis => labelled.classes.clone(),
@@ -466,6 +534,10 @@ fn report(
             });
         }
     }
+    let together = cv.with_score.then(|| {
+        let starts = if cv.leave_out_each { &fold_starts[..] } else { &[] };
+        together_figures(labelled, plan, starts, &together_positions, &together)
+    });
     let (classes, scores, forced, flagged_share) = match kind {
         Kind::Diagnosis => (
             labelled.classes.clone(),
@@ -502,7 +574,44 @@ fn report(
         actively_labelled,
         refine: options.refine,
         no_history: cv.no_history,
+        together,
     })
+}
+
+/// The figures of the diagnosis and the score together: healthy against anomalous over every
+/// window, the share flagged by true class, and per application left out (`fold_starts`, empty
+/// when the folds are not applications).
+fn together_figures(
+    labelled: &Labelled,
+    plan: &FoldPlan,
+    fold_starts: &[(usize, usize)],
+    positions: &[usize],
+    flags: &[bool],
+) -> Together {
+    let classes = score_classes();
+    let truth: Vec<u32> = positions
+        .iter()
+        .map(|&p| u32::from(labelled.labels[p] != 0))
+        .collect();
+    let predicted: Vec<Option<u32>> = flags.iter().map(|&f| Some(u32::from(f))).collect();
+    // Each fold's windows are in `positions` in fold order, as in the diagnosis's own verdicts.
+    let per_application = fold_starts
+        .iter()
+        .enumerate()
+        .map(|(i, &(fold, from))| {
+            let to = fold_starts.get(i + 1).map_or(truth.len(), |n| n.1);
+            ApplicationScores {
+                application: plan.applications[fold].clone(),
+                jobs: plan.fold_of.values().filter(|&&f| f == fold).count(),
+                scores: evaluate::scores(&classes, &truth[from..to], &predicted[from..to]),
+            }
+        })
+        .collect();
+    Together {
+        scores: evaluate::scores(&classes, &truth, &predicted),
+        flagged_share: share_by_class(labelled, positions, flags),
+        per_application,
+    }
 }
 
 /// Labels healthy, among the training windows at `train_pos`, the anomalous windows of the

@@ -84,6 +84,25 @@ pub struct EvalReport {
     /// among the judged to take a cut from (`--no-history`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_history: bool,
+    /// The diagnosis with the anomaly score (`--with-score`): the verdict a window gets from both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub together: Option<Together>,
+}
+
+/// The diagnosis and the anomaly score judged together, as a job's verdict takes them
+/// ([`super::predict`]): a window is anomalous when the score flags it or the diagnosis's top
+/// class is an anomaly, whatever its share of the votes (issue 70: on applications neither model
+/// saw, the two together flag far more anomalous windows than the score alone, with few false
+/// alarms; docs/models.md, "The eighth run").
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Together {
+    /// Healthy against anomalous ([`score_classes`]) over every window judged.
+    pub scores: Scores,
+    /// The share of windows flagged, by true class.
+    pub flagged_share: Vec<(String, f64)>,
+    /// Each application when it was left out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_application: Vec<ApplicationScores>,
 }
 
 /// One application's figures when the models were trained without it.
@@ -178,6 +197,7 @@ pub fn evaluate_model(
         active_batch: 0,
         refine: header.training.refine,
         no_history: false,
+        together: None,
     })
 }
 

@@ -3,8 +3,9 @@
 //!
 //! - **diagnosis** ([`forest`]): a random forest over the `windows` table's statistics that names
 //!   the anomaly type of each window (HPAS names: cpuoccupy, cachecopy, membw, memeater, memleak,
-//!   iobandwidth, iometadata, netoccupy) or "healthy", and says "unknown" when fewer than
-//!   `unknown_below` of its trees agree (Taxonomist's confidence threshold);
+//!   iobandwidth, iometadata, netoccupy) or "healthy", and says "unknown" when its top class is
+//!   an anomaly fewer than `unknown_below` of its trees agree on (Taxonomist's confidence
+//!   threshold; a healthy top class is healthy however few agree, [`forest::decide`]);
 //! - **unsupervised** ([`unsupervised`]): an anomaly score from healthy windows only, for a
 //!   cluster without labels.
 //!
@@ -43,7 +44,7 @@ mod train;
 
 pub use cross_validation::{CrossValidation, cross_validate};
 pub use eval_report::{
-    ApplicationScores, EvalReport, evaluate_model, score_classes, score_figures,
+    ApplicationScores, EvalReport, Together, evaluate_model, score_classes, score_figures,
 };
 pub use labelled::{Labelled, READ_PER_CLASS};
 pub use train::{Diagnosis, header, permutation_importance, train};

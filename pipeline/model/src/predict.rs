@@ -7,9 +7,15 @@
 //!   trouble, so odd windows scattered over a long job are not a verdict); the type with the
 //!   longest such run wins; its confidence is the type's mean share of the votes in the run, its
 //!   time span the run's;
-//! - else **unknown** when at least `min_windows` consecutive windows are not confidently healthy
-//!   (unknown, an anomaly type, or an anomaly score above 1 where the diagnosis says healthy or
-//!   there is none), with no confidence: the windows are counted instead;
+//! - else **unknown** when at least `min_windows` consecutive windows are not healthy (an anomaly
+//!   type, one with too few of the votes to be named, or an anomaly score above 1 where the
+//!   diagnosis's top class is healthy or there is none; beside a diagnosis, only a score over a
+//!   cut of its application's own history counts), with no confidence: the windows are
+//!   counted instead. A window whose top class is healthy is healthy, whatever its share of the
+//!   votes, unless the score says otherwise: the two together flag 0.92-0.98 of the anomalous
+//!   windows of applications they never saw at 0.01-0.03 false alarms, where calling a healthy
+//!   top class with few votes unsure flagged 13-15 % of healthy windows (docs/models.md, "The
+//!   eighth run");
 //! - else **healthy**, with the mean healthy vote share as confidence where the diagnosis voted
 //!   (an anomaly score alone gives no confidence, only windows above or below its line).
 //!
@@ -217,21 +223,17 @@ fn node_verdict(
     let score_above_1 = |i: usize| scores.is_some_and(|s| s[i] > 1.0);
     // Windows the diagnosis calls healthy and the score does not.
     let overruled: Vec<bool> = (0..n)
-        .map(|i| {
-            votes.is_some_and(|votes| {
-                let (c, share) = forest::top(&votes[i]);
-                c == 0 && f64::from(share) >= unknown_below && score_above_1(i)
-            })
-        })
+        .map(|i| votes.is_some_and(|votes| forest::top(&votes[i]).0 == 0 && score_above_1(i)))
         .collect();
     let calls: Vec<WindowCall> = (0..n)
         .map(|i| match votes {
             Some(votes) => {
                 let (c, share) = forest::top(&votes[i]);
                 // A healthy call the anomaly score disagrees with is unsure: the score is the
-                // net for what the diagnosis was never taught (an application or an anomaly
-                // type it never saw); it turns healthy into unknown, never into an anomaly.
-                if f64::from(share) < unknown_below || overruled[i] {
+                // net for what the diagnosis was never taught (an anomaly type it never saw);
+                // it turns healthy into unknown, never into an anomaly. An anomaly with too
+                // few votes to be named is unsure too.
+                if overruled[i] || (c != 0 && f64::from(share) < unknown_below) {
                     WindowCall::Unsure
                 } else if c == 0 {
                     WindowCall::Healthy
@@ -258,7 +260,7 @@ fn node_verdict(
         window: None,
         anomalous,
         unknown,
-        max_score: scores.and_then(|s| s.iter().copied().reduce(f64::max)),
+        max_score: scores.and_then(|s| s.iter().copied().filter(|v| !v.is_nan()).reduce(f64::max)),
         by_score: false,
     };
     // The anomaly type with the longest run (the lower class index on a tie).
@@ -368,6 +370,11 @@ pub fn predict(
     calls.sort();
     // The anomaly score of every window, each over its application's cut: judged together,
     // so that an application the model has no baseline of is judged against its other runs.
+    // Beside a diagnosis, a score with no cut of its application's history says nothing (NaN):
+    // the score's own threshold flagged 0.6-0.8 of the healthy windows of applications it
+    // never saw, where the diagnosis's top class needs no history (docs/models.md, "The eighth
+    // run"). Without a diagnosis the threshold is all there is.
+    let with_diagnosis = models.diagnosis.is_some();
     let judged_scores: Option<Vec<f64>> = match &models.unsupervised {
         Some((_, m)) => match &m.body {
             Body::Unsupervised(score) => {
@@ -377,12 +384,11 @@ pub fn predict(
                     ..Windows::default()
                 };
                 let all: Vec<usize> = (0..keys.keys.len()).collect();
-                let judged = score.over_cuts(
-                    &keys,
-                    &all,
-                    std::mem::take(&mut calls.scores),
-                    &applications,
-                );
+                let judged = score
+                    .over_own_cuts(&keys, &all, std::mem::take(&mut calls.scores), &applications)
+                    .into_iter()
+                    .map(|(s, has_cut)| if has_cut || !with_diagnosis { s } else { f64::NAN })
+                    .collect();
                 calls.keys = keys.keys;
                 Some(judged)
             }
@@ -772,17 +778,21 @@ mod tests {
         assert_eq!(v.verdict, "memleak");
         assert!((v.confidence.unwrap() - 0.9).abs() < 1e-6);
         assert_eq!(v.window, Some((60_000_000, 90_000_000 + 60_000_000)));
-        // Unsure windows make "unknown".
-        let unsure = vec![vec![0.5f32, 0.5]; 10];
+        // Windows of an anomaly with too few votes to name it make "unknown".
+        let unsure = vec![vec![0.4f32, 0.6]; 10];
         let v = node_verdict("n1", &refs, &classes, Some(&unsure), None, 0.75, 3);
         assert_eq!(v.verdict, "unknown");
+        // A healthy top class is healthy, however few its votes.
+        let doubtful = vec![vec![0.6f32, 0.4]; 10];
+        let v = node_verdict("n1", &refs, &classes, Some(&doubtful), None, 0.75, 3);
+        assert_eq!((v.verdict.as_str(), v.unknown), ("healthy", 0));
         // Scattered anomalous or unsure windows over a long job are no verdict; only a run is.
         let mut scattered = vec![vec![0.9f32, 0.1]; 10];
         for i in [1, 3, 8] {
             scattered[i] = vec![0.1, 0.9];
         }
         for i in [5, 9] {
-            scattered[i] = vec![0.5, 0.5];
+            scattered[i] = vec![0.4, 0.6];
         }
         let v = node_verdict("n1", &refs, &classes, Some(&scattered), None, 0.75, 3);
         assert_eq!(
@@ -790,7 +800,7 @@ mod tests {
             ("healthy", 3, 2)
         );
         // A run mixing a type and unsure windows is trouble without a name.
-        scattered[2] = vec![0.5, 0.5];
+        scattered[2] = vec![0.4, 0.6];
         let v = node_verdict("n1", &refs, &classes, Some(&scattered), None, 0.75, 3);
         assert_eq!(v.verdict, "unknown");
         assert_eq!(v.window, Some((15_000_000, 45_000_000 + 60_000_000)));
@@ -843,14 +853,14 @@ mod tests {
         assert_eq!(v.verdict, "memleak");
         let v = judge(&leak, &scores);
         assert_eq!((v.verdict.as_str(), v.by_score), ("memleak", false));
-        // Unsure windows of the diagnosis's own are unknown, not the score's, even where a
+        // Windows the diagnosis cannot name are unknown, not the score's, even where a
         // window the score overrules lengthens their run.
-        let unsure = vec![vec![0.5f32, 0.5]; 10];
+        let unsure = vec![vec![0.4f32, 0.6]; 10];
         let v = judge(&unsure, &calm);
         assert_eq!((v.verdict.as_str(), v.by_score), ("unknown", false));
         let mut four_unsure = healthy.clone();
         for votes in &mut four_unsure[0..4] {
-            *votes = vec![0.5, 0.5];
+            *votes = vec![0.4, 0.6];
         }
         let mut fifth_high = calm.clone();
         fifth_high[4] = 3.0;
@@ -860,7 +870,7 @@ mod tests {
         // Two unsure windows and one the score overrules: the score's.
         let mut two_unsure = healthy.clone();
         for votes in &mut two_unsure[0..2] {
-            *votes = vec![0.5, 0.5];
+            *votes = vec![0.4, 0.6];
         }
         let mut third_high = calm.clone();
         third_high[2] = 3.0;

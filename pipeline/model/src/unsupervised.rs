@@ -375,10 +375,29 @@ impl AnomalyScore {
         scores: Vec<f64>,
         application: &HashMap<String, String>,
     ) -> Vec<f64> {
+        self.over_own_cuts(windows, rows, scores, application)
+            .into_iter()
+            .map(|(score, _)| score)
+            .collect()
+    }
+
+    /// [`Self::over_cuts`], each score with whether its job had a cut of its application's
+    /// history (false: judged against the score's own threshold, which does not transfer to an
+    /// application the score never saw; docs/models.md, "With no history").
+    pub fn over_own_cuts(
+        &self,
+        windows: &Windows,
+        rows: &[usize],
+        scores: Vec<f64>,
+        application: &HashMap<String, String>,
+    ) -> Vec<(f64, bool)> {
         let cuts = self.baselines.cuts(windows, rows, &scores, application);
         rows.iter()
             .zip(scores)
-            .map(|(&r, s)| s / cuts.get(&windows.keys[r].job_id).copied().unwrap_or(1.0))
+            .map(|(&r, s)| match cuts.get(&windows.keys[r].job_id) {
+                Some(cut) => (s / cut, true),
+                None => (s, false),
+            })
             .collect()
     }
 }

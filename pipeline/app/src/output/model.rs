@@ -143,6 +143,9 @@ pub fn render_report(report: &EvalReport) -> String {
             out.push_str(&format!("  {c:<12} {s:.3}\n"));
         }
     }
+    if let Some(together) = &report.together {
+        render_together(together, &mut out);
+    }
     out.push_str("confusion (rows: truth; columns: verdict):\n");
     let mut columns = report.classes.clone();
     columns.push("unknown".into());
@@ -169,6 +172,36 @@ pub fn render_report(report: &EvalReport) -> String {
         report.predict_seconds, report.windows_per_second
     ));
     out
+}
+
+/// The diagnosis and the score together (`--with-score`): the share of anomalous windows flagged
+/// and of healthy ones, by true class and per application left out.
+fn render_together(together: &crate::model::Together, out: &mut String) {
+    let s = &together.scores;
+    out.push_str(&format!(
+        "with the anomaly score (a window anomalous when the score flags it or the top class is an anomaly): {:.3} of anomalous windows flagged, {:.3} of healthy ones\n",
+        1.0 - s.miss_rate,
+        s.false_alarm_rate
+    ));
+    for (c, share) in &together.flagged_share {
+        out.push_str(&format!("  {c:<12} {share:.3} flagged\n"));
+    }
+    if !together.per_application.is_empty() {
+        out.push_str(&format!(
+            "  {:<16} {:>6} {:>9} {:>9} {:>11}\n",
+            "application", "jobs", "windows", "flagged", "false alarm"
+        ));
+        for a in &together.per_application {
+            out.push_str(&format!(
+                "  {:<16} {:>6} {:>9} {:>9.3} {:>11.3}\n",
+                truncate(&a.application, 16),
+                a.jobs,
+                a.scores.windows,
+                1.0 - a.scores.miss_rate,
+                a.scores.false_alarm_rate
+            ));
+        }
+    }
 }
 
 fn truncate(s: &str, n: usize) -> &str {

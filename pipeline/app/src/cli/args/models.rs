@@ -121,6 +121,12 @@ pub enum ModelAction {
         /// cut from (an application the model never saw meets the score's own threshold).
         #[arg(long, conflicts_with_all = ["model", "workflows", "cv"])]
         no_history: bool,
+        /// For the diagnosis: fit the anomaly score in each fold too, and report the verdict a
+        /// window gets from both, as a job's verdict takes them: anomalous when the score flags
+        /// it or the diagnosis's top class is an anomaly (with --no-history, the score judges
+        /// each job alone).
+        #[arg(long, conflicts_with_all = ["model", "workflows", "active"])]
+        with_score: bool,
         #[command(flatten)]
         options: TrainArgs,
         #[arg(long, value_enum, default_value = "table")]
@@ -210,7 +216,8 @@ pub struct TrainArgs {
     /// Features kept by the ANOVA F ranking on the training windows (0: all).
     #[arg(long, default_value_t = 400)]
     pub max_features: usize,
-    /// A window whose top class has a smaller share of the trees' votes is "unknown".
+    /// A window whose top class is an anomaly with a smaller share of the trees' votes is
+    /// "unknown" (a healthy top class is healthy whatever its share).
     #[arg(long, default_value_t = crate::model::DEFAULT_UNKNOWN_BELOW)]
     pub unknown_below: f64,
     /// Training windows kept per class (a seeded sample beyond it; 0: all).

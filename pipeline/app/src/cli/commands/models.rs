@@ -250,6 +250,7 @@ fn run_model(
             active,
             active_batch,
             no_history,
+            with_score,
             options,
             format,
             workflows: false,
@@ -268,8 +269,12 @@ fn run_model(
                         "--active asks for labels for the diagnosis; the anomaly score needs none"
                     );
                     anyhow::ensure!(
-                        !no_history || kind == model::Kind::Unsupervised,
-                        "--no-history judges the anomaly score's cut (--kind unsupervised); the diagnosis has none"
+                        !with_score || kind == model::Kind::Diagnosis,
+                        "--with-score judges the anomaly score together with the diagnosis (--kind diagnosis)"
+                    );
+                    anyhow::ensure!(
+                        !no_history || kind == model::Kind::Unsupervised || with_score,
+                        "--no-history judges the anomaly score's cut (--kind unsupervised, or the diagnosis --with-score); the diagnosis alone has none"
                     );
                     let cv = model::CrossValidation {
                         folds: cv.unwrap_or(5) as usize,
@@ -281,6 +286,7 @@ fn run_model(
                         active,
                         active_batch: active_batch.map_or(0, |b| b as usize),
                         no_history,
+                        with_score,
                     };
                     model::cross_validate(
                         data,

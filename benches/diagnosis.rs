@@ -55,6 +55,7 @@ fn compare(name: &str, data: &Path, python: Option<&Path>) {
         active: 0,
         active_batch: 0,
         no_history: false,
+        with_score: false,
     };
     let report = model::cross_validate(
         data,

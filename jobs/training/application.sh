@@ -26,6 +26,10 @@
 #             search thread per CPU, a 256-MB hash table
 #   database  an embedded database: SQLite builds a table of 3 million generated rows on disk,
 #             indexes it, aggregates and joins it, updates a tenth of it; one thread
+#   compress  data compression: 60 MB of generated base64 text compressed by xz at level 6 with
+#             one thread per CPU, then decompressed and checked
+#   crypto    cryptography: OpenSSL's speed benchmark (SHA-256, AES-256-CBC, RSA-2048, ECDSA
+#             P-256) in one process per CPU
 set -u
 app=$1
 seconds=$2
@@ -357,8 +361,15 @@ UPDATE r SET v = v * 2 WHERE id % 10 = 0;
 SQL
   }
   ;;
+compress)
+  head -c 45000000 /dev/urandom | base64 > data.txt
+  run() { xz -6 -T"$ranks" -k -f data.txt && xz -d -c data.txt.xz | cmp - data.txt; }
+  ;;
+crypto)
+  run() { openssl speed -multi "$ranks" -seconds 3 sha256 aes-256-cbc rsa2048 ecdsap256 > /dev/null 2>&1; }
+  ;;
 *)
-  echo "application.sh: unknown application $app (lammps, gromacs, hpcc, nwchem, openfoam, numpy, bwa, povray, archive, sweep, transcode, build, chess, database)" >&2
+  echo "application.sh: unknown application $app (lammps, gromacs, hpcc, nwchem, openfoam, numpy, bwa, povray, archive, sweep, transcode, build, chess, database, compress, crypto)" >&2
   exit 2
   ;;
 esac

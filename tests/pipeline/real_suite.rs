@@ -290,9 +290,10 @@ fn a_sixth_run_of_other_shapes_judges_the_defaults() {
     assert!(run.no_history_false_alarms > 0.5, "{out}");
 }
 
-/// What the defaults give on a run of other shapes (runs 6 and 7), each of its five applications
-/// left out: the diagnosis as it is and with 20 labels asked one at a time, the anomaly score with
-/// and without a history of the application; `out` holds every report, for the messages.
+/// What the defaults give on a run of other shapes (runs 6, 7 and 8), each of its applications
+/// left out: the diagnosis as it is, with the anomaly score as a job's verdict takes them, and
+/// with 20 labels asked one at a time; the anomaly score alone; each with and without a history
+/// of the application; `out` holds every report, for the messages.
 struct JudgedByTheDefaults {
     /// The diagnosis and the score together (`--with-score`), as a job's verdict takes them.
     together: Together,

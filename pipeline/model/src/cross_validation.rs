@@ -81,8 +81,9 @@ pub struct CrossValidation {
     pub no_history: bool,
     /// The diagnosis: fit the anomaly score in each fold too (as `Kind::Unsupervised` does,
     /// `no_history` included) and report the verdict a window gets from both, as
-    /// [`super::predict`] rolls them up: anomalous when the score flags it or the diagnosis's
-    /// top class is an anomaly ([`super::eval_report::Together`]).
+    /// [`super::predict`] rolls them up: anomalous when the score flags it over a cut of its
+    /// application's history, or the diagnosis's top class is an anomaly
+    /// ([`super::eval_report::Together`]).
     pub with_score: bool,
 }
 
@@ -95,14 +96,20 @@ pub fn cross_validate(
     cv: &CrossValidation,
     progress: &mut dyn FnMut(&str),
 ) -> Result<EvalReport, ModelError> {
-    if cv.with_score && (kind != Kind::Diagnosis || cv.active > 0) {
+    if cv.with_score && (kind != Kind::Diagnosis || cv.active > 0 || cv.contaminate > 0.0) {
         return Err(ModelError::Fit(
-            "the score is judged together with the diagnosis only, and without active learning"
+            "the score is judged together with the diagnosis only, without active learning or \
+             contamination"
                 .into(),
         ));
     }
     progress("reading windows and labels");
     let mut labelled = Labelled::for_training(data, labels_from, kind, options)?;
+    // The score reads its own features (the diagnosis's are relative to the job, by default).
+    let score_data = cv
+        .with_score
+        .then(|| Labelled::for_training(data, labels_from, Kind::Unsupervised, options))
+        .transpose()?;
     if labelled.rows.is_empty() {
         return Err(ModelError::NoData(format!(
             "no labelled windows in {} ({})",
@@ -150,8 +157,8 @@ pub fn cross_validate(
                     export,
                     (cv.active, cv.active_batch),
                 )?;
-                if cv.with_score {
-                    pooled.add_together(&labelled, &fold, &plan.fold_of, options, cv)?;
+                if let Some(score_data) = &score_data {
+                    pooled.add_together(&labelled, score_data, &fold, &plan.fold_of, options, cv)?;
                 }
             }
             Kind::Unsupervised => {
@@ -391,20 +398,40 @@ impl Pooled {
     /// [`super::predict`] takes them: a window is anomalous when the diagnosis's top class is an
     /// anomaly (whatever its share) or the score is above its application's cut; a score with
     /// no cut (an application without a history) says nothing.
+    /// `score_data` is the same warehouse read with the score's features; its windows are
+    /// matched to the diagnosis's by their keys.
     fn add_together(
         &mut self,
         labelled: &Labelled,
+        score_data: &Labelled,
         fold: &Fold,
         fold_of: &HashMap<String, usize>,
         options: &TrainOptions,
         cv: &CrossValidation,
     ) -> Result<(), ModelError> {
-        let scores = self.fold_scores(labelled, fold, fold_of, options, cv.no_history)?;
+        let in_fold = |j: &str| fold_of.get(j) == Some(&fold.number);
+        let test = score_data.positions(in_fold);
+        let score_fold = Fold {
+            number: fold.number,
+            rows: test.iter().map(|&p| score_data.rows[p]).collect(),
+            train: score_data.positions(|j| !in_fold(j)),
+            test,
+        };
+        let times = (self.train_s, self.predict_s, self.predicted_windows);
+        let scores = self.fold_scores(score_data, &score_fold, fold_of, options, cv.no_history)?;
+        // The report's times are the diagnosis's own.
+        (self.train_s, self.predict_s, self.predicted_windows) = times;
+        let score_of: HashMap<&dataset::WindowKey, (f64, bool)> = score_fold
+            .rows
+            .iter()
+            .map(|&r| &score_data.windows.keys[r])
+            .zip(scores)
+            .collect();
         let diagnosed = &self.judged[self.judged.len() - fold.test.len()..];
-        for ((&p, &(score, has_cut)), &(_, judged_p, top_class, _)) in
-            fold.test.iter().zip(&scores).zip(diagnosed)
-        {
+        for (&p, &(_, judged_p, top_class, _)) in fold.test.iter().zip(diagnosed) {
             debug_assert_eq!(p, judged_p);
+            let key = &labelled.windows.keys[labelled.rows[p]];
+            let (score, has_cut) = score_of.get(key).copied().unwrap_or((f64::NAN, false));
             self.together_positions.push(p);
             self.together.push((has_cut && score > 1.0) || top_class != 0);
         }

@@ -90,8 +90,9 @@ pub struct EvalReport {
 }
 
 /// The diagnosis and the anomaly score judged together, as a job's verdict takes them
-/// ([`super::predict`]): a window is anomalous when the score flags it or the diagnosis's top
-/// class is an anomaly, whatever its share of the votes (issue 70: on applications neither model
+/// ([`super::predict`]): a window is anomalous when the score flags it (over a cut of its
+/// application's history; a score without one says nothing) or the diagnosis's top class is an
+/// anomaly, whatever its share of the votes (issue 70: on applications neither model
 /// saw, the two together flag far more anomalous windows than the score alone, with few false
 /// alarms; docs/models.md, "The eighth run").
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -145,15 +146,7 @@ pub fn evaluate_model(
         Body::Diagnosis { prepared, forest } => {
             let votes = forest.votes(prepared.matrix(&labelled.windows, &rows), rows.len())?;
             let unknown_below = header.unknown_below.unwrap_or(DEFAULT_UNKNOWN_BELOW);
-            let decide = |threshold: f64| -> Vec<Option<u32>> {
-                votes
-                    .iter()
-                    .map(|v| {
-                        let (c, s) = forest::top(v);
-                        (f64::from(s) >= threshold).then_some(c as u32)
-                    })
-                    .collect()
-            };
+            let decide = |threshold: f64| forest::decide(&votes, threshold);
             (
                 evaluate::scores(&labelled.classes, &labelled.labels, &decide(unknown_below)),
                 Some(evaluate::scores(

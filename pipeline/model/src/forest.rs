@@ -1,5 +1,5 @@
 //! The supervised diagnosis model: a random forest over windows' features that names the anomaly
-//! type of a window, or says "unknown" when too few of its trees agree.
+//! type of a window, or says "unknown" when too few of its trees agree on an anomaly ([`decide`]).
 //!
 //! The forest is smartcore's `RandomForestClassifier` (bootstrap samples per class, a random
 //! subset of √features tried at every split, Gini), fitted one tree at a time: smartcore's forest

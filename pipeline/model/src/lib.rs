@@ -169,7 +169,8 @@ impl LabelsFrom {
 pub struct TrainOptions {
     pub forest: ForestParams,
     pub score: ScoreParams,
-    /// A window whose top class has a smaller share of the trees' votes is "unknown".
+    /// A window whose top class is an anomaly with a smaller share of the trees' votes is
+    /// "unknown" ([`forest::decide`]).
     pub unknown_below: f64,
     /// Training windows kept per class (a seeded sample beyond it): a day of a cluster has
     /// hundreds of thousands of healthy windows, which would slow training without teaching the

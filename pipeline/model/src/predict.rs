@@ -12,8 +12,8 @@
 //!   diagnosis's top class is healthy or there is none; beside a diagnosis, only a score over a
 //!   cut of its application's own history counts), with no confidence: the windows are
 //!   counted instead. A window whose top class is healthy is healthy, whatever its share of the
-//!   votes, unless the score says otherwise: the two together flag 0.92-0.98 of the anomalous
-//!   windows of applications they never saw at 0.01-0.03 false alarms, where calling a healthy
+//!   votes, unless the score says otherwise: the two together flag 0.923-0.985 of the anomalous
+//!   windows of applications they never saw at 0.008-0.032 false alarms, where calling a healthy
 //!   top class with few votes unsure flagged 13-15 % of healthy windows (docs/models.md, "The
 //!   eighth run");
 //! - else **healthy**, with the mean healthy vote share as confidence where the diagnosis voted
@@ -148,7 +148,8 @@ pub struct JobPrediction {
     pub unknown_windows: u64,
     pub model_verdict: Option<String>,
     pub model_confidence: Option<f64>,
-    /// The job's highest window anomaly score (> 1: anomalous).
+    /// The job's highest window anomaly score (> 1: anomalous); beside a diagnosis, only scores
+    /// over a cut of the application's history.
     pub anomaly_score: Option<f64>,
     pub agreeing_rules: Vec<String>,
     pub reason: String,
@@ -176,8 +177,8 @@ enum WindowCall {
     Healthy,
     /// An anomaly class index and its share of the votes.
     Anomaly(usize, f32),
-    /// Too few trees agree, or the anomaly score is above 1 where the diagnosis says healthy
-    /// or there is none.
+    /// Too few trees agree on an anomaly, or the anomaly score is above 1 where the
+    /// diagnosis's top class is healthy or there is none.
     Unsure,
 }
 

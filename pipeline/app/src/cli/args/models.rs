@@ -123,8 +123,9 @@ pub enum ModelAction {
         no_history: bool,
         /// For the diagnosis: fit the anomaly score in each fold too, and report the verdict a
         /// window gets from both, as a job's verdict takes them: anomalous when the score flags
-        /// it or the diagnosis's top class is an anomaly (with --no-history, the score judges
-        /// each job alone).
+        /// it or the diagnosis's top class is an anomaly. A score with no cut of its
+        /// application's history says nothing (with --no-history, an application left out has
+        /// none: the top class alone judges it).
         #[arg(long, conflicts_with_all = ["model", "workflows", "active"])]
         with_score: bool,
         #[command(flatten)]
@@ -152,7 +153,7 @@ pub enum ModelAction {
         work: Option<PathBuf>,
         /// The applications to run (of lammps, gromacs, hpcc, nwchem, openfoam, and the other
         /// shapes: numpy, bwa, povray, archive, sweep, transcode, build, chess,
-        /// database; jobs/training/README.md).
+        /// database, compress, crypto; jobs/training/README.md).
         #[arg(long, default_value = "lammps gromacs hpcc nwchem openfoam")]
         apps: String,
         /// The anomaly generators to run beside each application.

@@ -147,10 +147,8 @@ pub fn run(b: &Bootstrap, progress: &mut dyn FnMut(&str)) -> anyhow::Result<Outc
             "judging the {} with each application left out",
             kind.name()
         ));
-        // The diagnosis with the score too: the verdict a job gets takes both.
         let cv = CrossValidation {
             leave_out_each: true,
-            with_score: kind == Kind::Diagnosis,
             ..CrossValidation::default()
         };
         evaluations.push(model::cross_validate(

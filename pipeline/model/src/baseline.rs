@@ -12,8 +12,7 @@
 //! windows labelled healthy are used), never below the score's own threshold. A window is
 //! anomalous when its score exceeds its application's cut. A baseline needs [`MIN_JOBS`] runs and
 //! [`MIN_WINDOWS`] windows; a job of an application without one (or without a name) is judged
-//! against the score's threshold alone, and beside a diagnosis not by the score at all
-//! ([`super::predict`]).
+//! against the score's threshold alone.
 //!
 //! Two ways to take the cut ([`BaselineMethod`]). The median and MAD break down once half of an
 //! application's windows are anomalous (a new application's first runs, a history nobody

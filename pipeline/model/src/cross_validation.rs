@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::dataset::{self, HEALTHY};
-use super::eval_report::{ApplicationScores, EvalReport, Together, score_classes, share_by_class};
+use super::eval_report::{ApplicationScores, EvalReport, Detection, score_classes, share_by_class};
 use super::labelled::Labelled;
 use super::train::Diagnosis;
 use super::{Kind, LabelsFrom, ModelError, TrainOptions, evaluate, forest};
@@ -80,10 +80,9 @@ pub struct CrossValidation {
     /// meets the score's own threshold), instead of against the cut of its other runs.
     pub no_history: bool,
     /// The diagnosis: fit the anomaly score in each fold too (as `Kind::Unsupervised` does,
-    /// `no_history` included) and report the verdict a window gets from both, as
-    /// [`super::predict`] rolls them up: anomalous when the score flags it over a cut of its
-    /// application's history, or the diagnosis's top class is an anomaly
-    /// ([`super::eval_report::Together`]).
+    /// `no_history` included) and report the two together: a window anomalous when the score
+    /// flags it over a cut of its application's history, or the diagnosis's top class is an
+    /// anomaly (the eighth suite run's candidate, [`EvalReport::together`]; not kept).
     pub with_score: bool,
 }
 
@@ -394,11 +393,10 @@ impl Pooled {
         Ok(())
     }
 
-    /// The diagnosis's verdicts of this fold (just added) together with the anomaly score's, as
-    /// [`super::predict`] takes them: a window is anomalous when the diagnosis's top class is an
-    /// anomaly (whatever its share) or the score is above its application's cut; a score with
-    /// no cut (an application without a history) says nothing.
-    /// `score_data` is the same warehouse read with the score's features; its windows are
+    /// The diagnosis's verdicts of this fold (just added) together with the anomaly score's: a
+    /// window is anomalous when the diagnosis's top class is an anomaly (whatever its share) or
+    /// the score is above its application's cut; a score with no cut (an application without
+    /// a history) says nothing. `score_data` is the same warehouse read with the score's features; its windows are
     /// matched to the diagnosis's by their keys.
     fn add_together(
         &mut self,
@@ -561,9 +559,19 @@ fn report(
             });
         }
     }
-    let together = cv.with_score.then(|| {
-        let starts = if cv.leave_out_each { &fold_starts[..] } else { &[] };
-        together_figures(labelled, plan, starts, &together_positions, &together)
+    let starts: &[(usize, usize)] = if cv.leave_out_each {
+        &fold_starts
+    } else {
+        &[]
+    };
+    let together = cv
+        .with_score
+        .then(|| detection_figures(labelled, plan, starts, &together_positions, &together));
+    // The diagnosis's top class asked only whether a window is healthy.
+    let detection = (kind == Kind::Diagnosis).then(|| {
+        let (positions, flags): (Vec<usize>, Vec<bool>) =
+            judged.iter().map(|&(_, p, top, _)| (p, top != 0)).unzip();
+        detection_figures(labelled, plan, starts, &positions, &flags)
     });
     let (classes, scores, forced, flagged_share) = match kind {
         Kind::Diagnosis => (
@@ -601,6 +609,7 @@ fn report(
         actively_labelled,
         refine: options.refine,
         no_history: cv.no_history,
+        detection,
         together,
     })
 }
@@ -608,13 +617,13 @@ fn report(
 /// The figures of the diagnosis and the score together: healthy against anomalous over every
 /// window, the share flagged by true class, and per application left out (`fold_starts`, empty
 /// when the folds are not applications).
-fn together_figures(
+fn detection_figures(
     labelled: &Labelled,
     plan: &FoldPlan,
     fold_starts: &[(usize, usize)],
     positions: &[usize],
     flags: &[bool],
-) -> Together {
+) -> Detection {
     let classes = score_classes();
     let truth: Vec<u32> = positions
         .iter()
@@ -634,7 +643,7 @@ fn together_figures(
             }
         })
         .collect();
-    Together {
+    Detection {
         scores: evaluate::scores(&classes, &truth, &predicted),
         flagged_share: share_by_class(labelled, positions, flags),
         per_application,

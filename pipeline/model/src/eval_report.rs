@@ -84,19 +84,22 @@ pub struct EvalReport {
     /// among the judged to take a cut from (`--no-history`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_history: bool,
-    /// The diagnosis with the anomaly score (`--with-score`): the verdict a window gets from both.
+    /// The diagnosis only: its top class (whatever its share of the votes) asked only whether a
+    /// window is healthy, as the score is judged (issue 70: on applications it never saw, far
+    /// better than the score; docs/models.md, "The eighth run").
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub together: Option<Together>,
+    pub detection: Option<Detection>,
+    /// The diagnosis with the anomaly score (`--with-score`): a window anomalous when the score
+    /// flags it over a cut of its application's history or the top class is an anomaly (the
+    /// eighth run's candidate, not kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub together: Option<Detection>,
 }
 
-/// The diagnosis and the anomaly score judged together, as a job's verdict takes them
-/// ([`super::predict`]): a window is anomalous when the score flags it (over a cut of its
-/// application's history; a score without one says nothing) or the diagnosis's top class is an
-/// anomaly, whatever its share of the votes (issue 70: on applications neither model
-/// saw, the two together flag far more anomalous windows than the score alone, with few false
-/// alarms; docs/models.md, "The eighth run").
+/// Healthy against anomalous, for a way of flagging windows that is not the report's own
+/// verdict ([`EvalReport::detection`], [`EvalReport::together`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Together {
+pub struct Detection {
     /// Healthy against anomalous ([`score_classes`]) over every window judged.
     pub scores: Scores,
     /// The share of windows flagged, by true class.
@@ -190,6 +193,7 @@ pub fn evaluate_model(
         active_batch: 0,
         refine: header.training.refine,
         no_history: false,
+        detection: None,
         together: None,
     })
 }

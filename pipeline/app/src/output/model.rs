@@ -143,8 +143,19 @@ pub fn render_report(report: &EvalReport) -> String {
             out.push_str(&format!("  {c:<12} {s:.3}\n"));
         }
     }
+    if let Some(detection) = &report.detection {
+        render_detection(
+            "the top class as healthy or not (whatever its share of the votes)",
+            detection,
+            &mut out,
+        );
+    }
     if let Some(together) = &report.together {
-        render_together(together, &mut out);
+        render_detection(
+            "with the anomaly score (a window anomalous when the score flags it or the top class is an anomaly)",
+            together,
+            &mut out,
+        );
     }
     out.push_str("confusion (rows: truth; columns: verdict):\n");
     let mut columns = report.classes.clone();
@@ -174,12 +185,13 @@ pub fn render_report(report: &EvalReport) -> String {
     out
 }
 
-/// The diagnosis and the score together (`--with-score`): the share of anomalous windows flagged
-/// and of healthy ones, by true class and per application left out.
-fn render_together(together: &crate::model::Together, out: &mut String) {
+/// A way of flagging windows other than the report's own verdict (the diagnosis's top class;
+/// with the score, `--with-score`): the share of anomalous windows flagged and of healthy ones,
+/// by true class and per application left out.
+fn render_detection(title: &str, together: &crate::model::Detection, out: &mut String) {
     let s = &together.scores;
     out.push_str(&format!(
-        "with the anomaly score (a window anomalous when the score flags it or the top class is an anomaly): {:.3} of anomalous windows flagged, {:.3} of healthy ones\n",
+        "{title}: {:.3} of anomalous windows flagged, {:.3} of healthy ones\n",
         1.0 - s.miss_rate,
         s.false_alarm_rate
     ));

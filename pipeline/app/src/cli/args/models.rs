@@ -121,9 +121,9 @@ pub enum ModelAction {
         /// cut from (an application the model never saw meets the score's own threshold).
         #[arg(long, conflicts_with_all = ["model", "workflows", "cv"])]
         no_history: bool,
-        /// For the diagnosis: fit the anomaly score in each fold too, and report the verdict a
-        /// window gets from both, as a job's verdict takes them: anomalous when the score flags
-        /// it or the diagnosis's top class is an anomaly. A score with no cut of its
+        /// For the diagnosis: fit the anomaly score in each fold too, and report the two
+        /// together: a window anomalous when the score flags it or the diagnosis's top class is
+        /// an anomaly (issue 70's eighth-run candidate, not kept). A score with no cut of its
         /// application's history says nothing (with --no-history, an application left out has
         /// none: the top class alone judges it).
         #[arg(long, conflicts_with_all = ["model", "workflows", "active"])]
@@ -217,8 +217,7 @@ pub struct TrainArgs {
     /// Features kept by the ANOVA F ranking on the training windows (0: all).
     #[arg(long, default_value_t = 400)]
     pub max_features: usize,
-    /// A window whose top class is an anomaly with a smaller share of the trees' votes is
-    /// "unknown" (a healthy top class is healthy whatever its share).
+    /// A window whose top class has a smaller share of the trees' votes is "unknown".
     #[arg(long, default_value_t = crate::model::DEFAULT_UNKNOWN_BELOW)]
     pub unknown_below: f64,
     /// Training windows kept per class (a seeded sample beyond it; 0: all).

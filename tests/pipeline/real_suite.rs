@@ -290,8 +290,7 @@ fn a_sixth_run_of_other_shapes_judges_the_defaults() {
     assert!(run.no_history_false_alarms > 0.5, "{out}");
     // Runs 3-7 chose the eighth run's candidate (the score or the top class, 0.928 at 0.032),
     // and the top class alone meets the goal too (0.901 at 0.029).
-    assert!(run.either_flags.meets_the_goal(), "{:?}\n{out}", run.either_flags);
-    assert!(run.top_class_flags.meets_the_goal(), "{:?}\n{out}", run.top_class_flags);
+    run.assert_both_flaggings_meet_the_goal();
 }
 
 /// What the defaults give on a run of other shapes (runs 6, 7 and 8), each of its applications
@@ -349,6 +348,14 @@ impl Flagging {
 }
 
 impl JudgedByTheDefaults {
+    /// The eighth run's candidate (the score or the top class) and the top class alone both meet
+    /// issue 70's goal.
+    fn assert_both_flaggings_meet_the_goal(&self) {
+        for flags in [&self.either_flags, &self.top_class_flags] {
+            assert!(flags.meets_the_goal(), "{flags:?}\n{}", self.out);
+        }
+    }
+
     /// The share of `application`'s anomalous windows the score missed.
     fn missed_by_score(&self, application: &str) -> f64 {
         self.score["per_application"]
@@ -419,8 +426,7 @@ fn a_seventh_run_of_new_shapes_judges_the_defaults_again() {
     assert!(run.no_history_false_alarms > 0.5, "{out}");
     // Runs 3-7 chose the eighth run's candidate on this run too (0.923 at 0.032; the top class
     // alone 0.893 at 0.004).
-    assert!(run.either_flags.meets_the_goal(), "{:?}\n{out}", run.either_flags);
-    assert!(run.top_class_flags.meets_the_goal(), "{:?}\n{out}", run.top_class_flags);
+    run.assert_both_flaggings_meet_the_goal();
 }
 
 /// The eighth real suite run (tests/fixtures/training-suite-8, seed 8, job ids from 7001): two
@@ -433,15 +439,22 @@ fn a_seventh_run_of_new_shapes_judges_the_defaults_again() {
 /// - the top class alone flags 0.841 at no false alarm, every type at least half;
 /// - the score alone flags 0.579 at 0.098, and 0.640 of the healthy windows with no history;
 /// - the diagnosis raises no false alarm, its top class's macro F1 is 0.789 (goal 0.8), and 20
-///   labels asked one at a time reach 0.940 (goal 0.9).
+///   labels asked one at a time reach 0.94 (goal 0.9).
 #[test]
 fn an_eighth_run_judges_the_score_and_the_diagnosis_together() {
     let run = judged_by_the_defaults("training-suite-8", 4);
     let out = &run.out;
     let either = &run.either_flags;
-    assert!(either.flagged >= 0.9 && either.false_alarms > 0.05, "{either:?}\n{out}");
+    assert!(
+        either.flagged >= 0.9 && either.false_alarms > 0.05,
+        "{either:?}\n{out}"
+    );
     assert!(!either.meets_the_goal(), "{either:?}\n{out}");
-    assert!(run.top_class_flags.meets_the_goal(), "{:?}\n{out}", run.top_class_flags);
+    assert!(
+        run.top_class_flags.meets_the_goal(),
+        "{:?}\n{out}",
+        run.top_class_flags
+    );
     assert!((0.5..0.65).contains(&run.score_flagged), "{out}");
     assert!(run.score_false_alarms > 0.05, "{out}");
     assert!(run.no_history_false_alarms > 0.5, "{out}");
@@ -449,4 +462,39 @@ fn an_eighth_run_judges_the_score_and_the_diagnosis_together() {
     assert!((0.7..0.8).contains(&run.top_class), "{out}");
     assert!(run.active_false_alarms <= 0.02, "{out}");
     assert!(run.active_macro_f1 >= 0.9, "{out}");
+}
+
+/// The ninth real suite run (tests/fixtures/training-suite-9, seed 9, job ids from 8001): two
+/// applications no run had before (xz compression, OpenSSL's speed benchmark) and NumPy again,
+/// two healthy runs each, jobs of 60-80 s. Its plan chose, on runs 3-8 before its data, the
+/// diagnosis's top class alone (docs/models.md, "The ninth run"). As docs/models.md reports, each
+/// application left out:
+/// - the top class flags 0.901 of the anomalous windows at 0.006 false alarms, every type at
+///   least half, with no history of the application: kept, the default beside a diagnosis;
+/// - the score alone flags 0.451 at 0.070, and 0.620 of the healthy windows with no history;
+///   with the top class, 0.956 at 0.076;
+/// - the diagnosis raises no false alarm; naming the anomaly does not transfer: its top class's
+///   macro F1 is 0.728 (goal 0.8), and 20 labels one at a time reach 0.626 (goal 0.9).
+#[test]
+fn a_ninth_run_judges_the_top_class_alone() {
+    let run = judged_by_the_defaults("training-suite-9", 3);
+    let out = &run.out;
+    let top = &run.top_class_flags;
+    assert!(top.meets_the_goal(), "{top:?}\n{out}");
+    assert!(
+        top.flagged >= 0.85 && top.false_alarms <= 0.02,
+        "{top:?}\n{out}"
+    );
+    assert!(
+        !run.either_flags.meets_the_goal(),
+        "{:?}\n{out}",
+        run.either_flags
+    );
+    assert!((0.35..0.55).contains(&run.score_flagged), "{out}");
+    assert!(run.score_false_alarms > 0.05, "{out}");
+    assert!(run.no_history_false_alarms > 0.5, "{out}");
+    assert!(run.diagnosis_false_alarms <= 0.02, "{out}");
+    assert!((0.65..0.8).contains(&run.top_class), "{out}");
+    assert!(run.active_false_alarms <= 0.02, "{out}");
+    assert!((0.5..0.75).contains(&run.active_macro_f1), "{out}");
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::dataset::{self, HEALTHY};
-use super::eval_report::{ApplicationScores, EvalReport, Detection, score_classes, share_by_class};
+use super::eval_report::{ApplicationScores, Detection, EvalReport, score_classes, share_by_class};
 use super::labelled::Labelled;
 use super::train::Diagnosis;
 use super::{Kind, LabelsFrom, ModelError, TrainOptions, evaluate, forest};
@@ -157,7 +157,14 @@ pub fn cross_validate(
                     (cv.active, cv.active_batch),
                 )?;
                 if let Some(score_data) = &score_data {
-                    pooled.add_together(&labelled, score_data, &fold, &plan.fold_of, options, cv)?;
+                    pooled.add_together(
+                        &labelled,
+                        score_data,
+                        &fold,
+                        &plan.fold_of,
+                        options,
+                        cv,
+                    )?;
                 }
             }
             Kind::Unsupervised => {
@@ -431,7 +438,8 @@ impl Pooled {
             let key = &labelled.windows.keys[labelled.rows[p]];
             let (score, has_cut) = score_of.get(key).copied().unwrap_or((f64::NAN, false));
             self.together_positions.push(p);
-            self.together.push((has_cut && score > 1.0) || top_class != 0);
+            self.together
+                .push((has_cut && score > 1.0) || top_class != 0);
         }
         Ok(())
     }
@@ -559,11 +567,7 @@ fn report(
             });
         }
     }
-    let starts: &[(usize, usize)] = if cv.leave_out_each {
-        &fold_starts
-    } else {
-        &[]
-    };
+    let starts: &[(usize, usize)] = if cv.leave_out_each { &fold_starts } else { &[] };
     let together = cv
         .with_score
         .then(|| detection_figures(labelled, plan, starts, &together_positions, &together));

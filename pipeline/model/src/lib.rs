@@ -43,7 +43,7 @@ mod train;
 
 pub use cross_validation::{CrossValidation, cross_validate};
 pub use eval_report::{
-    ApplicationScores, EvalReport, Detection, evaluate_model, score_classes, score_figures,
+    ApplicationScores, Detection, EvalReport, evaluate_model, score_classes, score_figures,
 };
 pub use labelled::{Labelled, READ_PER_CLASS};
 pub use train::{Diagnosis, header, permutation_importance, train};

@@ -818,7 +818,7 @@ mod tests {
         for votes in &mut leak[2..5] {
             *votes = vec![0.1, 0.9];
         }
-        assert_eq!(judge(Some(&leak), &vec![0.5; 10]).verdict, "memleak");
+        assert_eq!(judge(Some(&leak), &[0.5; 10]).verdict, "memleak");
         assert_eq!(judge(Some(&leak), &scores).verdict, "memleak");
         // Without a diagnosis the score judges: three windows above 1 are a run, two are not.
         let v = judge(None, &scores);

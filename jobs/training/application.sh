@@ -27,7 +27,8 @@
 #   database  an embedded database: SQLite builds a table of 3 million generated rows on disk,
 #             indexes it, aggregates and joins it, updates a tenth of it; one thread
 #   compress  data compression: 60 MB of generated base64 text compressed by xz at level 6 with
-#             one thread per CPU, then decompressed and checked
+#             up to one thread per CPU (xz's threads take 24-MB blocks: three here), then
+#             decompressed and checked
 #   crypto    cryptography: OpenSSL's speed benchmark (SHA-256, AES-256-CBC, RSA-2048, ECDSA
 #             P-256) in one process per CPU
 set -u

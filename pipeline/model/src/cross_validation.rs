@@ -403,8 +403,8 @@ impl Pooled {
     /// The diagnosis's verdicts of this fold (just added) together with the anomaly score's: a
     /// window is anomalous when the diagnosis's top class is an anomaly (whatever its share) or
     /// the score is above its application's cut; a score with no cut (an application without
-    /// a history) says nothing. `score_data` is the same warehouse read with the score's features; its windows are
-    /// matched to the diagnosis's by their keys.
+    /// a history) says nothing. `score_data` is the same warehouse read with the score's
+    /// features; its windows are matched to the diagnosis's by their keys.
     fn add_together(
         &mut self,
         labelled: &Labelled,
@@ -491,7 +491,7 @@ impl Pooled {
         // baseline of meets the score's own threshold (one it has a baseline of keeps it).
         let judge = |rows: &[usize]| {
             let scores = model.score(&labelled.windows, rows);
-            model.over_own_cuts(&labelled.windows, rows, scores, &labelled.applications)
+            model.over_cuts_with_history(&labelled.windows, rows, scores, &labelled.applications)
         };
         let judged: Vec<(f64, bool)> = if no_history {
             let mut by_job: HashMap<&str, Vec<usize>> = HashMap::new();

@@ -573,8 +573,9 @@ pub fn top(votes: &[f32]) -> (usize, f32) {
 /// The class of each window, `None` (unknown) when its top class is an anomaly with less than
 /// `unknown_below` of the votes; 0 gives the top class always. A top class of healthy (class 0)
 /// is healthy whatever its share: on applications the forest never saw, the top class alone
-/// met issue 70's goal on every suite run (docs/models.md, "The ninth run"), while calling a
-/// healthy top class with few votes unsure made 13-25 % of their healthy windows unknown.
+/// met issue 70's goal on every suite run it was judged on (runs 6-9; docs/models.md, "The
+/// ninth run"), while calling a healthy top class with few votes unsure made 13-15 % of their
+/// healthy windows unknown (runs 6 and 7).
 pub fn decide(votes: &[Vec<f32>], unknown_below: f64) -> Vec<Option<u32>> {
     votes
         .iter()

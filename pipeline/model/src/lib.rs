@@ -3,8 +3,9 @@
 //!
 //! - **diagnosis** ([`forest`]): a random forest over the `windows` table's statistics that names
 //!   the anomaly type of each window (HPAS names: cpuoccupy, cachecopy, membw, memeater, memleak,
-//!   iobandwidth, iometadata, netoccupy) or "healthy", and says "unknown" when fewer than
-//!   `unknown_below` of its trees agree (Taxonomist's confidence threshold);
+//!   iobandwidth, iometadata, netoccupy) or "healthy", and says "unknown" when its top class is
+//!   an anomaly fewer than `unknown_below` of its trees agree on (Taxonomist's confidence
+//!   threshold; a healthy top class is healthy however few agree, [`forest::decide`]);
 //! - **unsupervised** ([`unsupervised`]): an anomaly score from healthy windows only, for a
 //!   cluster without labels.
 //!
@@ -168,7 +169,8 @@ impl LabelsFrom {
 pub struct TrainOptions {
     pub forest: ForestParams,
     pub score: ScoreParams,
-    /// A window whose top class has a smaller share of the trees' votes is "unknown".
+    /// A window whose top class is an anomaly with a smaller share of the trees' votes is
+    /// "unknown" ([`forest::decide`]).
     pub unknown_below: f64,
     /// Training windows kept per class (a seeded sample beyond it): a day of a cluster has
     /// hundreds of thousands of healthy windows, which would slow training without teaching the

@@ -11,9 +11,10 @@
 //!   type, or one with too few of the votes to be named; without a diagnosis, an anomaly score
 //!   above 1), with no confidence: the windows are counted instead. Beside a diagnosis its top
 //!   class alone judges a window, healthy whatever its share of the votes, and the score is
-//!   recorded but does not overrule it: on the applications of nine real suite runs the top class
-//!   met issue 70's goal on every run, while the score's cuts raised up to 0.31 false alarms on
-//!   an application's healthy runs (docs/models.md, "The ninth run");
+//!   recorded but does not overrule it: on the real suite runs of applications it never saw
+//!   (runs 6-9, alone and pooled with runs 3-5) the top class met issue 70's goal every time,
+//!   while the score's cuts flagged up to 0.31 of a new application's healthy windows
+//!   (docs/models.md, "The ninth run");
 //! - else **healthy**, with the mean healthy vote share as confidence where the diagnosis voted
 //!   (an anomaly score alone gives no confidence, only windows above or below its line).
 //!
@@ -171,8 +172,7 @@ enum WindowCall {
     Healthy,
     /// An anomaly class index and its share of the votes.
     Anomaly(usize, f32),
-    /// Too few trees agree, or the anomaly score is above 1 where the diagnosis says healthy
-    /// or there is none.
+    /// Too few trees agree on an anomaly, or (without a diagnosis) the anomaly score is above 1.
     Unsure,
 }
 
@@ -281,7 +281,7 @@ fn node_verdict(
             ..base
         };
     }
-    // Trouble without one name: a run of windows that are not confidently healthy.
+    // Trouble without one name: a run of windows that are not healthy.
     let run = longest_run(keys, &calls, |c| *c != WindowCall::Healthy);
     if run.len() >= min_windows {
         return NodeVerdict {

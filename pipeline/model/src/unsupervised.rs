@@ -375,7 +375,7 @@ impl AnomalyScore {
         scores: Vec<f64>,
         application: &HashMap<String, String>,
     ) -> Vec<f64> {
-        self.over_own_cuts(windows, rows, scores, application)
+        self.over_cuts_with_history(windows, rows, scores, application)
             .into_iter()
             .map(|(score, _)| score)
             .collect()
@@ -384,7 +384,7 @@ impl AnomalyScore {
     /// [`Self::over_cuts`], each score with whether its job had a cut of its application's
     /// history (false: judged against the score's own threshold, which does not transfer to an
     /// application the score never saw; docs/models.md, "With no history").
-    pub fn over_own_cuts(
+    pub fn over_cuts_with_history(
         &self,
         windows: &Windows,
         rows: &[usize],

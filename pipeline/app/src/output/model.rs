@@ -188,22 +188,22 @@ pub fn render_report(report: &EvalReport) -> String {
 /// A way of flagging windows other than the report's own verdict (the diagnosis's top class;
 /// with the score, `--with-score`): the share of anomalous windows flagged and of healthy ones,
 /// by true class and per application left out.
-fn render_detection(title: &str, together: &crate::model::Detection, out: &mut String) {
-    let s = &together.scores;
+fn render_detection(title: &str, flagging: &crate::model::Detection, out: &mut String) {
+    let s = &flagging.scores;
     out.push_str(&format!(
         "{title}: {:.3} of anomalous windows flagged, {:.3} of healthy ones\n",
         1.0 - s.miss_rate,
         s.false_alarm_rate
     ));
-    for (c, share) in &together.flagged_share {
+    for (c, share) in &flagging.flagged_share {
         out.push_str(&format!("  {c:<12} {share:.3} flagged\n"));
     }
-    if !together.per_application.is_empty() {
+    if !flagging.per_application.is_empty() {
         out.push_str(&format!(
             "  {:<16} {:>6} {:>9} {:>9} {:>11}\n",
             "application", "jobs", "windows", "flagged", "false alarm"
         ));
-        for a in &together.per_application {
+        for a in &flagging.per_application {
             out.push_str(&format!(
                 "  {:<16} {:>6} {:>9} {:>9.3} {:>11.3}\n",
                 truncate(&a.application, 16),

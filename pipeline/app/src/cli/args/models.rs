@@ -116,7 +116,8 @@ pub enum ModelAction {
         /// loop). Default: all N at once
         #[arg(long, value_name = "B", requires = "active", conflicts_with_all = ["model", "workflows"], value_parser = clap::value_parser!(u64).range(1..))]
         active_batch: Option<u64>,
-        /// For the anomaly score, with --leave-out-application or --hold-out: judge each job
+        /// For the anomaly score (alone, or the diagnosis --with-score), with
+        /// --leave-out-application or --hold-out: judge each job
         /// alone, as its application's first run would be, with no other runs of it to take a
         /// cut from (an application the model never saw meets the score's own threshold).
         #[arg(long, conflicts_with_all = ["model", "workflows", "cv"])]
@@ -217,7 +218,8 @@ pub struct TrainArgs {
     /// Features kept by the ANOVA F ranking on the training windows (0: all).
     #[arg(long, default_value_t = 400)]
     pub max_features: usize,
-    /// A window whose top class has a smaller share of the trees' votes is "unknown".
+    /// A window whose top class is an anomaly with a smaller share of the trees' votes is
+    /// "unknown" (a healthy top class is healthy whatever its share).
     #[arg(long, default_value_t = crate::model::DEFAULT_UNKNOWN_BELOW)]
     pub unknown_below: f64,
     /// Training windows kept per class (a seeded sample beyond it; 0: all).

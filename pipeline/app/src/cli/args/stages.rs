@@ -114,7 +114,8 @@ pub struct ClassifyArgs {
     /// (`jobsight features --windows 60:15`). Default: model.diagnosis.
     #[arg(long, env = "JOBSIGHT_MODEL")]
     pub model: Option<PathBuf>,
-    /// An anomaly-score model (`model train --kind unsupervised`). Default: model.unsupervised.
+    /// An anomaly-score model (`model train --kind unsupervised`). Beside a diagnosis model its
+    /// score is recorded and the diagnosis judges; alone, it judges. Default: model.unsupervised.
     #[arg(long, env = "JOBSIGHT_ANOMALY_MODEL")]
     pub anomaly_model: Option<PathBuf>,
 }

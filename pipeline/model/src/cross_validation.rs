@@ -381,11 +381,11 @@ impl Pooled {
         no_history: bool,
     ) -> Result<(), ModelError> {
         let (number, test) = (fold.number, &fold.test);
-        let scores: Vec<f64> = self
-            .fold_scores(labelled, fold, fold_of, options, no_history)?
-            .into_iter()
-            .map(|(score, _)| score)
-            .collect();
+        let judged = fold_scores(labelled, fold, fold_of, options, no_history)?;
+        self.train_s += judged.train_s;
+        self.predict_s += judged.predict_s;
+        self.predicted_windows += judged.windows;
+        let scores: Vec<f64> = judged.scores.into_iter().map(|(score, _)| score).collect();
         self.truth
             .extend(test.iter().map(|&p| u32::from(labelled.labels[p] != 0)));
         self.at_threshold
@@ -422,10 +422,8 @@ impl Pooled {
             train: score_data.positions(|j| !in_fold(j)),
             test,
         };
-        let times = (self.train_s, self.predict_s, self.predicted_windows);
-        let scores = self.fold_scores(score_data, &score_fold, fold_of, options, cv.no_history)?;
-        // The report's times are the diagnosis's own.
-        (self.train_s, self.predict_s, self.predicted_windows) = times;
+        // The report's times stay the diagnosis's own.
+        let scores = fold_scores(score_data, &score_fold, fold_of, options, cv.no_history)?.scores;
         let score_of: HashMap<&dataset::WindowKey, (f64, bool)> = score_fold
             .rows
             .iter()
@@ -443,82 +441,94 @@ impl Pooled {
         }
         Ok(())
     }
+}
 
-    /// Fits an anomaly score on the healthy windows of the fold's training jobs; its score of
-    /// each of the fold's test windows (over the cut of its application), and whether there was
-    /// such a cut (a history of the application).
-    fn fold_scores(
-        &mut self,
-        labelled: &Labelled,
-        fold: &Fold,
-        fold_of: &HashMap<String, usize>,
-        options: &TrainOptions,
-        no_history: bool,
-    ) -> Result<Vec<(f64, bool)>, ModelError> {
-        let number = fold.number;
-        let healthy: Vec<usize> = labelled
-            .sample(
-                &fold
-                    .train
-                    .iter()
-                    .copied()
-                    .filter(|&p| labelled.labels[p] == 0)
-                    .collect::<Vec<_>>(),
-                options.max_windows_per_class,
-                options.seed,
-            )
-            .into_iter()
-            .map(|p| labelled.rows[p])
-            .collect();
-        let started = Instant::now();
-        // The training jobs' every window (not other jobs': an application left out must not
-        // get a baseline from its runs the labels left out).
-        let (model, _) = labelled.fit_score(
-            &healthy,
-            |j| fold_of.get(j).is_some_and(|&f| f != number),
-            options,
-        )?;
-        self.train_s += started.elapsed().as_secs_f64();
-        let started = Instant::now();
-        // Every window of the fold's jobs is judged, as a day's are, labelled or not: an
-        // application the model never saw takes its cut from the other runs' windows, and the
-        // windows that straddle an anomaly's edge (left unlabelled) are some of them.
-        let every: Vec<usize> = (0..labelled.windows.keys.len())
-            .filter(|&r| fold_of.get(&*labelled.windows.keys[r].job_id) == Some(&number))
-            .collect();
-        // Without a history each job is judged alone, as an application's first run is: no
-        // other run of it among the judged gives it a cut, so an application the model has no
-        // baseline of meets the score's own threshold (one it has a baseline of keeps it).
-        let judge = |rows: &[usize]| {
-            let scores = model.score(&labelled.windows, rows);
-            model.over_cuts_with_history(&labelled.windows, rows, scores, &labelled.applications)
-        };
-        let judged: Vec<(f64, bool)> = if no_history {
-            let mut by_job: HashMap<&str, Vec<usize>> = HashMap::new();
-            for &r in &every {
-                by_job
-                    .entry(&*labelled.windows.keys[r].job_id)
-                    .or_default()
-                    .push(r);
-            }
-            let mut judged: HashMap<usize, (f64, bool)> = HashMap::new();
-            for rows in by_job.values() {
-                judged.extend(rows.iter().copied().zip(judge(rows)));
-            }
-            every.iter().map(|r| judged[r]).collect()
-        } else {
-            judge(&every)
-        };
-        let score_of: HashMap<usize, (f64, bool)> = every.into_iter().zip(judged).collect();
-        let scores: Vec<(f64, bool)> = fold
-            .rows
-            .iter()
-            .map(|r| score_of.get(r).copied().unwrap_or((f64::NAN, false)))
-            .collect();
-        self.predict_s += started.elapsed().as_secs_f64();
-        self.predicted_windows += score_of.len();
-        Ok(scores)
-    }
+/// [`fold_scores`]' answer.
+struct FoldScores {
+    /// Each test window's score over its cut, and whether it had one.
+    scores: Vec<(f64, bool)>,
+    train_s: f64,
+    predict_s: f64,
+    /// Windows scored (every window of the fold's jobs, labelled or not).
+    windows: usize,
+}
+
+/// Fits an anomaly score on the healthy windows of the fold's training jobs; its score of
+/// each of the fold's test windows (over the cut of its application), and whether there was
+/// such a cut (a history of the application); the time it took.
+fn fold_scores(
+    labelled: &Labelled,
+    fold: &Fold,
+    fold_of: &HashMap<String, usize>,
+    options: &TrainOptions,
+    no_history: bool,
+) -> Result<FoldScores, ModelError> {
+    let number = fold.number;
+    let healthy: Vec<usize> = labelled
+        .sample(
+            &fold
+                .train
+                .iter()
+                .copied()
+                .filter(|&p| labelled.labels[p] == 0)
+                .collect::<Vec<_>>(),
+            options.max_windows_per_class,
+            options.seed,
+        )
+        .into_iter()
+        .map(|p| labelled.rows[p])
+        .collect();
+    let started = Instant::now();
+    // The training jobs' every window (not other jobs': an application left out must not
+    // get a baseline from its runs the labels left out).
+    let (model, _) = labelled.fit_score(
+        &healthy,
+        |j| fold_of.get(j).is_some_and(|&f| f != number),
+        options,
+    )?;
+    let train_s = started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    // Every window of the fold's jobs is judged, as a day's are, labelled or not: an
+    // application the model never saw takes its cut from the other runs' windows, and the
+    // windows that straddle an anomaly's edge (left unlabelled) are some of them.
+    let every: Vec<usize> = (0..labelled.windows.keys.len())
+        .filter(|&r| fold_of.get(&*labelled.windows.keys[r].job_id) == Some(&number))
+        .collect();
+    // Without a history each job is judged alone, as an application's first run is: no
+    // other run of it among the judged gives it a cut, so an application the model has no
+    // baseline of meets the score's own threshold (one it has a baseline of keeps it).
+    let judge = |rows: &[usize]| {
+        let scores = model.score(&labelled.windows, rows);
+        model.over_cuts_with_history(&labelled.windows, rows, scores, &labelled.applications)
+    };
+    let judged: Vec<(f64, bool)> = if no_history {
+        let mut by_job: HashMap<&str, Vec<usize>> = HashMap::new();
+        for &r in &every {
+            by_job
+                .entry(&*labelled.windows.keys[r].job_id)
+                .or_default()
+                .push(r);
+        }
+        let mut judged: HashMap<usize, (f64, bool)> = HashMap::new();
+        for rows in by_job.values() {
+            judged.extend(rows.iter().copied().zip(judge(rows)));
+        }
+        every.iter().map(|r| judged[r]).collect()
+    } else {
+        judge(&every)
+    };
+    let score_of: HashMap<usize, (f64, bool)> = every.into_iter().zip(judged).collect();
+    let scores: Vec<(f64, bool)> = fold
+        .rows
+        .iter()
+        .map(|r| score_of.get(r).copied().unwrap_or((f64::NAN, false)))
+        .collect();
+    Ok(FoldScores {
+        scores,
+        train_s,
+        predict_s: started.elapsed().as_secs_f64(),
+        windows: score_of.len(),
+    })
 }
 
 /// The report of a cross-validation from the verdicts of every fold (and, when asked, every

@@ -67,7 +67,7 @@ def signals(t):
 
 def score(t):
     """Each task's z-scores, its host's score and its host against the run, as detect::score."""
-    kind = t.task_id.str.replace(r"_ID\d+(?=_|$)", "", regex=True)
+    kind = t.task_id.str.replace(r"(?<=.)_ID\d+$", "", regex=True)
     host = t.kickstart_hostname.fillna("")
     x = signals(t)
     median = x.groupby(kind).transform("median")

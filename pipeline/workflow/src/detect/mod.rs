@@ -114,7 +114,7 @@ mod tests {
         assert_eq!(kind_of("individuals_ID0000047"), "individuals");
         assert_eq!(
             kind_of("xgboost_hp_tuning_ID0000020_pegasus-plan_ID0000016"),
-            "xgboost_hp_tuning_pegasus-plan"
+            "xgboost_hp_tuning_ID0000020_pegasus-plan"
         );
         assert_eq!(
             kind_of("create_dir_1000-genome_0_condorpool"),
@@ -123,6 +123,7 @@ mod tests {
         assert_eq!(kind_of("_ID12"), "_ID12");
         assert_eq!(kind_of("x_IDab"), "x_IDab");
         assert_eq!(kind_of("x_ID12y_ID3"), "x_ID12y");
+        assert_eq!(kind_of("x_ID12_y"), "x_ID12_y");
     }
 
     #[test]

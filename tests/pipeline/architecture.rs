@@ -10,12 +10,13 @@ use crate::common;
 
 /// Each crate of `pipeline/` (by folder) and the workspace crates it may depend on (its normal
 /// dependencies; tests may use more). The layers, top down: app; the stages; sim; warehouse;
-/// base; the hooks crate beside them.
+/// base; the hooks crate beside them. Of the stages only ingest may use the simulator, which it
+/// offers as a telemetry source; the anomaly vocabulary every stage shares is in base.
 const MAY_DEPEND_ON: &[(&str, &[&str])] = &[
     ("base", &["jobsight-slurm-hooks"]),
     ("warehouse", &["jobsight-base", "jobsight-slurm-hooks"]),
     ("sim", &["jobsight-base", "jobsight-slurm-hooks"]),
-    ("ingest", STAGE),
+    ("ingest", INGEST),
     ("features", STAGE),
     ("rules", STAGE),
     ("model", STAGE),
@@ -27,6 +28,13 @@ const MAY_DEPEND_ON: &[(&str, &[&str])] = &[
 
 /// What a stage may depend on: the layers below it, never another stage.
 const STAGE: &[&str] = &[
+    "jobsight-base",
+    "jobsight-slurm-hooks",
+    "jobsight-warehouse",
+];
+/// ... and ingest the simulator too: `jobsight simulate` and the demo write a simulated day
+/// through it, as a telemetry source.
+const INGEST: &[&str] = &[
     "jobsight-base",
     "jobsight-slurm-hooks",
     "jobsight-warehouse",

@@ -3,6 +3,7 @@
 //! DataFusion, so it builds in seconds and every stage (and the application above them) may use
 //! it without tying itself to another stage.
 //!
+//! [`anomaly`] is the vocabulary of anomaly types that labels, models and the simulator share;
 //! [`text`] makes what people read safe (escaping, cleaning, slugs) and writes durations;
 //! [`templates`] is the error every template names (the engine is the application's); [`stats`] and [`series`] hold the statistics every figure is
 //! computed with; [`safe_fs`] and [`lockfile`] are the careful file handling; [`options`] the
@@ -10,6 +11,7 @@
 //! types and Slurm's text forms; [`process`] is the clock and the process's memory.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+pub mod anomaly;
 pub mod choice;
 pub mod lockfile;
 pub mod options;

@@ -17,7 +17,7 @@ use datafusion::arrow::datatypes::Int64Type;
 
 use crate::ModelError;
 use crate::dataset::{HEALTHY, LabelLine, batches, is_anomaly, micros_column, text_column};
-use jobsight_sim::Anomaly;
+use jobsight_base::anomaly::Anomaly;
 use jobsight_warehouse::catalog::rows::LabelRow;
 use jobsight_warehouse::catalog::{self, Table};
 

@@ -245,44 +245,8 @@ pub enum Behaviour {
     Inefficiency(Inefficiency),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Anomaly {
-    MemLeak,
-    MemEater,
-    CpuOccupy,
-    CacheCopy,
-    MemBw,
-    IoBandwidth,
-    IoMetadata,
-    NetOccupy,
-}
-
-impl Anomaly {
-    pub const ALL: [Anomaly; 8] = [
-        Anomaly::MemLeak,
-        Anomaly::MemEater,
-        Anomaly::CpuOccupy,
-        Anomaly::CacheCopy,
-        Anomaly::MemBw,
-        Anomaly::IoBandwidth,
-        Anomaly::IoMetadata,
-        Anomaly::NetOccupy,
-    ];
-
-    /// The HPAS name, as in the labels of real data sets.
-    pub fn name(self) -> &'static str {
-        match self {
-            Anomaly::MemLeak => "memleak",
-            Anomaly::MemEater => "memeater",
-            Anomaly::CpuOccupy => "cpuoccupy",
-            Anomaly::CacheCopy => "cachecopy",
-            Anomaly::MemBw => "membw",
-            Anomaly::IoBandwidth => "iobandwidth",
-            Anomaly::IoMetadata => "iometadata",
-            Anomaly::NetOccupy => "netoccupy",
-        }
-    }
-}
+/// The anomaly types the simulator generates are the vocabulary every stage shares.
+pub use jobsight_base::anomaly::Anomaly;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Inefficiency {

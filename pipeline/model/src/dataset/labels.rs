@@ -10,7 +10,7 @@ use datafusion::arrow::datatypes::Int64Type;
 
 use super::{HEALTHY, WindowKey, batches, micros_column, text_column};
 use crate::ModelError;
-use jobsight_sim::Anomaly;
+use jobsight_base::anomaly::Anomaly;
 use jobsight_warehouse::catalog::Table;
 
 /// One labelled anomaly interval.

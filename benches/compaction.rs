@@ -16,8 +16,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use chrono::{NaiveDate, TimeZone, Utc};
-use jobsight::catalog::{self, Table};
-use jobsight::ingest::{JobRow, TelemetrySink};
+use jobsight_ingest::{JobRow, TelemetrySink};
+use jobsight_warehouse::catalog::{self, Table};
 
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -125,7 +125,7 @@ fn time_queries(runtime: &tokio::runtime::Runtime, data: &Path) -> Vec<(Duration
             for _ in 0..3 {
                 let started = Instant::now();
                 let batches = runtime
-                    .block_on(jobsight::query::run(data, sql))
+                    .block_on(jobsight_warehouse::query::run(data, sql))
                     .expect("query");
                 best = best.min(started.elapsed());
                 rows = batches.iter().map(|b| b.num_rows()).sum();

@@ -202,9 +202,9 @@ fn nightly(config: &Path, day: &str, ingest: (f64, f64)) {
 /// demo), features, rules, critical emails. Run in this process through the library, as the
 /// daemon runs it.
 fn per_job_latency(work: &Path, nodes: u64, jobs_per_day: u64) {
-    use jobsight::ingest::simulator::SimulatedCluster;
     use jobsight::schedule;
-    use jobsight::simulate::{ClusterSpec, Placement};
+    use jobsight_ingest::simulator::SimulatedCluster;
+    use jobsight_sim::{ClusterSpec, Placement};
     use std::sync::Arc;
 
     // The simulated day (job times count from its midnight).
@@ -222,7 +222,7 @@ fn per_job_latency(work: &Path, nodes: u64, jobs_per_day: u64) {
         ..ClusterSpec::default()
     };
     // The run is due at the first job end after noon: the jobs of the 2 minutes up to it.
-    let day_jobs = jobsight::simulate::simulate_day(&spec, 7);
+    let day_jobs = jobsight_sim::simulate_day(&spec, 7);
     let noon = day_jobs
         .iter()
         .map(|j| j.end_s)
@@ -235,9 +235,9 @@ fn per_job_latency(work: &Path, nodes: u64, jobs_per_day: u64) {
         .filter(|j| (noon - 120..noon).contains(&j.end_s))
         .collect();
     let spool_dir = work.join("spool");
-    jobsight::spool::Spool::init(&spool_dir, 0o755).expect("spool");
+    jobsight_ingest::spool::Spool::init(&spool_dir, 0o755).expect("spool");
     for job in &batch {
-        for env in jobsight::simulate::hook_environments(&spec.name, job) {
+        for env in jobsight_sim::hook_environments(&spec.name, job) {
             let vars = env.into_iter().map(|(k, v)| {
                 (
                     std::ffi::OsString::from(k),
@@ -264,7 +264,7 @@ fn per_job_latency(work: &Path, nodes: u64, jobs_per_day: u64) {
     let context = schedule::Context {
         settings,
         clock: schedule::Clock::Fixed(run_at),
-        book: Arc::new(jobsight::rules::RuleBook::load(None).expect("rules")),
+        book: Arc::new(jobsight_rules::RuleBook::load(None).expect("rules")),
         models: None,
         accounting: Box::new(simulated()),
         telemetry: Some(Box::new(simulated())),

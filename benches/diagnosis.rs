@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use jobsight::model::{self, CrossValidation, Kind, LabelsFrom, TrainOptions};
+use jobsight_model::{CrossValidation, Kind, LabelsFrom, TrainOptions};
 
 #[path = "bench_support.rs"]
 mod support;
@@ -57,7 +57,7 @@ fn compare(name: &str, data: &Path, python: Option<&Path>) {
         no_history: false,
         with_score: false,
     };
-    let report = model::cross_validate(
+    let report = jobsight_model::cross_validate(
         data,
         Kind::Diagnosis,
         &LabelsFrom::Table,
@@ -140,7 +140,7 @@ fn compare(name: &str, data: &Path, python: Option<&Path>) {
     let out = tempfile::tempdir().expect("tempdir");
     let path = out.path().join("diagnosis.model");
     let started = Instant::now();
-    let file = model::train(
+    let file = jobsight_model::train(
         data,
         Kind::Diagnosis,
         &LabelsFrom::Table,
@@ -151,7 +151,7 @@ fn compare(name: &str, data: &Path, python: Option<&Path>) {
     .expect("train");
     let train_s = started.elapsed().as_secs_f64();
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-    let eval = model::evaluate_model(data, &path, &LabelsFrom::Table).expect("evaluate");
+    let eval = jobsight_model::evaluate_model(data, &path, &LabelsFrom::Table).expect("evaluate");
     println!(
         "model on all {} windows: `model train` {:.1} s in all (held-out fit, importance, final fit), {:.0} windows/s through the final fit; prediction {:.0} windows/s; file {:.2} MiB, {} features",
         file.header.training.windows,

@@ -203,7 +203,7 @@ fn main() {
         }
         total
     };
-    use jobsight::features::reference;
+    use jobsight_features::reference;
     let reference = per_day(&|day| reference::node_metric_sql(day, 60, &[]), &[]);
     print_row("jobsight reference SQL (DataFusion)", &reference, &ours);
     // The same statistics (and the temporal ones) as one DataFusion plan over `js_describe`, with

@@ -24,11 +24,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
-use jobsight::ingest::per_job::TelemetrySource;
-use jobsight::ingest::simulator::SimulatedCluster;
-use jobsight::ingest::squeue::RunningJob;
 use jobsight::running::watch::{Judge, judge_all};
-use jobsight::simulate::{ClusterSpec, Placement};
+use jobsight_ingest::per_job::TelemetrySource;
+use jobsight_ingest::simulator::SimulatedCluster;
+use jobsight_ingest::squeue::RunningJob;
+use jobsight_sim::{ClusterSpec, Placement};
 
 #[path = "bench_support.rs"]
 mod support;
@@ -92,7 +92,7 @@ fn main() {
         placement: Placement::Anywhere,
         ..ClusterSpec::default()
     };
-    let day_jobs = jobsight::simulate::simulate_day(&spec, 11);
+    let day_jobs = jobsight_sim::simulate_day(&spec, 11);
     let t = (now - day.and_hms_opt(0, 0, 0).expect("midnight").and_utc()).num_seconds() as u64;
     let running: Vec<_> = day_jobs
         .iter()
@@ -129,7 +129,7 @@ fn main() {
         .expect("settings");
     settings.features.cores_per_node = Some(spec.cpus_per_node);
     settings.rules.cores_per_node = Some(spec.cpus_per_node);
-    let book = jobsight::rules::RuleBook::load(None).expect("rules");
+    let book = jobsight_rules::RuleBook::load(None).expect("rules");
     let judge_with = |telemetry: &(dyn TelemetrySource + Send + Sync)| {
         let judge = Judge {
             book: &book,

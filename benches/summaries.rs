@@ -26,8 +26,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
-use jobsight::query::{self, Columns};
-use jobsight::summary;
+use jobsight_warehouse::query::{self, Columns};
 use support::{bench_python, repo_dir};
 
 fn env_number(name: &str, default: u64) -> u64 {
@@ -133,8 +132,13 @@ fn main() {
                 .expect("day");
         let last = first + chrono::Duration::days(364);
         let started = Instant::now();
-        let rows = summary::write_days(&data, &summary::Settings::default(), first, last)
-            .expect("summaries");
+        let rows = jobsight_summary::write_days(
+            &data,
+            &jobsight_summary::Settings::default(),
+            first,
+            last,
+        )
+        .expect("summaries");
         let summarize_s = started.elapsed().as_secs_f64();
         let peak = jobsight_base::peak_memory_mib().unwrap_or(0);
         eprintln!(

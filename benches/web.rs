@@ -6,7 +6,7 @@
 //! none otherwise, so a day's telemetry scan is smaller here than on a real day: the report step's
 //! telemetry cost at scale is measured by `benches/day.rs`). Of the 30 measured days, the first
 //! 20 get their jobs' references stored as the report step stores them with a day's pages
-//! (`jobsight::report::write_references`, timed); the other 10 have none, as a day the report
+//! (`jobsight_report::write_references`, timed); the other 10 have none, as a day the report
 //! never ran for, whose first page finds the 30 days' healthy runs on request.
 //!
 //! Beside it, in the same run, the one query every served job request starts with (who owns the
@@ -30,10 +30,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
-use jobsight::catalog::rows::TelemetryBuilder;
-use jobsight::catalog::{self, Table};
-use jobsight::query::{self, Columns};
 use jobsight::web::who::{Directory, Roles};
+use jobsight_warehouse::catalog::rows::TelemetryBuilder;
+use jobsight_warehouse::catalog::{self, Table};
+use jobsight_warehouse::query::{self, Columns};
 use support::{bench_python, repo_dir};
 
 /// Days whose jobs' pages are measured, spread over the year (two jobs each).
@@ -216,7 +216,7 @@ fn main() {
     let mut storing = Vec::new();
     for day in reported {
         let t = Instant::now();
-        jobsight::report::write_references(&data, *day).expect("references");
+        jobsight_report::write_references(&data, *day).expect("references");
         storing.push(t.elapsed());
     }
     for day in unreported {
@@ -239,7 +239,7 @@ fn main() {
         admin_groups: Vec::new(),
     };
     let roles = Roles::new(Box::new(NoSlurm), &access, Duration::from_secs(300));
-    let report = jobsight::report::Settings::default();
+    let report = jobsight_report::Settings::default();
     let (tx, rx) = std::sync::mpsc::channel();
     let server_data = data.clone();
     std::thread::spawn(move || {
@@ -249,7 +249,7 @@ fn main() {
                 server_data,
                 web_settings,
                 report,
-                jobsight::report::Inputs::default(),
+                jobsight_report::Inputs::default(),
                 roles,
             )
             .await

@@ -25,8 +25,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use jobsight::simulate::Rng;
-use jobsight::workflow::{detect, pegasus};
+use jobsight_sim::Rng;
+use jobsight_workflow::{detect, pegasus};
 use support::{bench_python, repo_dir};
 
 const HEADER: &str = ",anomaly_type,type,is_clustered,ready,pre_script_start,pre_script_end,submit,stage_in_start,stage_in_end,stage_in_effective_bytes_per_sec,execute_start,execute_end,stage_out_start,stage_out_end,stage_out_effective_bytes_per_sec,post_script_start,post_script_end,wms_delay,pre_script_delay,queue_delay,runtime,post_script_delay,stage_in_delay,stage_in_bytes,stage_out_delay,stage_out_bytes,kickstart_user,kickstart_site,kickstart_hostname,kickstart_transformations,kickstart_executables,kickstart_executables_argv,kickstart_executables_cpu_time,kickstart_status,kickstart_executables_exitcode,kickstart_online_iowait,kickstart_online_bytes_read,kickstart_online_bytes_written,kickstart_online_read_system_calls,kickstart_online_write_system_calls,kickstart_online_utime,kickstart_online_stime,kickstart_online_bytes_read_per_second,kickstart_online_bytes_written_per_second";

@@ -8,9 +8,9 @@
 use std::path::Path;
 
 use chrono::{NaiveDate, TimeZone, Utc};
-use jobsight::catalog::rows::{FindingRow, JobRow, JobSummaryRow};
-use jobsight::catalog::{self, Table};
-use jobsight::simulate::Rng;
+use jobsight_sim::Rng;
+use jobsight_warehouse::catalog::rows::{FindingRow, JobRow, JobSummaryRow};
+use jobsight_warehouse::catalog::{self, Table};
 
 pub const FIRST_DAY: (i32, u32, u32) = (2025, 1, 1);
 pub const RULES: [&str; 8] = [

@@ -38,7 +38,7 @@ pub fn agree_with_reference(
     trim_s: u64,
     only_jobs: &[String],
 ) -> usize {
-    use jobsight::features::reference;
+    use jobsight_features::reference;
     let key = |r: &serde_json::Value| {
         format!(
             "{}/r{}/{}/{}",

@@ -176,7 +176,7 @@ fn queries_on_a_ballista_cluster_equal_the_local_run() {
     let day: chrono::NaiveDate = DAY.parse().unwrap();
     let queries = [
         // The features step as one DataFusion plan.
-        jobsight::features::reference::describe_sql(day, 60, &[]),
+        jobsight_features::reference::describe_sql(day, 60, &[]),
         // A features function, over both days' partitions.
         "SELECT day, metric, count(*) AS n, js_p95(value) AS p95, js_slope_per_h(ts, value) AS slope \
          FROM telemetry GROUP BY day, metric ORDER BY day, metric"

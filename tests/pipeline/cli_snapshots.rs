@@ -8,7 +8,7 @@ use std::process::Command;
 
 use chrono::DateTime;
 use jobsight::output::{self, Format};
-use jobsight::spool::Spool;
+use jobsight_ingest::spool::Spool;
 use slurm_hooks::hook_env::record_from_env;
 use slurm_hooks::spool_dir::enqueue;
 

@@ -8,7 +8,7 @@ use jobsight_base::units::{raw_names, unreadable_numbers};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use jobsight::simulate::{ClusterSpec, hook_environments, simulate_day};
+use jobsight_sim::{ClusterSpec, hook_environments, simulate_day};
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 
@@ -185,7 +185,7 @@ fn demo_reports_what_is_on_disk() {
             .iter()
             .filter_map(|(k, v)| Some((k.as_str(), v.as_f64()?)))
             .collect();
-        let wrong = jobsight::rules::contradictions(&numbers, f["message"].as_str().unwrap());
+        let wrong = jobsight_rules::contradictions(&numbers, f["message"].as_str().unwrap());
         assert!(wrong.is_empty(), "{f}: {wrong:?}");
         // And every finding explains itself in people's units.
         let message = f["message"].as_str().unwrap();

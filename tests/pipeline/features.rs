@@ -2,7 +2,7 @@
 //! of each end, a short job that keeps everything, NaN and infinite samples counted and left out,
 //! a constant series (no skewness or kurtosis), a series of only NaN, exact percentiles, coverage
 //! and the refusal to judge a job with too little telemetry. Then the single pass against the
-//! reference SQL ([`jobsight::features::reference`]) on the same warehouse and on a simulated day.
+//! reference SQL ([`jobsight_features::reference`]) on the same warehouse and on a simulated day.
 //! With the cargo feature `ballista`, the same plan and admin queries on a real Ballista cluster
 //! (tests/pipeline/ballista.rs).
 use crate::agreement;
@@ -15,8 +15,8 @@ use std::path::Path;
 use std::process::Command;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use jobsight::catalog::{self, Table};
-use jobsight::ingest::{JobRow, TelemetryBuilder};
+use jobsight_ingest::{JobRow, TelemetryBuilder};
+use jobsight_warehouse::catalog::{self, Table};
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
 
@@ -291,7 +291,7 @@ fn the_single_pass_agrees_with_the_reference_sql() {
     let slow = common::sql_json(
         JOBSIGHT,
         &data,
-        &jobsight::features::reference::node_metric_sql(day, 60, &[]),
+        &jobsight_features::reference::node_metric_sql(day, 60, &[]),
     );
     let p95 = slow
         .iter()

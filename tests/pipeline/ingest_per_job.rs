@@ -18,10 +18,10 @@ use std::time::Duration;
 
 use chrono::{DateTime, TimeZone, Utc};
 use jobsight::config::{Options, Settings};
-use jobsight::ingest::per_job::{self, Outcome};
-use jobsight::ingest::prometheus::Prometheus;
 use jobsight::schedule;
-use jobsight::spool::Spool;
+use jobsight_ingest::per_job::{self, Outcome};
+use jobsight_ingest::prometheus::Prometheus;
+use jobsight_ingest::spool::Spool;
 use slurm_hooks::SpoolRecord;
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");
@@ -359,10 +359,18 @@ fn a_job_already_in_a_compacted_day_is_not_stored_twice() {
     let done = s.spool.root().join("done");
     let record = std::fs::read_dir(&done).unwrap().next().unwrap().unwrap();
     let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 22).unwrap();
-    let jobs_dir = jobsight::catalog::partition_dir(&s.data, jobsight::catalog::Table::Jobs, day);
+    let jobs_dir = jobsight_warehouse::catalog::partition_dir(
+        &s.data,
+        jobsight_warehouse::catalog::Table::Jobs,
+        day,
+    );
     assert!(jobs_dir.is_dir(), "job 2 ended on {day}");
-    let compacted =
-        jobsight::catalog::compact_day(&s.data, jobsight::catalog::Table::Jobs, day).unwrap();
+    let compacted = jobsight_warehouse::catalog::compact_day(
+        &s.data,
+        jobsight_warehouse::catalog::Table::Jobs,
+        day,
+    )
+    .unwrap();
     assert_eq!(compacted.parts, 1);
     let before = snapshot(&s.data);
     // Job 1's record is in new/; job 2's goes back to cur/, as a killed run leaves it.
@@ -1540,13 +1548,13 @@ impl per_job::AccountingSource for NodesOf {
     fn name(&self) -> &'static str {
         "stand-in"
     }
-    fn job_row(&self, record: &SpoolRecord) -> Result<jobsight::ingest::JobRow, String> {
+    fn job_row(&self, record: &SpoolRecord) -> Result<jobsight_ingest::JobRow, String> {
         let (_, nodes, state) = self
             .0
             .iter()
             .find(|(id, _, _)| *id == record.job_id)
             .ok_or("unknown job")?;
-        Ok(jobsight::ingest::JobRow {
+        Ok(jobsight_ingest::JobRow {
             cluster: "ci".into(),
             job_id: record.job_id.to_string(),
             nodes: Some(nodes.to_string()),

@@ -388,7 +388,7 @@ fn train_evaluate_predict_and_refuse_bad_models() {
     // Retraining (the nightly `retrain` step): nothing to do while no label is newer than the
     // model; new labels give a candidate that replaces the model when it is not worse, the old
     // one kept beside it; a worse candidate is kept aside and the model left alone.
-    use jobsight::model::retrain::{Retrained, retrain_diagnosis};
+    use jobsight_model::retrain::{Retrained, retrain_diagnosis};
     let rotating = work.path().join("rotating.model");
     std::fs::copy(&model, &rotating).unwrap();
     assert_eq!(
@@ -396,10 +396,15 @@ fn train_evaluate_predict_and_refuse_bad_models() {
         Retrained::NoNewLabels
     );
     let touch_labels = || {
-        let day = jobsight::catalog::days(&data, jobsight::catalog::Table::Labels)[0];
-        let file =
-            &jobsight::catalog::part_files(&data, jobsight::catalog::Table::Labels, day, None)
-                .unwrap()[0];
+        let day =
+            jobsight_warehouse::catalog::days(&data, jobsight_warehouse::catalog::Table::Labels)[0];
+        let file = &jobsight_warehouse::catalog::part_files(
+            &data,
+            jobsight_warehouse::catalog::Table::Labels,
+            day,
+            None,
+        )
+        .unwrap()[0];
         std::thread::sleep(std::time::Duration::from_millis(20));
         let bytes = std::fs::read(file).unwrap();
         std::fs::write(file, bytes).unwrap();
@@ -436,8 +441,8 @@ fn train_evaluate_predict_and_refuse_bad_models() {
     // The anomaly score's baselines refreshed from the newest days (the nightly `retrain` step):
     // a score that has none (as if trained before these applications ran) gets one for each
     // application with runs enough, the file before kept beside it; again, nothing changes.
-    use jobsight::model::file::{Body, ModelFile};
-    use jobsight::model::retrain::{Rebaselined, rebaseline_score};
+    use jobsight_model::file::{Body, ModelFile};
+    use jobsight_model::retrain::{Rebaselined, rebaseline_score};
     let mut bare = ModelFile::load(&score, None).unwrap();
     let Body::Unsupervised(s) = &mut bare.body else {
         panic!("not a score")
@@ -497,7 +502,7 @@ fn train_evaluate_predict_and_refuse_bad_models() {
 /// (job-relative columns computed from the whole job), and each job's kinds (its fold) and the
 /// windows the protocol leaves out are counted over every window.
 fn training_reads_only_the_windows_its_sample_can_take(data: &Path) {
-    use jobsight::model::{Kind, Labelled, LabelsFrom, READ_PER_CLASS, TrainOptions};
+    use jobsight_model::{Kind, Labelled, LabelsFrom, READ_PER_CLASS, TrainOptions};
     let cap = 40;
     let options = TrainOptions {
         max_windows_per_class: cap,

@@ -8,8 +8,8 @@
 
 use std::collections::BTreeMap;
 
-use jobsight::rules::lang::Value;
-use jobsight::rules::{self, JobData, NodeSeries, RuleBook, Settings, Verdict};
+use jobsight_rules::lang::Value;
+use jobsight_rules::{JobData, NodeSeries, RuleBook, Settings, Verdict};
 
 const CORES: u32 = 32;
 const START: f64 = 1_763_600_000.0;
@@ -352,8 +352,8 @@ fn settings() -> Settings {
 
 fn verdict(book: &RuleBook, fixture: &Fixture) -> Verdict {
     let mut data = fixture.build();
-    rules::prepare(&mut data, &settings());
-    rules::evaluate(book, &data, &settings())
+    jobsight_rules::prepare(&mut data, &settings());
+    jobsight_rules::evaluate(book, &data, &settings())
 }
 
 /// The rules that fire on the fixture, in the verdict's order.
@@ -371,7 +371,7 @@ fn verdict_for(book: &RuleBook, fixture: &Fixture, rule: &str) -> Verdict {
     let Some(running) = book
         .rules
         .iter()
-        .find(|r| r.id == rule && r.group == rules::Group::Running)
+        .find(|r| r.id == rule && r.group == jobsight_rules::Group::Running)
     else {
         return verdict(book, fixture);
     };
@@ -382,14 +382,18 @@ fn verdict_for(book: &RuleBook, fixture: &Fixture, rule: &str) -> Verdict {
 }
 
 /// The running rules of `dwell` on the fixture, judged as a job still running.
-fn running_findings(book: &RuleBook, fixture: &Fixture, dwell: Option<u64>) -> Vec<rules::Finding> {
+fn running_findings(
+    book: &RuleBook,
+    fixture: &Fixture,
+    dwell: Option<u64>,
+) -> Vec<jobsight_rules::Finding> {
     let mut data = fixture.build();
     data.job
         .insert("state".into(), Value::Str("RUNNING".into()));
     data.job
         .insert("window_s".into(), Value::Num(dwell.unwrap_or(3600) as f64));
-    rules::prepare(&mut data, &settings());
-    rules::evaluate_running(book, &data, &settings(), dwell)
+    jobsight_rules::prepare(&mut data, &settings());
+    jobsight_rules::evaluate_running(book, &data, &settings(), dwell)
 }
 
 type Case = (&'static str, Shape, fn(&mut Fixture));
@@ -712,7 +716,7 @@ fn every_rule_fires_on_its_fixture_and_not_on_the_healthy_twin() {
         assert!(book.rules.iter().any(|r| r.id == id), "no rule {id}");
         let healthy = Fixture::healthy(shape);
         let mut quiet = verdict(&book, &healthy).findings;
-        for dwell in rules::running_dwells(&book) {
+        for dwell in jobsight_rules::running_dwells(&book) {
             quiet.extend(running_findings(&book, &healthy, dwell));
         }
         assert!(

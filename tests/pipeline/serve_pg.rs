@@ -6,8 +6,9 @@
 
 use std::path::Path;
 
-use jobsight::serve::{DEFAULT_USER, Settings, serve_pg};
-use jobsight::{catalog, query, summary};
+use jobsight_warehouse::catalog;
+use jobsight_warehouse::query;
+use jobsight_warehouse::serve::{DEFAULT_USER, Settings, serve_pg};
 
 /// A server on a free port of localhost, in its own thread and runtime (or the real binary's
 /// process), stopped when dropped.
@@ -176,9 +177,15 @@ fn install_psql() {
 /// The fixture warehouse of the summaries' tests, with its summaries written: the one the
 /// documented queries' results come from.
 fn documented_warehouse(data: &Path) {
-    summary::fixture::fixture(data);
+    jobsight_summary::fixture::fixture(data);
     let day = |d| chrono::NaiveDate::from_ymd_opt(2026, 11, d).unwrap();
-    summary::write_days(data, &summary::Settings::default(), day(20), day(21)).unwrap();
+    jobsight_summary::write_days(
+        data,
+        &jobsight_summary::Settings::default(),
+        day(20),
+        day(21),
+    )
+    .unwrap();
 }
 
 /// The real psql client: lists the tables, describes `jobs`, gets every documented query's
@@ -218,7 +225,7 @@ fn psql_reads_every_table_and_changes_nothing() {
         );
     }
 
-    let examples = summary::fixture::examples();
+    let examples = jobsight_summary::fixture::examples();
     assert!(examples.len() >= 7);
     for example in &examples {
         let (ok, out, e) = server.run(&example.sql);
@@ -389,7 +396,7 @@ fn the_extended_protocol_binds_parameters_and_refuses_writes() {
 /// call that would make a gigabyte is refused before it allocates.
 #[test]
 fn statements_of_any_depth_never_take_the_server_down() {
-    use jobsight::query::depth::{MAX_NESTING, MAX_SELECT_ITEMS, MAX_SELECTS};
+    use jobsight_warehouse::query::depth::{MAX_NESTING, MAX_SELECT_ITEMS, MAX_SELECTS};
     install_psql();
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("warehouse");
@@ -1153,7 +1160,7 @@ fn a_scram_proof_over_another_nonce_is_refused() {
 /// 15 minutes, while other addresses log in as before.
 #[test]
 fn guessing_reveals_no_user_and_is_slowed_then_locked_out() {
-    use jobsight::serve::{LOCKOUT, LOCKOUT_FAILURES};
+    use jobsight_warehouse::serve::{LOCKOUT, LOCKOUT_FAILURES};
     install_psql();
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("warehouse");

@@ -470,15 +470,15 @@ fn half_sent_requests_keep_nobody_out_and_do_not_hold_the_stop() {
 /// `output::pages::tests::the_stored_references_are_the_computed_ones`.)
 #[test]
 fn a_stored_reference_is_the_one_computed_on_request() {
-    use jobsight::catalog::{self, Table};
-    use jobsight::report::{load, select};
+    use jobsight_report::{load, select};
+    use jobsight_warehouse::catalog::{self, Table};
     let data = demo();
     let days = catalog::days(&data, Table::Jobs);
     assert_eq!(catalog::days(&data, Table::ReferenceRuns), days);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let (mut with_run, mut narrower_than_cluster, mut jobs) = (0, 0, 0);
     runtime.block_on(async {
-        let ctx = jobsight::query::session(&data).await.unwrap();
+        let ctx = jobsight_warehouse::query::session(&data).await.unwrap();
         for day in days {
             let (healthy, bands) = load::healthy(&ctx, day).await.unwrap();
             let mut facts = load::Facts::default();

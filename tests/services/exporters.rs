@@ -10,7 +10,7 @@
 use std::process::Command;
 
 use jobsight::config::{JobExporter, job_exporter_metrics};
-use jobsight::ingest::prometheus::{node_matcher, render};
+use jobsight_ingest::prometheus::{node_matcher, render};
 
 use crate::common;
 use common::services::{sh, test_base};

@@ -122,8 +122,8 @@ fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
     }
     // The clock check's default query, asked of the real Prometheus for this node, finds its
     // node_exporter and a clock in step with Prometheus's.
-    let prometheus = jobsight::ingest::prometheus::Prometheus::new(
-        jobsight::ingest::settings::PrometheusOptions {
+    let prometheus = jobsight_ingest::prometheus::Prometheus::new(
+        jobsight_ingest::settings::PrometheusOptions {
             url: Some(format!("http://127.0.0.1:{PROM_PORT}")),
             ..Default::default()
         }

@@ -21,8 +21,8 @@ use std::time::Duration;
 
 use common::run_ok;
 use common::services::{install_hook, job_state, sbatch, sh, start_slurm, test_base, wait_until};
-use jobsight::ingest::sacct;
 use jobsight::web::who::Directory;
+use jobsight_ingest::sacct;
 use slurm_hooks::{Hook, SpoolRecord, hostlist};
 
 const JOBSIGHT: &str = env!("CARGO_BIN_EXE_jobsight");

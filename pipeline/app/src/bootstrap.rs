@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 
-use crate::model::dataset::{self, LabelLine};
-use crate::model::{self, CrossValidation, EvalReport, Kind, LabelsFrom, TrainOptions};
+use jobsight_model::dataset::{self, LabelLine};
+use jobsight_model::{CrossValidation, EvalReport, Kind, LabelsFrom, TrainOptions};
 
 /// What a bootstrap is asked for.
 #[derive(Debug, Clone)]
@@ -116,8 +116,12 @@ pub fn run(b: &Bootstrap, progress: &mut dyn FnMut(&str)) -> anyhow::Result<Outc
     })?;
 
     let lines = collected_labels(&labels_dir, &ids, progress)?;
-    let kept =
-        model::labelling::keep_labels(&b.data, &lines, "training suite", chrono::Utc::now())?;
+    let kept = jobsight_model::labelling::keep_labels(
+        &b.data,
+        &lines,
+        "training suite",
+        chrono::Utc::now(),
+    )?;
     let labels: usize = kept.rows_per_job.values().sum();
     progress(&format!(
         "kept {labels} label(s) of {} job(s)",
@@ -131,7 +135,7 @@ pub fn run(b: &Bootstrap, progress: &mut dyn FnMut(&str)) -> anyhow::Result<Outc
     ] {
         let out = b.work.join(file);
         progress(&format!("training the {}", kind.name()));
-        model::train(
+        jobsight_model::train(
             &b.data,
             kind,
             &LabelsFrom::Table,
@@ -151,7 +155,7 @@ pub fn run(b: &Bootstrap, progress: &mut dyn FnMut(&str)) -> anyhow::Result<Outc
             leave_out_each: true,
             ..CrossValidation::default()
         };
-        evaluations.push(model::cross_validate(
+        evaluations.push(jobsight_model::cross_validate(
             &b.data,
             kind,
             &LabelsFrom::Table,

@@ -17,8 +17,8 @@ use serde::Deserialize;
 
 // Each stage owns its options and settings; this module composes them into one file. Re-exported
 // here because they are part of the configuration file's shape.
-pub use crate::ingest::job_exporters::JobExporter;
-pub use crate::ingest::settings::{
+pub use jobsight_ingest::job_exporters::JobExporter;
+pub use jobsight_ingest::settings::{
     IngestOptions, IngestSettings, MetricTemplate, PrometheusOptions, PrometheusSettings,
     TelemetryKind, dcgm_metrics, default_node_exporter_metrics, job_exporter_metrics,
 };
@@ -51,10 +51,10 @@ pub struct Options {
     pub features: Option<FeaturesOptions>,
     pub rules: Option<RulesOptions>,
     pub model: Option<ModelOptions>,
-    pub notify: Option<crate::notify::Options>,
-    pub summary: Option<crate::summary::Options>,
-    pub serve: Option<crate::serve::Options>,
-    pub report: Option<crate::report::Options>,
+    pub notify: Option<jobsight_notify::Options>,
+    pub summary: Option<jobsight_summary::Options>,
+    pub serve: Option<jobsight_warehouse::serve::Options>,
+    pub report: Option<jobsight_report::Options>,
     pub schedule: Option<ScheduleOptions>,
     pub engine: Option<EngineOptions>,
     pub access: Option<crate::access::Options>,
@@ -136,15 +136,15 @@ pub struct Settings {
     pub spool: PathBuf,
     pub ingest: IngestSettings,
     pub prometheus: PrometheusSettings,
-    pub features: crate::features::Settings,
-    pub rules: crate::rules::Settings,
+    pub features: jobsight_features::Settings,
+    pub rules: jobsight_rules::Settings,
     pub model: ModelSettings,
-    pub notify: crate::notify::Settings,
-    pub summary: crate::summary::Settings,
-    pub serve: crate::serve::Settings,
-    pub report: crate::report::Settings,
+    pub notify: jobsight_notify::Settings,
+    pub summary: jobsight_summary::Settings,
+    pub serve: jobsight_warehouse::serve::Settings,
+    pub report: jobsight_report::Settings,
     pub schedule: ScheduleSettings,
-    pub engine: crate::query::Engine,
+    pub engine: jobsight_warehouse::query::Engine,
     pub access: crate::access::Settings,
     pub running: crate::running::Settings,
     pub web: crate::web::Settings,
@@ -153,17 +153,17 @@ pub struct Settings {
 /// The window the configured models were trained on (the diagnosis model's, else the anomaly
 /// score's), read from the model file's header; the evaluation protocol's 60 s every 15 s when
 /// no header can be read, in which case loading the model reports what is wrong with it.
-fn models_window(model: &ModelSettings) -> crate::features::WindowSpec {
+fn models_window(model: &ModelSettings) -> jobsight_features::WindowSpec {
     let trained = [&model.diagnosis, &model.unsupervised]
         .into_iter()
         .flatten()
-        .find_map(|path| crate::model::file::ModelFile::header(path).ok());
+        .find_map(|path| jobsight_model::file::ModelFile::header(path).ok());
     match trained {
-        Some(h) if h.window_s > 0 && h.stride_s > 0 => crate::features::WindowSpec {
+        Some(h) if h.window_s > 0 && h.stride_s > 0 => jobsight_features::WindowSpec {
             window_s: h.window_s as u64,
             stride_s: h.stride_s as u64,
         },
-        _ => crate::features::WindowSpec {
+        _ => jobsight_features::WindowSpec {
             window_s: 60,
             stride_s: 15,
         },
@@ -297,10 +297,10 @@ impl Checker<'_> {
         &self,
         feat: FeaturesOptions,
         model_options: ModelOptions,
-    ) -> Result<(crate::features::Settings, ModelSettings), ConfigError> {
+    ) -> Result<(jobsight_features::Settings, ModelSettings), ConfigError> {
         let min_coverage = feat
             .min_coverage
-            .unwrap_or(crate::features::DEFAULT_MIN_COVERAGE);
+            .unwrap_or(jobsight_features::DEFAULT_MIN_COVERAGE);
         if !(0.0..=1.0).contains(&min_coverage) {
             return Err(self.invalid(
                 "features.min_coverage",
@@ -317,7 +317,7 @@ impl Checker<'_> {
         }
         let idle_below = feat
             .idle_below
-            .unwrap_or_else(crate::features::default_idle_below);
+            .unwrap_or_else(jobsight_features::default_idle_below);
         if let Some((metric, limit)) = idle_below.iter().find(|(_, l)| !l.is_finite()) {
             return Err(self.invalid(
                 "features.idle_below",
@@ -326,17 +326,17 @@ impl Checker<'_> {
         }
         let model = self.model(model_options)?;
         let runs_models = model.diagnosis.is_some() || model.unsupervised.is_some();
-        let features = crate::features::Settings {
+        let features = jobsight_features::Settings {
             trim_s: self.within(
                 "features.trim_s",
                 feat.trim_s,
-                crate::features::DEFAULT_TRIM_S,
+                jobsight_features::DEFAULT_TRIM_S,
                 0..=DAY_S,
             )?,
             bin_s: self.within(
                 "features.bin_s",
                 feat.bin_s,
-                crate::features::DEFAULT_BIN_S,
+                jobsight_features::DEFAULT_BIN_S,
                 1..=DAY_S,
             )?,
             min_coverage,
@@ -344,7 +344,7 @@ impl Checker<'_> {
             idle_below,
             windows: feat
                 .windows
-                .map(|w| w.parse::<crate::features::WindowSpec>())
+                .map(|w| w.parse::<jobsight_features::WindowSpec>())
                 .transpose()
                 .and_then(|w| match w {
                     // A day at most, and a stride no wider than the window (else samples between
@@ -370,13 +370,13 @@ impl Checker<'_> {
             min_windows: self.within(
                 "model.min_windows",
                 model_options.min_windows.map(|m| m as u64),
-                crate::model::predict::DEFAULT_MIN_WINDOWS as u64,
+                jobsight_model::predict::DEFAULT_MIN_WINDOWS as u64,
                 1..=1_000_000,
             )? as usize,
             windows_at_a_time: self.within(
                 "model.windows_at_a_time",
                 model_options.windows_at_a_time,
-                crate::model::predict::WINDOWS_AT_A_TIME as u64,
+                jobsight_model::predict::WINDOWS_AT_A_TIME as u64,
                 1..=100_000_000,
             )? as usize,
         })
@@ -387,26 +387,26 @@ impl Checker<'_> {
         &self,
         rules_options: RulesOptions,
         cores_per_node: Option<u32>,
-    ) -> Result<crate::rules::Settings, ConfigError> {
-        Ok(crate::rules::Settings {
+    ) -> Result<jobsight_rules::Settings, ConfigError> {
+        Ok(jobsight_rules::Settings {
             dir: rules_options.dir,
             min_run_s: self.within(
                 "rules.min_run_s",
                 rules_options.min_run_s,
-                crate::rules::DEFAULT_MIN_RUN_S,
+                jobsight_rules::DEFAULT_MIN_RUN_S,
                 0..=30 * DAY_S,
             )?,
             cores_per_node,
             history_days: self.within(
                 "rules.history_days",
                 rules_options.history_days,
-                u64::from(crate::rules::DEFAULT_HISTORY_DAYS),
+                u64::from(jobsight_rules::DEFAULT_HISTORY_DAYS),
                 1..=3660,
             )? as u32,
             history_runs: self.within(
                 "rules.history_runs",
                 rules_options.history_runs,
-                crate::rules::DEFAULT_HISTORY_RUNS as u64,
+                jobsight_rules::DEFAULT_HISTORY_RUNS as u64,
                 0..=1000,
             )? as usize,
         })
@@ -426,9 +426,12 @@ impl Checker<'_> {
     }
 
     /// `[engine]`: a Ballista scheduler's address must look like one.
-    fn engine(&self, engine_options: EngineOptions) -> Result<crate::query::Engine, ConfigError> {
+    fn engine(
+        &self,
+        engine_options: EngineOptions,
+    ) -> Result<jobsight_warehouse::query::Engine, ConfigError> {
         Ok(match engine_options.ballista {
-            None => crate::query::Engine::Local,
+            None => jobsight_warehouse::query::Engine::Local,
             Some(url) => {
                 let ok = url
                     .strip_prefix("df://")
@@ -440,7 +443,7 @@ impl Checker<'_> {
                         format!("{url:?} is not a scheduler address like df://host:50050"),
                     ));
                 }
-                crate::query::Engine::Ballista(url)
+                jobsight_warehouse::query::Engine::Ballista(url)
             }
         })
     }
@@ -611,7 +614,7 @@ mod tests {
         let clock = |text: &str| resolve(text).map(|s| s.prometheus.clock.map(|c| c.query));
         assert_eq!(
             clock("").unwrap().as_deref(),
-            Some(crate::ingest::settings::DEFAULT_CLOCK_QUERY)
+            Some(jobsight_ingest::settings::DEFAULT_CLOCK_QUERY)
         );
         assert_eq!(clock("[prometheus]\nclock_query = \"\"\n").unwrap(), None);
         for (query, says) in [
@@ -635,13 +638,13 @@ mod tests {
     fn a_configured_model_brings_its_window() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("score.model");
-        let header = crate::model::header(
-            crate::model::Kind::Unsupervised,
+        let header = jobsight_model::header(
+            jobsight_model::Kind::Unsupervised,
             vec!["cpu_user:mean".into()],
             Vec::new(),
             (300, 150),
-            crate::model::file::TrainingSummary::default(),
-            &crate::model::TrainOptions::default(),
+            jobsight_model::file::TrainingSummary::default(),
+            &jobsight_model::TrainOptions::default(),
         );
         let mut line = serde_json::to_vec(&header).unwrap();
         line.extend_from_slice(b"\n{}\n");
@@ -738,11 +741,14 @@ mod tests {
     /// `[engine] ballista` takes a scheduler address and refuses anything else, naming the key.
     #[test]
     fn the_engine_is_a_ballista_scheduler_address() {
-        assert_eq!(resolve("").unwrap().engine, crate::query::Engine::Local);
+        assert_eq!(
+            resolve("").unwrap().engine,
+            jobsight_warehouse::query::Engine::Local
+        );
         let s = resolve("[engine]\nballista = \"df://sched.example.org:50050\"").unwrap();
         assert_eq!(
             s.engine,
-            crate::query::Engine::Ballista("df://sched.example.org:50050".into())
+            jobsight_warehouse::query::Engine::Ballista("df://sched.example.org:50050".into())
         );
         for bad in [
             "sched:50050",

@@ -12,8 +12,8 @@
 //! stages' work: DAGs, the daemon, the `runs` table, handing one stage's results to the next),
 //! [`output`] (what the commands print) and [`demo`] (the pipeline on a simulated cluster).
 //!
-//! Each crate below is re-exported under its module name (`jobsight::ingest`, `jobsight::query`,
-//! ...), so that the tests, the benchmarks and this crate name every part one way.
+//! Every crate below is named by its own name (`jobsight_ingest`, `jobsight_warehouse::query`,
+//! ...), here, in the tests and in the benchmarks, so that a path says where its code lives.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod access;
@@ -25,16 +25,3 @@ pub mod output;
 pub mod running;
 pub mod schedule;
 pub mod web;
-
-pub use jobsight_features as features;
-pub use jobsight_ingest as ingest;
-pub use jobsight_ingest::spool;
-pub use jobsight_model as model;
-pub use jobsight_notify as notify;
-pub use jobsight_report as report;
-pub use jobsight_rules as rules;
-pub use jobsight_rules::classify;
-pub use jobsight_sim as simulate;
-pub use jobsight_summary as summary;
-pub use jobsight_warehouse::{catalog, query, serve};
-pub use jobsight_workflow as workflow;

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
 
-use crate::query::{self, Engine, SqlFormat};
+use jobsight_warehouse::query::{self, Engine, SqlFormat};
 
 /// What `\?` prints.
 const HELP: &str = "\

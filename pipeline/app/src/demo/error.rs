@@ -4,15 +4,14 @@
 use std::io;
 use std::path::PathBuf;
 
-use crate::catalog::CatalogError;
-use crate::classify::ClassifyError;
-use crate::features::FeaturesError;
-use crate::model::ModelError;
-use crate::notify;
-use crate::query::QueryError;
-use crate::rules::RulesError;
 use crate::schedule;
-use crate::spool::SpoolError;
+use jobsight_features::FeaturesError;
+use jobsight_ingest::spool::SpoolError;
+use jobsight_model::ModelError;
+use jobsight_rules::RulesError;
+use jobsight_rules::classify::ClassifyError;
+use jobsight_warehouse::catalog::CatalogError;
+use jobsight_warehouse::query::QueryError;
 
 /// What stopped the demo.
 #[derive(Debug, thiserror::Error)]
@@ -54,7 +53,7 @@ pub enum DemoError {
     #[error("cannot create {path}: {source}")]
     CreateDir { path: PathBuf, source: io::Error },
     #[error(transparent)]
-    Notify(#[from] notify::NotifyError),
+    Notify(#[from] jobsight_notify::NotifyError),
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
     #[error(transparent)]

@@ -1,13 +1,13 @@
 //! `jobsight demo`: the pipeline, run end to end on a simulated cluster.
 //!
-//! It simulates a day of finished jobs ([`crate::simulate`]), runs the real `jobsight-epilog`
+//! It simulates a day of finished jobs ([`jobsight_sim`]), runs the real `jobsight-epilog`
 //! binary once per hook invocation with the exact environment Slurm would give it, claims the
-//! spool ([`crate::spool`]) and reports what it found, counting from the claimed records (not from
+//! spool ([`jobsight_ingest::spool`]) and reports what it found, counting from the claimed records (not from
 //! the simulation), so the numbers prove the hook and the claim worked. Then it ingests the
 //! models trained on a second simulated day (never on the day they judge), then runs the real
 //! per-job DAG ([`crate::schedule`]) with the simulator standing in for sacct and the node
-//! exporters ([`crate::ingest::simulator::SimulatedCluster`]) and the nightly DAG for the day,
-//! and shows what landed in the warehouse with SQL ([`crate::query`]): features, findings,
+//! exporters ([`jobsight_ingest::simulator::SimulatedCluster`]) and the nightly DAG for the day,
+//! and shows what landed in the warehouse with SQL ([`jobsight_warehouse::query`]): features, findings,
 //! predictions, the models' evaluation on the day, and the emails in a file outbox.
 //!
 //! Needs no services and no configuration; writes only under its directory.
@@ -28,13 +28,11 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::config::Settings;
-use crate::features;
-use crate::ingest::simulator;
-use crate::model::{self, LabelsFrom, ModelError};
 use crate::output::{self, Format};
 use crate::schedule;
-use crate::simulate;
-use crate::spool::{ClaimReport, Spool};
+use jobsight_ingest::simulator;
+use jobsight_ingest::spool::{ClaimReport, Spool};
+use jobsight_model::{LabelsFrom, ModelError};
 
 use queries::{
     CLASSIFY_QUERIES, DEMO_QUERIES, FEATURE_QUERIES, NOTIFY_QUERIES, PREDICTION_QUERIES,
@@ -66,7 +64,7 @@ pub fn run(options: &DemoOptions, out: &mut dyn Write) -> Result<(), DemoError> 
             demo_dir.spool_path.display()
         ),
     )?;
-    let jobs = simulate::simulate_day(spec, options.seed);
+    let jobs = jobsight_sim::simulate_day(spec, options.seed);
     run_hooks(out, options, &demo_dir.spool_path, &jobs)?;
     let claim = claim_records(out, &demo_dir.spool)?;
     show_queue(out, &demo_dir.spool)?;
@@ -96,14 +94,14 @@ fn run_hooks(
     out: &mut dyn Write,
     options: &DemoOptions,
     spool_path: &Path,
-    jobs: &[simulate::SimJob],
+    jobs: &[jobsight_sim::SimJob],
 ) -> Result<(), DemoError> {
     let spec = &options.spec;
     let mut latencies = Vec::new();
     let (mut ctld_runs, mut node_runs, mut complaints) = (0usize, 0usize, 0usize);
     let started = Instant::now();
     for job in jobs {
-        for env in simulate::hook_environments(&spec.name, job) {
+        for env in jobsight_sim::hook_environments(&spec.name, job) {
             let is_ctld = env
                 .iter()
                 .any(|(k, v)| k == "SLURM_SCRIPT_CONTEXT" && v == b"epilog_slurmctld");
@@ -247,13 +245,13 @@ fn train_models_first(
     out: &mut dyn Write,
     options: &DemoOptions,
     dir: &Path,
-) -> Result<(TrainedModels, features::Settings), DemoError> {
+) -> Result<(TrainedModels, jobsight_features::Settings), DemoError> {
     let spec = &options.spec;
     let started = Instant::now();
-    let features_settings = features::Settings {
+    let features_settings = jobsight_features::Settings {
         cores_per_node: Some(spec.cpus_per_node),
         windows: Some(DEMO_WINDOWS),
-        ..features::Settings::default()
+        ..jobsight_features::Settings::default()
     };
     let trained = setup::train_models(dir, spec, options.seed, &features_settings)?;
     show(
@@ -323,7 +321,7 @@ fn run_per_job_dag(out: &mut dyn Write, pipeline: &Pipeline<'_>) -> Result<(), D
 fn write_truth(pipeline: &Pipeline<'_>, claim: &ClaimReport) -> Result<(), DemoError> {
     let jobs = pipeline.jobs;
     let warehouse = pipeline.warehouse();
-    let claimed: Vec<&simulate::SimJob> = claim
+    let claimed: Vec<&jobsight_sim::SimJob> = claim
         .claimed
         .iter()
         .filter_map(|c| {
@@ -345,7 +343,7 @@ fn run_nightly_dags(
 ) -> Result<Vec<schedule::RunReport>, DemoError> {
     let nightly = schedule::dag::find(&pipeline.dags, "nightly")?;
     let mut nights = Vec::new();
-    for day in features::days_with_jobs(pipeline.warehouse()) {
+    for day in jobsight_features::days_with_jobs(pipeline.warehouse()) {
         let night = (day + chrono::Days::new(1))
             .and_hms_opt(2, 30, 0)
             .map(|t| t.and_utc())
@@ -432,7 +430,7 @@ fn show_features(
     )?;
     show_queries(out, runtime, warehouse, &FEATURE_QUERIES)?;
     // The diagnosis on this day's labelled windows: jobs the model has never seen.
-    match model::evaluate_model(warehouse, &trained.diagnosis, &LabelsFrom::Table) {
+    match jobsight_model::evaluate_model(warehouse, &trained.diagnosis, &LabelsFrom::Table) {
         Ok(report) => show(
             out,
             format!(

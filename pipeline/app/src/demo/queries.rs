@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use crate::query::{self, SqlFormat};
+use jobsight_warehouse::query::{self, SqlFormat};
 
 use super::error::DemoError;
 use super::text::{indent, show};

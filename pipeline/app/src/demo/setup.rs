@@ -8,15 +8,14 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use crate::config::Settings;
-use crate::features;
-use crate::ingest::simulator::{self, SimulatedCluster};
-use crate::model::predict::Models;
-use crate::model::{self, Kind, LabelsFrom, TrainOptions};
 use crate::output;
-use crate::rules::RuleBook;
 use crate::schedule;
-use crate::simulate::{self, ClusterSpec};
-use crate::spool::Spool;
+use jobsight_ingest::simulator::{self, SimulatedCluster};
+use jobsight_ingest::spool::Spool;
+use jobsight_model::predict::Models;
+use jobsight_model::{Kind, LabelsFrom, TrainOptions};
+use jobsight_rules::RuleBook;
+use jobsight_sim::ClusterSpec;
 
 use super::error::DemoError;
 
@@ -32,7 +31,7 @@ pub(super) const DEMO_METRICS: usize = 24;
 /// The models' windows in the demo. The evaluation protocol's 60 s windows assume about one
 /// sample a second (as in the HPAS runs); at one sample every 30 s they would hold two samples
 /// each and outnumber the samples, so the demo's windows are 5 minutes wide, every 2.5 minutes.
-pub(super) const DEMO_WINDOWS: features::WindowSpec = features::WindowSpec {
+pub(super) const DEMO_WINDOWS: jobsight_features::WindowSpec = jobsight_features::WindowSpec {
     window_s: 300,
     stride_s: 150,
 };
@@ -107,7 +106,7 @@ pub(super) fn prepare(options: &DemoOptions) -> Result<DemoDirectory, DemoError>
 }
 
 /// The hook as Slurm runs it: a clean environment (no PATH, no HOME) with only the job's variables.
-pub(super) fn hook_command(bin: &Path, spool: &Path, env: &simulate::HookEnv) -> Command {
+pub(super) fn hook_command(bin: &Path, spool: &Path, env: &jobsight_sim::HookEnv) -> Command {
     use std::os::unix::ffi::OsStringExt;
     let mut command = Command::new(bin);
     command
@@ -124,11 +123,16 @@ pub(super) fn hook_command(bin: &Path, spool: &Path, env: &simulate::HookEnv) ->
 /// Features of every day of `warehouse` with jobs.
 fn compute_features(
     warehouse: &Path,
-    settings: &features::Settings,
-) -> Result<features::Computed, DemoError> {
-    let mut computed = features::Computed::default();
-    for day in features::days_with_jobs(warehouse) {
-        computed.add(&features::compute_day(warehouse, day, settings, |_, _| {})?);
+    settings: &jobsight_features::Settings,
+) -> Result<jobsight_features::Computed, DemoError> {
+    let mut computed = jobsight_features::Computed::default();
+    for day in jobsight_features::days_with_jobs(warehouse) {
+        computed.add(&jobsight_features::compute_day(
+            warehouse,
+            day,
+            settings,
+            |_, _| {},
+        )?);
     }
     Ok(computed)
 }
@@ -149,7 +153,7 @@ pub(super) fn train_models(
     dir: &Path,
     spec: &ClusterSpec,
     seed: u64,
-    settings: &features::Settings,
+    settings: &jobsight_features::Settings,
 ) -> Result<TrainedModels, DemoError> {
     let training_spec = ClusterSpec {
         name: spec.name.clone(),
@@ -163,8 +167,8 @@ pub(super) fn train_models(
     };
     let seed = seed.wrapping_add(TRAINING_SEED_OFFSET);
     let warehouse = dir.join("training");
-    let jobs = simulate::simulate_day(&training_spec, seed);
-    let refs: Vec<&simulate::SimJob> = jobs.iter().collect();
+    let jobs = jobsight_sim::simulate_day(&training_spec, seed);
+    let refs: Vec<&jobsight_sim::SimJob> = jobs.iter().collect();
     simulator::write_jobs(
         &warehouse,
         &refs,
@@ -190,7 +194,7 @@ pub(super) fn train_models(
     options.forest.max_samples_per_tree = DEMO_SAMPLES_PER_TREE;
     let diagnosis = models.join("diagnosis.model");
     let unsupervised = models.join("anomaly-score.model");
-    let file = model::train(
+    let file = jobsight_model::train(
         &warehouse,
         Kind::Diagnosis,
         &LabelsFrom::Table,
@@ -198,7 +202,7 @@ pub(super) fn train_models(
         &diagnosis,
         &mut |_| {},
     )?;
-    model::train(
+    jobsight_model::train(
         &warehouse,
         Kind::Unsupervised,
         &LabelsFrom::Table,
@@ -230,7 +234,7 @@ pub(super) struct Pipeline<'a> {
     pub(super) stop: AtomicBool,
     /// The simulated day's jobs, which the simulator answers sacct's and the exporters' questions
     /// about.
-    pub(super) jobs: &'a [simulate::SimJob],
+    pub(super) jobs: &'a [jobsight_sim::SimJob],
     pub(super) spec: &'a ClusterSpec,
     seed: u64,
 }
@@ -239,8 +243,8 @@ impl<'a> Pipeline<'a> {
     pub(super) fn new(
         options: &'a DemoOptions,
         demo_dir: &DemoDirectory,
-        jobs: &'a [simulate::SimJob],
-        features_settings: features::Settings,
+        jobs: &'a [jobsight_sim::SimJob],
+        features_settings: jobsight_features::Settings,
         trained: &TrainedModels,
     ) -> Result<Pipeline<'a>, DemoError> {
         let dir = &demo_dir.dir;

@@ -4,7 +4,7 @@
 //! never present a node's figure as the job's; the findings below them are checked the same way
 //! against their own evidence ([`jobsight_rules::contradictions`]).
 
-/// The head figures of one job, as its email ([`crate::notify::plan::JobReport`]) or its page
+/// The head figures of one job, as its email ([`jobsight_notify::plan::JobReport`]) or its page
 /// (the report's job and summary facts) have them.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HeaderFigures<'a> {

@@ -16,13 +16,13 @@ use super::pages::suggest::{Suggestion, suggestions};
 use super::per_node::{self, NodeUse, node_uses};
 use super::units::{duration, evidence_rows, named_value, percent, significant, size_from_mb};
 use super::usage::{GpuFigures, gpu_use, memory_use};
-use crate::report::load::{
+use jobsight_base::plain;
+use jobsight_base::text::clean;
+use jobsight_report::load::{
     Facts, FindingFacts, HealthyBands, JobFacts, MIN_REFERENCE_RUNS, PredictionFacts,
     ReferenceGroup, SummaryFacts,
 };
-use crate::report::select::deviation;
-use jobsight_base::plain;
-use jobsight_base::text::clean;
+use jobsight_report::select::deviation;
 
 /// Longest a name or a finding's text is shown.
 const MAX_TEXT: usize = 400;
@@ -146,7 +146,7 @@ pub struct Difference {
 /// Whose healthy runs a job is compared with, in words: its application's (runs of its job
 /// name), its user's, or the cluster's, with how many runs the band was taken from.
 pub fn reference_group(group: &ReferenceGroup, runs: i64) -> String {
-    let (runs, days) = (runs.max(0), crate::report::load::HISTORY_DAYS);
+    let (runs, days) = (runs.max(0), jobsight_report::load::HISTORY_DAYS);
     match group {
         ReferenceGroup::Application(name) => format!(
             "the {runs} healthy runs of its application, {}, in the last {days} days",
@@ -703,7 +703,7 @@ pub fn render_json(v: &JobView) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::load::{GroupBand, JobFacts};
+    use jobsight_report::load::{GroupBand, JobFacts};
     use std::collections::BTreeMap;
 
     fn at(minutes: i64) -> DateTime<Utc> {

@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 
 use super::units::{duration, percent};
-use crate::report::load::RecentJob;
 use jobsight_base::text::clean;
+use jobsight_report::load::RecentJob;
 
 /// `jobsight jobs` for a person: one line per job, newest first, with a heading that says which
 /// jobs these are and a closing line when `limit` cut the list.

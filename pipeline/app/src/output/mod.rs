@@ -9,8 +9,8 @@
 //! notify run's and the DAG runs'; one module per stage has the rest: [`summary`] (`jobsight
 //! summary`), [`model`] (`jobsight model eval` and `info`), [`workflow`] (the workflow
 //! evaluation and model file) and [`rules`] (`jobsight rules list` and `backtest`). The SQL
-//! results' table, CSV and JSON stay with the warehouse (`jobsight::query::render`), which the
-//! streaming of `jobsight sql` shares. The notify stage's emails are written by [`email`] (the
+//! results' table, CSV and JSON stay with the warehouse (`jobsight_warehouse::query::render`),
+//! which the streaming of `jobsight sql` shares. The notify stage's emails are written by [`email`] (the
 //! stage plans and sends them), and the report stage's pages by [`pages`] (the stage gathers their
 //! facts and writes the files), both through the one template engine of [`templates`].
 
@@ -34,8 +34,8 @@ use std::fmt::Write as _;
 use chrono::{DateTime, Utc};
 use jobsight_base::text::{human_duration, printable};
 
-use crate::ingest::per_job::{IngestReport, Outcome};
-use crate::spool::{ClaimReport, SpoolStatus};
+use jobsight_ingest::per_job::{IngestReport, Outcome};
+use jobsight_ingest::spool::{ClaimReport, SpoolStatus};
 
 /// What a page or an email says beside a job's CPU or memory figure about where it came from
 /// (`source` as `job_summary.cpu_eff_source` or `mem_source` names it; `shared` as
@@ -288,7 +288,7 @@ pub fn ingest_summary(report: &IngestReport, data: &std::path::Path) -> String {
 
 /// What a notify run did, for people: messages planned and where they went, findings left out
 /// and why, delivery, and the outbox's state.
-pub fn render_notify(report: &crate::notify::Report, dry_run: bool) -> String {
+pub fn render_notify(report: &jobsight_notify::Report, dry_run: bool) -> String {
     use std::collections::BTreeMap;
     let mut out = String::new();
     let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
@@ -340,7 +340,7 @@ pub fn render_notify(report: &crate::notify::Report, dry_run: bool) -> String {
     for s in &report.skipped {
         let entry = reasons
             .entry(match &s.reason {
-                crate::notify::plan::SkipReason::TooSoon(_) => {
+                jobsight_notify::plan::SkipReason::TooSoon(_) => {
                     "same kind mailed within notify.min_days_between".to_string()
                 }
                 r => r.describe(),
@@ -470,7 +470,7 @@ mod tests {
     #[test]
     fn set_aside_lines_are_escaped() {
         let report = ClaimReport {
-            failed: vec![crate::spool::SetAside {
+            failed: vec![jobsight_ingest::spool::SetAside {
                 path: "failed/x\u{1b}[2J.json".into(),
                 reason: "not a spool record: \u{1b}]0;pwned\u{7}".into(),
             }],

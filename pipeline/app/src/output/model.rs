@@ -3,10 +3,10 @@
 //! info` and after `model train`), as plain text. Presentation, not modelling: the figures are the
 //! model stage's (`jobsight_model`), and nothing here computes one.
 
-use crate::model::DEFAULT_UNKNOWN_BELOW;
-use crate::model::EvalReport;
-use crate::model::evaluate::Scores;
-use crate::model::file::Header;
+use jobsight_model::DEFAULT_UNKNOWN_BELOW;
+use jobsight_model::EvalReport;
+use jobsight_model::evaluate::Scores;
+use jobsight_model::file::Header;
 
 /// What `jobsight model bootstrap` did: the jobs, the labels, where the models went, and each
 /// model's figures with every application left out in turn.
@@ -188,7 +188,7 @@ pub fn render_report(report: &EvalReport) -> String {
 /// A way of flagging windows other than the report's own verdict (the diagnosis's top class;
 /// with the score, `--with-score`): the share of anomalous windows flagged and of healthy ones,
 /// by true class and per application left out.
-fn render_detection(title: &str, flagging: &crate::model::Detection, out: &mut String) {
+fn render_detection(title: &str, flagging: &jobsight_model::Detection, out: &mut String) {
     let s = &flagging.scores;
     out.push_str(&format!(
         "{title}: {:.3} of anomalous windows flagged, {:.3} of healthy ones\n",

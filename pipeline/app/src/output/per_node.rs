@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::units::{percent, significant, size_from_bytes};
-use crate::report::load::NodeFacts;
 use jobsight_base::text::clean;
+use jobsight_report::load::NodeFacts;
 
 /// One node of the job.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -5,8 +5,8 @@
 
 use serde_json::json;
 
-use crate::classify::backtest::Backtest;
-use crate::rules::{Per, RuleBook, Sharing};
+use jobsight_rules::classify::backtest::Backtest;
+use jobsight_rules::{Per, RuleBook, Sharing};
 
 /// Every rule, class and characteristic with its source, as JSON.
 pub fn book_json(book: &RuleBook) -> serde_json::Value {

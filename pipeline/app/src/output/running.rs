@@ -186,9 +186,9 @@ pub fn page(snapshot: &Snapshot, now: DateTime<Utc>) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::notify::running::Stage;
     use crate::output::email::EmailTemplates;
     use crate::output::email::sample::sample_running;
+    use jobsight_notify::running::Stage;
 
     #[test]
     fn the_terminal_table() {

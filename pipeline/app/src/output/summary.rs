@@ -5,10 +5,10 @@
 
 use chrono::NaiveDate;
 
-use crate::catalog::rows::SummaryRow;
-use crate::catalog::{CatalogError, Table};
-use crate::query;
-use crate::summary::{EmailEffect, Grouping, Period, SummaryError};
+use jobsight_summary::{EmailEffect, Grouping, Period, SummaryError};
+use jobsight_warehouse::catalog::rows::SummaryRow;
+use jobsight_warehouse::catalog::{CatalogError, Table};
+use jobsight_warehouse::query;
 
 /// The effect of the emails as a table for a person, with a closing line that counts the users
 /// whose efficiency rose, fell or could not be compared.
@@ -427,8 +427,8 @@ mod tests {
     #[test]
     fn the_effect_of_an_email_is_rendered() {
         let dir = tempfile::tempdir().unwrap();
-        crate::summary::fixture::fixture(dir.path());
-        let effects = crate::summary::email_effect(dir.path(), 14).unwrap();
+        jobsight_summary::fixture::fixture(dir.path());
+        let effects = jobsight_summary::email_effect(dir.path(), 14).unwrap();
         let text = render_email_effect(&effects, 14);
         assert!(
             text.ends_with(

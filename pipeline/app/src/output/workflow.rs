@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 
 use jobsight_base::text::printable;
 
-use crate::workflow::detect::WorkflowEval;
-use crate::workflow::model::Header;
+use jobsight_workflow::detect::WorkflowEval;
+use jobsight_workflow::model::Header;
 
 /// The evaluation for people (`jobsight workflow eval`, `jobsight model eval --workflows`).
 pub fn render_eval(e: &WorkflowEval) -> String {
@@ -152,8 +152,8 @@ mod tests {
     #[test]
     fn the_header_names_the_runs_of_each_label() {
         let header = Header {
-            format: crate::workflow::model::FORMAT.into(),
-            version: crate::workflow::model::FORMAT_VERSION,
+            format: jobsight_workflow::model::FORMAT.into(),
+            version: jobsight_workflow::model::FORMAT_VERSION,
             jobsight: "0.1.0".into(),
             smartcore: "0.7.0".into(),
             created: "2026-11-20T00:00:00+00:00".into(),

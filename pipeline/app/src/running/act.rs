@@ -19,10 +19,10 @@ use chrono::{DateTime, Utc};
 
 use super::settings::{CancelPolicy, Settings};
 use super::snapshot::{Condition, LiveJob, Snapshot};
-use crate::catalog::{self, Table, rows::InterventionRow};
-use crate::notify::plan::{Item, JobReport};
-use crate::notify::running::{Stage, Warning};
 use jobsight_base::severity::Severity;
+use jobsight_notify::plan::{Item, JobReport};
+use jobsight_notify::running::{Stage, Warning};
+use jobsight_warehouse::catalog::{self, Table, rows::InterventionRow};
 
 /// The stage names of the `interventions` table.
 const WARNING: &str = "warning";
@@ -60,11 +60,11 @@ pub fn read_history(data: &Path, now: DateTime<Utc>) -> Result<History, String> 
     );
     let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     let batches = runtime
-        .block_on(crate::query::run(data, &sql))
+        .block_on(jobsight_warehouse::query::run(data, &sql))
         .map_err(|e| format!("reading interventions: {e}"))?;
     let mut history = History::new();
     for batch in &batches {
-        let c = crate::query::Columns::of(batch).map_err(|e| e.to_string())?;
+        let c = jobsight_warehouse::query::Columns::of(batch).map_err(|e| e.to_string())?;
         for i in 0..batch.num_rows() {
             let key = (
                 c.text("cluster", i).unwrap_or_default(),
@@ -225,7 +225,7 @@ fn job_report(job: &LiveJob, condition: &Condition, now: DateTime<Utc>) -> JobRe
 pub fn act(
     data: &Path,
     settings: &Settings,
-    notify: &crate::notify::Settings,
+    notify: &jobsight_notify::Settings,
     snapshot: &Snapshot,
     history: &History,
     now: DateTime<Utc>,
@@ -373,7 +373,7 @@ pub fn act(
 
 /// The policy in effect: in notify's test mode the warnings go to the admins, not the owners,
 /// so nothing may be cancelled on them and the policy only records (as in a dry run).
-fn in_effect(settings: &Settings, notify: &crate::notify::Settings) -> Settings {
+fn in_effect(settings: &Settings, notify: &jobsight_notify::Settings) -> Settings {
     let mut settings = settings.clone();
     settings.cancel.dry_run |= notify.test_mode;
     settings
@@ -411,13 +411,13 @@ fn write_rows(data: &Path, rows: &[InterventionRow], now: DateTime<Utc>) -> Resu
 /// Sends the warnings; each key's outcome: `emailed`, or `email not sent: <why>`.
 fn send(
     data: &Path,
-    notify: &crate::notify::Settings,
+    notify: &jobsight_notify::Settings,
     warnings: &[Warning],
     now: DateTime<Utc>,
 ) -> Result<BTreeMap<String, String>, String> {
     let writer = crate::output::email::EmailTemplates::load(notify.templates.as_deref())
         .map_err(|e| e.to_string())?;
-    let report = crate::notify::running::send(data, notify, warnings, &writer, now, &mut |_| {})
+    let report = jobsight_notify::running::send(data, notify, warnings, &writer, now, &mut |_| {})
         .map_err(|e| format!("warnings: {e}"))?;
     let mut outcome = BTreeMap::new();
     let unaddressed: BTreeSet<&String> = report.no_address.iter().collect();
@@ -427,7 +427,7 @@ fn send(
         let queued_before = report.skipped.iter().any(|s| {
             s.job_id == w.job.job_id
                 && s.kind.as_deref() == Some(w.rule.as_str())
-                && s.reason == crate::notify::plan::SkipReason::AlreadyReported
+                && s.reason == jobsight_notify::plan::SkipReason::AlreadyReported
         });
         let text = if queued_before
             || report
@@ -471,12 +471,12 @@ fn cancel(settings: &Settings, job: &LiveJob, condition: &Condition) -> Result<(
         job.user
     );
     // The reason is a courtesy: a job whose output cannot be written is cancelled all the same.
-    let _ = crate::ingest::squeue::run_command(
+    let _ = jobsight_ingest::squeue::run_command(
         &settings.scontrol,
         &["notify", id, &reason],
         settings.timeout,
     );
-    crate::ingest::squeue::run_command(&settings.scancel, &[id], settings.timeout).map(|_| ())
+    jobsight_ingest::squeue::run_command(&settings.scancel, &[id], settings.timeout).map(|_| ())
 }
 
 #[cfg(test)]
@@ -630,7 +630,7 @@ mod tests {
     fn every_decision_is_recorded_and_the_warning_mailed_once() {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("data");
-        let notify = crate::notify::Options {
+        let notify = jobsight_notify::Options {
             outbox: Some(dir.path().join("outbox")),
             ..Default::default()
         }

@@ -15,8 +15,8 @@ use chrono::{DateTime, Utc};
 pub use settings::{Options, Settings};
 pub use snapshot::Snapshot;
 
-use crate::ingest::per_job::TelemetrySource;
-use crate::rules::{Group, RuleBook};
+use jobsight_ingest::per_job::TelemetrySource;
+use jobsight_rules::{Group, RuleBook};
 
 /// What one run of the running step did.
 #[derive(Debug, Default)]
@@ -46,9 +46,9 @@ pub fn check_policy(settings: &Settings, book: &RuleBook) -> Result<(), String> 
 pub struct Inputs<'a> {
     pub data: &'a std::path::Path,
     pub running: &'a Settings,
-    pub features: &'a crate::features::Settings,
-    pub rules: &'a crate::rules::Settings,
-    pub notify: &'a crate::notify::Settings,
+    pub features: &'a jobsight_features::Settings,
+    pub rules: &'a jobsight_rules::Settings,
+    pub notify: &'a jobsight_notify::Settings,
     pub book: &'a RuleBook,
     pub telemetry: Option<&'a (dyn TelemetrySource + Send + Sync)>,
 }
@@ -67,7 +67,7 @@ impl std::fmt::Debug for Inputs<'_> {
 pub fn run_once(inputs: &Inputs, now: DateTime<Utc>) -> Result<Outcome, String> {
     let running = inputs.running;
     check_policy(running, inputs.book)?;
-    let listing = crate::ingest::squeue::list(&running.squeue, running.timeout)?;
+    let listing = jobsight_ingest::squeue::list(&running.squeue, running.timeout)?;
     // A snapshot that cannot be read only loses the conditions' start times.
     let previous = Snapshot::read(&running.snapshot).unwrap_or(None);
     let judge = watch::Judge {

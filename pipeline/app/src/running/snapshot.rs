@@ -95,7 +95,7 @@ impl Snapshot {
     /// the report pages are written.
     pub fn write(&self, path: &Path) -> Result<(), String> {
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
-        crate::report::write_page(path, &text).map_err(|e| e.to_string())
+        jobsight_report::write_page(path, &text).map_err(|e| e.to_string())
     }
 }
 

@@ -18,18 +18,18 @@ use rayon::prelude::*;
 
 use super::settings::Settings;
 use super::snapshot::{Condition, LiveJob, Snapshot};
-use crate::features::scan::JobMeta;
-use crate::ingest::per_job::TelemetrySource;
-use crate::ingest::squeue::RunningJob;
-use crate::rules::lang::Value;
-use crate::rules::{JobData, RuleBook};
 use jobsight_base::series::Sample;
+use jobsight_features::scan::JobMeta;
+use jobsight_ingest::per_job::TelemetrySource;
+use jobsight_ingest::squeue::RunningJob;
+use jobsight_rules::lang::Value;
+use jobsight_rules::{JobData, RuleBook};
 
 /// What judging needs besides the jobs.
 pub struct Judge<'a> {
     pub book: &'a RuleBook,
-    pub features: &'a crate::features::Settings,
-    pub rules: &'a crate::rules::Settings,
+    pub features: &'a jobsight_features::Settings,
+    pub rules: &'a jobsight_rules::Settings,
     pub telemetry: Option<&'a (dyn TelemetrySource + Send + Sync)>,
     pub running: &'a Settings,
 }
@@ -115,7 +115,7 @@ impl Judge<'_> {
         // The newest samples are not all in yet (Prometheus's lag).
         let to = now - (telemetry.ready_at(now) - now);
         let run_s = (to - job.start).num_seconds().max(0) as u64;
-        let dwells = crate::rules::running_dwells(self.book);
+        let dwells = jobsight_rules::running_dwells(self.book);
         let longest = dwells
             .iter()
             .flatten()
@@ -164,7 +164,7 @@ impl Judge<'_> {
             if dwell.is_none() {
                 footprint(&mut live, &data);
             }
-            let findings = crate::rules::evaluate_running(self.book, &data, self.rules, dwell);
+            let findings = jobsight_rules::evaluate_running(self.book, &data, self.rules, dwell);
             for f in findings {
                 let at_end = self
                     .book
@@ -201,7 +201,7 @@ impl Judge<'_> {
     ) -> Result<JobData, String> {
         let to_us = to.timestamp_micros();
         let from_us = to_us - span_s as i64 * 1_000_000;
-        let series: Vec<crate::features::scan::NamedSeries> = samples
+        let series: Vec<jobsight_features::scan::NamedSeries> = samples
             .iter()
             .map(|((node, metric), points)| {
                 let kept: Vec<Sample> = points
@@ -237,11 +237,11 @@ impl Judge<'_> {
             // Still running: it has not ended at all, NODE_FAIL or otherwise.
             lost_a_node: false,
         };
-        let computed = crate::features::job::compute(&meta, series, self.features);
+        let computed = jobsight_features::job::compute(&meta, series, self.features);
         let (features, features_job, summary) =
-            crate::features::batches(std::slice::from_ref(&computed))
+            jobsight_features::batches(std::slice::from_ref(&computed))
                 .map_err(|e| format!("features of running job {}: {e}", job.job_id))?;
-        let mut data = crate::classify::input::from_batches(
+        let mut data = jobsight_rules::classify::input::from_batches(
             &job.job_id,
             job_fields(job, others, to, span_s),
             &summary,
@@ -250,7 +250,7 @@ impl Judge<'_> {
             Path::new(&format!("running job {}", job.job_id)),
         )
         .map_err(|e| e.to_string())?;
-        crate::rules::prepare(&mut data, self.rules);
+        jobsight_rules::prepare(&mut data, self.rules);
         Ok(data)
     }
 }

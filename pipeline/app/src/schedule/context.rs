@@ -14,10 +14,10 @@ use super::error::ScheduleError;
 use super::log::Log;
 use super::step::Step;
 use crate::config::{Settings, TelemetryKind};
-use crate::ingest::per_job::{AccountingSource, Sacct, TelemetrySource};
-use crate::ingest::prometheus::Prometheus;
-use crate::model::predict::Models;
-use crate::rules::RuleBook;
+use jobsight_ingest::per_job::{AccountingSource, Sacct, TelemetrySource};
+use jobsight_ingest::prometheus::Prometheus;
+use jobsight_model::predict::Models;
+use jobsight_rules::RuleBook;
 
 /// Where time comes from: the wall clock, or a fixed time for tests and for re-running a
 /// scheduled time on purpose.
@@ -93,7 +93,7 @@ impl Context {
 }
 
 /// The configured models, loaded and checked; `None` when a site runs none.
-pub fn load_models(settings: &Settings) -> Result<Option<Models>, crate::model::ModelError> {
+pub fn load_models(settings: &Settings) -> Result<Option<Models>, jobsight_model::ModelError> {
     let m = &settings.model;
     if m.diagnosis.is_none() && m.unsupervised.is_none() {
         return Ok(None);

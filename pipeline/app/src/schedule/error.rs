@@ -18,9 +18,9 @@ pub enum ScheduleError {
     #[error("another run of DAG {dag} is under way (it holds {path}); try again later")]
     Busy { dag: String, path: PathBuf },
     #[error("cannot load the rule book: {0}")]
-    Rules(#[from] crate::rules::RulesError),
+    Rules(#[from] jobsight_rules::RulesError),
     #[error("cannot load the models: {0}")]
-    Models(#[from] crate::model::ModelError),
+    Models(#[from] jobsight_model::ModelError),
     #[error("cannot record the run of DAG {dag} in the runs table: {reason}")]
     Record { dag: String, reason: String },
     #[error("DAG {dag} has no step that works on whole days: there is nothing to backfill")]

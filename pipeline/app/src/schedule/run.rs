@@ -205,7 +205,7 @@ fn run_step(
     let (attempts, result) = execute_with_retries(run, handover, carried_path, stop);
     if let Step::Ingest { .. } = step {
         // Where a kill hurts most: jobs out of the spool, not yet judged.
-        crate::notify::fault_point("after-ingest");
+        jobsight_notify::fault_point("after-ingest");
     }
     let ended = ctx.clock.now();
     let (outcome, jobs, counts, error) = match result {
@@ -362,7 +362,7 @@ pub fn backfill(
             dag: dag.name.clone(),
         });
     }
-    let days: Vec<NaiveDate> = crate::features::days_with_jobs(ctx.data())
+    let days: Vec<NaiveDate> = jobsight_features::days_with_jobs(ctx.data())
         .into_iter()
         .filter(|d| (since..=until).contains(d))
         .collect();

@@ -7,8 +7,8 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::catalog::rows::RunRow;
-use crate::catalog::{self, Table};
+use jobsight_warehouse::catalog::rows::RunRow;
+use jobsight_warehouse::catalog::{self, Table};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -7,8 +7,8 @@ use std::path::Path;
 use chrono::NaiveDate;
 
 use crate::config::Settings;
-use crate::model::predict::{JobPrediction, Models};
-use crate::rules::{RuleBook, Verdict};
+use jobsight_model::predict::{JobPrediction, Models};
+use jobsight_rules::{RuleBook, Verdict};
 
 /// What the models' verdicts are combined with: each job's id, the anomaly types its rules
 /// found evidence of and the problems of its critical findings. The one place the rules' results
@@ -17,14 +17,14 @@ use crate::rules::{RuleBook, Verdict};
 pub fn rule_evidence(
     book: &RuleBook,
     verdicts: &[Verdict],
-) -> Vec<crate::model::predict::RuleEvidence> {
-    let mut evidence: Vec<crate::model::predict::RuleEvidence> = Vec::new();
+) -> Vec<jobsight_model::predict::RuleEvidence> {
+    let mut evidence: Vec<jobsight_model::predict::RuleEvidence> = Vec::new();
     let mut index: std::collections::HashMap<(&str, Option<u32>), usize> =
         std::collections::HashMap::new();
     for v in verdicts {
         let key = (v.job_id.as_str(), v.restart_count);
         let at = *index.entry(key).or_insert_with(|| {
-            evidence.push(crate::model::predict::RuleEvidence {
+            evidence.push(jobsight_model::predict::RuleEvidence {
                 job_id: v.job_id.clone(),
                 restart_count: v.restart_count,
                 anomalies: Vec::new(),
@@ -58,8 +58,8 @@ pub fn predict_judged(
     models: &Models,
     book: &RuleBook,
     verdicts: &[Verdict],
-) -> Result<Vec<JobPrediction>, crate::model::ModelError> {
-    crate::model::predict::predict_and_write(
+) -> Result<Vec<JobPrediction>, jobsight_model::ModelError> {
+    jobsight_model::predict::predict_and_write(
         data,
         day,
         part,
@@ -71,12 +71,12 @@ pub fn predict_judged(
 /// What the report pages need from outside the warehouse: the configured diagnosis model's
 /// feature importance, read from its file's header (none without a model, or when the file
 /// cannot be read: the pages then rank metrics by the findings and the healthy band alone).
-pub fn report_inputs(settings: &Settings) -> crate::report::Inputs {
+pub fn report_inputs(settings: &Settings) -> jobsight_report::Inputs {
     let importance = settings
         .model
         .diagnosis
         .as_deref()
-        .and_then(|path| crate::model::file::ModelFile::header(path).ok())
+        .and_then(|path| jobsight_model::file::ModelFile::header(path).ok())
         .map(|h| {
             h.importance
                 .into_iter()
@@ -84,13 +84,13 @@ pub fn report_inputs(settings: &Settings) -> crate::report::Inputs {
                 .collect()
         })
         .unwrap_or_default();
-    crate::report::Inputs { importance }
+    jobsight_report::Inputs { importance }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{Finding, Group, Severity};
+    use jobsight_rules::{Finding, Group, Severity};
 
     fn verdict(run: u32, findings: &[(&str, Severity)]) -> Verdict {
         Verdict {

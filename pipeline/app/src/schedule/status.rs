@@ -15,7 +15,7 @@ use super::daemon::ON_TIME;
 use super::dag::{CatchUp, Dag};
 use super::state::{DaemonStart, LastRun, daemon_start, last_run};
 use crate::config::Settings;
-use crate::spool::{Spool, SpoolStatus};
+use jobsight_ingest::spool::{Spool, SpoolStatus};
 
 /// How late a scheduled run may be before the DAG counts as behind: a run takes time, and a
 /// daemon checks its schedules every few seconds.

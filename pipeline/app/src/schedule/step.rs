@@ -8,38 +8,38 @@
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
     /// Claim the spool, then sacct and telemetry of each claimed job into the warehouse
-    /// ([`crate::ingest::per_job`]).
+    /// ([`jobsight_ingest::per_job`]).
     Ingest { limit: Option<usize> },
     /// Features (and windows, when configured) of the ingested jobs or of whole days
-    /// ([`crate::features`]).
+    /// ([`jobsight_features`]).
     Features { on: On },
-    /// Rules, classes and thresholds ([`crate::classify`]); the verdicts go to the predict step
+    /// Rules, classes and thresholds ([`jobsight_rules::classify`]); the verdicts go to the predict step
     /// after it.
     Classify { on: On },
     /// The models' verdicts on the jobs the classify step before it judged, joined with the
-    /// rules' evidence ([`crate::model::predict`]); nothing when no model is configured.
+    /// rules' evidence ([`jobsight_model::predict`]); nothing when no model is configured.
     Predict { on: On },
-    /// The system-wide summaries of the last `days` days into `summaries` ([`crate::summary`]).
+    /// The system-wide summaries of the last `days` days into `summaries` ([`jobsight_summary`]).
     Summarize { days: u32 },
     /// The report pages of the last `days` days: every job, the day's users, the system report
-    /// ([`crate::report`]).
+    /// ([`jobsight_report`]).
     Report { days: u32 },
     /// Folds the small per-job and per-run parts of the last `days` days into one file per
-    /// table and day ([`catalog::compact_day`](crate::catalog::compact_day)).
+    /// table and day ([`catalog::compact_day`](jobsight_warehouse::catalog::compact_day)).
     Compact { days: u32 },
-    /// Emails to owners and admins ([`crate::notify`]).
+    /// Emails to owners and admins ([`jobsight_notify`]).
     Notify { critical_only: bool },
     /// Retrains the configured diagnosis model when the warehouse has labels newer than it, and
     /// rotates it when the new one is not worse; refreshes the configured anomaly score's
-    /// per-application baselines from the newest days ([`crate::model::retrain`]).
+    /// per-application baselines from the newest days ([`jobsight_model::retrain`]).
     Retrain,
     /// Removes raw telemetry and windows older than `keep_days`.
     Retain { keep_days: u32 },
     /// Rebuilds the workflow runs of Slurm arrays and dependency chains that ended in the last
-    /// `days` days ([`crate::workflow::slurm`]).
+    /// `days` days ([`jobsight_workflow::slurm`]).
     SlurmWorkflows { days: u32 },
     /// Scores every workflow task of the warehouse against its kind's history into
-    /// `workflow_scores` ([`crate::workflow::detect`]); nothing when no workflow was imported.
+    /// `workflow_scores` ([`jobsight_workflow::detect`]); nothing when no workflow was imported.
     WorkflowScore,
     /// Lists the running jobs, judges them with the running rules, writes the snapshot, warns
     /// owners and applies the cancel policy ([`crate::running`]).

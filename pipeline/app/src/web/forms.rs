@@ -20,10 +20,10 @@ use jobsight_base::text::{clean, slug};
 
 use super::Web;
 use super::who::Viewer;
-use crate::catalog::rows::FeedbackRow;
-use crate::catalog::{self, Table};
 use crate::output::pages::served::{LABELS, job_href};
-use crate::report::load::{JobOwner, literal};
+use jobsight_report::load::{JobOwner, literal};
+use jobsight_warehouse::catalog::rows::FeedbackRow;
+use jobsight_warehouse::catalog::{self, Table};
 
 /// The longest note kept (with the ellipsis of a cut note, 500 characters).
 const MAX_NOTE: usize = 499;
@@ -130,7 +130,7 @@ pub async fn feedback(
         owner.day,
         literal(&form.item)
     );
-    match crate::query::collect(&web.ctx, &sql).await {
+    match jobsight_warehouse::query::collect(&web.ctx, &sql).await {
         Ok(rows) if rows.iter().any(|b| b.num_rows() > 0) => {}
         Ok(_) => {
             return bad(
@@ -247,7 +247,7 @@ pub async fn label(
         (Ok(s), Ok(e)) => (s, e),
         (Err(why), _) | (_, Err(why)) => return bad(&web, &why),
     };
-    let line = crate::model::dataset::LabelLine {
+    let line = jobsight_model::dataset::LabelLine {
         job_id: owner.job_id.clone(),
         anomaly: form.label.clone(),
         start_us,
@@ -259,7 +259,7 @@ pub async fn label(
     }
     let (data, by) = (web.data.clone(), viewer.name.clone());
     let kept = tokio::task::spawn_blocking(move || {
-        crate::model::labelling::keep_labels(&data, &[line], &by, chrono::Utc::now())
+        jobsight_model::labelling::keep_labels(&data, &[line], &by, chrono::Utc::now())
             .map_err(|e| e.to_string())
     })
     .await;
@@ -287,11 +287,11 @@ pub(super) async fn judged(
         literal(&owner.job_id)
     );
     let mut rows = Vec::new();
-    for batch in crate::query::collect(&web.ctx, &sql)
+    for batch in jobsight_warehouse::query::collect(&web.ctx, &sql)
         .await
         .map_err(|e| e.to_string())?
     {
-        let c = crate::query::Columns::of(&batch).map_err(|e| e.to_string())?;
+        let c = jobsight_warehouse::query::Columns::of(&batch).map_err(|e| e.to_string())?;
         for i in 0..batch.num_rows() {
             let text = |name: &str| c.text(name, i).unwrap_or_default();
             rows.push((text("subject"), text("item"), text("judgement")));
@@ -324,11 +324,11 @@ pub(super) async fn telemetry_csv(web: &Web, owner: &JobOwner) -> Result<(String
     };
     let mut out = String::from("node,metric,time,value\n");
     let mut rows = 0;
-    for batch in crate::query::collect(&web.ctx, &sql)
+    for batch in jobsight_warehouse::query::collect(&web.ctx, &sql)
         .await
         .map_err(|e| e.to_string())?
     {
-        let c = crate::query::Columns::of(&batch).map_err(|e| e.to_string())?;
+        let c = jobsight_warehouse::query::Columns::of(&batch).map_err(|e| e.to_string())?;
         for i in 0..batch.num_rows() {
             rows += 1;
             if rows > MAX_DOWNLOAD_ROWS {

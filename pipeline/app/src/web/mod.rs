@@ -61,7 +61,7 @@ pub enum WebError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    Query(#[from] crate::query::QueryError),
+    Query(#[from] jobsight_warehouse::query::QueryError),
     #[error("the page templates: {0}")]
     Templates(String),
     #[error("cannot draw the CSRF key: {0}")]
@@ -73,8 +73,8 @@ pub struct Web {
     pub data: PathBuf,
     pub ctx: SessionContext,
     pub settings: Settings,
-    pub report: crate::report::Settings,
-    pub inputs: crate::report::Inputs,
+    pub report: jobsight_report::Settings,
+    pub inputs: jobsight_report::Inputs,
     pub pages: PageTemplates,
     pub roles: Roles,
     pub csrf: guard::Csrf,
@@ -103,14 +103,14 @@ impl Web {
     pub async fn new(
         data: PathBuf,
         settings: Settings,
-        report: crate::report::Settings,
-        inputs: crate::report::Inputs,
+        report: jobsight_report::Settings,
+        inputs: jobsight_report::Inputs,
         roles: Roles,
     ) -> Result<Web, WebError> {
         if settings.trusted_proxies.is_empty() {
             return Err(WebError::NoProxy);
         }
-        let ctx = crate::query::live_session(&data).await?;
+        let ctx = jobsight_warehouse::query::live_session(&data).await?;
         let pages = PageTemplates::load(&report).map_err(|e| WebError::Templates(e.to_string()))?;
         Ok(Web {
             ctx,

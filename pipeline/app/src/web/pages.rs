@@ -20,7 +20,7 @@ use jobsight_base::text::{clean, slug};
 use super::Web;
 use super::who::{Owner, Viewer};
 use crate::output::pages::served::{compare_page, job_extra, list_page, metric_svg};
-use crate::report::load::{HealthyBands, HealthyRun, JobOwner, JobQuery, SortBy, Visible};
+use jobsight_report::load::{HealthyBands, HealthyRun, JobOwner, JobQuery, SortBy, Visible};
 
 /// How long a day's healthy runs and bands are kept for its other pages: the nightly steps
 /// that change them run once a day, and a page a few minutes behind them says nothing wrong.
@@ -69,14 +69,14 @@ impl Web {
         if let Some(healthy) = self.healthy.get(day) {
             return Ok(healthy);
         }
-        if let Some(stored) = crate::report::load::stored_reference(&self.ctx, day, job_id)
+        if let Some(stored) = jobsight_report::load::stored_reference(&self.ctx, day, job_id)
             .await
             .map_err(|e| e.to_string())?
         {
             return Ok(Arc::new(stored));
         }
         let healthy = Arc::new(
-            crate::report::load::healthy(&self.ctx, day)
+            jobsight_report::load::healthy(&self.ctx, day)
                 .await
                 .map_err(|e| e.to_string())?,
         );
@@ -89,7 +89,7 @@ impl Web {
     /// recent day then waits for none of it.
     pub(super) async fn keep_recent_days_warm(self: Arc<Self>) {
         loop {
-            let days = crate::query::collect(
+            let days = jobsight_warehouse::query::collect(
                 &self.ctx,
                 &format!(
                     "SELECT DISTINCT CAST(day AS VARCHAR) AS day FROM jobs ORDER BY day DESC LIMIT {WARM_DAYS}"
@@ -98,14 +98,14 @@ impl Web {
             .await;
             let mut latest = Vec::new();
             for batch in days.iter().flatten() {
-                if let Ok(c) = crate::query::Columns::of(batch) {
+                if let Ok(c) = jobsight_warehouse::query::Columns::of(batch) {
                     latest.extend((0..batch.num_rows()).filter_map(|i| {
                         c.text("day", i).and_then(|d| d.parse::<NaiveDate>().ok())
                     }));
                 }
             }
             for day in latest {
-                match crate::report::load::healthy(&self.ctx, day).await {
+                match jobsight_report::load::healthy(&self.ctx, day).await {
                     Ok(healthy) => self.healthy.put(day, Arc::new(healthy)),
                     Err(e) => eprintln!("jobsight serve: the healthy runs of {day}: {e}"),
                 }
@@ -177,7 +177,7 @@ impl Web {
             return Ok(None);
         }
         let job_id = jobsight_base::text::unslug(job).unwrap_or_else(|| job.to_string());
-        let owners = crate::report::load::owners(&self.ctx, &job_id)
+        let owners = jobsight_report::load::owners(&self.ctx, &job_id)
             .await
             .map_err(|e| e.to_string())?;
         let Some(found) = owners
@@ -209,8 +209,8 @@ impl Web {
         viewer: &Viewer,
         owner: &JobOwner,
         every_metric: bool,
-    ) -> Result<crate::report::JobPage, String> {
-        let settings = crate::report::Settings {
+    ) -> Result<jobsight_report::JobPage, String> {
+        let settings = jobsight_report::Settings {
             max_charts: if every_metric {
                 EVERY_METRIC
             } else {
@@ -219,7 +219,7 @@ impl Web {
             ..self.report.clone()
         };
         let healthy = self.healthy_of(owner.day, &owner.job_id).await?;
-        let mut page = crate::report::job_page_with(
+        let mut page = jobsight_report::job_page_with(
             &self.data,
             &self.ctx,
             &owner.job_id,
@@ -360,7 +360,7 @@ pub async fn jobs(
         Ok(days) => (days, chrono::Utc::now().date_naive()),
         Err(_) => (
             web.settings.max_list_days,
-            crate::catalog::days(&web.data, crate::catalog::Table::Jobs)
+            jobsight_warehouse::catalog::days(&web.data, jobsight_warehouse::catalog::Table::Jobs)
                 .last()
                 .copied()
                 .unwrap_or_else(|| chrono::Utc::now().date_naive()),
@@ -390,7 +390,7 @@ pub async fn jobs(
         descending: param("order") != "asc",
         limit: web.settings.max_list_rows,
     };
-    let (listed, more) = match crate::report::load::list(&web.ctx, &query).await {
+    let (listed, more) = match jobsight_report::load::list(&web.ctx, &query).await {
         Ok(found) => found,
         Err(e) => return web.failed("the job list", &e.to_string()),
     };
@@ -443,11 +443,11 @@ pub async fn compare(
 /// The cluster whose page folder is `cluster` (a slug), from the warehouse.
 async fn cluster_named(web: &Web, cluster: &str) -> Result<Option<String>, String> {
     let mut found = None;
-    let batches = crate::query::collect(&web.ctx, "SELECT DISTINCT cluster FROM jobs")
+    let batches = jobsight_warehouse::query::collect(&web.ctx, "SELECT DISTINCT cluster FROM jobs")
         .await
         .map_err(|e| e.to_string())?;
     for batch in batches {
-        let c = crate::query::Columns::of(&batch).map_err(|e| e.to_string())?;
+        let c = jobsight_warehouse::query::Columns::of(&batch).map_err(|e| e.to_string())?;
         for i in 0..batch.num_rows() {
             if let Some(name) = c.text("cluster", i)
                 && slug(&name) == cluster
@@ -482,7 +482,7 @@ pub async fn user(
     let Ok(Some(cluster)) = cluster_named(&web, &cluster).await else {
         return refused();
     };
-    let found = crate::report::served::user_history(&web.ctx, &cluster, user).await;
+    let found = jobsight_report::served::user_history(&web.ctx, &cluster, user).await;
     let (day, history) = match found {
         Ok(Some(found)) => found,
         Ok(None) => return refused(),
@@ -513,7 +513,7 @@ pub async fn day(
     let Ok(Some(cluster)) = cluster_named(&web, &cluster).await else {
         return not_found(State(web)).await;
     };
-    let (report, facts) = match crate::report::served::day(&web.ctx, &cluster, day).await {
+    let (report, facts) = match jobsight_report::served::day(&web.ctx, &cluster, day).await {
         Ok(found) => found,
         Err(e) => return web.failed("the day's report", &e.to_string()),
     };
@@ -534,7 +534,7 @@ pub async fn workflow(
         return admins_only(&web);
     }
     let run = file.strip_suffix(".html").unwrap_or("");
-    let facts = match crate::report::served::workflow(&web.data, &web.ctx, run).await {
+    let facts = match jobsight_report::served::workflow(&web.data, &web.ctx, run).await {
         Ok(Some(facts)) => facts,
         Ok(None) => return not_found(State(web)).await,
         Err(e) => return web.failed("the workflow run", &e.to_string()),
@@ -581,7 +581,7 @@ pub async fn index(State(web): State<Arc<Web>>, Extension(viewer): Extension<Vie
     if !viewer.admin {
         return Redirect::to("/jobs").into_response();
     }
-    let listing = match crate::report::served::index_listing(&web.ctx).await {
+    let listing = match jobsight_report::served::index_listing(&web.ctx).await {
         Ok(listing) => listing,
         Err(e) => return web.failed("the index", &e.to_string()),
     };

@@ -43,8 +43,8 @@ pub enum ModelAction {
     /// importance stored in the file. An unsupervised model learns healthy windows (or every
     /// window, when there are no labels) and flags what it cannot reconstruct.
     Train {
-        #[arg(long, value_parser = choice::<crate::model::Kind>(), required_unless_present = "workflows")]
-        kind: Option<crate::model::Kind>,
+        #[arg(long, value_parser = choice::<jobsight_model::Kind>(), required_unless_present = "workflows")]
+        kind: Option<jobsight_model::Kind>,
         /// Train the workflow models instead: the supervised task classifier and the run-label
         /// forest of `jobsight workflow eval`, on every labelled workflow run (imported with
         /// `jobsight import pegasus`); `jobsight workflow score --model FILE` applies them.
@@ -85,8 +85,8 @@ pub enum ModelAction {
         #[arg(long, conflicts_with_all = ["cv", "hold_out"])]
         leave_out_application: bool,
         /// Kind of model to cross-validate.
-        #[arg(long, value_parser = choice::<crate::model::Kind>(), default_value = "diagnosis")]
-        kind: crate::model::Kind,
+        #[arg(long, value_parser = choice::<jobsight_model::Kind>(), default_value = "diagnosis")]
+        kind: jobsight_model::Kind,
         /// `labels` (default) or a labels CSV file, as for `train`.
         #[arg(long)]
         labels_from: Option<String>,
@@ -220,7 +220,7 @@ pub struct TrainArgs {
     pub max_features: usize,
     /// A window whose top class is an anomaly with a smaller share of the trees' votes is
     /// "unknown" (a healthy top class is healthy whatever its share).
-    #[arg(long, default_value_t = crate::model::DEFAULT_UNKNOWN_BELOW)]
+    #[arg(long, default_value_t = jobsight_model::DEFAULT_UNKNOWN_BELOW)]
     pub unknown_below: f64,
     /// Training windows kept per class (a seeded sample beyond it; 0: all).
     #[arg(long, default_value_t = 3000)]
@@ -242,8 +242,8 @@ pub struct TrainArgs {
     /// `relative` for the diagnosis, `absolute` for the anomaly score (as measured, docs/models.md).
     /// `application` (`model eval` only): `relative` plus each window against the typical window
     /// of its application's other runs; measured, not better (docs/models.md).
-    #[arg(long, value_parser = choice::<crate::model::dataset::FeatureSet>())]
-    pub features: Option<crate::model::dataset::FeatureSet>,
+    #[arg(long, value_parser = choice::<jobsight_model::dataset::FeatureSet>())]
+    pub features: Option<jobsight_model::dataset::FeatureSet>,
     /// Train on these metrics only (comma-separated names, or prefixes ending in `*`); default:
     /// every metric with windows. The series two telemetry sources share let a model trained on
     /// one judge the other, e.g. the simulator's and LDMS's: cpu_user, cpu_system, cpu_iowait,
@@ -263,8 +263,8 @@ pub struct TrainArgs {
     /// How the anomaly score's cut for each application is taken from its windows' scores, and
     /// for an application the model never saw from its other runs (docs/models.md, "Per-application
     /// baselines of the anomaly score").
-    #[arg(long, value_parser = choice::<crate::model::baseline::BaselineMethod>(), default_value = "lower-tail")]
-    pub baseline: crate::model::baseline::BaselineMethod,
+    #[arg(long, value_parser = choice::<jobsight_model::baseline::BaselineMethod>(), default_value = "lower-tail")]
+    pub baseline: jobsight_model::baseline::BaselineMethod,
 }
 
 /// A share between 0 and 1.
@@ -280,13 +280,13 @@ fn share(text: &str) -> Result<f64, String> {
 }
 
 impl TrainArgs {
-    pub fn options(&self) -> anyhow::Result<crate::model::TrainOptions> {
+    pub fn options(&self) -> anyhow::Result<jobsight_model::TrainOptions> {
         anyhow::ensure!(
             (0.0..=1.0).contains(&self.unknown_below),
             "--unknown-below must lie between 0 and 1, not {}",
             self.unknown_below
         );
-        let mut o = crate::model::TrainOptions::default();
+        let mut o = jobsight_model::TrainOptions::default();
         o.forest.trees = self.trees;
         o.forest.max_features = self.max_features;
         o.forest.max_samples_per_tree = self.max_samples_per_tree;

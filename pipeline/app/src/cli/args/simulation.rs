@@ -51,7 +51,7 @@ pub struct SimulateArgs {
     pub anomaly_share: f64,
     /// The first job id of the day; give each simulated day its own range for unique ids.
     /// Slurm's ids are 32-bit: the day's ids must fit below 4294967295.
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=crate::simulate::MAX_JOB_ID))]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=jobsight_sim::MAX_JOB_ID))]
     pub first_job_id: u64,
     /// The simulated day (UTC).
     #[arg(long, default_value = "2026-11-20")]
@@ -60,18 +60,18 @@ pub struct SimulateArgs {
     /// (jobs share nodes); `free-nodes`, as a scheduler would, each job on the nodes free
     /// earliest and waiting in the queue until they are (no node runs two jobs at once; with
     /// enough jobs, a fully busy cluster). The output says how busy the nodes were.
-    #[arg(long, value_parser = choice::<crate::simulate::Placement>(), default_value = "anywhere")]
-    pub placement: crate::simulate::Placement,
+    #[arg(long, value_parser = choice::<jobsight_sim::Placement>(), default_value = "anywhere")]
+    pub placement: jobsight_sim::Placement,
 }
 
 fn parse_anomaly_share(s: &str) -> Result<f64, String> {
     s.parse::<f64>()
         .ok()
-        .filter(|share| (0.0..=crate::simulate::MAX_ANOMALY_SHARE).contains(share))
+        .filter(|share| (0.0..=jobsight_sim::MAX_ANOMALY_SHARE).contains(share))
         .ok_or_else(|| {
             format!(
                 "{s:?} is not a share between 0 and {} (e.g. 0.5)",
-                crate::simulate::MAX_ANOMALY_SHARE
+                jobsight_sim::MAX_ANOMALY_SHARE
             )
         })
 }

@@ -8,7 +8,7 @@ use clap::Subcommand;
 
 use crate::config::TelemetryKind;
 use crate::output::Format;
-use crate::query::SqlFormat;
+use jobsight_warehouse::query::SqlFormat;
 
 #[derive(Debug, Subcommand)]
 pub enum SpoolAction {
@@ -86,14 +86,14 @@ pub struct FeaturesArgs {
     /// Also write the `windows` table for the models: the statistics over sliding windows,
     /// WIDTH or WIDTH:STRIDE in seconds (e.g. 60:15). Default: features.windows (none).
     #[arg(long)]
-    pub windows: Option<crate::features::WindowSpec>,
+    pub windows: Option<jobsight_features::WindowSpec>,
     /// How the statistics are computed: `auto` runs the DataFusion plan on the Ballista
     /// cluster when the configuration has `[engine] ballista` (a backfill over history) and
     /// the single pass here otherwise, or when windows are asked for; `single-pass` always
     /// here; `plan` the DataFusion plan on the configured engine (here without Ballista). The
     /// plan computes no windows.
-    #[arg(long, value_parser = choice::<crate::features::Method>(), default_value = "auto")]
-    pub engine: crate::features::Method,
+    #[arg(long, value_parser = choice::<jobsight_features::Method>(), default_value = "auto")]
+    pub engine: jobsight_features::Method,
 }
 
 /// The arguments of `jobsight classify`.
@@ -205,11 +205,11 @@ pub struct SummaryArgs {
     #[arg(long)]
     pub to: Option<chrono::NaiveDate>,
     /// The period each row covers (weeks start on Monday).
-    #[arg(long, value_parser = choice::<crate::summary::Period>(), default_value = "week")]
-    pub period: crate::summary::Period,
+    #[arg(long, value_parser = choice::<jobsight_summary::Period>(), default_value = "week")]
+    pub period: jobsight_summary::Period,
     /// What each row is for, within its cluster.
-    #[arg(long, value_parser = choice::<crate::summary::Grouping>(), default_value = "cluster")]
-    pub by: crate::summary::Grouping,
+    #[arg(long, value_parser = choice::<jobsight_summary::Grouping>(), default_value = "cluster")]
+    pub by: jobsight_summary::Grouping,
     /// `table` shows the main figures in people's units, one column per period, within 120
     /// columns; `csv` and `json` give every column of the `summaries` table.
     #[arg(long, value_parser = choice::<SqlFormat>(), default_value = "table")]
@@ -222,8 +222,8 @@ pub struct SummaryArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub top: Option<u32>,
     /// What --top ranks by.
-    #[arg(long, value_parser = choice::<crate::summary::Rank>(), default_value = "core-hours")]
-    pub sort: crate::summary::Rank,
+    #[arg(long, value_parser = choice::<jobsight_summary::Rank>(), default_value = "core-hours")]
+    pub sort: jobsight_summary::Rank,
     /// Instead: the effect of the emails, measured. Each emailed user's CPU efficiency in the
     /// days before their first email and after it (--effect-days), from the notifications
     /// ledger and their jobs.

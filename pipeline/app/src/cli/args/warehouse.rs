@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 
-use crate::query::SqlFormat;
+use jobsight_warehouse::query::SqlFormat;
 
 /// The arguments of `jobsight sql`.
 #[derive(Debug, clap::Args)]

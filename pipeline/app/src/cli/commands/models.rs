@@ -5,9 +5,9 @@ use std::io::{StdoutLock, Write};
 
 use anyhow::Context as _;
 
-use crate::classify::backtest;
 use crate::output::{self, Format};
-use crate::rules::RuleBook;
+use jobsight_rules::RuleBook;
+use jobsight_rules::classify::backtest;
 
 use crate::cli::Env;
 use crate::cli::args::{LabelArgs, ModelAction, RulesAction, WorkflowAction};
@@ -121,8 +121,8 @@ pub(in crate::cli) fn label(
     env: &Env,
     stdout: &mut StdoutLock<'_>,
 ) -> anyhow::Result<()> {
-    use crate::model::dataset::{LabelLine, read_label_lines};
-    use crate::model::labelling::keep_labels;
+    use jobsight_model::dataset::{LabelLine, read_label_lines};
+    use jobsight_model::labelling::keep_labels;
     let data = &env.settings.data;
     let by = args
         .by
@@ -184,7 +184,7 @@ fn run_model(
     data: &std::path::Path,
     stdout: &mut impl Write,
 ) -> anyhow::Result<()> {
-    use crate::model::{self, LabelsFrom};
+    use jobsight_model::LabelsFrom;
     let mut progress = |phase: &str| eprintln!("{phase} ...");
     match action {
         ModelAction::Train {
@@ -193,7 +193,7 @@ fn run_model(
             options,
             ..
         } => {
-            use crate::workflow::{detect, model as workflow_model};
+            use jobsight_workflow::{detect, model as workflow_model};
             let runtime =
                 tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
             let (tasks, runs) =
@@ -213,7 +213,7 @@ fn run_model(
         } => {
             let kind = kind.context("--kind is required (or --workflows)")?;
             let labels = LabelsFrom::parse(labels_from.as_deref());
-            let file = model::train(
+            let file = jobsight_model::train(
                 data,
                 kind,
                 &labels,
@@ -257,7 +257,7 @@ fn run_model(
         } => {
             let labels = LabelsFrom::parse(labels_from.as_deref());
             let report = match path {
-                Some(path) => model::evaluate_model(data, &path, &labels)?,
+                Some(path) => jobsight_model::evaluate_model(data, &path, &labels)?,
                 None => {
                     anyhow::ensure!(
                         cv.is_some() || hold_out.is_some() || leave_out_application,
@@ -265,18 +265,18 @@ fn run_model(
                          --leave-out-application"
                     );
                     anyhow::ensure!(
-                        active == 0 || kind == model::Kind::Diagnosis,
+                        active == 0 || kind == jobsight_model::Kind::Diagnosis,
                         "--active asks for labels for the diagnosis; the anomaly score needs none"
                     );
                     anyhow::ensure!(
-                        !with_score || kind == model::Kind::Diagnosis,
+                        !with_score || kind == jobsight_model::Kind::Diagnosis,
                         "--with-score judges the anomaly score together with the diagnosis (--kind diagnosis)"
                     );
                     anyhow::ensure!(
-                        !no_history || kind == model::Kind::Unsupervised || with_score,
+                        !no_history || kind == jobsight_model::Kind::Unsupervised || with_score,
                         "--no-history judges the anomaly score's cut (--kind unsupervised, or the diagnosis --with-score); the diagnosis alone has none"
                     );
-                    let cv = model::CrossValidation {
+                    let cv = jobsight_model::CrossValidation {
                         folds: cv.unwrap_or(5) as usize,
                         hold_out,
                         leave_out_each: leave_out_application,
@@ -288,7 +288,7 @@ fn run_model(
                         no_history,
                         with_score,
                     };
-                    model::cross_validate(
+                    jobsight_model::cross_validate(
                         data,
                         kind,
                         &labels,
@@ -323,11 +323,11 @@ fn evaluate_workflows(
     stdout: &mut impl Write,
 ) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
-    let (tasks, runs) = runtime.block_on(crate::workflow::detect::read_tasks(
+    let (tasks, runs) = runtime.block_on(jobsight_workflow::detect::read_tasks(
         data,
-        crate::workflow::detect::RunLabels::Read,
+        jobsight_workflow::detect::RunLabels::Read,
     ))?;
-    let report = crate::workflow::detect::evaluate(&tasks, &runs, folds, seed)?;
+    let report = jobsight_workflow::detect::evaluate(&tasks, &runs, folds, seed)?;
     let text = match format {
         Format::Table => output::workflow::render_eval(&report),
         Format::Json => serde_json::to_string(&report)? + "\n",
@@ -342,7 +342,7 @@ fn show_model_info(
     format: Format,
     stdout: &mut impl Write,
 ) -> anyhow::Result<()> {
-    if let Some(header) = crate::workflow::model::WorkflowModel::header(path)? {
+    if let Some(header) = jobsight_workflow::model::WorkflowModel::header(path)? {
         match format {
             Format::Table => {
                 stdout.write_all(output::workflow::render_header(&header).as_bytes())?
@@ -351,7 +351,7 @@ fn show_model_info(
         }
         return Ok(());
     }
-    let header = crate::model::file::ModelFile::header(path)?;
+    let header = jobsight_model::file::ModelFile::header(path)?;
     match format {
         Format::Table => stdout.write_all(output::model::render_header(&header).as_bytes())?,
         Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&header)?)?,
@@ -365,11 +365,12 @@ pub(in crate::cli) fn workflow(
     env: &Env,
     stdout: &mut StdoutLock<'_>,
 ) -> anyhow::Result<()> {
-    use crate::workflow::{detect, slurm};
+    use jobsight_workflow::{detect, slurm};
     let data = env.settings.data.clone();
     let runtime = tokio::runtime::Runtime::new().context("cannot start the query runtime")?;
     if let WorkflowAction::Slurm { since, until } = action {
-        let days = crate::catalog::days(&data, crate::catalog::Table::Jobs);
+        let days =
+            jobsight_warehouse::catalog::days(&data, jobsight_warehouse::catalog::Table::Jobs);
         let (Some(first), Some(last)) = (
             since.or(days.first().copied()),
             until.or(days.last().copied()),
@@ -404,7 +405,7 @@ pub(in crate::cli) fn workflow(
             );
             let mut rows = detect::score(&tasks);
             if let Some(path) = &model {
-                crate::workflow::model::WorkflowModel::read(path)?.apply(&tasks, &mut rows)?;
+                jobsight_workflow::model::WorkflowModel::read(path)?.apply(&tasks, &mut rows)?;
             }
             let (scored, flagged, days) = detect::write_scores(&data, rows)?;
             writeln!(
@@ -479,7 +480,7 @@ pub(in crate::cli) fn rules(
             let current = RuleBook::load(settings.rules.dir.as_deref())?;
             let candidate_book = RuleBook::load(Some(&candidate))
                 .with_context(|| format!("the candidate {}", candidate.display()))?;
-            let days: Vec<chrono::NaiveDate> = crate::features::days_with_jobs(&data)
+            let days: Vec<chrono::NaiveDate> = jobsight_features::days_with_jobs(&data)
                 .into_iter()
                 .filter(|d| *d >= since && until.is_none_or(|u| *d <= u))
                 .collect();

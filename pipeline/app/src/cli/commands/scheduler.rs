@@ -6,9 +6,9 @@ use std::io::{StdoutLock, Write};
 use anyhow::Context as _;
 
 use crate::output::{self, Format};
-use crate::query::{self, SqlFormat};
-use crate::rules::RuleBook;
 use crate::schedule;
+use jobsight_rules::RuleBook;
+use jobsight_warehouse::query::{self, SqlFormat};
 
 use crate::cli::Env;
 use crate::cli::args::DagAction;

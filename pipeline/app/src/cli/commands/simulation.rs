@@ -7,8 +7,8 @@ use std::io::{StdoutLock, Write};
 use anyhow::Context as _;
 
 use crate::demo::{DemoOptions, default_epilog_bin};
-use crate::ingest::simulator;
-use crate::simulate::ClusterSpec;
+use jobsight_ingest::simulator;
+use jobsight_sim::ClusterSpec;
 
 use crate::cli::Env;
 use crate::cli::args::{DemoArgs, SimulateArgs};
@@ -69,7 +69,7 @@ pub(in crate::cli) fn simulate(
     spec.check()
         .map_err(|e| anyhow::anyhow!("--first-job-id / --jobs: {e}"))?;
     let started = std::time::Instant::now();
-    let day_jobs = crate::simulate::simulate_day(&spec, seed);
+    let day_jobs = jobsight_sim::simulate_day(&spec, seed);
     let refs: Vec<_> = day_jobs.iter().collect();
     let part = format!(
         "sim-{cluster}-s{seed}-n{nodes}-j{}-m{metrics}-t{step}",
@@ -102,7 +102,7 @@ pub(in crate::cli) fn simulate(
     writeln!(
         stdout,
         "jobs ran on {:.1} % of the day's node-time (placement {}; above 100 % when jobs share nodes)",
-        100.0 * crate::simulate::busy_share(&day_jobs, spec.nodes),
+        100.0 * jobsight_sim::busy_share(&day_jobs, spec.nodes),
         placement.name()
     )?;
     Ok(())

@@ -6,13 +6,13 @@ use std::io::{StdoutLock, Write};
 use anyhow::Context as _;
 
 use crate::config::TelemetryKind;
-use crate::ingest::per_job;
-use crate::ingest::prometheus::Prometheus;
 use crate::output;
 use crate::output::pages::PageTemplates;
-use crate::rules::RuleBook;
 use crate::schedule;
-use crate::spool::Spool;
+use jobsight_ingest::per_job;
+use jobsight_ingest::prometheus::Prometheus;
+use jobsight_ingest::spool::Spool;
+use jobsight_rules::RuleBook;
 
 use crate::cli::Env;
 use crate::cli::args::{
@@ -98,15 +98,15 @@ pub(in crate::cli) fn features(
     let features = &env.settings.features;
     let days = match day {
         Some(day) => vec![day],
-        None => crate::features::days_with_jobs(&data),
+        None => jobsight_features::days_with_jobs(&data),
     };
     let started = std::time::Instant::now();
-    let mut total = crate::features::Computed::default();
-    let used = crate::features::method_used(engine, &env.settings.engine, features);
+    let mut total = jobsight_features::Computed::default();
+    let used = jobsight_features::method_used(engine, &env.settings.engine, features);
     let bar = Progress::new("features of", "row groups");
     for day in days {
         bar.message(day.to_string());
-        let (done, _) = crate::features::compute_day_by(
+        let (done, _) = jobsight_features::compute_day_by(
             engine,
             &env.settings.engine,
             &data,
@@ -158,17 +158,17 @@ pub(in crate::cli) fn classify(
     let book = RuleBook::load(rules_settings.dir.as_deref())?;
     let days = match day {
         Some(day) => vec![day],
-        None => crate::features::days_with_jobs(&data),
+        None => jobsight_features::days_with_jobs(&data),
     };
     let started = std::time::Instant::now();
-    let mut total = crate::classify::Classified::default();
+    let mut total = jobsight_rules::classify::Classified::default();
     let mut verdicts_by_kind: std::collections::BTreeMap<String, usize> = Default::default();
     let n = days.len();
     let bar = Progress::new("classifying", "days");
     for (i, day) in days.into_iter().enumerate() {
         bar.set(i, n);
         bar.message(day.to_string());
-        let verdicts = crate::classify::classify_day(&data, day, &book, rules_settings)
+        let verdicts = jobsight_rules::classify::classify_day(&data, day, &book, rules_settings)
             .with_context(|| format!("classifying the jobs of {day}"))?;
         let predictions = match &models {
             Some(models) => schedule::predict_judged(&data, day, None, models, &book, &verdicts)
@@ -248,10 +248,10 @@ pub(in crate::cli) fn notify(
     let notify = settings.notify.clone();
     let now = now.unwrap_or_else(chrono::Utc::now);
     if let Some(key) = resend {
-        crate::notify::outbox::Outbox::open(&notify.outbox)?.resend(&data, &key, now)?;
+        jobsight_notify::outbox::Outbox::open(&notify.outbox)?.resend(&data, &key, now)?;
         writeln!(stdout, "{key} is back in the queue")?;
     }
-    let run = crate::notify::RunOptions {
+    let run = jobsight_notify::RunOptions {
         now,
         critical_only,
         dry_run,
@@ -264,7 +264,7 @@ pub(in crate::cli) fn notify(
     let writer = output::email::EmailTemplates::load(notify.templates.as_deref())
         .context("notify failed")?;
     let bar = Progress::phases("notify");
-    let report = crate::notify::run(&data, &notify, &run, &writer, &mut |step| {
+    let report = jobsight_notify::run(&data, &notify, &run, &writer, &mut |step| {
         bar.message(step);
     })
     .context("notify failed")?;
@@ -301,10 +301,10 @@ pub(in crate::cli) fn summary(
     env: &Env,
     stdout: &mut StdoutLock<'_>,
 ) -> anyhow::Result<()> {
-    use crate::catalog::{self, Table};
+    use jobsight_warehouse::catalog::{self, Table};
     let data = &env.settings.data;
     if args.email_effect {
-        let effects = crate::summary::email_effect(data, args.effect_days)?;
+        let effects = jobsight_summary::email_effect(data, args.effect_days)?;
         write!(
             stdout,
             "{}",
@@ -325,7 +325,7 @@ pub(in crate::cli) fn summary(
     };
     let from = args.from.unwrap_or_else(|| args.period.default_from(to));
     anyhow::ensure!(from <= to, "--from {from} is after --to {to}");
-    let mut rows = crate::summary::summarize_on(
+    let mut rows = jobsight_summary::summarize_on(
         &env.settings.engine,
         data,
         &env.settings.summary,
@@ -335,9 +335,9 @@ pub(in crate::cli) fn summary(
         args.by,
     )?;
     if let Some(top) = args.top {
-        rows = crate::summary::top(rows, args.sort, top as usize);
+        rows = jobsight_summary::top(rows, args.sort, top as usize);
     }
-    let text = if args.format == crate::query::SqlFormat::Table && !args.wide {
+    let text = if args.format == jobsight_warehouse::query::SqlFormat::Table && !args.wide {
         output::summary::render_for_people(&rows, args.period, args.by, from, to)
     } else {
         output::summary::render(&rows, args.period, args.by, from, to, args.format)?
@@ -364,8 +364,8 @@ pub(in crate::cli) fn job(
         )
     };
     let visible = |owner: &str| env.access.check_job(&args.job_id, owner).is_ok();
-    let (facts, bands) = match crate::report::visible_job_facts(data, &args.job_id, visible) {
-        Err(crate::report::ReportError::NoSuchJob(_)) => return Err(missing()),
+    let (facts, bands) = match jobsight_report::visible_job_facts(data, &args.job_id, visible) {
+        Err(jobsight_report::ReportError::NoSuchJob(_)) => return Err(missing()),
         other => other?,
     };
     let view = output::job::job_view(&facts, &bands).ok_or_else(missing)?;
@@ -386,7 +386,7 @@ pub(in crate::cli) fn jobs(
     env: &Env,
     stdout: &mut StdoutLock<'_>,
 ) -> anyhow::Result<()> {
-    use crate::catalog::{self, Table};
+    use jobsight_warehouse::catalog::{self, Table};
     let data = &env.settings.data;
     let Some(until) = args
         .until
@@ -399,7 +399,8 @@ pub(in crate::cli) fn jobs(
     anyhow::ensure!(since <= until, "--since {since} is after --until {until}");
     // A person who is not an admin lists only their own jobs ([access]).
     let user = env.access.jobs_of(args.user.as_deref())?;
-    let jobs = crate::report::list_jobs(data, user.as_deref(), since, until, args.limit as usize)?;
+    let jobs =
+        jobsight_report::list_jobs(data, user.as_deref(), since, until, args.limit as usize)?;
     let text = match args.format {
         output::Format::Table => {
             output::jobs::render_list(&jobs, user.as_deref(), since, until, args.limit as usize)
@@ -451,13 +452,13 @@ pub(in crate::cli) fn report(
     env: &Env,
     stdout: &mut StdoutLock<'_>,
 ) -> anyhow::Result<()> {
-    use crate::catalog::{self, Table};
+    use jobsight_warehouse::catalog::{self, Table};
     let settings = &env.settings;
     let inputs = schedule::report_inputs(settings);
     match action {
         ReportAction::Job { job_id } => {
             let pages = PageTemplates::load(&settings.report)?;
-            let path = crate::report::write_job(
+            let path = jobsight_report::write_job(
                 &settings.data,
                 &settings.report,
                 &pages,
@@ -469,7 +470,7 @@ pub(in crate::cli) fn report(
         ReportAction::Workflow { run } => {
             let pages = PageTemplates::load(&settings.report)?;
             let path =
-                crate::report::write_workflow(&settings.data, &settings.report, &pages, &run)?;
+                jobsight_report::write_workflow(&settings.data, &settings.report, &pages, &run)?;
             writeln!(stdout, "{}", path.display())?;
         }
         ReportAction::References { from, to } => {
@@ -481,7 +482,7 @@ pub(in crate::cli) fn report(
             let mut jobs = 0;
             for (n, day) in days.iter().enumerate() {
                 progress.message(format!("{day} ({} of {})", n + 1, days.len()));
-                jobs += crate::report::write_references(&settings.data, *day)?;
+                jobs += jobsight_report::write_references(&settings.data, *day)?;
             }
             drop(progress);
             writeln!(
@@ -504,7 +505,7 @@ pub(in crate::cli) fn report(
             };
             let pages = PageTemplates::load(&settings.report)?;
             let progress = Progress::phases("writing pages");
-            let written = crate::report::write_day(
+            let written = jobsight_report::write_day(
                 &settings.data,
                 &settings.report,
                 &pages,

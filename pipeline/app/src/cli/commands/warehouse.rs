@@ -5,8 +5,8 @@ use std::io::{StdoutLock, Write};
 
 use anyhow::Context as _;
 
-use crate::ingest::{ldms, ldms_store, swf};
-use crate::query;
+use jobsight_ingest::{ldms, ldms_store, swf};
+use jobsight_warehouse::query;
 
 use crate::cli::Env;
 use crate::cli::args::{BallistaRole, ImportSource, ServeArgs, SqlArgs};
@@ -77,7 +77,7 @@ pub(in crate::cli) fn serve(
     runtime.block_on(async {
         let postgres = async {
             let Some(addr) = &pg else { return Ok(()) };
-            crate::serve::serve_pg(
+            jobsight_warehouse::serve::serve_pg(
                 &settings.data,
                 addr,
                 &settings.serve,
@@ -88,7 +88,7 @@ pub(in crate::cli) fn serve(
                         settings.serve.pg_user
                     ))
                 },
-                crate::serve::stop_signal(),
+                jobsight_warehouse::serve::stop_signal(),
             )
             .await
             .map_err(anyhow::Error::from)
@@ -130,7 +130,7 @@ pub(in crate::cli) fn serve(
                             .join(", ")
                     ))
                 },
-                crate::serve::stop_signal(),
+                jobsight_warehouse::serve::stop_signal(),
             )
             .await
             .map_err(anyhow::Error::from)
@@ -189,7 +189,7 @@ pub(in crate::cli) fn import(
         ImportSource::Pegasus { dir, dag } => {
             let bar = Progress::new("importing workflow runs", "runs");
             let done =
-                crate::workflow::pegasus::import(&data, &dir, dag.as_deref(), |i, n, run| {
+                jobsight_workflow::pegasus::import(&data, &dir, dag.as_deref(), |i, n, run| {
                     bar.message(run.to_string());
                     bar.set(i, n);
                 })?;
@@ -244,7 +244,7 @@ pub(in crate::cli) fn import(
 }
 
 /// Lists skipped input on stderr: the first 20 in full, then a count.
-fn report_skipped(skipped: &[crate::ingest::Skipped]) {
+fn report_skipped(skipped: &[jobsight_ingest::Skipped]) {
     for s in skipped.iter().take(20) {
         eprintln!("skipped: {s}");
     }
@@ -261,7 +261,7 @@ pub(in crate::cli) fn ballista(
     let runtime = query::engine_runtime().context("cannot start the Ballista runtime")?;
     #[cfg(feature = "ballista")]
     {
-        use crate::query::ballista;
+        use jobsight_warehouse::query::ballista;
         match role {
             BallistaRole::Scheduler { bind } => {
                 writeln!(

@@ -1,5 +1,5 @@
 //! The emails' contexts: what every placeholder of a user's digest or critical email and of the
-//! admins' messages holds, built from the stage's planned message ([`crate::notify::plan`]).
+//! admins' messages holds, built from the stage's planned message ([`jobsight_notify::plan`]).
 //!
 //! Every value that comes from a user or another system (job names, states, node lists, rule
 //! texts) goes through [`clean`] here: no control characters, bounded length. The names built
@@ -11,9 +11,9 @@ use jobsight_base::severity::Severity;
 use jobsight_base::text::clean;
 
 use super::values::{Context, Value};
-use crate::notify::message::{AdminFacts, Links};
-use crate::notify::plan::{JobReport, MessageKind, Period, Planned};
-use crate::notify::running::Warning;
+use jobsight_notify::message::{AdminFacts, Links};
+use jobsight_notify::plan::{JobReport, MessageKind, Period, Planned};
+use jobsight_notify::running::Warning;
 
 fn text(value: impl Into<String>) -> Value {
     Value::Text(value.into())
@@ -96,7 +96,7 @@ fn findings_context(job: &JobReport) -> Value {
 
 /// For an item about an earlier run of a requeued job than the one reported, the line that says
 /// so ([`crate::output::job::earlier_run_line`], as the job's page says it).
-fn earlier_run(item: &crate::notify::plan::Item, job: &JobReport) -> Option<String> {
+fn earlier_run(item: &jobsight_notify::plan::Item, job: &JobReport) -> Option<String> {
     job.earlier_run(item.run).map(|(run, last)| {
         let ended = job
             .run_states
@@ -110,7 +110,7 @@ fn earlier_run(item: &crate::notify::plan::Item, job: &JobReport) -> Option<Stri
 /// The `#SBATCH` lines of a better request, made as the job's page makes them
 /// ([`crate::output::pages::suggest::suggestions`]): one rule for what is safe to paste.
 fn suggestions_context(job: &JobReport) -> Value {
-    use crate::report::load::{FindingFacts, JobFacts, SummaryFacts};
+    use jobsight_report::load::{FindingFacts, JobFacts, SummaryFacts};
     let facts = JobFacts {
         job_id: job.job_id.clone(),
         state: job.state.clone().unwrap_or_default(),
@@ -403,7 +403,7 @@ pub const MAX_GIVEN_UP_SHOWN: usize = 50;
 pub fn running_context(message: &Planned, warning: &Warning) -> Context {
     let job = &warning.job;
     let item = job.items.first();
-    let item_text = |f: fn(&crate::notify::plan::Item) -> &str, max| untrusted(item.map(f), max);
+    let item_text = |f: fn(&jobsight_notify::plan::Item) -> &str, max| untrusted(item.map(f), max);
     Context::from([
         ("user", untrusted(message.user.as_deref(), 64)),
         ("cluster", untrusted(Some(&job.cluster), 64)),

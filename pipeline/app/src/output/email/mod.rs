@@ -1,6 +1,6 @@
 //! The emails of the notify stage, written here: the stage plans who gets what and sends it, and
 //! this module writes what a person reads of each message ([`EmailTemplates`], the stage's
-//! [`crate::notify::Writer`]), from the template contexts ([`context`]) and the six template files
+//! [`jobsight_notify::Writer`]), from the template contexts ([`context`]) and the six template files
 //! ([`templates`]).
 //!
 //! The built-in templates live in `pipeline/app/templates/email/` and are compiled in; a site sets
@@ -19,14 +19,14 @@ pub mod values;
 
 pub use templates::{EmailTemplates, write_builtin};
 
-use crate::notify::{NotifyError, Settings};
+use jobsight_notify::{NotifyError, Settings};
 use placeholders::{ADMIN_PLACEHOLDERS, DIGEST_PLACEHOLDERS};
 
 /// What `jobsight check` says of the notify stage: its site files (the stage's own check), then
 /// the templates of `notify.templates`, each checked against the documented placeholders and
 /// rendered against the samples. The first error stops it.
 pub fn check(settings: &Settings) -> Result<String, NotifyError> {
-    let files = crate::notify::check(settings)?;
+    let files = jobsight_notify::check(settings)?;
     EmailTemplates::load(settings.templates.as_deref())?.check()?;
     Ok(format!(
         "notify: templates {} pass ({} placeholders documented); {} holiday(s), {} recipient(s) from files; delivery {}",

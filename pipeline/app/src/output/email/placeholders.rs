@@ -311,7 +311,7 @@ mod tests {
             (ADMIN_PLACEHOLDERS, sample_admin(false)),
             (
                 RUNNING_PLACEHOLDERS,
-                sample_running(crate::notify::running::Stage::Warning),
+                sample_running(jobsight_notify::running::Stage::Warning),
             ),
         ] {
             let mut used = BTreeSet::new();

@@ -6,9 +6,9 @@ use jobsight_base::severity::Severity;
 
 use super::context::{admin_context, digest_context, running_context};
 use super::values::Context;
-use crate::notify::message::{AdminFacts, Links};
-use crate::notify::plan::{Item, JobReport, MessageKind, Period, Planned};
-use crate::notify::running::{Stage, Warning};
+use jobsight_notify::message::{AdminFacts, Links};
+use jobsight_notify::plan::{Item, JobReport, MessageKind, Period, Planned};
+use jobsight_notify::running::{Stage, Warning};
 
 /// A job with every field and finding filled, for samples and tests.
 pub fn sample_job() -> JobReport {

@@ -1,5 +1,5 @@
 //! The email templates: the nine files (built in, or a site's own in `notify.templates`), loaded
-//! and checked, and the writer of the notify stage's messages ([`crate::notify::Writer`]).
+//! and checked, and the writer of the notify stage's messages ([`jobsight_notify::Writer`]).
 //!
 //! The built-in templates live in `pipeline/app/templates/email/` and are compiled in;
 //! `jobsight notify --write-templates DIR` copies them out ([`write_builtin`]) for a site to start
@@ -13,9 +13,9 @@ use super::context::{admin_context, digest_context, running_context};
 use super::placeholders::{ADMIN_PLACEHOLDERS, DIGEST_PLACEHOLDERS, RUNNING_PLACEHOLDERS};
 use super::sample::{sample_admin, sample_digest, sample_running};
 use super::values::{Context, to_jinja};
-use crate::notify::message::{AdminFacts, Links, Rendered};
-use crate::notify::plan::{JobReport, Planned};
-use crate::notify::running::{Stage, Warning};
+use jobsight_notify::message::{AdminFacts, Links, Rendered};
+use jobsight_notify::plan::{JobReport, Planned};
+use jobsight_notify::running::{Stage, Warning};
 
 /// The nine template files: name and built-in text. How a file's values are escaped follows
 /// from its name ([`jobsight_base::templates`]): `.html` for HTML, `.subject` as one header line.
@@ -125,7 +125,7 @@ impl EmailTemplates {
     }
 }
 
-impl crate::notify::Writer for EmailTemplates {
+impl jobsight_notify::Writer for EmailTemplates {
     fn digest(&self, message: &Planned, links: &Links) -> Result<Rendered, TemplateError> {
         self.render_digest(&digest_context(message, links))
     }

@@ -5,10 +5,10 @@ use std::path::Path;
 
 use chrono::{DateTime, NaiveDate};
 
-use crate::catalog::rows::{JobRow, JobSummaryRow};
-use crate::catalog::{self, Table};
-use crate::query;
-use crate::report::{ReportError, load};
+use jobsight_report::{ReportError, load};
+use jobsight_warehouse::catalog::rows::{JobRow, JobSummaryRow};
+use jobsight_warehouse::catalog::{self, Table};
+use jobsight_warehouse::query;
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
@@ -20,7 +20,7 @@ fn runtime() -> tokio::runtime::Runtime {
 /// `n` healthy runs of `name` by `user` (judgeable, no finding), each with a `cpu_user`
 /// mean of 10, 11, ... cores.
 fn healthy_runs(data: &Path, day: NaiveDate, name: &str, user: &str, n: usize) {
-    use crate::catalog::rows::FeaturesJobRow;
+    use jobsight_warehouse::catalog::rows::FeaturesJobRow;
     let start = DateTime::parse_from_rfc3339("2026-11-20T01:00:00Z")
         .unwrap()
         .to_utc();
@@ -102,7 +102,7 @@ fn a_job_is_compared_with_its_application_else_its_user_else_the_cluster() {
     );
     assert_eq!(bands.cluster.runs, 9, "every healthy run");
     let group = |name: &str, user: &str| bands.for_job(name, user).1;
-    use crate::report::load::ReferenceGroup;
+    use jobsight_report::load::ReferenceGroup;
     assert_eq!(
         group("lammps", "dave"),
         ReferenceGroup::Application("lammps".into())

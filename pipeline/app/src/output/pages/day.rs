@@ -12,8 +12,8 @@ use serde_json::json;
 use super::charts::{self, Bar, ChartError};
 use super::format::{c, href, pct, with_charts};
 use crate::output::units::significant;
-use crate::report::load::{DayFacts, Facts, JobFacts, JobToLabel, PipelineRun, SummedRow};
-use crate::report::{day_path, job_path, user_path};
+use jobsight_report::load::{DayFacts, Facts, JobFacts, JobToLabel, PipelineRun, SummedRow};
+use jobsight_report::{day_path, job_path, user_path};
 
 /// The daily system report's values, from the day's figures of its cluster (`report`) and the
 /// day's jobs (`facts`).

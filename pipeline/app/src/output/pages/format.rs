@@ -62,7 +62,7 @@ pub(super) fn with_charts(page: serde_json::Value, svgs: Vec<Value>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{job_path, user_path};
+    use jobsight_report::{job_path, user_path};
 
     #[test]
     fn links_are_relative() {

@@ -4,7 +4,7 @@
 use minijinja::Value;
 use serde_json::json;
 
-use crate::report::IndexListing;
+use jobsight_report::IndexListing;
 
 /// The index page's values. The listed names are the page files' names already (slugs), so a
 /// link is the folder and the name.

@@ -19,12 +19,12 @@ use crate::output::units::{
     evidence_rows, named_value, significant, size_from_mb, threshold_value,
 };
 use crate::output::{energy_text, figure_source_label};
-use crate::report::load::{
+use jobsight_base::plain;
+use jobsight_report::load::{
     Facts, FindingFacts, HealthyBands, HealthyRun, JobFacts, PredictionFacts, Series, SummaryFacts,
 };
-use crate::report::select::{References, deviation, family, job_metrics_ranked};
-use crate::report::{Inputs, Settings, day_path, job_path, user_path, workflow_path};
-use jobsight_base::plain;
+use jobsight_report::select::{References, deviation, family, job_metrics_ranked};
+use jobsight_report::{Inputs, Settings, day_path, job_path, user_path, workflow_path};
 
 /// Hours from the job's start to `t`, if it started.
 fn hours_since(start: Option<DateTime<Utc>>, t: DateTime<Utc>) -> Option<f64> {
@@ -101,10 +101,10 @@ pub fn job_page(
     ))
 }
 
-/// The values of a gathered job page ([`crate::report::JobPage`]): what the web interface and
+/// The values of a gathered job page ([`jobsight_report::JobPage`]): what the web interface and
 /// `jobsight check`'s samples render.
 pub fn gathered_job_page(
-    page: &crate::report::JobPage,
+    page: &jobsight_report::JobPage,
     inputs: &Inputs,
     settings: &Settings,
 ) -> Result<Value, charts::ChartError> {

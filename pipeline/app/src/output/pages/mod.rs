@@ -2,7 +2,7 @@
 //! templates, their SVG [`charts`], the templates themselves ([`PAGES`], minijinja, HTML-escaped
 //! automatically, which a site overrides file by file with `[report] templates`), and the check
 //! of the templates in effect ([`check`], part of `jobsight check`). The report stage
-//! (`jobsight::report`) gathers the facts, chooses what each page compares, and writes the files;
+//! (`jobsight_report`) gathers the facts, chooses what each page compares, and writes the files;
 //! [`PageTemplates`] is the [`Pages`] it writes them in the words of.
 //!
 //! One module per page (`job`, `user`, `day`, `workflow`, `index`), `suggest` for the `#SBATCH`
@@ -28,12 +28,12 @@ use minijinja::Value;
 
 use crate::output::templates::{TemplateError, Templates};
 
-use crate::report::select::References;
-use crate::report::{IndexListing, Inputs, Pages, Settings, load};
 use charts::ChartError;
 use day::day_page;
 use index::index_page;
 use job::job_page;
+use jobsight_report::select::References;
+use jobsight_report::{IndexListing, Inputs, Pages, Settings, load};
 use user::user_page;
 use workflow::workflow_page;
 
@@ -182,7 +182,7 @@ impl PageTemplates {
     /// The values of a job's page (what [`Pages::job`] renders), for the web interface to add to.
     pub fn job_value(
         &self,
-        page: &crate::report::JobPage,
+        page: &jobsight_report::JobPage,
         inputs: &Inputs,
         settings: &Settings,
     ) -> Result<Value, ChartError> {
@@ -305,10 +305,10 @@ mod tests {
     use chrono::DateTime;
 
     use super::*;
-    use crate::catalog::rows::{FindingRow, JobRow, JobSummaryRow, TelemetryBuilder};
-    use crate::catalog::{self, Table};
-    use crate::query;
-    use crate::report::{ReportError, load_telemetry, write_day, write_job};
+    use jobsight_report::{ReportError, load_telemetry, write_day, write_job};
+    use jobsight_warehouse::catalog::rows::{FindingRow, JobRow, JobSummaryRow, TelemetryBuilder};
+    use jobsight_warehouse::catalog::{self, Table};
+    use jobsight_warehouse::query;
 
     const DAY: &str = "2026-11-20";
     /// What Slurm may hand over as a job name: markup, control bytes, a quote.
@@ -325,7 +325,7 @@ mod tests {
     /// The summaries' test warehouse, its summaries, and a job whose name, user, account and
     /// node are hostile, with telemetry and a finding that quotes them.
     fn warehouse(data: &Path) -> NaiveDate {
-        crate::summary::fixture::fixture(data);
+        jobsight_summary::fixture::fixture(data);
         let day: NaiveDate = DAY.parse().unwrap();
         let start = DateTime::parse_from_rfc3339("2026-11-20T08:00:00Z")
             .unwrap()
@@ -439,7 +439,8 @@ mod tests {
             &[t.finish().unwrap()],
         )
         .unwrap();
-        crate::summary::write_days(data, &crate::summary::Settings::default(), day, day).unwrap();
+        jobsight_summary::write_days(data, &jobsight_summary::Settings::default(), day, day)
+            .unwrap();
         day
     }
 
@@ -593,7 +594,7 @@ mod tests {
     /// Job 667: an earlier healthy run of job 666's name by the same user, with telemetry of
     /// both of its metrics; and both jobs' `features_job` means.
     fn healthy_twin(data: &Path, day: NaiveDate) {
-        use crate::catalog::rows::FeaturesJobRow;
+        use jobsight_warehouse::catalog::rows::FeaturesJobRow;
         let start = DateTime::parse_from_rfc3339("2026-11-20T04:00:00Z")
             .unwrap()
             .to_utc();
@@ -685,7 +686,7 @@ mod tests {
     /// `n` healthy runs of `lammps` by ann, one a day up to `day`, each with its summary and
     /// its job mean of `cpu_user`: enough for an application's band.
     fn healthy_lammps_runs(data: &Path, day: NaiveDate, n: u32) {
-        use crate::catalog::rows::FeaturesJobRow;
+        use jobsight_warehouse::catalog::rows::FeaturesJobRow;
         for k in 0..n {
             let on = day - chrono::Days::new(u64::from(k));
             let end = DateTime::parse_from_rfc3339(&format!("{on}T10:00:00Z"))
@@ -755,7 +756,7 @@ mod tests {
                 let ctx = query::session(&data).await?;
                 let facts = load::facts(&ctx, &load::Scope { day, job: None }).await?;
                 let (healthy, bands) = load::healthy(&ctx, day).await?;
-                let computed = crate::report::select::reference_runs(&facts, &healthy);
+                let computed = jobsight_report::select::reference_runs(&facts, &healthy);
                 let mut groups = Vec::new();
                 for job in &facts.jobs {
                     let (runs, stored) = load::stored_reference(&ctx, day, &job.job_id)

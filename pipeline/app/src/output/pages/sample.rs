@@ -10,12 +10,12 @@ use super::charts;
 use super::job::gathered_job_page;
 use super::user::user_page;
 use crate::output::templates::Templates;
-use crate::report::load::{
+use jobsight_report::load::{
     Facts, FindingFacts, HealthyRun, JobFacts, PredictionFacts, RecentJob, Series, SummaryFacts,
     ThresholdFacts, UserHistory,
 };
-use crate::report::select::References;
-use crate::report::{Inputs, JobPage, Settings};
+use jobsight_report::select::References;
+use jobsight_report::{Inputs, JobPage, Settings};
 
 /// A job page and a user page with every value set, for [`super::check`]: one job with a
 /// finding, a verdict, a threshold, a class and telemetry of two nodes.
@@ -38,7 +38,7 @@ fn sample_page() -> JobPage {
     let job = sample_job(start);
     let series = sample_series();
     let facts = sample_facts(&job, start, &series);
-    let bands = crate::report::load::HealthyBands::of_cluster(
+    let bands = jobsight_report::load::HealthyBands::of_cluster(
         BTreeMap::from([("cpu_user".to_string(), (10.0, 20.0))]),
         40,
     );
@@ -55,7 +55,7 @@ fn sample_page() -> JobPage {
 /// list, a comparison, a message), as an admin signed in, so every name they use is checked.
 pub fn check_served(pages: &Templates, settings: &Settings) -> Result<(), super::PageError> {
     use super::served::{Served, compare_page, job_extra, list_page, message_page, with_served};
-    use crate::report::load::{JobQuery, ListedJob, SortBy, Visible};
+    use jobsight_report::load::{JobQuery, ListedJob, SortBy, Visible};
     let who = Served {
         me: "alice".into(),
         admin: true,

@@ -15,8 +15,8 @@ use super::format::{c, duration, pct, with_charts};
 use super::job::{job_values, mean_across, usage_rows};
 use crate::output::units::significant;
 use crate::output::usage::{CPU_LEVELS, MEMORY_LEVELS, level};
-use crate::report::JobPage;
-use crate::report::load::{JobQuery, ListedJob, SortBy, Visible};
+use jobsight_report::JobPage;
+use jobsight_report::load::{JobQuery, ListedJob, SortBy, Visible};
 
 /// The anomaly labels an admin may give a job from its page: healthy, then HPAS's anomalies
 /// and the common inefficiencies the models know.
@@ -131,7 +131,7 @@ pub fn urlencode(text: &str) -> String {
 pub fn job_href(cluster: &str, job_id: &str) -> String {
     format!(
         "/{}",
-        crate::report::job_path(cluster, job_id)
+        jobsight_report::job_path(cluster, job_id)
             .to_string_lossy()
             .replace('\\', "/")
     )
@@ -246,12 +246,12 @@ pub fn compare_page(a: &JobPage, b: &JobPage) -> Result<Value, charts::ChartErro
     };
     let series = |p: &JobPage| p.facts.telemetry.get(&p.job.job_id).cloned();
     let (sa, sb) = (series(a).unwrap_or_default(), series(b).unwrap_or_default());
-    let metrics = |s: &crate::report::load::Series| -> std::collections::BTreeSet<String> {
+    let metrics = |s: &jobsight_report::load::Series| -> std::collections::BTreeSet<String> {
         s.values().flat_map(|m| m.keys().cloned()).collect()
     };
     // Where the two jobs differ most first (their means' difference over the larger), one
     // series of each per-core family: the charts that matter are not the tenth and fourteenth.
-    let mean = |p: &JobPage, s: &crate::report::load::Series, metric: &str| {
+    let mean = |p: &JobPage, s: &jobsight_report::load::Series, metric: &str| {
         let from_facts = p.facts.means.get(&p.job.job_id).and_then(|m| m.get(metric));
         from_facts.copied().or_else(|| {
             let points = mean_across(s, metric);
@@ -278,7 +278,7 @@ pub fn compare_page(a: &JobPage, b: &JobPage) -> Result<Value, charts::ChartErro
         .collect();
     shared.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
     let mut families = std::collections::HashSet::new();
-    shared.retain(|(_, metric)| families.insert(crate::report::select::family(metric)));
+    shared.retain(|(_, metric)| families.insert(jobsight_report::select::family(metric)));
     let mut svgs = Vec::new();
     for (difference, metric) in &shared {
         let chart = MetricChart {

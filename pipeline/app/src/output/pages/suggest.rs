@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::format::{duration, pct};
 use crate::output::units::{percent, size_from_mb};
-use crate::report::load::{FindingFacts, JobFacts, SummaryFacts};
+use jobsight_report::load::{FindingFacts, JobFacts, SummaryFacts};
 
 /// A request line of a better job script, and why.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -8,8 +8,8 @@ use serde_json::json;
 
 use super::charts;
 use super::format::{c, duration, href, pct, with_charts};
-use crate::report::load::UserHistory;
-use crate::report::{day_path, job_path, user_path};
+use jobsight_report::load::UserHistory;
+use jobsight_report::{day_path, job_path, user_path};
 
 /// The user page's values: their recent jobs with verdicts and efficiency, their trend and
 /// repeating findings over the last 30 days, and the emails they were sent.

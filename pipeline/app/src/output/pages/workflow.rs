@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::charts;
 use super::format::{c, duration, href, time, with_charts};
-use crate::report::{load, workflow_path};
+use jobsight_report::{load, workflow_path};
 
 /// Flagged tasks listed on a workflow page (the chart marks them all).
 const MAX_FLAGGED_ROWS: usize = 50;

@@ -36,7 +36,7 @@ pub(super) struct Judged {
     pub(super) day: NaiveDate,
     /// The job's own part and its cluster:id for the log; `None` for a whole day.
     pub(super) job: Option<(String, String)>,
-    pub(super) verdicts: Vec<crate::rules::Verdict>,
+    pub(super) verdicts: Vec<jobsight_rules::Verdict>,
 }
 
 /// Runs one step: the call into its stage. Returns the jobs it worked on and named counts, or

@@ -10,14 +10,14 @@ use std::path::Path;
 use chrono::NaiveDate;
 use serde_json::json;
 
-use crate::catalog::{self, Table};
-use crate::ingest::per_job;
 use crate::output::pages::PageTemplates;
 use crate::schedule::context::{Counts, RunRequest, StepRun, Trigger};
 use crate::schedule::stage_inputs::{predict_judged, report_inputs};
 use crate::schedule::step::On;
 use crate::schedule::steps::Judged;
-use crate::spool::Spool;
+use jobsight_ingest::per_job;
+use jobsight_ingest::spool::Spool;
+use jobsight_warehouse::catalog::{self, Table};
 
 /// The tables whose small parts the compact step folds into day files: those the per-job path
 /// and the scheduler write one file per job or per run into. The features, findings and
@@ -45,7 +45,7 @@ fn days_of(request: &RunRequest, n: u32) -> Vec<NaiveDate> {
 
 /// The days of `wanted` that have jobs.
 fn days_with_jobs(data: &Path, wanted: &[NaiveDate]) -> Vec<NaiveDate> {
-    let have = crate::features::days_with_jobs(data);
+    let have = jobsight_features::days_with_jobs(data);
     wanted
         .iter()
         .copied()
@@ -54,22 +54,22 @@ fn days_with_jobs(data: &Path, wanted: &[NaiveDate]) -> Vec<NaiveDate> {
 }
 
 /// The features (and windows) of every job of the last `n` days that have jobs
-/// ([`crate::features::compute_day_by`]), with a `day` line on the log for each day.
+/// ([`jobsight_features::compute_day_by`]), with a `day` line on the log for each day.
 pub(super) fn features_of_days(run: &StepRun, n: u32) -> Result<Counts, String> {
     let data = run.ctx.data();
     let s = &run.ctx.settings;
     let mut counts = BTreeMap::new();
-    let mut total = crate::features::Computed::default();
+    let mut total = jobsight_features::Computed::default();
     // A backfill is work over history: on the Ballista cluster when one is configured.
     // A nightly day is one machine's work, fastest by the single pass.
     let method = if run.request.trigger == Trigger::Backfill {
-        crate::features::Method::Auto
+        jobsight_features::Method::Auto
     } else {
-        crate::features::Method::SinglePass
+        jobsight_features::Method::SinglePass
     };
     for day in days_with_jobs(data, &days_of(run.request, n)) {
         let (done, used) =
-            crate::features::compute_day_by(method, &s.engine, data, day, &s.features, |_, _| {})
+            jobsight_features::compute_day_by(method, &s.engine, data, day, &s.features, |_, _| {})
                 .map_err(|e| format!("features of {day}: {e}"))?;
         run.log.event(
             "day",
@@ -93,7 +93,7 @@ pub(super) fn features_of_days(run: &StepRun, n: u32) -> Result<Counts, String> 
 }
 
 /// The rules' findings of every job of the last `n` days that have jobs
-/// ([`crate::classify::classify_day`]), with a `day` line on the log for each day; each day's
+/// ([`jobsight_rules::classify::classify_day`]), with a `day` line on the log for each day; each day's
 /// verdicts go to `judged`, for the predict step.
 pub(super) fn classify_days(
     run: &StepRun,
@@ -104,9 +104,9 @@ pub(super) fn classify_days(
     let data = ctx.data();
     let s = &ctx.settings;
     let mut counts = BTreeMap::new();
-    let mut total = crate::classify::Classified::default();
+    let mut total = jobsight_rules::classify::Classified::default();
     for day in days_with_jobs(data, &days_of(run.request, n)) {
-        let verdicts = crate::classify::classify_day(data, day, &ctx.book, &s.rules)
+        let verdicts = jobsight_rules::classify::classify_day(data, day, &ctx.book, &s.rules)
             .map_err(|e| format!("classifying {day}: {e}"))?;
         let findings: usize = verdicts.iter().map(|v| v.findings.len()).sum();
         run.log.event(
@@ -166,13 +166,13 @@ pub(super) fn predict_days(run: &StepRun, judged: &[&Judged]) -> Result<Counts, 
     Ok((predictions, counts))
 }
 
-/// Emails to owners and admins ([`crate::notify::run`]): digests and critical findings, or the
+/// Emails to owners and admins ([`jobsight_notify::run`]): digests and critical findings, or the
 /// critical findings only.
 pub(super) fn send_emails(run: &StepRun, critical_only: bool) -> Result<Counts, String> {
     let (ctx, request) = (run.ctx, run.request);
     let s = &ctx.settings;
     let mut counts = BTreeMap::new();
-    let options = crate::notify::RunOptions {
+    let options = jobsight_notify::RunOptions {
         // The scheduled time decides the period and the workday, so a catch-up run
         // plans what the missed run would have planned.
         now: request
@@ -188,7 +188,7 @@ pub(super) fn send_emails(run: &StepRun, critical_only: bool) -> Result<Counts, 
     // The application writes the emails; the stage plans and sends them.
     let writer = crate::output::email::EmailTemplates::load(s.notify.templates.as_deref())
         .map_err(|e| e.to_string())?;
-    let report = crate::notify::run(ctx.data(), &s.notify, &options, &writer, &mut |_| {})
+    let report = jobsight_notify::run(ctx.data(), &s.notify, &options, &writer, &mut |_| {})
         .map_err(|e| e.to_string())?;
     counts.insert("messages".into(), report.prepared.len() as u64);
     counts.insert("sent".into(), report.delivered.sent.len() as u64);
@@ -199,7 +199,7 @@ pub(super) fn send_emails(run: &StepRun, critical_only: bool) -> Result<Counts, 
     Ok((report.jobs_read as u64, counts))
 }
 
-/// The system-wide summaries of the last `days` days ([`crate::summary::write_days`]).
+/// The system-wide summaries of the last `days` days ([`jobsight_summary::write_days`]).
 pub(super) fn summarize_days(run: &StepRun, days: u32) -> Result<Counts, String> {
     let s = &run.ctx.settings;
     let mut counts = BTreeMap::new();
@@ -207,29 +207,30 @@ pub(super) fn summarize_days(run: &StepRun, days: u32) -> Result<Counts, String>
     let (Some(first), Some(last)) = (days.iter().min(), days.iter().max()) else {
         return Ok((0, counts));
     };
-    let rows = crate::summary::write_days(run.ctx.data(), &s.summary, *first, *last)
+    let rows = jobsight_summary::write_days(run.ctx.data(), &s.summary, *first, *last)
         .map_err(|e| format!("summarizing {first} to {last}: {e}"))?;
     counts.insert("days".into(), days.len() as u64);
     counts.insert("rows".into(), rows as u64);
     Ok((0, counts))
 }
 
-/// The report pages of the last `days` days that have jobs ([`crate::report::write_day`]), with
+/// The report pages of the last `days` days that have jobs ([`jobsight_report::write_day`]), with
 /// a `job` line on the log for each job whose page could not be written.
 pub(super) fn write_report_pages(run: &StepRun, days: u32) -> Result<Counts, String> {
     let data = run.ctx.data();
     let s = &run.ctx.settings;
     let mut counts = BTreeMap::new();
     let inputs = report_inputs(s);
-    let mut total = crate::report::Written::default();
+    let mut total = jobsight_report::Written::default();
     let days = days_with_jobs(data, &days_of(run.request, days));
     for day in &days {
         // The templates are read with each day's pages, so that a run with no day to write
         // never fails on a site's broken template (`jobsight check` finds it).
         let pages =
             PageTemplates::load(&s.report).map_err(|e| format!("report pages of {day}: {e}"))?;
-        let written = crate::report::write_day(data, &s.report, &pages, &inputs, *day, &mut |_| {})
-            .map_err(|e| format!("report pages of {day}: {e}"))?;
+        let written =
+            jobsight_report::write_day(data, &s.report, &pages, &inputs, *day, &mut |_| {})
+                .map_err(|e| format!("report pages of {day}: {e}"))?;
         for (job, reason) in &written.failed {
             run.job_event(job, vec![("no_page", json!(reason))]);
         }
@@ -297,7 +298,7 @@ pub(super) fn compact_days(run: &StepRun, days: u32) -> Result<Counts, String> {
 }
 
 /// The workflow runs of the Slurm arrays and dependency chains that ended in the last `n` days
-/// ([`crate::workflow::slurm::rebuild`]).
+/// ([`jobsight_workflow::slurm::rebuild`]).
 pub(super) fn rebuild_slurm_workflows(run: &StepRun, n: u32) -> Result<Counts, String> {
     let mut counts = BTreeMap::new();
     let days = days_of(run.request, n);
@@ -311,7 +312,7 @@ pub(super) fn rebuild_slurm_workflows(run: &StepRun, n: u32) -> Result<Counts, S
     );
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| format!("cannot start the query runtime: {e}"))?;
-    let done = crate::workflow::slurm::rebuild(&runtime, run.ctx.data(), *first, *last)
+    let done = jobsight_workflow::slurm::rebuild(&runtime, run.ctx.data(), *first, *last)
         .map_err(|e| format!("building the Slurm workflows of {first} to {last}: {e}"))?;
     counts.insert("jobs_read".into(), done.jobs_read as u64);
     counts.insert("runs".into(), done.runs as u64);
@@ -322,10 +323,10 @@ pub(super) fn rebuild_slurm_workflows(run: &StepRun, n: u32) -> Result<Counts, S
 }
 
 /// Scores every workflow task of the warehouse against its kind's history into
-/// `workflow_scores` ([`crate::workflow::detect`]), with the workflow model when one is
+/// `workflow_scores` ([`jobsight_workflow::detect`]), with the workflow model when one is
 /// configured; nothing when no workflow was imported.
 pub(super) fn score_workflow_tasks(run: &StepRun) -> Result<Counts, String> {
-    use crate::workflow::detect;
+    use jobsight_workflow::detect;
     let data = run.ctx.data();
     let mut counts = BTreeMap::new();
     if !Table::WorkflowTasks.dir(data).is_dir() {
@@ -339,7 +340,7 @@ pub(super) fn score_workflow_tasks(run: &StepRun) -> Result<Counts, String> {
         .map_err(|e| format!("reading the workflow tasks: {e}"))?;
     let mut rows = detect::score(&tasks);
     if let Some(path) = &run.ctx.settings.model.workflow {
-        crate::workflow::model::WorkflowModel::read(path)
+        jobsight_workflow::model::WorkflowModel::read(path)
             .and_then(|m| m.apply(&tasks, &mut rows))
             .map_err(|e| format!("applying the workflow model: {e}"))?;
         counts.insert("with_model".into(), 1);
@@ -354,7 +355,7 @@ pub(super) fn score_workflow_tasks(run: &StepRun) -> Result<Counts, String> {
 }
 
 /// Retrains the configured diagnosis model and refreshes the configured anomaly score's
-/// baselines ([`crate::model::retrain`]), with `retrain` and `rebaseline` lines on the log.
+/// baselines ([`jobsight_model::retrain`]), with `retrain` and `rebaseline` lines on the log.
 pub(super) fn retrain_models(run: &StepRun) -> Result<Counts, String> {
     let s = &run.ctx.settings;
     let mut counts = BTreeMap::new();
@@ -389,7 +390,7 @@ fn retrain_diagnosis_model(
     model: &Path,
     counts: &mut BTreeMap<String, u64>,
 ) -> Result<(), String> {
-    use crate::model::retrain::{self, Retrained};
+    use jobsight_model::retrain::{self, Retrained};
     let mut phase = |p: &str| {
         run.log.event(
             "retrain",
@@ -449,7 +450,7 @@ fn refresh_score_baselines(
     model: &Path,
     counts: &mut BTreeMap<String, u64>,
 ) -> Result<(), String> {
-    use crate::model::retrain::{self, Rebaselined};
+    use jobsight_model::retrain::{self, Rebaselined};
     let mut phase = |p: &str| {
         run.log.event(
             "rebaseline",

@@ -8,13 +8,13 @@ use std::path::Path;
 
 use serde_json::json;
 
-use crate::ingest::per_job::{self, Outcome, RecordOutcome, TelemetrySource};
 use crate::schedule::context::{Counts, StepRun};
 use crate::schedule::stage_inputs::predict_judged;
 use crate::schedule::state::{IngestedJob, append_carried};
 use crate::schedule::step::On;
 use crate::schedule::steps::Judged;
-use crate::spool::Spool;
+use jobsight_ingest::per_job::{self, Outcome, RecordOutcome, TelemetrySource};
+use jobsight_ingest::spool::Spool;
 
 /// Claims the spool's new records and stores at most `limit` jobs ([`per_job::run_with`]). Each
 /// job it finishes goes to `ingested`, and to the carried-over list at `carried_path` (synced)
@@ -148,7 +148,7 @@ fn log_ingested(run: &StepRun, r: &RecordOutcome) {
     }
 }
 
-/// The features of each of the `ingested` jobs ([`crate::features::compute_job`]).
+/// The features of each of the `ingested` jobs ([`jobsight_features::compute_job`]).
 pub(super) fn features_of_ingested(
     run: &StepRun,
     ingested: &[IngestedJob],
@@ -159,7 +159,7 @@ pub(super) fn features_of_ingested(
     let (mut judgeable, mut not_judgeable, mut failed) = (0, 0, 0);
     for j in ingested.iter() {
         let started = std::time::Instant::now();
-        let result = crate::features::compute_job(
+        let result = jobsight_features::compute_job(
             data,
             j.day,
             &j.job_id,
@@ -197,7 +197,7 @@ pub(super) fn features_of_ingested(
     Ok((ingested.len() as u64, counts))
 }
 
-/// The rules' findings of each of the `ingested` jobs ([`crate::classify::classify_job`]); each
+/// The rules' findings of each of the `ingested` jobs ([`jobsight_rules::classify::classify_job`]); each
 /// job's verdict goes to `judged`, for the predict step.
 pub(super) fn classify_ingested(
     run: &StepRun,
@@ -210,8 +210,9 @@ pub(super) fn classify_ingested(
     let mut counts = BTreeMap::new();
     let (mut findings, mut failed) = (0, 0);
     for j in ingested.iter() {
-        let result =
-            crate::classify::classify_job(data, j.day, &j.job_id, &j.part, &ctx.book, &s.rules);
+        let result = jobsight_rules::classify::classify_job(
+            data, j.day, &j.job_id, &j.part, &ctx.book, &s.rules,
+        );
         let text = match result {
             Ok(v) => {
                 findings += v.findings.len() as u64;

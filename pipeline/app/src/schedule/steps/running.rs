@@ -28,7 +28,7 @@ pub(super) fn judge_and_act(run: &StepRun) -> Result<Counts, String> {
     let page = crate::output::pages::PageTemplates::load(report)
         .and_then(|t| t.running(&outcome.snapshot, now))
         .map_err(|e| format!("the running page: {e}"))?;
-    crate::report::write_page(&report.dir.join("running.html"), &page)
+    jobsight_report::write_page(&report.dir.join("running.html"), &page)
         .map_err(|e| e.to_string())?;
     for row in &outcome.acted.rows {
         run.job_event(

@@ -13,7 +13,8 @@
 //!
 //! The job run is identified by (cluster, job id, restart count); the first record claimed for it
 //! creates a marker under `seen/` with `O_EXCL`, which again only one process can do. Nothing is
-//! ever deleted: every record ends in exactly one of `new/`, `cur/`, `failed/`, `duplicate/`.
+//! ever deleted: every record ends in exactly one of `new/`, `cur/`, `done/` (its job is in the
+//! warehouse), `failed/`, `duplicate/`.
 //!
 //! Failure: an I/O error on the spool itself (missing directory, permissions) stops the claim with
 //! an error naming the path; a bad record never does.

@@ -2,7 +2,7 @@
 //! and checked once, so that evaluation never meets an unknown name.
 //!
 //! A file may hold any of these tables (see `pipeline/rules/book/*.toml` for the built-in set and
-//! `README.md` for every key):
+//! docs/rules.md for every key):
 //! - `[[rule]]`: id, title, group, severity, which jobs it applies to (`min_run_s`, `partitions`,
 //!   `nodes` = any/exclusive/shared, `requires` metrics, `needs_telemetry`), `per` = job/node,
 //!   derived variables (`[rule.let]`), the condition `when`, the texts `what` and `fix`

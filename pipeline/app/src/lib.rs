@@ -8,9 +8,12 @@
 //!   the catalogue, SQL, the PostgreSQL endpoint) and the shared leaves (`jobsight_base`).
 //!
 //! This crate is the top: [`cli`] (arguments, one function per command), [`config`] (every
-//! stage's settings, resolved once), [`access`] (who may see which jobs), [`schedule`] (the one place that knows the order of the
-//! stages' work: DAGs, the daemon, the `runs` table, handing one stage's results to the next),
-//! [`output`] (what the commands print) and [`demo`] (the pipeline on a simulated cluster).
+//! stage's settings, resolved once), [`access`] (who may see which jobs), [`schedule`] (the one
+//! place that knows the order of the stages' work: DAGs, the daemon, the `runs` table, handing
+//! one stage's results to the next), [`output`] (what the commands print), [`web`] (`serve
+//! --http`), [`running`] (warnings and the cancel policy for running jobs; still here, not a
+//! stage of its own), [`bootstrap`] (`model bootstrap`: the training suite under Slurm) and
+//! [`demo`] (the pipeline on a simulated cluster).
 //!
 //! Every crate below is named by its own name (`jobsight_ingest`, `jobsight_warehouse::query`,
 //! ...), here, in the tests and in the benchmarks, so that a path says where its code lives.

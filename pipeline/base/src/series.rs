@@ -201,18 +201,29 @@ fn slope_per_h(ts: &[i64], values: &[f64]) -> Option<f64> {
     (variance > 0.0).then(|| covariance / variance)
 }
 
+/// One bin of a series: the mean of its finite samples and how many there were.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BinMean {
+    pub mean: f64,
+    pub n: u64,
+}
+
 /// Averages of the finite samples in bins of `bin_us` (aligned to the epoch, as DataFusion's
-/// `date_bin`), by bin start, summed in the samples' order: what tacc_stats' node imbalance
-/// compares across a job's nodes (`features::job`, and `js_bin_means` for the features plan).
-pub fn bin_means(samples: &[Sample], bin_us: i64) -> BTreeMap<i64, f64> {
-    let mut sums: BTreeMap<i64, (f64, u32)> = BTreeMap::new();
+/// `date_bin`), by bin start, summed in the samples' order, each with its count: what tacc_stats'
+/// node imbalance compares across a job's nodes (`features::job`, and `js_bin_means` for the
+/// features plan). The count tells a bin the node covered from one it covered a sliver of.
+pub fn bin_means(samples: &[Sample], bin_us: i64) -> BTreeMap<i64, BinMean> {
+    let mut sums: BTreeMap<i64, (f64, u64)> = BTreeMap::new();
     for &(t, v) in samples.iter().filter(|s| s.1.is_finite()) {
         let sum = sums.entry(t - t.rem_euclid(bin_us)).or_default();
         sum.0 += v;
         sum.1 += 1;
     }
     sums.into_iter()
-        .map(|(bin, (sum, n))| (bin, sum / n as f64))
+        .map(|(bin, (sum, n))| {
+            let mean = sum / n as f64;
+            (bin, BinMean { mean, n })
+        })
         .collect()
 }
 

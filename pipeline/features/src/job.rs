@@ -28,17 +28,32 @@ use super::Settings;
 pub use super::computed::{AcrossRow, JobFeatures, SeriesRow, Source, Summary, WindowRow};
 use super::efficiency::{Covers, efficiency};
 use super::scan::{JobMeta, NamedSeries};
-use jobsight_base::series::{Sample, bin_means, describe};
+use jobsight_base::series::{BinMean, Sample, bin_means, describe};
 use jobsight_base::stats::median;
 
 /// tacc_stats' node imbalance of one metric from each node's binned averages: the largest over
 /// nodes of the mean over bins (whose top is positive) of (top − node) / top.
-pub fn imbalance(nodes: &[BTreeMap<i64, f64>]) -> Option<f64> {
+///
+/// A node takes part in a bin only where it holds at least half as many samples as the bin's
+/// fullest node ([`covers_bin`]): a node that started late or stopped early (lost mid-run, or its
+/// tasks ended on a site without `PrologFlags=Contain`) is compared where it sent with the others,
+/// not on the sliver of a bin its last seconds fell in. Without this, a node lost mid-run was told
+/// it worked less than the others whenever a bin began just before it died (seen on the real
+/// two-node Slurm).
+pub fn imbalance(nodes: &[BTreeMap<i64, BinMean>]) -> Option<f64> {
+    let mut most: BTreeMap<i64, u64> = BTreeMap::new();
+    for node in nodes {
+        for (&bin, b) in node {
+            let m = most.entry(bin).or_default();
+            *m = (*m).max(b.n);
+        }
+    }
+    let covered = |bin: &i64, b: &BinMean| covers_bin(b.n, most[bin]);
     let mut top: BTreeMap<i64, f64> = BTreeMap::new();
     for node in nodes {
-        for (&bin, &v) in node {
-            let t = top.entry(bin).or_insert(v);
-            *t = t.max(v);
+        for (bin, b) in node.iter().filter(|(bin, b)| covered(bin, b)) {
+            let t = top.entry(*bin).or_insert(b.mean);
+            *t = t.max(b.mean);
         }
     }
     nodes
@@ -46,14 +61,22 @@ pub fn imbalance(nodes: &[BTreeMap<i64, f64>]) -> Option<f64> {
         .filter_map(|node| {
             let behind: Vec<f64> = node
                 .iter()
-                .filter_map(|(bin, &v)| {
+                .filter(|(bin, b)| covered(bin, b))
+                .filter_map(|(bin, b)| {
                     let t = top[bin];
-                    (t > 0.0).then(|| (t - v) / t)
+                    (t > 0.0).then(|| (t - b.mean) / t)
                 })
                 .collect();
             (!behind.is_empty()).then(|| behind.iter().sum::<f64>() / behind.len() as f64)
         })
         .fold(None, |a: Option<f64>, b| Some(a.map_or(b, |a| a.max(b))))
+}
+
+/// Whether a node with `n` samples in a bin takes part in the bin's imbalance, where the bin's
+/// fullest node has `most`: at least half as many (a node sampled at half the others' rate still
+/// counts). The reference SQL's `covered` CTE says the same.
+pub fn covers_bin(n: u64, most: u64) -> bool {
+    2 * n >= most
 }
 
 /// The SUPReMM category of the per-core duty cycles (see the module doc).
@@ -123,7 +146,7 @@ pub fn is_core_metric(metric: &str) -> bool {
 pub fn compute(job: &JobMeta, samples: Vec<NamedSeries>, settings: &Settings) -> JobFeatures {
     let bin_us = settings.bin_s.max(1) as i64 * 1_000_000;
     let mut series: Vec<SeriesRow> = Vec::with_capacity(samples.len());
-    let mut bins: BTreeMap<Arc<str>, Vec<BTreeMap<i64, f64>>> = BTreeMap::new();
+    let mut bins: BTreeMap<Arc<str>, Vec<BTreeMap<i64, BinMean>>> = BTreeMap::new();
     let mut cores: Vec<(u64, u64)> = Vec::new();
     let mut samples = samples;
     samples.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
@@ -751,9 +774,44 @@ mod tests {
 
     #[test]
     fn imbalance_is_zero_for_equal_nodes_and_one_for_an_idle_node() {
-        let node = |v: f64| BTreeMap::from([(0, v), (60, v)]);
+        let bin = |mean: f64| BinMean { mean, n: 30 };
+        let node = |v: f64| BTreeMap::from([(0, bin(v)), (60, bin(v))]);
         assert_eq!(imbalance(&[node(2.0), node(2.0)]), Some(0.0));
         assert_eq!(imbalance(&[node(2.0), node(0.0)]), Some(1.0));
         assert_eq!(imbalance(&[node(0.0)]), None);
+    }
+
+    /// A node lost mid-run (as on the real two-node Slurm): busy as the other node while it ran,
+    /// its last seconds dying (its rate falls to 0) just after a bin began. It is compared over the
+    /// bin it covered, not over the few samples of its death; a node that stopped working while it
+    /// went on sending still reads behind.
+    #[test]
+    fn a_node_lost_just_after_a_bin_began_is_not_told_it_worked_less() {
+        let series = |values: &[f64]| -> Vec<Sample> {
+            values
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| (30_000_000 + i as i64 * 2_000_000, v))
+                .collect()
+        };
+        let bins = |values: &[f64]| bin_means(&series(values), 60_000_000);
+        // The run starts 30 s into a minute and works 60 s on node1; node2 works 32 s and dies.
+        let node1 = bins(&[1.0; 30]);
+        let mut dying = vec![1.0; 15];
+        dying.extend([0.6, 0.2, 0.0]);
+        let node2 = bins(&dying);
+        assert_eq!(
+            node2[&60_000_000].n, 3,
+            "node2's sliver of the second minute"
+        );
+        assert_eq!(imbalance(&[node1.clone(), node2]), Some(0.0));
+        // Before this rule the sliver counted as a bin: (0 + (1 − 0.27)) / 2 = 0.37, above
+        // `node-imbalance`'s 0.25.
+        let idle_after = {
+            let mut v = vec![1.0; 15];
+            v.extend([0.0; 15]);
+            bins(&v)
+        };
+        assert_eq!(imbalance(&[node1, idle_after]), Some(0.5));
     }
 }

@@ -17,14 +17,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 use chrono::NaiveDate;
-use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, ListArray, RecordBatch};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type};
 
 use super::job::{self, JobFeatures, SeriesRow};
 use super::scan;
 use super::{Computed, FeaturesError, Settings, reference};
-use jobsight_base::series::SeriesStats;
+use jobsight_base::series::{BinMean, SeriesStats};
 use jobsight_warehouse::catalog::{self, Table};
 use jobsight_warehouse::query::{self, Engine, QueryError};
 
@@ -104,7 +104,7 @@ struct JobSeries {
     /// Per-core series: (finite samples, those above 0.5).
     cores: Vec<(u64, u64)>,
     /// Per metric, each node's means per bin start.
-    bins: BTreeMap<Arc<str>, Vec<BTreeMap<i64, f64>>>,
+    bins: BTreeMap<Arc<str>, Vec<BTreeMap<i64, BinMean>>>,
 }
 
 /// A column of `batch` by name, cast to `to`.
@@ -155,13 +155,18 @@ fn read_series(
             .column_by_name("bins")
             .and_then(|c| c.as_struct_opt())
             .ok_or("the features plan gave no column bins")?;
-        let (starts, means) = (
+        if bins.num_columns() < 3 {
+            return Err("the features plan's bins have no counts (js_bin_means' n)".into());
+        }
+        let (starts, means, counts) = (
             bins.column(0).as_list::<i32>(),
             bins.column(1).as_list::<i32>(),
+            bins.column(2).as_list::<i32>(),
         );
-        let (start_values, mean_values) = (
+        let (start_values, mean_values, count_values) = (
             starts.values().as_primitive::<Int64Type>(),
             means.values().as_primitive::<Float64Type>(),
+            counts.values().as_primitive::<Int64Type>(),
         );
         for i in 0..batch.num_rows() {
             let float = |name: &str| {
@@ -217,25 +222,29 @@ fn read_series(
             if job::is_core_metric(&metric) {
                 found.cores.push((n, count("busy_n")));
             }
-            let bin_means: BTreeMap<i64, f64> = if bins.is_valid(i) && starts.is_valid(i) {
-                let (from, to) = (
-                    starts.value_offsets()[i] as usize,
-                    starts.value_offsets()[i + 1] as usize,
-                );
-                let (mean_from, mean_to) = (
-                    means.value_offsets()[i] as usize,
-                    means.value_offsets()[i + 1] as usize,
-                );
-                if mean_to - mean_from != to - from {
+            let bin_means: BTreeMap<i64, BinMean> = if bins.is_valid(i) && starts.is_valid(i) {
+                let span = |list: &ListArray| {
+                    let offsets = list.value_offsets();
+                    offsets[i] as usize..offsets[i + 1] as usize
+                };
+                let (at, mean_at, count_at) = (span(starts), span(means), span(counts));
+                if mean_at.len() != at.len() || count_at.len() != at.len() {
                     return Err(format!(
-                        "the features plan gave {} bin starts and {} means",
-                        to - from,
-                        mean_to - mean_from
+                        "the features plan gave {} bin starts, {} means and {} counts",
+                        at.len(),
+                        mean_at.len(),
+                        count_at.len()
                     ));
                 }
-                (from..to)
-                    .zip(mean_from..mean_to)
-                    .map(|(a, b)| (start_values.value(a), mean_values.value(b)))
+                at.zip(mean_at)
+                    .zip(count_at)
+                    .map(|((a, m), c)| {
+                        let bin = BinMean {
+                            mean: mean_values.value(m),
+                            n: count_values.value(c).max(0) as u64,
+                        };
+                        (start_values.value(a), bin)
+                    })
                     .collect()
             } else {
                 BTreeMap::new()

@@ -318,20 +318,31 @@ WHERE t.day = '{day}'"#,
 }
 
 /// tacc_stats' node imbalance from the finite trimmed samples `f`, as CTEs ending in
-/// `imbalance(job_id, metric, imbalance)`.
+/// `imbalance(job_id, metric, imbalance)`; a node takes part in a bin where it holds at least half
+/// the samples of the bin's fullest node (`covered`, as `job::covers_bin`).
 fn imbalance_ctes(bin_s: u64) -> String {
     format!(
         r#"binned AS (
-  SELECT job_id, restart_count, metric, node, date_bin(INTERVAL '{bin_s} seconds', ts) AS bin, avg(value) AS v
+  SELECT job_id, restart_count, metric, node, date_bin(INTERVAL '{bin_s} seconds', ts) AS bin, avg(value) AS v,
+         count(*) AS n
   FROM f GROUP BY job_id, restart_count, metric, node, date_bin(INTERVAL '{bin_s} seconds', ts)
 ),
+fullest AS (
+  SELECT job_id, restart_count, metric, bin, max(n) AS most FROM binned
+  GROUP BY job_id, restart_count, metric, bin
+),
+covered AS (
+  SELECT b.* FROM binned b JOIN fullest m ON b.job_id = m.job_id
+    AND b.restart_count = m.restart_count AND b.metric = m.metric AND b.bin = m.bin
+  WHERE 2 * b.n >= m.most
+),
 peak AS (
-  SELECT job_id, restart_count, metric, bin, max(v) AS top FROM binned
+  SELECT job_id, restart_count, metric, bin, max(v) AS top FROM covered
   GROUP BY job_id, restart_count, metric, bin
 ),
 behind AS (
   SELECT b.job_id, b.restart_count, b.metric, b.node, avg((p.top - b.v) / p.top) AS behind
-  FROM binned b JOIN peak p ON b.job_id = p.job_id AND b.restart_count = p.restart_count
+  FROM covered b JOIN peak p ON b.job_id = p.job_id AND b.restart_count = p.restart_count
     AND b.metric = p.metric AND b.bin = p.bin
   WHERE p.top > 0
   GROUP BY b.job_id, b.restart_count, b.metric, b.node

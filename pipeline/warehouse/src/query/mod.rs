@@ -378,9 +378,9 @@ pub fn catalogue_markdown() -> String {
     );
     out += &format!(
         "| `{}(ts, value, seconds)` | the means of the finite samples in bins of `seconds` \
-         (a constant; bins aligned to the epoch, as `date_bin`), as a struct of two lists in \
-         time order, `start_us` (each bin's start, microseconds since the epoch) and `mean`: \
-         what tacc_stats' node imbalance compares across a job's nodes |\n",
+         (a constant; bins aligned to the epoch, as `date_bin`), as a struct of three lists in \
+         time order, `start_us` (each bin's start, microseconds since the epoch), `mean` and \
+         `n` (the bin's finite samples): what tacc_stats' node imbalance compares across a job's nodes |\n",
         series_functions::BIN_MEANS
     );
     out

@@ -143,7 +143,8 @@ pub const DESCRIBE: &str = "js_describe";
 
 /// The function that averages a series in bins of a constant width, for tacc_stats' node
 /// imbalance in a plan that computes features in SQL: `js_bin_means(time, value, seconds)` gives
-/// `{start_us: [...], mean: [...]}`, the bins (aligned to the epoch, as `date_bin`) in time order.
+/// `{start_us: [...], mean: [...], n: [...]}`, the bins (aligned to the epoch, as `date_bin`) in
+/// time order, each with its count of finite samples.
 pub const BIN_MEANS: &str = "js_bin_means";
 
 /// Every function, ready to register with a session.
@@ -175,7 +176,7 @@ const DESCRIBE_TIMES: [(&str, ReadTime); 3] = [
     ("cliff_at", |s| s.cliff_at),
 ];
 
-/// `js_bin_means`' answer: each bin's start (microseconds since the epoch) and mean.
+/// `js_bin_means`' answer: each bin's start (microseconds since the epoch), mean and count.
 fn bin_means_fields() -> Fields {
     Fields::from(vec![
         Field::new(
@@ -184,6 +185,7 @@ fn bin_means_fields() -> Fields {
             true,
         ),
         Field::new("mean", DataType::List(list_field(DataType::Float64)), true),
+        Field::new("n", DataType::List(list_field(DataType::Int64)), true),
     ])
 }
 
@@ -239,18 +241,27 @@ impl Output {
     /// `bin_us`), each group dropped as soon as it is done.
     fn answer(&self, groups: Vec<Samples>, bin_us: i64) -> Result<ArrayRef> {
         if let Output::BinMeans = self {
-            let (mut starts, mut means, mut lengths) = (Vec::new(), Vec::new(), Vec::new());
+            let (mut starts, mut means, mut counts, mut lengths) =
+                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             for mut group in groups {
                 // In time order, as the features step sums them.
                 group.sort_by_key(|s| s.0);
                 let bins = bin_means(&group, bin_us);
                 lengths.push(bins.len());
-                for (start, mean) in bins {
+                for (start, bin) in bins {
                     starts.push(start);
-                    means.push(mean);
+                    means.push(bin.mean);
+                    counts.push(bin.n as i64);
                 }
             }
-            let columns = paired_lists(starts, means, lengths)?;
+            let offsets = OffsetBuffer::from_lengths(lengths.iter().copied());
+            let mut columns = paired_lists(starts, means, lengths)?;
+            columns.push(Arc::new(ListArray::try_new(
+                list_field(DataType::Int64),
+                offsets,
+                Arc::new(Int64Array::from(counts)),
+                None,
+            )?));
             return Ok(Arc::new(StructArray::try_new(
                 bin_means_fields(),
                 columns,
@@ -717,6 +728,7 @@ mod tests {
     use datafusion::arrow::datatypes::Schema;
     use datafusion::datasource::MemTable;
     use datafusion::prelude::SessionContext;
+    use jobsight_base::series::BinMean;
 
     /// Every function gives what the series core gives on the same samples, over two groups
     /// whose samples are spread over three partitions (so partial results are merged), with a
@@ -897,23 +909,28 @@ mod tests {
             "SELECT 'a' AS series, js_bin_means(ts, value, 60) AS b FROM t WHERE series = 'a'",
         ] {
             let batches = ctx.sql(sql).await.expect(sql).collect().await.expect(sql);
-            let mut got: Vec<(String, Vec<(i64, f64)>)> = Vec::new();
+            let mut got: Vec<(String, Vec<(i64, BinMean)>)> = Vec::new();
             for b in &batches {
                 let names = cast(b.column(0), &DataType::Utf8).expect("names");
                 let names = names.as_string::<i32>();
                 let bins = b.column(1).as_struct();
-                let (starts, means) = (
+                let (starts, means, counts) = (
                     bins.column(0).as_list::<i32>(),
                     bins.column(1).as_list::<i32>(),
+                    bins.column(2).as_list::<i32>(),
                 );
                 for i in 0..b.num_rows() {
                     let starts = starts.value(i);
                     let means = means.value(i);
+                    let counts = counts.value(i);
                     let pairs = (0..starts.len())
                         .map(|k| {
                             (
                                 starts.as_primitive::<Int64Type>().value(k),
-                                means.as_primitive::<Float64Type>().value(k),
+                                BinMean {
+                                    mean: means.as_primitive::<Float64Type>().value(k),
+                                    n: counts.as_primitive::<Int64Type>().value(k) as u64,
+                                },
                             )
                         })
                         .collect();
@@ -927,7 +944,7 @@ mod tests {
                     .filter_map(|r| r.2.map(|v| (r.1 * 1_000_000, v)))
                     .collect();
                 samples.sort_by_key(|s| s.0);
-                let expected: Vec<(i64, f64)> =
+                let expected: Vec<(i64, BinMean)> =
                     bin_means(&samples, 60_000_000).into_iter().collect();
                 assert_eq!(pairs, &expected, "{sql}: {name}");
                 assert!(pairs.len() >= 7, "{sql}: {name}");

@@ -2,6 +2,11 @@
 //!
 //! Raw [`Options`] (all optional, unknown keys rejected so that a typo is an error, not a silently
 //! ignored setting) are resolved once into validated [`Settings`]; nothing downstream sees "unset".
+//! Each stage owns its section, as written and as resolved (`jobsight_features::Options` into
+//! `jobsight_features::Settings`, and so on for ingest, rules, model, notify, summary, serve and
+//! report); this module composes them into one file, hands each what it needs of another (the
+//! models' window to the features, the cores per node to the rules), names the file in an error,
+//! and resolves only the application's own sections (`[schedule]`, `[engine]`).
 //! The defaults make `jobsight demo` and a first `jobsight ingest` work with no file at all.
 //! Command-line flags and their environment variables override the file (`main` does that).
 //!
@@ -48,9 +53,9 @@ pub struct Options {
     pub spool: Option<PathBuf>,
     pub ingest: Option<IngestOptions>,
     pub prometheus: Option<PrometheusOptions>,
-    pub features: Option<FeaturesOptions>,
-    pub rules: Option<RulesOptions>,
-    pub model: Option<ModelOptions>,
+    pub features: Option<jobsight_features::Options>,
+    pub rules: Option<jobsight_rules::Options>,
+    pub model: Option<jobsight_model::Options>,
     pub notify: Option<jobsight_notify::Options>,
     pub summary: Option<jobsight_summary::Options>,
     pub serve: Option<jobsight_warehouse::serve::Options>,
@@ -88,47 +93,6 @@ pub struct ScheduleSettings {
     pub behind_after: Duration,
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ModelOptions {
-    /// A diagnosis model file (`jobsight model train --kind diagnosis`).
-    pub diagnosis: Option<PathBuf>,
-    /// An anomaly-score model file (`jobsight model train --kind unsupervised`).
-    pub unsupervised: Option<PathBuf>,
-    /// A workflow model file (`jobsight model train --workflows`), applied by the nightly
-    /// `workflow-score` step.
-    pub workflow: Option<PathBuf>,
-    /// Windows of one anomaly type a node needs before it gets that verdict.
-    pub min_windows: Option<usize>,
-    /// Windows the models judge at a time (whole jobs): what their inputs take in memory.
-    pub windows_at_a_time: Option<u64>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RulesOptions {
-    /// Site rule files layered over the built-in ones.
-    pub dir: Option<PathBuf>,
-    pub min_run_s: Option<u64>,
-    /// How far back a job's earlier runs are looked for, in days.
-    pub history_days: Option<u64>,
-    /// The newest earlier runs of the same application a job is compared with (0: off).
-    pub history_runs: Option<u64>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FeaturesOptions {
-    pub trim_s: Option<u64>,
-    pub bin_s: Option<u64>,
-    pub min_coverage: Option<f64>,
-    pub cores_per_node: Option<u32>,
-    /// Replaces the default idle thresholds when given.
-    pub idle_below: Option<std::collections::BTreeMap<String, f64>>,
-    /// Sliding windows for the models, `WIDTH:STRIDE` in seconds; none by default.
-    pub windows: Option<String>,
-}
-
 /// Everything resolved and checked.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -138,7 +102,7 @@ pub struct Settings {
     pub prometheus: PrometheusSettings,
     pub features: jobsight_features::Settings,
     pub rules: jobsight_rules::Settings,
-    pub model: ModelSettings,
+    pub model: jobsight_model::Settings,
     pub notify: jobsight_notify::Settings,
     pub summary: jobsight_summary::Settings,
     pub serve: jobsight_warehouse::serve::Settings,
@@ -148,36 +112,6 @@ pub struct Settings {
     pub access: crate::access::Settings,
     pub running: crate::running::Settings,
     pub web: crate::web::Settings,
-}
-
-/// The window the configured models were trained on (the diagnosis model's, else the anomaly
-/// score's), read from the model file's header; the evaluation protocol's 60 s every 15 s when
-/// no header can be read, in which case loading the model reports what is wrong with it.
-fn models_window(model: &ModelSettings) -> jobsight_features::WindowSpec {
-    let trained = [&model.diagnosis, &model.unsupervised]
-        .into_iter()
-        .flatten()
-        .find_map(|path| jobsight_model::file::ModelFile::header(path).ok());
-    match trained {
-        Some(h) if h.window_s > 0 && h.stride_s > 0 => jobsight_features::WindowSpec {
-            window_s: h.window_s as u64,
-            stride_s: h.stride_s as u64,
-        },
-        _ => jobsight_features::WindowSpec {
-            window_s: 60,
-            stride_s: 15,
-        },
-    }
-}
-
-/// The models a site runs (none by default).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ModelSettings {
-    pub diagnosis: Option<PathBuf>,
-    pub unsupervised: Option<PathBuf>,
-    pub workflow: Option<PathBuf>,
-    pub min_windows: usize,
-    pub windows_at_a_time: usize,
 }
 
 pub const DEFAULT_DATA: &str = "./jobsight-data";
@@ -211,11 +145,23 @@ impl Options {
         let at = |e| checker.at(e);
         let ingest = self.ingest.unwrap_or_default().resolve().map_err(at)?;
         let prometheus = self.prometheus.unwrap_or_default().resolve().map_err(at)?;
-        let (features, model) = checker.features_and_model(
-            self.features.unwrap_or_default(),
-            self.model.unwrap_or_default(),
-        )?;
-        let rules = checker.rules(self.rules.unwrap_or_default(), features.cores_per_node)?;
+        // The models read windows: a site that runs them gets its models' windows unless
+        // `[features] windows` says otherwise.
+        let model = self.model.unwrap_or_default();
+        let models_window = model
+            .trained_window()
+            .map(|(window_s, stride_s)| jobsight_features::WindowSpec { window_s, stride_s });
+        let features = self
+            .features
+            .unwrap_or_default()
+            .resolve(models_window)
+            .map_err(at)?;
+        let model = model.resolve().map_err(at)?;
+        let rules = self
+            .rules
+            .unwrap_or_default()
+            .resolve(features.cores_per_node)
+            .map_err(at)?;
         let notify = self.notify.unwrap_or_default().resolve().map_err(at)?;
         let summary = self.summary.unwrap_or_default().resolve().map_err(at)?;
         let serve = self.serve.unwrap_or_default().resolve().map_err(at)?;
@@ -287,129 +233,6 @@ impl Checker<'_> {
         range: RangeInclusive<u64>,
     ) -> Result<u64, ConfigError> {
         jobsight_base::options::within(key, value, default, range).map_err(|e| self.at(e))
-    }
-
-    /// `[features]` and `[model]` together: the features' windows default to those the
-    /// configured models were trained on (the models read windows), so the models are resolved
-    /// between the features' own checks and their windows, which keeps the order in which a
-    /// file's errors are reported.
-    fn features_and_model(
-        &self,
-        feat: FeaturesOptions,
-        model_options: ModelOptions,
-    ) -> Result<(jobsight_features::Settings, ModelSettings), ConfigError> {
-        let min_coverage = feat
-            .min_coverage
-            .unwrap_or(jobsight_features::DEFAULT_MIN_COVERAGE);
-        if !(0.0..=1.0).contains(&min_coverage) {
-            return Err(self.invalid(
-                "features.min_coverage",
-                format!("{min_coverage} is not a share between 0 and 1"),
-            ));
-        }
-        if let Some(cores) = feat.cores_per_node {
-            self.within(
-                "features.cores_per_node",
-                Some(u64::from(cores)),
-                1,
-                1..=1_000_000,
-            )?;
-        }
-        let idle_below = feat
-            .idle_below
-            .unwrap_or_else(jobsight_features::default_idle_below);
-        if let Some((metric, limit)) = idle_below.iter().find(|(_, l)| !l.is_finite()) {
-            return Err(self.invalid(
-                "features.idle_below",
-                format!("{metric} = {limit} is not a number"),
-            ));
-        }
-        let model = self.model(model_options)?;
-        let runs_models = model.diagnosis.is_some() || model.unsupervised.is_some();
-        let features = jobsight_features::Settings {
-            trim_s: self.within(
-                "features.trim_s",
-                feat.trim_s,
-                jobsight_features::DEFAULT_TRIM_S,
-                0..=DAY_S,
-            )?,
-            bin_s: self.within(
-                "features.bin_s",
-                feat.bin_s,
-                jobsight_features::DEFAULT_BIN_S,
-                1..=DAY_S,
-            )?,
-            min_coverage,
-            cores_per_node: feat.cores_per_node,
-            idle_below,
-            windows: feat
-                .windows
-                .map(|w| w.parse::<jobsight_features::WindowSpec>())
-                .transpose()
-                .and_then(|w| match w {
-                    // A day at most, and a stride no wider than the window (else samples between
-                    // windows would belong to none).
-                    Some(w) if w.window_s > DAY_S || w.stride_s > w.window_s => Err(format!(
-                        "{w}: the width must be at most {DAY_S} s and the stride at most the width"
-                    )),
-                    w => Ok(w),
-                })
-                .map_err(|reason| self.invalid("features.windows", reason))?
-                // The models read windows: a site that runs them gets its models' windows.
-                .or(runs_models.then(|| models_window(&model))),
-        };
-        Ok((features, model))
-    }
-
-    /// `[model]`.
-    fn model(&self, model_options: ModelOptions) -> Result<ModelSettings, ConfigError> {
-        Ok(ModelSettings {
-            diagnosis: model_options.diagnosis,
-            unsupervised: model_options.unsupervised,
-            workflow: model_options.workflow,
-            min_windows: self.within(
-                "model.min_windows",
-                model_options.min_windows.map(|m| m as u64),
-                jobsight_model::predict::DEFAULT_MIN_WINDOWS as u64,
-                1..=1_000_000,
-            )? as usize,
-            windows_at_a_time: self.within(
-                "model.windows_at_a_time",
-                model_options.windows_at_a_time,
-                jobsight_model::predict::WINDOWS_AT_A_TIME as u64,
-                1..=100_000_000,
-            )? as usize,
-        })
-    }
-
-    /// `[rules]`; the cores per node are the features' (`features.cores_per_node`).
-    fn rules(
-        &self,
-        rules_options: RulesOptions,
-        cores_per_node: Option<u32>,
-    ) -> Result<jobsight_rules::Settings, ConfigError> {
-        Ok(jobsight_rules::Settings {
-            dir: rules_options.dir,
-            min_run_s: self.within(
-                "rules.min_run_s",
-                rules_options.min_run_s,
-                jobsight_rules::DEFAULT_MIN_RUN_S,
-                0..=30 * DAY_S,
-            )?,
-            cores_per_node,
-            history_days: self.within(
-                "rules.history_days",
-                rules_options.history_days,
-                u64::from(jobsight_rules::DEFAULT_HISTORY_DAYS),
-                1..=3660,
-            )? as u32,
-            history_runs: self.within(
-                "rules.history_runs",
-                rules_options.history_runs,
-                jobsight_rules::DEFAULT_HISTORY_RUNS as u64,
-                0..=1000,
-            )? as usize,
-        })
     }
 
     /// `[schedule]`.

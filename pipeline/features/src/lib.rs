@@ -30,6 +30,7 @@ pub mod computed;
 pub mod efficiency;
 pub mod energy;
 pub mod job;
+pub mod options;
 pub mod plan;
 pub mod reference;
 pub mod scan;
@@ -50,6 +51,7 @@ use jobsight_warehouse::catalog::rows::{
 };
 use jobsight_warehouse::catalog::{self, CatalogError, Table};
 use jobsight_warehouse::query::QueryError;
+pub use options::Options;
 
 /// Seconds trimmed from each end of a job by default.
 pub const DEFAULT_TRIM_S: u64 = 60;

@@ -34,6 +34,7 @@ pub mod forest;
 pub mod labelling;
 pub mod predict;
 pub mod retrain;
+pub mod settings;
 pub mod typical;
 pub mod unsupervised;
 
@@ -47,6 +48,7 @@ pub use eval_report::{
     ApplicationScores, Detection, EvalReport, evaluate_model, score_classes, score_figures,
 };
 pub use labelled::{Labelled, READ_PER_CLASS};
+pub use settings::{Options, Settings};
 pub use train::{Diagnosis, header, permutation_importance, train};
 
 use jobsight_base::choice::{Choice, Named};

@@ -31,10 +31,12 @@
 pub mod book;
 pub mod classify;
 pub mod lang;
+pub mod options;
 mod prepare;
 pub mod reload;
 mod running;
 
+pub use options::Options;
 pub use prepare::{Fold, JOB_STAT_FOLDS, prepare};
 
 pub use running::{evaluate_running, running_dwells};

@@ -2,8 +2,9 @@
 //!
 //! Layout (maildir-like): `tmp/` holds records being written, `new/` records waiting to be claimed,
 //! `cur/` claimed records, `failed/` records that could not be read (each with a `.reason` file),
-//! `duplicate/` further records of a job already claimed (with a `.reason`), and `seen/` one marker
-//! per claimed job. The hook only ever touches `tmp/` and `new/`.
+//! `duplicate/` further records of a job already claimed (with a `.reason`), `seen/` one marker
+//! per claimed job, and `done/` records whose job is in the warehouse (made by the pipeline on
+//! first use). The hook only ever touches `tmp/` and `new/`.
 //!
 //! [`enqueue`] opens `tmp/` and `new/` (refusing links in their place), writes the record under
 //! `tmp/` with `O_CREAT|O_EXCL|O_NOFOLLOW` (which never follows a link and never reuses a name),
@@ -28,7 +29,10 @@ pub const CUR: &str = "cur";
 pub const FAILED: &str = "failed";
 pub const DUPLICATE: &str = "duplicate";
 pub const SEEN: &str = "seen";
-/// Every subdirectory, in the order a spool is created.
+/// Where the ingest step puts a record once its job is in the warehouse. Not in [`SUBDIRS`]:
+/// it is created on first use, so spools made before it existed keep working.
+pub const DONE: &str = "done";
+/// Every subdirectory a spool must have, in the order a spool is created.
 pub const SUBDIRS: [&str; 6] = [TMP, NEW, CUR, FAILED, DUPLICATE, SEEN];
 /// File extension of a record.
 pub const RECORD_EXT: &str = "json";

@@ -27,16 +27,14 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use slurm_hooks::record::{JobKey, SpoolRecord};
-use slurm_hooks::spool_dir::{self, CUR, DUPLICATE, FAILED, NEW, RECORD_EXT, SEEN, SUBDIRS, TMP};
+use slurm_hooks::spool_dir::{
+    self, CUR, DONE, DUPLICATE, FAILED, NEW, RECORD_EXT, SEEN, SUBDIRS, TMP,
+};
 
 use jobsight_base::safe_fs::{self, Dir, Links, Refusal};
 
 /// The hook's own bound (one definition): the hook never writes a larger record.
 pub const MAX_RECORD_BYTES: u64 = slurm_hooks::record::MAX_RECORD_BYTES as u64;
-
-/// Where the ingest step puts a record once its job is in the warehouse. Created on first use, so
-/// spools made before it existed keep working.
-pub const DONE: &str = "done";
 
 /// Suffix of the note beside a record in `cur/` that is waiting for a retry.
 pub const PENDING_NOTE_EXT: &str = ".pending";

@@ -40,99 +40,96 @@ pub struct Figure {
     pub name: &'static str,
     pub timed: bool,
     pub meaning: &'static str,
-    read: fn(&SeriesStats) -> Option<f64>,
+    read: ReadFigure,
 }
+
+/// How a figure is read from a series' statistics.
+type ReadFigure = fn(&SeriesStats) -> Option<f64>;
 
 /// The one function whose answer is a whole number (SQL's `count(value)` counts NaN too).
 const COUNT: &str = "js_count";
 
 /// Every function, in the order `docs/sql.md` lists them.
 pub const FIGURES: [Figure; 14] = [
-    Figure {
-        name: COUNT,
-        timed: false,
-        meaning: "finite samples (NaN and infinities left out, as by every js_ function)",
-        read: |s| Some(s.n as f64),
-    },
-    Figure {
-        name: "js_std",
-        timed: false,
-        meaning: "population standard deviation (divisor n)",
-        read: |s| s.std,
-    },
-    Figure {
-        name: "js_cv",
-        timed: false,
-        meaning: "coefficient of variation, std / mean (null when the mean is 0)",
-        read: |s| s.cv,
-    },
-    Figure {
-        name: "js_skewness",
-        timed: false,
-        meaning: "m3 / m2^1.5 (null for a constant series)",
-        read: |s| s.skewness,
-    },
-    Figure {
-        name: "js_kurtosis",
-        timed: false,
-        meaning: "excess kurtosis, m4 / m2² − 3 (null for a constant series)",
-        read: |s| s.kurtosis,
-    },
-    Figure {
-        name: "js_p05",
-        timed: false,
-        meaning: "5th percentile, linear interpolation at rank p × (n − 1) (numpy's default)",
-        read: |s| s.percentiles[0],
-    },
-    Figure {
-        name: "js_p25",
-        timed: false,
-        meaning: "25th percentile (as js_p05)",
-        read: |s| s.percentiles[1],
-    },
-    Figure {
-        name: "js_p50",
-        timed: false,
-        meaning: "median (as js_p05)",
-        read: |s| s.percentiles[2],
-    },
-    Figure {
-        name: "js_p75",
-        timed: false,
-        meaning: "75th percentile (as js_p05)",
-        read: |s| s.percentiles[3],
-    },
-    Figure {
-        name: "js_p95",
-        timed: false,
-        meaning: "95th percentile (as js_p05)",
-        read: |s| s.percentiles[4],
-    },
-    Figure {
-        name: "js_slope_per_h",
-        timed: true,
-        meaning: "least-squares slope of the value on time, per hour (memory growth)",
-        read: |s| s.slope_per_h,
-    },
-    Figure {
-        name: "js_catastrophe",
-        timed: true,
-        meaning: "tacc_stats' catastrophe: the lowest mean(after) / mean(before) over time splits",
-        read: |s| s.catastrophe,
-    },
-    Figure {
-        name: "js_max_rise",
-        timed: true,
-        meaning: "largest increase from an earlier sample to a later one",
-        read: |s| s.max_rise,
-    },
-    Figure {
-        name: "js_interval_s",
-        timed: true,
-        meaning: "median spacing of the samples in seconds",
-        read: |s| s.interval_s,
-    },
+    plain(
+        COUNT,
+        "finite samples (NaN and infinities left out, as by every js_ function)",
+        |s| Some(s.n as f64),
+    ),
+    plain("js_std", "population standard deviation (divisor n)", |s| {
+        s.std
+    }),
+    plain(
+        "js_cv",
+        "coefficient of variation, std / mean (null when the mean is 0)",
+        |s| s.cv,
+    ),
+    plain(
+        "js_skewness",
+        "m3 / m2^1.5 (null for a constant series)",
+        |s| s.skewness,
+    ),
+    plain(
+        "js_kurtosis",
+        "excess kurtosis, m4 / m2² − 3 (null for a constant series)",
+        |s| s.kurtosis,
+    ),
+    plain(
+        "js_p05",
+        "5th percentile, linear interpolation at rank p × (n − 1) (numpy's default)",
+        |s| s.percentiles[0],
+    ),
+    plain("js_p25", "25th percentile (as js_p05)", |s| {
+        s.percentiles[1]
+    }),
+    plain("js_p50", "median (as js_p05)", |s| s.percentiles[2]),
+    plain("js_p75", "75th percentile (as js_p05)", |s| {
+        s.percentiles[3]
+    }),
+    plain("js_p95", "95th percentile (as js_p05)", |s| {
+        s.percentiles[4]
+    }),
+    timed(
+        "js_slope_per_h",
+        "least-squares slope of the value on time, per hour (memory growth)",
+        |s| s.slope_per_h,
+    ),
+    timed(
+        "js_catastrophe",
+        "tacc_stats' catastrophe: the lowest mean(after) / mean(before) over time splits",
+        |s| s.catastrophe,
+    ),
+    timed(
+        "js_max_rise",
+        "largest increase from an earlier sample to a later one",
+        |s| s.max_rise,
+    ),
+    timed(
+        "js_interval_s",
+        "median spacing of the samples in seconds",
+        |s| s.interval_s,
+    ),
 ];
+
+/// A figure of the values alone.
+const fn plain(name: &'static str, meaning: &'static str, read: ReadFigure) -> Figure {
+    Figure {
+        name,
+        timed: false,
+        meaning,
+        read,
+    }
+}
+
+/// A figure that reads the samples' times as well (`js_f(time, value)`).
+const fn timed(name: &'static str, meaning: &'static str, read: ReadFigure) -> Figure {
+    Figure {
+        name,
+        timed: true,
+        meaning,
+        read,
+    }
+}
 
 // The percentile functions are the series core's percentiles, in its order.
 const _: () = assert!(PERCENTILES.len() == 5);

@@ -48,23 +48,29 @@ pub fn imbalance(nodes: &[BTreeMap<i64, BinMean>]) -> Option<f64> {
             *m = (*m).max(b.n);
         }
     }
-    let covered = |bin: &i64, b: &BinMean| covers_bin(b.n, most[bin]);
+    // Each node's means in the bins it covered; the rest of the computation sees only these.
+    let covered: Vec<Vec<(i64, f64)>> = nodes
+        .iter()
+        .map(|node| {
+            node.iter()
+                .filter(|(bin, b)| covers_bin(b.n, most[*bin]))
+                .map(|(&bin, b)| (bin, b.mean))
+                .collect()
+        })
+        .collect();
     let mut top: BTreeMap<i64, f64> = BTreeMap::new();
-    for node in nodes {
-        for (bin, b) in node.iter().filter(|(bin, b)| covered(bin, b)) {
-            let t = top.entry(*bin).or_insert(b.mean);
-            *t = t.max(b.mean);
-        }
+    for &(bin, v) in covered.iter().flatten() {
+        let t = top.entry(bin).or_insert(v);
+        *t = t.max(v);
     }
-    nodes
+    covered
         .iter()
         .filter_map(|node| {
             let behind: Vec<f64> = node
                 .iter()
-                .filter(|(bin, b)| covered(bin, b))
-                .filter_map(|(bin, b)| {
+                .filter_map(|(bin, v)| {
                     let t = top[bin];
-                    (t > 0.0).then(|| (t - b.mean) / t)
+                    (t > 0.0).then(|| (t - v) / t)
                 })
                 .collect();
             (!behind.is_empty()).then(|| behind.iter().sum::<f64>() / behind.len() as f64)
@@ -795,7 +801,8 @@ mod tests {
                 .collect()
         };
         let bins = |values: &[f64]| bin_means(&series(values), 60_000_000);
-        // The run starts 30 s into a minute and works 60 s on node1; node2 works 32 s and dies.
+        // The run starts 30 s into a minute and works 60 s on node1; node2 works 30 s, and its
+        // last three samples, in the next minute's first seconds, fall as it dies.
         let node1 = bins(&[1.0; 30]);
         let mut dying = vec![1.0; 15];
         dying.extend([0.6, 0.2, 0.0]);

@@ -103,7 +103,7 @@ struct JobSeries {
     series: Vec<SeriesRow>,
     /// Per-core series: (finite samples, those above 0.5).
     cores: Vec<(u64, u64)>,
-    /// Per metric, each node's means per bin start.
+    /// Per metric, each node's means and sample counts per bin start.
     bins: BTreeMap<Arc<str>, Vec<BTreeMap<i64, BinMean>>>,
 }
 

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use crate::common;
 
 /// Each crate of `pipeline/` (by folder) and the workspace crates it may depend on (its normal
-/// dependencies; tests may use more). The layers, top down: app; the stages; sim; warehouse;
-/// base; the hooks crate beside them. Of the stages only ingest may use the simulator, which it
+/// dependencies; tests may use more). The layers, top down: app; render; the stages; sim;
+/// warehouse; base; the hooks crate beside them. Of the stages only ingest may use the simulator, which it
 /// offers as a telemetry source; the anomaly vocabulary every stage shares is in base.
 const MAY_DEPEND_ON: &[(&str, &[&str])] = &[
     ("base", &["jobsight-slurm-hooks"]),
@@ -24,6 +24,7 @@ const MAY_DEPEND_ON: &[(&str, &[&str])] = &[
     ("summary", STAGE),
     ("report", STAGE),
     ("workflow", STAGE),
+    ("render", RENDER),
 ];
 
 /// What a stage may depend on: the layers below it, never another stage.
@@ -31,6 +32,21 @@ const STAGE: &[&str] = &[
     "jobsight-base",
     "jobsight-slurm-hooks",
     "jobsight-warehouse",
+];
+/// What the render crate may depend on: the stages whose results it turns into text and the
+/// layers below them; not the application, and not the simulator or the stages whose results
+/// nobody reads as they are (features feed the rules and models).
+const RENDER: &[&str] = &[
+    "jobsight-base",
+    "jobsight-slurm-hooks",
+    "jobsight-warehouse",
+    "jobsight-ingest",
+    "jobsight-rules",
+    "jobsight-model",
+    "jobsight-notify",
+    "jobsight-summary",
+    "jobsight-report",
+    "jobsight-workflow",
 ];
 /// ... and ingest the simulator too: `jobsight simulate` and the demo write a simulated day
 /// through it, as a telemetry source.
@@ -101,13 +117,26 @@ fn every_crate_depends_only_on_the_layers_below_it() {
             !deps.contains("clap"),
             "pipeline/{folder} depends on clap: only the application reads arguments"
         );
-        // Pages, emails and charts are what a person reads: the application renders them.
-        for renderer in ["minijinja", "plotters"] {
-            assert!(
-                !deps.contains(renderer),
-                "pipeline/{folder} depends on {renderer}: only the application renders what a person reads"
-            );
+        // Pages, emails and charts are what a person reads: the render crate renders them.
+        if *folder != "render" {
+            for renderer in ["minijinja", "plotters"] {
+                assert!(
+                    !deps.contains(renderer),
+                    "pipeline/{folder} depends on {renderer}: only the render crate renders what a person reads"
+                );
+            }
         }
+    }
+    // The application chooses what to show; the render crate makes the text of it.
+    let app = dependencies(
+        &pipeline_dir().join("app").join("Cargo.toml"),
+        "dependencies",
+    );
+    for renderer in ["minijinja", "plotters"] {
+        assert!(
+            !app.contains(renderer),
+            "pipeline/app depends on {renderer}: pages, emails and charts are rendered in pipeline/render"
+        );
     }
 }
 

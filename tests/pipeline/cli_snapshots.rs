@@ -7,8 +7,8 @@ use std::path::Path;
 use std::process::Command;
 
 use chrono::DateTime;
-use jobsight::output::{self, Format};
 use jobsight_ingest::spool::Spool;
+use jobsight_render::Format;
 use slurm_hooks::hook_env::record_from_env;
 use slurm_hooks::spool_dir::enqueue;
 
@@ -50,23 +50,23 @@ fn status_and_claim_tables() {
     let root = dir.path().join("spool");
     let spool = fixed_spool(&root);
     let now = DateTime::from_timestamp(1_795_003_723, 0).unwrap();
-    let before = output::render_status(&spool.status(now).unwrap(), Format::Table);
+    let before = jobsight_render::render_status(&spool.status(now).unwrap(), Format::Table);
     insta::assert_snapshot!("status_before_claim", redact(&before, &root));
 
     let report = spool.claim(None).unwrap();
-    let claimed = output::render_claimed(&report, Format::Table);
-    let set_aside = output::render_set_aside(&report);
+    let claimed = jobsight_render::render_claimed(&report, Format::Table);
+    let set_aside = jobsight_render::render_set_aside(&report);
     insta::assert_snapshot!(
         "claim_table",
         redact(
             &format!(
                 "{claimed}--- stderr ---\n{set_aside}{}\n",
-                output::claim_summary(&report)
+                jobsight_render::claim_summary(&report)
             ),
             &root
         )
     );
-    let after = output::render_status(&spool.status(now).unwrap(), Format::Table);
+    let after = jobsight_render::render_status(&spool.status(now).unwrap(), Format::Table);
     insta::assert_snapshot!("status_after_claim", redact(&after, &root));
 }
 

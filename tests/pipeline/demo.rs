@@ -210,7 +210,7 @@ fn demo_reports_what_is_on_disk() {
     assert!(heads.len() >= keys.len() / 2, "{} heads", heads.len());
     for h in &heads {
         let (num, text) = (|k: &str| h[k].as_f64(), |k: &str| h[k].as_str());
-        let figures = jobsight::output::header::HeaderFigures {
+        let figures = jobsight_render::header::HeaderFigures {
             core_hours: num("core_hours"),
             core_hours_jobs: num("core_hours_jobs"),
             wasted_core_hours: num("wasted_core_hours"),
@@ -225,7 +225,7 @@ fn demo_reports_what_is_on_disk() {
             energy_kwh: num("energy_kwh"),
             energy_share: num("energy_share"),
         };
-        let wrong = jobsight::output::header::header_contradictions(&figures);
+        let wrong = jobsight_render::header::header_contradictions(&figures);
         assert!(wrong.is_empty(), "{h}: {wrong:?}");
     }
     // One verdict per job, counted as reported, and the models name some anomalies right.

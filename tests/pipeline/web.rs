@@ -467,7 +467,7 @@ fn half_sent_requests_keep_nobody_out_and_do_not_hold_the_stop() {
 /// `reference_bands`), which the server reads back for a job's page, and they are what the
 /// server would compute for it: the same healthy run and the same band, for every job. (The
 /// demo's 40 jobs have no healthy run; the report's own test has some:
-/// `output::pages::tests::the_stored_references_are_the_computed_ones`.)
+/// `jobsight_render::pages::tests::the_stored_references_are_the_computed_ones`.)
 #[test]
 fn a_stored_reference_is_the_one_computed_on_request() {
     use jobsight_report::{load, select};

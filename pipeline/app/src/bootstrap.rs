@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, bail};
 
 use jobsight_model::dataset::{self, LabelLine};
-use jobsight_model::{CrossValidation, EvalReport, Kind, LabelsFrom, TrainOptions};
+use jobsight_model::{BootstrapOutcome, CrossValidation, Kind, LabelsFrom, TrainOptions};
 
 /// What a bootstrap is asked for.
 #[derive(Debug, Clone)]
@@ -40,20 +40,8 @@ pub struct Bootstrap {
     pub install: Option<(PathBuf, PathBuf)>,
 }
 
-/// What a bootstrap did.
-#[derive(Debug)]
-pub struct Outcome {
-    pub submitted: usize,
-    pub stored: usize,
-    pub labels: usize,
-    /// The models as trained (in `work`) and where they went.
-    pub models: Vec<(Kind, PathBuf, Option<PathBuf>)>,
-    /// Each kind's figures with every application left out in turn.
-    pub evaluations: Vec<EvalReport>,
-}
-
 /// Runs the bootstrap, saying what it does through `progress`.
-pub fn run(b: &Bootstrap, progress: &mut dyn FnMut(&str)) -> anyhow::Result<Outcome> {
+pub fn run(b: &Bootstrap, progress: &mut dyn FnMut(&str)) -> anyhow::Result<BootstrapOutcome> {
     let submit_script = b.suite.join("submit.sh");
     anyhow::ensure!(
         submit_script.is_file(),
@@ -170,7 +158,7 @@ pub fn run(b: &Bootstrap, progress: &mut dyn FnMut(&str)) -> anyhow::Result<Outc
             entry.2 = Some(target.clone());
         }
     }
-    Ok(Outcome {
+    Ok(BootstrapOutcome {
         submitted: jobs.len(),
         stored,
         labels,

@@ -1,6 +1,6 @@
-//! The error of a template, which every crate that hands templates to the application can name
+//! The error of a template, which every crate that hands templates to the render crate can name
 //! (the notify stage's writer returns it). The engine itself, minijinja with its escaping rules
-//! and site overrides, is the application's (`jobsight::output::templates`): only the application
+//! and site overrides, is the render crate's (`jobsight_render::templates`): only that crate
 //! renders what a person reads.
 
 use std::path::PathBuf;

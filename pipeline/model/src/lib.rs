@@ -23,7 +23,7 @@
 //! ([`evaluate`]) at the bottom, then the baselines, the models and the model file, then the
 //! labelled windows, training, evaluation and cross-validation, and prediction and retraining on
 //! top. The text a person reads of them (an evaluation report, a model file's header) is the
-//! application's (`jobsight::output::model`): this stage returns data.
+//! render crate's (`jobsight_render::model`): this stage returns data.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod baseline;
@@ -164,6 +164,20 @@ impl LabelsFrom {
             LabelsFrom::File(path) => dataset::read_labels_csv(path),
         }
     }
+}
+
+/// What `jobsight model bootstrap` did (the application submits the training suite and waits
+/// for its jobs; this is what it reports): the jobs, the labels, where the models went, and each
+/// model's figures with every application left out in turn.
+#[derive(Debug)]
+pub struct BootstrapOutcome {
+    pub submitted: usize,
+    pub stored: usize,
+    pub labels: usize,
+    /// The models as trained (in the work folder) and where they were installed, if they were.
+    pub models: Vec<(Kind, PathBuf, Option<PathBuf>)>,
+    /// Each kind's figures with every application left out in turn.
+    pub evaluations: Vec<EvalReport>,
 }
 
 /// How models are trained and judged.

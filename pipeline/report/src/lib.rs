@@ -142,7 +142,7 @@ pub struct Written {
     pub failed: Vec<(String, String)>,
 }
 
-/// What a person reads of each page, written by the application (`jobsight::output::pages`):
+/// What a person reads of each page, written by the render crate (`jobsight_render::pages`):
 /// the stage gathers the facts and writes the files. Each method returns the page's text, or
 /// why it could not be rendered (a template's file and line, a chart), which the stage reports
 /// with the job or page it was for.

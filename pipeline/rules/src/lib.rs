@@ -34,7 +34,7 @@ pub mod lang;
 pub mod options;
 mod prepare;
 pub mod reload;
-mod running;
+pub mod running;
 
 pub use options::Options;
 pub use prepare::{Fold, JOB_STAT_FOLDS, prepare};

@@ -25,8 +25,8 @@
 //! period and grouping); `figures`, the figures' computation (the SQL and the rows it gives);
 //! `tables`, the writing of the nightly `summaries` table; and `email`, the measured effect of
 //! the emails. Everything public is re-exported here. The text a person reads of them (the
-//! table of `jobsight summary`, the effect of the emails) is the application's
-//! (`jobsight::output::summary`): this stage returns rows.
+//! table of `jobsight summary`, the effect of the emails) is the render crate's
+//! (`jobsight_render::summary`): this stage returns rows.
 //!
 //! [`SummaryRow`]: jobsight_warehouse::catalog::rows::SummaryRow
 #![cfg_attr(test, allow(clippy::unwrap_used))]
@@ -379,6 +379,6 @@ mod tests {
         assert!((alice.cpu_eff_before.unwrap() - 0.6).abs() < 1e-9);
         assert!((alice.cpu_eff_after.unwrap() - 0.9).abs() < 1e-9);
         assert!((alice.change().unwrap() - 0.3).abs() < 1e-9);
-        // Its text (the closing count) is tested where it is rendered, jobsight::output::summary.
+        // Its text (the closing count) is tested where it is rendered, jobsight_render::summary.
     }
 }

@@ -318,7 +318,7 @@ mod tests {
         model.write(&path).unwrap();
         let header = WorkflowModel::header(&path).unwrap().unwrap();
         assert_eq!((header.runs, header.anomalous_tasks), (12, 18));
-        // The runs of each label, which `model info` shows (jobsight::output::workflow).
+        // The runs of each label, which `model info` shows (jobsight_render::workflow).
         assert_eq!(
             header.run_labels,
             [("cpu".to_string(), 6), ("normal".to_string(), 6)]

@@ -28,11 +28,11 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::config::Settings;
-use crate::output::{self, Format};
 use crate::schedule;
 use jobsight_ingest::simulator;
 use jobsight_ingest::spool::{ClaimReport, Spool};
 use jobsight_model::{LabelsFrom, ModelError};
+use jobsight_render::Format;
 
 use queries::{
     CLASSIFY_QUERIES, DEMO_QUERIES, FEATURE_QUERIES, NOTIFY_QUERIES, PREDICTION_QUERIES,
@@ -153,7 +153,7 @@ fn claim_records(out: &mut dyn Write, spool: &Spool) -> Result<ClaimReport, Demo
     let report = spool.claim(None)?;
     show(
         out,
-        format!("\n2. Claim: {}\n", output::claim_summary(&report)),
+        format!("\n2. Claim: {}\n", jobsight_render::claim_summary(&report)),
     )?;
     let mut by_exit: BTreeMap<String, usize> = BTreeMap::new();
     let mut by_user: BTreeMap<String, usize> = BTreeMap::new();
@@ -220,7 +220,7 @@ fn claim_records(out: &mut dyn Write, spool: &Spool) -> Result<ClaimReport, Demo
         format!(
             "\n   first claimed records:\n{}",
             indent(&first_lines(
-                &output::render_claimed(&report, Format::Table),
+                &jobsight_render::render_claimed(&report, Format::Table),
                 6
             ))
         ),
@@ -233,7 +233,10 @@ fn show_queue(out: &mut dyn Write, spool: &Spool) -> Result<(), DemoError> {
     let status = spool.status(jobsight_base::now())?;
     show(
         out,
-        format!("\n3. {}", output::render_status(&status, Format::Table)),
+        format!(
+            "\n3. {}",
+            jobsight_render::render_status(&status, Format::Table)
+        ),
     )?;
     Ok(())
 }
@@ -309,7 +312,7 @@ fn run_per_job_dag(out: &mut dyn Write, pipeline: &Pipeline<'_>) -> Result<(), D
             count(ingest, "telemetry_rows"),
             DEMO_METRICS,
             DEMO_STEP_S,
-            indent(&output::render_runs(std::slice::from_ref(&run))),
+            indent(&jobsight_render::render_runs(std::slice::from_ref(&run))),
             pipeline.log_path.display(),
             warehouse.display()
         ),
@@ -364,7 +367,7 @@ fn run_nightly_dags(
         out,
         format!(
             "\n6. The nightly DAG (`jobsight dag run nightly`) after each day the jobs ended on: the day as a whole\n{}",
-            indent(&output::render_runs(&nights))
+            indent(&jobsight_render::render_runs(&nights))
         ),
     )?;
     Ok(nights)
@@ -437,7 +440,7 @@ fn show_features(
                 "\n   The diagnosis judged on this day's labelled windows, which it has never seen:\n   $ jobsight --data {} model eval --model {}\n{}",
                 warehouse.display(),
                 trained.diagnosis.display(),
-                indent(&output::model::render_report(&report))
+                indent(&jobsight_render::model::render_report(&report))
             ),
         )?,
         Err(ModelError::NoData(why)) => {

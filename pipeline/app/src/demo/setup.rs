@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use crate::config::Settings;
-use crate::output;
 use crate::schedule;
 use jobsight_ingest::simulator::{self, SimulatedCluster};
 use jobsight_ingest::spool::Spool;
@@ -215,7 +214,7 @@ pub(super) fn train_models(
         warehouse,
         diagnosis,
         unsupervised,
-        header: output::model::render_header(&file.header),
+        header: jobsight_render::model::render_header(&file.header),
     })
 }
 

@@ -415,7 +415,7 @@ fn send(
     warnings: &[Warning],
     now: DateTime<Utc>,
 ) -> Result<BTreeMap<String, String>, String> {
-    let writer = crate::output::email::EmailTemplates::load(notify.templates.as_deref())
+    let writer = jobsight_render::email::EmailTemplates::load(notify.templates.as_deref())
         .map_err(|e| e.to_string())?;
     let report = jobsight_notify::running::send(data, notify, warnings, &writer, now, &mut |_| {})
         .map_err(|e| format!("warnings: {e}"))?;

@@ -1,17 +1,17 @@
 //! Running jobs: the `running` DAG's work (docs/running.md). Every few minutes it lists the jobs
 //! that run now (`squeue --json`), judges each on its telemetry so far with the rule book's
 //! running rules ([`watch`]), writes the snapshot that `jobsight running` and the "what runs
-//! now" page show ([`snapshot`]), and warns owners and applies the site's optional cancel
+//! now" page show ([`snapshot`], whose types are the rules stage's), and warns owners and applies the site's optional cancel
 //! policy, recording every warning and cancellation in `interventions` ([`act`]). `[running]`
 //! configures it ([`settings`]).
 
 pub mod act;
 pub mod settings;
-pub mod snapshot;
 pub mod watch;
 
 use chrono::{DateTime, Utc};
 
+pub use jobsight_rules::running::snapshot;
 pub use settings::{Options, Settings};
 pub use snapshot::Snapshot;
 
@@ -83,7 +83,7 @@ pub fn run_once(inputs: &Inputs, now: DateTime<Utc>) -> Result<Outcome, String> 
         jobs: watch::judge_all(&judge, &listing.jobs, now, previous.as_ref()),
         skipped: listing.skipped,
     };
-    snapshot.write(&running.snapshot)?;
+    write_snapshot(&snapshot, &running.snapshot)?;
     let history = act::read_history(inputs.data, now)?;
     let acted = act::act(
         inputs.data,
@@ -94,4 +94,11 @@ pub fn run_once(inputs: &Inputs, now: DateTime<Utc>) -> Result<Outcome, String> 
         now,
     )?;
     Ok(Outcome { snapshot, acted })
+}
+
+/// Writes the snapshot to `path` whole (a temporary file in its folder, then a rename), as the
+/// report pages are written.
+pub fn write_snapshot(snapshot: &Snapshot, path: &std::path::Path) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(snapshot).map_err(|e| e.to_string())?;
+    jobsight_report::write_page(path, &text).map_err(|e| e.to_string())
 }

@@ -26,7 +26,7 @@
 //! Where each part lives: `step` is the closed set of steps, which `dag` reads from DAG files;
 //! `context` is what a run works with; `run` runs a DAG ([`run_dag`], [`backfill`]) and `steps`
 //! each step, one function per step, each a call into one stage; `state` keeps the files under
-//! `<data>/.schedule/`; `run_report` says what a run did and writes its rows to `runs`;
+//! `<data>/.schedule/`; what a run did and its rows in `runs` are the warehouse's `run_report`;
 //! `stage_inputs` is what one stage's results give another.
 
 pub mod daemon;
@@ -37,7 +37,6 @@ pub mod status;
 mod context;
 mod error;
 mod run;
-mod run_report;
 pub(crate) mod stage_inputs;
 mod state;
 mod step;
@@ -46,9 +45,9 @@ mod steps;
 pub use context::{Clock, Context, RunRequest, Trigger, load_models};
 pub use dag::{CatchUp, Dag};
 pub use error::ScheduleError;
+pub use jobsight_warehouse::catalog::run_report::{RunReport, StepOutcome, StepReport, hostname};
 pub use log::{Log, LogFormat};
 pub use run::{backfill, run_dag, sleep_unless_stopped};
-pub use run_report::{RunReport, StepOutcome, StepReport, hostname};
 pub use stage_inputs::{predict_judged, report_inputs};
 pub use state::{DagLock, IngestedJob, LastRun, last_run, state_dir};
 pub use step::{On, Step};

@@ -17,10 +17,10 @@ use super::context::{Context, Counts, RunRequest, StepRun, Trigger};
 use super::dag::Dag;
 use super::error::ScheduleError;
 use super::log::Log;
-use super::run_report::{RunReport, StepOutcome, StepReport, record};
 use super::state::{DagLock, IngestedJob, LastRun, read_carried, state_path, write_json_atomic};
 use super::step::{On, Step};
 use super::steps::{Handover, execute};
+use jobsight_warehouse::catalog::run_report::{RunReport, StepOutcome, StepReport, record};
 
 /// Sleeps `d`, waking early when `stop` is set; returns whether it was.
 pub fn sleep_unless_stopped(d: Duration, stop: &AtomicBool) -> bool {

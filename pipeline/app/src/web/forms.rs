@@ -20,7 +20,7 @@ use jobsight_base::text::{clean, slug};
 
 use super::Web;
 use super::who::Viewer;
-use crate::output::pages::served::{LABELS, job_href};
+use jobsight_render::pages::served::{LABELS, job_href};
 use jobsight_report::load::{JobOwner, literal};
 use jobsight_warehouse::catalog::rows::FeedbackRow;
 use jobsight_warehouse::catalog::{self, Table};

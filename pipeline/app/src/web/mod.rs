@@ -38,8 +38,8 @@ use datafusion::prelude::SessionContext;
 
 pub use settings::{Options, Settings};
 
-use crate::output::pages::PageTemplates;
-use crate::output::pages::served::{Served, message_page};
+use jobsight_render::pages::PageTemplates;
+use jobsight_render::pages::served::{Served, message_page};
 use who::{Roles, Viewer};
 
 /// Pages worked on at once; more wait their turn (each holds a share of the session's memory).

@@ -1,8 +1,8 @@
 //! `jobsight rules backtest`: before a site switches a changed rule set on, run the current and
 //! the candidate book over stored history and show which jobs (and users) the candidate would
 //! flag that the current one does not, and the reverse, rule by rule. Reads the warehouse, writes
-//! nothing; the [`Backtest`] it returns is rendered for people by the application
-//! (`jobsight::output::rules`).
+//! nothing; the [`Backtest`] it returns is rendered for people by the render crate
+//! (`jobsight_render::rules`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

@@ -17,7 +17,8 @@
 //! every reader of the warehouse.
 //!
 //! A busy day's many small parts (one per job, one per scheduler run) are folded into one file per
-//! table and day by [`compact_day`], the nightly `compact` step.
+//! table and day by [`compact_day`], the nightly `compact` step. What a DAG run did, and its rows in
+//! `runs`, is [`run_report`].
 
 use std::fs::{self, File};
 use std::io;
@@ -37,6 +38,7 @@ use slurm_hooks::Text;
 mod compact;
 mod merge;
 pub mod rows;
+pub mod run_report;
 
 pub use compact::{
     COMPACTED_PART, Compacted, compact_day, compacted_parts, in_schema, is_compactable,

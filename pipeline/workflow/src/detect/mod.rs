@@ -27,7 +27,7 @@
 //! histories, the unsupervised task score and its table; `classifiers`, the supervised task and
 //! run classifiers and what they learn from; and `evaluation`, the cross-validation of both and
 //! its figures. Everything public is re-exported here. The evaluation as text for people is the
-//! application's (`jobsight::output::workflow`).
+//! render crate's (`jobsight_render::workflow`).
 
 mod classifiers;
 mod error;

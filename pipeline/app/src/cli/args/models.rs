@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 
-use crate::output::Format;
+use jobsight_render::Format;
 
 /// The arguments of `jobsight label`.
 #[derive(Debug, clap::Args)]
@@ -131,7 +131,7 @@ pub enum ModelAction {
         with_score: bool,
         #[command(flatten)]
         options: TrainArgs,
-        #[arg(long, value_enum, default_value = "table")]
+        #[arg(long, value_parser = choice::<Format>(), default_value = "table")]
         format: Format,
     },
     /// Models for this site's nodes from its own runs: submit the labelled training suite of
@@ -197,14 +197,14 @@ pub enum ModelAction {
         install: bool,
         #[command(flatten)]
         options: TrainArgs,
-        #[arg(long, value_enum, default_value = "table")]
+        #[arg(long, value_parser = choice::<Format>(), default_value = "table")]
         format: Format,
     },
     /// Show a model file's header: kind, window, features, classes, training data, held-out
     /// figures and the most important metrics.
     Info {
         model: PathBuf,
-        #[arg(long, value_enum, default_value = "table")]
+        #[arg(long, value_parser = choice::<Format>(), default_value = "table")]
         format: Format,
     },
 }
@@ -342,7 +342,7 @@ pub enum WorkflowAction {
         /// Seed for the folds and the forest.
         #[arg(long, default_value_t = 42)]
         seed: u64,
-        #[arg(long, value_enum, default_value = "table")]
+        #[arg(long, value_parser = choice::<Format>(), default_value = "table")]
         format: Format,
     },
 }
@@ -355,7 +355,7 @@ pub enum RulesAction {
         #[arg(long, env = "JOBSIGHT_RULES_DIR")]
         rules_dir: Option<PathBuf>,
         /// `table` for people, `json` for scripts (every field, with the conditions and texts).
-        #[arg(long, value_enum, default_value = "table")]
+        #[arg(long, value_parser = choice::<Format>(), default_value = "table")]
         format: Format,
     },
     /// Check a directory of rule files layered over the built-in ones: TOML syntax, unknown keys,
@@ -383,7 +383,7 @@ pub enum RulesAction {
         /// Changed findings listed per side in `table` format.
         #[arg(long, default_value_t = 20)]
         show: usize,
-        #[arg(long, value_enum, default_value = "table")]
+        #[arg(long, value_parser = choice::<Format>(), default_value = "table")]
         format: Format,
     },
 }

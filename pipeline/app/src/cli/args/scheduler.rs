@@ -3,7 +3,9 @@
 
 use clap::Subcommand;
 
-use crate::output::Format;
+use crate::cli::choice_arg::choice;
+
+use jobsight_render::Format;
 
 #[derive(Debug, Subcommand)]
 pub enum DagAction {
@@ -31,7 +33,7 @@ pub enum DagAction {
     /// pipeline is behind or its last run failed.
     Status {
         /// `table` for people, `json` for scripts.
-        #[arg(long, value_enum, default_value = "table")]
+        #[arg(long, value_parser = choice::<Format>(), default_value = "table")]
         format: Format,
     },
 }

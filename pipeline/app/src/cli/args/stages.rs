@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::Subcommand;
 
 use crate::config::TelemetryKind;
-use crate::output::Format;
+use jobsight_render::Format;
 use jobsight_warehouse::query::SqlFormat;
 
 #[derive(Debug, Subcommand)]
@@ -27,12 +27,12 @@ pub enum SpoolAction {
         #[arg(long)]
         limit: Option<usize>,
         /// `table` for people, `json` for one claimed record per line.
-        #[arg(long, value_enum, default_value = "table")]
+        #[arg(long, value_parser = choice::<Format>(), default_value = "table")]
         format: Format,
     },
     /// Show how many records are in each state and the oldest one waiting.
     Status {
-        #[arg(long, value_enum, default_value = "table")]
+        #[arg(long, value_parser = choice::<Format>(), default_value = "table")]
         format: Format,
     },
 }
@@ -61,7 +61,7 @@ pub struct IngestArgs {
     #[arg(long)]
     pub limit: Option<usize>,
     /// `table` for people, `json` for scripts.
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(long, value_parser = choice::<Format>(), default_value = "table")]
     pub format: Format,
 }
 
@@ -154,7 +154,7 @@ pub struct JobArgs {
     /// The job's id, as Slurm gives it (`4242`, an array task's `4242_7`).
     pub job_id: String,
     /// `table` for a person, `json` (one document, plain numbers) for scripts.
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(long, value_parser = choice::<Format>(), default_value = "table")]
     pub format: Format,
 }
 
@@ -175,7 +175,7 @@ pub struct JobsArgs {
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub limit: u32,
     /// `table` for a person, `json` (one document per job, plain numbers) for scripts.
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(long, value_parser = choice::<Format>(), default_value = "table")]
     pub format: Format,
 }
 
@@ -190,7 +190,7 @@ pub struct RunningArgs {
     #[arg(long)]
     pub flagged: bool,
     /// `table` for a person, `json` (one document per job) for scripts.
-    #[arg(long, value_enum, default_value = "table")]
+    #[arg(long, value_parser = choice::<Format>(), default_value = "table")]
     pub format: Format,
 }
 

@@ -5,7 +5,7 @@ use std::io::{StdoutLock, Write};
 
 use anyhow::Context as _;
 
-use crate::output::{self, Format};
+use jobsight_render::Format;
 use jobsight_rules::RuleBook;
 use jobsight_rules::classify::backtest;
 
@@ -105,7 +105,7 @@ pub(in crate::cli) fn model(
         };
         let outcome = crate::bootstrap::run(&bootstrap, &mut |line| eprintln!("{line}"))?;
         let text = match format {
-            Format::Table => output::model::render_bootstrap(&outcome),
+            Format::Table => jobsight_render::model::render_bootstrap(&outcome),
             Format::Json => serde_json::to_string(&outcome.evaluations)? + "\n",
         };
         stdout.write_all(text.as_bytes())?;
@@ -202,7 +202,7 @@ fn run_model(
             let mut m = workflow_model::train(&tasks, &runs, data, options.seed)?;
             m.write(&out)?;
             writeln!(stdout, "wrote {}", out.display())?;
-            stdout.write_all(output::workflow::render_header(&m.header).as_bytes())?;
+            stdout.write_all(jobsight_render::workflow::render_header(&m.header).as_bytes())?;
         }
         ModelAction::Train {
             kind,
@@ -228,7 +228,7 @@ fn run_model(
                 out.display(),
                 size as f64 / 1048576.0
             )?;
-            stdout.write_all(output::model::render_header(&file.header).as_bytes())?;
+            stdout.write_all(jobsight_render::model::render_header(&file.header).as_bytes())?;
         }
         ModelAction::Eval {
             workflows: true,
@@ -300,7 +300,7 @@ fn run_model(
             };
             match format {
                 Format::Table => {
-                    stdout.write_all(output::model::render_report(&report).as_bytes())?
+                    stdout.write_all(jobsight_render::model::render_report(&report).as_bytes())?
                 }
                 Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?,
             }
@@ -329,7 +329,7 @@ fn evaluate_workflows(
     ))?;
     let report = jobsight_workflow::detect::evaluate(&tasks, &runs, folds, seed)?;
     let text = match format {
-        Format::Table => output::workflow::render_eval(&report),
+        Format::Table => jobsight_render::workflow::render_eval(&report),
         Format::Json => serde_json::to_string(&report)? + "\n",
     };
     stdout.write_all(text.as_bytes())?;
@@ -345,7 +345,7 @@ fn show_model_info(
     if let Some(header) = jobsight_workflow::model::WorkflowModel::header(path)? {
         match format {
             Format::Table => {
-                stdout.write_all(output::workflow::render_header(&header).as_bytes())?
+                stdout.write_all(jobsight_render::workflow::render_header(&header).as_bytes())?
             }
             Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&header)?)?,
         }
@@ -353,7 +353,9 @@ fn show_model_info(
     }
     let header = jobsight_model::file::ModelFile::header(path)?;
     match format {
-        Format::Table => stdout.write_all(output::model::render_header(&header).as_bytes())?,
+        Format::Table => {
+            stdout.write_all(jobsight_render::model::render_header(&header).as_bytes())?
+        }
         Format::Json => writeln!(stdout, "{}", serde_json::to_string_pretty(&header)?)?,
     }
     Ok(())
@@ -422,7 +424,7 @@ pub(in crate::cli) fn workflow(
         } => {
             let report = detect::evaluate(&tasks, &runs, folds as usize, seed)?;
             let text = match format {
-                Format::Table => output::workflow::render_eval(&report),
+                Format::Table => jobsight_render::workflow::render_eval(&report),
                 Format::Json => serde_json::to_string(&report)? + "\n",
             };
             stdout.write_all(text.as_bytes())?;
@@ -443,9 +445,9 @@ pub(in crate::cli) fn rules(
         RulesAction::List { format, .. } => {
             let book = RuleBook::load(settings.rules.dir.as_deref())?;
             let text = match format {
-                Format::Table => output::rules::render_book(&book),
+                Format::Table => jobsight_render::rules::render_book(&book),
                 Format::Json => {
-                    serde_json::to_string_pretty(&output::rules::book_json(&book))? + "\n"
+                    serde_json::to_string_pretty(&jobsight_render::rules::book_json(&book))? + "\n"
                 }
             };
             stdout.write_all(text.as_bytes())?;
@@ -503,7 +505,7 @@ pub(in crate::cli) fn rules(
             )?;
             drop(bar);
             let text = match format {
-                Format::Table => output::rules::render_backtest(&result, show),
+                Format::Table => jobsight_render::rules::render_backtest(&result, show),
                 Format::Json => serde_json::to_string_pretty(&result)? + "\n",
             };
             stdout.write_all(text.as_bytes())?;

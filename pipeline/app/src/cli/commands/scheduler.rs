@@ -5,8 +5,8 @@ use std::io::{StdoutLock, Write};
 
 use anyhow::Context as _;
 
-use crate::output::{self, Format};
 use crate::schedule;
+use jobsight_render::Format;
 use jobsight_rules::RuleBook;
 use jobsight_warehouse::query::{self, SqlFormat};
 
@@ -79,7 +79,7 @@ pub(in crate::cli) fn dag(
                     vec![schedule::run_dag(&ctx, dag, &request, &log, &stop)?]
                 }
             };
-            stdout.write_all(output::render_runs(&reports).as_bytes())?;
+            stdout.write_all(jobsight_render::render_runs(&reports).as_bytes())?;
             if reports
                 .iter()
                 .any(|r| r.outcome == schedule::StepOutcome::Failed)
@@ -146,7 +146,15 @@ pub(in crate::cli) fn check(env: &Env, stdout: &mut StdoutLock<'_>) -> anyhow::R
     )?;
     // The cancel policy names running rules of this book.
     crate::running::check_policy(&settings.running, &book).map_err(anyhow::Error::msg)?;
-    writeln!(stdout, "{}", output::email::check(&settings.notify)?)?;
-    writeln!(stdout, "{}", output::pages::check(&settings.report)?)?;
+    writeln!(
+        stdout,
+        "{}",
+        jobsight_render::email::check(&settings.notify)?
+    )?;
+    writeln!(
+        stdout,
+        "{}",
+        jobsight_render::pages::check(&settings.report)?
+    )?;
     Ok(())
 }

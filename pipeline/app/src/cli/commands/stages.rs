@@ -6,12 +6,11 @@ use std::io::{StdoutLock, Write};
 use anyhow::Context as _;
 
 use crate::config::TelemetryKind;
-use crate::output;
-use crate::output::pages::PageTemplates;
 use crate::schedule;
 use jobsight_ingest::per_job;
 use jobsight_ingest::prometheus::Prometheus;
 use jobsight_ingest::spool::Spool;
+use jobsight_render::pages::PageTemplates;
 use jobsight_rules::RuleBook;
 
 use crate::cli::Env;
@@ -37,15 +36,15 @@ pub(in crate::cli) fn spool(
         SpoolAction::Claim { limit, format } => {
             let spool = Spool::open(&spool)?;
             let report = spool.claim(limit)?;
-            stdout.write_all(output::render_claimed(&report, format).as_bytes())?;
+            stdout.write_all(jobsight_render::render_claimed(&report, format).as_bytes())?;
             let mut stderr = std::io::stderr().lock();
-            stderr.write_all(output::render_set_aside(&report).as_bytes())?;
-            writeln!(stderr, "{}", output::claim_summary(&report))?;
+            stderr.write_all(jobsight_render::render_set_aside(&report).as_bytes())?;
+            writeln!(stderr, "{}", jobsight_render::claim_summary(&report))?;
         }
         SpoolAction::Status { format } => {
             let spool = Spool::open(&spool)?;
             let status = spool.status(jobsight_base::now())?;
-            stdout.write_all(output::render_status(&status, format).as_bytes())?;
+            stdout.write_all(jobsight_render::render_status(&status, format).as_bytes())?;
         }
     }
     Ok(())
@@ -79,10 +78,14 @@ pub(in crate::cli) fn ingest(
         |i, n| bar.set(i, n),
     )?;
     drop(bar);
-    stdout.write_all(output::render_ingest(&report, format).as_bytes())?;
+    stdout.write_all(jobsight_render::render_ingest(&report, format).as_bytes())?;
     let mut stderr = std::io::stderr().lock();
-    stderr.write_all(output::render_set_aside(&report.claim).as_bytes())?;
-    writeln!(stderr, "{}", output::ingest_summary(&report, &data))?;
+    stderr.write_all(jobsight_render::render_set_aside(&report.claim).as_bytes())?;
+    writeln!(
+        stderr,
+        "{}",
+        jobsight_render::ingest_summary(&report, &data)
+    )?;
     Ok(())
 }
 
@@ -232,7 +235,7 @@ pub(in crate::cli) fn notify(
     let settings = &env.settings;
     let data = env.settings.data.clone();
     if let Some(dir) = write_templates {
-        for path in output::email::write_builtin(&dir)
+        for path in jobsight_render::email::write_builtin(&dir)
             .with_context(|| format!("writing the templates into {}", dir.display()))?
         {
             writeln!(stdout, "wrote {}", path.display())?;
@@ -261,7 +264,7 @@ pub(in crate::cli) fn notify(
             .unwrap_or_default(),
     };
     // The templates are loaded after a resend: a broken site template stops the run, not that.
-    let writer = output::email::EmailTemplates::load(notify.templates.as_deref())
+    let writer = jobsight_render::email::EmailTemplates::load(notify.templates.as_deref())
         .context("notify failed")?;
     let bar = Progress::phases("notify");
     let report = jobsight_notify::run(&data, &notify, &run, &writer, &mut |step| {
@@ -284,7 +287,7 @@ pub(in crate::cli) fn notify(
             ""
         }
     )?;
-    stdout.write_all(output::render_notify(&report, dry_run).as_bytes())?;
+    stdout.write_all(jobsight_render::render_notify(&report, dry_run).as_bytes())?;
     if dry_run && let Some(first) = report.prepared.first() {
         writeln!(
             stdout,
@@ -308,7 +311,7 @@ pub(in crate::cli) fn summary(
         write!(
             stdout,
             "{}",
-            output::summary::render_email_effect(&effects, args.effect_days)
+            jobsight_render::summary::render_email_effect(&effects, args.effect_days)
         )?;
         return Ok(());
     }
@@ -338,9 +341,9 @@ pub(in crate::cli) fn summary(
         rows = jobsight_summary::top(rows, args.sort, top as usize);
     }
     let text = if args.format == jobsight_warehouse::query::SqlFormat::Table && !args.wide {
-        output::summary::render_for_people(&rows, args.period, args.by, from, to)
+        jobsight_render::summary::render_for_people(&rows, args.period, args.by, from, to)
     } else {
-        output::summary::render(&rows, args.period, args.by, from, to, args.format)?
+        jobsight_render::summary::render(&rows, args.period, args.by, from, to, args.format)?
     };
     write!(stdout, "{text}")?;
     Ok(())
@@ -368,13 +371,13 @@ pub(in crate::cli) fn job(
         Err(jobsight_report::ReportError::NoSuchJob(_)) => return Err(missing()),
         other => other?,
     };
-    let view = output::job::job_view(&facts, &bands).ok_or_else(missing)?;
+    let view = jobsight_render::job::job_view(&facts, &bands).ok_or_else(missing)?;
     if env.access.check_job(&view.job_id, &view.user).is_err() {
         return Err(missing());
     }
     let text = match args.format {
-        output::Format::Table => output::job::render_text(&view),
-        output::Format::Json => output::job::render_json(&view),
+        jobsight_render::Format::Table => jobsight_render::job::render_text(&view),
+        jobsight_render::Format::Json => jobsight_render::job::render_json(&view),
     };
     write!(stdout, "{text}")?;
     Ok(())
@@ -402,10 +405,14 @@ pub(in crate::cli) fn jobs(
     let jobs =
         jobsight_report::list_jobs(data, user.as_deref(), since, until, args.limit as usize)?;
     let text = match args.format {
-        output::Format::Table => {
-            output::jobs::render_list(&jobs, user.as_deref(), since, until, args.limit as usize)
-        }
-        output::Format::Json => output::jobs::render_list_json(&jobs),
+        jobsight_render::Format::Table => jobsight_render::jobs::render_list(
+            &jobs,
+            user.as_deref(),
+            since,
+            until,
+            args.limit as usize,
+        ),
+        jobsight_render::Format::Json => jobsight_render::jobs::render_list_json(&jobs),
     };
     write!(stdout, "{text}")?;
     Ok(())
@@ -435,12 +442,12 @@ pub(in crate::cli) fn running(
         .filter(|j| !args.flagged || !j.conditions.is_empty())
         .collect();
     let text = match args.format {
-        output::Format::Table => {
+        jobsight_render::Format::Table => {
             use std::io::IsTerminal;
             let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            output::running::render_table(&snapshot, &jobs, jobsight_base::now(), colour)
+            jobsight_render::running::render_table(&snapshot, &jobs, jobsight_base::now(), colour)
         }
-        output::Format::Json => output::running::render_json(&jobs),
+        jobsight_render::Format::Json => jobsight_render::running::render_json(&jobs),
     };
     write!(stdout, "{text}")?;
     Ok(())

@@ -10,13 +10,13 @@ use std::path::Path;
 use chrono::NaiveDate;
 use serde_json::json;
 
-use crate::output::pages::PageTemplates;
 use crate::schedule::context::{Counts, RunRequest, StepRun, Trigger};
 use crate::schedule::stage_inputs::{predict_judged, report_inputs};
 use crate::schedule::step::On;
 use crate::schedule::steps::Judged;
 use jobsight_ingest::per_job;
 use jobsight_ingest::spool::Spool;
+use jobsight_render::pages::PageTemplates;
 use jobsight_warehouse::catalog::{self, Table};
 
 /// The tables whose small parts the compact step folds into day files: those the per-job path
@@ -186,7 +186,7 @@ pub(super) fn send_emails(run: &StepRun, critical_only: bool) -> Result<Counts, 
             .unwrap_or_default(),
     };
     // The application writes the emails; the stage plans and sends them.
-    let writer = crate::output::email::EmailTemplates::load(s.notify.templates.as_deref())
+    let writer = jobsight_render::email::EmailTemplates::load(s.notify.templates.as_deref())
         .map_err(|e| e.to_string())?;
     let report = jobsight_notify::run(ctx.data(), &s.notify, &options, &writer, &mut |_| {})
         .map_err(|e| e.to_string())?;

@@ -25,7 +25,7 @@ pub(super) fn judge_and_act(run: &StepRun) -> Result<Counts, String> {
     let jobs = &outcome.snapshot.jobs;
     // The "what runs now" page beside the report pages (admins': it lists every user's jobs).
     let report = &ctx.settings.report;
-    let page = crate::output::pages::PageTemplates::load(report)
+    let page = jobsight_render::pages::PageTemplates::load(report)
         .and_then(|t| t.running(&outcome.snapshot, now))
         .map_err(|e| format!("the running page: {e}"))?;
     jobsight_report::write_page(&report.dir.join("running.html"), &page)

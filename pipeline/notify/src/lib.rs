@@ -6,10 +6,10 @@
 //! was already sent or is waiting). Outputs: messages in the outbox ([`outbox`]), delivered by
 //! SMTP or left as `.eml` files, and one ledger part per message sent.
 //!
-//! A run is plan, then execute ([`run`]): settle what a dead run left half-sent; read; plan
-//! ([`plan::plan`], pure: who gets what and why everything else does not); have the application
-//! write each message ([`Writer`]: the stage renders nothing a person reads); put each message in
-//! the outbox under its idempotency key; deliver what is due. `--dry-run` stops after planning and
+//! A run is plan, then execute: [`prepare`] settles what a dead run left half-sent, reads, and
+//! plans ([`plan::plan`], pure: who gets what and why everything else does not); the render crate
+//! writes each message (the stage renders nothing a person reads and never calls what does);
+//! [`send`] puts each message in the outbox under its idempotency key and delivers what is due. `--dry-run` stops after planning and
 //! writing and changes nothing. Running it again in the same period plans nothing new: every key
 //! is already in the outbox or the ledger.
 //!
@@ -18,6 +18,7 @@
 //! the server refuses for good goes to `failed/` and into the admins' digest.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+mod draft;
 pub mod input;
 pub mod message;
 pub mod outbox;
@@ -28,7 +29,7 @@ pub mod running;
 use recipients::recipients;
 pub use recipients::{SiteFiles, address_of, check, load_site_files};
 
-pub use message::Writer;
+pub use draft::{Draft, Message, prepare, prepare_running, send};
 
 use jobsight_base::choice::{Choice, Named};
 use std::collections::BTreeSet;
@@ -44,9 +45,9 @@ use jobsight_base::severity::Severity;
 use jobsight_base::templates::TemplateError;
 use jobsight_warehouse::catalog::CatalogError;
 use jobsight_warehouse::query::QueryError;
-use message::{AdminFacts, Links, Rendered};
+use message::{Links, Rendered};
 use outbox::{Outbox, Retry, Security, SmtpSettings, Transport};
-use plan::{CriticalMode, JobReport, LedgerRow, MessageKind, Period, Plan, Planned, Policy};
+use plan::{CriticalMode, JobReport, LedgerRow, Period, Planned, Policy};
 
 #[derive(Debug, thiserror::Error)]
 pub enum NotifyError {
@@ -180,7 +181,7 @@ pub struct Settings {
     pub policy: Policy,
     pub test_mode: bool,
     pub top_wasters: usize,
-    /// The site's template folder (`notify.templates`), which the application's [`Writer`]
+    /// The site's template folder (`notify.templates`), which the render crate
     /// loads; built-in templates when unset.
     pub templates: Option<PathBuf>,
     pub retry: Retry,
@@ -492,113 +493,6 @@ pub struct Report {
     pub no_address: Vec<String>,
     pub delivered: outbox::Delivered,
     pub outbox: PathBuf,
-}
-
-/// One notify run: recover, read, plan, have `writer` write, enqueue, deliver (see the module
-/// doc).
-pub fn run(
-    data: &Path,
-    settings: &Settings,
-    options: &RunOptions,
-    writer: &dyn Writer,
-    progress: &mut dyn FnMut(&str),
-) -> Result<Report, NotifyError> {
-    let now = options.now;
-    let files = load_site_files(settings)?;
-    let mut policy = settings.policy.clone();
-    policy.holidays = files.holidays.clone();
-    // A dry run changes nothing, not even by creating the outbox's directories.
-    let outbox = if options.dry_run {
-        Outbox::at(&settings.outbox)
-    } else {
-        Outbox::open(&settings.outbox)?
-    };
-    let mut report = Report {
-        outbox: settings.outbox.clone(),
-        ..Default::default()
-    };
-    // Held to the end of the run: another run (the running DAG's warnings beside the per-job
-    // DAG) would take this run's messages in `sending/` for a dead run's.
-    let _lock = if options.dry_run {
-        None
-    } else {
-        Some(outbox.lock()?)
-    };
-    if !options.dry_run {
-        report.recovered = outbox.recover(data, &settings.transport, now)?;
-    }
-
-    progress("reading the warehouse");
-    let today = now.date_naive();
-    let first = plan::first_day(&policy, now);
-    let runtime = tokio::runtime::Runtime::new().map_err(NotifyError::Runtime)?;
-    let jobs = input::read_jobs(&runtime, data, first, today, now)?;
-    report.jobs_read = jobs.len();
-    // The history reaches back as far as the spacing rule and the lookback need, and forward to
-    // the present: a run that plans an earlier day (a nightly run catching up) must still see the
-    // critical email a per-job run sent since, or its digest tells the same finding again.
-    let since = first.min(today - chrono::Duration::days(policy.min_days_between.max(1)));
-    let mut history = input::read_ledger(&runtime, data, since, None)?;
-    history.extend(outbox.pending_rows()?);
-
-    let with_digests = !options.critical_only;
-    let Plan { messages, skipped } = plan::plan(&jobs, &history, &policy, now, with_digests);
-    report.skipped = skipped;
-    let admin = plan::plan_admin(&jobs, &history, &policy, now, with_digests);
-
-    let facts = AdminFacts {
-        users_notified: messages
-            .iter()
-            .filter_map(|m| m.user.as_deref())
-            .collect::<BTreeSet<_>>()
-            .len(),
-        insufficient_telemetry: report
-            .skipped
-            .iter()
-            .filter(|s| s.reason == plan::SkipReason::InsufficientTelemetry)
-            .count(),
-        delivery_problems: delivery_problems(&outbox)?,
-        given_up: options.given_up.clone(),
-    };
-    let test_prefix = settings
-        .test_mode
-        .then(|| format!("test-{}.", now.format("%Y%m%dT%H%M%S")));
-    for planned in messages.into_iter().chain(admin) {
-        let rendered = match planned.kind {
-            // Running warnings are never planned here: `running::send` writes its own.
-            MessageKind::Digest | MessageKind::Critical | MessageKind::Running => {
-                writer.digest(&planned, &settings.links)?
-            }
-            MessageKind::AdminDigest | MessageKind::AdminCritical => writer.admin(
-                &planned,
-                &jobs,
-                &facts,
-                &settings.links,
-                settings.top_wasters,
-            )?,
-        };
-        let Some(to) = recipients(planned.user.as_deref(), settings, &files) else {
-            report.no_address.extend(planned.user.clone());
-            continue;
-        };
-        let mut planned = planned;
-        if let Some(prefix) = &test_prefix {
-            planned.key = format!("{prefix}{}", planned.key);
-        }
-        let eml = build_message(&planned.key, &rendered, settings, &to, now)?;
-        report.prepared.push(Prepared {
-            planned,
-            to,
-            rendered,
-            eml,
-            queued: false,
-        });
-    }
-    if options.dry_run {
-        return Ok(report);
-    }
-    queue_and_deliver(data, settings, &outbox, &mut report, now, progress)?;
-    Ok(report)
 }
 
 /// Puts each prepared message in the outbox under its key, then delivers what is due. The

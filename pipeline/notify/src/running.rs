@@ -1,6 +1,7 @@
 //! Warnings about jobs that still run: the running DAG decides what to say (a condition that
-//! held for its dwell, a second warning, a cancellation under the site's policy), and this sends
-//! it through the same outbox and ledger as the digests.
+//! held for its dwell, a second warning, a cancellation under the site's policy), [`crate::prepare_running`]
+//! plans them, and they are sent through the same outbox and ledger as the digests
+//! ([`crate::send`]).
 //!
 //! Each warning has its own key, `running.<user>.job-<id>.<rule>.<stage>`, so a job is warned
 //! at most once per condition and stage however often the DAG runs: a key already in the
@@ -9,13 +10,9 @@
 //! Opt-outs hold as for digests; the daily cap does not (a warning is urgent, like a critical
 //! email).
 
-use std::collections::BTreeSet;
-use std::path::Path;
-
 use chrono::{DateTime, Utc};
 
-use crate::plan::{self, JobReport, MessageKind, Planned};
-use crate::{NotifyError, Prepared, Report, Settings, Writer, input, outbox::Outbox};
+use crate::plan::{self, JobReport, MessageKind};
 
 /// Where a job is in the site's cancel policy when its owner is told.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -67,79 +64,4 @@ impl Warning {
         );
         Some(plan::key(MessageKind::Running, Some(user), &period))
     }
-}
-
-/// Sends `warnings` not sent before (see the module doc) and delivers what is due. Returns the
-/// report, whose `prepared` are the warnings queued now and `skipped` the others with why.
-pub fn send(
-    data: &Path,
-    settings: &Settings,
-    warnings: &[Warning],
-    writer: &dyn Writer,
-    now: DateTime<Utc>,
-    progress: &mut dyn FnMut(&str),
-) -> Result<Report, NotifyError> {
-    let files = crate::load_site_files(settings)?;
-    let outbox = Outbox::open(&settings.outbox)?;
-    let mut report = Report {
-        outbox: settings.outbox.clone(),
-        ..Default::default()
-    };
-    let _lock = outbox.lock()?;
-    report.recovered = outbox.recover(data, &settings.transport, now)?;
-    let today = now.date_naive();
-    let runtime = tokio::runtime::Runtime::new().map_err(NotifyError::Runtime)?;
-    let first = today - chrono::Duration::days(settings.policy.lookback_days.max(1));
-    let mut history = input::read_ledger(&runtime, data, first, Some(today))?;
-    history.extend(outbox.pending_rows()?);
-    let mut sent: BTreeSet<String> = history.into_iter().map(|r| r.key).collect();
-    let test_prefix = settings
-        .test_mode
-        .then(|| format!("test-{}.", now.format("%Y%m%dT%H%M%S")));
-    for warning in warnings {
-        let job = &warning.job;
-        let skip = |reason| plan::Skipped {
-            user: job.user.clone(),
-            job_id: job.job_id.clone(),
-            kind: Some(warning.rule.clone()),
-            reason,
-        };
-        let Some(key) = warning.key() else {
-            report.skipped.push(skip(plan::SkipReason::UnsafeUser));
-            continue;
-        };
-        if !sent.insert(key.clone()) {
-            report.skipped.push(skip(plan::SkipReason::AlreadyReported));
-            continue;
-        }
-        if settings.policy.opted_out(job) {
-            report.skipped.push(skip(plan::SkipReason::OptedOut));
-            continue;
-        }
-        let planned = Planned {
-            key: match &test_prefix {
-                Some(prefix) => format!("{prefix}{key}"),
-                None => key,
-            },
-            kind: MessageKind::Running,
-            user: job.user.clone(),
-            period: format!("job-{}", job.job_id),
-            jobs: vec![job.clone()],
-        };
-        let rendered = writer.running(&planned, warning, &settings.links)?;
-        let Some(to) = crate::recipients(planned.user.as_deref(), settings, &files) else {
-            report.no_address.extend(planned.user.clone());
-            continue;
-        };
-        let eml = crate::build_message(&planned.key, &rendered, settings, &to, now)?;
-        report.prepared.push(Prepared {
-            planned,
-            to,
-            rendered,
-            eml,
-            queued: false,
-        });
-    }
-    crate::queue_and_deliver(data, settings, &outbox, &mut report, now, progress)?;
-    Ok(report)
 }

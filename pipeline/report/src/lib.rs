@@ -11,9 +11,11 @@
 //! and `<cluster>/days/<day>.html`, names made safe by [`jobsight_base::text::slug`], so the links
 //! of the emails (`notify.report_url`, `notify.user_url`) point at them.
 //!
-//! This stage gathers the facts, chooses what each page compares and charts ([`select`]), and
-//! writes the files; what a person reads of each page (the templates, the charts, the wording)
-//! is the application's, behind the [`Pages`] trait. Everything from Slurm (job names, users,
+//! This stage gathers the facts ([`gather_day`] for a day's pages, [`job_page_on_demand`],
+//! [`workflow_facts`]), chooses what each page compares and charts ([`select`]), and writes a
+//! page's file whole ([`write_page`]); what a person reads of each page (the templates, the
+//! charts, the wording) is the render crate's (`jobsight_render::pages`), which drives the
+//! writing and which this stage never calls. Everything from Slurm (job names, users,
 //! accounts, node lists, paths) is hostile: the facts carry it as the warehouse holds it, and the
 //! pages clean and escape it.
 //!
@@ -22,6 +24,7 @@
 //! reported with its id and the reason, and the others are still written.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
+mod day;
 pub mod load;
 pub mod select;
 pub mod served;
@@ -36,8 +39,8 @@ use serde::Deserialize;
 use jobsight_base::text::slug;
 use jobsight_warehouse::query::{self, QueryError};
 
+pub use day::{Day, gather_day};
 use select::References;
-use stored::store_references;
 pub use stored::write_references;
 
 /// Where pages go when nothing says otherwise: this folder beside the warehouse
@@ -140,46 +143,6 @@ pub struct Written {
     pub workflows: usize,
     /// (job id, reason) of pages that could not be drawn.
     pub failed: Vec<(String, String)>,
-}
-
-/// What a person reads of each page, written by the render crate (`jobsight_render::pages`):
-/// the stage gathers the facts and writes the files. Each method returns the page's text, or
-/// why it could not be rendered (a template's file and line, a chart), which the stage reports
-/// with the job or page it was for.
-pub trait Pages {
-    /// A job's page: `job` is one of `facts.jobs`, compared with its healthy reference run
-    /// (`references`) and the healthy band of each metric's job mean of its application, its
-    /// user or the cluster (`bands`, [`load::HealthyBands::for_job`]); `settings.max_charts` of
-    /// its metrics charted, ranked with `inputs`' model weights.
-    fn job(
-        &self,
-        job: &load::JobFacts,
-        facts: &load::Facts,
-        references: &References,
-        bands: &load::HealthyBands,
-        inputs: &Inputs,
-        settings: &Settings,
-    ) -> Result<String, String>;
-
-    /// A user's page of `cluster`: their history up to `day`.
-    fn user(
-        &self,
-        cluster: &str,
-        user: &str,
-        day: NaiveDate,
-        history: &load::UserHistory,
-    ) -> Result<String, String>;
-
-    /// A cluster's daily system report: its figures (`report`) and the day's jobs (`facts`, of
-    /// every cluster), from which the page picks the rules that fired most and the jobs that
-    /// wasted most.
-    fn day(&self, report: &load::DayFacts, facts: &load::Facts) -> Result<String, String>;
-
-    /// A workflow run's page.
-    fn workflow(&self, run: &load::WorkflowFacts) -> Result<String, String>;
-
-    /// The index of the report folder.
-    fn index(&self, listing: &IndexListing) -> Result<String, String>;
 }
 
 /// What the report folder holds, as the index lists it: every page found there, those of earlier
@@ -389,35 +352,22 @@ pub async fn job_page_with(
     })
 }
 
-/// One job's page, on demand, in the words of `pages`. Returns the page's path.
-pub fn write_job(
+/// One job's page on demand (`jobsight report job JOB_ID`), and the facts of the workflow run
+/// it is a step of, if any, whose page goes with it.
+pub fn job_page_on_demand(
     data: &Path,
     settings: &Settings,
-    pages: &dyn Pages,
     inputs: &Inputs,
     job_id: &str,
-) -> Result<PathBuf, ReportError> {
+) -> Result<(JobPage, Option<load::WorkflowFacts>), ReportError> {
     runtime()?.block_on(async {
         let ctx = query::session(data).await?;
         let page = job_page(data, &ctx, job_id, None, inputs, settings).await?;
-        if let Some(run) = page.facts.workflows.get(job_id) {
-            write_workflow_page(data, &ctx, pages, settings, run).await?;
-        }
-        let text = pages
-            .job(
-                &page.job,
-                &page.facts,
-                &page.references,
-                &page.bands,
-                inputs,
-                settings,
-            )
-            .map_err(ReportError::Render)?;
-        let path = settings
-            .dir
-            .join(job_path(&page.job.cluster, &page.job.job_id));
-        write_page(&path, &text)?;
-        Ok(path)
+        let run = match page.facts.workflows.get(job_id) {
+            Some(run) => Some(workflow_facts_on(data, &ctx, run).await?),
+            None => None,
+        };
+        Ok((page, run))
     })
 }
 
@@ -466,37 +416,27 @@ pub fn list_jobs(
     })
 }
 
-/// One workflow run's page (`jobsight report workflow RUN`), with its Gantt chart, in the words
-/// of `pages`. Returns the page's path.
-pub fn write_workflow(
-    data: &Path,
-    settings: &Settings,
-    pages: &dyn Pages,
-    run: &str,
-) -> Result<PathBuf, ReportError> {
+/// One workflow run's facts, for its page (`jobsight report workflow RUN`).
+pub fn workflow_facts(data: &Path, run: &str) -> Result<load::WorkflowFacts, ReportError> {
     runtime()?.block_on(async {
         let ctx = query::session(data).await?;
-        write_workflow_page(data, &ctx, pages, settings, run).await
+        workflow_facts_on(data, &ctx, run).await
     })
 }
 
-async fn write_workflow_page(
+/// [`workflow_facts`] on a session already open; a run nobody stored is
+/// [`ReportError::NoSuchWorkflow`].
+async fn workflow_facts_on(
     data: &Path,
     ctx: &datafusion::prelude::SessionContext,
-    pages: &dyn Pages,
-    settings: &Settings,
     run: &str,
-) -> Result<PathBuf, ReportError> {
+) -> Result<load::WorkflowFacts, ReportError> {
     let scored = jobsight_warehouse::catalog::Table::WorkflowScores
         .dir(data)
         .is_dir();
-    let facts = load::workflow(ctx, run, scored)
+    load::workflow(ctx, run, scored)
         .await?
-        .ok_or_else(|| ReportError::NoSuchWorkflow(run.to_string()))?;
-    let text = pages.workflow(&facts).map_err(ReportError::Render)?;
-    let path = settings.dir.join(workflow_path(&facts.workflow_id));
-    write_page(&path, &text)?;
-    Ok(path)
+        .ok_or_else(|| ReportError::NoSuchWorkflow(run.to_string()))
 }
 
 /// The workflow runs of a day's pages ([`load::slurm_runs`]); none when no workflow is stored.
@@ -609,105 +549,8 @@ struct DayRuns {
     ended: Vec<String>,
 }
 
-/// Every page of `day`, in the words of `pages`: its jobs, the users who had a job that day, the
-/// day's system report, and the index. `progress` hears about each hundred jobs.
-pub fn write_day(
-    data: &Path,
-    settings: &Settings,
-    pages: &dyn Pages,
-    inputs: &Inputs,
-    day: NaiveDate,
-    progress: &mut dyn FnMut(&str),
-) -> Result<Written, ReportError> {
-    let stale = remove_stale_page_temporaries(&settings.dir);
-    if stale > 0 {
-        progress(&format!(
-            "removed {stale} temporary page file(s) a killed run left"
-        ));
-    }
-    runtime()?.block_on(async {
-        let ctx = query::session(data).await?;
-        let scope = load::Scope { day, job: None };
-        let mut facts = load::facts(&ctx, &scope).await?;
-        let runs = workflow_runs(data, &ctx, day).await?;
-        // The pages the day's job pages link to, and the day's runs.
-        let mut run_pages: std::collections::BTreeSet<&String> = runs.ended.iter().collect();
-        run_pages.extend(facts.jobs.iter().filter_map(|j| runs.steps.get(&j.job_id)));
-        let mut written = Written::default();
-        for run in run_pages {
-            write_workflow_page(data, &ctx, pages, settings, run).await?;
-            written.workflows += 1;
-        }
-        if runs.stored {
-            remove_stale_workflow_pages(&ctx, &settings.dir).await?;
-        }
-        facts.workflows = runs.steps.clone();
-        let (healthy, bands) = load::healthy(&ctx, day).await?;
-        progress(&format!(
-            "{} jobs: loading the telemetry their pages chart",
-            facts.jobs.len()
-        ));
-        let references =
-            load_telemetry(&ctx, day, &mut facts, &healthy, &bands, inputs, settings).await?;
-        store_references(data, day, &facts.jobs, &references.runs, &bands)?;
-        for (n, job) in facts.jobs.iter().enumerate() {
-            match pages.job(job, &facts, &references, &bands, inputs, settings) {
-                Ok(text) => {
-                    write_page(
-                        &settings.dir.join(job_path(&job.cluster, &job.job_id)),
-                        &text,
-                    )?;
-                    written.jobs += 1;
-                }
-                Err(reason) => written.failed.push((job.job_id.clone(), reason)),
-            }
-            if (n + 1) % 100 == 0 {
-                progress(&format!("{} of {} job pages", n + 1, facts.jobs.len()));
-            }
-        }
-        let histories = load::user_histories(&ctx, day, None).await?;
-        let users: std::collections::BTreeSet<(String, String)> = facts
-            .jobs
-            .iter()
-            .map(|j| (j.cluster.clone(), j.user.clone()))
-            .collect();
-        for (cluster, user) in &users {
-            let history = histories
-                .get(&(cluster.clone(), user.clone()))
-                .cloned()
-                .unwrap_or_default();
-            let text = pages
-                .user(cluster, user, day, &history)
-                .map_err(ReportError::Render)?;
-            write_page(&settings.dir.join(user_path(cluster, user)), &text)?;
-            written.users += 1;
-        }
-        let clusters: std::collections::BTreeSet<String> =
-            facts.jobs.iter().map(|j| j.cluster.clone()).collect();
-        for cluster in &clusters {
-            let report = load::day_report(&ctx, cluster, day).await?;
-            let text = pages.day(&report, &facts).map_err(ReportError::Render)?;
-            write_page(
-                &settings.dir.join(day_path(cluster, &day.to_string())),
-                &text,
-            )?;
-            written.days += 1;
-        }
-        write_index(&settings.dir, pages)?;
-        Ok(written)
-    })
-}
-
-/// The index: every cluster's day reports and user pages found in the folder, newest day first.
-fn write_index(dir: &Path, pages: &dyn Pages) -> Result<(), ReportError> {
-    let text = pages
-        .index(&index_listing(dir))
-        .map_err(ReportError::Render)?;
-    write_page(&dir.join("index.html"), &text)
-}
-
 /// What the report folder `dir` holds, for its index.
-fn index_listing(dir: &Path) -> IndexListing {
+pub fn index_listing(dir: &Path) -> IndexListing {
     let list = |path: PathBuf| -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(path)
             .map(|entries| {

@@ -417,8 +417,9 @@ fn send(
 ) -> Result<BTreeMap<String, String>, String> {
     let writer = jobsight_render::email::EmailTemplates::load(notify.templates.as_deref())
         .map_err(|e| e.to_string())?;
-    let report = jobsight_notify::running::send(data, notify, warnings, &writer, now, &mut |_| {})
-        .map_err(|e| format!("warnings: {e}"))?;
+    let report =
+        jobsight_render::email::send_running(data, notify, warnings, &writer, now, &mut |_| {})
+            .map_err(|e| format!("warnings: {e}"))?;
     let mut outcome = BTreeMap::new();
     let unaddressed: BTreeSet<&String> = report.no_address.iter().collect();
     for w in warnings {

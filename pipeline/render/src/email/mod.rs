@@ -1,6 +1,6 @@
 //! The emails of the notify stage, written here: the stage plans who gets what and sends it, and
-//! this module writes what a person reads of each message ([`EmailTemplates`], the stage's
-//! [`jobsight_notify::Writer`]), from the template contexts ([`context`]) and the six template files
+//! this module writes what a person reads of each message ([`EmailTemplates`]) between the two
+//! ([`run`], [`send_running`]), from the template contexts ([`context`]) and the template files
 //! ([`templates`]).
 //!
 //! The built-in templates live in `pipeline/render/templates/email/` and are compiled in; a site sets
@@ -19,8 +19,55 @@ pub mod values;
 
 pub use templates::{EmailTemplates, write_builtin};
 
-use jobsight_notify::{NotifyError, Settings};
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use jobsight_notify::running::Warning;
+use jobsight_notify::{Draft, NotifyError, Report, RunOptions, Settings};
 use placeholders::{ADMIN_PLACEHOLDERS, DIGEST_PLACEHOLDERS};
+
+/// One notify run: the stage recovers, reads and plans ([`jobsight_notify::prepare`]), `templates`
+/// write every message, and the stage queues and delivers them ([`jobsight_notify::send`]). A
+/// template error stops the run before anything is queued.
+pub fn run(
+    data: &Path,
+    settings: &Settings,
+    options: &RunOptions,
+    templates: &EmailTemplates,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Report, NotifyError> {
+    let draft = jobsight_notify::prepare(data, settings, options, progress)?;
+    write_and_send(data, settings, draft, templates, progress)
+}
+
+/// Sends the warnings about running jobs not sent before ([`jobsight_notify::prepare_running`]
+/// says which), in the words of `templates`, through the same outbox as the digests.
+pub fn send_running(
+    data: &Path,
+    settings: &Settings,
+    warnings: &[Warning],
+    templates: &EmailTemplates,
+    now: DateTime<Utc>,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Report, NotifyError> {
+    let draft = jobsight_notify::prepare_running(data, settings, warnings, now)?;
+    write_and_send(data, settings, draft, templates, progress)
+}
+
+fn write_and_send(
+    data: &Path,
+    settings: &Settings,
+    draft: Draft,
+    templates: &EmailTemplates,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Report, NotifyError> {
+    let rendered = draft
+        .messages
+        .iter()
+        .map(|message| templates.write(message, &draft, settings))
+        .collect::<Result<Vec<_>, _>>()?;
+    jobsight_notify::send(data, settings, draft, rendered, progress)
+}
 
 /// What `jobsight check` says of the notify stage: its site files (the stage's own check), then
 /// the templates of `notify.templates`, each checked against the documented placeholders and

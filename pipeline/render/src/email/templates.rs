@@ -1,5 +1,5 @@
 //! The email templates: the nine files (built in, or a site's own in `notify.templates`), loaded
-//! and checked, and the writer of the notify stage's messages ([`jobsight_notify::Writer`]).
+//! and checked, and what writes each message of a notify stage's draft ([`EmailTemplates::write`]).
 //!
 //! The built-in templates live in `pipeline/render/templates/email/` and are compiled in;
 //! `jobsight notify --write-templates DIR` copies them out ([`write_builtin`]) for a site to start
@@ -13,9 +13,9 @@ use super::context::{admin_context, digest_context, running_context};
 use super::placeholders::{ADMIN_PLACEHOLDERS, DIGEST_PLACEHOLDERS, RUNNING_PLACEHOLDERS};
 use super::sample::{sample_admin, sample_digest, sample_running};
 use super::values::{Context, to_jinja};
-use jobsight_notify::message::{AdminFacts, Links, Rendered};
-use jobsight_notify::plan::{JobReport, Planned};
-use jobsight_notify::running::{Stage, Warning};
+use jobsight_notify::message::Rendered;
+use jobsight_notify::running::Stage;
+use jobsight_notify::{Draft, Message, Settings};
 
 /// The nine template files: name and built-in text. How a file's values are escaped follows
 /// from its name ([`jobsight_base::templates`]): `.html` for HTML, `.subject` as one header line.
@@ -122,29 +122,30 @@ impl EmailTemplates {
     }
 }
 
-impl jobsight_notify::Writer for EmailTemplates {
-    fn digest(&self, message: &Planned, links: &Links) -> Result<Rendered, TemplateError> {
-        self.render_digest(&digest_context(message, links))
-    }
-
-    fn running(
+impl EmailTemplates {
+    /// One of a notify draft's messages in the words of these templates: a warning about a
+    /// running job, an admins' message (with the draft's window and facts), or a user's digest or
+    /// critical email.
+    pub fn write(
         &self,
-        message: &Planned,
-        warning: &Warning,
-        _links: &Links,
+        message: &Message,
+        draft: &Draft,
+        settings: &Settings,
     ) -> Result<Rendered, TemplateError> {
-        self.render_running(&running_context(message, warning))
-    }
-
-    fn admin(
-        &self,
-        message: &Planned,
-        window: &[JobReport],
-        facts: &AdminFacts,
-        links: &Links,
-        top_wasters: usize,
-    ) -> Result<Rendered, TemplateError> {
-        self.render_admin(&admin_context(message, window, facts, links, top_wasters))
+        let planned = &message.planned;
+        if let Some(warning) = &message.warning {
+            return self.render_running(&running_context(planned, warning));
+        }
+        if message.for_admins() {
+            return self.render_admin(&admin_context(
+                planned,
+                &draft.window,
+                &draft.facts,
+                &settings.links,
+                settings.top_wasters,
+            ));
+        }
+        self.render_digest(&digest_context(planned, &settings.links))
     }
 }
 

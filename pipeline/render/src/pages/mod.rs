@@ -2,8 +2,8 @@
 //! templates, their SVG [`charts`], the templates themselves ([`PAGES`], minijinja, HTML-escaped
 //! automatically, which a site overrides file by file with `[report] templates`), and the check
 //! of the templates in effect ([`check`], part of `jobsight check`). The report stage
-//! (`jobsight_report`) gathers the facts, chooses what each page compares, and writes the files;
-//! [`PageTemplates`] is the [`Pages`] it writes them in the words of.
+//! (`jobsight_report`) gathers the facts and chooses what each page compares; [`write`] renders
+//! each page with [`PageTemplates`] and writes its file.
 //!
 //! One module per page (`job`, `user`, `day`, `workflow`, `index`), `suggest` for the `#SBATCH`
 //! lines of a job's page, `format` for how every page writes its values, and `sample` for the
@@ -22,6 +22,9 @@ pub mod served;
 pub(crate) mod suggest;
 mod user;
 mod workflow;
+pub mod write;
+
+pub use write::{write_day, write_job, write_workflow};
 
 use chrono::NaiveDate;
 use minijinja::Value;
@@ -33,7 +36,7 @@ use day::day_page;
 use index::index_page;
 use job::job_page;
 use jobsight_report::select::References;
-use jobsight_report::{IndexListing, Inputs, Pages, Settings, load};
+use jobsight_report::{IndexListing, Inputs, Settings, load};
 use user::user_page;
 use workflow::workflow_page;
 
@@ -164,7 +167,7 @@ impl PageTemplates {
             .map_err(|e| e.to_string())
     }
 
-    /// The values of a job's page (what [`Pages::job`] renders), for the web interface to add to.
+    /// The values of a job's page (what [`PageTemplates::job`] renders), for the web interface to add to.
     pub fn job_value(
         &self,
         page: &jobsight_report::JobPage,
@@ -210,8 +213,14 @@ impl PageTemplates {
     }
 }
 
-impl Pages for PageTemplates {
-    fn job(
+/// Each page's text, or why it could not be rendered (a template's file and line, a chart),
+/// which [`write`] reports with the job or page it was for.
+impl PageTemplates {
+    /// A job's page: `job` is one of `facts.jobs`, compared with its healthy reference run
+    /// (`references`) and the healthy band of each metric's job mean of its application, its
+    /// user or the cluster (`bands`); `settings.max_charts` of its metrics charted, ranked with
+    /// `inputs`' model weights.
+    pub fn job(
         &self,
         job: &load::JobFacts,
         facts: &load::Facts,
@@ -228,7 +237,8 @@ impl Pages for PageTemplates {
             .map_err(|e| e.to_string())
     }
 
-    fn user(
+    /// A user's page of `cluster`: their history up to `day`.
+    pub fn user(
         &self,
         cluster: &str,
         user: &str,
@@ -238,15 +248,20 @@ impl Pages for PageTemplates {
         self.render("user.html", user_page(cluster, user, day, history))
     }
 
-    fn day(&self, report: &load::DayFacts, facts: &load::Facts) -> Result<String, String> {
+    /// A cluster's daily system report: its figures (`report`) and the day's jobs (`facts`, of
+    /// every cluster), from which the page picks the rules that fired most and the jobs that
+    /// wasted most.
+    pub fn day(&self, report: &load::DayFacts, facts: &load::Facts) -> Result<String, String> {
         self.render("day.html", day_page(report, facts))
     }
 
-    fn workflow(&self, run: &load::WorkflowFacts) -> Result<String, String> {
+    /// A workflow run's page.
+    pub fn workflow(&self, run: &load::WorkflowFacts) -> Result<String, String> {
         self.render("workflow.html", workflow_page(run))
     }
 
-    fn index(&self, listing: &IndexListing) -> Result<String, String> {
+    /// The index of the report folder.
+    pub fn index(&self, listing: &IndexListing) -> Result<String, String> {
         self.templates
             .render("index.html", &index_page(listing))
             .map_err(|e| e.to_string())
@@ -290,7 +305,7 @@ mod tests {
     use chrono::DateTime;
 
     use super::*;
-    use jobsight_report::{ReportError, load_telemetry, write_day, write_job};
+    use jobsight_report::{ReportError, load_telemetry};
     use jobsight_warehouse::catalog::rows::{FindingRow, JobRow, JobSummaryRow, TelemetryBuilder};
     use jobsight_warehouse::catalog::{self, Table};
     use jobsight_warehouse::query;

@@ -267,7 +267,7 @@ pub(in crate::cli) fn notify(
     let writer = jobsight_render::email::EmailTemplates::load(notify.templates.as_deref())
         .context("notify failed")?;
     let bar = Progress::phases("notify");
-    let report = jobsight_notify::run(&data, &notify, &run, &writer, &mut |step| {
+    let report = jobsight_render::email::run(&data, &notify, &run, &writer, &mut |step| {
         bar.message(step);
     })
     .context("notify failed")?;
@@ -465,7 +465,7 @@ pub(in crate::cli) fn report(
     match action {
         ReportAction::Job { job_id } => {
             let pages = PageTemplates::load(&settings.report)?;
-            let path = jobsight_report::write_job(
+            let path = jobsight_render::pages::write_job(
                 &settings.data,
                 &settings.report,
                 &pages,
@@ -476,8 +476,12 @@ pub(in crate::cli) fn report(
         }
         ReportAction::Workflow { run } => {
             let pages = PageTemplates::load(&settings.report)?;
-            let path =
-                jobsight_report::write_workflow(&settings.data, &settings.report, &pages, &run)?;
+            let path = jobsight_render::pages::write_workflow(
+                &settings.data,
+                &settings.report,
+                &pages,
+                &run,
+            )?;
             writeln!(stdout, "{}", path.display())?;
         }
         ReportAction::References { from, to } => {
@@ -512,7 +516,7 @@ pub(in crate::cli) fn report(
             };
             let pages = PageTemplates::load(&settings.report)?;
             let progress = Progress::phases("writing pages");
-            let written = jobsight_report::write_day(
+            let written = jobsight_render::pages::write_day(
                 &settings.data,
                 &settings.report,
                 &pages,

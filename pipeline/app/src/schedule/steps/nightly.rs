@@ -166,7 +166,7 @@ pub(super) fn predict_days(run: &StepRun, judged: &[&Judged]) -> Result<Counts, 
     Ok((predictions, counts))
 }
 
-/// Emails to owners and admins ([`jobsight_notify::run`]): digests and critical findings, or the
+/// Emails to owners and admins ([`jobsight_render::email::run`]): digests and critical findings, or the
 /// critical findings only.
 pub(super) fn send_emails(run: &StepRun, critical_only: bool) -> Result<Counts, String> {
     let (ctx, request) = (run.ctx, run.request);
@@ -185,10 +185,10 @@ pub(super) fn send_emails(run: &StepRun, critical_only: bool) -> Result<Counts, 
             .and_then(|spool| spool.failed())
             .unwrap_or_default(),
     };
-    // The application writes the emails; the stage plans and sends them.
+    // The render crate writes the emails; the stage plans and sends them.
     let writer = jobsight_render::email::EmailTemplates::load(s.notify.templates.as_deref())
         .map_err(|e| e.to_string())?;
-    let report = jobsight_notify::run(ctx.data(), &s.notify, &options, &writer, &mut |_| {})
+    let report = jobsight_render::email::run(ctx.data(), &s.notify, &options, &writer, &mut |_| {})
         .map_err(|e| e.to_string())?;
     counts.insert("messages".into(), report.prepared.len() as u64);
     counts.insert("sent".into(), report.delivered.sent.len() as u64);
@@ -214,7 +214,7 @@ pub(super) fn summarize_days(run: &StepRun, days: u32) -> Result<Counts, String>
     Ok((0, counts))
 }
 
-/// The report pages of the last `days` days that have jobs ([`jobsight_report::write_day`]), with
+/// The report pages of the last `days` days that have jobs ([`jobsight_render::pages::write_day`]), with
 /// a `job` line on the log for each job whose page could not be written.
 pub(super) fn write_report_pages(run: &StepRun, days: u32) -> Result<Counts, String> {
     let data = run.ctx.data();
@@ -229,7 +229,7 @@ pub(super) fn write_report_pages(run: &StepRun, days: u32) -> Result<Counts, Str
         let pages =
             PageTemplates::load(&s.report).map_err(|e| format!("report pages of {day}: {e}"))?;
         let written =
-            jobsight_report::write_day(data, &s.report, &pages, &inputs, *day, &mut |_| {})
+            jobsight_render::pages::write_day(data, &s.report, &pages, &inputs, *day, &mut |_| {})
                 .map_err(|e| format!("report pages of {day}: {e}"))?;
         for (job, reason) in &written.failed {
             run.job_event(job, vec![("no_page", json!(reason))]);

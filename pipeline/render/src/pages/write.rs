@@ -1,0 +1,136 @@
+//! Writing the report pages: the report stage gathers a day's, a job's or a workflow run's facts
+//! and this renders each page with [`PageTemplates`] and writes it whole
+//! ([`jobsight_report::write_page`]). A job whose page cannot be drawn is reported with its id
+//! and the reason, and the others are still written.
+
+use std::path::{Path, PathBuf};
+
+use chrono::NaiveDate;
+use jobsight_report::{
+    Inputs, ReportError, Settings, Written, day_path, index_listing, job_path, load, user_path,
+    workflow_path, write_page,
+};
+
+use super::PageTemplates;
+
+/// Every page of `day`: its jobs, the users who had a job that day, the day's system report of
+/// each cluster, the workflow runs its jobs are steps of or that ended that day, and the index.
+/// `progress` hears about each hundred jobs.
+pub fn write_day(
+    data: &Path,
+    settings: &Settings,
+    pages: &PageTemplates,
+    inputs: &Inputs,
+    day: NaiveDate,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Written, ReportError> {
+    let day = jobsight_report::gather_day(data, settings, inputs, day, progress)?;
+    let mut written = Written::default();
+    for run in &day.workflows {
+        write_workflow_page(settings, pages, run)?;
+        written.workflows += 1;
+    }
+    let total = day.facts.jobs.len();
+    for (n, job) in day.facts.jobs.iter().enumerate() {
+        match pages.job(
+            job,
+            &day.facts,
+            &day.references,
+            &day.bands,
+            inputs,
+            settings,
+        ) {
+            Ok(text) => {
+                write_page(
+                    &settings.dir.join(job_path(&job.cluster, &job.job_id)),
+                    &text,
+                )?;
+                written.jobs += 1;
+            }
+            Err(reason) => written.failed.push((job.job_id.clone(), reason)),
+        }
+        if (n + 1) % 100 == 0 {
+            progress(&format!("{} of {total} job pages", n + 1));
+        }
+    }
+    for (cluster, user, history) in &day.users {
+        let text = pages
+            .user(cluster, user, day.day, history)
+            .map_err(ReportError::Render)?;
+        write_page(&settings.dir.join(user_path(cluster, user)), &text)?;
+        written.users += 1;
+    }
+    for report in &day.clusters {
+        let text = pages.day(report, &day.facts).map_err(ReportError::Render)?;
+        write_page(
+            &settings
+                .dir
+                .join(day_path(&report.cluster, &day.day.to_string())),
+            &text,
+        )?;
+        written.days += 1;
+    }
+    write_index(&settings.dir, pages)?;
+    Ok(written)
+}
+
+/// One job's page, on demand, and its workflow run's when it is a step of one. Returns the
+/// job page's path.
+pub fn write_job(
+    data: &Path,
+    settings: &Settings,
+    pages: &PageTemplates,
+    inputs: &Inputs,
+    job_id: &str,
+) -> Result<PathBuf, ReportError> {
+    let (page, run) = jobsight_report::job_page_on_demand(data, settings, inputs, job_id)?;
+    if let Some(run) = &run {
+        write_workflow_page(settings, pages, run)?;
+    }
+    let text = pages
+        .job(
+            &page.job,
+            &page.facts,
+            &page.references,
+            &page.bands,
+            inputs,
+            settings,
+        )
+        .map_err(ReportError::Render)?;
+    let path = settings
+        .dir
+        .join(job_path(&page.job.cluster, &page.job.job_id));
+    write_page(&path, &text)?;
+    Ok(path)
+}
+
+/// One workflow run's page (`jobsight report workflow RUN`), with its Gantt chart. Returns the
+/// page's path.
+pub fn write_workflow(
+    data: &Path,
+    settings: &Settings,
+    pages: &PageTemplates,
+    run: &str,
+) -> Result<PathBuf, ReportError> {
+    let facts = jobsight_report::workflow_facts(data, run)?;
+    write_workflow_page(settings, pages, &facts)
+}
+
+fn write_workflow_page(
+    settings: &Settings,
+    pages: &PageTemplates,
+    run: &load::WorkflowFacts,
+) -> Result<PathBuf, ReportError> {
+    let text = pages.workflow(run).map_err(ReportError::Render)?;
+    let path = settings.dir.join(workflow_path(&run.workflow_id));
+    write_page(&path, &text)?;
+    Ok(path)
+}
+
+/// The index: every cluster's day reports and user pages found in the folder, newest day first.
+fn write_index(dir: &Path, pages: &PageTemplates) -> Result<(), ReportError> {
+    let text = pages
+        .index(&index_listing(dir))
+        .map_err(ReportError::Render)?;
+    write_page(&dir.join("index.html"), &text)
+}

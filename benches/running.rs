@@ -195,7 +195,7 @@ fn main() {
     out.flush().expect("csv");
     drop(out);
     let (memory_s, judged_again) = judge_with(&memory);
-    let conditions = |judged: &[jobsight::running::snapshot::LiveJob]| {
+    let conditions = |judged: &[jobsight_running::snapshot::LiveJob]| {
         judged
             .iter()
             .flat_map(|j| {

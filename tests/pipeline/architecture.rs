@@ -24,6 +24,7 @@ const MAY_DEPEND_ON: &[(&str, &[&str])] = &[
     ("summary", STAGE),
     ("report", STAGE),
     ("workflow", STAGE),
+    ("running", STAGE),
     ("render", RENDER),
 ];
 
@@ -47,6 +48,7 @@ const RENDER: &[&str] = &[
     "jobsight-summary",
     "jobsight-report",
     "jobsight-workflow",
+    "jobsight-running",
 ];
 /// ... and ingest the simulator too: `jobsight simulate` and the demo write a simulated day
 /// through it, as a telemetry source.

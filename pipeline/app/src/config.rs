@@ -63,7 +63,7 @@ pub struct Options {
     pub schedule: Option<ScheduleOptions>,
     pub engine: Option<EngineOptions>,
     pub access: Option<crate::access::Options>,
-    pub running: Option<crate::running::Options>,
+    pub running: Option<jobsight_running::Options>,
     pub web: Option<crate::web::Options>,
 }
 
@@ -110,7 +110,7 @@ pub struct Settings {
     pub schedule: ScheduleSettings,
     pub engine: jobsight_warehouse::query::Engine,
     pub access: crate::access::Settings,
-    pub running: crate::running::Settings,
+    pub running: jobsight_running::Settings,
     pub web: crate::web::Settings,
 }
 
@@ -550,7 +550,7 @@ mod tests {
         assert_eq!(s.serve, d.serve);
         // The snapshot's default follows `data`, which the example names differently.
         assert_eq!(
-            crate::running::Settings {
+            jobsight_running::Settings {
                 snapshot: d.running.snapshot.clone(),
                 ..s.running.clone()
             },

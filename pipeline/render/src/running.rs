@@ -11,7 +11,7 @@ use serde_json::json;
 use super::units::{duration, percent};
 use super::usage::{CPU_LEVELS, GPU_LEVELS, MEMORY_LEVELS, bar_width, level};
 use jobsight_base::text::clean;
-use jobsight_rules::running::snapshot::{LiveJob, Snapshot};
+use jobsight_running::snapshot::{LiveJob, Snapshot};
 
 /// A snapshot older than this is called stale: the DAG runs every 10 minutes by default.
 const STALE_AFTER_S: i64 = 1800;
@@ -192,7 +192,7 @@ mod tests {
 
     #[test]
     fn the_terminal_table() {
-        let snapshot = jobsight_rules::running::snapshot::sample();
+        let snapshot = jobsight_running::snapshot::sample();
         let jobs: Vec<&LiveJob> = snapshot.jobs.iter().collect();
         let now = snapshot.taken_at + chrono::Duration::minutes(2);
         let table = render_table(&snapshot, &jobs, now, false);

@@ -1,19 +1,18 @@
-//! Running jobs: the `running` DAG's work (docs/running.md). Every few minutes it lists the jobs
-//! that run now (`squeue --json`), judges each on its telemetry so far with the rule book's
-//! running rules ([`watch`]), writes the snapshot that `jobsight running` and the "what runs
-//! now" page show ([`snapshot`], whose types are the rules stage's), and warns owners and applies the site's optional cancel
-//! policy, recording every warning and cancellation in `interventions` ([`act`]). `[running]`
-//! configures it ([`settings`]).
+//! Running jobs: the `running` DAG's work (docs/running.md), composed of the stages. Every few
+//! minutes it lists the jobs that run now (`squeue --json`), judges each on its telemetry so far
+//! with the rule book's running rules ([`watch`]: the features and rules stages), writes the
+//! snapshot that `jobsight running` and the "what runs now" page show, and carries out what the
+//! running stage decides (`jobsight_running::plan`): warns owners and applies the site's
+//! optional cancel policy, recording every warning and cancellation in `interventions`
+//! ([`act`]). The running stage (`jobsight_running`) owns `[running]`, the snapshot, the audit
+//! and the decisions.
 
 pub mod act;
-pub mod settings;
 pub mod watch;
 
 use chrono::{DateTime, Utc};
 
-pub use jobsight_rules::running::snapshot;
-pub use settings::{Options, Settings};
-pub use snapshot::Snapshot;
+use jobsight_running::{Settings, Snapshot};
 
 use jobsight_ingest::per_job::TelemetrySource;
 use jobsight_rules::{Group, RuleBook};
@@ -84,7 +83,7 @@ pub fn run_once(inputs: &Inputs, now: DateTime<Utc>) -> Result<Outcome, String> 
         skipped: listing.skipped,
     };
     write_snapshot(&snapshot, &running.snapshot)?;
-    let history = act::read_history(inputs.data, now)?;
+    let history = jobsight_running::audit::read_history(inputs.data, now)?;
     let acted = act::act(
         inputs.data,
         running,

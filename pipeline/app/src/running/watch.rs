@@ -16,14 +16,14 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
 
-use super::settings::Settings;
-use super::snapshot::{Condition, LiveJob, Snapshot};
 use jobsight_base::series::Sample;
 use jobsight_features::scan::JobMeta;
 use jobsight_ingest::per_job::TelemetrySource;
 use jobsight_ingest::squeue::RunningJob;
 use jobsight_rules::lang::Value;
 use jobsight_rules::{JobData, RuleBook};
+use jobsight_running::Settings;
+use jobsight_running::snapshot::{Condition, LiveJob, Snapshot};
 
 /// What judging needs besides the jobs.
 pub struct Judge<'a> {
@@ -341,7 +341,7 @@ mod tests {
     use super::*;
 
     fn site(toml: &str) -> Settings {
-        let options: super::super::settings::Options = toml::from_str(toml).unwrap();
+        let options: jobsight_running::Options = toml::from_str(toml).unwrap();
         options.resolve(Path::new("/d")).unwrap()
     }
 

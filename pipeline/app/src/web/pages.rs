@@ -556,7 +556,7 @@ pub async fn running(
     let Some(path) = &web.settings.running_snapshot else {
         return not_found(State(web)).await;
     };
-    let mut snapshot = match crate::running::Snapshot::read(path) {
+    let mut snapshot = match jobsight_running::Snapshot::read(path) {
         Ok(Some(snapshot)) => snapshot,
         Ok(None) => {
             return web.message(

@@ -141,7 +141,7 @@ impl PageTemplates {
     /// The "what runs now" page of the running DAG's snapshot.
     pub fn running(
         &self,
-        snapshot: &jobsight_rules::running::snapshot::Snapshot,
+        snapshot: &jobsight_running::snapshot::Snapshot,
         now: chrono::DateTime<chrono::Utc>,
     ) -> Result<String, TemplateError> {
         let value = crate::templates::value(crate::running::page(snapshot, now));
@@ -280,7 +280,7 @@ pub fn check(settings: &Settings) -> Result<String, PageError> {
     pages.check_names("index.html", &DAY_NAMES)?;
     pages.check_names("workflow.html", &WORKFLOW_NAMES)?;
     sample::check_served(&pages, settings)?;
-    let running = jobsight_rules::running::snapshot::sample();
+    let running = jobsight_running::snapshot::sample();
     pages.render(
         "running.html",
         &crate::templates::value(crate::running::page(&running, running.taken_at)),
@@ -903,7 +903,7 @@ mod tests {
 
     #[test]
     fn the_page_escapes_what_slurm_hands_over() {
-        let snapshot = jobsight_rules::running::snapshot::sample();
+        let snapshot = jobsight_running::snapshot::sample();
         let settings = Settings::default();
         let page = PageTemplates::load(&settings)
             .unwrap()

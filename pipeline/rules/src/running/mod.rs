@@ -1,8 +1,6 @@
 //! The rules of jobs that still run (group `running`): judged by the running DAG on a live job's
 //! telemetry, one window per distinct dwell, never on a finished job ([`crate::evaluate`] leaves
-//! them out), and [`snapshot`], the running jobs as the last running run saw them.
-
-pub mod snapshot;
+//! them out).
 
 use crate::{Finding, Group, JobData, RuleBook, Settings, judge};
 

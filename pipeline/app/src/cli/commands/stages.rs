@@ -425,7 +425,7 @@ pub(in crate::cli) fn running(
     stdout: &mut StdoutLock<'_>,
 ) -> anyhow::Result<()> {
     let path = &env.settings.running.snapshot;
-    let Some(snapshot) = crate::running::Snapshot::read(path).map_err(anyhow::Error::msg)? else {
+    let Some(snapshot) = jobsight_running::Snapshot::read(path).map_err(anyhow::Error::msg)? else {
         writeln!(
             stdout,
             "no snapshot of the running jobs yet ({} is missing): the running DAG writes it every 10 minutes, `jobsight dag run running` now",
@@ -435,7 +435,7 @@ pub(in crate::cli) fn running(
     };
     // A person who is not an admin sees only their own jobs ([access]).
     let user = env.access.jobs_of(args.user.as_deref())?;
-    let jobs: Vec<&crate::running::snapshot::LiveJob> = snapshot
+    let jobs: Vec<&jobsight_running::snapshot::LiveJob> = snapshot
         .jobs
         .iter()
         .filter(|j| user.as_deref().is_none_or(|u| j.user == u))

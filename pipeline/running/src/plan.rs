@@ -1,7 +1,8 @@
 //! What the running DAG decides about the conditions that hold, before anything is done: for each
 //! job and condition, given the audit so far ([`crate::audit`]), whether to warn the owner, warn
-//! again or cancel under the site's policy, or record why the policy leaves the job alone. Pure:
-//! the application carries the decisions out (the emails, `scancel`) and records them.
+//! again or cancel under the site's policy, or record why the policy leaves the job alone
+//! ([`plan`]). Pure: the application carries the decisions out (the emails, `scancel`) and
+//! records them.
 //!
 //! The audit table is the policy's memory: a stage happens once per job and condition, the
 //! second warning counts from the first warning's row, and a job is cancelled only after both
@@ -15,7 +16,7 @@ use chrono::{DateTime, Utc};
 
 use crate::audit::{History, Past};
 use crate::settings::{CancelPolicy, Settings, StageTimes};
-use crate::snapshot::{Condition, LiveJob};
+use crate::snapshot::{Condition, LiveJob, Snapshot};
 
 /// The stage names of the `interventions` table.
 pub const WARNING: &str = "warning";
@@ -148,6 +149,63 @@ pub fn already_cancelled(history: &History) -> BTreeSet<(String, String)> {
         })
         .map(|((cluster, job, _), _)| (cluster.clone(), job.clone()))
         .collect()
+}
+
+/// One decision of a run about one condition of one job of the snapshot, before it is carried
+/// out: `job` and `condition` index `snapshot.jobs` and that job's `conditions`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Planned {
+    pub job: usize,
+    pub condition: usize,
+    pub decision: Decision,
+    /// When the policy will cancel the job if nothing changes (what the warning tells the
+    /// owner); `None`: it will not.
+    pub cancel_at: Option<DateTime<Utc>>,
+}
+
+/// What to do now about every condition of `snapshot`, given the audit so far, in the
+/// snapshot's order. `settings` is the policy [`in_effect`]. Pure: nothing is sent, cancelled or
+/// written; the application carries the decisions out (and skips a second cancellation of a
+/// job in one run, which depends on whether the first succeeded).
+pub fn plan(
+    snapshot: &Snapshot,
+    history: &History,
+    settings: &Settings,
+    now: DateTime<Utc>,
+) -> Vec<Planned> {
+    let mut planned = Vec::new();
+    for (j, job) in snapshot.jobs.iter().enumerate() {
+        for (c, condition) in job.conditions.iter().enumerate() {
+            let key = (
+                job.cluster.clone(),
+                job.job_id.clone(),
+                condition.rule.clone(),
+            );
+            let past = history.get(&key).map(Vec::as_slice).unwrap_or_default();
+            let Some(decision) = decide(job, condition, past, settings, now) else {
+                continue;
+            };
+            let policy_times = settings
+                .cancel
+                .conditions
+                .get(&condition.rule)
+                .filter(|_| settings.cancel.enabled && !settings.cancel.dry_run);
+            let first_at = past
+                .iter()
+                .find(|p| p.stage == WARNING)
+                .map_or(now, |p| p.decided_at);
+            let cancel_at = policy_times
+                .filter(|_| exemption(job, &settings.cancel).is_none())
+                .map(|t| cancel_time(first_at, now, t));
+            planned.push(Planned {
+                job: j,
+                condition: c,
+                decision,
+                cancel_at,
+            });
+        }
+    }
+    planned
 }
 
 #[cfg(test)]
@@ -294,5 +352,43 @@ mod tests {
             exemption(&interactive, &on.cancel).as_deref(),
             Some("interactive")
         );
+    }
+
+    /// The plan of a run: one decision per condition that holds, in the snapshot's order, with
+    /// the time the policy would cancel; a job without conditions or already warned is not in it.
+    #[test]
+    fn the_plan_decides_each_condition_once_and_says_when_the_policy_cancels() {
+        let snapshot = sample();
+        let t0 = snapshot.taken_at;
+        let at = |s: i64| t0 + chrono::Duration::seconds(s);
+        let none = History::new();
+        let plain = plan(&snapshot, &none, &settings(""), t0);
+        assert_eq!(plain.len(), 1, "the second job has no condition");
+        assert_eq!((plain[0].job, plain[0].condition), (0, 0));
+        assert_eq!(plain[0].decision.stage, WARNING);
+        assert_eq!(plain[0].cancel_at, None, "no policy, no cancellation");
+
+        let policy = settings("[cancel]\nenabled = true\ndry_run = false\n");
+        let first = plan(&snapshot, &none, &policy, t0);
+        assert_eq!(
+            first[0].cancel_at,
+            Some(at(3600)),
+            "an hour after the first warning"
+        );
+
+        let (job, condition) = (&snapshot.jobs[0], &snapshot.jobs[0].conditions[0]);
+        let key = (
+            job.cluster.clone(),
+            job.job_id.clone(),
+            condition.rule.clone(),
+        );
+        let warned = History::from([(key, vec![past(WARNING, t0, false, "emailed")])]);
+        assert!(
+            plan(&snapshot, &warned, &policy, at(60)).is_empty(),
+            "warned once"
+        );
+        let second = plan(&snapshot, &warned, &policy, at(2700));
+        assert_eq!(second[0].decision.stage, SECOND_WARNING);
+        assert_eq!(second[0].cancel_at, Some(at(3600)));
     }
 }

@@ -17,9 +17,7 @@ use jobsight_notify::plan::{Item, JobReport};
 use jobsight_notify::running::{Stage, Warning};
 use jobsight_running::Settings;
 use jobsight_running::audit::{History, write_rows};
-use jobsight_running::plan::{
-    CANCEL, SECOND_WARNING, WARNING, already_cancelled, cancel_time, decide, exemption, in_effect,
-};
+use jobsight_running::plan::{CANCEL, SECOND_WARNING, WARNING, already_cancelled, in_effect, plan};
 use jobsight_running::snapshot::{Condition, LiveJob, Snapshot};
 use jobsight_warehouse::catalog::rows::InterventionRow;
 
@@ -65,7 +63,8 @@ fn job_report(job: &LiveJob, condition: &Condition, now: DateTime<Utc>) -> JobRe
     }
 }
 
-/// Decides, cancels, warns and records, for every condition of `snapshot` (see the module doc).
+/// Carries out what the running stage decides for every condition of `snapshot`
+/// (`jobsight_running::plan::plan`): cancels, warns and records (see the module doc).
 pub fn act(
     data: &Path,
     settings: &Settings,
@@ -80,92 +79,72 @@ pub fn act(
     let mut warnings = Vec::new();
     // Row index -> the warning whose email decides its outcome.
     let mut mailed_by_row: BTreeMap<usize, String> = BTreeMap::new();
-    for job in &snapshot.jobs {
-        for condition in &job.conditions {
-            let key = (
-                job.cluster.clone(),
-                job.job_id.clone(),
-                condition.rule.clone(),
-            );
-            let past = history.get(&key).map(Vec::as_slice).unwrap_or_default();
-            let Some(decision) = decide(job, condition, past, settings, now) else {
-                continue;
-            };
-            let policy_times = settings
-                .cancel
-                .conditions
-                .get(&condition.rule)
-                .filter(|_| settings.cancel.enabled && !settings.cancel.dry_run);
-            let first_at = past
-                .iter()
-                .find(|p| p.stage == WARNING)
-                .map_or(now, |p| p.decided_at);
-            let cancel_at = policy_times
-                .filter(|_| exemption(job, &settings.cancel).is_none())
-                .map(|t| cancel_time(first_at, now, t));
-            // One cancellation per job, whichever of its conditions reached it first.
-            let job_key = (job.cluster.clone(), job.job_id.clone());
-            if decision.stage == CANCEL
-                && decision.exempt.is_none()
-                && !decision.dry_run
-                && cancelled.contains(&job_key)
-            {
-                continue;
-            }
-            let outcome = match (decision.stage, &decision.exempt, decision.dry_run) {
-                (_, Some(reason), _) => format!("exempt: {reason}"),
-                (SECOND_WARNING, None, true) => "would warn again".to_string(),
-                (CANCEL, None, true) => {
-                    acted.would_cancel += 1;
-                    "would cancel".to_string()
-                }
-                (CANCEL, None, false) => match cancel(settings, job, condition) {
-                    Ok(()) => {
-                        acted.cancelled += 1;
-                        cancelled.insert(job_key.clone());
-                        "cancelled".to_string()
-                    }
-                    Err(e) => format!("cancel failed: {e}"),
-                },
-                _ => String::new(),
-            };
-            let stage = match decision.stage {
-                WARNING => Some(Stage::Warning),
-                SECOND_WARNING if !decision.dry_run => Some(Stage::SecondWarning),
-                CANCEL if outcome == "cancelled" => Some(Stage::Cancelled),
-                _ => None,
-            };
-            let row = InterventionRow {
-                decided_at: now,
-                cluster: job.cluster.clone(),
-                job_id: job.job_id.clone(),
-                user: job.user.clone(),
-                account: job.account.clone(),
-                partition: job.partition.clone(),
-                qos: job.qos.clone(),
-                condition: condition.rule.clone(),
-                stage: decision.stage.to_string(),
-                held_s: condition.held_s(now),
-                dry_run: decision.dry_run,
-                outcome,
-                evidence: condition.evidence.clone(),
-                rules_version: snapshot.rules_version.clone(),
-            };
-            if let Some(stage) = stage {
-                let warning = Warning {
-                    job: job_report(job, condition, now),
-                    rule: condition.rule.clone(),
-                    stage,
-                    held_s: condition.held_s(now),
-                    cancel_at,
-                };
-                if let Some(key) = warning.key() {
-                    mailed_by_row.insert(acted.rows.len(), key);
-                }
-                warnings.push(warning);
-            }
-            acted.rows.push(row);
+    for planned in plan(snapshot, history, settings, now) {
+        let job = &snapshot.jobs[planned.job];
+        let condition = &job.conditions[planned.condition];
+        let (decision, cancel_at) = (planned.decision, planned.cancel_at);
+        // One cancellation per job, whichever of its conditions reached it first.
+        let job_key = (job.cluster.clone(), job.job_id.clone());
+        if decision.stage == CANCEL
+            && decision.exempt.is_none()
+            && !decision.dry_run
+            && cancelled.contains(&job_key)
+        {
+            continue;
         }
+        let outcome = match (decision.stage, &decision.exempt, decision.dry_run) {
+            (_, Some(reason), _) => format!("exempt: {reason}"),
+            (SECOND_WARNING, None, true) => "would warn again".to_string(),
+            (CANCEL, None, true) => {
+                acted.would_cancel += 1;
+                "would cancel".to_string()
+            }
+            (CANCEL, None, false) => match cancel(settings, job, condition) {
+                Ok(()) => {
+                    acted.cancelled += 1;
+                    cancelled.insert(job_key.clone());
+                    "cancelled".to_string()
+                }
+                Err(e) => format!("cancel failed: {e}"),
+            },
+            _ => String::new(),
+        };
+        let stage = match decision.stage {
+            WARNING => Some(Stage::Warning),
+            SECOND_WARNING if !decision.dry_run => Some(Stage::SecondWarning),
+            CANCEL if outcome == "cancelled" => Some(Stage::Cancelled),
+            _ => None,
+        };
+        let row = InterventionRow {
+            decided_at: now,
+            cluster: job.cluster.clone(),
+            job_id: job.job_id.clone(),
+            user: job.user.clone(),
+            account: job.account.clone(),
+            partition: job.partition.clone(),
+            qos: job.qos.clone(),
+            condition: condition.rule.clone(),
+            stage: decision.stage.to_string(),
+            held_s: condition.held_s(now),
+            dry_run: decision.dry_run,
+            outcome,
+            evidence: condition.evidence.clone(),
+            rules_version: snapshot.rules_version.clone(),
+        };
+        if let Some(stage) = stage {
+            let warning = Warning {
+                job: job_report(job, condition, now),
+                rule: condition.rule.clone(),
+                stage,
+                held_s: condition.held_s(now),
+                cancel_at,
+            };
+            if let Some(key) = warning.key() {
+                mailed_by_row.insert(acted.rows.len(), key);
+            }
+            warnings.push(warning);
+        }
+        acted.rows.push(row);
     }
     // The rows are written whatever the emails do: a cancellation is never left unrecorded.
     let mut failed = None;

@@ -8,12 +8,12 @@
 //! - below them the simulated cluster (`jobsight_sim`), the warehouse (`jobsight_warehouse`:
 //!   the catalogue, SQL, the PostgreSQL endpoint) and the shared leaves (`jobsight_base`).
 //!
-//! This crate is the top: [`cli`] (arguments, one function per command), [`config`] (every
-//! stage's settings, resolved once), [`access`] (who may see which jobs), [`schedule`] (the one
-//! place that knows the order of the stages' work: DAGs, the daemon, the `runs` table, handing
-//! one stage's results to the next), [`web`] (`serve --http`), [`running`] (the running DAG's
-//! work: listing, judging, emailing and cancelling as the running stage decides; one step of
-//! the schedule, not yet one step per part), [`bootstrap`] (`model bootstrap`: the training suite under Slurm) and
+//! This crate is the top: [`cli`] (arguments, one function per command), [`config`] (every stage's
+//! settings, resolved once), [`access`] (who may see which jobs), [`schedule`] (the one place that
+//! knows the order of the stages' work: DAGs, the daemon, the `runs` table, handing one stage's
+//! results to the next), [`web`] (`serve --http`), [`running`] (the running DAG's work: listing,
+//! judging, emailing and cancelling as the running stage decides; one step of the schedule, not yet
+//! one step per part), [`bootstrap`] (`model bootstrap`: the training suite under Slurm) and
 //! [`demo`] (the pipeline on a simulated cluster).
 //!
 //! Every crate below is named by its own name (`jobsight_ingest`, `jobsight_warehouse::query`,

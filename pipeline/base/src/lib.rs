@@ -5,10 +5,11 @@
 //!
 //! [`anomaly`] is the vocabulary of anomaly types that labels, models and the simulator share;
 //! [`text`] makes what people read safe (escaping, cleaning, slugs) and writes durations;
-//! [`templates`] is the error every template names (the engine is the application's); [`stats`] and [`series`] hold the statistics every figure is
-//! computed with; [`safe_fs`] and [`lockfile`] are the careful file handling; [`options`] the
-//! checks every setting needs; [`severity`], [`skipped`] and [`slurm_text`] are small shared
-//! types and Slurm's text forms; [`process`] is the clock and the process's memory.
+//! [`templates`] is the error every template names (the engine is the render crate's); [`stats`]
+//! and [`series`] hold the statistics every figure is computed with; [`safe_fs`] and [`lockfile`]
+//! are the careful file handling; [`options`] the checks every setting needs; [`severity`],
+//! [`skipped`] and [`slurm_text`] are small shared types and Slurm's text forms; [`process`] is the
+//! clock and the process's memory.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod anomaly;

@@ -1,5 +1,4 @@
-//! The error of a template, which every crate that hands templates to the render crate can name
-//! (the notify stage's writer returns it). The engine itself, minijinja with its escaping rules
+//! The error of a template, which every crate that hands templates to the render crate can name. The engine itself, minijinja with its escaping rules
 //! and site overrides, is the render crate's (`jobsight_render::templates`): only that crate
 //! renders what a person reads.
 

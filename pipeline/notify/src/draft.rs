@@ -55,7 +55,8 @@ pub struct Draft {
     files: SiteFiles,
     /// Held to the end of [`send`]; none on a dry run, which takes no lock.
     _lock: Option<fs::File>,
-    /// Put before each key in test mode (`test-<time>.`), when [`send`] adds it.
+    /// Put before each key in test mode (`test-<time>.`) by [`send`]; `None` for a running
+    /// draft, whose keys carry it already.
     test_prefix: Option<String>,
     now: DateTime<Utc>,
     dry_run: bool,
@@ -146,8 +147,9 @@ pub fn prepare(
     })
 }
 
-/// A draft of warnings about running jobs, planned by [`prepare_running`]: the outbox
-/// opened, locked and recovered, the keys already test-prefixed.
+/// The start of a draft of warnings about running jobs, for [`prepare_running`]: the outbox
+/// opened, locked and recovered. Its `test_prefix` is `None` because [`prepare_running`] puts
+/// the prefix on the keys before the messages are written, as the warnings always had it.
 fn running_draft(
     data: &Path,
     settings: &Settings,
@@ -233,7 +235,8 @@ pub fn prepare_running(
 }
 
 /// Addresses, builds, queues and delivers the draft's messages with their texts (`rendered`, one
-/// per message, in order). A dry run stops before queueing and changes nothing.
+/// per message, in order), with the `settings` the draft was prepared with. A dry run stops
+/// before queueing and changes nothing.
 pub fn send(
     data: &Path,
     settings: &Settings,
@@ -242,7 +245,7 @@ pub fn send(
     progress: &mut dyn FnMut(&str),
 ) -> Result<Report, NotifyError> {
     if rendered.len() != draft.messages.len() {
-        return Err(NotifyError::Input(format!(
+        return Err(NotifyError::Draft(format!(
             "{} message(s) planned but {} written",
             draft.messages.len(),
             rendered.len()

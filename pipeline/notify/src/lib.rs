@@ -9,9 +9,9 @@
 //! A run is plan, then execute: [`prepare`] settles what a dead run left half-sent, reads, and
 //! plans ([`plan::plan`], pure: who gets what and why everything else does not); the render crate
 //! writes each message (the stage renders nothing a person reads and never calls what does);
-//! [`send`] puts each message in the outbox under its idempotency key and delivers what is due. `--dry-run` stops after planning and
-//! writing and changes nothing. Running it again in the same period plans nothing new: every key
-//! is already in the outbox or the ledger.
+//! [`send`] puts each message in the outbox under its idempotency key and delivers what is due.
+//! `--dry-run` stops after planning and writing and changes nothing. Running it again in the same
+//! period plans nothing new: every key is already in the outbox or the ledger.
 //!
 //! Failure: a template or configuration error stops the run before anything is queued; an SMTP
 //! server that is down leaves messages queued, retried with backoff by later runs; a message
@@ -76,6 +76,8 @@ pub enum NotifyError {
     },
     #[error("SMTP server {host}: {reason}")]
     Smtp { host: String, reason: String },
+    #[error("notify run: {0}")]
+    Draft(String),
     #[error("message {key}: {reason}")]
     Message { key: String, reason: String },
     #[error("cannot resend {key}: {reason}")]

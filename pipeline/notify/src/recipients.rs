@@ -66,7 +66,8 @@ pub fn load_site_files(settings: &Settings) -> Result<SiteFiles, NotifyError> {
 }
 
 /// What `jobsight check` checks of this stage itself: the site files, read as a run reads them.
-/// The templates are the application's, which checks them and says what was found.
+/// The templates are the render crate's (`jobsight_render::email::check`), which checks them
+/// and says what was found.
 pub fn check(settings: &Settings) -> Result<SiteFiles, NotifyError> {
     load_site_files(settings)
 }

@@ -1,7 +1,7 @@
-//! Warnings about jobs that still run: the running DAG decides what to say (a condition that
-//! held for its dwell, a second warning, a cancellation under the site's policy), [`crate::prepare_running`]
-//! plans them, and they are sent through the same outbox and ledger as the digests
-//! ([`crate::send`]).
+//! Warnings about jobs that still run: the running DAG decides what to say (a condition that held
+//! for its dwell, a second warning, a cancellation under the site's policy),
+//! [`crate::prepare_running`] plans them, and they are sent through the same outbox and ledger as
+//! the digests ([`crate::send`]).
 //!
 //! Each warning has its own key, `running.<user>.job-<id>.<rule>.<stage>`, so a job is warned
 //! at most once per condition and stage however often the DAG runs: a key already in the

@@ -19,10 +19,11 @@ use super::usage::{GpuFigures, gpu_use, memory_use};
 use jobsight_base::plain;
 use jobsight_base::text::clean;
 use jobsight_report::load::{
-    Facts, FindingFacts, HealthyBands, JobFacts, MIN_REFERENCE_RUNS, PredictionFacts,
-    ReferenceGroup, SummaryFacts,
+    Facts, HealthyBands, JobFacts, MIN_REFERENCE_RUNS, PredictionFacts, ReferenceGroup,
+    SummaryFacts,
 };
 use jobsight_report::select::deviation;
+use jobsight_warehouse::catalog::rows::FindingRow;
 
 /// Longest a name or a finding's text is shown.
 const MAX_TEXT: usize = 400;
@@ -276,14 +277,14 @@ fn usage(s: &SummaryFacts, job: &JobFacts) -> Usage {
 
 /// The run of `f` when it is an earlier run of a requeued job than `job` (the job's last run, the
 /// one shown); `None` for a finding of `job`'s own run, or one whose run is not recorded.
-fn earlier(f: &FindingFacts, job: &JobFacts) -> Option<(u32, u32)> {
-    let (run, last) = (f.run?, job.restart_count?);
+fn earlier(f: &FindingRow, job: &JobFacts) -> Option<(u32, u32)> {
+    let (run, last) = (f.restart_count?, job.restart_count?);
     (run < last).then_some((run, last))
 }
 
 /// The findings of the run shown (`job`), on which advice for the next run rests: not those of an
 /// earlier run of a requeued job.
-pub fn of_run_shown(findings: &[FindingFacts], job: &JobFacts) -> Vec<FindingFacts> {
+pub fn of_run_shown(findings: &[FindingRow], job: &JobFacts) -> Vec<FindingRow> {
     findings
         .iter()
         .filter(|f| earlier(f, job).is_none())
@@ -293,7 +294,7 @@ pub fn of_run_shown(findings: &[FindingFacts], job: &JobFacts) -> Vec<FindingFac
 
 /// For a finding about an earlier run of a requeued job than `job` (see [`earlier`]), the sentence
 /// that says so, with how that run ended where `runs` has it.
-pub fn earlier_run(f: &FindingFacts, job: &JobFacts, runs: &[JobFacts]) -> Option<String> {
+pub fn earlier_run(f: &FindingRow, job: &JobFacts, runs: &[JobFacts]) -> Option<String> {
     earlier(f, job).map(|(run, last)| {
         let ended = runs
             .iter()
@@ -318,15 +319,15 @@ pub fn earlier_run_line(run: u32, last: u32, ended: Option<&str>) -> String {
     )
 }
 
-fn finding(f: &FindingFacts) -> Finding {
+fn finding(f: &FindingRow) -> Finding {
     Finding {
         earlier_run: None,
         rule: f.rule.clone(),
         title: f.title.clone(),
         severity: f.severity.clone(),
         node: f.node.clone(),
-        window_start: f.window.map(|w| w.0),
-        window_end: f.window.map(|w| w.1),
+        window_start: f.window().map(|w| w.0),
+        window_end: f.window().map(|w| w.1),
         message: f.message.clone(),
         why: f.why.clone(),
         fix: f.fix.clone(),
@@ -766,7 +767,7 @@ mod tests {
     fn facts(
         job: JobFacts,
         summary: SummaryFacts,
-        findings: Vec<FindingFacts>,
+        findings: Vec<FindingRow>,
         prediction: Option<PredictionFacts>,
         means: &[(&str, f64)],
     ) -> Facts {
@@ -815,19 +816,20 @@ mod tests {
         let flagged = facts(
             job("5002", "gromacs-md", 32, 65_536, 5, "COMPLETED"),
             measured(0.52, 32.0, 12_000.0, 0.183, 0.58),
-            vec![FindingFacts {
-                run: None,
+            vec![FindingRow {
                 rule: "cpu-contention".into(),
                 title: "Something else competed for the CPUs of the job's nodes".into(),
                 group: "interference".into(),
                 severity: "warning".into(),
                 node: Some("node09".into()),
-                window: Some((at(60), at(240))),
+                window_start: Some(at(60)),
+                window_end: Some(at(240)),
                 message: "node09 ran 41 % of the time on the job's cores while tasks waited for a CPU 38 % of the time".into(),
                 why: "a process outside the job (another job, a stray daemon) takes cycles the job paid for".into(),
                 fix: "ask the admins whether node09 was shared; rerun with --exclusive to compare".into(),
                 tools: "top, htop, ps -eo pid,user,pcpu --sort=-pcpu".into(),
                 evidence: r#"{"cpu_user.mean":0.4059694906469261,"cpu_pressure.mean":0.3812,"net_rx_bytes_per_s.mean":80078094.0,"job.time_limit_s":31200}"#.into(),
+                ..Default::default()
             }],
             Some(PredictionFacts {
                 verdict: "cpuoccupy".into(),
@@ -848,8 +850,7 @@ mod tests {
         let oom = facts(
             job("5003", "assemble", 8, 16_384, 2, "OUT_OF_MEMORY"),
             measured(0.88, 8.0, 16_384.0, 1.0, 0.23),
-            vec![FindingFacts {
-                run: None,
+            vec![FindingRow {
                 rule: "out-of-memory".into(),
                 title: "The job ran out of memory".into(),
                 severity: "critical".into(),
@@ -881,8 +882,7 @@ mod tests {
                 ..job("5004", "sleep-canary", 1, 1_024, 1, "COMPLETED")
             },
             asleep,
-            vec![FindingFacts {
-                run: None,
+            vec![FindingRow {
                 rule: "idle-job".into(),
                 title: "The job did nothing".into(),
                 severity: "warning".into(),
@@ -934,8 +934,8 @@ mod tests {
             restart_count: Some(1),
             ..job("5007", "lose-node", 2, 2048, 1, "COMPLETED")
         };
-        let node_fail = FindingFacts {
-            run: Some(0),
+        let node_fail = FindingRow {
+            restart_count: Some(0),
             rule: "node-fail".into(),
             title: "A node failed: not your fault".into(),
             severity: "info".into(),
@@ -963,7 +963,7 @@ mod tests {
             "{text}"
         );
         // A finding of the run shown has no such line.
-        f.findings.get_mut("5007").unwrap()[0].run = Some(1);
+        f.findings.get_mut("5007").unwrap()[0].restart_count = Some(1);
         let view = job_view(&f, &HealthyBands::default()).unwrap();
         assert_eq!(view.findings[0].earlier_run, None);
     }

@@ -10,11 +10,12 @@
 //! This root has the spool's, the ingest's, the notify run's and the DAG runs' views; one module
 //! per stage has the rest: [`summary`] (`jobsight summary`), [`model`] (`jobsight model eval`,
 //! `info` and `bootstrap`), [`workflow`] (the workflow evaluation and model file), [`rules`]
-//! (`jobsight rules list` and `backtest`) and [`running`] (`jobsight running` and its warning).
-//! The SQL results' table, CSV and JSON stay with the warehouse (`jobsight_warehouse::query::render`),
+//! (`jobsight rules list` and `backtest`) and [`running`] (`jobsight running` and its warning). The
+//! SQL results' table, CSV and JSON stay with the warehouse (`jobsight_warehouse::query::render`),
 //! which the streaming of `jobsight sql` shares. The notify stage's emails are written by [`email`]
 //! (the stage plans and sends them), and the report stage's pages by [`pages`] (the stage gathers
-//! their facts and writes the files), both through the one template engine of [`templates`].
+//! their facts; [`pages::write`] renders each page and writes it with the stage's `write_page`),
+//! both through the one template engine of [`templates`].
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod email;

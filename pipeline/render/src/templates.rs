@@ -1,19 +1,19 @@
 //! Templates for everything a person reads, emails and report pages alike: one engine
 //! (minijinja, the Jinja syntax of the Flask applications this field grew from), one set of
-//! escaping rules, one way for a site to override a file. The application's, since only it renders
+//! escaping rules, one way for a site to override a file. The render crate's, since only it renders
 //! what a person reads; the text helpers it escapes with are the base's ([`jobsight_base::text`]).
 //!
 //! A template set is the built-in files compiled into the binary, each of which a site may
 //! replace by a file of the same name in its own directory (a file there that matches no
 //! built-in name is an error: a typo would otherwise be ignored silently).
 //!
-//! Escaping is decided by the file's name, not by its author: `*.html` files escape every value
-//! for HTML (minijinja's auto-escaping: `& < > " ' /`); `*.subject` files are email headers, in
-//! which every control character of a value (CR and LF above all) becomes a space, and the whole
-//! result is folded into one line, so a job name cannot add a header; other files (`*.txt`) put
-//! values in as they are, already cleaned of control characters by [`clean`](jobsight_base::text::clean). Undefined names
-//! are errors (strict mode), so a template that names a value nobody provides fails when it is
-//! checked against a sample, with its file and line, and not at 2 a.m.
+//! Escaping is decided by the file's name, not by its author: `*.html` files escape every value for
+//! HTML (minijinja's auto-escaping: `& < > " ' /`); `*.subject` files are email headers, in which
+//! every control character of a value (CR and LF above all) becomes a space, and the whole result
+//! is folded into one line, so a job name cannot add a header; other files (`*.txt`) put values in
+//! as they are, already cleaned of control characters by [`clean`](jobsight_base::text::clean).
+//! Undefined names are errors (strict mode), so a template that names a value nobody provides fails
+//! when it is checked against a sample, with its file and line, and not at 2 a.m.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

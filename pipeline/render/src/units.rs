@@ -5,8 +5,8 @@
 pub use jobsight_base::units::*;
 
 /// A finding's evidence (flat JSON, as the `findings` table keeps it) as values in their units
-/// under labels in words ([`jobsight_base::plain::evidence_label`]), in the order stored; text and yes/no as they are. Empty for empty or malformed
-/// evidence.
+/// under labels in words ([`jobsight_base::plain::evidence_label`]), in the order stored; text and
+/// yes/no as they are. Empty for empty or malformed evidence.
 pub fn evidence_rows(evidence: &str) -> Vec<(String, String)> {
     let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(evidence)
     else {

@@ -2,7 +2,9 @@
 //! their charted telemetry, their healthy references (stored for the job pages served later), the
 //! workflow runs the day's jobs are steps of or that ended that day, each user's history and each
 //! cluster's figures. The render crate turns a [`Day`] into pages and writes them with
-//! [`crate::write_page`]; this stage never calls it.
+//! [`crate::write_page`]; this stage never calls it. Every fact is read, and the references
+//! stored, before any page is rendered: a page that cannot be rendered no longer stops the
+//! references of its day from being stored.
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -65,7 +65,7 @@ pub struct Options {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
     pub dir: PathBuf,
-    /// The site's page templates (read by the application, which renders the pages).
+    /// The site's page templates (read by the render crate, which renders the pages).
     pub templates: Option<PathBuf>,
     pub max_charts: usize,
 }
@@ -106,7 +106,7 @@ impl Options {
 pub enum ReportError {
     #[error(transparent)]
     Query(#[from] QueryError),
-    /// A page the application could not render, in its words (a template's file and line, or
+    /// A page the render crate could not render, in its words (a template's file and line, or
     /// the chart that could not be drawn).
     #[error("{0}")]
     Render(String),

@@ -25,8 +25,8 @@ mod workflows;
 pub use binned::{POINTS, Series, Wanted, telemetry, want};
 pub use day::{DayFacts, JobToLabel, PipelineRun, SummedRow, day_report};
 pub use jobs::{
-    Facts, FindingFacts, JobFacts, NodeFacts, PER_NODE_METRICS, PredictionFacts, Scope,
-    SummaryFacts, ThresholdFacts, day_of, facts,
+    Facts, JobFacts, NodeFacts, PER_NODE_METRICS, PredictionFacts, Scope, SummaryFacts,
+    ThresholdFacts, day_of, facts,
 };
 pub use jobsight_warehouse::query::literal;
 pub use list::{JobOwner, JobQuery, ListedJob, SortBy, Visible, list, owners, rule_feedback};

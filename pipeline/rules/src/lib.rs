@@ -34,7 +34,7 @@ pub mod lang;
 pub mod options;
 mod prepare;
 pub mod reload;
-pub mod running;
+mod running;
 
 pub use options::Options;
 pub use prepare::{Fold, JOB_STAT_FOLDS, prepare};

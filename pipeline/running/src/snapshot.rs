@@ -1,6 +1,7 @@
 //! The running jobs as the last `running` run saw them: each job's footprint so far against its
-//! request and the conditions that hold with since when. The running step writes it atomically
-//! as JSON (`[running] snapshot`, written by the application); `jobsight running` and the "what runs now" page read it.
+//! request and the conditions that hold with since when. The running step writes it atomically as
+//! JSON (`[running] snapshot`, written by the application); `jobsight running` and the "what runs
+//! now" page read it.
 
 use std::path::Path;
 

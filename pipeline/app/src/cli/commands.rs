@@ -1,6 +1,6 @@
-//! One function per command: each takes its arguments and the resolved settings, calls the
-//! library (the scheduler or a stage) and writes what a person reads to stdout; the rendering of
-//! what they print lives in [`jobsight_render`] (the SQL results' in `jobsight_warehouse::query::render`).
+//! One function per command: each takes its arguments and the resolved settings, calls the library
+//! (the scheduler or a stage) and writes what a person reads to stdout; the rendering of what they
+//! print lives in [`jobsight_render`] (the SQL results' in `jobsight_warehouse::query::render`).
 //!
 //! The functions live in one submodule per area, named like the submodule of `args` that holds
 //! their arguments; they are re-exported here, so that the command line's `run` dispatches on

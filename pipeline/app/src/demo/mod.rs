@@ -1,14 +1,14 @@
 //! `jobsight demo`: the pipeline, run end to end on a simulated cluster.
 //!
-//! It simulates a day of finished jobs ([`jobsight_sim`]), runs the real `jobsight-epilog`
-//! binary once per hook invocation with the exact environment Slurm would give it, claims the
-//! spool ([`jobsight_ingest::spool`]) and reports what it found, counting from the claimed records (not from
-//! the simulation), so the numbers prove the hook and the claim worked. Then it ingests the
+//! It simulates a day of finished jobs ([`jobsight_sim`]), runs the real `jobsight-epilog` binary
+//! once per hook invocation with the exact environment Slurm would give it, claims the spool
+//! ([`jobsight_ingest::spool`]) and reports what it found, counting from the claimed records (not
+//! from the simulation), so the numbers prove the hook and the claim worked. Then it ingests the
 //! models trained on a second simulated day (never on the day they judge), then runs the real
 //! per-job DAG ([`crate::schedule`]) with the simulator standing in for sacct and the node
 //! exporters ([`jobsight_ingest::simulator::SimulatedCluster`]) and the nightly DAG for the day,
-//! and shows what landed in the warehouse with SQL ([`jobsight_warehouse::query`]): features, findings,
-//! predictions, the models' evaluation on the day, and the emails in a file outbox.
+//! and shows what landed in the warehouse with SQL ([`jobsight_warehouse::query`]): features,
+//! findings, predictions, the models' evaluation on the day, and the emails in a file outbox.
 //!
 //! Needs no services and no configuration; writes only under its directory.
 //!
@@ -241,9 +241,9 @@ fn show_queue(out: &mut dyn Write, spool: &Spool) -> Result<(), DemoError> {
     Ok(())
 }
 
-/// Part 4 of the demo: models first, trained on another simulated day of the same kind of cluster: the per-job
-/// DAG judges each job with them as it comes in, and a model never sees the jobs it judges.
-/// Returns them with the features' settings they were trained with, the pipeline's.
+/// Part 4 of the demo: models first, trained on another simulated day of the same kind of cluster:
+/// the per-job DAG judges each job with them as it comes in, and a model never sees the jobs it
+/// judges. Returns them with the features' settings they were trained with, the pipeline's.
 fn train_models_first(
     out: &mut dyn Write,
     options: &DemoOptions,
@@ -278,8 +278,8 @@ fn train_models_first(
     Ok((trained, features_settings))
 }
 
-/// Part 5 of the demo: the per-job DAG, as the daemon runs it every 2 minutes; here once, a minute after the last
-/// job ended, so that every job is ready.
+/// Part 5 of the demo: the per-job DAG, as the daemon runs it every 2 minutes; here once, a minute
+/// after the last job ended, so that every job is ready.
 fn run_per_job_dag(out: &mut dyn Write, pipeline: &Pipeline<'_>) -> Result<(), DemoError> {
     let warehouse = pipeline.warehouse();
     let last_end = pipeline.jobs.iter().map(|j| j.end_s).max().unwrap_or(0);
@@ -338,8 +338,8 @@ fn write_truth(pipeline: &Pipeline<'_>, claim: &ClaimReport) -> Result<(), DemoE
     Ok(())
 }
 
-/// Part 6 of the demo: the nightly DAG, at 02:30 after each day the jobs ended on: the day as a whole, then the
-/// digests.
+/// Part 6 of the demo: the nightly DAG, at 02:30 after each day the jobs ended on: the day as a
+/// whole, then the digests.
 fn run_nightly_dags(
     out: &mut dyn Write,
     pipeline: &Pipeline<'_>,
@@ -485,7 +485,8 @@ fn show_classification(
     Ok(())
 }
 
-/// Part 7 of the demo: email: what the two DAGs' notify steps sent, into a file outbox (no mail server needed).
+/// Part 7 of the demo: email: what the two DAGs' notify steps sent, into a file outbox (no mail
+/// server needed).
 fn show_email(
     out: &mut dyn Write,
     runtime: &tokio::runtime::Runtime,

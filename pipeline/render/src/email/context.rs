@@ -110,7 +110,8 @@ fn earlier_run(item: &jobsight_notify::plan::Item, job: &JobReport) -> Option<St
 /// The `#SBATCH` lines of a better request, made as the job's page makes them
 /// ([`crate::pages::suggest::suggestions`]): one rule for what is safe to paste.
 fn suggestions_context(job: &JobReport) -> Value {
-    use jobsight_report::load::{FindingFacts, JobFacts, SummaryFacts};
+    use jobsight_report::load::{JobFacts, SummaryFacts};
+    use jobsight_warehouse::catalog::rows::FindingRow;
     let facts = JobFacts {
         job_id: job.job_id.clone(),
         state: job.state.clone().unwrap_or_default(),
@@ -136,15 +137,15 @@ fn suggestions_context(job: &JobReport) -> Value {
     });
     // Every finding of the job counts, not only those this message reports: a critical one
     // sent earlier holds back the same advice as on the page.
-    let critical = FindingFacts {
+    let critical = FindingRow {
         severity: Severity::Critical.name().to_string(),
         ..Default::default()
     };
-    let findings: Vec<FindingFacts> = job
+    let findings: Vec<FindingRow> = job
         .items
         .iter()
         .filter(|item| job.earlier_run(item.run).is_none())
-        .map(|item| FindingFacts {
+        .map(|item| FindingRow {
             rule: item.kind.clone(),
             severity: item.severity.name().to_string(),
             ..Default::default()

@@ -3,13 +3,13 @@
 //! ([`run`], [`send_running`]), from the template contexts ([`context`]) and the template files
 //! ([`templates`]).
 //!
-//! The built-in templates live in `pipeline/render/templates/email/` and are compiled in; a site sets
-//! `notify.templates` to a directory with its own six files (`jobsight notify --write-templates
-//! DIR` starts one from the built-in ones, [`write_builtin`]). Every placeholder is listed in
-//! [`placeholders::DIGEST_PLACEHOLDERS`] and [`placeholders::ADMIN_PLACEHOLDERS`] (and in
-//! docs/email.md); a unit test keeps those lists and the contexts built here equal, and
-//! [`EmailTemplates::check`] renders every template against samples ([`sample`]) with all of
-//! them, so an unknown name is an error at `jobsight check` ([`check`]).
+//! The built-in templates live in `pipeline/render/templates/email/` and are compiled in; a site
+//! sets `notify.templates` to a directory with its own six files (`jobsight notify
+//! --write-templates DIR` starts one from the built-in ones, [`write_builtin`]). Every placeholder
+//! is listed in [`placeholders::DIGEST_PLACEHOLDERS`] and [`placeholders::ADMIN_PLACEHOLDERS`] (and
+//! in docs/email.md); a unit test keeps those lists and the contexts built here equal, and
+//! [`EmailTemplates::check`] renders every template against samples ([`sample`]) with all of them,
+//! so an unknown name is an error at `jobsight check` ([`check`]).
 
 pub mod context;
 pub mod placeholders;

@@ -19,10 +19,11 @@ use crate::units::{evidence_rows, named_value, significant, size_from_mb, thresh
 use crate::{energy_text, figure_source_label};
 use jobsight_base::plain;
 use jobsight_report::load::{
-    Facts, FindingFacts, HealthyBands, HealthyRun, JobFacts, PredictionFacts, Series, SummaryFacts,
+    Facts, HealthyBands, HealthyRun, JobFacts, PredictionFacts, Series, SummaryFacts,
 };
 use jobsight_report::select::{References, deviation, family, job_metrics_ranked};
 use jobsight_report::{Inputs, Settings, day_path, job_path, user_path, workflow_path};
+use jobsight_warehouse::catalog::rows::FindingRow;
 
 /// Hours from the job's start to `t`, if it started.
 fn hours_since(start: Option<DateTime<Utc>>, t: DateTime<Utc>) -> Option<f64> {
@@ -214,7 +215,7 @@ fn class_rows(job: &JobFacts, facts: &Facts) -> Vec<serde_json::Value> {
 fn finding_rows(
     job: &JobFacts,
     runs: &[JobFacts],
-    findings: &[FindingFacts],
+    findings: &[FindingRow],
     spans: &mut Vec<(f64, f64)>,
 ) -> Vec<serde_json::Value> {
     findings
@@ -222,7 +223,7 @@ fn finding_rows(
         .map(|f| {
             let earlier = crate::job::earlier_run(f, job, runs);
             if earlier.is_none()
-                && let Some((a, b)) = f.window
+                && let Some((a, b)) = f.window()
                 && let (Some(a), Some(b)) = (hours_since(job.start, a), hours_since(job.start, b))
             {
                 spans.push((a, b));
@@ -234,7 +235,7 @@ fn finding_rows(
                 "evidence": evidence_rows(&f.evidence).into_iter()
                     .map(|(name, value)| json!({"name": name, "value": value}))
                     .collect::<Vec<_>>(),
-                "window": f.window.map(|(a, b)| plain::time_span(a, b)),
+                "window": f.window().map(|(a, b)| plain::time_span(a, b)),
                 "earlier_run": earlier.as_deref().map(c),
             })
         })

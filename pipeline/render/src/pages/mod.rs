@@ -167,7 +167,8 @@ impl PageTemplates {
             .map_err(|e| e.to_string())
     }
 
-    /// The values of a job's page (what [`PageTemplates::job`] renders), for the web interface to add to.
+    /// The values of a job's page (what [`PageTemplates::job`] renders), for the web interface to
+    /// add to.
     pub fn job_value(
         &self,
         page: &jobsight_report::JobPage,

@@ -11,11 +11,12 @@ use super::job::gathered_job_page;
 use super::user::user_page;
 use crate::templates::Templates;
 use jobsight_report::load::{
-    Facts, FindingFacts, HealthyRun, JobFacts, PredictionFacts, RecentJob, Series, SummaryFacts,
-    ThresholdFacts, UserHistory,
+    Facts, HealthyRun, JobFacts, PredictionFacts, RecentJob, Series, SummaryFacts, ThresholdFacts,
+    UserHistory,
 };
 use jobsight_report::select::References;
 use jobsight_report::{Inputs, JobPage, Settings};
+use jobsight_warehouse::catalog::rows::FindingRow;
 
 /// A job page and a user page with every value set, for [`super::check`]: one job with a
 /// finding, a verdict, a threshold, a class and telemetry of two nodes.
@@ -179,19 +180,20 @@ fn sample_facts(job: &JobFacts, start: DateTime<Utc>, series: &Series) -> Facts 
     ));
     facts.findings.insert(
         id.clone(),
-        vec![FindingFacts {
-            run: None,
+        vec![FindingRow {
             rule: "hung".into(),
             title: "The job hung".into(),
             group: "hanged".into(),
             severity: "critical".into(),
             node: Some("node01".into()),
-            window,
+            window_start: window.map(|w| w.0),
+            window_end: window.map(|w| w.1),
             message: "no CPU activity".into(),
             why: "nothing ran".into(),
             fix: "attach a debugger".into(),
             tools: "gdb".into(),
             evidence: "{}".into(),
+            ..Default::default()
         }],
     );
     facts

@@ -5,7 +5,8 @@ use serde::Serialize;
 
 use super::format::{duration, pct};
 use crate::units::{percent, size_from_mb};
-use jobsight_report::load::{FindingFacts, JobFacts, SummaryFacts};
+use jobsight_report::load::{JobFacts, SummaryFacts};
+use jobsight_warehouse::catalog::rows::FindingRow;
 
 /// A request line of a better job script, and why.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -37,7 +38,7 @@ fn trusted(s: &SummaryFacts, source: &str) -> bool {
 pub fn suggestions(
     job: &JobFacts,
     s: Option<&SummaryFacts>,
-    findings: &[FindingFacts],
+    findings: &[FindingRow],
 ) -> Vec<Suggestion> {
     let mut out = Vec::new();
     let nodes = job.num_nodes.max(1);
@@ -227,7 +228,7 @@ mod tests {
             mem_eff: Some(66.4 / 104.0),
             ..Default::default()
         };
-        let hung = FindingFacts {
+        let hung = FindingRow {
             rule: "hung-job".into(),
             severity: "critical".into(),
             ..Default::default()

@@ -9,6 +9,7 @@ use datafusion::prelude::SessionContext;
 
 use super::binned::Series;
 use super::sql::{each_row, text};
+use jobsight_warehouse::catalog::rows::FindingRow;
 use jobsight_warehouse::query::{Columns, QueryError, literal};
 
 /// Which rows: a day, and within it one job or all.
@@ -127,23 +128,6 @@ pub struct SummaryFacts {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct FindingFacts {
-    /// The run of the job it is about (its restart count), where recorded.
-    pub run: Option<u32>,
-    pub rule: String,
-    pub title: String,
-    pub group: String,
-    pub severity: String,
-    pub node: Option<String>,
-    pub window: Option<(DateTime<Utc>, DateTime<Utc>)>,
-    pub message: String,
-    pub why: String,
-    pub fix: String,
-    pub tools: String,
-    pub evidence: String,
-}
-
-#[derive(Debug, Clone, Default)]
 pub struct ThresholdFacts {
     pub characteristic: String,
     pub title: String,
@@ -193,7 +177,8 @@ pub struct PredictionFacts {
 pub struct Facts {
     pub jobs: Vec<JobFacts>,
     pub summaries: HashMap<String, SummaryFacts>,
-    pub findings: HashMap<String, Vec<FindingFacts>>,
+    /// The rows of `findings`, as the rules stage wrote them (a window only with both ends).
+    pub findings: HashMap<String, Vec<FindingRow>>,
     pub classes: HashMap<String, Vec<(String, String)>>,
     pub thresholds: HashMap<String, Vec<ThresholdFacts>>,
     pub predictions: HashMap<String, Vec<PredictionFacts>>,
@@ -314,23 +299,27 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
         scope.filter("x")
     );
     each_row(ctx, &sql, |c, i| {
-        f.findings
-            .entry(text(c, "job_id", i))
-            .or_default()
-            .push(FindingFacts {
-                run: c.run("restart_count", i),
+        f.findings.entry(text(c, "job_id", i)).or_default().push({
+            let window = window(c, i);
+            FindingRow {
+                job_id: text(c, "job_id", i),
+                restart_count: c.run("restart_count", i),
                 rule: text(c, "rule", i),
                 title: text(c, "title", i),
                 group: text(c, "group", i),
+                method_group: c.int("method_group", i).and_then(|g| u8::try_from(g).ok()),
                 severity: text(c, "severity", i),
                 node: c.text("node", i).filter(|n| !n.is_empty()),
-                window: window(c, i),
+                window_start: window.map(|w| w.0),
+                window_end: window.map(|w| w.1),
                 message: text(c, "message", i),
                 why: text(c, "why", i),
                 fix: text(c, "fix", i),
                 tools: text(c, "tools", i),
                 evidence: text(c, "evidence", i),
-            });
+                rules_version: text(c, "rules_version", i),
+            }
+        });
     })
     .await?;
     let sql = format!(

@@ -290,6 +290,7 @@ table_row! {
 
 table_row! {
     /// One row of `findings`: a triggered rule with its evidence and rendered texts.
+    #[derive(Default)]
     FindingRow => Findings {
         job_id: String,
         /// The run it is about (`jobs.restart_count`): a requeued job's runs are judged one by
@@ -309,6 +310,13 @@ table_row! {
         tools: String,
         evidence: String,
         rules_version: String,
+    }
+}
+
+impl FindingRow {
+    /// The finding's time window, when the row has both ends.
+    pub fn window(&self) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+        Some((self.window_start?, self.window_end?))
     }
 }
 

@@ -1,7 +1,8 @@
 //! Query results for people and programs: the formats `jobsight sql` writes (an aligned table,
 //! CSV, JSON lines), text columns escaped for a terminal, and the streaming of a result to its
-//! output batch by batch. Everything here is what a person reads of a query; it is due to move to
-//! the application crate with the other renderers.
+//! output batch by batch. Everything here is what a person reads of a query. It stays with the
+//! warehouse, beside the streaming that `jobsight sql` and `serve --pg` share, rather than in the
+//! render crate.
 
 use std::path::Path;
 use std::sync::Arc;

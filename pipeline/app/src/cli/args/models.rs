@@ -237,11 +237,11 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// The features to train on: `absolute` (each window's statistics as measured), `relative`
-    /// (each against its job's typical window on the node, the median of its first and last
-    /// fifth of windows: the same across applications and input sizes) or `both`. Default:
-    /// `relative` for the diagnosis, `absolute` for the anomaly score (as measured, docs/models.md).
-    /// `application` (`model eval` only): `relative` plus each window against the typical window
-    /// of its application's other runs; measured, not better (docs/models.md).
+    /// (each against its job's typical window on the node, the median of its first and last fifth
+    /// of windows: the same across applications and input sizes) or `both`. Default: `relative` for
+    /// the diagnosis, `absolute` for the anomaly score (as measured, docs/models.md). `application`
+    /// (`model eval` only): `relative` plus each window against the typical window of its
+    /// application's other runs; measured, not better (docs/models.md).
     #[arg(long, value_parser = choice::<jobsight_model::dataset::FeatureSet>())]
     pub features: Option<jobsight_model::dataset::FeatureSet>,
     /// Train on these metrics only (comma-separated names, or prefixes ending in `*`); default:

@@ -93,8 +93,8 @@ pub(super) fn features_of_days(run: &StepRun, n: u32) -> Result<Counts, String> 
 }
 
 /// The rules' findings of every job of the last `n` days that have jobs
-/// ([`jobsight_rules::classify::classify_day`]), with a `day` line on the log for each day; each day's
-/// verdicts go to `judged`, for the predict step.
+/// ([`jobsight_rules::classify::classify_day`]), with a `day` line on the log for each day; each
+/// day's verdicts go to `judged`, for the predict step.
 pub(super) fn classify_days(
     run: &StepRun,
     n: u32,
@@ -166,8 +166,8 @@ pub(super) fn predict_days(run: &StepRun, judged: &[&Judged]) -> Result<Counts, 
     Ok((predictions, counts))
 }
 
-/// Emails to owners and admins ([`jobsight_render::email::run`]): digests and critical findings, or the
-/// critical findings only.
+/// Emails to owners and admins ([`jobsight_render::email::run`]): digests and critical findings, or
+/// the critical findings only.
 pub(super) fn send_emails(run: &StepRun, critical_only: bool) -> Result<Counts, String> {
     let (ctx, request) = (run.ctx, run.request);
     let s = &ctx.settings;
@@ -214,8 +214,8 @@ pub(super) fn summarize_days(run: &StepRun, days: u32) -> Result<Counts, String>
     Ok((0, counts))
 }
 
-/// The report pages of the last `days` days that have jobs ([`jobsight_render::pages::write_day`]), with
-/// a `job` line on the log for each job whose page could not be written.
+/// The report pages of the last `days` days that have jobs ([`jobsight_render::pages::write_day`]),
+/// with a `job` line on the log for each job whose page could not be written.
 pub(super) fn write_report_pages(run: &StepRun, days: u32) -> Result<Counts, String> {
     let data = run.ctx.data();
     let s = &run.ctx.settings;

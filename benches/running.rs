@@ -25,9 +25,9 @@ use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 use jobsight::running::watch::{Judge, judge_all};
+use jobsight_base::running_job::RunningJob;
 use jobsight_ingest::per_job::TelemetrySource;
 use jobsight_ingest::simulator::SimulatedCluster;
-use jobsight_ingest::squeue::RunningJob;
 use jobsight_sim::{ClusterSpec, Placement};
 
 #[path = "bench_support.rs"]

@@ -9,15 +9,18 @@
 //! and [`series`] hold the statistics every figure is computed with; [`safe_fs`] and [`lockfile`]
 //! are the careful file handling; [`options`] the checks every setting needs; [`severity`],
 //! [`skipped`] and [`slurm_text`] are small shared types and Slurm's text forms; [`process`] is the
-//! clock and the process's memory.
+//! clock and the process's memory; [`command`] runs another system's command safely, and
+//! [`running_job`] is a job that runs now as Slurm lists it.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod anomaly;
 pub mod choice;
+pub mod command;
 pub mod lockfile;
 pub mod options;
 pub mod plain;
 pub mod process;
+pub mod running_job;
 pub mod safe_fs;
 pub mod series;
 pub mod severity;

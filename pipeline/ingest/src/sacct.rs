@@ -24,7 +24,7 @@ use slurm_hooks::SpoolRecord;
 use super::JobRow;
 use super::sacct_steps::{self, StepAccounting};
 use super::slurm_json;
-use super::squeue::CommandError;
+use jobsight_base::command::CommandError;
 use jobsight_base::slurm_text::is_final_state as is_final;
 
 #[derive(Debug, thiserror::Error)]
@@ -718,12 +718,11 @@ pub(crate) fn run(
     if let Some(cluster) = cluster {
         args.extend(["-M", cluster]);
     }
-    super::squeue::run_command_capped(sacct, &args, SACCT_TIMEOUT, MAX_ANSWER_BYTES).map_err(|e| {
-        match e {
+    jobsight_base::command::run_command_capped(sacct, &args, SACCT_TIMEOUT, MAX_ANSWER_BYTES)
+        .map_err(|e| match e {
             CommandError::TooLarge(reason) => SacctError::TooLarge { job_id, reason },
             CommandError::Failed(reason) => SacctError::Failed { job_id, reason },
-        }
-    })
+        })
 }
 
 #[cfg(test)]

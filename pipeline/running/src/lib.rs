@@ -1,5 +1,6 @@
 //! The running stage: what jobsight decides about the jobs that still run. It owns `[running]`
 //! ([`settings`]), the snapshot of the running jobs as the last run judged them ([`snapshot`]),
+//! a listed job as the snapshot holds it before judging ([`live`]),
 //! the policy's memory in the `interventions` table ([`audit`]), and the decisions, pure, of
 //! what to do about each condition that holds: warn the owner, warn again, cancel under the
 //! site's policy, or record why the policy leaves a job alone ([`plan`]).
@@ -10,6 +11,7 @@
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod audit;
+pub mod live;
 pub mod plan;
 pub mod settings;
 pub mod snapshot;

@@ -258,12 +258,12 @@ fn cancel(settings: &Settings, job: &LiveJob, condition: &Condition) -> Result<(
         job.user
     );
     // The reason is a courtesy: a job whose output cannot be written is cancelled all the same.
-    let _ = jobsight_ingest::squeue::run_command(
+    let _ = jobsight_base::command::run_command(
         &settings.scontrol,
         &["notify", id, &reason],
         settings.timeout,
     );
-    jobsight_ingest::squeue::run_command(&settings.scancel, &[id], settings.timeout).map(|_| ())
+    jobsight_base::command::run_command(&settings.scancel, &[id], settings.timeout).map(|_| ())
 }
 
 #[cfg(test)]

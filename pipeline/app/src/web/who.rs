@@ -133,7 +133,7 @@ impl Directory for SystemDirectory {
 
 /// A command's standard output (no shell, killed after 20 s), or what went wrong.
 fn run(program: &Path, args: &[&str]) -> Result<String, String> {
-    jobsight_ingest::squeue::run_command(program, args, Duration::from_secs(20))
+    jobsight_base::command::run_command(program, args, Duration::from_secs(20))
         .map(|out| String::from_utf8_lossy(&out).into_owned())
 }
 

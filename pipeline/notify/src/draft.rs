@@ -70,44 +70,26 @@ pub fn prepare(
     progress: &mut dyn FnMut(&str),
 ) -> Result<Draft, NotifyError> {
     let now = options.now;
-    let files = load_site_files(settings)?;
+    let mut draft = open_draft(data, settings, now, options.dry_run)?;
     let mut policy = settings.policy.clone();
-    policy.holidays = files.holidays.clone();
-    // A dry run changes nothing, not even by creating the outbox's directories.
-    let outbox = if options.dry_run {
-        Outbox::at(&settings.outbox)
-    } else {
-        Outbox::open(&settings.outbox)?
-    };
-    let mut report = Report {
-        outbox: settings.outbox.clone(),
-        ..Default::default()
-    };
-    let lock = if options.dry_run {
-        None
-    } else {
-        Some(outbox.lock()?)
-    };
-    if !options.dry_run {
-        report.recovered = outbox.recover(data, &settings.transport, now)?;
-    }
+    policy.holidays = draft.files.holidays.clone();
 
     progress("reading the warehouse");
     let today = now.date_naive();
     let first = plan::first_day(&policy, now);
     let runtime = tokio::runtime::Runtime::new().map_err(NotifyError::Runtime)?;
     let jobs = input::read_jobs(&runtime, data, first, today, now)?;
-    report.jobs_read = jobs.len();
+    draft.report.jobs_read = jobs.len();
     // The history reaches back as far as the spacing rule and the lookback need, and forward to
     // the present: a run that plans an earlier day (a nightly run catching up) must still see the
     // critical email a per-job run sent since, or its digest tells the same finding again.
     let since = first.min(today - chrono::Duration::days(policy.min_days_between.max(1)));
     let mut history = input::read_ledger(&runtime, data, since, None)?;
-    history.extend(outbox.pending_rows()?);
+    history.extend(draft.outbox.pending_rows()?);
 
     let with_digests = !options.critical_only;
     let Plan { messages, skipped } = plan::plan(&jobs, &history, &policy, now, with_digests);
-    report.skipped = skipped;
+    draft.report.skipped = skipped;
     let admin = plan::plan_admin(&jobs, &history, &policy, now, with_digests);
 
     let facts = AdminFacts {
@@ -116,49 +98,50 @@ pub fn prepare(
             .filter_map(|m| m.user.as_deref())
             .collect::<BTreeSet<_>>()
             .len(),
-        insufficient_telemetry: report
+        insufficient_telemetry: draft
+            .report
             .skipped
             .iter()
             .filter(|s| s.reason == plan::SkipReason::InsufficientTelemetry)
             .count(),
-        delivery_problems: delivery_problems(&outbox)?,
+        delivery_problems: delivery_problems(&draft.outbox)?,
         given_up: options.given_up.clone(),
     };
-    Ok(Draft {
-        messages: messages
-            .into_iter()
-            .chain(admin)
-            .map(|planned| Message {
-                planned,
-                warning: None,
-            })
-            .collect(),
-        window: jobs,
-        facts,
-        report,
-        outbox,
-        files,
-        _lock: lock,
-        test_prefix: settings
-            .test_mode
-            .then(|| format!("test-{}.", now.format("%Y%m%dT%H%M%S"))),
-        now,
-        dry_run: options.dry_run,
-    })
+    draft.messages = messages
+        .into_iter()
+        .chain(admin)
+        .map(|planned| Message {
+            planned,
+            warning: None,
+        })
+        .collect();
+    draft.window = jobs;
+    draft.facts = facts;
+    draft.test_prefix = test_prefix(settings, now);
+    Ok(draft)
 }
 
-/// The start of a draft of warnings about running jobs, for [`prepare_running`]: the outbox
-/// opened, locked and recovered. Its `test_prefix` is `None` because [`prepare_running`] puts
-/// the prefix on the keys before the messages are written, as the warnings always had it.
-fn running_draft(
+/// A draft with nothing planned yet: the site files read, the outbox opened, locked and
+/// recovered; on a dry run only read, without a lock or a recovery, since a dry run changes
+/// nothing, not even by creating the outbox's directories.
+fn open_draft(
     data: &Path,
     settings: &Settings,
     now: DateTime<Utc>,
+    dry_run: bool,
 ) -> Result<Draft, NotifyError> {
     let files = load_site_files(settings)?;
-    let outbox = Outbox::open(&settings.outbox)?;
-    let lock = outbox.lock()?;
-    let recovered = outbox.recover(data, &settings.transport, now)?;
+    let outbox = if dry_run {
+        Outbox::at(&settings.outbox)
+    } else {
+        Outbox::open(&settings.outbox)?
+    };
+    let lock = if dry_run { None } else { Some(outbox.lock()?) };
+    let recovered = if dry_run {
+        Default::default()
+    } else {
+        outbox.recover(data, &settings.transport, now)?
+    };
     Ok(Draft {
         messages: Vec::new(),
         window: Vec::new(),
@@ -170,11 +153,19 @@ fn running_draft(
         },
         outbox,
         files,
-        _lock: Some(lock),
+        _lock: lock,
         test_prefix: None,
         now,
-        dry_run: false,
+        dry_run,
     })
+}
+
+/// What test mode puts before each key (`test-<time>.`), so that test messages never take a
+/// real message's key; `None` outside test mode.
+fn test_prefix(settings: &Settings, now: DateTime<Utc>) -> Option<String> {
+    settings
+        .test_mode
+        .then(|| format!("test-{}.", now.format("%Y%m%dT%H%M%S")))
 }
 
 /// Plans `warnings` not sent before (see [`crate::running`]) as a [`Draft`] for the render crate to
@@ -186,16 +177,15 @@ pub fn prepare_running(
     warnings: &[Warning],
     now: DateTime<Utc>,
 ) -> Result<Draft, NotifyError> {
-    let mut draft = running_draft(data, settings, now)?;
+    // The keys carry the test prefix from here, so the draft's own stays `None`.
+    let mut draft = open_draft(data, settings, now, false)?;
     let today = now.date_naive();
     let runtime = tokio::runtime::Runtime::new().map_err(NotifyError::Runtime)?;
     let first = today - chrono::Duration::days(settings.policy.lookback_days.max(1));
     let mut history = input::read_ledger(&runtime, data, first, Some(today))?;
     history.extend(draft.outbox.pending_rows()?);
     let mut sent: BTreeSet<String> = history.into_iter().map(|r| r.key).collect();
-    let test_prefix = settings
-        .test_mode
-        .then(|| format!("test-{}.", now.format("%Y%m%dT%H%M%S")));
+    let test_prefix = test_prefix(settings, now);
     for warning in warnings {
         let job = &warning.job;
         let skip = |reason| plan::Skipped {

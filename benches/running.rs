@@ -6,7 +6,8 @@
 //! every 30 s, Prometheus's default step), and the jobs running at 14:00 (the first 1,000; a
 //! job's windows are its last day, its last hour and its last half hour, the built-in running
 //! rules' windows).
-//! 1. End to end on the simulated cluster: `running::watch::judge_all` with the simulator as the
+//! 1. End to end on the simulated cluster: `running::watch::measure_all`
+//!    then `judge_all` (the running DAG's features and classify steps) with the simulator as the
 //!    telemetry source (it generates each job's samples: that time is in the figure).
 //! 2. jobsight's own work: the same with the samples already in memory (features of three
 //!    windows per job, the running rules), the figure a real run adds to its Prometheus queries.
@@ -24,7 +25,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
-use jobsight::running::watch::{Judge, judge_all};
+use jobsight::running::watch::{Measure, judge_all, measure_all};
 use jobsight_base::running_job::RunningJob;
 use jobsight_ingest::per_job::TelemetrySource;
 use jobsight_ingest::simulator::SimulatedCluster;
@@ -131,15 +132,15 @@ fn main() {
     settings.rules.cores_per_node = Some(spec.cpus_per_node);
     let book = jobsight_rules::RuleBook::load(None).expect("rules");
     let judge_with = |telemetry: &(dyn TelemetrySource + Send + Sync)| {
-        let judge = Judge {
+        let measure = Measure {
             book: &book,
             features: &settings.features,
-            rules: &settings.rules,
             telemetry: Some(telemetry),
             running: &settings.running,
         };
         let started = Instant::now();
-        let judged = judge_all(&judge, &listed, now, None);
+        let measured = measure_all(&measure, &listed, now);
+        let judged = judge_all(&book, &settings.rules, &measured, None);
         (started.elapsed().as_secs_f64(), judged)
     };
     let nodes_held: usize = listed.iter().map(|j| j.node_names.len()).sum();

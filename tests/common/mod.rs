@@ -58,6 +58,31 @@ pub fn count_files(dir: &Path) -> usize {
     std::fs::read_dir(dir).unwrap().count()
 }
 
+/// Every file under `dir`, sorted.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p)
+            } else {
+                out.push(p)
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Writes an executable shell script to `path`: a stand-in for a program jobsight runs.
+pub fn write_script(path: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
 /// The environment EpilogSlurmctld gets on Slurm 22.05.8, for job `job_id`.
 pub fn slurmctld_env(job_id: u64) -> Vec<(String, Vec<u8>)> {
     let pairs: [(&str, &[u8]); 19] = [

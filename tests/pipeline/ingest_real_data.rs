@@ -294,7 +294,7 @@ fn ldms_examinimd_runs() {
     };
     let dataset = work.path().join("dataset");
     let mut run_files = Vec::new();
-    for entry in walk(&dataset) {
+    for entry in common::files_under(&dataset) {
         if entry
             .parent()
             .and_then(|p| p.parent())
@@ -401,7 +401,7 @@ fn ldms_examinimd_runs() {
 
     // Exact round trip of gauges: every meminfo value of one run, and a counter's rates.
     let run = dataset.join("ExaMiniMD_ML");
-    let run_dir = walk(&run)
+    let run_dir = common::files_under(&run)
         .into_iter()
         .find(|p| p.ends_with("memory_metrics/meminfo"))
         .unwrap();
@@ -618,30 +618,13 @@ fn ldms_examinimd_all_runs() {
     assert_eq!(leak_rule(&data, 56), [19.0, 19.0, 0.0, 0.0]);
 }
 
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p)
-            } else {
-                out.push(p)
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// Runs and tasks per folder and label of the traces below `parsed`, read from the files
 /// independently of the importer: runs per folder, tasks per `anomaly_type` (the second column;
 /// these traces hold no quoted fields).
 fn flowbench_expected(parsed: &Path) -> (BTreeMap<String, u64>, BTreeMap<String, u64>) {
     let mut runs: BTreeMap<String, u64> = BTreeMap::new();
     let mut labels: BTreeMap<String, u64> = BTreeMap::new();
-    for file in walk(parsed)
+    for file in common::files_under(parsed)
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "csv"))
     {
@@ -730,7 +713,7 @@ fn flowbench_1000genome_traces() {
     // Again, with one run copied under a second folder: replaced, not added; the copy reported.
     let copy = parsed.join("zz-copies");
     std::fs::create_dir_all(&copy).unwrap();
-    let first = walk(&parsed.join("normal"))
+    let first = common::files_under(&parsed.join("normal"))
         .into_iter()
         .find(|p| p.extension().is_some_and(|e| e == "csv"))
         .unwrap();

@@ -21,6 +21,7 @@ mod model;
 mod notify_smtp;
 mod real_suite;
 mod rules;
+mod running_dag;
 mod serve_pg;
 mod spool_claim;
 mod web;

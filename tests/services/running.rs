@@ -38,12 +38,18 @@ fn sql(data: &Path, query: &str) -> Vec<serde_json::Value> {
 
 /// One run of the running DAG with `config`; its summary.
 fn run_dag(config: &Path, data: &Path) -> String {
+    run_dag_with(config, data, &[])
+}
+
+/// One run of the running DAG with `config` and `extra` arguments; its summary and log.
+fn run_dag_with(config: &Path, data: &Path, extra: &[&str]) -> String {
     let out = Command::new(JOBSIGHT)
         .arg("--config")
         .arg(config)
         .arg("--data")
         .arg(data)
         .args(["dag", "run", "running"])
+        .args(extra)
         .output()
         .unwrap();
     let text = format!(
@@ -237,6 +243,30 @@ fn a_job_that_stops_working_is_warned_then_cancelled_and_a_busy_one_never() {
         "{shown}"
     );
     assert!(base.join("reports/running.html").is_file());
+
+    // A dry run with the policy on shows its next stage and changes nothing: not the audit,
+    // the snapshot, the runs, the outbox or the job.
+    let before = (
+        interventions(&data, stopper),
+        std::fs::read(data.join(".schedule/running.json")).unwrap(),
+        sql(&data, "SELECT count(*) AS n FROM runs"),
+        std::fs::read_dir(base.join("outbox/sent")).unwrap().count(),
+    );
+    let shown = run_dag_with(&on, &data, &["--dry-run"]);
+    assert!(
+        shown.contains(&format!(":{stopper}"))
+            && shown.contains("stage=second-warning")
+            && shown.contains("email the owner the second warning"),
+        "{shown}"
+    );
+    let after = (
+        interventions(&data, stopper),
+        std::fs::read(data.join(".schedule/running.json")).unwrap(),
+        sql(&data, "SELECT count(*) AS n FROM runs"),
+        std::fs::read_dir(base.join("outbox/sent")).unwrap().count(),
+    );
+    assert!(before == after, "the dry run changed something");
+    assert_eq!(job_state(stopper), "RUNNING");
 
     // The policy on: the second warning, then the cancellation.
     run_until(

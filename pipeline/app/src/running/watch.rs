@@ -1,7 +1,9 @@
-//! Judging the jobs that run now: each job's telemetry so far from the configured source (the
-//! per-job DAG's: Prometheus with the per-job series, or the simulator), its features by the
-//! features stage, and the running rules (group `running`) by the rules stage, into a
-//! [`Snapshot`].
+//! Judging the jobs that run now, in the running DAG's two steps between listing and acting:
+//! [`measure_all`] (its features step) fetches each job's telemetry so far from the configured
+//! source (the per-job DAG's: Prometheus with the per-job series, or the simulator) and computes
+//! the features of every window the running rules read, by the features stage; [`judge_all`]
+//! (its classify step) judges them with the running rules (group `running`) by the rules stage,
+//! into the jobs of a [`Snapshot`].
 //!
 //! A running rule with `dwell_s` is judged on the job's last `dwell_s` seconds only, and only
 //! once the job has run that long; the footprint (and the rules without a dwell) on the run so
@@ -14,6 +16,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
+use datafusion::arrow::array::RecordBatch;
 use rayon::prelude::*;
 
 use jobsight_base::running_job::RunningJob;
@@ -26,38 +29,68 @@ use jobsight_running::Settings;
 use jobsight_running::live::{carry_since, live_job, neighbours};
 use jobsight_running::snapshot::{Condition, LiveJob, Snapshot};
 
-/// What judging needs besides the jobs.
-pub struct Judge<'a> {
+/// What measuring needs besides the jobs.
+pub struct Measure<'a> {
+    /// The rule book, whose running rules' dwells decide the windows.
     pub book: &'a RuleBook,
     pub features: &'a jobsight_features::Settings,
-    pub rules: &'a jobsight_rules::Settings,
     pub telemetry: Option<&'a (dyn TelemetrySource + Send + Sync)>,
     pub running: &'a Settings,
 }
 
-impl std::fmt::Debug for Judge<'_> {
+impl std::fmt::Debug for Measure<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Judge")
+        f.debug_struct("Measure")
             .field("rules", &self.book.version)
             .field("telemetry", &self.telemetry.map(|t| t.name()))
             .finish()
     }
 }
 
-/// Judges every job of `jobs` at `now` (in parallel), with the conditions' start times carried
-/// over from `previous`.
+/// One running job measured: what its row says so far (with why it cannot be judged, when it
+/// cannot), and the features of each window the running rules read.
+#[derive(Debug)]
+pub struct Measured {
+    pub job: RunningJob,
+    /// How many other listed jobs share its nodes.
+    pub others: u32,
+    pub live: LiveJob,
+    /// The end of its windows: now, less the telemetry's lag.
+    pub to: DateTime<Utc>,
+    /// The footprint's window first (the run so far), then one per distinct dwell the job has
+    /// run for.
+    pub windows: Vec<Window>,
+}
+
+/// The features of one window of a running job, as the features stage's three tables.
+#[derive(Debug)]
+pub struct Window {
+    /// `None`: the footprint's window, for the rules without a dwell.
+    pub dwell: Option<u64>,
+    pub span_s: u64,
+    pub features: RecordBatch,
+    pub features_job: RecordBatch,
+    pub summary: RecordBatch,
+}
+
+/// Measures every job of `jobs` at `now`, in parallel.
+pub fn measure_all(measure: &Measure, jobs: &[RunningJob], now: DateTime<Utc>) -> Vec<Measured> {
+    let sharing = neighbours(jobs);
+    jobs.par_iter()
+        .zip(sharing.par_iter())
+        .map(|(job, &others)| measure.one(job, others, now))
+        .collect()
+}
+
+/// Judges every measured job with the book's running rules (in parallel), with the conditions'
+/// start times carried over from `previous`.
 pub fn judge_all(
-    judge: &Judge,
-    jobs: &[RunningJob],
-    now: DateTime<Utc>,
+    book: &RuleBook,
+    rules: &jobsight_rules::Settings,
+    measured: &[Measured],
     previous: Option<&Snapshot>,
 ) -> Vec<LiveJob> {
-    let sharing = neighbours(jobs);
-    let mut judged: Vec<LiveJob> = jobs
-        .par_iter()
-        .zip(sharing.par_iter())
-        .map(|(job, &others)| judge.one(job, others, now))
-        .collect();
+    let mut judged: Vec<LiveJob> = measured.par_iter().map(|m| judge(book, rules, m)).collect();
     carry_since(previous, &mut judged);
     judged
 }
@@ -65,16 +98,25 @@ pub fn judge_all(
 /// A job's samples by (node, metric).
 type Samples = BTreeMap<(Arc<str>, Arc<str>), Vec<Sample>>;
 
-impl Judge<'_> {
-    fn one(&self, job: &RunningJob, others: u32, now: DateTime<Utc>) -> LiveJob {
+impl Measure<'_> {
+    fn one(&self, job: &RunningJob, others: u32, now: DateTime<Utc>) -> Measured {
         let mut live = live_job(job, now, self.running);
         live.shared = others > 0;
+        let mut measured = Measured {
+            job: job.clone(),
+            others,
+            live,
+            to: now,
+            windows: Vec::new(),
+        };
         let Some(telemetry) = self.telemetry else {
-            live.not_judged = Some("no telemetry source is configured ([ingest] telemetry)".into());
-            return live;
+            measured.live.not_judged =
+                Some("no telemetry source is configured ([ingest] telemetry)".into());
+            return measured;
         };
         // The newest samples are not all in yet (Prometheus's lag).
         let to = now - (telemetry.ready_at(now) - now);
+        measured.to = to;
         let run_s = (to - job.start).num_seconds().max(0) as u64;
         let dwells = jobsight_rules::running_dwells(self.book);
         let longest = dwells
@@ -103,63 +145,45 @@ impl Judge<'_> {
             },
         );
         if let Err(e) = fetched {
-            live.not_judged = Some(format!("telemetry of job {}: {e}", job.job_id));
-            return live;
+            measured.live.not_judged = Some(format!("telemetry of job {}: {e}", job.job_id));
+            return measured;
         }
         // The footprint first (the run so far), then one window per distinct dwell.
-        let mut windows = vec![None];
-        windows.extend(dwells.iter().filter(|d| d.is_some()));
-        let mut conditions = Vec::new();
-        for dwell in windows {
+        let mut dwells_of_windows = vec![None];
+        dwells_of_windows.extend(dwells.iter().filter(|d| d.is_some()));
+        for dwell in dwells_of_windows {
             let span_s = dwell.unwrap_or(self.running.lookback_s.min(run_s));
             if span_s > run_s {
                 continue; // not run for the dwell yet
             }
-            let data = match self.job_data(job, others, &samples, to, span_s) {
-                Ok(data) => data,
+            match self.window(job, others, &samples, to, span_s) {
+                Ok((features, features_job, summary)) => measured.windows.push(Window {
+                    dwell,
+                    span_s,
+                    features,
+                    features_job,
+                    summary,
+                }),
                 Err(e) => {
-                    live.not_judged = Some(e);
-                    return live;
+                    measured.live.not_judged = Some(e);
+                    measured.windows.clear();
+                    return measured;
                 }
-            };
-            if dwell.is_none() {
-                footprint(&mut live, &data);
-            }
-            let findings = jobsight_rules::evaluate_running(self.book, &data, self.rules, dwell);
-            for f in findings {
-                let at_end = self
-                    .book
-                    .rules
-                    .iter()
-                    .find(|r| r.id == f.rule)
-                    .and_then(|r| r.at_end.clone());
-                conditions.push(Condition {
-                    rule: f.rule.clone(),
-                    title: f.title.clone(),
-                    severity: f.severity.name().to_string(),
-                    at_end,
-                    since: to - chrono::Duration::seconds(span_s as i64),
-                    message: f.message.clone(),
-                    fix: f.fix.clone(),
-                    tools: f.tools.clone(),
-                    evidence: f.evidence_json(),
-                });
             }
         }
-        live.conditions = conditions;
-        live
+        measured
     }
 
-    /// The job's [`JobData`] over its last `span_s` seconds before `to`, as the rules read a
-    /// finished job's.
-    fn job_data(
+    /// The features of the job's last `span_s` seconds before `to`, as the features stage
+    /// computes a finished job's.
+    fn window(
         &self,
         job: &RunningJob,
         others: u32,
         samples: &Samples,
         to: DateTime<Utc>,
         span_s: u64,
-    ) -> Result<JobData, String> {
+    ) -> Result<(RecordBatch, RecordBatch, RecordBatch), String> {
         let to_us = to.timestamp_micros();
         let from_us = to_us - span_s as i64 * 1_000_000;
         let series: Vec<jobsight_features::scan::NamedSeries> = samples
@@ -199,21 +223,77 @@ impl Judge<'_> {
             lost_a_node: false,
         };
         let computed = jobsight_features::job::compute(&meta, series, self.features);
-        let (features, features_job, summary) =
-            jobsight_features::batches(std::slice::from_ref(&computed))
-                .map_err(|e| format!("features of running job {}: {e}", job.job_id))?;
-        let mut data = jobsight_rules::classify::input::from_batches(
-            &job.job_id,
-            job_fields(job, others, to, span_s),
-            &summary,
-            &features_job,
-            &features,
-            Path::new(&format!("running job {}", job.job_id)),
-        )
-        .map_err(|e| e.to_string())?;
-        jobsight_rules::prepare(&mut data, self.rules);
-        Ok(data)
+        jobsight_features::batches(std::slice::from_ref(&computed))
+            .map_err(|e| format!("features of running job {}: {e}", job.job_id))
     }
+}
+
+/// One measured job judged: the running rules over each of its windows, the footprint from
+/// the first.
+fn judge(book: &RuleBook, rules: &jobsight_rules::Settings, measured: &Measured) -> LiveJob {
+    let Measured {
+        job,
+        others,
+        live,
+        to,
+        windows,
+    } = measured;
+    let (mut live, to) = (live.clone(), *to);
+    let mut conditions = Vec::new();
+    for window in windows {
+        let data = match job_data(job, *others, to, window, rules) {
+            Ok(data) => data,
+            Err(e) => {
+                live.not_judged = Some(e);
+                return live;
+            }
+        };
+        if window.dwell.is_none() {
+            footprint(&mut live, &data);
+        }
+        let findings = jobsight_rules::evaluate_running(book, &data, rules, window.dwell);
+        for f in findings {
+            let at_end = book
+                .rules
+                .iter()
+                .find(|r| r.id == f.rule)
+                .and_then(|r| r.at_end.clone());
+            conditions.push(Condition {
+                rule: f.rule.clone(),
+                title: f.title.clone(),
+                severity: f.severity.name().to_string(),
+                at_end,
+                since: to - chrono::Duration::seconds(window.span_s as i64),
+                message: f.message.clone(),
+                fix: f.fix.clone(),
+                tools: f.tools.clone(),
+                evidence: f.evidence_json(),
+            });
+        }
+    }
+    live.conditions = conditions;
+    live
+}
+
+/// The job's [`JobData`] of one window, as the rules read a finished job's.
+fn job_data(
+    job: &RunningJob,
+    others: u32,
+    to: DateTime<Utc>,
+    window: &Window,
+    rules: &jobsight_rules::Settings,
+) -> Result<JobData, String> {
+    let mut data = jobsight_rules::classify::input::from_batches(
+        &job.job_id,
+        job_fields(job, others, to, window.span_s),
+        &window.summary,
+        &window.features_job,
+        &window.features,
+        Path::new(&format!("running job {}", job.job_id)),
+    )
+    .map_err(|e| e.to_string())?;
+    jobsight_rules::prepare(&mut data, rules);
+    Ok(data)
 }
 
 /// The `job.*` fields of a running job, named as the `jobs` table's columns.

@@ -116,6 +116,9 @@ pub enum Trigger {
     /// `jobsight dag run NAME --since DATE`: the day steps over history; nothing is ingested
     /// and no email is sent.
     Backfill,
+    /// `jobsight dag run NAME --dry-run`: the steps read and decide, but write, send and cancel
+    /// nothing, and the run is not recorded (for DAGs whose steps all run dry).
+    DryRun,
 }
 
 impl Trigger {
@@ -125,6 +128,7 @@ impl Trigger {
             Trigger::CatchUp { .. } => "catch-up",
             Trigger::Manual => "manual",
             Trigger::Backfill => "backfill",
+            Trigger::DryRun => "dry-run",
         }
     }
 }

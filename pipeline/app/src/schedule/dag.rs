@@ -148,18 +148,20 @@ impl Dag {
         let mut steps = Vec::with_capacity(raw.step.len());
         for (i, step) in raw.step.into_iter().enumerate() {
             let at = format!("step {} ({})", i + 1, step.run);
-            let step = Step::from_raw(step).map_err(|reason| invalid(format!("{at}: {reason}")))?;
-            // The predict step joins the models' verdicts with the rules' findings of the
-            // classify step before it, which hands them over in the run.
-            if let Step::Predict { on } = step
-                && !steps.contains(&Step::Classify { on })
-            {
-                return Err(invalid(format!(
-                    "{at}: needs a classify step with the same on (and days) before it: predict \
-                     joins the models' verdicts with that step's findings"
-                )));
+            for step in Step::from_raw(step).map_err(|reason| invalid(format!("{at}: {reason}")))? {
+                // A step that works on what an earlier step of the run hands over needs it
+                // before it: predict the classify step's findings, the running steps the
+                // listing, its measurements or its judged snapshot.
+                if let Some((before, why)) = step.needs()
+                    && !steps.contains(&before)
+                {
+                    return Err(invalid(format!(
+                        "{at}: needs a step \"{}\" before it: {why}",
+                        before.describe()
+                    )));
+                }
+                steps.push(step);
             }
-            steps.push(step);
         }
         Ok(Dag {
             name: name.to_string(),
@@ -192,18 +194,63 @@ impl Dag {
 }
 
 impl Step {
-    fn from_raw(raw: RawStep) -> Result<Step, String> {
+    /// The step this one works on the output of, which must come before it in its DAG, and why.
+    fn needs(&self) -> Option<(Step, &'static str)> {
+        match *self {
+            Step::Predict { on } => Some((
+                Step::Classify { on },
+                "predict joins the models' verdicts with that step's findings",
+            )),
+            Step::Features { on: On::Running } => {
+                Some((Step::ListRunning, "it measures the jobs that step lists"))
+            }
+            Step::Classify { on: On::Running } => Some((
+                Step::Features { on: On::Running },
+                "it judges the features that step computes",
+            )),
+            Step::Act | Step::RunningPage => Some((
+                Step::Classify { on: On::Running },
+                "it works on the conditions that step finds",
+            )),
+            _ => None,
+        }
+    }
+
+    /// The steps of one `[[step]]`: one, or the running DAG's five for `run = "running"` (the
+    /// one step of DAG files written before the running DAG had steps of its own).
+    fn from_raw(raw: RawStep) -> Result<Vec<Step>, String> {
+        if raw.run == "running" {
+            if raw.limit.is_some()
+                || raw.on.is_some()
+                || raw.days.is_some()
+                || raw.critical_only.is_some()
+                || raw.keep_days.is_some()
+            {
+                return Err("running takes no parameter (it takes: none)".into());
+            }
+            return Ok(vec![
+                Step::ListRunning,
+                Step::Features { on: On::Running },
+                Step::Classify { on: On::Running },
+                Step::Act,
+                Step::RunningPage,
+            ]);
+        }
+        Self::from_raw_one(raw).map(|step| vec![step])
+    }
+
+    fn from_raw_one(raw: RawStep) -> Result<Step, String> {
         // Each step takes only its own parameters: a parameter of another step is a mistake.
         let allowed: &[&str] = match raw.run.as_str() {
             "ingest" => &["limit"],
             "features" | "classify" | "predict" => &["on", "days"],
             "compact" | "summarize" | "report" | "slurm-workflows" => &["days"],
-            "retrain" | "workflow-score" | "running" => &[],
+            "retrain" | "workflow-score" | "list-running" | "act" | "running-page" => &[],
             "notify" => &["critical_only"],
             "retain" => &["keep_days"],
             other => {
                 return Err(format!(
-                    "unknown step {other:?}; the steps are ingest, features, classify, predict, summarize, report, compact, notify, retrain, retain, slurm-workflows, workflow-score, running"
+                    "unknown step {other:?}; the steps are ingest, features, classify, predict, summarize, report, compact, notify, retrain, retain, slurm-workflows, workflow-score, list-running, act, running-page, and running (list-running, features and classify on = \"running\", act, running-page)"
                 ));
             }
         };
@@ -239,8 +286,10 @@ impl Step {
                     }
                     Ok(On::Days(days))
                 }
+                (Some("running"), None) => Ok(On::Running),
+                (Some("running"), Some(_)) => Err("days goes with on = \"days\"".to_string()),
                 (Some(other), _) => Err(format!(
-                    "on: {other:?} is neither \"ingested\" (the jobs this run's ingest step finished) nor \"days\""
+                    "on: {other:?} is not \"ingested\" (the jobs this run's ingest step finished), \"days\" or \"running\" (the jobs this run's list-running step listed)"
                 )),
             }
         };
@@ -253,7 +302,12 @@ impl Step {
             }
             "features" => Step::Features { on: on()? },
             "classify" => Step::Classify { on: on()? },
-            "predict" => Step::Predict { on: on()? },
+            "predict" => match on()? {
+                On::Running => {
+                    return Err("on = \"running\": the models judge finished jobs only".into());
+                }
+                on => Step::Predict { on },
+            },
             "compact" | "summarize" | "report" | "slurm-workflows" => {
                 let days = raw.days.unwrap_or(1);
                 if !(1..=366).contains(&days) {
@@ -271,7 +325,9 @@ impl Step {
             },
             "retrain" => Step::Retrain,
             "workflow-score" => Step::WorkflowScore,
-            "running" => Step::Running,
+            "list-running" => Step::ListRunning,
+            "act" => Step::Act,
+            "running-page" => Step::RunningPage,
             _ => {
                 let keep_days = raw.keep_days.ok_or("keep_days is required")?;
                 if !(1..=36_500).contains(&keep_days) {
@@ -419,7 +475,24 @@ mod tests {
             Some(at(0, 0, 0) + chrono::TimeDelta::hours(26) + chrono::TimeDelta::minutes(30))
         );
         let running = find(&dags, "running").unwrap();
-        assert_eq!(running.steps, [Step::Running]);
+        assert_eq!(
+            running.steps,
+            [
+                Step::ListRunning,
+                Step::Features { on: On::Running },
+                Step::Classify { on: On::Running },
+                Step::Act,
+                Step::RunningPage,
+            ]
+        );
+        // A site's file of the time when the running DAG was one step runs the same steps.
+        let one_step = Dag::parse(
+            "running",
+            "schedule = \"0 */10 * * * *\"\n[[step]]\nrun = \"running\"\n",
+            "site/running.toml",
+        )
+        .unwrap();
+        assert_eq!(one_step.steps, running.steps);
         assert_eq!(running.next_after(at(10, 3, 0)), Some(at(10, 10, 0)));
         assert_eq!(running.catch_up, CatchUp::Skip);
     }
@@ -470,11 +543,27 @@ mod tests {
             ),
             (
                 "schedule = \"0 * * * * *\"\n[[step]]\nrun = \"predict\"\n",
-                "step 1 (predict): needs a classify step with the same on",
+                "step 1 (predict): needs a step \"classify of the ingested jobs\" before it",
             ),
             (
                 "schedule = \"0 * * * * *\"\n[[step]]\nrun = \"classify\"\non = \"days\"\ndays = 2\n[[step]]\nrun = \"predict\"\non = \"days\"\n",
-                "step 2 (predict): needs a classify step with the same on (and days)",
+                "step 2 (predict): needs a step \"classify of yesterday\" before it",
+            ),
+            (
+                "schedule = \"0 * * * * *\"\n[[step]]\nrun = \"list-running\"\n[[step]]\nrun = \"act\"\n",
+                "step 2 (act): needs a step \"classify the running jobs",
+            ),
+            (
+                "schedule = \"0 * * * * *\"\n[[step]]\nrun = \"features\"\non = \"running\"\n",
+                "step 1 (features): needs a step \"list the running jobs (squeue)\" before it",
+            ),
+            (
+                "schedule = \"0 * * * * *\"\n[[step]]\nrun = \"predict\"\non = \"running\"\n",
+                "the models judge finished jobs only",
+            ),
+            (
+                "schedule = \"0 * * * * *\"\n[[step]]\nrun = \"running\"\nlimit = 3\n",
+                "step 1 (running): running takes no parameter",
             ),
         ];
         for (text, expected) in bad {

@@ -60,7 +60,7 @@ pub fn run_dag(
     let carried_path = state_path(&data, &dag.name, "ingested.jsonl");
     let mut handover = Handover {
         ingested: carried_over(log, dag, &carried_path),
-        judged: Vec::new(),
+        ..Handover::default()
     };
     let mut steps = Vec::with_capacity(dag.steps.len());
     let mut ingested_steps_ok = true;
@@ -106,11 +106,14 @@ pub fn run_dag(
         steps,
         seconds: round_s(run_timer),
     };
-    record(&data, &report).map_err(|reason| ScheduleError::Record {
-        dag: dag.name.clone(),
-        reason,
-    })?;
-    if request.trigger != Trigger::Backfill {
+    // A dry run leaves no trace: not in `runs`, and not as the DAG's last run.
+    if request.trigger != Trigger::DryRun {
+        record(&data, &report).map_err(|reason| ScheduleError::Record {
+            dag: dag.name.clone(),
+            reason,
+        })?;
+    }
+    if !matches!(request.trigger, Trigger::Backfill | Trigger::DryRun) {
         write_last_run(&data, &report)?;
     }
     log.event(
@@ -180,7 +183,7 @@ fn run_step(
     let step_timer = std::time::Instant::now();
     // Each step's own peak memory in its log line (steps run one at a time in a run).
     let peak_known = jobsight_base::reset_peak_memory();
-    if let Some(why) = skip_reason(step, run.request) {
+    if let Some(why) = skip_reason(step, run.request).or_else(|| handover.missing_input(step)) {
         log.event(
             "step-skip",
             &[
@@ -313,9 +316,19 @@ fn round_s(timer: std::time::Instant) -> f64 {
 
 /// Why a step does not run in this request, if it does not.
 fn skip_reason(step: &Step, request: &RunRequest) -> Option<&'static str> {
-    if request.trigger != Trigger::Backfill {
-        return None;
+    match request.trigger {
+        Trigger::Backfill => backfill_skip_reason(step),
+        Trigger::DryRun => match step {
+            Step::RunningPage => Some("a dry run writes no page"),
+            // Only DAGs whose other steps run dry are run dry (`Step::runs_dry`).
+            _ => None,
+        },
+        Trigger::Schedule | Trigger::CatchUp { .. } | Trigger::Manual => None,
     }
+}
+
+/// Why a step does not run in a backfill, if it does not.
+fn backfill_skip_reason(step: &Step) -> Option<&'static str> {
     match step {
         Step::Ingest { .. } => {
             Some("a backfill works on stored history; new jobs wait for the next run")
@@ -323,7 +336,11 @@ fn skip_reason(step: &Step, request: &RunRequest) -> Option<&'static str> {
         Step::Notify { .. } => Some("a backfill sends no email: old findings would be spam"),
         Step::Retain { .. } => Some("a backfill removes nothing"),
         Step::Retrain => Some("a backfill trains nothing"),
-        Step::Running => Some("a backfill has no running jobs: they are judged as they run"),
+        Step::ListRunning
+        | Step::Features { on: On::Running }
+        | Step::Classify { on: On::Running }
+        | Step::Act
+        | Step::RunningPage => Some("a backfill has no running jobs: they are judged as they run"),
         Step::Features { on: On::Ingested }
         | Step::Classify { on: On::Ingested }
         | Step::Predict { on: On::Ingested } => {

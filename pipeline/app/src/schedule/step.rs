@@ -41,9 +41,15 @@ pub enum Step {
     /// Scores every workflow task of the warehouse against its kind's history into
     /// `workflow_scores` ([`jobsight_workflow::detect`]); nothing when no workflow was imported.
     WorkflowScore,
-    /// Lists the running jobs, judges them with the running rules, writes the snapshot, warns
-    /// owners and applies the cancel policy ([`crate::running`]).
-    Running,
+    /// Lists the jobs that run now (`squeue --json`) for the running steps after it
+    /// ([`jobsight_ingest::squeue`]).
+    ListRunning,
+    /// Carries out what the running stage decides about the listed jobs' conditions: warns
+    /// owners and applies the cancel policy, every decision a row of `interventions`
+    /// ([`jobsight_running::plan`], [`crate::running::act`]). A dry run only shows the plan.
+    Act,
+    /// Writes the "what runs now" page of the judged running jobs beside the report pages.
+    RunningPage,
 }
 
 impl Step {
@@ -61,7 +67,9 @@ impl Step {
             Step::Retain { .. } => "retain",
             Step::SlurmWorkflows { .. } => "slurm-workflows",
             Step::WorkflowScore => "workflow-score",
-            Step::Running => "running",
+            Step::ListRunning => "list-running",
+            Step::Act => "act",
+            Step::RunningPage => "running-page",
         }
     }
 
@@ -72,6 +80,10 @@ impl Step {
             Step::Ingest { limit: Some(l) } => format!("ingest (at most {l} jobs)"),
             Step::Features { on } | Step::Classify { on } | Step::Predict { on } => match on {
                 On::Ingested => format!("{} of the ingested jobs", self.name()),
+                On::Running if matches!(self, Step::Features { .. }) => {
+                    "features of the running jobs' telemetry so far".into()
+                }
+                On::Running => "classify the running jobs (running rules; the snapshot)".into(),
                 On::Days(1) => format!("{} of yesterday", self.name()),
                 On::Days(n) => format!("{} of the last {n} days", self.name()),
             },
@@ -104,10 +116,25 @@ impl Step {
                 )
             }
             Step::WorkflowScore => "score the workflow runs' tasks (workflow_scores)".into(),
-            Step::Running => {
-                "judge the running jobs, warn their owners, apply the cancel policy".into()
-            }
+            Step::ListRunning => "list the running jobs (squeue)".into(),
+            Step::Act => "warn the owners, apply the cancel policy (interventions)".into(),
+            Step::RunningPage => "write the \"what runs now\" page (running.html)".into(),
         }
+    }
+}
+
+impl Step {
+    /// Whether the step can run dry (`jobsight dag run --dry-run`): read and decide, but write,
+    /// send and cancel nothing. The running DAG's steps can; the others write as they work.
+    pub fn runs_dry(&self) -> bool {
+        matches!(
+            self,
+            Step::ListRunning
+                | Step::Features { on: On::Running }
+                | Step::Classify { on: On::Running }
+                | Step::Act
+                | Step::RunningPage
+        )
     }
 }
 
@@ -118,4 +145,6 @@ pub enum On {
     Ingested,
     /// Whole UTC days: this many before the run's scheduled day (or a backfill's range).
     Days(u32),
+    /// The jobs the same run's list-running step listed, on their telemetry so far.
+    Running,
 }

@@ -13,7 +13,8 @@ pub enum DagAction {
     List,
     /// Run one DAG now, as the daemon would at its scheduled time, and record it in `runs`. With
     /// --since, re-run its whole-day steps (features, classify) over stored history instead, one
-    /// day at a time (after a rule change, say): nothing is ingested and no email is sent.
+    /// day at a time (after a rule change, say): nothing is ingested and no email is sent. With
+    /// --dry-run (the running DAG), show what it would do and change nothing.
     Run {
         /// The DAG's name (`jobsight dag list`).
         name: String,
@@ -27,6 +28,11 @@ pub enum DagAction {
         /// the period of its emails; default: now.
         #[arg(long, env = "JOBSIGHT_NOW")]
         now: Option<chrono::DateTime<chrono::Utc>>,
+        /// List, measure and judge the jobs as a run does, and log one line per warning or
+        /// cancellation the act step would make; write no snapshot, row or page, send no email,
+        /// cancel nothing, and leave the run out of `runs`. For DAGs of the running steps only.
+        #[arg(long, conflicts_with = "since")]
+        dry_run: bool,
     },
     /// Show each DAG's last run and next time, the spool's backlog and the age of the oldest
     /// unprocessed job, and the last runs from the `runs` table. Exit status 1 when the

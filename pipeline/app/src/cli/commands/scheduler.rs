@@ -53,8 +53,15 @@ pub(in crate::cli) fn dag(
             since,
             until,
             now,
+            dry_run,
         } => {
             let dag = schedule::dag::find(&dags, &name)?;
+            if dry_run && let Some(step) = dag.steps.iter().find(|s| !s.runs_dry()) {
+                anyhow::bail!(
+                    "DAG {name} cannot run dry: its step {} writes as it works; --dry-run is for the running DAG's steps (list-running, features and classify on \"running\", act, running-page)",
+                    step.name()
+                );
+            }
             let clock = now.map_or(schedule::Clock::System, schedule::Clock::Fixed);
             let ctx = schedule::Context::build(settings.clone(), clock)?;
             let log = schedule::Log::stderr(env.log_format);
@@ -73,7 +80,11 @@ pub(in crate::cli) fn dag(
                 None => {
                     let request = schedule::RunRequest {
                         scheduled_for: clock.now(),
-                        trigger: schedule::Trigger::Manual,
+                        trigger: if dry_run {
+                            schedule::Trigger::DryRun
+                        } else {
+                            schedule::Trigger::Manual
+                        },
                         days: None,
                     };
                     vec![schedule::run_dag(&ctx, dag, &request, &log, &stop)?]

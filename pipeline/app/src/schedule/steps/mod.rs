@@ -4,7 +4,8 @@
 //!
 //! `per_job` has the steps that work on the jobs a run ingests, one job at a time, with a `job`
 //! line on the log for each; `nightly` the steps over stored history (whole days, the workflows,
-//! emails, models, retention), which the nightly DAG runs (the per-job DAG runs notify too).
+//! emails, models, retention), which the nightly DAG runs (the per-job DAG runs notify too);
+//! `running` the running DAG's steps over the jobs that run now.
 //! Each returns the jobs it worked on and named counts, or the error that makes the step fail
 //! (the run then tries it again: see `run`).
 
@@ -22,11 +23,37 @@ use super::step::{On, Step};
 
 /// What one step of a run hands the steps after it, since the stages never call each other:
 /// the jobs the ingest step finished (for the features, classify and predict steps of the
-/// ingested jobs) and the rules' verdicts of each classify step (for the predict step after it).
+/// ingested jobs), the rules' verdicts of each classify step (for the predict step after it),
+/// and the running jobs listed, measured and judged (for the running steps after each).
 #[derive(Default)]
 pub(super) struct Handover {
     pub(super) ingested: Vec<IngestedJob>,
     pub(super) judged: Vec<Judged>,
+    pub(super) running: running::Running,
+}
+
+impl Handover {
+    /// Why `step` cannot run in this run, when the step it works on handed nothing over (it
+    /// failed): the step is skipped, since trying it again would not help.
+    pub(super) fn missing_input(&self, step: &Step) -> Option<&'static str> {
+        use running::Needs;
+        let (needs, why) = match step {
+            Step::Features { on: On::Running } => (
+                Needs::Listing,
+                "the list-running step before it listed no jobs (it failed)",
+            ),
+            Step::Classify { on: On::Running } => (
+                Needs::Measured,
+                "the features step of the running jobs before it measured none (it failed)",
+            ),
+            Step::Act | Step::RunningPage => (
+                Needs::Snapshot,
+                "the classify step of the running jobs before it judged none (it failed)",
+            ),
+            _ => return None,
+        };
+        (!self.running.has(needs)).then_some(why)
+    }
 }
 
 /// The rules' verdicts on one job (per-job path) or on one whole day, from a classify step.
@@ -52,6 +79,7 @@ pub(super) fn execute(
     match run.step {
         Step::Ingest { limit } => per_job::claim_and_ingest(run, *limit, ingested, carried_path),
         Step::Features { on: On::Ingested } => per_job::features_of_ingested(run, ingested),
+        Step::Features { on: On::Running } => running::measure(run, &mut handover.running),
         Step::Classify { on } => {
             // A retried step starts over: its verdicts replace those of an attempt that failed.
             handover.judged.retain(|j| j.on != *on);
@@ -59,6 +87,7 @@ pub(super) fn execute(
             match on {
                 On::Ingested => per_job::classify_ingested(run, &handover.ingested, judged),
                 On::Days(n) => nightly::classify_days(run, *n, judged),
+                On::Running => running::judge(run, &mut handover.running),
             }
         }
         Step::Predict { on } => {
@@ -66,6 +95,7 @@ pub(super) fn execute(
             match on {
                 On::Ingested => per_job::predict_ingested(run, &judged),
                 On::Days(_) => nightly::predict_days(run, &judged),
+                On::Running => Err("the models judge finished jobs only".into()),
             }
         }
         Step::Features { on: On::Days(n) } => nightly::features_of_days(run, *n),
@@ -77,6 +107,8 @@ pub(super) fn execute(
         Step::WorkflowScore => nightly::score_workflow_tasks(run),
         Step::Retrain => nightly::retrain_models(run),
         Step::Retain { keep_days } => nightly::remove_old_partitions(run, *keep_days),
-        Step::Running => running::judge_and_act(run),
+        Step::ListRunning => running::list(run, &mut handover.running),
+        Step::Act => running::act(run, &handover.running),
+        Step::RunningPage => running::page(run, &handover.running),
     }
 }

@@ -18,12 +18,9 @@ use super::units::{duration, evidence_rows, named_value, percent, significant, s
 use super::usage::{GpuFigures, gpu_use, memory_use};
 use jobsight_base::plain;
 use jobsight_base::text::clean;
-use jobsight_report::load::{
-    Facts, HealthyBands, JobFacts, MIN_REFERENCE_RUNS, PredictionFacts, ReferenceGroup,
-    SummaryFacts,
-};
+use jobsight_report::load::{Facts, HealthyBands, JobFacts, MIN_REFERENCE_RUNS, ReferenceGroup};
 use jobsight_report::select::deviation;
-use jobsight_warehouse::catalog::rows::FindingRow;
+use jobsight_warehouse::catalog::rows::{FindingRow, JobSummaryRow, PredictionRow};
 
 /// Longest a name or a finding's text is shown.
 const MAX_TEXT: usize = 400;
@@ -123,9 +120,9 @@ pub struct Verdict {
     pub node: Option<String>,
     pub window_start: Option<DateTime<Utc>>,
     pub window_end: Option<DateTime<Utc>>,
-    pub windows: i64,
-    pub anomalous_windows: i64,
-    pub unknown_windows: i64,
+    pub windows: u64,
+    pub anomalous_windows: u64,
+    pub unknown_windows: u64,
     pub anomaly_score: Option<f64>,
     pub agreeing_rules: String,
     pub reason: String,
@@ -254,16 +251,16 @@ pub fn notes(note: &str) -> Vec<String> {
         .collect()
 }
 
-fn usage(s: &SummaryFacts, job: &JobFacts) -> Usage {
+fn usage(s: &JobSummaryRow, job: &JobFacts) -> Usage {
     Usage {
         judgeable: s.judgeable,
-        not_judgeable_reason: s.not_judgeable_reason.clone(),
+        not_judgeable_reason: s.not_judgeable_reason.clone().unwrap_or_default(),
         cpu_used_cores: s.cpu_used_cores,
         cpu_eff: s.cpu_eff,
-        cpu_source: s.cpu_eff_source.clone(),
+        cpu_source: s.cpu_eff_source.clone().unwrap_or_default(),
         mem_used_max_mb: s.mem_used_max_mb,
         mem_eff: s.mem_eff,
-        mem_source: s.mem_source.clone(),
+        mem_source: s.mem_source.clone().unwrap_or_default(),
         time_eff: s.time_eff,
         gpu_util: s.gpu_util,
         gpu_mem_used_max_mb: s.gpu_mem_used_max_mb,
@@ -336,14 +333,14 @@ fn finding(f: &FindingRow) -> Finding {
     }
 }
 
-pub fn verdict(p: &PredictionFacts) -> Verdict {
+pub fn verdict(p: &PredictionRow) -> Verdict {
     Verdict {
         verdict: p.verdict.clone(),
         confidence: p.confidence,
         source: p.source.clone(),
         node: p.node.clone(),
-        window_start: p.window.map(|w| w.0),
-        window_end: p.window.map(|w| w.1),
+        window_start: p.window().map(|w| w.0),
+        window_end: p.window().map(|w| w.1),
         windows: p.windows,
         anomalous_windows: p.anomalous_windows,
         unknown_windows: p.unknown_windows,
@@ -654,7 +651,7 @@ pub fn verdict_details(p: &Verdict) -> String {
         said.push(format!("confidence {}", percent(c)));
     }
     if p.windows > 0 {
-        let count = |n: i64| significant(n as f64);
+        let count = |n: u64| significant(n as f64);
         let mut windows = format!(
             "{} of {} windows anomalous",
             count(p.anomalous_windows),
@@ -749,16 +746,16 @@ mod tests {
         mem_used_mb: f64,
         mem_eff: f64,
         time_eff: f64,
-    ) -> SummaryFacts {
-        SummaryFacts {
+    ) -> JobSummaryRow {
+        JobSummaryRow {
             judgeable: true,
             cpu_used_cores: Some(cpu_eff * cpus),
             cpu_eff: Some(cpu_eff),
             mem_used_max_mb: Some(mem_used_mb),
             mem_eff: Some(mem_eff),
             time_eff: Some(time_eff),
-            cpu_eff_source: "telemetry-job".into(),
-            mem_source: "telemetry-job".into(),
+            cpu_eff_source: Some("telemetry-job".into()),
+            mem_source: Some("telemetry-job".into()),
             shared: Some(false),
             ..Default::default()
         }
@@ -766,9 +763,9 @@ mod tests {
 
     fn facts(
         job: JobFacts,
-        summary: SummaryFacts,
+        summary: JobSummaryRow,
         findings: Vec<FindingRow>,
-        prediction: Option<PredictionFacts>,
+        prediction: Option<PredictionRow>,
         means: &[(&str, f64)],
     ) -> Facts {
         let id = job.job_id.clone();
@@ -804,7 +801,7 @@ mod tests {
             job("5001", "lammps-prod", 16, 32_768, 6, "COMPLETED"),
             measured(0.93, 16.0, 22_118.4, 0.675, 0.69),
             vec![],
-            Some(PredictionFacts {
+            Some(PredictionRow {
                 verdict: "healthy".into(),
                 confidence: Some(0.97),
                 source: "model".into(),
@@ -831,12 +828,13 @@ mod tests {
                 evidence: r#"{"cpu_user.mean":0.4059694906469261,"cpu_pressure.mean":0.3812,"net_rx_bytes_per_s.mean":80078094.0,"job.time_limit_s":31200}"#.into(),
                 ..Default::default()
             }],
-            Some(PredictionFacts {
+            Some(PredictionRow {
                 verdict: "cpuoccupy".into(),
                 confidence: Some(0.99),
                 source: "model+rules".into(),
                 node: Some("node09".into()),
-                window: Some((at(60), at(240))),
+                window_start: Some(at(60)),
+                window_end: Some(at(240)),
                 windows: 1196,
                 anomalous_windows: 712,
                 model_verdict: Some("cpuoccupy".into()),
@@ -860,7 +858,7 @@ mod tests {
                 evidence: r#"{"summary.mem_used_max_mb":16384.0,"job.req_mem_mb":16384,"summary.mem_eff":1.0}"#.into(),
                 ..Default::default()
             }],
-            Some(PredictionFacts {
+            Some(PredictionRow {
                 verdict: "out-of-memory".into(),
                 source: "rules".into(),
                 windows: 470,
@@ -873,8 +871,8 @@ mod tests {
             &[("mem_used_bytes", 1.7e10)],
         );
         let mut asleep = measured(0.007, 1.0, 3.1, 0.003, 0.11);
-        asleep.cpu_eff_source = "accounting".into();
-        asleep.mem_source = "accounting".into();
+        asleep.cpu_eff_source = Some("accounting".into());
+        asleep.mem_source = Some("accounting".into());
         asleep.shared = Some(true);
         let shared = facts(
             JobFacts {

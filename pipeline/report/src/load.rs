@@ -24,10 +24,7 @@ mod workflows;
 
 pub use binned::{POINTS, Series, Wanted, telemetry, want};
 pub use day::{DayFacts, JobToLabel, PipelineRun, SummedRow, day_report};
-pub use jobs::{
-    Facts, JobFacts, NodeFacts, PER_NODE_METRICS, PredictionFacts, Scope, SummaryFacts,
-    ThresholdFacts, day_of, facts,
-};
+pub use jobs::{Facts, JobFacts, NodeFacts, PER_NODE_METRICS, Scope, day_of, facts};
 pub use jobsight_warehouse::query::literal;
 pub use list::{JobOwner, JobQuery, ListedJob, SortBy, Visible, list, owners, rule_feedback};
 pub use reference::{

@@ -110,8 +110,8 @@ fn earlier_run(item: &jobsight_notify::plan::Item, job: &JobReport) -> Option<St
 /// The `#SBATCH` lines of a better request, made as the job's page makes them
 /// ([`crate::pages::suggest::suggestions`]): one rule for what is safe to paste.
 fn suggestions_context(job: &JobReport) -> Value {
-    use jobsight_report::load::{JobFacts, SummaryFacts};
-    use jobsight_warehouse::catalog::rows::FindingRow;
+    use jobsight_report::load::JobFacts;
+    use jobsight_warehouse::catalog::rows::{FindingRow, JobSummaryRow};
     let facts = JobFacts {
         job_id: job.job_id.clone(),
         state: job.state.clone().unwrap_or_default(),
@@ -123,14 +123,14 @@ fn suggestions_context(job: &JobReport) -> Value {
         elapsed_s: job.run_s(),
         ..Default::default()
     };
-    let summary = job.judgeable.map(|judgeable| SummaryFacts {
+    let summary = job.judgeable.map(|judgeable| JobSummaryRow {
         judgeable,
         cpu_used_cores: job.cpu_used_cores,
         cpu_eff: job.cpu_eff,
-        cpu_eff_source: job.cpu_eff_source.clone().unwrap_or_default(),
+        cpu_eff_source: job.cpu_eff_source.clone(),
         mem_used_max_mb: job.mem_used_max_mb,
         mem_eff: job.mem_eff,
-        mem_source: job.mem_source.clone().unwrap_or_default(),
+        mem_source: job.mem_source.clone(),
         gpu_util: job.gpu_util,
         shared: job.shared,
         ..Default::default()

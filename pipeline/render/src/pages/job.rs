@@ -18,12 +18,10 @@ use crate::job::{verdict, verdict_details};
 use crate::units::{evidence_rows, named_value, significant, size_from_mb, threshold_value};
 use crate::{energy_text, figure_source_label};
 use jobsight_base::plain;
-use jobsight_report::load::{
-    Facts, HealthyBands, HealthyRun, JobFacts, PredictionFacts, Series, SummaryFacts,
-};
+use jobsight_report::load::{Facts, HealthyBands, HealthyRun, JobFacts, Series};
 use jobsight_report::select::{References, deviation, family, job_metrics_ranked};
 use jobsight_report::{Inputs, Settings, day_path, job_path, user_path, workflow_path};
-use jobsight_warehouse::catalog::rows::FindingRow;
+use jobsight_warehouse::catalog::rows::{FindingRow, JobSummaryRow, PredictionRow};
 
 /// Hours from the job's start to `t`, if it started.
 fn hours_since(start: Option<DateTime<Utc>>, t: DateTime<Utc>) -> Option<f64> {
@@ -77,8 +75,9 @@ pub fn job_page(
             })),
             "job": job_values(job, summary),
             "coverage": summary.map(|s| json!({
-                "judgeable": s.judgeable, "reason": c(&s.not_judgeable_reason),
-                "coverage": pct(s.coverage_mean), "missing": c(&s.nodes_missing), "duty_cycle": c(&s.duty_cycle),
+                "judgeable": s.judgeable, "reason": c(s.not_judgeable_reason.as_deref().unwrap_or_default()),
+                "coverage": pct(s.coverage_mean), "missing": c(s.nodes_missing.as_deref().unwrap_or_default()),
+                "duty_cycle": c(s.duty_cycle.as_deref().unwrap_or_default()),
             })),
             "usage": usage,
             "per_node": crate::per_node::table(&crate::per_node::node_uses(
@@ -124,12 +123,15 @@ fn source_note(source: &str, shared: Option<bool>) -> String {
 }
 
 /// The usage block: what the job requested against what it used, per resource.
-pub(super) fn usage_rows(job: &JobFacts, summary: Option<&SummaryFacts>) -> Vec<serde_json::Value> {
+pub(super) fn usage_rows(
+    job: &JobFacts,
+    summary: Option<&JobSummaryRow>,
+) -> Vec<serde_json::Value> {
     let mut usage = Vec::new();
     if let Some(s) = summary {
         let (cpu_note, mem_note) = (
-            source_note(&s.cpu_eff_source, s.shared),
-            source_note(&s.mem_source, s.shared),
+            source_note(s.cpu_eff_source.as_deref().unwrap_or_default(), s.shared),
+            source_note(s.mem_source.as_deref().unwrap_or_default(), s.shared),
         );
         usage.push(json!({
             "what": "cores", "requested": job.cpus.to_string(),
@@ -246,14 +248,14 @@ fn finding_rows(
 /// (hours since the job's start).
 fn verdict_rows(
     job: &JobFacts,
-    predictions: &[PredictionFacts],
+    predictions: &[PredictionRow],
     spans: &mut Vec<(f64, f64)>,
 ) -> Vec<serde_json::Value> {
     predictions
         .iter()
         .map(|p| {
             if p.verdict != "healthy"
-                && let Some((a, b)) = p.window
+                && let Some((a, b)) = p.window()
                 && let (Some(a), Some(b)) = (hours_since(job.start, a), hours_since(job.start, b))
             {
                 spans.push((a, b));
@@ -268,7 +270,7 @@ fn verdict_rows(
                 "anomaly_score": p.anomaly_score.map(significant),
                 "windows": p.windows, "anomalous_windows": p.anomalous_windows,
                 "agreeing_rules": c(&p.agreeing_rules),
-                "window": p.window.map(|(a, b)| plain::time_span(a, b)),
+                "window": p.window().map(|(a, b)| plain::time_span(a, b)),
                 "anomalous": p.verdict != "healthy" && p.verdict != "not-judged",
             })
         })
@@ -403,7 +405,7 @@ fn describe_reference(
 }
 
 /// The job's accounting as the page shows it.
-pub(super) fn job_values(job: &JobFacts, summary: Option<&SummaryFacts>) -> serde_json::Value {
+pub(super) fn job_values(job: &JobFacts, summary: Option<&JobSummaryRow>) -> serde_json::Value {
     json!({
         "job_id": c(&job.job_id), "name": c(&job.name), "user": c(&job.user),
         "account": c(&job.account), "partition": c(&job.partition), "qos": c(&job.qos),
@@ -414,7 +416,7 @@ pub(super) fn job_values(job: &JobFacts, summary: Option<&SummaryFacts>) -> serd
         "wait": duration(job.wait_s), "elapsed": duration(job.elapsed_s),
         "core_hours": job.core_hours.map_or("-".into(), significant),
         "wasted_core_hours": summary.and_then(|s| s.wasted_core_hours).map(significant),
-        "energy": summary.and_then(|s| energy_text(s.energy_kwh, Some(&s.energy_source), s.energy_share)),
+        "energy": summary.and_then(|s| energy_text(s.energy_kwh, Some(s.energy_source.as_deref().unwrap_or_default()), s.energy_share)),
         "day": job.day,
     })
 }
@@ -537,13 +539,13 @@ mod tests {
             ..Default::default()
         };
         let used = |cpu_source: &str, mem_source: &str, shared| {
-            let s = SummaryFacts {
+            let s = JobSummaryRow {
                 cpu_used_cores: Some(1.0),
                 cpu_eff: Some(0.5),
                 mem_used_max_mb: Some(1024.0),
                 mem_eff: Some(0.5),
-                cpu_eff_source: cpu_source.into(),
-                mem_source: mem_source.into(),
+                cpu_eff_source: Some(cpu_source.into()),
+                mem_source: Some(mem_source.into()),
                 shared,
                 ..Default::default()
             };
@@ -581,10 +583,10 @@ mod tests {
             core_hours: Some(32.0),
             ..Default::default()
         };
-        let measured = SummaryFacts {
+        let measured = JobSummaryRow {
             wasted_core_hours: Some(30.0),
             energy_kwh: Some(0.5214),
-            energy_source: "accounting".into(),
+            energy_source: Some("accounting".into()),
             energy_share: Some(0.25),
             ..Default::default()
         };
@@ -594,9 +596,9 @@ mod tests {
             head["energy"],
             "0.521 kWh (Slurm accounting, 25 % of its shared nodes')"
         );
-        let gpus = SummaryFacts {
+        let gpus = JobSummaryRow {
             energy_kwh: Some(0.0093),
-            energy_source: "gpu-power".into(),
+            energy_source: Some("gpu-power".into()),
             energy_share: Some(1.0),
             ..Default::default()
         };

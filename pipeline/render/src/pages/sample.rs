@@ -10,13 +10,10 @@ use super::charts;
 use super::job::gathered_job_page;
 use super::user::user_page;
 use crate::templates::Templates;
-use jobsight_report::load::{
-    Facts, HealthyRun, JobFacts, PredictionFacts, RecentJob, Series, SummaryFacts, ThresholdFacts,
-    UserHistory,
-};
+use jobsight_report::load::{Facts, HealthyRun, JobFacts, RecentJob, Series, UserHistory};
 use jobsight_report::select::References;
 use jobsight_report::{Inputs, JobPage, Settings};
-use jobsight_warehouse::catalog::rows::FindingRow;
+use jobsight_warehouse::catalog::rows::{FindingRow, JobSummaryRow, PredictionRow, ThresholdRow};
 
 /// A job page and a user page with every value set, for [`super::check`]: one job with a
 /// finding, a verdict, a threshold, a class and telemetry of two nodes.
@@ -162,7 +159,7 @@ fn sample_facts(job: &JobFacts, start: DateTime<Utc>, series: &Series) -> Facts 
         .insert(id.clone(), format!("slurm-{}-{id}", job.cluster));
     facts.summaries.insert(
         id.clone(),
-        SummaryFacts {
+        JobSummaryRow {
             judgeable: true,
             cpu_used_cores: Some(2.0),
             cpu_eff: Some(2.0 / 64.0),
@@ -201,7 +198,9 @@ fn sample_facts(job: &JobFacts, start: DateTime<Utc>, series: &Series) -> Facts 
         .insert(id.clone(), vec![("gpu".into(), "GPU job".into())]);
     facts.thresholds.insert(
         id.clone(),
-        vec![ThresholdFacts {
+        vec![ThresholdRow {
+            job_id: id.clone(),
+            restart_count: Some(0),
             characteristic: "cpu_load".into(),
             title: "CPU load".into(),
             limits: "cpu_load".into(),
@@ -213,12 +212,13 @@ fn sample_facts(job: &JobFacts, start: DateTime<Utc>, series: &Series) -> Facts 
     );
     facts.predictions.insert(
         id.clone(),
-        vec![PredictionFacts {
+        vec![PredictionRow {
             verdict: "hung-job".into(),
             confidence: None,
             source: "rules".into(),
             node: Some("node01".into()),
-            window,
+            window_start: window.map(|w| w.0),
+            window_end: window.map(|w| w.1),
             windows: 10,
             anomalous_windows: 4,
             unknown_windows: 3,
@@ -227,6 +227,7 @@ fn sample_facts(job: &JobFacts, start: DateTime<Utc>, series: &Series) -> Facts 
             anomaly_score: Some(3.2),
             agreeing_rules: "hung-job".into(),
             reason: "rule hung-job found it; the models said cpuoccupy".into(),
+            ..Default::default()
         }],
     );
     facts.telemetry.insert(id.clone(), series.clone());

@@ -5,8 +5,8 @@ use serde::Serialize;
 
 use super::format::{duration, pct};
 use crate::units::{percent, size_from_mb};
-use jobsight_report::load::{JobFacts, SummaryFacts};
-use jobsight_warehouse::catalog::rows::FindingRow;
+use jobsight_report::load::JobFacts;
+use jobsight_warehouse::catalog::rows::{FindingRow, JobSummaryRow};
 
 /// A request line of a better job script, and why.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -18,7 +18,7 @@ pub struct Suggestion {
 /// Whether a figure taken from `source` is the job's own to suggest a request from: its
 /// telemetry judged it, or Slurm accounting measured it; never its nodes' figure when it shared
 /// them (other jobs' use is counted too).
-fn trusted(s: &SummaryFacts, source: &str) -> bool {
+fn trusted(s: &JobSummaryRow, source: &str) -> bool {
     let nodes_of_others = source == "telemetry-node" && s.shared == Some(true);
     (s.judgeable || source == "accounting") && !nodes_of_others
 }
@@ -37,7 +37,7 @@ fn trusted(s: &SummaryFacts, source: &str) -> bool {
 /// nothing from figures its telemetry could not judge unless Slurm accounting gave them.
 pub fn suggestions(
     job: &JobFacts,
-    s: Option<&SummaryFacts>,
+    s: Option<&JobSummaryRow>,
     findings: &[FindingRow],
 ) -> Vec<Suggestion> {
     let mut out = Vec::new();
@@ -63,7 +63,10 @@ pub fn suggestions(
     let Some(s) = s else {
         return out;
     };
-    let (cpu_trusted, mem_trusted) = (trusted(s, &s.cpu_eff_source), trusted(s, &s.mem_source));
+    let (cpu_trusted, mem_trusted) = (
+        trusted(s, s.cpu_eff_source.as_deref().unwrap_or_default()),
+        trusted(s, s.mem_source.as_deref().unwrap_or_default()),
+    );
     if job.state != "COMPLETED" || !(s.judgeable || cpu_trusted || mem_trusted) {
         return out;
     }
@@ -157,7 +160,7 @@ mod tests {
 
     #[test]
     fn suggestions_follow_what_the_job_used() {
-        let s = SummaryFacts {
+        let s = JobSummaryRow {
             judgeable: true,
             cpu_used_cores: Some(1.0),
             cpu_eff: Some(1.0 / 32.0),
@@ -182,14 +185,14 @@ mod tests {
         let mut failed = job();
         failed.state = "OUT_OF_MEMORY".into();
         assert!(suggestions(&failed, Some(&s), &[]).len() == 1);
-        let unjudged = SummaryFacts {
+        let unjudged = JobSummaryRow {
             judgeable: false,
             ..s.clone()
         };
         assert!(suggestions(&job(), Some(&unjudged), &[]).is_empty());
         // Unless accounting measured the memory; and a shared node's figure is not the job's.
-        let on_accounting = SummaryFacts {
-            mem_source: "accounting".into(),
+        let on_accounting = JobSummaryRow {
+            mem_source: Some("accounting".into()),
             ..unjudged
         };
         let lines: Vec<String> = suggestions(&job(), Some(&on_accounting), &[])
@@ -197,8 +200,8 @@ mod tests {
             .map(|s| s.line)
             .collect();
         assert_eq!(lines, ["#SBATCH --mem=6G", "#SBATCH --time=3:15:00"]);
-        let shared = SummaryFacts {
-            cpu_eff_source: "telemetry-node".into(),
+        let shared = JobSummaryRow {
+            cpu_eff_source: Some("telemetry-node".into()),
             shared: Some(true),
             ..s
         };
@@ -220,7 +223,7 @@ mod tests {
             req_mem_mb: Some(4 * 26 * 1024),
             ..job()
         };
-        let used = SummaryFacts {
+        let used = JobSummaryRow {
             judgeable: true,
             cpu_used_cores: Some(0.1),
             cpu_eff: Some(0.001),
@@ -252,7 +255,7 @@ mod tests {
             req_mem_mb: Some(2048),
             ..job()
         };
-        let peak = SummaryFacts {
+        let peak = JobSummaryRow {
             mem_used_max_mb: Some(3.52 * 1024.0),
             ..Default::default()
         };

@@ -9,8 +9,8 @@ use datafusion::prelude::SessionContext;
 
 use super::binned::Series;
 use super::sql::{each_row, text};
-use jobsight_warehouse::catalog::rows::FindingRow;
-use jobsight_warehouse::query::{Columns, QueryError, literal};
+use jobsight_warehouse::catalog::rows::{FindingRow, JobSummaryRow, PredictionRow, ThresholdRow};
+use jobsight_warehouse::query::{QueryError, literal};
 
 /// Which rows: a day, and within it one job or all.
 #[derive(Debug, Clone)]
@@ -94,94 +94,17 @@ pub struct NodeFacts {
     pub figures: BTreeMap<String, (Option<f64>, Option<f64>)>,
 }
 
-/// What the features step measured of a job (`job_summary`).
-#[derive(Debug, Clone, Default)]
-pub struct SummaryFacts {
-    pub judgeable: bool,
-    pub not_judgeable_reason: String,
-    pub coverage_mean: Option<f64>,
-    pub nodes_missing: String,
-    pub duty_cycle: String,
-    pub cpu_used_cores: Option<f64>,
-    pub cpu_eff: Option<f64>,
-    pub mem_used_max_mb: Option<f64>,
-    pub mem_eff: Option<f64>,
-    pub time_eff: Option<f64>,
-    pub gpu_util: Option<f64>,
-    pub wasted_core_hours: Option<f64>,
-    /// Where the CPU and memory figures came from (`telemetry-job`, `telemetry-node`,
-    /// `accounting`); empty when unknown.
-    pub cpu_eff_source: String,
-    pub mem_source: String,
-    /// Whether the job shared a node with other jobs, when known.
-    pub shared: Option<bool>,
-    /// Where `gpu_util` came from (`telemetry-job`: the job's own GPUs); empty when unknown.
-    pub gpu_source: String,
-    /// The job's measured energy, where it came from and the share of its nodes' it was given.
-    pub energy_kwh: Option<f64>,
-    pub energy_source: String,
-    pub energy_share: Option<f64>,
-    /// The job's GPU memory peak (MiB, all its GPUs), from the family `gpu_util` came from.
-    pub gpu_mem_used_max_mb: Option<f64>,
-    /// Those GPUs' memory (MiB), where the free memory was collected.
-    pub gpu_mem_total_mb: Option<f64>,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct ThresholdFacts {
-    pub characteristic: String,
-    pub title: String,
-    /// The rule book's `[limits.<name>]` it is judged by, which says its unit.
-    pub limits: String,
-    pub value: Option<f64>,
-    pub level: String,
-    pub low_below: Option<f64>,
-    pub high_from: Option<f64>,
-}
-
-impl ThresholdFacts {
-    /// Row `i` of a `thresholds` query.
-    fn read(c: &Columns, i: usize) -> ThresholdFacts {
-        ThresholdFacts {
-            characteristic: text(c, "characteristic", i),
-            title: text(c, "title", i),
-            limits: text(c, "limits", i),
-            value: c.float("value", i),
-            level: text(c, "level", i),
-            low_below: c.float("low_below", i),
-            high_from: c.float("high_from", i),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct PredictionFacts {
-    pub verdict: String,
-    pub confidence: Option<f64>,
-    pub source: String,
-    pub node: Option<String>,
-    pub window: Option<(DateTime<Utc>, DateTime<Utc>)>,
-    pub windows: i64,
-    pub anomalous_windows: i64,
-    /// Windows unlike the healthy jobs the models saw, that they could not name.
-    pub unknown_windows: i64,
-    pub model_verdict: Option<String>,
-    pub model_confidence: Option<f64>,
-    pub anomaly_score: Option<f64>,
-    pub agreeing_rules: String,
-    pub reason: String,
-}
-
 /// Everything about the jobs of a scope.
 #[derive(Debug, Default)]
 pub struct Facts {
     pub jobs: Vec<JobFacts>,
-    pub summaries: HashMap<String, SummaryFacts>,
-    /// The rows of `findings`, as the rules stage wrote them (a window only with both ends).
+    /// The rows of each table as the stages wrote them (a finding's or verdict's window only
+    /// with both ends, no empty node), by job id.
+    pub summaries: HashMap<String, JobSummaryRow>,
     pub findings: HashMap<String, Vec<FindingRow>>,
     pub classes: HashMap<String, Vec<(String, String)>>,
-    pub thresholds: HashMap<String, Vec<ThresholdFacts>>,
-    pub predictions: HashMap<String, Vec<PredictionFacts>>,
+    pub thresholds: HashMap<String, Vec<ThresholdRow>>,
+    pub predictions: HashMap<String, Vec<PredictionRow>>,
     pub telemetry: HashMap<String, Series>,
     /// The job's mean per metric (`features_job`).
     pub means: HashMap<String, BTreeMap<String, f64>>,
@@ -190,11 +113,6 @@ pub struct Facts {
     /// The Slurm workflow run each job is a step of ([`slurm_runs`](super::slurm_runs)), by job
     /// id.
     pub workflows: HashMap<String, String>,
-}
-
-/// A finding's or a verdict's time window, when the row has both ends.
-fn window(c: &Columns, i: usize) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
-    Some((c.time("window_start", i)?, c.time("window_end", i)?))
 }
 
 /// The day a job ended on (its last record when a requeue gave it several), if it is stored.
@@ -215,7 +133,7 @@ pub async fn day_of(ctx: &SessionContext, job_id: &str) -> Result<Option<NaiveDa
 async fn summaries(
     ctx: &SessionContext,
     scope: &Scope,
-) -> Result<HashMap<String, SummaryFacts>, QueryError> {
+) -> Result<HashMap<String, JobSummaryRow>, QueryError> {
     // Of a requeued job's runs, the last run's row is kept (the last one read).
     let sql = format!(
         "SELECT * FROM job_summary s WHERE {} ORDER BY s.restart_count NULLS FIRST",
@@ -223,32 +141,8 @@ async fn summaries(
     );
     let mut summaries = HashMap::new();
     each_row(ctx, &sql, |c, i| {
-        summaries.insert(
-            text(c, "job_id", i),
-            SummaryFacts {
-                judgeable: c.boolean("judgeable", i).unwrap_or(false),
-                not_judgeable_reason: text(c, "not_judgeable_reason", i),
-                coverage_mean: c.float("coverage_mean", i),
-                nodes_missing: text(c, "nodes_missing", i),
-                duty_cycle: text(c, "duty_cycle", i),
-                cpu_used_cores: c.float("cpu_used_cores", i),
-                cpu_eff: c.float("cpu_eff", i),
-                mem_used_max_mb: c.float("mem_used_max_mb", i),
-                mem_eff: c.float("mem_eff", i),
-                time_eff: c.float("time_eff", i),
-                gpu_util: c.float("gpu_util", i),
-                wasted_core_hours: c.float("wasted_core_hours", i),
-                cpu_eff_source: text(c, "cpu_eff_source", i),
-                mem_source: text(c, "mem_source", i),
-                shared: c.boolean("shared", i),
-                gpu_source: text(c, "gpu_source", i),
-                energy_kwh: c.float("energy_kwh", i),
-                energy_source: text(c, "energy_source", i),
-                energy_share: c.float("energy_share", i),
-                gpu_mem_used_max_mb: c.float("gpu_mem_used_max_mb", i),
-                gpu_mem_total_mb: c.float("gpu_mem_total_mb", i),
-            },
-        );
+        let row = JobSummaryRow::read(c, i);
+        summaries.insert(row.job_id.clone(), row);
     })
     .await?;
     Ok(summaries)
@@ -299,27 +193,18 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
         scope.filter("x")
     );
     each_row(ctx, &sql, |c, i| {
-        f.findings.entry(text(c, "job_id", i)).or_default().push({
-            let window = window(c, i);
-            FindingRow {
-                job_id: text(c, "job_id", i),
-                restart_count: c.run("restart_count", i),
-                rule: text(c, "rule", i),
-                title: text(c, "title", i),
-                group: text(c, "group", i),
-                method_group: c.int("method_group", i).and_then(|g| u8::try_from(g).ok()),
-                severity: text(c, "severity", i),
-                node: c.text("node", i).filter(|n| !n.is_empty()),
+        let row = FindingRow::read(c, i);
+        // A window only with both ends; no node when the rule named none.
+        let window = row.window();
+        f.findings
+            .entry(row.job_id.clone())
+            .or_default()
+            .push(FindingRow {
+                node: row.node.clone().filter(|n| !n.is_empty()),
                 window_start: window.map(|w| w.0),
                 window_end: window.map(|w| w.1),
-                message: text(c, "message", i),
-                why: text(c, "why", i),
-                fix: text(c, "fix", i),
-                tools: text(c, "tools", i),
-                evidence: text(c, "evidence", i),
-                rules_version: text(c, "rules_version", i),
-            }
-        });
+                ..row
+            });
     })
     .await?;
     let sql = format!(
@@ -335,7 +220,7 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
     .await?;
     let sql = format!("SELECT * FROM thresholds x WHERE {}", scope.last_run("x"));
     each_row(ctx, &sql, |c, i| {
-        let row = ThresholdFacts::read(c, i);
+        let row = ThresholdRow::read(c, i);
         f.thresholds
             .entry(text(c, "job_id", i))
             .or_default()
@@ -350,20 +235,9 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
         f.predictions
             .entry(text(c, "job_id", i))
             .or_default()
-            .push(PredictionFacts {
-                verdict: text(c, "verdict", i),
-                confidence: c.float("confidence", i),
-                source: text(c, "source", i),
+            .push(PredictionRow {
                 node: c.text("node", i).filter(|n| !n.is_empty()),
-                window: window(c, i),
-                windows: c.int("windows", i).unwrap_or(0),
-                anomalous_windows: c.int("anomalous_windows", i).unwrap_or(0),
-                unknown_windows: c.int("unknown_windows", i).unwrap_or(0),
-                model_verdict: c.text("model_verdict", i),
-                model_confidence: c.float("model_confidence", i),
-                anomaly_score: c.float("anomaly_score", i),
-                agreeing_rules: text(c, "agreeing_rules", i),
-                reason: text(c, "reason", i),
+                ..PredictionRow::read(c, i)
             });
     })
     .await?;

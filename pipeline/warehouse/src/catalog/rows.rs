@@ -8,123 +8,23 @@
 //! has a streaming builder with dictionary-encoded ids ([`TelemetryBuilder`]) instead of a row
 //! struct.
 
-use std::sync::Arc;
-
 use chrono::{DateTime, NaiveDate, Utc};
-use datafusion::arrow::array::{
-    ArrayRef, BooleanBuilder, Float64Builder, Int32Builder, StringBuilder,
-    TimestampMicrosecondBuilder, UInt8Builder, UInt32Builder, UInt64Builder,
-};
-use datafusion::arrow::datatypes::{DataType, Field, TimeUnit};
+use datafusion::arrow::array::ArrayRef;
+use datafusion::arrow::datatypes::{DataType, Field};
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
 
 use super::{FEATURE_STATS, Table, WINDOW_STATS};
 
+mod column;
 mod telemetry;
 
+use column::time_type;
+pub use column::{Cells, Column, from_micros};
 pub use telemetry::{TelemetryBuilder, telemetry_fields};
 
-/// A value type of a column: its Arrow type, whether it may be null, and how a column of such
-/// values becomes an array.
-pub trait Column: Sized {
-    const NULLABLE: bool;
-    fn data_type() -> DataType;
-    fn array<'a>(values: impl Iterator<Item = &'a Self>) -> ArrayRef
-    where
-        Self: 'a;
-}
-
-fn time_type() -> DataType {
-    DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
-}
-
-/// Plain and optional columns of one Arrow builder type.
-macro_rules! column {
-    ($ty:ty, $builder:ty, $data_type:expr, |$b:ident, $v:ident| $append:expr) => {
-        impl Column for $ty {
-            const NULLABLE: bool = false;
-            fn data_type() -> DataType {
-                $data_type
-            }
-            fn array<'a>(values: impl Iterator<Item = &'a Self>) -> ArrayRef {
-                let mut $b = <$builder>::new();
-                for $v in values {
-                    $append;
-                }
-                Arc::new($b.finish())
-            }
-        }
-        impl Column for Option<$ty> {
-            const NULLABLE: bool = true;
-            fn data_type() -> DataType {
-                $data_type
-            }
-            fn array<'a>(values: impl Iterator<Item = &'a Self>) -> ArrayRef {
-                let mut $b = <$builder>::new();
-                for value in values {
-                    match value {
-                        Some($v) => $append,
-                        None => $b.append_null(),
-                    }
-                }
-                Arc::new($b.finish())
-            }
-        }
-    };
-}
-
-column!(String, StringBuilder, DataType::Utf8, |b, v| b
-    .append_value(v));
-column!(bool, BooleanBuilder, DataType::Boolean, |b, v| b
-    .append_value(*v));
-column!(u8, UInt8Builder, DataType::UInt8, |b, v| b.append_value(*v));
-column!(u32, UInt32Builder, DataType::UInt32, |b, v| b
-    .append_value(*v));
-column!(u64, UInt64Builder, DataType::UInt64, |b, v| b
-    .append_value(*v));
-column!(i32, Int32Builder, DataType::Int32, |b, v| b
-    .append_value(*v));
-column!(f64, Float64Builder, DataType::Float64, |b, v| b
-    .append_value(*v));
-
-/// Timestamps: microseconds, UTC, as every time column of the warehouse.
-impl Column for DateTime<Utc> {
-    const NULLABLE: bool = false;
-    fn data_type() -> DataType {
-        time_type()
-    }
-    fn array<'a>(values: impl Iterator<Item = &'a Self>) -> ArrayRef {
-        let mut b = TimestampMicrosecondBuilder::new().with_timezone("UTC");
-        for v in values {
-            b.append_value(v.timestamp_micros());
-        }
-        Arc::new(b.finish())
-    }
-}
-
-impl Column for Option<DateTime<Utc>> {
-    const NULLABLE: bool = true;
-    fn data_type() -> DataType {
-        time_type()
-    }
-    fn array<'a>(values: impl Iterator<Item = &'a Self>) -> ArrayRef {
-        let mut b = TimestampMicrosecondBuilder::new().with_timezone("UTC");
-        for v in values {
-            b.append_option(v.map(|t| t.timestamp_micros()));
-        }
-        Arc::new(b.finish())
-    }
-}
-
-/// A time from microseconds since the epoch (what the features and models compute in); `None`
-/// outside chrono's range.
-pub fn from_micros(micros: i64) -> Option<DateTime<Utc>> {
-    DateTime::from_timestamp_micros(micros)
-}
-
 /// Declares a table's row: the struct (its fields are the table's columns, in order) and the
-/// functions that give the columns' fields and turn rows into a batch.
+/// functions that give the columns' fields, turn rows into a batch and read a row back.
 macro_rules! table_row {
     (
         $(#[$meta:meta])*
@@ -150,6 +50,14 @@ macro_rules! table_row {
                     Table::$table.schema(),
                     vec![$(<$ty as Column>::array(rows.iter().map(|r| &r.$field)),)+],
                 )
+            }
+
+            /// Row `i` of a query's result over the table, its columns read by name
+            /// ([`Column::read`]: what is null or missing reads as `None` or the default).
+            pub fn read(cells: &dyn $crate::catalog::rows::Cells, i: usize) -> $row {
+                $row {
+                    $($field: <$ty as $crate::catalog::rows::Column>::read(cells, stringify!($field), i),)+
+                }
             }
         }
     };
@@ -320,6 +228,13 @@ impl FindingRow {
     }
 }
 
+impl PredictionRow {
+    /// The verdict's time window, when the row has both ends.
+    pub fn window(&self) -> Option<(DateTime<Utc>, DateTime<Utc>)> {
+        Some((self.window_start?, self.window_end?))
+    }
+}
+
 table_row! {
     /// One row of `classes`: a job and a class it belongs to.
     ClassRow => Classes {
@@ -335,6 +250,7 @@ table_row! {
 
 table_row! {
     /// One row of `thresholds`: a job's main characteristic marked low / average / high.
+    #[derive(Default)]
     ThresholdRow => Thresholds {
         job_id: String,
         /// The run it is about (`jobs.restart_count`). Null in rows written before the run was
@@ -424,6 +340,7 @@ table_row! {
 
 table_row! {
     /// One row of `predictions`: a job's verdict from the models and the rules together.
+    #[derive(Default)]
     PredictionRow => Predictions {
         job_id: String,
         /// The run judged (`jobs.restart_count`); null in rows written before it was recorded.

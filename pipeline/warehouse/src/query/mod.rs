@@ -256,6 +256,25 @@ impl Columns {
     }
 }
 
+/// The rows of the catalog are read back through the same lenient readers.
+impl crate::catalog::rows::Cells for Columns {
+    fn text(&self, name: &str, i: usize) -> Option<String> {
+        Columns::text(self, name, i)
+    }
+    fn float(&self, name: &str, i: usize) -> Option<f64> {
+        Columns::float(self, name, i)
+    }
+    fn int(&self, name: &str, i: usize) -> Option<i64> {
+        Columns::int(self, name, i)
+    }
+    fn boolean(&self, name: &str, i: usize) -> Option<bool> {
+        Columns::boolean(self, name, i)
+    }
+    fn time(&self, name: &str, i: usize) -> Option<DateTime<Utc>> {
+        Columns::time(self, name, i)
+    }
+}
+
 /// Whether a directory holds at least one Parquet file anywhere below it (symlinks not followed,
 /// so a link loop cannot recurse forever).
 fn has_parquet(dir: &Path) -> bool {
@@ -778,6 +797,52 @@ mod tests {
     }
     use crate::catalog::{self, rows::JobRow};
     use proptest::prelude::*;
+
+    /// A row written as a batch and read back by its columns' names is the same row; a part
+    /// written before a column existed reads it as `None`, or as the default when it is not
+    /// optional.
+    #[test]
+    fn a_row_reads_back_as_it_was_written() {
+        use crate::catalog::rows::{JobSummaryRow, PredictionRow};
+        let row = JobSummaryRow {
+            job_id: "7".into(),
+            restart_count: Some(2),
+            elapsed_s: 3600.0,
+            judgeable: true,
+            nodes_seen: 4,
+            cpu_eff: Some(0.25),
+            cpu_eff_source: Some("telemetry-job".into()),
+            shared: Some(false),
+            ..Default::default()
+        };
+        let batch = JobSummaryRow::batch(std::slice::from_ref(&row)).unwrap();
+        assert_eq!(JobSummaryRow::read(&Columns::of(&batch).unwrap(), 0), row);
+        let schema = batch.schema();
+        let older: Vec<usize> = (0..batch.num_columns())
+            .filter(|&i| !["shared", "elapsed_s"].contains(&schema.field(i).name().as_str()))
+            .collect();
+        let older = batch.project(&older).unwrap();
+        let read = JobSummaryRow::read(&Columns::of(&older).unwrap(), 0);
+        assert_eq!((read.shared, read.elapsed_s), (None, 0.0));
+        assert_eq!(read.cpu_eff_source.as_deref(), Some("telemetry-job"));
+
+        let at = |s| DateTime::from_timestamp(s, 123_000).unwrap();
+        let verdict = PredictionRow {
+            job_id: "7".into(),
+            verdict: "memleak".into(),
+            window_start: Some(at(1_700_000_000)),
+            window_end: Some(at(1_700_000_600)),
+            windows: 12,
+            anomalous_windows: 5,
+            model_confidence: Some(0.9),
+            ..Default::default()
+        };
+        let batch = PredictionRow::batch(std::slice::from_ref(&verdict)).unwrap();
+        assert_eq!(
+            PredictionRow::read(&Columns::of(&batch).unwrap(), 0),
+            verdict
+        );
+    }
 
     /// Every statement that changes or leaves the warehouse is refused before it is planned;
     /// queries and their EXPLAIN pass.

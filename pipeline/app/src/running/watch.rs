@@ -165,8 +165,8 @@ impl Measure<'_> {
                     summary,
                 }),
                 Err(e) => {
+                    // The windows measured so far still give the footprint; none is judged.
                     measured.live.not_judged = Some(e);
-                    measured.windows.clear();
                     return measured;
                 }
             }
@@ -250,6 +250,9 @@ fn judge(book: &RuleBook, rules: &jobsight_rules::Settings, measured: &Measured)
         };
         if window.dwell.is_none() {
             footprint(&mut live, &data);
+        }
+        if live.not_judged.is_some() {
+            continue; // a later window could not be measured: the footprint only
         }
         let findings = jobsight_rules::evaluate_running(book, &data, rules, window.dwell);
         for f in findings {

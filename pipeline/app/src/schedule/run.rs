@@ -45,7 +45,11 @@ pub fn run_dag(
     stop: &AtomicBool,
 ) -> Result<RunReport, ScheduleError> {
     let data = ctx.data().to_path_buf();
-    let _lock = DagLock::acquire(&data, &dag.name)?;
+    // A dry run writes nothing, so it takes no lock: a scheduled run beside it is not refused.
+    let _lock = match request.trigger {
+        Trigger::DryRun => None,
+        _ => Some(DagLock::acquire(&data, &dag.name)?),
+    };
     let started = ctx.clock.now();
     let run_timer = std::time::Instant::now();
     let run_id = format!(
@@ -86,7 +90,7 @@ pub fn run_dag(
         steps.push(report);
     }
     // The carried-over list goes only once every step that judges its jobs has done so.
-    if ingested_steps_ok {
+    if ingested_steps_ok && request.trigger != Trigger::DryRun {
         let _ = std::fs::remove_file(&carried_path);
     }
     let ended = ctx.clock.now();

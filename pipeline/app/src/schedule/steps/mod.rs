@@ -38,17 +38,16 @@ impl Handover {
     pub(super) fn missing_input(&self, step: &Step) -> Option<&'static str> {
         use running::Needs;
         let (needs, why) = match step {
-            Step::Features { on: On::Running } => (
-                Needs::Listing,
-                "the list-running step before it listed no jobs (it failed)",
-            ),
+            Step::Features { on: On::Running } => {
+                (Needs::Listing, "the list-running step before it failed")
+            }
             Step::Classify { on: On::Running } => (
                 Needs::Measured,
-                "the features step of the running jobs before it measured none (it failed)",
+                "the features step of the running jobs before it failed",
             ),
             Step::Act | Step::RunningPage => (
                 Needs::Snapshot,
-                "the classify step of the running jobs before it judged none (it failed)",
+                "the classify step of the running jobs before it failed",
             ),
             _ => return None,
         };

@@ -7,7 +7,7 @@
 //! but writes no snapshot, no row, no page, sends nothing and cancels nothing: the act step logs
 //! what it would do, one `job` line per decision.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
@@ -16,7 +16,7 @@ use crate::running::watch::{self, Measured};
 use crate::schedule::context::{Counts, StepRun, Trigger};
 use jobsight_base::running_job::Listing;
 use jobsight_running::Snapshot;
-use jobsight_running::plan::{CANCEL, SECOND_WARNING, in_effect, plan};
+use jobsight_running::plan::{CANCEL, SECOND_WARNING, already_cancelled, in_effect, plan};
 
 /// What the running steps of one run hand each other.
 #[derive(Debug, Default)]
@@ -142,9 +142,13 @@ pub(super) fn judge(run: &StepRun, running: &mut Running) -> Result<Counts, Stri
 /// line on the log for every warning and cancellation; in a dry run, only the lines of what it
 /// would do.
 pub(super) fn act(run: &StepRun, running: &Running) -> Result<Counts, String> {
-    let (Some(snapshot), Some(now)) = (&running.snapshot, running.taken_at) else {
+    let Some(snapshot) = &running.snapshot else {
         return Err("no judged running jobs were handed over".into());
     };
+    // Each attempt decides at its own time, as each run does: the audit's rows of an attempt
+    // that failed after a cancellation are a part named by that time, which a retry must not
+    // replace.
+    let now = run.ctx.clock.now();
     let s = &run.ctx.settings;
     let data = run.ctx.data();
     let history = jobsight_running::audit::read_history(data, now)?;
@@ -169,7 +173,7 @@ pub(super) fn act(run: &StepRun, running: &Running) -> Result<Counts, String> {
         ("cancelled".to_string(), acted.cancelled as u64),
         ("would_cancel".to_string(), acted.would_cancel as u64),
     ]);
-    let jobs: std::collections::BTreeSet<_> = acted.rows.iter().map(|r| &r.job_id).collect();
+    let jobs: BTreeSet<_> = acted.rows.iter().map(|r| (&r.cluster, &r.job_id)).collect();
     Ok((jobs.len() as u64, counts))
 }
 
@@ -183,11 +187,20 @@ fn show_plan(
     let s = &run.ctx.settings;
     let settings = in_effect(&s.running, s.notify.test_mode);
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
-    let mut jobs = std::collections::BTreeSet::new();
+    let mut jobs = BTreeSet::new();
+    // As the act step: one cancellation per job, none of a job cancelled before.
+    let mut cancelled = already_cancelled(history);
     for planned in plan(snapshot, history, &settings, now) {
         let job = &snapshot.jobs[planned.job];
         let condition = &job.conditions[planned.condition];
         let decision = &planned.decision;
+        if decision.stage == CANCEL
+            && decision.exempt.is_none()
+            && !decision.dry_run
+            && !cancelled.insert((job.cluster.clone(), job.job_id.clone()))
+        {
+            continue;
+        }
         let (count, would) = match (decision.stage, &decision.exempt) {
             (_, Some(reason)) => (
                 "would_exempt",

@@ -145,7 +145,9 @@ fn a_failed_listing_skips_the_steps_that_work_on_it() {
     let all = text(&out);
     assert!(all.contains("Unable to contact slurm controller"), "{all}");
     assert!(
-        all.contains("the list-running step before it failed"),
+        all.contains("the list-running step it works on failed")
+            && all.contains("the features step it works on was skipped")
+            && all.contains("the classify step it works on was skipped"),
         "{all}"
     );
     // One attempt each: the skipped steps were not tried.

@@ -195,7 +195,7 @@ impl Dag {
 
 impl Step {
     /// The step this one works on the output of, which must come before it in its DAG, and why.
-    fn needs(&self) -> Option<(Step, &'static str)> {
+    pub(super) fn needs(&self) -> Option<(Step, &'static str)> {
         match *self {
             Step::Predict { on } => Some((
                 Step::Classify { on },

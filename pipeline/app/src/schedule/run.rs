@@ -68,6 +68,9 @@ pub fn run_dag(
     };
     let mut steps = Vec::with_capacity(dag.steps.len());
     let mut ingested_steps_ok = true;
+    // The steps of this run that did not end well, and how: a step that works on one of them
+    // (`Step::needs`) has nothing to work on, and is skipped rather than tried.
+    let mut not_done: Vec<(&Step, &'static str)> = Vec::new();
     for (i, step) in dag.steps.iter().enumerate() {
         let run = StepRun {
             ctx,
@@ -76,7 +79,23 @@ pub fn run_dag(
             request,
             log,
         };
-        let report = run_step(&run, i as u32 + 1, &mut handover, &carried_path, stop);
+        let unmet = step.needs().and_then(|(before, _)| {
+            let (_, how) = not_done.iter().find(|(s, _)| **s == before)?;
+            Some(format!("the {} step it works on {how}", before.name()))
+        });
+        let report = run_step(
+            &run,
+            i as u32 + 1,
+            unmet,
+            &mut handover,
+            &carried_path,
+            stop,
+        );
+        match report.outcome {
+            StepOutcome::Failed => not_done.push((step, "failed")),
+            StepOutcome::Skipped => not_done.push((step, "was skipped")),
+            StepOutcome::Ok => {}
+        }
         if report.outcome == StepOutcome::Failed
             && matches!(
                 step,
@@ -173,11 +192,12 @@ fn carried_over(log: &Log, dag: &Dag, carried_path: &Path) -> Vec<IngestedJob> {
     ingested
 }
 
-/// Runs one step at `position` in its DAG, unless the request skips it, and logs and reports
-/// what it did.
+/// Runs one step at `position` in its DAG, unless the request skips it or the step it works on
+/// did not end well (`unmet`, why), and logs and reports what it did.
 fn run_step(
     run: &StepRun,
     position: u32,
+    unmet: Option<String>,
     handover: &mut Handover,
     carried_path: &Path,
     stop: &AtomicBool,
@@ -187,7 +207,7 @@ fn run_step(
     let step_timer = std::time::Instant::now();
     // Each step's own peak memory in its log line (steps run one at a time in a run).
     let peak_known = jobsight_base::reset_peak_memory();
-    if let Some(why) = skip_reason(step, run.request).or_else(|| handover.missing_input(step)) {
+    if let Some(why) = skip_reason(step, run.request).map(String::from).or(unmet) {
         log.event(
             "step-skip",
             &[
@@ -203,7 +223,7 @@ fn run_step(
             attempts: 0,
             jobs: 0,
             counts: BTreeMap::new(),
-            error: Some(why.into()),
+            error: Some(why),
             started: step_started,
             ended: step_started,
             seconds: 0.0,

@@ -32,29 +32,6 @@ pub(super) struct Handover {
     pub(super) running: running::Running,
 }
 
-impl Handover {
-    /// Why `step` cannot run in this run, when the step it works on handed nothing over (it
-    /// failed): the step is skipped, since trying it again would not help.
-    pub(super) fn missing_input(&self, step: &Step) -> Option<&'static str> {
-        use running::Needs;
-        let (needs, why) = match step {
-            Step::Features { on: On::Running } => {
-                (Needs::Listing, "the list-running step before it failed")
-            }
-            Step::Classify { on: On::Running } => (
-                Needs::Measured,
-                "the features step of the running jobs before it failed",
-            ),
-            Step::Act | Step::RunningPage => (
-                Needs::Snapshot,
-                "the classify step of the running jobs before it failed",
-            ),
-            _ => return None,
-        };
-        (!self.running.has(needs)).then_some(why)
-    }
-}
-
 /// The rules' verdicts on one job (per-job path) or on one whole day, from a classify step.
 pub(super) struct Judged {
     /// The classify step's `on`, which the predict step after it matches.

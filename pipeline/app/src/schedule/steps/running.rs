@@ -28,25 +28,6 @@ pub(in crate::schedule) struct Running {
     snapshot: Option<Snapshot>,
 }
 
-impl Running {
-    /// Whether the step before `what` handed over what it works on.
-    pub(in crate::schedule) fn has(&self, what: Needs) -> bool {
-        match what {
-            Needs::Listing => self.listing.is_some(),
-            Needs::Measured => self.measured.is_some(),
-            Needs::Snapshot => self.snapshot.is_some(),
-        }
-    }
-}
-
-/// What a running step works on.
-#[derive(Debug, Clone, Copy)]
-pub(in crate::schedule) enum Needs {
-    Listing,
-    Measured,
-    Snapshot,
-}
-
 fn dry(run: &StepRun) -> bool {
     run.request.trigger == Trigger::DryRun
 }

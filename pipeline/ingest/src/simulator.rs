@@ -25,7 +25,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 
 use super::{JobRow, LabelRow, TelemetrySink};
 use jobsight_sim::{Anomaly, Behaviour, ClusterSpec, Inefficiency, Outcome, Rng, SimJob};
-use jobsight_warehouse::catalog::{self, CatalogError, Table};
+use jobsight_warehouse::catalog::{self, CatalogError};
 
 /// Memory of a simulated node.
 const NODE_MEM_BYTES: f64 = jobsight_sim::NODE_MEM_MB as f64 * 1048576.0;
@@ -618,30 +618,12 @@ pub fn write_jobs(
         telemetry_rows,
         files: files.len(),
     };
-    let schema_error = |table: &'static str| {
-        move |e: datafusion::arrow::error::ArrowError| CatalogError::Schema {
-            table,
-            reason: e.to_string(),
-        }
-    };
     for (d, rows) in &job_rows {
-        catalog::write_part(
-            data,
-            Table::Jobs,
-            *d,
-            part,
-            &[JobRow::batch(rows).map_err(schema_error("jobs"))?],
-        )?;
+        JobRow::write_part(data, *d, part, rows)?;
         written.files += 1;
     }
     for (d, rows) in &label_rows {
-        catalog::write_part(
-            data,
-            Table::Labels,
-            *d,
-            part,
-            &[LabelRow::batch(rows).map_err(schema_error("labels"))?],
-        )?;
+        LabelRow::write_part(data, *d, part, rows)?;
         written.files += 1;
     }
     Ok(written)
@@ -781,11 +763,7 @@ pub fn write_labels(
             .push(label_row(job, day));
     }
     for (d, rows) in &label_rows {
-        let batch = LabelRow::batch(rows).map_err(|e| CatalogError::Schema {
-            table: "labels",
-            reason: e.to_string(),
-        })?;
-        catalog::write_part(data, Table::Labels, *d, part, &[batch])?;
+        LabelRow::write_part(data, *d, part, rows)?;
     }
     Ok(jobs.len())
 }

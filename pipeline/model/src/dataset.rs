@@ -263,32 +263,37 @@ impl Windows {
     }
 }
 
-/// Converts a column to plain strings, microseconds or floats once per batch.
+/// Column `name` of `batch` as type `to`, converted once per batch; `path` names the part in errors.
+fn column_as(
+    batch: &RecordBatch,
+    name: &str,
+    path: &Path,
+    to: &DataType,
+) -> Result<ArrayRef, ModelError> {
+    let array = batch
+        .column_by_name(name)
+        .ok_or_else(|| ModelError::read(path, format!("no column {name}")))?;
+    cast(array, to).map_err(|e| ModelError::read(path, format!("column {name}: {e}")))
+}
+
+/// A column as plain strings.
 pub(crate) fn text_column(
     batch: &RecordBatch,
     name: &str,
     path: &Path,
 ) -> Result<ArrayRef, ModelError> {
-    let array = batch
-        .column_by_name(name)
-        .ok_or_else(|| ModelError::read(path, format!("no column {name}")))?;
-    cast(array, &DataType::Utf8).map_err(|e| ModelError::read(path, format!("column {name}: {e}")))
+    column_as(batch, name, path, &DataType::Utf8)
 }
 
+/// A time column as microseconds since the epoch.
 pub(crate) fn micros_column(
     batch: &RecordBatch,
     name: &str,
     path: &Path,
 ) -> Result<ArrayRef, ModelError> {
-    let array = batch
-        .column_by_name(name)
-        .ok_or_else(|| ModelError::read(path, format!("no column {name}")))?;
-    let fail = |e| ModelError::read(path, format!("column {name}: {e}"));
-    cast(
-        &cast(array, &DataType::Timestamp(TimeUnit::Microsecond, None)).map_err(fail)?,
-        &DataType::Int64,
-    )
-    .map_err(fail)
+    let time = DataType::Timestamp(TimeUnit::Microsecond, None);
+    cast(&column_as(batch, name, path, &time)?, &DataType::Int64)
+        .map_err(|e| ModelError::read(path, format!("column {name}: {e}")))
 }
 
 /// The run column (`restart_count`) of a windows batch as whole numbers; `None` in parts written
@@ -309,11 +314,7 @@ fn run_column(
 }
 
 fn float_column(batch: &RecordBatch, name: &str, path: &Path) -> Result<ArrayRef, ModelError> {
-    let array = batch
-        .column_by_name(name)
-        .ok_or_else(|| ModelError::read(path, format!("no column {name}")))?;
-    cast(array, &DataType::Float64)
-        .map_err(|e| ModelError::read(path, format!("column {name}: {e}")))
+    column_as(batch, name, path, &DataType::Float64)
 }
 
 /// Opens every Parquet part of `table` on `days`, reading only `columns`.

@@ -268,14 +268,7 @@ mod tests {
                 ..catalog::rows::JobRow::default()
             })
             .collect();
-        catalog::write_part(
-            dir.path(),
-            Table::Jobs,
-            day,
-            "jobs",
-            &[catalog::rows::JobRow::batch(&jobs).unwrap()],
-        )
-        .unwrap();
+        catalog::rows::JobRow::write_part(dir.path(), day, "jobs", &jobs).unwrap();
         dir
     }
 

@@ -414,7 +414,6 @@ mod tests {
     /// then `bad` windows off it, as unlabelled anomalies in the training data.
     fn windows(bad: usize) -> Windows {
         let mut values = Vec::new();
-        let mut keys = Vec::new();
         for i in 0..400 + bad {
             let t = (i % 97) as f64 / 97.0;
             let wobble = ((i * 37) % 11) as f64 / 110.0;
@@ -425,18 +424,25 @@ mod tests {
                 [t, 5.0 - 3.0 * t, 4.0 * wobble, 1.0 + wobble]
             };
             values.extend(row);
-            keys.push(WindowKey {
+        }
+        let features = ["a:mean", "b:mean", "c:mean", "d:std"].map(String::from);
+        windows_of(features.to_vec(), values)
+    }
+
+    /// `values`, a row of `features` a window, as windows one microsecond long on node `n1`, 20
+    /// windows a job.
+    fn windows_of(features: Vec<String>, values: Vec<f64>) -> Windows {
+        let keys = (0..values.len() / features.len())
+            .map(|i| WindowKey {
                 job_id: Arc::from(format!("j{}", i / 20).as_str()),
                 run: None,
                 node: Arc::from("n1"),
                 start_us: i as i64,
                 end_us: i as i64 + 1,
-            });
-        }
+            })
+            .collect();
         Windows {
-            features: ["a:mean", "b:mean", "c:mean", "d:std"]
-                .map(String::from)
-                .to_vec(),
+            features,
             keys,
             values,
             ..Windows::default()
@@ -452,7 +458,6 @@ mod tests {
         let mut features = vec!["busy:mean".to_string()];
         features.extend((0..noisy).map(|k| format!("noise{k}:mean")));
         let mut values = Vec::new();
-        let mut keys = Vec::new();
         for i in 0..401 {
             // The last window is the anomaly: the steady column drops by a tenth.
             let busy = if i < 400 {
@@ -462,20 +467,8 @@ mod tests {
             };
             values.push(busy);
             values.extend((0..noisy).map(|k| (((i * 31 + k * 17) % 23) as f64 - 11.0) * 1e-4));
-            keys.push(WindowKey {
-                job_id: Arc::from(format!("j{}", i / 20).as_str()),
-                run: None,
-                node: Arc::from("n1"),
-                start_us: i as i64,
-                end_us: i as i64 + 1,
-            });
         }
-        let windows = Windows {
-            features,
-            keys,
-            values,
-            ..Windows::default()
-        };
+        let windows = windows_of(features, values);
         let healthy: Vec<usize> = (0..400).collect();
         let model = AnomalyScore::fit(&windows, &healthy, &ScoreParams::default()).unwrap();
         assert!(model.features.iter().any(|f| f == "busy:mean"));

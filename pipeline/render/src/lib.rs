@@ -104,32 +104,24 @@ pub fn render_status(status: &SpoolStatus, format: Format) -> String {
         Format::Table => {
             let c = &status.counts;
             let mut out = format!("spool {}\n", printable(&status.spool.display().to_string()));
-            let _ = writeln!(out, "  {:<10} {:>8}  waiting to be claimed", "new", c.new);
-            let _ = writeln!(
-                out,
-                "  {:<10} {:>8}  claimed, not yet ingested",
-                "cur", c.cur
-            );
-            let _ = writeln!(
-                out,
-                "  {:<10} {:>8}  ingested into the warehouse",
-                "done", c.done
-            );
-            let _ = writeln!(
-                out,
-                "  {:<10} {:>8}  unreadable or given up, see the .reason files",
-                "failed", c.failed
-            );
-            let _ = writeln!(
-                out,
-                "  {:<10} {:>8}  further records of a claimed job",
-                "duplicate", c.duplicate
-            );
-            let _ = writeln!(
-                out,
-                "  {:<10} {:>8}  being written (old ones: an interrupted hook)",
-                "tmp", c.tmp
-            );
+            for (name, count, meaning) in [
+                ("new", c.new, "waiting to be claimed"),
+                ("cur", c.cur, "claimed, not yet ingested"),
+                ("done", c.done, "ingested into the warehouse"),
+                (
+                    "failed",
+                    c.failed,
+                    "unreadable or given up, see the .reason files",
+                ),
+                ("duplicate", c.duplicate, "further records of a claimed job"),
+                (
+                    "tmp",
+                    c.tmp,
+                    "being written (old ones: an interrupted hook)",
+                ),
+            ] {
+                let _ = writeln!(out, "  {name:<10} {count:>8}  {meaning}");
+            }
             match &status.oldest_pending {
                 Some(o) => {
                     let _ = writeln!(

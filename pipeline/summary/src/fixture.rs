@@ -10,7 +10,6 @@ use std::path::Path;
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use jobsight_warehouse::catalog::rows::{FindingRow, JobRow, JobSummaryRow, LedgerRow, RunRow};
-use jobsight_warehouse::catalog::{self, Table};
 
 pub fn at(hms: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(&format!("2026-11-20T{hms}Z"))
@@ -149,38 +148,17 @@ fn first_day(data: &Path, day: NaiveDate) {
             1024,
         ),
     ];
-    catalog::write_part(
-        data,
-        Table::Jobs,
-        day,
-        "t",
-        &[JobRow::batch(&jobs).unwrap()],
-    )
-    .unwrap();
+    JobRow::write_part(data, day, "t", &jobs).unwrap();
     let summaries = [
         summary("1", 0.5, 0.25, None),
         summary("2", 1.0, 0.5, Some(0.2)),
     ];
-    catalog::write_part(
-        data,
-        Table::JobSummary,
-        day,
-        "t",
-        &[JobSummaryRow::batch(&summaries).unwrap()],
-    )
-    .unwrap();
+    JobSummaryRow::write_part(data, day, "t", &summaries).unwrap();
     let findings = [
         finding("1", "idle-cores"),
         finding("1", "memory-overrequest"),
     ];
-    catalog::write_part(
-        data,
-        Table::Findings,
-        day,
-        "t",
-        &[FindingRow::batch(&findings).unwrap()],
-    )
-    .unwrap();
+    FindingRow::write_part(data, day, "t", &findings).unwrap();
 }
 
 /// The next day: carol's 8 CPUs and 2 GPUs for 3 h, 10 % busy, GPUs idle; and alice's job after
@@ -218,35 +196,14 @@ fn next_day(data: &Path, day: NaiveDate) {
             8192,
         )),
     ];
-    catalog::write_part(
-        data,
-        Table::Jobs,
-        next,
-        "t",
-        &[JobRow::batch(&later_jobs).unwrap()],
-    )
-    .unwrap();
+    JobRow::write_part(data, next, "t", &later_jobs).unwrap();
     let later_summaries = [
         summary("4", 0.1, 1.0, Some(0.0)),
         summary("5", 0.9, 0.25, None),
     ];
-    catalog::write_part(
-        data,
-        Table::JobSummary,
-        next,
-        "t",
-        &[JobSummaryRow::batch(&later_summaries).unwrap()],
-    )
-    .unwrap();
+    JobSummaryRow::write_part(data, next, "t", &later_summaries).unwrap();
     let f = finding("4", "idle-cores");
-    catalog::write_part(
-        data,
-        Table::Findings,
-        next,
-        "t",
-        &[FindingRow::batch(&[f]).unwrap()],
-    )
-    .unwrap();
+    FindingRow::write_part(data, next, "t", &[f]).unwrap();
 }
 
 /// alice's email about job 1 (12:30 on `day`) and three DAG runs.
@@ -265,14 +222,7 @@ fn email_and_runs(data: &Path, day: NaiveDate) {
         status: "sent".into(),
         transport: "file".into(),
     };
-    catalog::write_part(
-        data,
-        Table::Notifications,
-        day,
-        "t",
-        &[LedgerRow::batch(&[mail]).unwrap()],
-    )
-    .unwrap();
+    LedgerRow::write_part(data, day, "t", &[mail]).unwrap();
 
     let run = |id: &str, dag: &str, outcome: &str| RunRow {
         run_id: id.into(),
@@ -296,14 +246,7 @@ fn email_and_runs(data: &Path, day: NaiveDate) {
         run("b", "nightly", "ok"),
         run("c", "per-job", "failed"),
     ];
-    catalog::write_part(
-        data,
-        Table::Runs,
-        day,
-        "t",
-        &[RunRow::batch(&runs).unwrap()],
-    )
-    .unwrap();
+    RunRow::write_part(data, day, "t", &runs).unwrap();
 }
 
 /// One query of `tests/sql/examples.slt`: its description, types, SQL and expected rows.

@@ -150,7 +150,6 @@ mod tests {
     #[test]
     fn accounting_figures_count_without_telemetry() {
         use jobsight_warehouse::catalog::rows::{JobRow, JobSummaryRow};
-        use jobsight_warehouse::catalog::{self, Table};
         let day = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
         let settings = Settings::default();
         let figures_of = |source: Option<&str>| {
@@ -169,27 +168,13 @@ mod tests {
                 "COMPLETED",
                 8192,
             )];
-            catalog::write_part(
-                data,
-                Table::Jobs,
-                day,
-                "t",
-                &[JobRow::batch(&jobs).unwrap()],
-            )
-            .unwrap();
+            JobRow::write_part(data, day, "t", &jobs).unwrap();
             let mut unjudged = summary("1", 0.25, 0.5, None);
             unjudged.judgeable = false;
             unjudged.cpu_eff_source = source.map(str::to_string);
             unjudged.mem_source = source.map(str::to_string);
             let summaries = [unjudged];
-            catalog::write_part(
-                data,
-                Table::JobSummary,
-                day,
-                "t",
-                &[JobSummaryRow::batch(&summaries).unwrap()],
-            )
-            .unwrap();
+            JobSummaryRow::write_part(data, day, "t", &summaries).unwrap();
             let rows =
                 summarize(data, &settings, day, day, Period::Day, Grouping::Cluster).unwrap();
             let r = &rows[0];

@@ -6,7 +6,7 @@ use std::path::Path;
 use chrono::{Duration, NaiveDate};
 
 use jobsight_warehouse::catalog::rows::SummaryRow;
-use jobsight_warehouse::catalog::{self, CatalogError, Table};
+use jobsight_warehouse::catalog::{self, Table};
 
 use crate::error::SummaryError;
 use crate::figures::summarize;
@@ -68,18 +68,7 @@ fn write_chunk(
             // A day with no jobs any more (re-imported, retained away): its old summary goes.
             catalog::remove_part(data, Table::Summaries, day, SUMMARY_PART)?;
         } else {
-            catalog::write_part(
-                data,
-                Table::Summaries,
-                day,
-                SUMMARY_PART,
-                &[
-                    SummaryRow::batch(&of_day).map_err(|e| CatalogError::Schema {
-                        table: Table::Summaries.name(),
-                        reason: e.to_string(),
-                    })?,
-                ],
-            )?;
+            SummaryRow::write_part(data, day, SUMMARY_PART, &of_day)?;
             written += of_day.len();
         }
         match day.succ_opt() {

@@ -43,6 +43,12 @@ impl Progress {
     pub fn message(&self, text: impl Into<String>) {
         self.bar.set_message(text.into());
     }
+
+    /// `done` of `total` finished, working on `item` (a day, a run, a file) now.
+    pub fn item(&self, done: usize, total: usize, item: impl std::fmt::Display) {
+        self.message(item.to_string());
+        self.set(done, total);
+    }
 }
 
 impl Drop for Progress {

@@ -58,14 +58,7 @@ fn healthy_runs(data: &Path, day: NaiveDate, name: &str, user: &str, n: usize) {
         })
         .collect();
     let part = format!("{name}-{user}");
-    catalog::write_part(
-        data,
-        Table::Jobs,
-        day,
-        &part,
-        &[JobRow::batch(&jobs).unwrap()],
-    )
-    .unwrap();
+    JobRow::write_part(data, day, &part, &jobs).unwrap();
     let summaries = JobSummaryRow::batch(&summaries).unwrap();
     catalog::write_part(data, Table::JobSummary, day, &part, &[summaries]).unwrap();
     let means = FeaturesJobRow::batch(&means).unwrap();

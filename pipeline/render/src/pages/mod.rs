@@ -354,14 +354,7 @@ mod tests {
             )),
             ..JobRow::default()
         };
-        catalog::write_part(
-            data,
-            Table::Jobs,
-            day,
-            "hostile",
-            &[JobRow::batch(&[job]).unwrap()],
-        )
-        .unwrap();
+        JobRow::write_part(data, day, "hostile", &[job]).unwrap();
         let summary = JobSummaryRow {
             job_id: "666".into(),
             elapsed_s: 7200.0,
@@ -386,14 +379,7 @@ mod tests {
             wasted_core_hours: Some(30.0),
             ..JobSummaryRow::default()
         };
-        catalog::write_part(
-            data,
-            Table::JobSummary,
-            day,
-            "hostile",
-            &[JobSummaryRow::batch(&[summary]).unwrap()],
-        )
-        .unwrap();
+        JobSummaryRow::write_part(data, day, "hostile", &[summary]).unwrap();
         let finding = FindingRow {
             job_id: "666".into(),
             restart_count: Some(0),
@@ -412,14 +398,7 @@ mod tests {
             evidence: format!("{{\"name\": \"{HOSTILE}\"}}"),
             rules_version: "t".into(),
         };
-        catalog::write_part(
-            data,
-            Table::Findings,
-            day,
-            "hostile",
-            &[FindingRow::batch(&[finding]).unwrap()],
-        )
-        .unwrap();
+        FindingRow::write_part(data, day, "hostile", &[finding]).unwrap();
         let mut t = TelemetryBuilder::default();
         for i in 0..240 {
             let ts = (start + chrono::Duration::seconds(30 * i)).timestamp_micros();
@@ -614,14 +593,7 @@ mod tests {
             source: "test".into(),
             ..JobRow::default()
         };
-        catalog::write_part(
-            data,
-            Table::Jobs,
-            day,
-            "twin",
-            &[JobRow::batch(&[job]).unwrap()],
-        )
-        .unwrap();
+        JobRow::write_part(data, day, "twin", &[job]).unwrap();
         let summary = JobSummaryRow {
             job_id: "667".into(),
             elapsed_s: 7200.0,
@@ -646,14 +618,7 @@ mod tests {
             wasted_core_hours: Some(2.0),
             ..JobSummaryRow::default()
         };
-        catalog::write_part(
-            data,
-            Table::JobSummary,
-            day,
-            "twin",
-            &[JobSummaryRow::batch(&[summary]).unwrap()],
-        )
-        .unwrap();
+        JobSummaryRow::write_part(data, day, "twin", &[summary]).unwrap();
         let mut t = TelemetryBuilder::default();
         for i in 0..240 {
             let ts = (start + chrono::Duration::seconds(30 * i)).timestamp_micros();
@@ -674,14 +639,7 @@ mod tests {
             mean("667", "cpu_user", 15.0),
             mean("667", HOSTILE, 240.0),
         ];
-        catalog::write_part(
-            data,
-            Table::FeaturesJob,
-            day,
-            "twin",
-            &[FeaturesJobRow::batch(&means).unwrap()],
-        )
-        .unwrap();
+        FeaturesJobRow::write_part(data, day, "twin", &means).unwrap();
     }
 
     /// `n` healthy runs of `lammps` by ann, one a day up to `day`, each with its summary and

@@ -160,6 +160,11 @@ mod tests {
 
     #[test]
     fn suggestions_follow_what_the_job_used() {
+        let lines = |summary: &JobSummaryRow| -> Vec<String> {
+            (suggestions(&job(), Some(summary), &[]).into_iter())
+                .map(|s| s.line)
+                .collect()
+        };
         let s = JobSummaryRow {
             judgeable: true,
             cpu_used_cores: Some(1.0),
@@ -168,12 +173,8 @@ mod tests {
             mem_eff: Some(5.0 / 64.0),
             ..Default::default()
         };
-        let lines: Vec<String> = suggestions(&job(), Some(&s), &[])
-            .into_iter()
-            .map(|s| s.line)
-            .collect();
         assert_eq!(
-            lines,
+            lines(&s),
             [
                 "#SBATCH --mem=6G",
                 "#SBATCH --time=3:15:00",
@@ -195,21 +196,19 @@ mod tests {
             mem_source: Some("accounting".into()),
             ..unjudged
         };
-        let lines: Vec<String> = suggestions(&job(), Some(&on_accounting), &[])
-            .into_iter()
-            .map(|s| s.line)
-            .collect();
-        assert_eq!(lines, ["#SBATCH --mem=6G", "#SBATCH --time=3:15:00"]);
+        assert_eq!(
+            lines(&on_accounting),
+            ["#SBATCH --mem=6G", "#SBATCH --time=3:15:00"]
+        );
         let shared = JobSummaryRow {
             cpu_eff_source: Some("telemetry-node".into()),
             shared: Some(true),
             ..s
         };
-        let lines: Vec<String> = suggestions(&job(), Some(&shared), &[])
-            .into_iter()
-            .map(|s| s.line)
-            .collect();
-        assert_eq!(lines, ["#SBATCH --mem=6G", "#SBATCH --time=3:15:00"]);
+        assert_eq!(
+            lines(&shared),
+            ["#SBATCH --mem=6G", "#SBATCH --time=3:15:00"]
+        );
     }
 
     /// The jobs: a hung 4-node job gets no task advice, and a multi-node job's memory

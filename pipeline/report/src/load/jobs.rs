@@ -8,7 +8,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use datafusion::prelude::SessionContext;
 
 use super::binned::Series;
-use super::sql::{each_row, text};
+use super::sql::{by_job, each_row, text};
 use jobsight_warehouse::catalog::rows::{FindingRow, JobSummaryRow, PredictionRow, ThresholdRow};
 use jobsight_warehouse::query::{QueryError, literal};
 
@@ -192,53 +192,32 @@ pub async fn facts(ctx: &SessionContext, scope: &Scope) -> Result<Facts, QueryEr
         "SELECT * FROM findings x WHERE {} ORDER BY x.job_id, x.rule, x.node",
         scope.filter("x")
     );
-    each_row(ctx, &sql, |c, i| {
+    f.findings = by_job(ctx, &sql, |c, i| {
         let row = FindingRow::read(c, i);
         // A window only with both ends; no node when the rule named none.
         let window = row.window();
-        f.findings
-            .entry(row.job_id.clone())
-            .or_default()
-            .push(FindingRow {
-                node: row.node.clone().filter(|n| !n.is_empty()),
-                window_start: window.map(|w| w.0),
-                window_end: window.map(|w| w.1),
-                ..row
-            });
+        FindingRow {
+            node: row.node.clone().filter(|n| !n.is_empty()),
+            window_start: window.map(|w| w.0),
+            window_end: window.map(|w| w.1),
+            ..row
+        }
     })
     .await?;
     let sql = format!(
         "SELECT * FROM classes x WHERE {} ORDER BY x.job_id, x.class",
         scope.last_run("x")
     );
-    each_row(ctx, &sql, |c, i| {
-        f.classes
-            .entry(text(c, "job_id", i))
-            .or_default()
-            .push((text(c, "class", i), text(c, "name", i)));
-    })
-    .await?;
+    f.classes = by_job(ctx, &sql, |c, i| (text(c, "class", i), text(c, "name", i))).await?;
     let sql = format!("SELECT * FROM thresholds x WHERE {}", scope.last_run("x"));
-    each_row(ctx, &sql, |c, i| {
-        let row = ThresholdRow::read(c, i);
-        f.thresholds
-            .entry(text(c, "job_id", i))
-            .or_default()
-            .push(row);
-    })
-    .await?;
+    f.thresholds = by_job(ctx, &sql, |c, i| ThresholdRow::read(c, i)).await?;
     let sql = format!(
         "SELECT * FROM predictions x WHERE {} ORDER BY x.job_id, x.node",
         scope.last_run("x")
     );
-    each_row(ctx, &sql, |c, i| {
-        f.predictions
-            .entry(text(c, "job_id", i))
-            .or_default()
-            .push(PredictionRow {
-                node: c.text("node", i).filter(|n| !n.is_empty()),
-                ..PredictionRow::read(c, i)
-            });
+    f.predictions = by_job(ctx, &sql, |c, i| PredictionRow {
+        node: c.text("node", i).filter(|n| !n.is_empty()),
+        ..PredictionRow::read(c, i)
     })
     .await?;
     let sql = format!(

@@ -1,5 +1,8 @@
-//! What every loader shares: visiting each row of a query's result, reading a text column the
-//! way the pages want it (empty when missing), and how far back the history queries look.
+//! What every loader shares: visiting each row of a query's result (or grouping its rows by job),
+//! reading a text column the way the pages want it (empty when missing), and how far back the
+//! history queries look.
+
+use std::collections::HashMap;
 
 use datafusion::prelude::SessionContext;
 
@@ -21,6 +24,22 @@ pub(crate) async fn each_row(
         }
     }
     Ok(())
+}
+
+/// `read` of every row of `sql`'s result, grouped by the row's `job_id`, in the result's order.
+pub(crate) async fn by_job<T>(
+    ctx: &SessionContext,
+    sql: &str,
+    mut read: impl FnMut(&Columns, usize) -> T,
+) -> Result<HashMap<String, Vec<T>>, QueryError> {
+    let mut rows: HashMap<String, Vec<T>> = HashMap::new();
+    each_row(ctx, sql, |c, i| {
+        rows.entry(text(c, "job_id", i))
+            .or_default()
+            .push(read(c, i))
+    })
+    .await?;
+    Ok(rows)
 }
 
 pub(crate) fn text(c: &Columns, name: &str, i: usize) -> String {

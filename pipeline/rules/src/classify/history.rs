@@ -317,8 +317,8 @@ fn most_changed(job: &JobData, earlier: &[&BTreeMap<String, f64>]) -> Option<(St
 mod tests {
     use super::*;
     use chrono::{DateTime, Utc};
+    use jobsight_warehouse::catalog::Table;
     use jobsight_warehouse::catalog::rows::{FeaturesJobRow, JobRow, JobSummaryRow};
-    use jobsight_warehouse::catalog::{self, Table};
 
     fn at(day: NaiveDate, hour: u32) -> DateTime<Utc> {
         day.and_hms_opt(hour, 0, 0).unwrap().and_utc()
@@ -388,23 +388,9 @@ mod tests {
             .iter()
             .flat_map(|(id, bw, cpu)| [feature(id, "mem_bw", *bw), feature(id, "cpu_user", *cpu)])
             .collect();
-        catalog::write_part(data, Table::Jobs, day, "t", &[JobRow::batch(jobs).unwrap()]).unwrap();
-        catalog::write_part(
-            data,
-            Table::JobSummary,
-            day,
-            "t",
-            &[JobSummaryRow::batch(&summaries).unwrap()],
-        )
-        .unwrap();
-        catalog::write_part(
-            data,
-            Table::FeaturesJob,
-            day,
-            "t",
-            &[FeaturesJobRow::batch(&means).unwrap()],
-        )
-        .unwrap();
+        JobRow::write_part(data, day, "t", jobs).unwrap();
+        JobSummaryRow::write_part(data, day, "t", &summaries).unwrap();
+        FeaturesJobRow::write_part(data, day, "t", &means).unwrap();
     }
 
     /// Eight earlier daily runs of `lmp_run` by u1 (about 1,000 s, memory bandwidth about 1),

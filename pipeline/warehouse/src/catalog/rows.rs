@@ -24,7 +24,8 @@ pub use column::{Cells, Column, from_micros};
 pub use telemetry::{TelemetryBuilder, telemetry_fields};
 
 /// Declares a table's row: the struct (its fields are the table's columns, in order) and the
-/// functions that give the columns' fields, turn rows into a batch and read a row back.
+/// functions that give the columns' fields, turn rows into a batch, write them as a part and read a
+/// row back.
 macro_rules! table_row {
     (
         $(#[$meta:meta])*
@@ -50,6 +51,22 @@ macro_rules! table_row {
                     Table::$table.schema(),
                     vec![$(<$ty as Column>::array(rows.iter().map(|r| &r.$field)),)+],
                 )
+            }
+
+            /// `rows` written as part `name` of the table's partition of `day`
+            /// ([`write_part`](crate::catalog::write_part)); a row the schema refuses is a
+            /// [`CatalogError::Schema`](crate::catalog::CatalogError::Schema).
+            pub fn write_part(
+                data: &std::path::Path,
+                day: chrono::NaiveDate,
+                name: &str,
+                rows: &[$row],
+            ) -> Result<std::path::PathBuf, $crate::catalog::CatalogError> {
+                let batch = Self::batch(rows).map_err(|e| $crate::catalog::CatalogError::Schema {
+                    table: Table::$table.name(),
+                    reason: e.to_string(),
+                })?;
+                $crate::catalog::write_part(data, Table::$table, day, name, &[batch])
             }
 
             /// Row `i` of a query's result over the table, its columns read by name

@@ -966,14 +966,7 @@ mod tests {
                 )
             })
             .collect();
-        catalog::write_part(
-            data,
-            Table::Jobs,
-            day,
-            "t",
-            &[JobRow::batch(&rows).unwrap()],
-        )
-        .unwrap();
+        JobRow::write_part(data, day, "t", &rows).unwrap();
         let files = || walk(data);
         fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
             let mut out = Vec::new();
@@ -1065,7 +1058,7 @@ mod tests {
             let out = dir.path().join("out");
             std::fs::create_dir(&out).unwrap();
             let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
-            catalog::write_part(&data, Table::Jobs, day, "t", &[JobRow::batch(&[job(1, "a")]).unwrap()])
+            JobRow::write_part(&data, day, "t", &[job(1, "a")])
                 .unwrap();
             let cased: String = WRITES[form]
                 .replace("OUT", &out.display().to_string())

@@ -498,10 +498,7 @@ pub(in crate::cli) fn rules(
                 &current,
                 &candidate_book,
                 &settings.rules,
-                |day, i, n| {
-                    bar.message(day.to_string());
-                    bar.set(i, n);
-                },
+                |day, i, n| bar.item(i, n, day),
             )?;
             drop(bar);
             let text = match format {

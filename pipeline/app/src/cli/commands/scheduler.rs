@@ -73,8 +73,7 @@ pub(in crate::cli) fn dag(
                     anyhow::ensure!(since <= until, "--since {since} is after --until {until}");
                     let bar = Progress::new(&format!("backfill of {name}"), "days");
                     schedule::backfill(&ctx, dag, since, until, &log, &stop, &mut |i, n, day| {
-                        bar.message(day.to_string());
-                        bar.set(i, n);
+                        bar.item(i, n, day)
                     })?
                 }
                 None => {

@@ -169,8 +169,7 @@ pub(in crate::cli) fn classify(
     let n = days.len();
     let bar = Progress::new("classifying", "days");
     for (i, day) in days.into_iter().enumerate() {
-        bar.set(i, n);
-        bar.message(day.to_string());
+        bar.item(i, n, day);
         let verdicts = jobsight_rules::classify::classify_day(&data, day, &book, rules_settings)
             .with_context(|| format!("classifying the jobs of {day}"))?;
         let predictions = match &models {

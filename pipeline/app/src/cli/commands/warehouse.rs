@@ -169,8 +169,7 @@ pub(in crate::cli) fn import(
         } => {
             let bar = Progress::new("importing LDMS runs", "runs");
             let done = ldms::import_runs(&data, &dir, labels.as_deref(), &cluster, |i, n, job| {
-                bar.message(job.to_string());
-                bar.set(i, n);
+                bar.item(i, n, job)
             })?;
             drop(bar);
             report_skipped(&done.skipped);
@@ -190,8 +189,7 @@ pub(in crate::cli) fn import(
             let bar = Progress::new("importing workflow runs", "runs");
             let done =
                 jobsight_workflow::pegasus::import(&data, &dir, dag.as_deref(), |i, n, run| {
-                    bar.message(run.to_string());
-                    bar.set(i, n);
+                    bar.item(i, n, run)
                 })?;
             drop(bar);
             report_skipped(&done.skipped);
@@ -222,8 +220,7 @@ pub(in crate::cli) fn import(
             anyhow::ensure!(!files.is_empty(), "no store files found in {paths:?}");
             let bar = Progress::new("importing store files", "files");
             let done = ldms_store::import_store(&data, &files, &windows, |i, n, path| {
-                bar.message(path.display().to_string());
-                bar.set(i, n);
+                bar.item(i, n, path.display())
             })?;
             drop(bar);
             report_skipped(&done.skipped);

@@ -1,10 +1,12 @@
-//! Everything a day's pages show, gathered in one pass over the warehouse: the day's jobs with
-//! their charted telemetry, their healthy references (stored for the job pages served later), the
-//! workflow runs the day's jobs are steps of or that ended that day, each user's history and each
-//! cluster's figures. The render crate turns a [`Day`] into pages and writes them with
-//! [`crate::write_page`]; this stage never calls it. Every fact is read, and the references
-//! stored, before any page is rendered: a page that cannot be rendered no longer stops the
-//! references of its day from being stored.
+//! Everything a day's pages show, gathered in one pass over the warehouse: the day's jobs, their
+//! healthy references (stored for the job pages served later), the workflow runs the day's jobs
+//! are steps of or that ended that day, each user's history and each cluster's figures. The
+//! telemetry the job pages chart is loaded a few hundred jobs at a time ([`Day::load_charts`]),
+//! as the render crate writes their pages: a whole 1,000-node day's took 3.7 GiB once per-core
+//! families were charted as one band. The render crate turns a [`Day`] into pages and writes
+//! them with [`crate::write_page`]; this stage never calls it. Every other fact is read, and the
+//! references stored, before any page is rendered: a page that cannot be rendered does not stop
+//! the references of its day from being stored.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -14,17 +16,21 @@ use chrono::NaiveDate;
 use crate::select::References;
 use crate::stored::store_references;
 use crate::{
-    Inputs, ReportError, Settings, load, load_telemetry, remove_stale_page_temporaries,
+    Charts, Inputs, ReportError, Settings, load, load_charted, remove_stale_page_temporaries,
     remove_stale_workflow_pages, runtime, workflow_facts_on, workflow_runs,
 };
 
+/// How many jobs' charted telemetry [`Day::load_charts`] is asked for at a time by the render
+/// crate: on a 1,000-node day (2,543 jobs, per-core families of 34 series) about 2.7 M bins.
+pub const CHARTED_JOBS_AT_A_TIME: usize = 250;
+
 /// The facts of every page of one day.
-#[derive(Debug)]
 pub struct Day {
     pub day: NaiveDate,
-    /// The day's jobs, their telemetry loaded for the charts, and which workflow run each is a
-    /// step of (`facts.workflows`).
+    /// The day's jobs, the telemetry of those [`Day::load_charts`] loaded last, and which
+    /// workflow run each is a step of (`facts.workflows`).
     pub facts: load::Facts,
+    /// Each job's reference run, and the telemetry of those [`Day::load_charts`] loaded last.
     pub references: References,
     pub bands: load::HealthyBands,
     /// The runs the day's jobs are steps of and those that ended that day, by name.
@@ -33,6 +39,46 @@ pub struct Day {
     pub users: Vec<(String, String, load::UserHistory)>,
     /// Each cluster with a job that day, and its figures.
     pub clusters: Vec<load::DayFacts>,
+    /// The session the charts are loaded on.
+    runtime: tokio::runtime::Runtime,
+    ctx: datafusion::prelude::SessionContext,
+}
+
+impl std::fmt::Debug for Day {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Day")
+            .field("day", &self.day)
+            .field("jobs", &self.facts.jobs.len())
+            .field("workflows", &self.workflows.len())
+            .field("users", &self.users.len())
+            .field("clusters", &self.clusters.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Day {
+    /// Loads the telemetry the pages of `facts.jobs[jobs]` chart, and their reference runs', in
+    /// place of what the last call loaded ([`crate::load_charted`]).
+    pub fn load_charts(
+        &mut self,
+        jobs: std::ops::Range<usize>,
+        inputs: &Inputs,
+        settings: &Settings,
+    ) -> Result<(), ReportError> {
+        let charts = Charts {
+            bands: &self.bands,
+            inputs,
+            settings,
+        };
+        self.runtime.block_on(load_charted(
+            &self.ctx,
+            self.day,
+            &mut self.facts,
+            jobs,
+            &mut self.references,
+            &charts,
+        ))
+    }
 }
 
 /// Gathers [`Day`]: removes what a killed run left (page temporaries, the pages of workflow runs
@@ -41,7 +87,6 @@ pub struct Day {
 pub fn gather_day(
     data: &Path,
     settings: &Settings,
-    inputs: &Inputs,
     day: NaiveDate,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Day, ReportError> {
@@ -51,8 +96,9 @@ pub fn gather_day(
             "removed {stale} temporary page file(s) a killed run left"
         ));
     }
-    runtime()?.block_on(async {
-        let ctx = jobsight_warehouse::query::session(data).await?;
+    let runtime = runtime()?;
+    let ctx = runtime.block_on(jobsight_warehouse::query::session(data))?;
+    let gathered = runtime.block_on(async {
         let scope = load::Scope { day, job: None };
         let mut facts = load::facts(&ctx, &scope).await?;
         let runs = workflow_runs(data, &ctx, day).await?;
@@ -68,12 +114,10 @@ pub fn gather_day(
         }
         facts.workflows = runs.steps.clone();
         let (healthy, bands) = load::healthy(&ctx, day).await?;
-        progress(&format!(
-            "{} jobs: loading the telemetry their pages chart",
-            facts.jobs.len()
-        ));
-        let references =
-            load_telemetry(&ctx, day, &mut facts, &healthy, &bands, inputs, settings).await?;
+        let references = References {
+            runs: crate::select::reference_runs(&facts, &healthy),
+            series: Default::default(),
+        };
         store_references(data, day, &facts.jobs, &references.runs, &bands)?;
         let mut histories = load::user_histories(&ctx, day, None).await?;
         let owners: BTreeSet<(String, String)> = facts
@@ -95,14 +139,18 @@ pub fn gather_day(
         for cluster in &names {
             clusters.push(load::day_report(&ctx, cluster, day).await?);
         }
-        Ok(Day {
-            day,
-            facts,
-            references,
-            bands,
-            workflows,
-            users,
-            clusters,
-        })
+        Ok::<_, ReportError>((facts, references, bands, workflows, users, clusters))
+    })?;
+    let (facts, references, bands, workflows, users, clusters) = gathered;
+    Ok(Day {
+        day,
+        facts,
+        references,
+        bands,
+        workflows,
+        users,
+        clusters,
+        runtime,
+        ctx,
     })
 }

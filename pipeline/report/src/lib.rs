@@ -39,7 +39,7 @@ use serde::Deserialize;
 use jobsight_base::text::slug;
 use jobsight_warehouse::query::{self, QueryError};
 
-pub use day::{Day, gather_day};
+pub use day::{CHARTED_JOBS_AT_A_TIME, Day, gather_day};
 use select::References;
 pub use stored::write_references;
 
@@ -483,9 +483,7 @@ async fn remove_stale_workflow_pages(
 }
 
 /// Loads the telemetry the pages of `facts`' jobs chart into `facts.telemetry`, and that of
-/// their healthy reference runs: per job only the metrics its page charts
-/// ([`select::metrics_to_load`]), for the reference run the metrics of every job compared with
-/// it; one query per day the runs ended on ([`load::telemetry`]). Returns each job's reference
+/// their healthy reference runs ([`load_charted`] for every job). Returns each job's reference
 /// run with its telemetry.
 pub async fn load_telemetry(
     ctx: &datafusion::prelude::SessionContext,
@@ -496,17 +494,54 @@ pub async fn load_telemetry(
     inputs: &Inputs,
     settings: &Settings,
 ) -> Result<References, ReportError> {
-    let runs = select::reference_runs(facts, healthy);
+    let mut references = References {
+        runs: select::reference_runs(facts, healthy),
+        series: Default::default(),
+    };
+    let all = 0..facts.jobs.len();
+    let charts = Charts {
+        bands,
+        inputs,
+        settings,
+    };
+    load_charted(ctx, day, facts, all, &mut references, &charts).await?;
+    Ok(references)
+}
+
+/// What chooses the metrics a job's page charts ([`select::metrics_to_load`]).
+#[derive(Debug)]
+pub struct Charts<'a> {
+    pub bands: &'a load::HealthyBands,
+    pub inputs: &'a Inputs,
+    pub settings: &'a Settings,
+}
+
+/// Loads the telemetry the pages of `facts.jobs[jobs]` chart into `facts.telemetry`, and that of
+/// their reference runs (`references.runs`) into `references.series`, in place of what either
+/// held: per job only the metrics its page charts ([`select::metrics_to_load`]; every series of
+/// a per-core family it charts), for the reference run the metrics of every job compared with
+/// it; one query per day the runs ended on ([`load::telemetry`]).
+pub async fn load_charted(
+    ctx: &datafusion::prelude::SessionContext,
+    day: NaiveDate,
+    facts: &mut load::Facts,
+    jobs: std::ops::Range<usize>,
+    references: &mut References,
+    charts: &Charts<'_>,
+) -> Result<(), ReportError> {
+    facts.telemetry.clear();
+    references.series.clear();
     let mut by_day: BTreeMap<NaiveDate, load::Wanted> = Default::default();
-    for job in &facts.jobs {
-        let band = &bands.for_job(&job.name, &job.user).0.band;
-        let metrics = select::metrics_to_load(job, facts, inputs, band, settings.max_charts);
+    for job in &facts.jobs[jobs] {
+        let band = &charts.bands.for_job(&job.name, &job.user).0.band;
+        let metrics =
+            select::metrics_to_load(job, facts, charts.inputs, band, charts.settings.max_charts);
         load::want(
             by_day.entry(day).or_default(),
             &job.job_id,
             metrics.as_deref(),
         );
-        if let Some(run) = runs.get(&job.job_id) {
+        if let Some(run) = references.runs.get(&job.job_id) {
             load::want(
                 by_day.entry(run.day).or_default(),
                 &run.job_id,
@@ -514,29 +549,24 @@ pub async fn load_telemetry(
             );
         }
     }
-    let mut references = References {
-        runs,
-        series: Default::default(),
-    };
-    let reference_ids: std::collections::HashSet<(NaiveDate, &String)> = references
+    let reference_ids: std::collections::HashSet<(NaiveDate, String)> = references
         .runs
         .values()
-        .map(|r| (r.day, &r.job_id))
+        .map(|r| (r.day, r.job_id.clone()))
         .collect();
     for (on, wanted) in &by_day {
         let loaded = load::telemetry(ctx, *on, wanted).await?;
         for (job_id, series) in loaded {
-            if reference_ids.contains(&(*on, &job_id)) {
-                references
-                    .series
-                    .insert((*on, job_id.clone()), series.clone());
+            let key = (*on, job_id);
+            if reference_ids.contains(&key) {
+                references.series.insert(key.clone(), series.clone());
             }
             if *on == day {
-                facts.telemetry.insert(job_id, series);
+                facts.telemetry.insert(key.1, series);
             }
         }
     }
-    Ok(references)
+    Ok(())
 }
 
 #[derive(Default)]

@@ -789,6 +789,12 @@ mod tests {
             page.contains("healthy run 667"),
             "the reference line is drawn"
         );
+        // Loaded one job at a time (667 is 666's reference, loaded again for 666's page), the
+        // pages are the same.
+        let pages = every_page(&settings.dir);
+        std::fs::remove_dir_all(&settings.dir).unwrap();
+        write::write_day_by(&data, &settings, &templates, &inputs, day, 1, &mut |_| {}).unwrap();
+        assert_eq!(every_page(&settings.dir), pages);
     }
 
     #[test]

@@ -7,14 +7,15 @@ use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 use jobsight_report::{
-    Inputs, ReportError, Settings, Written, day_path, index_listing, job_path, load, user_path,
-    workflow_path, write_page,
+    CHARTED_JOBS_AT_A_TIME, Inputs, ReportError, Settings, Written, day_path, index_listing,
+    job_path, load, user_path, workflow_path, write_page,
 };
 
 use super::PageTemplates;
 
 /// Every page of `day`: its jobs, the users who had a job that day, the day's system report of
 /// each cluster, the workflow runs its jobs are steps of or that ended that day, and the index.
+/// The telemetry the job pages chart is loaded [`CHARTED_JOBS_AT_A_TIME`] jobs at a time.
 /// `progress` hears about each hundred jobs.
 pub fn write_day(
     data: &Path,
@@ -24,14 +25,38 @@ pub fn write_day(
     day: NaiveDate,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Written, ReportError> {
-    let day = jobsight_report::gather_day(data, settings, inputs, day, progress)?;
+    let at_a_time = CHARTED_JOBS_AT_A_TIME;
+    write_day_by(data, settings, pages, inputs, day, at_a_time, progress)
+}
+
+/// [`write_day`], loading the charted telemetry of `at_a_time` jobs at a time.
+pub(super) fn write_day_by(
+    data: &Path,
+    settings: &Settings,
+    pages: &PageTemplates,
+    inputs: &Inputs,
+    day: NaiveDate,
+    at_a_time: usize,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Written, ReportError> {
+    let mut day = jobsight_report::gather_day(data, settings, day, progress)?;
     let mut written = Written::default();
     for run in &day.workflows {
         write_workflow_page(settings, pages, run)?;
         written.workflows += 1;
     }
     let total = day.facts.jobs.len();
-    for (n, job) in day.facts.jobs.iter().enumerate() {
+    for n in 0..total {
+        if n % at_a_time == 0 {
+            let chunk = n..total.min(n + at_a_time);
+            progress(&format!(
+                "jobs {} to {} of {total}: loading the telemetry their pages chart",
+                chunk.start + 1,
+                chunk.end
+            ));
+            day.load_charts(chunk, inputs, settings)?;
+        }
+        let job = &day.facts.jobs[n];
         match pages.job(
             job,
             &day.facts,

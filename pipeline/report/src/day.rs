@@ -16,8 +16,9 @@ use chrono::NaiveDate;
 use crate::select::References;
 use crate::stored::store_references;
 use crate::{
-    Charts, Inputs, ReportError, Settings, load, load_charted, remove_stale_page_temporaries,
-    remove_stale_workflow_pages, runtime, workflow_facts_on, workflow_runs,
+    Charts, Inputs, ReportError, Settings, load, load_charted, load_references,
+    remove_stale_page_temporaries, remove_stale_workflow_pages, runtime, workflow_facts_on,
+    workflow_runs,
 };
 
 /// How many jobs' charted telemetry [`Day::load_charts`] is asked for at a time by the render
@@ -30,7 +31,7 @@ pub struct Day {
     /// The day's jobs, the telemetry of those [`Day::load_charts`] loaded last, and which
     /// workflow run each is a step of (`facts.workflows`).
     pub facts: load::Facts,
-    /// Each job's reference run, and the telemetry of those [`Day::load_charts`] loaded last.
+    /// Each job's reference run and its telemetry.
     pub references: References,
     pub bands: load::HealthyBands,
     /// The runs the day's jobs are steps of and those that ended that day, by name.
@@ -57,8 +58,8 @@ impl std::fmt::Debug for Day {
 }
 
 impl Day {
-    /// Loads the telemetry the pages of `facts.jobs[jobs]` chart, and their reference runs', in
-    /// place of what the last call loaded ([`crate::load_charted`]).
+    /// Loads the telemetry the pages of `facts.jobs[jobs]` chart, in place of what the last call
+    /// loaded ([`crate::load_charted`]).
     pub fn load_charts(
         &mut self,
         jobs: std::ops::Range<usize>,
@@ -75,7 +76,6 @@ impl Day {
             self.day,
             &mut self.facts,
             jobs,
-            &mut self.references,
             &charts,
         ))
     }
@@ -87,6 +87,7 @@ impl Day {
 pub fn gather_day(
     data: &Path,
     settings: &Settings,
+    inputs: &Inputs,
     day: NaiveDate,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Day, ReportError> {
@@ -114,11 +115,17 @@ pub fn gather_day(
         }
         facts.workflows = runs.steps.clone();
         let (healthy, bands) = load::healthy(&ctx, day).await?;
-        let references = References {
+        let mut references = References {
             runs: crate::select::reference_runs(&facts, &healthy),
             series: Default::default(),
         };
         store_references(data, day, &facts.jobs, &references.runs, &bands)?;
+        let charts = Charts {
+            bands: &bands,
+            inputs,
+            settings,
+        };
+        load_references(&ctx, &facts, &mut references, &charts).await?;
         let mut histories = load::user_histories(&ctx, day, None).await?;
         let owners: BTreeSet<(String, String)> = facts
             .jobs

@@ -498,13 +498,13 @@ pub async fn load_telemetry(
         runs: select::reference_runs(facts, healthy),
         series: Default::default(),
     };
-    let all = 0..facts.jobs.len();
     let charts = Charts {
         bands,
         inputs,
         settings,
     };
-    load_charted(ctx, day, facts, all, &mut references, &charts).await?;
+    load_references(ctx, facts, &mut references, &charts).await?;
+    load_charted(ctx, day, facts, 0..facts.jobs.len(), &charts).await?;
     Ok(references)
 }
 
@@ -516,32 +516,28 @@ pub struct Charts<'a> {
     pub settings: &'a Settings,
 }
 
-/// Loads the telemetry the pages of `facts.jobs[jobs]` chart into `facts.telemetry`, and that of
-/// their reference runs (`references.runs`) into `references.series`, in place of what either
-/// held: per job only the metrics its page charts ([`select::metrics_to_load`]; every series of
-/// a per-core family it charts), for the reference run the metrics of every job compared with
-/// it; one query per day the runs ended on ([`load::telemetry`]).
-pub async fn load_charted(
+impl Charts<'_> {
+    /// The metrics `job`'s page charts ([`select::metrics_to_load`]; every series of a per-core
+    /// family it charts); `None` for every metric.
+    fn metrics(&self, job: &load::JobFacts, facts: &load::Facts) -> Option<Vec<String>> {
+        let band = &self.bands.for_job(&job.name, &job.user).0.band;
+        select::metrics_to_load(job, facts, self.inputs, band, self.settings.max_charts)
+    }
+}
+
+/// Loads the telemetry of the jobs' reference runs (`references.runs`) into `references.series`:
+/// for each run the metrics of every job compared with it; one query per day the runs ended on
+/// ([`load::telemetry`]).
+pub async fn load_references(
     ctx: &datafusion::prelude::SessionContext,
-    day: NaiveDate,
-    facts: &mut load::Facts,
-    jobs: std::ops::Range<usize>,
+    facts: &load::Facts,
     references: &mut References,
     charts: &Charts<'_>,
 ) -> Result<(), ReportError> {
-    facts.telemetry.clear();
-    references.series.clear();
     let mut by_day: BTreeMap<NaiveDate, load::Wanted> = Default::default();
-    for job in &facts.jobs[jobs] {
-        let band = &charts.bands.for_job(&job.name, &job.user).0.band;
-        let metrics =
-            select::metrics_to_load(job, facts, charts.inputs, band, charts.settings.max_charts);
-        load::want(
-            by_day.entry(day).or_default(),
-            &job.job_id,
-            metrics.as_deref(),
-        );
+    for job in &facts.jobs {
         if let Some(run) = references.runs.get(&job.job_id) {
+            let metrics = charts.metrics(job, facts);
             load::want(
                 by_day.entry(run.day).or_default(),
                 &run.job_id,
@@ -549,23 +545,33 @@ pub async fn load_charted(
             );
         }
     }
-    let reference_ids: std::collections::HashSet<(NaiveDate, String)> = references
-        .runs
-        .values()
-        .map(|r| (r.day, r.job_id.clone()))
-        .collect();
     for (on, wanted) in &by_day {
-        let loaded = load::telemetry(ctx, *on, wanted).await?;
-        for (job_id, series) in loaded {
-            let key = (*on, job_id);
-            if reference_ids.contains(&key) {
-                references.series.insert(key.clone(), series.clone());
-            }
-            if *on == day {
-                facts.telemetry.insert(key.1, series);
-            }
+        for (job_id, series) in load::telemetry(ctx, *on, wanted).await? {
+            references.series.insert((*on, job_id), series);
         }
     }
+    Ok(())
+}
+
+/// Loads the telemetry the pages of `facts.jobs[jobs]` chart ([`Charts::metrics`]) into
+/// `facts.telemetry`, in place of what it held: one query ([`load::telemetry`]).
+pub async fn load_charted(
+    ctx: &datafusion::prelude::SessionContext,
+    day: NaiveDate,
+    facts: &mut load::Facts,
+    jobs: std::ops::Range<usize>,
+    charts: &Charts<'_>,
+) -> Result<(), ReportError> {
+    facts.telemetry.clear();
+    let mut wanted = load::Wanted::default();
+    for job in &facts.jobs[jobs] {
+        load::want(
+            &mut wanted,
+            &job.job_id,
+            charts.metrics(job, facts).as_deref(),
+        );
+    }
+    facts.telemetry = load::telemetry(ctx, day, &wanted).await?;
     Ok(())
 }
 

@@ -39,7 +39,7 @@ pub(super) fn write_day_by(
     at_a_time: usize,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Written, ReportError> {
-    let mut day = jobsight_report::gather_day(data, settings, day, progress)?;
+    let mut day = jobsight_report::gather_day(data, settings, inputs, day, progress)?;
     let mut written = Written::default();
     for run in &day.workflows {
         write_workflow_page(settings, pages, run)?;

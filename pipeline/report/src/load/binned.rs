@@ -62,9 +62,12 @@ pub fn want(wanted: &mut Wanted, job: &str, metrics: Option<&[String]>) {
     }
 }
 
-/// Jobs at most this many are also named in the telemetry query's filter, so that one job's
-/// page (`jobsight report job`) lets the Parquet reader skip what is not the job's.
-const NAMED_JOBS: usize = 64;
+/// Jobs at most this many are also named in the telemetry query's filter, so that the Parquet
+/// reader skips what is not theirs: one job's page (`jobsight report job`), and each group of a
+/// day's job pages ([`crate::CHARTED_JOBS_AT_A_TIME`]). The names are compared with the column
+/// as it is stored (dictionary-encoded): cast to text first, every row of the day was cast
+/// (2.1 s a query on a 1,000-node day's 326 M rows, against 0.85 s).
+const NAMED_JOBS: usize = crate::CHARTED_JOBS_AT_A_TIME;
 
 /// The telemetry `wanted` of `day`'s jobs, averaged per job, node and metric into [`POINTS`]
 /// bins of each job's own run. One scan of the day's telemetry per kind of want (a list of
@@ -132,7 +135,7 @@ pub async fn telemetry(
             named = if named.is_empty() {
                 String::new()
             } else {
-                format!(" AND CAST(t.job_id AS VARCHAR) IN ({})", named.join(", "))
+                format!(" AND t.job_id IN ({})", named.join(", "))
             },
         );
         let loaded = each_row_streamed(ctx, &sql, |c, i| {

@@ -12,6 +12,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use chrono::NaiveDate;
+use jobsight_warehouse::query::QueryError;
 
 use crate::select::References;
 use crate::stored::store_references;
@@ -98,7 +99,16 @@ pub fn gather_day(
         ));
     }
     let runtime = runtime()?;
-    let ctx = runtime.block_on(jobsight_warehouse::query::session(data))?;
+    let ctx = runtime.block_on(async {
+        let ctx = jobsight_warehouse::query::session(data).await?;
+        // The job pages' telemetry is read a group of jobs at a time, the group named in the
+        // filter: applied as the Parquet pages are decoded, the other columns are decoded for
+        // the group's rows only (a 1,000-node day's pages 76 -> 64 s).
+        ctx.sql("SET datafusion.execution.parquet.pushdown_filters = true")
+            .await
+            .map_err(QueryError::Query)?;
+        Ok::<_, QueryError>(ctx)
+    })?;
     let gathered = runtime.block_on(async {
         let scope = load::Scope { day, job: None };
         let mut facts = load::facts(&ctx, &scope).await?;

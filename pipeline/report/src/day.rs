@@ -59,11 +59,11 @@ impl std::fmt::Debug for Day {
 }
 
 impl Day {
-    /// Loads the telemetry the pages of `facts.jobs[jobs]` chart, in place of what the last call
-    /// loaded ([`crate::load_charted`]).
+    /// Loads the telemetry the pages of the jobs at `jobs` in `facts.jobs` chart, in place of
+    /// what the last call loaded ([`crate::load_charted`]).
     pub fn load_charts(
         &mut self,
-        jobs: std::ops::Range<usize>,
+        jobs: &[usize],
         inputs: &Inputs,
         settings: &Settings,
     ) -> Result<(), ReportError> {

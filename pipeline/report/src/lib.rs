@@ -504,7 +504,8 @@ pub async fn load_telemetry(
         settings,
     };
     load_references(ctx, facts, &mut references, &charts).await?;
-    load_charted(ctx, day, facts, 0..facts.jobs.len(), &charts).await?;
+    let all: Vec<usize> = (0..facts.jobs.len()).collect();
+    load_charted(ctx, day, facts, &all, &charts).await?;
     Ok(references)
 }
 
@@ -553,18 +554,18 @@ pub async fn load_references(
     Ok(())
 }
 
-/// Loads the telemetry the pages of `facts.jobs[jobs]` chart ([`Charts::metrics`]) into
-/// `facts.telemetry`, in place of what it held: one query ([`load::telemetry`]).
+/// Loads the telemetry the pages of the jobs at `jobs` in `facts.jobs` chart ([`Charts::metrics`])
+/// into `facts.telemetry`, in place of what it held: one query ([`load::telemetry`]).
 pub async fn load_charted(
     ctx: &datafusion::prelude::SessionContext,
     day: NaiveDate,
     facts: &mut load::Facts,
-    jobs: std::ops::Range<usize>,
+    jobs: &[usize],
     charts: &Charts<'_>,
 ) -> Result<(), ReportError> {
     facts.telemetry.clear();
     let mut wanted = load::Wanted::default();
-    for job in &facts.jobs[jobs] {
+    for job in jobs.iter().map(|&i| &facts.jobs[i]) {
         load::want(
             &mut wanted,
             &job.job_id,

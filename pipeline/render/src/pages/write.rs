@@ -46,17 +46,21 @@ pub(super) fn write_day_by(
         written.workflows += 1;
     }
     let total = day.facts.jobs.len();
-    for n in 0..total {
+    // In the order of their ids, which is how the day's telemetry is laid out: each group's
+    // query then reads a few of its row groups (see `jobsight_report::load::telemetry`).
+    let mut order: Vec<usize> = (0..total).collect();
+    order.sort_by(|&a, &b| day.facts.jobs[a].job_id.cmp(&day.facts.jobs[b].job_id));
+    for (n, &i) in order.iter().enumerate() {
         if n % at_a_time == 0 {
-            let chunk = n..total.min(n + at_a_time);
+            let group = &order[n..total.min(n + at_a_time)];
             progress(&format!(
                 "jobs {} to {} of {total}: loading the telemetry their pages chart",
-                chunk.start + 1,
-                chunk.end
+                n + 1,
+                n + group.len()
             ));
-            day.load_charts(chunk, inputs, settings)?;
+            day.load_charts(group, inputs, settings)?;
         }
-        let job = &day.facts.jobs[n];
+        let job = &day.facts.jobs[i];
         match pages.job(
             job,
             &day.facts,

@@ -482,9 +482,9 @@ async fn remove_stale_workflow_pages(
     Ok(())
 }
 
-/// Loads the telemetry the pages of `facts`' jobs chart into `facts.telemetry`, and that of
-/// their healthy reference runs ([`load_charted`] for every job). Returns each job's reference
-/// run with its telemetry.
+/// Loads the telemetry the pages of all of `facts`' jobs chart into `facts.telemetry`
+/// ([`load_charted`]) and that of their healthy reference runs ([`load_references`]): what a
+/// page served or written on demand needs. Returns each job's reference run with its telemetry.
 pub async fn load_telemetry(
     ctx: &datafusion::prelude::SessionContext,
     day: NaiveDate,

@@ -15,8 +15,9 @@ use super::PageTemplates;
 
 /// Every page of `day`: its jobs, the users who had a job that day, the day's system report of
 /// each cluster, the workflow runs its jobs are steps of or that ended that day, and the index.
-/// The telemetry the job pages chart is loaded [`CHARTED_JOBS_AT_A_TIME`] jobs at a time.
-/// `progress` hears about each hundred jobs.
+/// The telemetry the job pages chart is loaded [`CHARTED_JOBS_AT_A_TIME`] jobs at a time, in the
+/// order of their ids (so a page that cannot be drawn is listed in that order). `progress` hears
+/// about each group and each hundred jobs.
 pub fn write_day(
     data: &Path,
     settings: &Settings,

@@ -49,6 +49,7 @@ pub use job::JobFeatures;
 use jobsight_warehouse::catalog::rows::{
     self, FeatureRow, FeaturesJobRow, JobSummaryRow, WindowRow,
 };
+use jobsight_warehouse::catalog::scan::ScanError;
 use jobsight_warehouse::catalog::{self, CatalogError, Table};
 use jobsight_warehouse::query::QueryError;
 pub use options::Options;
@@ -150,6 +151,15 @@ pub enum FeaturesError {
     },
     #[error("job {job_id} is not in the jobs of day {day}")]
     UnknownJob { job_id: String, day: NaiveDate },
+}
+
+impl From<ScanError> for FeaturesError {
+    fn from(e: ScanError) -> FeaturesError {
+        FeaturesError::Read {
+            path: e.path,
+            reason: e.reason,
+        }
+    }
 }
 
 impl FeaturesError {

@@ -13,30 +13,25 @@
 //! Trimming happens while reading: samples outside a job's kept window are never stored.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use chrono::NaiveDate;
-use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, DictionaryArray, RecordBatch, StringArray,
-};
-use datafusion::arrow::compute::cast;
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringArray};
 use datafusion::arrow::datatypes::{
-    DataType, Float64Type, Int32Type, TimeUnit, TimestampMicrosecondType, UInt32Type, UInt64Type,
+    DataType, Float64Type, TimestampMicrosecondType, UInt32Type, UInt64Type,
 };
 use datafusion::parquet::arrow::ProjectionMask;
-use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use rayon::prelude::*;
 
 use super::FeaturesError;
 use jobsight_base::series::Sample;
+use jobsight_warehouse::catalog::scan::{
+    BATCH_ROWS, Names, SeriesSlots, Unit, cast_column, dictionary, micros_type, optional_column,
+    reader, translate,
+};
 use jobsight_warehouse::catalog::{self, Table};
-
-/// Rows per Arrow batch while scanning: large enough that per-batch work (dictionary lookups) is
-/// negligible.
-const BATCH_ROWS: usize = 64 * 1024;
 
 /// What the features need to know about a job from `jobs`.
 #[derive(Debug, Clone, Default)]
@@ -93,57 +88,6 @@ pub fn parts_in(
 ) -> Result<Vec<PathBuf>, FeaturesError> {
     catalog::part_files(data, table, day, part)
         .map_err(|e| FeaturesError::read(&catalog::partition_dir(data, table, day), e))
-}
-
-fn reader(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>, FeaturesError> {
-    let file = File::open(path).map_err(|e| FeaturesError::read(path, e))?;
-    ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| FeaturesError::read(path, e))
-}
-
-fn column<'a>(
-    batch: &'a RecordBatch,
-    name: &str,
-    path: &Path,
-) -> Result<&'a ArrayRef, FeaturesError> {
-    batch
-        .column_by_name(name)
-        .ok_or_else(|| FeaturesError::read(path, format!("no column {name}")))
-}
-
-/// A column that files written before it existed lack (the `jobs` accounting columns): `None`
-/// when the file has no such column, so that every row of it reads as unknown; else the column
-/// cast to `to`, or an error naming the file and column.
-fn optional_column(
-    batch: &RecordBatch,
-    name: &str,
-    to: &DataType,
-    path: &Path,
-) -> Result<Option<ArrayRef>, FeaturesError> {
-    batch
-        .column_by_name(name)
-        .map(|array| {
-            cast(array, to).map_err(|e| FeaturesError::read(path, format!("column {name}: {e}")))
-        })
-        .transpose()
-}
-
-/// A column cast to `to`, or an error naming the file and column.
-fn cast_column(
-    batch: &RecordBatch,
-    name: &str,
-    to: &DataType,
-    path: &Path,
-) -> Result<ArrayRef, FeaturesError> {
-    cast(column(batch, name, path)?, to)
-        .map_err(|e| FeaturesError::read(path, format!("column {name}: {e}")))
-}
-
-fn dict_type() -> DataType {
-    DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
-}
-
-fn micros_type() -> DataType {
-    DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
 }
 
 /// The day's runs with a start time, one per job id and run (`restart_count`), a job id's runs
@@ -293,66 +237,11 @@ fn run_of(jobs: &[JobMeta], first: u32, end: u32, t: i64) -> u32 {
     run
 }
 
-/// One row group of one telemetry file: the unit of parallel work.
-#[derive(Debug, Clone)]
-pub struct Unit {
-    pub path: PathBuf,
-    pub row_group: usize,
-}
-
-/// Node and metric names seen in the scan, numbered so that samples are grouped by integers.
-#[derive(Debug, Default)]
-pub struct Names {
-    ids: HashMap<Arc<str>, u32>,
-    pub names: Vec<Arc<str>>,
-}
-
-impl Names {
-    fn id(&mut self, name: &str) -> u32 {
-        if let Some(&id) = self.ids.get(name) {
-            return id;
-        }
-        let id = self.names.len() as u32;
-        let name: Arc<str> = Arc::from(name);
-        self.names.push(name.clone());
-        self.ids.insert(name, id);
-        id
-    }
-}
-
 /// The samples of one job, per (node id, metric id), in the order read.
 pub type JobSamples = HashMap<(u32, u32), Vec<Sample>>;
 
 /// One series of a job handed to `finalize`: node, metric and samples.
 pub type NamedSeries = (Arc<str>, Arc<str>, Vec<Sample>);
-
-/// A job's string column as dictionary keys and values (a plain string column is encoded here).
-fn dictionary(
-    batch: &RecordBatch,
-    name: &str,
-    path: &Path,
-) -> Result<DictionaryArray<Int32Type>, FeaturesError> {
-    let array = column(batch, name, path)?;
-    let array = match array.as_dictionary_opt::<Int32Type>() {
-        Some(_) if matches!(array.data_type(), DataType::Dictionary(_, v) if **v == DataType::Utf8) => {
-            array.clone()
-        }
-        _ => cast_column(batch, name, &dict_type(), path)?,
-    };
-    if array.null_count() > 0 {
-        return Err(FeaturesError::read(
-            path,
-            format!("column {name} has nulls"),
-        ));
-    }
-    Ok(array.as_dictionary::<Int32Type>().clone())
-}
-
-/// Maps each dictionary value of `keys` through `lookup`.
-fn translate(dict: &DictionaryArray<Int32Type>, mut lookup: impl FnMut(&str) -> u32) -> Vec<u32> {
-    let values = dict.values().as_string::<i32>();
-    (0..values.len()).map(|i| lookup(values.value(i))).collect()
-}
 
 /// The row groups of every telemetry file and, per job id (index of its first run in `jobs`), how
 /// many of them hold it. Reads only the `job_id` column.
@@ -410,45 +299,6 @@ struct UnitSamples {
     trimmed_away: u64,
 }
 
-/// The samples of one row group while it is read: flat series with integer keys, and for each
-/// (job, node) pair a table from metric id to series, so that the per-row work is two integer
-/// comparisons and two vector lookups for the usual run of one job and node.
-#[derive(Default)]
-struct Grouping {
-    series: Vec<(u32, u32, u32, Vec<Sample>)>,
-    pair_tables: Vec<Vec<u32>>,
-    pairs: HashMap<(u32, u32), usize>,
-    current: Option<((u32, u32), usize)>,
-}
-
-impl Grouping {
-    fn push(&mut self, job: u32, node: u32, metric: u32, sample: (i64, f64)) {
-        let table = match self.current {
-            Some((pair, table)) if pair == (job, node) => table,
-            _ => {
-                let next = self.pair_tables.len();
-                let table = *self.pairs.entry((job, node)).or_insert(next);
-                if table == next {
-                    self.pair_tables.push(Vec::new());
-                }
-                self.current = Some(((job, node), table));
-                table
-            }
-        };
-        let slots = &mut self.pair_tables[table];
-        if slots.len() <= metric as usize {
-            slots.resize(metric as usize + 1, 0);
-        }
-        if slots[metric as usize] == 0 {
-            self.series.push((job, node, metric, Vec::new()));
-            slots[metric as usize] = self.series.len() as u32;
-        }
-        self.series[slots[metric as usize] as usize - 1]
-            .3
-            .push(sample);
-    }
-}
-
 fn scan_unit(
     unit: &Unit,
     jobs: &[JobMeta],
@@ -462,7 +312,7 @@ fn scan_unit(
         .with_batch_size(BATCH_ROWS)
         .build()
         .map_err(|e| FeaturesError::read(path, e))?;
-    let mut grouping = Grouping::default();
+    let mut grouping: SeriesSlots<Vec<Sample>> = SeriesSlots::default();
     let mut seen = vec![false; jobs.len()];
     let (mut unattributed, mut trimmed_away) = (0, 0);
     for batch in batches {
@@ -507,12 +357,13 @@ fn scan_unit(
                 trimmed_away += 1;
                 continue;
             }
-            grouping.push(
-                job,
-                node_of[node_keys[row] as usize],
-                metric_of[metric_keys[row] as usize],
-                (t, values[row]),
-            );
+            grouping
+                .slot(
+                    job,
+                    node_of[node_keys[row] as usize],
+                    metric_of[metric_keys[row] as usize],
+                )
+                .push((t, values[row]));
         }
     }
     let mut by_job: HashMap<u32, JobSamples> = seen
@@ -521,7 +372,7 @@ fn scan_unit(
         .filter(|(_, seen)| **seen)
         .map(|(job, _)| (job as u32, JobSamples::new()))
         .collect();
-    for (job, node, metric, samples) in grouping.series {
+    for ((job, node, metric), samples) in grouping.into_series() {
         by_job
             .entry(job)
             .or_default()

@@ -9,10 +9,9 @@
 //! the references of its day from being stored.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
-use jobsight_warehouse::query::QueryError;
 
 use crate::select::References;
 use crate::stored::store_references;
@@ -23,7 +22,8 @@ use crate::{
 };
 
 /// How many jobs' charted telemetry [`Day::load_charts`] is asked for at a time by the render
-/// crate: a tenth of a 1,000-node day's 2,543 jobs, whose bins in one query took 3.7 GiB.
+/// crate, so that the bins held grow with this, not with the day: a tenth of a 1,000-node day's
+/// 2,543 jobs, whose bins in one query took 3.7 GiB.
 pub const CHARTED_JOBS_AT_A_TIME: usize = 250;
 
 /// The facts of every page of one day.
@@ -41,7 +41,8 @@ pub struct Day {
     pub users: Vec<(String, String, load::UserHistory)>,
     /// Each cluster with a job that day, and its figures.
     pub clusters: Vec<load::DayFacts>,
-    /// The session the charts are loaded on.
+    /// The warehouse and the session the charts are loaded from.
+    data: PathBuf,
     runtime: tokio::runtime::Runtime,
     ctx: datafusion::prelude::SessionContext,
 }
@@ -73,6 +74,7 @@ impl Day {
             settings,
         };
         self.runtime.block_on(load_charted(
+            &self.data,
             &self.ctx,
             self.day,
             &mut self.facts,
@@ -99,16 +101,7 @@ pub fn gather_day(
         ));
     }
     let runtime = runtime()?;
-    let ctx = runtime.block_on(async {
-        let ctx = jobsight_warehouse::query::session(data).await?;
-        // The job pages' telemetry is read a group of jobs at a time, the group named in the
-        // filter: applied as the Parquet pages are decoded, the other columns are decoded for
-        // the group's rows only (a 1,000-node day's pages 76 -> 64 s).
-        ctx.sql("SET datafusion.execution.parquet.pushdown_filters = true")
-            .await
-            .map_err(QueryError::Query)?;
-        Ok::<_, QueryError>(ctx)
-    })?;
+    let ctx = runtime.block_on(jobsight_warehouse::query::session(data))?;
     let gathered = runtime.block_on(async {
         let scope = load::Scope { day, job: None };
         let mut facts = load::facts(&ctx, &scope).await?;
@@ -135,7 +128,7 @@ pub fn gather_day(
             inputs,
             settings,
         };
-        load_references(&ctx, &facts, &mut references, &charts).await?;
+        load_references(data, &ctx, &facts, &mut references, &charts).await?;
         let mut histories = load::user_histories(&ctx, day, None).await?;
         let owners: BTreeSet<(String, String)> = facts
             .jobs
@@ -167,6 +160,7 @@ pub fn gather_day(
         workflows,
         users,
         clusters,
+        data: data.to_path_buf(),
         runtime,
         ctx,
     })

@@ -123,6 +123,8 @@ pub enum ReportError {
     Runtime(std::io::Error),
     #[error(transparent)]
     Store(#[from] jobsight_warehouse::catalog::CatalogError),
+    #[error(transparent)]
+    Scan(#[from] jobsight_warehouse::catalog::scan::ScanError),
 }
 
 /// What the caller knows that the warehouse does not: the diagnosis model's permutation
@@ -338,7 +340,8 @@ pub async fn job_page_with(
     let mut facts = job_facts_on(ctx, job_id, day).await?;
     let runs = workflow_runs(data, ctx, day).await?;
     facts.workflows = runs.steps;
-    let references = load_telemetry(ctx, day, &mut facts, healthy, bands, inputs, settings).await?;
+    let references =
+        load_telemetry(data, ctx, day, &mut facts, healthy, bands, inputs, settings).await?;
     let job = facts
         .jobs
         .last()
@@ -485,7 +488,9 @@ async fn remove_stale_workflow_pages(
 /// Loads the telemetry the pages of all of `facts`' jobs chart into `facts.telemetry`
 /// ([`load_charted`]) and that of their healthy reference runs ([`load_references`]): what a
 /// page served or written on demand needs. Returns each job's reference run with its telemetry.
+#[allow(clippy::too_many_arguments)]
 pub async fn load_telemetry(
+    data: &Path,
     ctx: &datafusion::prelude::SessionContext,
     day: NaiveDate,
     facts: &mut load::Facts,
@@ -503,9 +508,9 @@ pub async fn load_telemetry(
         inputs,
         settings,
     };
-    load_references(ctx, facts, &mut references, &charts).await?;
+    load_references(data, ctx, facts, &mut references, &charts).await?;
     let all: Vec<usize> = (0..facts.jobs.len()).collect();
-    load_charted(ctx, day, facts, &all, &charts).await?;
+    load_charted(data, ctx, day, facts, &all, &charts).await?;
     Ok(references)
 }
 
@@ -530,6 +535,7 @@ impl Charts<'_> {
 /// for each run the metrics of every job compared with it; one query per day the runs ended on
 /// ([`load::telemetry`]).
 pub async fn load_references(
+    data: &Path,
     ctx: &datafusion::prelude::SessionContext,
     facts: &load::Facts,
     references: &mut References,
@@ -547,7 +553,7 @@ pub async fn load_references(
         }
     }
     for (on, wanted) in &by_day {
-        for (job_id, series) in load::telemetry(ctx, *on, wanted).await? {
+        for (job_id, series) in load::telemetry(ctx, data, *on, wanted).await? {
             references.series.insert((*on, job_id), series);
         }
     }
@@ -557,6 +563,7 @@ pub async fn load_references(
 /// Loads the telemetry the pages of the jobs at `jobs` in `facts.jobs` chart ([`Charts::metrics`])
 /// into `facts.telemetry`, in place of what it held: one query ([`load::telemetry`]).
 pub async fn load_charted(
+    data: &Path,
     ctx: &datafusion::prelude::SessionContext,
     day: NaiveDate,
     facts: &mut load::Facts,
@@ -572,7 +579,7 @@ pub async fn load_charted(
             charts.metrics(job, facts).as_deref(),
         );
     }
-    facts.telemetry = load::telemetry(ctx, day, &wanted).await?;
+    facts.telemetry = load::telemetry(ctx, data, day, &wanted).await?;
     Ok(())
 }
 

@@ -764,9 +764,10 @@ mod tests {
                 let ctx = query::session(&data).await?;
                 let mut facts = load::facts(&ctx, &load::Scope { day, job: None }).await?;
                 let (healthy, bands) = load::healthy(&ctx, day).await?;
-                let references =
-                    load_telemetry(&ctx, day, &mut facts, &healthy, &bands, &inputs, &settings)
-                        .await?;
+                let references = load_telemetry(
+                    &data, &ctx, day, &mut facts, &healthy, &bands, &inputs, &settings,
+                )
+                .await?;
                 Ok::<_, ReportError>((facts, references))
             })
             .unwrap();

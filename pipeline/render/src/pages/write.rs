@@ -47,8 +47,8 @@ pub(super) fn write_day_by(
         written.workflows += 1;
     }
     let total = day.facts.jobs.len();
-    // In the order of their ids, which is how the day's telemetry is laid out: each group's
-    // query then reads a few of its row groups (see `jobsight_report::load::telemetry`).
+    // In the order of their ids, which is how the day's telemetry is laid out: each group then
+    // reads a few of its row groups (see `jobsight_report::load::telemetry`).
     let mut order: Vec<usize> = (0..total).collect();
     order.sort_by(|&a, &b| day.facts.jobs[a].job_id.cmp(&day.facts.jobs[b].job_id));
     for (n, &i) in order.iter().enumerate() {

@@ -39,6 +39,7 @@ mod compact;
 mod merge;
 pub mod rows;
 pub mod run_report;
+pub mod scan;
 
 pub use compact::{
     COMPACTED_PART, Compacted, compact_day, compacted_parts, in_schema, is_compactable,

@@ -16,7 +16,8 @@
 //! before each step); the run's peak is the largest of them. Nothing here is compared with
 //! another tool: no other tool runs this pipeline; the features bench compares the step that
 //! reads the telemetry with DuckDB, polars and pandas.
-//! Run: `cargo bench -p jobsight --bench day`.
+//! Run: `cargo bench -p jobsight --bench day`; `BENCH_DAY_KEEP=1` keeps part 1's warehouse and
+//! configuration (its folder is printed) for running a step again by hand.
 
 use std::path::Path;
 use std::process::Command;
@@ -350,7 +351,11 @@ fn main() {
     );
     nightly(&config(work.path(), ""), &day, ingest);
     per_job_latency(work.path(), nodes, jobs);
-    drop(work);
+    if std::env::var_os("BENCH_DAY_KEEP").is_some() {
+        println!("  kept: {}", work.keep().display());
+    } else {
+        drop(work);
+    }
 
     // 2. Windows and models, on a smaller cluster.
     if model_nodes == 0 {

@@ -207,6 +207,15 @@ impl Computed {
 pub fn batches(
     jobs: &[JobFeatures],
 ) -> Result<(RecordBatch, RecordBatch, RecordBatch), ArrowError> {
+    Ok((
+        features_batch(jobs)?,
+        features_job_batch(jobs)?,
+        summary_batch(jobs)?,
+    ))
+}
+
+/// The `features` batch of `jobs`: a row per job, node and metric.
+fn features_batch(jobs: &[JobFeatures]) -> Result<RecordBatch, ArrowError> {
     let time = |t: Option<i64>| t.and_then(rows::from_micros);
     let features: Vec<FeatureRow> = jobs
         .iter()
@@ -249,6 +258,11 @@ pub fn batches(
             }
         })
         .collect();
+    FeatureRow::batch(&features)
+}
+
+/// The `features_job` batch of `jobs`: a row per job and metric.
+fn features_job_batch(jobs: &[JobFeatures]) -> Result<RecordBatch, ArrowError> {
     let across: Vec<FeaturesJobRow> = jobs
         .iter()
         .flat_map(|j| j.across.iter().map(move |a| (j, a)))
@@ -266,6 +280,11 @@ pub fn batches(
             imbalance: a.imbalance,
         })
         .collect();
+    FeaturesJobRow::batch(&across)
+}
+
+/// The `job_summary` batch of `jobs`: a row per job.
+fn summary_batch(jobs: &[JobFeatures]) -> Result<RecordBatch, ArrowError> {
     let summary: Vec<JobSummaryRow> = jobs
         .iter()
         .map(|j| {
@@ -309,11 +328,7 @@ pub fn batches(
             }
         })
         .collect();
-    Ok((
-        FeatureRow::batch(&features)?,
-        FeaturesJobRow::batch(&across)?,
-        JobSummaryRow::batch(&summary)?,
-    ))
+    JobSummaryRow::batch(&summary)
 }
 
 /// The `windows` batch of `jobs`.
@@ -468,15 +483,58 @@ fn write(
     part: &str,
     computed: &[JobFeatures],
 ) -> Result<(), FeaturesError> {
-    let (features, features_job, summary) =
-        batches(computed).map_err(|e| FeaturesError::Build {
+    write_by(data, day, part, computed, WRITTEN_JOBS_AT_A_TIME)
+}
+
+/// [`write`], the rows of a day of more than `at_a_time` jobs built and written that many jobs
+/// at a time.
+fn write_by(
+    data: &Path,
+    day: NaiveDate,
+    part: &str,
+    computed: &[JobFeatures],
+    at_a_time: usize,
+) -> Result<(), FeaturesError> {
+    let at_a_time = at_a_time.max(1);
+    let tables: [(Table, fn(&[JobFeatures]) -> Result<RecordBatch, ArrowError>); 3] = [
+        (Table::Features, features_batch),
+        (Table::FeaturesJob, features_job_batch),
+        (Table::JobSummary, summary_batch),
+    ];
+    for (table, batch_of) in tables {
+        let build = |e: ArrowError| FeaturesError::Build {
             day,
-            table: Table::Features.name(),
+            table: table.name(),
             reason: e.to_string(),
-        })?;
-    catalog::write_part(data, Table::Features, day, part, &[features])?;
-    catalog::write_part(data, Table::FeaturesJob, day, part, &[features_job])?;
-    catalog::write_part(data, Table::JobSummary, day, part, &[summary])?;
+        };
+        if computed.len() <= at_a_time {
+            let batch = batch_of(computed).map_err(build)?;
+            catalog::write_part(data, table, day, part, &[batch])?;
+            continue;
+        }
+        // A big day's rows are built and written a group of jobs at a time: built all at once,
+        // the rows and their batch were two more copies of the day's features (4.4 GiB at the
+        // peak of a 10,000-node day's step).
+        let mut failed = None;
+        let written = catalog::write_part_streaming(data, table, day, part, |write| {
+            for group in computed.chunks(at_a_time) {
+                match batch_of(group) {
+                    Ok(batch) => write(&batch)?,
+                    Err(e) => {
+                        failed = Some(build(e));
+                        return Err(CatalogError::Abandoned {
+                            table: table.name(),
+                        });
+                    }
+                }
+            }
+            Ok(())
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        written?;
+    }
     // The day's windows are written as they are computed (compute_jobs_streaming_windows).
     if computed.iter().any(|j| !j.windows.is_empty()) {
         let windows = windows_batch(computed).map_err(|e| FeaturesError::Build {
@@ -488,6 +546,10 @@ fn write(
     }
     Ok(())
 }
+
+/// Jobs whose rows are built and written at a time when a day has more ([`write`]); a day of
+/// at most this many is written as one batch.
+const WRITTEN_JOBS_AT_A_TIME: usize = 1_000;
 
 /// The tables features writes.
 pub const TABLES: [Table; 3] = [Table::Features, Table::FeaturesJob, Table::JobSummary];
@@ -683,6 +745,60 @@ pub fn days_with_jobs(data: &Path) -> Vec<NaiveDate> {
 mod tests {
     use super::*;
     use jobsight_warehouse::query::Engine;
+
+    /// A day's rows written a group of jobs at a time (a big day's) are those written at once.
+    #[test]
+    fn a_day_written_a_group_of_jobs_at_a_time_holds_the_same_rows() {
+        use datafusion::arrow::compute::concat_batches;
+        use jobsight_warehouse::catalog::rows::{JobRow, TelemetryBuilder};
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path();
+        let day = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
+        let start = day.and_hms_opt(8, 0, 0).unwrap().and_utc();
+        let mut telemetry = TelemetryBuilder::default();
+        let mut jobs = Vec::new();
+        for j in 0..3i64 {
+            let id = format!("{}", 10 + j);
+            jobs.push(JobRow {
+                cluster: "c".into(),
+                job_id: id.clone(),
+                start: Some(start),
+                end: start + chrono::Duration::hours(1),
+                cpus: Some(4),
+                source: "test".into(),
+                ..JobRow::default()
+            });
+            for step in 0..360i64 {
+                let ts = start.timestamp_micros() + step * 10_000_000;
+                for (m, metric) in ["cpu_user", "mem_used_bytes"].iter().enumerate() {
+                    let value = (step * (j + 1) + m as i64) as f64 % 17.0;
+                    telemetry.push(&id, &format!("n{j}"), metric, ts, value);
+                }
+            }
+        }
+        JobRow::write_part(data, day, "jobs", &jobs).unwrap();
+        let batch = telemetry.finish().unwrap();
+        catalog::write_part(data, Table::Telemetry, day, "t", &[batch]).unwrap();
+        let settings = Settings::default();
+        let metas = scan::read_jobs(data, day, settings.trim_s).unwrap();
+        let files = scan::parts(data, Table::Telemetry, day).unwrap();
+        let (computed, _) = compute_jobs(&files, &metas, &settings, |_, _| {}).unwrap();
+        assert_eq!(computed.len(), 3);
+        write_by(data, day, "whole", &computed, usize::MAX).unwrap();
+        write_by(data, day, "groups", &computed, 1).unwrap();
+        let rows = |table: Table, part: &str| {
+            let path = &catalog::part_files(data, table, day, Some(part)).unwrap()[0];
+            let reader = catalog::scan::reader(path).unwrap();
+            let schema = reader.schema().clone();
+            let batches: Vec<RecordBatch> = reader.build().unwrap().map(|b| b.unwrap()).collect();
+            concat_batches(&schema, &batches).unwrap()
+        };
+        for table in TABLES {
+            let whole = rows(table, "whole");
+            assert!(whole.num_rows() >= 3, "{}", table.name());
+            assert_eq!(rows(table, "groups"), whole, "{}", table.name());
+        }
+    }
 
     /// `auto` sends the plan to a Ballista cluster, but never a day that asks for windows (the
     /// plan computes none); without a cluster it is the single pass.

@@ -452,6 +452,10 @@ mod tests {
         );
         // An application without earlier runs has no yardstick.
         assert_eq!(finding("501"), None);
+        // Jobs judged a group at a time are judged as in one group.
+        let one_by_one =
+            super::super::verdicts_by(data, today, &book, &settings, None, None, 1).unwrap();
+        assert_eq!(one_by_one, verdicts);
         let job = crate::classify::input::read_day(data, today, None, None).unwrap();
         let mut job: Vec<JobData> = job.into_iter().filter(|j| j.job_id == "501").collect();
         attach(data, today, &mut job, &settings).unwrap();

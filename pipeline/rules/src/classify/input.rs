@@ -100,10 +100,15 @@ fn each_row_of(
     wanted: &dyn Fn(&str) -> bool,
     on_row: &mut dyn FnMut(&Columns, usize, &str),
 ) -> Result<(), ClassifyError> {
-    let columns = columns_of(batch, path)?;
-    let ids = columns
-        .get("job_id")
+    let ids = batch
+        .column_by_name("job_id")
         .ok_or_else(|| ClassifyError::read(path, "no column job_id"))?;
+    let ids = Column::of(ids, path, "job_id")?;
+    // The other columns are converted only for a batch that holds a wanted job.
+    if !(0..batch.num_rows()).any(|i| ids.text(i).is_some_and(wanted)) {
+        return Ok(());
+    }
+    let columns = columns_of(batch, path)?;
     for i in 0..batch.num_rows() {
         let Some(id) = ids.text(i) else { continue };
         if wanted(id) {
@@ -302,6 +307,21 @@ pub fn read_day(
         g.node(c, i, id)
     })?;
     Ok(g.finish())
+}
+
+/// The ids of the day's jobs (with `part`, of that part's), sorted, each once.
+pub fn job_ids(
+    data: &Path,
+    day: NaiveDate,
+    part: Option<&str>,
+) -> Result<Vec<String>, ClassifyError> {
+    let mut ids = std::collections::BTreeSet::new();
+    each_row(data, Table::Jobs, day, part, &|_| true, |_, _, id| {
+        if !ids.contains(id) {
+            ids.insert(id.to_string());
+        }
+    })?;
+    Ok(ids.into_iter().collect())
 }
 
 /// One job that has not ended (the running DAG's), from its `jobs` fields and the `job_summary`,

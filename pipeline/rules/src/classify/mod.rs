@@ -102,17 +102,41 @@ pub fn verdicts(
     only: Option<&[String]>,
     part: Option<&str>,
 ) -> Result<Vec<Verdict>, ClassifyError> {
-    let mut jobs = input::read_day(data, day, only, part)?;
-    history::attach_or_warn(data, day, &mut jobs, settings);
-    workflow::attach_or_warn(data, day, &mut jobs);
-    Ok(jobs
-        .into_iter()
-        .map(|mut job| {
+    verdicts_by(data, day, book, settings, only, part, JOBS_AT_A_TIME)
+}
+
+/// [`verdicts`], reading and judging `at_a_time` jobs at a time.
+fn verdicts_by(
+    data: &Path,
+    day: NaiveDate,
+    book: &RuleBook,
+    settings: &rules::Settings,
+    only: Option<&[String]>,
+    part: Option<&str>,
+    at_a_time: usize,
+) -> Result<Vec<Verdict>, ClassifyError> {
+    let ids = match only {
+        Some(ids) => ids.to_vec(),
+        None => input::job_ids(data, day, part)?,
+    };
+    let mut verdicts = Vec::with_capacity(ids.len());
+    for group in ids.chunks(at_a_time.max(1)) {
+        let mut jobs = input::read_day(data, day, Some(group), part)?;
+        history::attach_or_warn(data, day, &mut jobs, settings);
+        workflow::attach_or_warn(data, day, &mut jobs);
+        verdicts.extend(jobs.into_iter().map(|mut job| {
             rules::prepare(&mut job, settings);
             rules::evaluate(book, &job, settings)
-        })
-        .collect())
+        }));
+    }
+    Ok(verdicts)
 }
+
+/// Jobs read and judged at a time (in the order of their ids, so the verdicts come in the order
+/// one group would give): what the rules read of a job, its features of every node and metric,
+/// is held until it is judged, and a 10,000-node day's 25,000 jobs read at once took 9.3 GiB.
+/// Each group reads the day's tables again, skipping the batches that hold none of its jobs.
+pub const JOBS_AT_A_TIME: usize = 2_500;
 
 /// The whole-day run: classifies every job of `day` and writes part `classify`, replacing the
 /// per-job parts. The models' verdicts are another stage's (`model::predict`); the

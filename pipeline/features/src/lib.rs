@@ -496,7 +496,7 @@ fn write_by(
     at_a_time: usize,
 ) -> Result<(), FeaturesError> {
     let at_a_time = at_a_time.max(1);
-    let tables: [(Table, fn(&[JobFeatures]) -> Result<RecordBatch, ArrowError>); 3] = [
+    let tables: [(Table, BatchOf); 3] = [
         (Table::Features, features_batch),
         (Table::FeaturesJob, features_job_batch),
         (Table::JobSummary, summary_batch),
@@ -546,6 +546,9 @@ fn write_by(
     }
     Ok(())
 }
+
+/// What builds one table's batch of some jobs.
+type BatchOf = fn(&[JobFeatures]) -> Result<RecordBatch, ArrowError>;
 
 /// Jobs whose rows are built and written at a time when a day has more ([`write`]); a day of
 /// at most this many is written as one batch.

@@ -508,8 +508,8 @@ pub async fn load_telemetry(
         inputs,
         settings,
     };
-    load_references(data, ctx, facts, &mut references, &charts).await?;
     let all: Vec<usize> = (0..facts.jobs.len()).collect();
+    load_references(data, ctx, facts, &all, &mut references, &charts).await?;
     load_charted(data, ctx, day, facts, &all, &charts).await?;
     Ok(references)
 }
@@ -531,18 +531,20 @@ impl Charts<'_> {
     }
 }
 
-/// Loads the telemetry of the jobs' reference runs (`references.runs`) into `references.series`:
-/// for each run the metrics of every job compared with it; one query per day the runs ended on
-/// ([`load::telemetry`]).
+/// Loads the telemetry of the reference runs (`references.runs`) of the jobs at `jobs` in
+/// `facts.jobs` into `references.series`, in place of what it held: for each run the metrics of
+/// each of those jobs compared with it; one scan per day the runs ended on ([`load::telemetry`]).
 pub async fn load_references(
     data: &Path,
     ctx: &datafusion::prelude::SessionContext,
     facts: &load::Facts,
+    jobs: &[usize],
     references: &mut References,
     charts: &Charts<'_>,
 ) -> Result<(), ReportError> {
+    references.series.clear();
     let mut by_day: BTreeMap<NaiveDate, load::Wanted> = Default::default();
-    for job in &facts.jobs {
+    for job in jobs.iter().map(|&i| &facts.jobs[i]) {
         if let Some(run) = references.runs.get(&job.job_id) {
             let metrics = charts.metrics(job, facts);
             load::want(

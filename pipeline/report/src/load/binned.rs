@@ -9,8 +9,8 @@
 //! of it in that query.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::Path;
-use std::sync::Mutex;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use chrono::NaiveDate;
 use datafusion::arrow::array::{Array, AsArray};
@@ -22,8 +22,8 @@ use rayon::prelude::*;
 use super::sql::{each_row, text};
 use crate::ReportError;
 use jobsight_warehouse::catalog::scan::{
-    BATCH_ROWS, Names, ScanError, SeriesSlots, Unit, cast_column, dictionary, micros_type, reader,
-    row_groups_holding, translate,
+    BATCH_ROWS, JobIdIndex, Names, ScanError, SeriesSlots, Unit, cast_column, dictionary,
+    micros_type, reader, translate,
 };
 use jobsight_warehouse::catalog::{Table, part_files, partition_dir};
 use jobsight_warehouse::query::QueryError;
@@ -147,15 +147,15 @@ fn job_id_batch<'a>(ids: impl Iterator<Item = &'a String>) -> Result<RecordBatch
     use datafusion::arrow::datatypes::{Field, Schema};
     let schema = Schema::new(vec![Field::new("job_id", DataType::Utf8, false)]);
     RecordBatch::try_new(
-        std::sync::Arc::new(schema),
-        vec![std::sync::Arc::new(StringArray::from_iter_values(ids))],
+        Arc::new(schema),
+        vec![Arc::new(StringArray::from_iter_values(ids))],
     )
     .map_err(|e| QueryError::Render(e.to_string()))
 }
 
-/// One bin being filled: the sum and count of its samples, and its width (the least of the runs'
-/// whose bins it gathers).
-#[derive(Debug, Clone, Copy)]
+/// One bin being filled: the sum and count of its samples (none: an empty bin), and its width
+/// (the least of the runs' whose bins it gathers).
+#[derive(Debug, Clone, Copy, Default)]
 struct Bin {
     sum: f64,
     count: u64,
@@ -169,7 +169,7 @@ const DENSE_BINS: usize = 4 * POINTS as usize;
 /// The bins of one series: by index, and those past [`DENSE_BINS`].
 #[derive(Debug, Default)]
 struct SeriesBins {
-    dense: Vec<Option<Bin>>,
+    dense: Vec<Bin>,
     far: BTreeMap<usize, Bin>,
 }
 
@@ -177,47 +177,37 @@ impl SeriesBins {
     fn add(&mut self, bin: usize, sum: f64, count: u64, width: f64) {
         let slot = if bin < DENSE_BINS {
             if self.dense.len() <= bin {
-                self.dense.resize(bin + 1, None);
+                // A run's bins, exactly: grown by doubling, a series held up to twice that.
+                let wanted = (bin + 1).max(POINTS as usize + 1);
+                self.dense.reserve_exact(wanted - self.dense.len());
+                self.dense.resize(bin + 1, Bin::default());
             }
             &mut self.dense[bin]
         } else {
-            let far = self.far.entry(bin).or_insert(Bin {
-                sum: 0.0,
-                count: 0,
-                width,
-            });
-            return merge(far, sum, count, width);
+            self.far.entry(bin).or_default()
         };
-        match slot {
-            Some(b) => merge(b, sum, count, width),
-            None => {
-                *slot = Some(Bin { sum, count, width });
-            }
+        if slot.count == 0 {
+            *slot = Bin { sum, count, width };
+        } else {
+            slot.sum += sum;
+            slot.count += count;
+            slot.width = slot.width.min(width);
         }
     }
 
     fn absorb(&mut self, other: SeriesBins) {
-        let dense = other.dense.into_iter().enumerate();
-        for (bin, b) in dense
-            .filter_map(|(i, b)| b.map(|b| (i, b)))
-            .chain(other.far)
-        {
+        for (bin, b) in other.bins() {
             self.add(bin, b.sum, b.count, b.width);
         }
     }
 
+    /// The bins that hold a sample, by index.
     fn bins(&self) -> impl Iterator<Item = (usize, &Bin)> {
         let dense = self.dense.iter().enumerate();
         dense
-            .filter_map(|(i, b)| b.as_ref().map(|b| (i, b)))
             .chain(self.far.iter().map(|(&i, b)| (i, b)))
+            .filter(|(_, b)| b.count > 0)
     }
-}
-
-fn merge(bin: &mut Bin, sum: f64, count: u64, width: f64) {
-    bin.sum += sum;
-    bin.count += count;
-    bin.width = bin.width.min(width);
 }
 
 /// A series: (wanted job, node number, metric number).
@@ -234,7 +224,8 @@ impl DayBins {
     /// Each wanted job's series as points: node → metric → (hours since the run's start, mean).
     fn into_series(self, jobs: &[WantedJob]) -> HashMap<String, Series> {
         let mut out: HashMap<String, Series> = HashMap::new();
-        for ((job, node, metric), bins) in &self.series {
+        // Each series' bins are freed as its points are made.
+        for ((job, node, metric), bins) in self.series {
             // A mean that is not a number (infinite samples) is no point.
             let mut points: Vec<(f64, f64)> = bins
                 .bins()
@@ -245,11 +236,11 @@ impl DayBins {
                 continue;
             }
             points.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
-            out.entry(jobs[*job as usize].job_id.clone())
+            out.entry(jobs[job as usize].job_id.clone())
                 .or_default()
-                .entry(self.nodes.names[*node as usize].to_string())
+                .entry(self.nodes.names[node as usize].to_string())
                 .or_default()
-                .insert(self.metrics.names[*metric as usize].to_string(), points);
+                .insert(self.metrics.names[metric as usize].to_string(), points);
         }
         out
     }
@@ -276,7 +267,7 @@ fn bin_day(
         .map_err(|e| ScanError::new(&partition_dir(data, Table::Telemetry, day), e))?;
     let mut ids: Vec<&str> = jobs.iter().map(|j| j.job_id.as_str()).collect();
     ids.sort_unstable();
-    let units = row_groups_holding(&files, &ids)?;
+    let units = job_id_index(&files)?.holding(&ids);
     let index: HashMap<&str, u32> = jobs
         .iter()
         .enumerate()
@@ -320,6 +311,44 @@ fn without_nulls(batch: RecordBatch, path: &Path) -> Result<RecordBatch, ScanErr
         None => Ok(batch),
         Some(keep) => filter_record_batch(&batch, &keep).map_err(|e| ScanError::new(path, e)),
     }
+}
+
+/// The files an index was made of, as they were: name, size and modification time.
+type FileStamps = Vec<(PathBuf, u64, Option<std::time::SystemTime>)>;
+
+/// The [`JobIdIndex`] of each day's telemetry files, kept while the files are the same: a day's
+/// report asks for it for each group of 250 pages, and a 10,000-node day's telemetry is 160
+/// files. A server keeps serving new parts: a file added, replaced or removed makes the index
+/// again.
+static INDEXES: Mutex<BTreeMap<FileStamps, Arc<JobIdIndex>>> = Mutex::new(BTreeMap::new());
+
+/// Indexes kept at most; past it the oldest days' go (a server that pages through a year).
+const INDEXES_KEPT: usize = 64;
+
+/// The [`JobIdIndex`] of `files` (one day's), made or kept ([`INDEXES`]).
+fn job_id_index(files: &[PathBuf]) -> Result<Arc<JobIdIndex>, ScanError> {
+    let stamps: FileStamps = files
+        .iter()
+        .map(|path| {
+            let meta = std::fs::metadata(path).map_err(|e| ScanError::new(path, e))?;
+            Ok((path.clone(), meta.len(), meta.modified().ok()))
+        })
+        .collect::<Result<_, ScanError>>()?;
+    if let Some(index) = INDEXES
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&stamps)
+    {
+        return Ok(index.clone());
+    }
+    let index = Arc::new(JobIdIndex::of(files)?);
+    let mut kept = INDEXES.lock().unwrap_or_else(|e| e.into_inner());
+    // A day's files whose stamps changed leave an index nobody asks for; it goes with the rest.
+    if kept.len() >= INDEXES_KEPT {
+        kept.clear();
+    }
+    kept.insert(stamps, index.clone());
+    Ok(index)
 }
 
 /// The bins of one row group's samples of `jobs`.
@@ -432,10 +461,10 @@ mod tests {
             Field::new("metric", DataType::Utf8, false),
         ]);
         let batch = RecordBatch::try_new(
-            std::sync::Arc::new(schema),
+            Arc::new(schema),
             vec![
-                std::sync::Arc::new(StringArray::from_iter_values(pairs.iter().map(|p| p.0))),
-                std::sync::Arc::new(StringArray::from_iter_values(pairs.iter().map(|p| p.1))),
+                Arc::new(StringArray::from_iter_values(pairs.iter().map(|p| p.0))),
+                Arc::new(StringArray::from_iter_values(pairs.iter().map(|p| p.1))),
             ],
         )
         .unwrap();

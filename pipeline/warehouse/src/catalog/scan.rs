@@ -213,43 +213,67 @@ pub struct Unit {
     pub row_group: usize,
 }
 
-/// The row groups of `files` that may hold a row of one of `job_ids` (sorted, as text): those
-/// whose `job_id` statistics have a value of the list between their least and greatest, and
-/// those with no statistics. A day's telemetry is written job by job, so a row group holds a
-/// few jobs and a group of jobs reads a few row groups.
+/// The row groups of `files` that may hold a row of one of `job_ids` (sorted, as text)
+/// ([`JobIdIndex::holding`]).
 pub fn row_groups_holding(files: &[PathBuf], job_ids: &[&str]) -> Result<Vec<Unit>, ScanError> {
-    let mut units = Vec::new();
-    for path in files {
-        let builder = reader(path)?;
-        let metadata = builder.metadata();
-        // Text statistics only: those of another type (a writer that stored ids as numbers) or
-        // in the old signed byte order do not order the ids as text does.
-        let column = builder.parquet_schema().columns().iter().position(|c| {
-            c.path().parts() == ["job_id"] && c.physical_type() == PhysicalType::BYTE_ARRAY
-        });
-        for (row_group, group) in metadata.row_groups().iter().enumerate() {
-            let bounds = column
-                .and_then(|i| group.column(i).statistics())
-                .filter(|s| !s.is_min_max_deprecated())
-                .and_then(|s| Some((s.min_bytes_opt()?, s.max_bytes_opt()?)));
-            let holds = match bounds {
-                Some((least, greatest)) => {
-                    let first = job_ids.partition_point(|id| id.as_bytes() < least);
-                    job_ids
-                        .get(first)
-                        .is_some_and(|id| id.as_bytes() <= greatest)
-                }
-                None => true,
-            };
-            if holds {
-                units.push(Unit {
+    Ok(JobIdIndex::of(files)?.holding(job_ids))
+}
+
+/// The least and greatest `job_id` of a row group, as its statistics store them.
+type JobIdBounds = (Vec<u8>, Vec<u8>);
+
+/// The least and greatest `job_id` of each row group of some files, read from their footers
+/// once, so that a group of jobs finds its row groups without opening a file again. A day's
+/// telemetry is written job by job, so a row group holds a few jobs and a group of jobs reads a
+/// few row groups.
+#[derive(Debug, Clone, Default)]
+pub struct JobIdIndex {
+    /// Each row group, with its bounds where its file has text statistics for `job_id`.
+    groups: Vec<(Unit, Option<JobIdBounds>)>,
+}
+
+impl JobIdIndex {
+    /// Reads the footers of `files`.
+    pub fn of(files: &[PathBuf]) -> Result<JobIdIndex, ScanError> {
+        let mut groups = Vec::new();
+        for path in files {
+            let builder = reader(path)?;
+            let metadata = builder.metadata();
+            // Text statistics only: those of another type (a writer that stored ids as
+            // numbers) or in the old signed byte order do not order the ids as text does.
+            let column = builder.parquet_schema().columns().iter().position(|c| {
+                c.path().parts() == ["job_id"] && c.physical_type() == PhysicalType::BYTE_ARRAY
+            });
+            for (row_group, group) in metadata.row_groups().iter().enumerate() {
+                let bounds = column
+                    .and_then(|i| group.column(i).statistics())
+                    .filter(|s| !s.is_min_max_deprecated())
+                    .and_then(|s| Some((s.min_bytes_opt()?.to_vec(), s.max_bytes_opt()?.to_vec())));
+                let unit = Unit {
                     path: path.clone(),
                     row_group,
-                });
+                };
+                groups.push((unit, bounds));
             }
         }
+        Ok(JobIdIndex { groups })
     }
-    Ok(units)
+
+    /// The row groups that may hold a row of one of `job_ids` (sorted, as text): those whose
+    /// bounds have a value of the list between them, and those without bounds.
+    pub fn holding(&self, job_ids: &[&str]) -> Vec<Unit> {
+        let holds = |(least, greatest): &JobIdBounds| {
+            let first = job_ids.partition_point(|id| id.as_bytes() < least.as_slice());
+            job_ids
+                .get(first)
+                .is_some_and(|id| id.as_bytes() <= greatest.as_slice())
+        };
+        self.groups
+            .iter()
+            .filter(|(_, bounds)| bounds.as_ref().is_none_or(holds))
+            .map(|(unit, _)| unit.clone())
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -295,7 +319,7 @@ mod tests {
         assert_eq!(groups(&["11", "9"]), [0, 2]);
         assert_eq!(groups(&[]), Vec::<usize>::new());
         let missing = tmp.path().join("gone.parquet");
-        let error = row_groups_holding(&[missing.clone()], &["1"]).unwrap_err();
+        let error = row_groups_holding(std::slice::from_ref(&missing), &["1"]).unwrap_err();
         assert_eq!(error.path, missing);
     }
 }

@@ -28,8 +28,8 @@ use rayon::prelude::*;
 use super::FeaturesError;
 use jobsight_base::series::Sample;
 use jobsight_warehouse::catalog::scan::{
-    BATCH_ROWS, Names, SeriesSlots, Unit, cast_column, dictionary, micros_type, optional_column,
-    reader, translate,
+    BATCH_ROWS, Names, SeriesSlots, TelemetryColumns, Unit, cast_column, dictionary, micros_type,
+    optional_column, reader, translate,
 };
 use jobsight_warehouse::catalog::{self, Table};
 
@@ -317,24 +317,17 @@ fn scan_unit(
     let (mut unattributed, mut trimmed_away) = (0, 0);
     for batch in batches {
         let batch = batch.map_err(|e| FeaturesError::read(path, e))?;
-        let job_dict = dictionary(&batch, "job_id", path)?;
-        let node_dict = dictionary(&batch, "node", path)?;
-        let metric_dict = dictionary(&batch, "metric", path)?;
-        let ts = cast_column(&batch, "ts", &micros_type(), path)?;
-        let values = cast_column(&batch, "value", &DataType::Float64, path)?;
-        if ts.null_count() > 0 || values.null_count() > 0 {
-            return Err(FeaturesError::read(path, "column ts or value has nulls"));
-        }
-        let ts = ts.as_primitive::<TimestampMicrosecondType>().values();
-        let values = values.as_primitive::<Float64Type>().values();
-        let job_of = translate(&job_dict, |id| {
+        let columns = TelemetryColumns::of(&batch, path)?;
+        let (job_dict, node_dict, metric_dict) = (&columns.job, &columns.node, &columns.metric);
+        let (ts, values) = (columns.ts(), columns.values());
+        let job_of = translate(job_dict, |id| {
             job_index.get(id).copied().unwrap_or(u32::MAX)
         });
         let (node_of, metric_of) = {
             let mut names = names.lock().unwrap_or_else(|e| e.into_inner());
             (
-                translate(&node_dict, |n| names.id(n)),
-                translate(&metric_dict, |m| names.id(m)),
+                translate(node_dict, |n| names.id(n)),
+                translate(metric_dict, |m| names.id(m)),
             )
         };
         let (job_keys, node_keys, metric_keys) = (

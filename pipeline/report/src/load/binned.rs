@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use chrono::NaiveDate;
-use datafusion::arrow::array::{Array, AsArray};
-use datafusion::arrow::datatypes::{DataType, Float64Type, TimestampMicrosecondType};
+use datafusion::arrow::array::Array;
+use datafusion::arrow::datatypes::DataType;
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::prelude::SessionContext;
 use rayon::prelude::*;
@@ -22,8 +22,8 @@ use rayon::prelude::*;
 use super::sql::{each_row, text};
 use crate::ReportError;
 use jobsight_warehouse::catalog::scan::{
-    BATCH_ROWS, JobIdIndex, Names, ScanError, SeriesSlots, Unit, cast_column, dictionary,
-    micros_type, reader, translate,
+    BATCH_ROWS, JobIdIndex, Names, ScanError, SeriesSlots, TelemetryColumns, Unit, reader,
+    translate,
 };
 use jobsight_warehouse::catalog::{Table, part_files, partition_dir};
 use jobsight_warehouse::query::QueryError;
@@ -368,10 +368,9 @@ fn bin_unit(
     let mut series: SeriesSlots<SeriesBins> = SeriesSlots::default();
     for batch in batches {
         let batch = without_nulls(batch.map_err(|e| ScanError::new(path, e))?, path)?;
-        let job_dict = dictionary(&batch, "job_id", path)?;
-        let node_dict = dictionary(&batch, "node", path)?;
-        let metric_dict = dictionary(&batch, "metric", path)?;
-        let job_of = translate(&job_dict, |id| index.get(id).copied().unwrap_or(NONE));
+        let columns = TelemetryColumns::of(&batch, path)?;
+        let (job_dict, node_dict, metric_dict) = (&columns.job, &columns.node, &columns.metric);
+        let job_of = translate(job_dict, |id| index.get(id).copied().unwrap_or(NONE));
         if job_of.iter().all(|&j| j == NONE) {
             continue;
         }
@@ -379,14 +378,11 @@ fn bin_unit(
             let mut names = names.lock().unwrap_or_else(|e| e.into_inner());
             let (nodes, metrics) = &mut *names;
             (
-                translate(&node_dict, |n| nodes.id(n)),
-                translate(&metric_dict, |m| metrics.id(m)),
+                translate(node_dict, |n| nodes.id(n)),
+                translate(metric_dict, |m| metrics.id(m)),
             )
         };
-        let ts = cast_column(&batch, "ts", &micros_type(), path)?;
-        let values = cast_column(&batch, "value", &DataType::Float64, path)?;
-        let ts = ts.as_primitive::<TimestampMicrosecondType>().values();
-        let values = values.as_primitive::<Float64Type>().values();
+        let (ts, values) = (columns.ts(), columns.values());
         let (job_keys, node_keys, metric_keys) = (
             job_dict.keys().values(),
             node_dict.keys().values(),

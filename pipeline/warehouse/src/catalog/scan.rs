@@ -15,7 +15,9 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, DictionaryArray, RecordBatch};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Int32Type, TimeUnit};
+use datafusion::arrow::datatypes::{
+    DataType, Float64Type, Int32Type, TimeUnit, TimestampMicrosecondType,
+};
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use datafusion::parquet::basic::Type as PhysicalType;
 
@@ -125,6 +127,44 @@ pub fn translate(
     (0..values.len()).map(|i| lookup(values.value(i))).collect()
 }
 
+/// A telemetry batch's columns as the passes read them: the three names as dictionaries, the
+/// times in microseconds, the values as doubles; a null time or value is an error.
+#[derive(Debug)]
+pub struct TelemetryColumns {
+    pub job: DictionaryArray<Int32Type>,
+    pub node: DictionaryArray<Int32Type>,
+    pub metric: DictionaryArray<Int32Type>,
+    ts: ArrayRef,
+    value: ArrayRef,
+}
+
+impl TelemetryColumns {
+    pub fn of(batch: &RecordBatch, path: &Path) -> Result<TelemetryColumns, ScanError> {
+        let ts = cast_column(batch, "ts", &micros_type(), path)?;
+        let value = cast_column(batch, "value", &DataType::Float64, path)?;
+        if ts.null_count() > 0 || value.null_count() > 0 {
+            return Err(ScanError::new(path, "column ts or value has nulls"));
+        }
+        Ok(TelemetryColumns {
+            job: dictionary(batch, "job_id", path)?,
+            node: dictionary(batch, "node", path)?,
+            metric: dictionary(batch, "metric", path)?,
+            ts,
+            value,
+        })
+    }
+
+    /// Each row's time, microseconds since the epoch.
+    pub fn ts(&self) -> &[i64] {
+        self.ts.as_primitive::<TimestampMicrosecondType>().values()
+    }
+
+    /// Each row's value.
+    pub fn values(&self) -> &[f64] {
+        self.value.as_primitive::<Float64Type>().values()
+    }
+}
+
 /// Node and metric names seen in a scan, numbered so that samples are grouped by integers.
 #[derive(Debug, Default)]
 pub struct Names {
@@ -211,12 +251,6 @@ impl<T: Default> SeriesSlots<T> {
 pub struct Unit {
     pub path: PathBuf,
     pub row_group: usize,
-}
-
-/// The row groups of `files` that may hold a row of one of `job_ids` (sorted, as text)
-/// ([`JobIdIndex::holding`]).
-pub fn row_groups_holding(files: &[PathBuf], job_ids: &[&str]) -> Result<Vec<Unit>, ScanError> {
-    Ok(JobIdIndex::of(files)?.holding(job_ids))
 }
 
 /// The least and greatest `job_id` of a row group, as its statistics store them.
@@ -307,8 +341,9 @@ mod tests {
         }
         writer.close().unwrap();
         let groups = |ids: &[&str]| -> Vec<usize> {
-            row_groups_holding(std::slice::from_ref(&path), ids)
+            JobIdIndex::of(std::slice::from_ref(&path))
                 .unwrap()
+                .holding(ids)
                 .into_iter()
                 .map(|u| u.row_group)
                 .collect()
@@ -319,7 +354,7 @@ mod tests {
         assert_eq!(groups(&["11", "9"]), [0, 2]);
         assert_eq!(groups(&[]), Vec::<usize>::new());
         let missing = tmp.path().join("gone.parquet");
-        let error = row_groups_holding(std::slice::from_ref(&missing), &["1"]).unwrap_err();
+        let error = JobIdIndex::of(std::slice::from_ref(&missing)).unwrap_err();
         assert_eq!(error.path, missing);
     }
 }

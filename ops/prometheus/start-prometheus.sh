@@ -36,18 +36,7 @@ log() { echo "[start_prometheus $(date +%H:%M:%S)] $*"; }
 T0=$(date +%s)
 
 # --- 1. packages ----------------------------------------------------------
-if ! command -v prometheus >/dev/null || ! command -v prometheus-node-exporter >/dev/null; then
-  # Keep maintainer scripts from trying to start services (no systemd here).
-  created_policy=0
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod 755 /usr/sbin/policy-rc.d; created_policy=1
-  fi
-  [ "${SKIP_APT_UPDATE:-0}" = 1 ] || apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      prometheus prometheus-node-exporter curl >/dev/null
-  [ "$created_policy" = 1 ] && rm -f /usr/sbin/policy-rc.d
-  log "packages installed"
-fi
+bash "$(dirname "$0")/install-prometheus.sh"
 
 mkdir -p "$PROM_DIR/data" "$PROM_DIR/textfile"
 

@@ -1696,3 +1696,144 @@ fn the_note_names_what_a_jobs_data_lacks() {
         "{unreadable}"
     );
 }
+
+/// [`ThreeNodes`] asking for all its due jobs together, as one group, or failing to.
+struct ThreeNodesTogether {
+    fail: bool,
+}
+
+impl per_job::TelemetrySource for ThreeNodesTogether {
+    fn name(&self) -> &'static str {
+        ThreeNodes.name()
+    }
+    fn ready_at(&self, end: DateTime<Utc>) -> DateTime<Utc> {
+        ThreeNodes.ready_at(end)
+    }
+    fn fetch(
+        &self,
+        job: &str,
+        cluster: &str,
+        nodes: &[String],
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+        emit: &mut dyn FnMut(&str, &str, i64, f64),
+    ) -> Result<u64, String> {
+        ThreeNodes.fetch(job, cluster, nodes, start, end, emit)
+    }
+    fn clock_offsets(
+        &self,
+        job: &str,
+        cluster: &str,
+        nodes: &[String],
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+    ) -> Result<Vec<(String, f64)>, String> {
+        ThreeNodes.clock_offsets(job, cluster, nodes, start, end)
+    }
+    fn groups(&self, jobs: &[per_job::JobSpan]) -> Vec<Vec<usize>> {
+        vec![(0..jobs.len()).collect()]
+    }
+    fn fetch_together(&self, jobs: &[&per_job::JobSpan]) -> Result<Vec<per_job::Fetched>, String> {
+        if self.fail {
+            return Err("the group's query failed (HTTP 503)".into());
+        }
+        let metrics: Vec<String> = vec!["job_cpu_cores_used".into(), "job_mem_rss_bytes".into()];
+        Ok(jobs
+            .iter()
+            .map(|job| {
+                let mut samples = Vec::new();
+                ThreeNodes
+                    .fetch(
+                        &job.job_id,
+                        &job.cluster,
+                        &job.nodes,
+                        job.start,
+                        job.end,
+                        &mut |n, m, ts, v| {
+                            let node = job.nodes.iter().position(|x| x == n).unwrap() as u32;
+                            let metric = metrics.iter().position(|x| x == m).unwrap() as u32;
+                            samples.push((node, metric, ts, v));
+                        },
+                    )
+                    .unwrap();
+                per_job::Fetched {
+                    nodes: job.nodes.clone(),
+                    metrics: metrics.clone().into(),
+                    samples,
+                    clock: ThreeNodes.clock_offsets(
+                        &job.job_id,
+                        &job.cluster,
+                        &job.nodes,
+                        job.start,
+                        job.end,
+                    ),
+                }
+            })
+            .collect())
+    }
+}
+
+/// Jobs whose telemetry the source gives for several at once are stored exactly as jobs asked
+/// for one at a time (the same files, byte for byte); a group the source fails to give is asked
+/// for one job at a time, and the report says why.
+#[test]
+fn jobs_asked_together_are_stored_as_jobs_asked_alone() {
+    let run = |source: &dyn per_job::TelemetrySource| {
+        let tmp = tempfile::tempdir().unwrap();
+        let spool = Spool::init(&tmp.path().join("spool"), 0o700).unwrap();
+        let data = tmp.path().join("data");
+        for job in [1, 2, 3] {
+            slurm_hooks::spool_dir::enqueue(spool.root(), &record(job, JOB1_ENQUEUED)).unwrap();
+        }
+        let accounting = NodesOf(vec![
+            (1, "n[1-3]", "NODE_FAIL"),
+            (2, "n[1-", "COMPLETED"),
+            (3, "n[1-3]", "COMPLETED"),
+        ]);
+        let s = settings(Path::new("/bin/false"), "http://127.0.0.1:9", "");
+        let report = per_job::run_with(
+            &spool,
+            &data,
+            &s.ingest,
+            &accounting,
+            Some(source),
+            None,
+            at(JOB1_ENQUEUED + 60),
+            |_, _| {},
+            &mut |_, _| Ok(()),
+        )
+        .unwrap();
+        let stored: Vec<(PathBuf, Vec<u8>)> = snapshot(&data)
+            .into_iter()
+            .map(|(path, bytes)| (path.strip_prefix(&data).unwrap().to_path_buf(), bytes))
+            .collect();
+        let outcomes: Vec<String> = report
+            .records
+            .iter()
+            .map(|r| {
+                // The record's file name counts enqueues in this process.
+                let mut outcome = serde_json::to_value(r).unwrap();
+                outcome.as_object_mut().unwrap().remove("file");
+                outcome.to_string()
+            })
+            .collect();
+        (report.together, outcomes, stored)
+    };
+    let (alone, alone_outcomes, alone_stored) = run(&ThreeNodes);
+    assert_eq!((alone.groups, alone.jobs), (0, 0));
+    let (together, outcomes, stored) = run(&ThreeNodesTogether { fail: false });
+    // Jobs 1 and 3; job 2's node list does not expand, so it has no telemetry to ask for.
+    assert_eq!((together.groups, together.jobs), (1, 2), "{together:?}");
+    assert!(together.failed.is_empty(), "{together:?}");
+    assert_eq!(outcomes, alone_outcomes);
+    assert!(
+        stored.iter().any(|(p, _)| p.starts_with("telemetry")),
+        "{stored:?}"
+    );
+    assert!(stored == alone_stored, "the stored files differ");
+    let (failed, outcomes, stored) = run(&ThreeNodesTogether { fail: true });
+    assert_eq!((failed.groups, failed.jobs), (0, 0));
+    assert_eq!(failed.failed, ["the group's query failed (HTTP 503)"]);
+    assert_eq!(outcomes, alone_outcomes);
+    assert!(stored == alone_stored, "the stored files differ");
+}

@@ -139,6 +139,7 @@ fn stored_cpu_utilisation_tells_a_burner_from_a_sleeper() {
         matches!(offsets.as_slice(), [(node, offset)] if *node == host && offset.abs() < 1.0),
         "{offsets:?}"
     );
+    jobs_asked_together_get_what_each_asked_alone_gets(&host, now);
 
     // Every metric, every grid point of the run once: the chunks join without gap or overlap.
     let coverage = sql(
@@ -453,4 +454,74 @@ fn write_dcgm_series(textfile_dir: &Path, busy: u64, idle: u64) {
     let partial = textfile_dir.join(".dcgm.prom.partial");
     std::fs::write(&partial, text).unwrap();
     std::fs::rename(&partial, &path).unwrap();
+}
+
+/// Three overlapping ranges of the last minute on this node, asked for together as the per-job
+/// ingest asks for the jobs of one run (`prometheus.batch_jobs`), give each the very samples it
+/// gets asked for alone, in the same order, from the real Prometheus.
+fn jobs_asked_together_get_what_each_asked_alone_gets(
+    host: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) {
+    use jobsight_ingest::per_job::JobSpan;
+    let prometheus = jobsight_ingest::prometheus::Prometheus::new(
+        jobsight_ingest::settings::PrometheusOptions {
+            url: Some(format!("http://127.0.0.1:{PROM_PORT}")),
+            step_s: Some(STEP_S as u64),
+            rate_window_s: Some(5),
+            ..Default::default()
+        }
+        .resolve()
+        .unwrap(),
+    );
+    let ago = |s: i64| now - chrono::Duration::seconds(s);
+    let spans: Vec<JobSpan> = [(50, 20), (45, 10), (40, 13)]
+        .iter()
+        .enumerate()
+        .map(|(i, &(from, to))| JobSpan {
+            job_id: (i + 1).to_string(),
+            cluster: String::new(),
+            nodes: vec![host.to_string()],
+            start: ago(from),
+            end: ago(to),
+        })
+        .collect();
+    assert_eq!(prometheus.groups(&spans), vec![vec![0, 1, 2]]);
+    let together = prometheus
+        .fetch_together(&spans.iter().collect::<Vec<_>>())
+        .unwrap();
+    for (span, fetched) in spans.iter().zip(&together) {
+        let mut alone = Vec::new();
+        prometheus
+            .fetch(
+                &span.job_id,
+                "",
+                &span.nodes,
+                span.start,
+                span.end,
+                &mut |n, m, ts, v| {
+                    alone.push((n.to_string(), m.to_string(), ts, v.to_bits()));
+                },
+            )
+            .unwrap();
+        let got: Vec<(String, String, i64, u64)> = fetched
+            .samples
+            .iter()
+            .map(|&(n, m, ts, v)| {
+                (
+                    fetched.nodes[n as usize].clone(),
+                    fetched.metrics[m as usize].clone(),
+                    ts,
+                    v.to_bits(),
+                )
+            })
+            .collect();
+        assert!(alone.len() > 100, "job {}: {alone:?}", span.job_id);
+        assert!(got == alone, "job {}: {got:?}\n{alone:?}", span.job_id);
+        let clock = fetched.clock.as_ref().unwrap();
+        assert!(
+            matches!(clock.as_slice(), [(node, offset)] if node == host && offset.abs() < 1.0),
+            "{clock:?}"
+        );
+    }
 }

@@ -222,6 +222,109 @@ pub trait TelemetrySource {
     ) -> Result<Vec<(String, f64)>, String> {
         Ok(Vec::new())
     }
+    /// Groups of `jobs` (indexes into it) that [`TelemetrySource::fetch_together`] fetches in
+    /// fewer requests than one per job; a job in no group is fetched on its own. None by
+    /// default.
+    fn groups(&self, _jobs: &[JobSpan]) -> Vec<Vec<usize>> {
+        Vec::new()
+    }
+    /// The telemetry of one group of [`TelemetrySource::groups`], one answer per job in the
+    /// order given, each the same samples in the same order as [`TelemetrySource::fetch`] would
+    /// give for it. On an error the group's jobs are fetched on their own.
+    fn fetch_together(&self, jobs: &[&JobSpan]) -> Result<Vec<Fetched>, String> {
+        Err(format!(
+            "{} fetches no jobs together ({} asked)",
+            self.name(),
+            jobs.len()
+        ))
+    }
+}
+
+/// A job whose telemetry is due, as a source needs it to fetch it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobSpan {
+    /// Slurm's raw id.
+    pub job_id: String,
+    pub cluster: String,
+    pub nodes: Vec<String>,
+    pub start: DateTime<Utc>,
+    pub end: DateTime<Utc>,
+}
+
+/// One job's telemetry fetched together with other jobs': its samples, in the order the source
+/// emits them, and its nodes' clock offsets (or why they are not known).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fetched {
+    /// The names the samples point into.
+    pub nodes: Vec<String>,
+    pub metrics: std::sync::Arc<[String]>,
+    /// (index into `nodes`, index into `metrics`, Unix microseconds, value).
+    pub samples: Vec<(u32, u32, i64, f64)>,
+    pub clock: Result<Vec<(String, f64)>, String>,
+}
+
+/// A source's answer for a job from a [`Fetched`]: what was fetched together, the rest from the
+/// source itself. Its `fetch` gives the fetched samples whatever it is asked.
+pub struct Prefetched<'a> {
+    source: &'a dyn TelemetrySource,
+    fetched: Fetched,
+}
+
+impl std::fmt::Debug for Prefetched<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Prefetched")
+            .field("source", &self.source.name())
+            .field("fetched", &self.fetched)
+            .finish()
+    }
+}
+
+impl<'a> Prefetched<'a> {
+    pub fn new(source: &'a dyn TelemetrySource, fetched: Fetched) -> Prefetched<'a> {
+        Prefetched { source, fetched }
+    }
+}
+
+impl TelemetrySource for Prefetched<'_> {
+    fn name(&self) -> &'static str {
+        self.source.name()
+    }
+    fn ready_at(&self, end: DateTime<Utc>) -> DateTime<Utc> {
+        self.source.ready_at(end)
+    }
+    fn jitter(&self) -> std::time::Duration {
+        self.source.jitter()
+    }
+    fn fetch(
+        &self,
+        _job_id: &str,
+        _cluster: &str,
+        _nodes: &[String],
+        _start: DateTime<Utc>,
+        _end: DateTime<Utc>,
+        emit: &mut dyn FnMut(&str, &str, i64, f64),
+    ) -> Result<u64, String> {
+        let Fetched {
+            nodes,
+            metrics,
+            samples,
+            ..
+        } = &self.fetched;
+        for &(node, metric, ts, value) in samples {
+            emit(&nodes[node as usize], &metrics[metric as usize], ts, value);
+        }
+        Ok(samples.len() as u64)
+    }
+    fn clock_offsets(
+        &self,
+        _job_id: &str,
+        _cluster: &str,
+        _nodes: &[String],
+        _start: DateTime<Utc>,
+        _end: DateTime<Utc>,
+    ) -> Result<Vec<(String, f64)>, String> {
+        self.fetched.clock.clone()
+    }
 }
 
 impl TelemetrySource for Prometheus {
@@ -257,6 +360,12 @@ impl TelemetrySource for Prometheus {
     ) -> Result<Vec<(String, f64)>, String> {
         Prometheus::clock_offsets(self, job_id, cluster, nodes, start, end)
             .map_err(|e| e.to_string())
+    }
+    fn groups(&self, jobs: &[JobSpan]) -> Vec<Vec<usize>> {
+        Prometheus::groups(self, jobs)
+    }
+    fn fetch_together(&self, jobs: &[&JobSpan]) -> Result<Vec<Fetched>, String> {
+        Prometheus::fetch_together(self, jobs).map_err(|e| e.to_string())
     }
 }
 
@@ -313,6 +422,18 @@ pub struct RecordOutcome {
 pub struct IngestReport {
     pub claim: ClaimReport,
     pub records: Vec<RecordOutcome>,
+    /// The jobs whose telemetry was fetched together with other jobs'.
+    pub together: Together,
+}
+
+/// How the telemetry source was asked for several jobs at once ([`TelemetrySource::groups`]).
+#[derive(Debug, Default, Serialize)]
+pub struct Together {
+    /// Groups fetched together, and the jobs in them.
+    pub groups: usize,
+    pub jobs: usize,
+    /// Why a group could not be fetched together (its jobs were then fetched on their own).
+    pub failed: Vec<String>,
 }
 
 impl IngestReport {
@@ -397,10 +518,15 @@ pub fn run_with(
 
     let mut report = IngestReport {
         claim: spool.claim(None)?,
-        records: Vec::new(),
+        ..IngestReport::default()
     };
     let names = spool.claimed_names()?;
     let total = names.len();
+    // First every record's accounting, then the telemetry of the jobs that are due, a group
+    // of them at a time where the source can ask for several together, then each job on its
+    // own.
+    let mut outcomes: Vec<Option<RecordOutcome>> = vec![None; names.len()];
+    let mut ready = Vec::new();
     let mut tried = 0;
     for (i, name) in names.iter().enumerate() {
         let file = name.to_string_lossy().into_owned();
@@ -408,7 +534,7 @@ pub fn run_with(
             Ok(record) => record,
             Err(reason) => {
                 spool.quarantine(name, &reason)?;
-                report.records.push(RecordOutcome {
+                outcomes[i] = Some(RecordOutcome {
                     file,
                     job: None,
                     outcome: Outcome::Quarantined { reason },
@@ -427,7 +553,7 @@ pub fn run_with(
         ));
         let note = spool.pending_note(name);
         if let Some(note) = note.as_ref().filter(|n| n.next_attempt > now) {
-            report.records.push(RecordOutcome {
+            outcomes[i] = Some(RecordOutcome {
                 file,
                 job,
                 outcome: Outcome::Waiting {
@@ -441,8 +567,29 @@ pub fn run_with(
             continue;
         }
         tried += 1;
-        let outcome = match ingest_one(&record, data, accounting, telemetry, now).and_then(|done| {
-            stored(job.as_deref().unwrap_or("?"), &done)
+        let accounted = accounting.accounted(&record);
+        ready.push(Ready {
+            index: i,
+            file,
+            job,
+            record,
+            note,
+            accounted,
+        });
+    }
+
+    let mut finished = 0;
+    let mut finish = |ready: Ready, fetched: Option<Fetched>| -> Result<(), IngestError> {
+        let name = &names[ready.index];
+        let prefetched = telemetry
+            .zip(fetched)
+            .map(|(source, fetched)| Prefetched { source, fetched });
+        let source = match &prefetched {
+            Some(p) => Some(p as &dyn TelemetrySource),
+            None => telemetry,
+        };
+        let outcome = match ingest_one(ready.accounted, data, source, now).and_then(|done| {
+            stored(ready.job.as_deref().unwrap_or("?"), &done)
                 .map(|()| done)
                 .map_err(not_yet)
         }) {
@@ -460,13 +607,103 @@ pub fn run_with(
             }
             Err(NotYet {
                 reason, retry_at, ..
-            }) => postpone(spool, name, &record, note, settings, now, reason, retry_at)?,
+            }) => postpone(
+                spool,
+                name,
+                &ready.record,
+                ready.note,
+                settings,
+                now,
+                reason,
+                retry_at,
+            )?,
         };
-        report.records.push(RecordOutcome { file, job, outcome });
-        progress(i + 1, total);
+        outcomes[ready.index] = Some(RecordOutcome {
+            file: ready.file,
+            job: ready.job,
+            outcome,
+        });
+        finished += 1;
+        progress(finished, total);
+        Ok(())
+    };
+
+    let mut alone: Vec<Option<Ready>> = ready.into_iter().map(Some).collect();
+    if let Some(source) = telemetry {
+        let (spans, of_span) = due_spans(&alone, source, now);
+        for group in source.groups(&spans) {
+            let jobs: Vec<&JobSpan> = group.iter().map(|&s| &spans[s]).collect();
+            match source.fetch_together(&jobs) {
+                Ok(fetched) if fetched.len() == jobs.len() => {
+                    report.together.groups += 1;
+                    report.together.jobs += jobs.len();
+                    for (&s, fetched) in group.iter().zip(fetched) {
+                        if let Some(ready) = alone[of_span[s]].take() {
+                            finish(ready, Some(fetched))?;
+                        }
+                    }
+                }
+                Ok(fetched) => report.together.failed.push(format!(
+                    "{} answers for {} jobs",
+                    fetched.len(),
+                    jobs.len()
+                )),
+                Err(reason) => report.together.failed.push(reason),
+            }
+        }
     }
+    for ready in alone.into_iter().flatten() {
+        finish(ready, None)?;
+    }
+    report.records = outcomes.into_iter().flatten().collect();
     drop(lock);
     Ok(report)
+}
+
+/// A record whose job is tried in this run, with its accounting.
+struct Ready {
+    /// Its place among the claimed records.
+    index: usize,
+    file: String,
+    job: Option<String>,
+    record: SpoolRecord,
+    note: Option<PendingNote>,
+    accounted: Result<Accounted, Unaccounted>,
+}
+
+/// The jobs among `ready` whose telemetry `source` can give now, and for each the index in
+/// `ready` it came from.
+fn due_spans(
+    ready: &[Option<Ready>],
+    source: &dyn TelemetrySource,
+    now: DateTime<Utc>,
+) -> (Vec<JobSpan>, Vec<usize>) {
+    let mut spans = Vec::new();
+    let mut of_span = Vec::new();
+    for (r, ready) in ready.iter().enumerate() {
+        let Some(Ready {
+            accounted: Ok(Accounted { row, .. }),
+            ..
+        }) = ready
+        else {
+            continue;
+        };
+        let (Some(start), Ok(nodes)) = (row.start, job_nodes(row)) else {
+            continue;
+        };
+        if now < source.ready_at(row.end) {
+            continue;
+        }
+        spans.push(JobSpan {
+            job_id: row.job_id.clone(),
+            cluster: row.cluster.clone(),
+            nodes,
+            start,
+            end: row.end,
+        });
+        of_span.push(r);
+    }
+    (spans, of_span)
 }
 
 /// Why a job is not in the warehouse yet, and, when the wait has a known end (telemetry not
@@ -557,11 +794,10 @@ pub fn part_name(row: &JobRow) -> String {
     )
 }
 
-/// Accounting, telemetry and the job row of one record; `Err` leaves it pending.
+/// Telemetry and the job row of one record, given its accounting; `Err` leaves it pending.
 fn ingest_one(
-    record: &SpoolRecord,
+    accounted: Result<Accounted, Unaccounted>,
     data: &Path,
-    accounting: &dyn AccountingSource,
     telemetry: Option<&dyn TelemetrySource>,
     now: DateTime<Utc>,
 ) -> Result<Outcome, NotYet> {
@@ -569,7 +805,7 @@ fn ingest_one(
         mut row,
         steps,
         notes: accounting_notes,
-    } = accounting.accounted(record).map_err(unaccounted)?;
+    } = accounted.map_err(unaccounted)?;
     let day = row.day();
     let name = part_name(&row);
     let write_err = |e: CatalogError| not_yet(format!("job {}: {e}", row.job_id));

@@ -25,6 +25,8 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize;
 
 use super::settings::{MetricTemplate, PrometheusSettings};
+
+mod together;
 // The settings check templates when the configuration is resolved, so the check lives there (a
 // module below this one); re-exported so that it is still found beside `render`.
 pub use super::settings::check_template;
@@ -267,6 +269,20 @@ fn node_of<'a>(value: &str, nodes: &'a BTreeSet<String>) -> Option<&'a String> {
     })
 }
 
+/// One question to Prometheus: a template's query rendered for some nodes, over a range.
+#[derive(Clone, Copy)]
+struct Asked<'a> {
+    /// Who it is asked for, for errors: the job id, or the jobs asked together.
+    who: &'a str,
+    template: &'a MetricTemplate,
+    /// The label naming the node in the answer.
+    label: &'a str,
+    query: &'a str,
+    /// Unix seconds, inclusive.
+    range: (i64, i64),
+    step: i64,
+}
+
 /// A Prometheus server and the metrics to ask it for.
 #[derive(Debug)]
 pub struct Prometheus {
@@ -296,6 +312,22 @@ impl Prometheus {
         &self.settings
     }
 
+    fn step_s(&self) -> i64 {
+        self.settings.step.as_secs() as i64
+    }
+
+    /// The ranges a job on `nodes` nodes over `[start, end]` is asked for ([`chunks`]).
+    fn ranges(&self, nodes: usize, start: DateTime<Utc>, end: DateTime<Utc>) -> Vec<(i64, i64)> {
+        let per_series = (MAX_POINTS_PER_REQUEST / nodes.max(1) as i64)
+            .clamp(2, self.settings.max_points_per_series as i64);
+        chunks(
+            start.timestamp(),
+            end.timestamp(),
+            self.step_s(),
+            per_series,
+        )
+    }
+
     /// Whether a job that ended at `end` can have all its samples in Prometheus by `now`.
     pub fn ready(&self, end: DateTime<Utc>, now: DateTime<Utc>) -> bool {
         now >= end + self.settings.lag
@@ -321,52 +353,84 @@ impl Prometheus {
             return Err(job_err(format!("ends ({end}) before it starts ({start})")));
         }
         let node_set: BTreeSet<String> = nodes.iter().cloned().collect();
-        let step = self.settings.step.as_secs() as i64;
-        let per_series = (MAX_POINTS_PER_REQUEST / nodes.len().max(1) as i64)
-            .clamp(2, self.settings.max_points_per_series as i64);
-        let ranges = chunks(start.timestamp(), end.timestamp(), step, per_series);
+        let step = self.step_s();
+        let ranges = self.ranges(nodes.len(), start, end);
         let mut samples = 0;
         for template in &self.settings.metrics {
             let (label, query) = self.query_of(template, job_id, cluster, nodes)?;
-            // One series per node across all chunks; a node seen twice in one chunk is ambiguous.
-            for &(from, to) in &ranges {
-                let series = self.query_range(job_id, template, &query, (from, to), step)?;
-                let mut seen = BTreeSet::new();
-                for s in series {
-                    let series_err = |reason: String| PromError::Series {
-                        job_id: job_id.to_string(),
-                        metric: template.name.clone(),
-                        reason,
-                    };
-                    let value = s.labels.get(label).ok_or_else(|| {
-                        series_err(format!(
-                            "a series has no {label:?} label ({:?}); aggregate the query `by ({label})`",
-                            s.labels
-                        ))
-                    })?;
-                    let node = node_of(value, &node_set).ok_or_else(|| {
-                        series_err(format!(
-                            "a series is for {value:?}, not one of the job's nodes"
-                        ))
-                    })?;
-                    if !seen.insert(node.clone()) {
-                        return Err(series_err(format!(
-                            "more than one series for node {node}; aggregate the query `by ({label})`"
-                        )));
-                    }
-                    for (ts, v) in s.values {
-                        let micros = (ts * 1e6).round() as i64;
-                        // Prometheus evaluates only inside the range asked for; anything else is
-                        // not an answer to our question.
-                        if micros < from * 1_000_000 || micros > to * 1_000_000 {
-                            return Err(series_err(format!(
-                                "a sample at {ts} lies outside the range asked for ({from}..{to})"
-                            )));
-                        }
-                        emit(node, &template.name, micros, v);
-                        samples += 1;
-                    }
+            for &range in &ranges {
+                let asked = Asked {
+                    who: job_id,
+                    template,
+                    label,
+                    query: &query,
+                    range,
+                    step,
+                };
+                samples += self.answer_by_node(&asked, &node_set, &mut |node, micros, v| {
+                    emit(node, &template.name, micros, v)
+                })?;
+            }
+        }
+        Ok(samples)
+    }
+
+    /// Asks one query over one range and hands each sample to `emit(node, micros, value)`,
+    /// with every series checked: it names one of `nodes` by the template's label, no node
+    /// twice, no sample outside the range. `asked.who` (the job, or the jobs asked together)
+    /// names the errors.
+    fn answer_by_node(
+        &self,
+        asked: &Asked,
+        nodes: &BTreeSet<String>,
+        emit: &mut dyn FnMut(&String, i64, f64),
+    ) -> Result<u64, PromError> {
+        let Asked {
+            who,
+            template,
+            label,
+            query,
+            range: (from, to),
+            step,
+        } = *asked;
+        let series = self.query_range(who, template, query, (from, to), step)?;
+        let mut seen = BTreeSet::new();
+        let mut samples = 0;
+        for s in series {
+            let series_err = |reason: String| PromError::Series {
+                job_id: who.to_string(),
+                metric: template.name.clone(),
+                reason,
+            };
+            let value = s.labels.get(label).ok_or_else(|| {
+                series_err(format!(
+                    "a series has no {label:?} label ({:?}); aggregate the query `by ({label})`",
+                    s.labels
+                ))
+            })?;
+            let node = node_of(value, nodes).ok_or_else(|| {
+                series_err(format!(
+                    "a series is for {value:?}, not one of the job's nodes"
+                ))
+            })?;
+            // One series per node across all chunks; a node seen twice in one chunk is
+            // ambiguous.
+            if !seen.insert(node.clone()) {
+                return Err(series_err(format!(
+                    "more than one series for node {node}; aggregate the query `by ({label})`"
+                )));
+            }
+            for (ts, v) in s.values {
+                let micros = (ts * 1e6).round() as i64;
+                // Prometheus evaluates only inside the range asked for; anything else is not
+                // an answer to our question.
+                if micros < from * 1_000_000 || micros > to * 1_000_000 {
+                    return Err(series_err(format!(
+                        "a sample at {ts} lies outside the range asked for ({from}..{to})"
+                    )));
                 }
+                emit(node, micros, v);
+                samples += 1;
             }
         }
         Ok(samples)
@@ -396,11 +460,8 @@ impl Prometheus {
             let Some(node) = s.labels.get(label).and_then(|v| node_of(v, &node_set)) else {
                 continue;
             };
-            let mut values: Vec<f64> = s.values.iter().map(|(_, v)| *v).collect();
-            values.retain(|v| v.is_finite());
-            values.sort_by(f64::total_cmp);
-            if let Some(median) = values.get(values.len() / 2) {
-                offsets.push((node.clone(), *median));
+            if let Some(median) = median_of_finite(s.values.iter().map(|(_, v)| *v)) {
+                offsets.push((node.clone(), median));
             }
         }
         Ok(offsets)
@@ -498,6 +559,13 @@ impl Prometheus {
             }),
         }
     }
+}
+
+/// The median of the finite values (the upper one of an even count), if there are any.
+fn median_of_finite(values: impl Iterator<Item = f64>) -> Option<f64> {
+    let mut values: Vec<f64> = values.filter(|v| v.is_finite()).collect();
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied()
 }
 
 fn describe(e: ureq::Error, timeout: Duration) -> String {

@@ -54,6 +54,11 @@ pub struct PrometheusOptions {
     /// PromQL giving each node's clock minus Prometheus's (seconds), one series per node; empty
     /// turns the check off. Default [`DEFAULT_CLOCK_QUERY`].
     pub clock_query: Option<String>,
+    /// Ask for the jobs of one ingest run together, one query per metric for a group of them
+    /// ([`crate::prometheus`]'s `together`); default true.
+    pub batch_jobs: Option<bool>,
+    /// Queries of jobs asked for together that run at once (one per metric); default 4.
+    pub parallel_queries: Option<u64>,
 }
 
 /// Each node's clock against Prometheus's: node_exporter's `node_time_seconds` is the node's
@@ -160,6 +165,11 @@ pub struct PrometheusSettings {
     /// The nodes' clocks against Prometheus's, for the job's note ([`DEFAULT_CLOCK_QUERY`]);
     /// none when the site turned the check off.
     pub clock: Option<MetricTemplate>,
+    /// Whether the jobs of one ingest run are asked for together (one query per metric for a
+    /// group of them) rather than one at a time.
+    pub batch_jobs: bool,
+    /// How many of a group's queries (one per metric) run at once.
+    pub parallel_queries: usize,
 }
 
 /// node_exporter metrics under the warehouse's canonical names (the simulator uses the same names,
@@ -469,6 +479,13 @@ impl PrometheusOptions {
             node_label: self.node_label.unwrap_or_else(|| "instance".to_string()),
             metrics,
             clock,
+            batch_jobs: self.batch_jobs.unwrap_or(true),
+            parallel_queries: within(
+                "prometheus.parallel_queries",
+                self.parallel_queries,
+                4,
+                1..=64,
+            )? as usize,
         })
     }
 }

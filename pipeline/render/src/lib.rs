@@ -296,7 +296,26 @@ pub fn ingest_summary(report: &IngestReport, data: &std::path::Path) -> String {
     ) + &match report.count("already_stored") {
         0 => String::new(),
         n => format!(", {n} already stored (compacted day)"),
+    } + &together_summary(&report.together)
+}
+
+/// How many jobs' telemetry was asked for together, and why a group was not, when any.
+fn together_summary(together: &jobsight_ingest::per_job::Together) -> String {
+    let mut out = String::new();
+    if together.groups > 0 {
+        out += &format!(
+            "; the telemetry of {} of them asked for in {} groups",
+            together.jobs, together.groups
+        );
     }
+    if let Some(first) = together.failed.first() {
+        out += &format!(
+            "; {} group(s) asked for one job at a time instead ({})",
+            together.failed.len(),
+            first
+        );
+    }
+    out
 }
 
 /// What a notify run did, for people: messages planned and where they went, findings left out

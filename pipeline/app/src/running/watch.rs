@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use jobsight_base::running_job::RunningJob;
 use jobsight_base::series::Sample;
 use jobsight_features::scan::JobMeta;
-use jobsight_ingest::per_job::TelemetrySource;
+use jobsight_ingest::per_job::{JobSpan, Prefetched, TelemetrySource};
 use jobsight_rules::lang::Value;
 use jobsight_rules::{JobData, RuleBook};
 use jobsight_running::Settings;
@@ -74,12 +74,61 @@ pub struct Window {
 }
 
 /// Measures every job of `jobs` at `now`, in parallel.
+/// Jobs whose windows the source can ask for together ([`TelemetrySource::groups`]) are asked for
+/// a group at a time (a group's answer is measured and dropped before the next is asked for); a
+/// group the source fails to give is asked for a job at a time.
 pub fn measure_all(measure: &Measure, jobs: &[RunningJob], now: DateTime<Utc>) -> Vec<Measured> {
     let sharing = neighbours(jobs);
-    jobs.par_iter()
-        .zip(sharing.par_iter())
-        .map(|(job, &others)| measure.one(job, others, now))
-        .collect()
+    let Some(telemetry) = measure.telemetry else {
+        return jobs
+            .par_iter()
+            .zip(sharing.par_iter())
+            .map(|(job, &others)| measure.one(job, others, now, None))
+            .collect();
+    };
+    let spans: Vec<JobSpan> = jobs
+        .iter()
+        .map(|job| {
+            let (from, to) = measure.range(job, now, telemetry);
+            JobSpan {
+                job_id: job.slurm_id.clone(),
+                cluster: job.cluster.clone(),
+                nodes: job.node_names.clone(),
+                start: from,
+                end: to,
+            }
+        })
+        .collect();
+    let groups = telemetry.groups(&spans);
+    let mut grouped = vec![false; jobs.len()];
+    for &i in groups.iter().flatten() {
+        grouped[i] = true;
+    }
+    let one = |i: usize, source: &dyn TelemetrySource| {
+        (i, measure.one(&jobs[i], sharing[i], now, Some(source)))
+    };
+    let mut measured: Vec<(usize, Measured)> = groups
+        .par_iter()
+        .flat_map_iter(|group| {
+            let members: Vec<&JobSpan> = group.iter().map(|&i| &spans[i]).collect();
+            match telemetry.fetch_together(&members) {
+                Ok(fetched) if fetched.len() == group.len() => group
+                    .iter()
+                    .zip(fetched)
+                    .map(|(&i, fetched)| one(i, &Prefetched::new(telemetry, fetched)))
+                    .collect::<Vec<_>>(),
+                _ => group.iter().map(|&i| one(i, telemetry)).collect(),
+            }
+        })
+        .collect();
+    measured.par_extend(
+        (0..jobs.len())
+            .into_par_iter()
+            .filter(|&i| !grouped[i])
+            .map(|i| one(i, telemetry)),
+    );
+    measured.sort_by_key(|(i, _)| *i);
+    measured.into_iter().map(|(_, m)| m).collect()
 }
 
 /// Judges every measured job with the book's running rules (in parallel), with the conditions'
@@ -99,7 +148,35 @@ pub fn judge_all(
 type Samples = BTreeMap<(Arc<str>, Arc<str>), Vec<Sample>>;
 
 impl Measure<'_> {
-    fn one(&self, job: &RunningJob, others: u32, now: DateTime<Utc>) -> Measured {
+    /// The range of a job's telemetry that its windows read: the longest of them, ending
+    /// `telemetry`'s lag before `now`.
+    fn range(
+        &self,
+        job: &RunningJob,
+        now: DateTime<Utc>,
+        telemetry: &dyn TelemetrySource,
+    ) -> (DateTime<Utc>, DateTime<Utc>) {
+        // The newest samples are not all in yet (Prometheus's lag).
+        let to = now - (telemetry.ready_at(now) - now);
+        let run_s = (to - job.start).num_seconds().max(0) as u64;
+        let longest = jobsight_rules::running_dwells(self.book)
+            .iter()
+            .flatten()
+            .copied()
+            .chain([self.running.lookback_s])
+            .max()
+            .unwrap_or(self.running.lookback_s)
+            .min(run_s);
+        (to - chrono::Duration::seconds(longest as i64), to)
+    }
+
+    fn one(
+        &self,
+        job: &RunningJob,
+        others: u32,
+        now: DateTime<Utc>,
+        telemetry: Option<&dyn TelemetrySource>,
+    ) -> Measured {
         let mut live = live_job(job, now, self.running);
         live.shared = others > 0;
         let mut measured = Measured {
@@ -109,25 +186,15 @@ impl Measure<'_> {
             to: now,
             windows: Vec::new(),
         };
-        let Some(telemetry) = self.telemetry else {
+        let Some(telemetry) = telemetry else {
             measured.live.not_judged =
                 Some("no telemetry source is configured ([ingest] telemetry)".into());
             return measured;
         };
-        // The newest samples are not all in yet (Prometheus's lag).
-        let to = now - (telemetry.ready_at(now) - now);
+        let (from, to) = self.range(job, now, telemetry);
         measured.to = to;
         let run_s = (to - job.start).num_seconds().max(0) as u64;
         let dwells = jobsight_rules::running_dwells(self.book);
-        let longest = dwells
-            .iter()
-            .flatten()
-            .copied()
-            .chain([self.running.lookback_s])
-            .max()
-            .unwrap_or(self.running.lookback_s)
-            .min(run_s);
-        let from = to - chrono::Duration::seconds(longest as i64);
         let mut samples = Samples::new();
         // Series are labelled with Slurm's own id (cgroup directories, DCGM's `hpc_job`), which
         // for an array task is its raw id, not its `ARRAY_TASK` name.

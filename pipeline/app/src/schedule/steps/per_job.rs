@@ -84,6 +84,17 @@ pub(super) fn claim_and_ingest(
         })
         .sum();
     counts.insert("telemetry_rows".into(), rows);
+    // Only when there were any: a run of one job has nothing to ask for together.
+    let together = &report.together;
+    for (key, n) in [
+        ("together_groups", together.groups),
+        ("together_jobs", together.jobs),
+        ("together_failed", together.failed.len()),
+    ] {
+        if n > 0 {
+            counts.insert(key.into(), n as u64);
+        }
+    }
     for r in &report.records {
         log_ingested(run, r);
     }

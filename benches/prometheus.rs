@@ -33,9 +33,10 @@ use std::process::{Child, Command};
 use std::time::Instant;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use jobsight_ingest::per_job::{self, TelemetrySource};
+use jobsight_ingest::per_job;
 use jobsight_ingest::prometheus::Prometheus;
 use jobsight_ingest::simulator::SimulatedCluster;
+use jobsight_ingest::sources::TelemetrySource;
 use jobsight_sim::{ClusterSpec, Placement, SimJob};
 
 fn env_number(name: &str, default: u64) -> u64 {

@@ -27,8 +27,8 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 use jobsight::running::watch::{Measure, judge_all, measure_all};
 use jobsight_base::running_job::RunningJob;
-use jobsight_ingest::per_job::TelemetrySource;
 use jobsight_ingest::simulator::SimulatedCluster;
+use jobsight_ingest::sources::TelemetrySource;
 use jobsight_sim::{ClusterSpec, Placement};
 
 #[path = "bench_support.rs"]

@@ -21,6 +21,7 @@ use jobsight::config::{Options, Settings};
 use jobsight::schedule;
 use jobsight_ingest::per_job::{self, Outcome};
 use jobsight_ingest::prometheus::Prometheus;
+use jobsight_ingest::sources;
 use jobsight_ingest::spool::Spool;
 use slurm_hooks::SpoolRecord;
 
@@ -1544,7 +1545,7 @@ fn killed_at_random_points_thirty_times_the_daemon_loses_and_duplicates_nothing(
 /// Accounting that knows each job's nodes, for [`the_note_names_what_a_jobs_data_lacks`].
 struct NodesOf(Vec<(u64, &'static str, &'static str)>);
 
-impl per_job::AccountingSource for NodesOf {
+impl sources::AccountingSource for NodesOf {
     fn name(&self) -> &'static str {
         "stand-in"
     }
@@ -1572,7 +1573,7 @@ impl per_job::AccountingSource for NodesOf {
 /// ahead of the source's, except for job 3, whose clock check fails.
 struct ThreeNodes;
 
-impl per_job::TelemetrySource for ThreeNodes {
+impl sources::TelemetrySource for ThreeNodes {
     fn name(&self) -> &'static str {
         "stand-in"
     }
@@ -1702,7 +1703,7 @@ struct ThreeNodesTogether {
     fail: bool,
 }
 
-impl per_job::TelemetrySource for ThreeNodesTogether {
+impl sources::TelemetrySource for ThreeNodesTogether {
     fn name(&self) -> &'static str {
         ThreeNodes.name()
     }
@@ -1730,10 +1731,10 @@ impl per_job::TelemetrySource for ThreeNodesTogether {
     ) -> Result<Vec<(String, f64)>, String> {
         ThreeNodes.clock_offsets(job, cluster, nodes, start, end)
     }
-    fn groups(&self, jobs: &[per_job::JobSpan]) -> Vec<Vec<usize>> {
+    fn groups(&self, jobs: &[sources::JobSpan]) -> Vec<Vec<usize>> {
         vec![(0..jobs.len()).collect()]
     }
-    fn fetch_together(&self, jobs: &[&per_job::JobSpan]) -> Result<Vec<per_job::Fetched>, String> {
+    fn fetch_together(&self, jobs: &[&sources::JobSpan]) -> Result<Vec<sources::Fetched>, String> {
         if self.fail {
             return Err("the group's query failed (HTTP 503)".into());
         }
@@ -1756,7 +1757,7 @@ impl per_job::TelemetrySource for ThreeNodesTogether {
                         },
                     )
                     .unwrap();
-                per_job::Fetched {
+                sources::Fetched {
                     nodes: job.nodes.clone(),
                     metrics: metrics.clone().into(),
                     samples,
@@ -1778,7 +1779,7 @@ impl per_job::TelemetrySource for ThreeNodesTogether {
 /// for one job at a time, and the report says why.
 #[test]
 fn jobs_asked_together_are_stored_as_jobs_asked_alone() {
-    let run = |source: &dyn per_job::TelemetrySource| {
+    let run = |source: &dyn sources::TelemetrySource| {
         let tmp = tempfile::tempdir().unwrap();
         let spool = Spool::init(&tmp.path().join("spool"), 0o700).unwrap();
         let data = tmp.path().join("data");

@@ -463,7 +463,7 @@ fn jobs_asked_together_get_what_each_asked_alone_gets(
     host: &str,
     now: chrono::DateTime<chrono::Utc>,
 ) {
-    use jobsight_ingest::per_job::JobSpan;
+    use jobsight_ingest::sources::JobSpan;
     let prometheus = jobsight_ingest::prometheus::Prometheus::new(
         jobsight_ingest::settings::PrometheusOptions {
             url: Some(format!("http://127.0.0.1:{PROM_PORT}")),

@@ -22,6 +22,7 @@ pub mod settings;
 pub mod shared_series;
 pub mod simulator;
 pub mod slurm_json;
+pub mod sources;
 pub mod spool;
 pub mod squeue;
 pub mod swf;

@@ -690,7 +690,7 @@ impl SimulatedCluster {
     }
 }
 
-impl super::per_job::AccountingSource for SimulatedCluster {
+impl super::sources::AccountingSource for SimulatedCluster {
     fn name(&self) -> &'static str {
         "simulator"
     }
@@ -708,7 +708,7 @@ impl super::per_job::AccountingSource for SimulatedCluster {
     }
 }
 
-impl super::per_job::TelemetrySource for SimulatedCluster {
+impl super::sources::TelemetrySource for SimulatedCluster {
     fn name(&self) -> &'static str {
         "simulator"
     }

@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use jobsight_base::running_job::RunningJob;
 use jobsight_base::series::Sample;
 use jobsight_features::scan::JobMeta;
-use jobsight_ingest::per_job::{JobSpan, Prefetched, TelemetrySource};
+use jobsight_ingest::sources::{JobSpan, Prefetched, TelemetrySource};
 use jobsight_rules::lang::Value;
 use jobsight_rules::{JobData, RuleBook};
 use jobsight_running::Settings;

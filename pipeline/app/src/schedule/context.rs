@@ -14,8 +14,8 @@ use super::error::ScheduleError;
 use super::log::Log;
 use super::step::Step;
 use crate::config::{Settings, TelemetryKind};
-use jobsight_ingest::per_job::{AccountingSource, Sacct, TelemetrySource};
 use jobsight_ingest::prometheus::Prometheus;
+use jobsight_ingest::sources::{AccountingSource, Sacct, TelemetrySource};
 use jobsight_model::predict::Models;
 use jobsight_rules::RuleBook;
 

@@ -24,7 +24,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use super::{Asked, PromError, Prometheus, median_of_finite, node_matcher, node_of};
-use crate::per_job::{Fetched, JobSpan};
+use crate::sources::{Fetched, JobSpan};
 
 /// Points per metric a group asks for at most (about 7 MB of JSON an answer).
 const MAX_GROUP_POINTS: i64 = 250_000;

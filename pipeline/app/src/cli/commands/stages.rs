@@ -9,6 +9,7 @@ use crate::config::TelemetryKind;
 use crate::schedule;
 use jobsight_ingest::per_job;
 use jobsight_ingest::prometheus::Prometheus;
+use jobsight_ingest::sources;
 use jobsight_ingest::spool::Spool;
 use jobsight_render::pages::PageTemplates;
 use jobsight_rules::RuleBook;
@@ -66,7 +67,7 @@ pub(in crate::cli) fn ingest(
     };
     let source = prometheus
         .as_ref()
-        .map(|p| p as &dyn per_job::TelemetrySource);
+        .map(|p| p as &dyn sources::TelemetrySource);
     let bar = Progress::new("ingesting", "records");
     let report = per_job::run(
         &spool,

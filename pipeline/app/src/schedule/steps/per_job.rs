@@ -13,7 +13,8 @@ use crate::schedule::stage_inputs::predict_judged;
 use crate::schedule::state::{IngestedJob, append_carried};
 use crate::schedule::step::On;
 use crate::schedule::steps::Judged;
-use jobsight_ingest::per_job::{self, Outcome, RecordOutcome, TelemetrySource};
+use jobsight_ingest::per_job::{self, Outcome, RecordOutcome};
+use jobsight_ingest::sources::TelemetrySource;
 use jobsight_ingest::spool::Spool;
 
 /// Claims the spool's new records and stores at most `limit` jobs ([`per_job::run_with`]). Each

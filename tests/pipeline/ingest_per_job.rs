@@ -1734,7 +1734,11 @@ impl sources::TelemetrySource for ThreeNodesTogether {
     fn groups(&self, jobs: &[sources::JobSpan]) -> Vec<Vec<usize>> {
         vec![(0..jobs.len()).collect()]
     }
-    fn fetch_together(&self, jobs: &[&sources::JobSpan]) -> Result<Vec<sources::Fetched>, String> {
+    fn fetch_together(
+        &self,
+        jobs: &[&sources::JobSpan],
+        _with_clock: bool,
+    ) -> Result<Vec<sources::Fetched>, String> {
         if self.fail {
             return Err("the group's query failed (HTTP 503)".into());
         }

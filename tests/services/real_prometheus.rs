@@ -488,7 +488,7 @@ fn jobs_asked_together_get_what_each_asked_alone_gets(
         .collect();
     assert_eq!(prometheus.groups(&spans), vec![vec![0, 1, 2]]);
     let together = prometheus
-        .fetch_together(&spans.iter().collect::<Vec<_>>())
+        .fetch_together(&spans.iter().collect::<Vec<_>>(), true)
         .unwrap();
     for (span, fetched) in spans.iter().zip(&together) {
         let mut alone = Vec::new();

@@ -216,7 +216,8 @@ pub fn run_with(
     let mut outcomes: Vec<Option<RecordOutcome>> = vec![None; names.len()];
     let ready = accounted_records(spool, &names, accounting, limit, now, &mut outcomes)?;
 
-    let mut finished = 0;
+    // Progress counts the records decided already (waiting, unreadable) with those finished.
+    let mut finished = outcomes.iter().filter(|o| o.is_some()).count();
     let mut finish = |ready: Ready, fetched: Option<Fetched>| -> Result<(), IngestError> {
         let name = &names[ready.index];
         let prefetched = telemetry
@@ -271,7 +272,7 @@ pub fn run_with(
         let (spans, of_span) = due_spans(&alone, source, now);
         for group in source.groups(&spans) {
             let jobs: Vec<&JobSpan> = group.iter().map(|&s| &spans[s]).collect();
-            match source.fetch_together(&jobs) {
+            match source.fetch_together(&jobs, true) {
                 Ok(fetched) if fetched.len() == jobs.len() => {
                     report.together.groups += 1;
                     report.together.jobs += jobs.len();

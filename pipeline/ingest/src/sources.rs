@@ -187,7 +187,10 @@ pub trait TelemetrySource {
     /// The telemetry of one group of [`TelemetrySource::groups`], one answer per job in the
     /// order given, each the same samples in the same order as [`TelemetrySource::fetch`] would
     /// give for it. On an error the group's jobs are fetched on their own.
-    fn fetch_together(&self, jobs: &[&JobSpan]) -> Result<Vec<Fetched>, String> {
+    /// `with_clock`: also each job's clock offsets ([`TelemetrySource::clock_offsets`]), else
+    /// none.
+    fn fetch_together(&self, jobs: &[&JobSpan], with_clock: bool) -> Result<Vec<Fetched>, String> {
+        let _ = with_clock;
         Err(format!(
             "{} fetches no jobs together ({} asked)",
             self.name(),
@@ -320,7 +323,7 @@ impl TelemetrySource for Prometheus {
     fn groups(&self, jobs: &[JobSpan]) -> Vec<Vec<usize>> {
         Prometheus::groups(self, jobs)
     }
-    fn fetch_together(&self, jobs: &[&JobSpan]) -> Result<Vec<Fetched>, String> {
-        Prometheus::fetch_together(self, jobs).map_err(|e| e.to_string())
+    fn fetch_together(&self, jobs: &[&JobSpan], with_clock: bool) -> Result<Vec<Fetched>, String> {
+        Prometheus::fetch_together(self, jobs, with_clock).map_err(|e| e.to_string())
     }
 }

@@ -111,7 +111,7 @@ pub fn measure_all(measure: &Measure, jobs: &[RunningJob], now: DateTime<Utc>) -
         .par_iter()
         .flat_map_iter(|group| {
             let members: Vec<&JobSpan> = group.iter().map(|&i| &spans[i]).collect();
-            match telemetry.fetch_together(&members) {
+            match telemetry.fetch_together(&members, false) {
                 Ok(fetched) if fetched.len() == group.len() => group
                     .iter()
                     .zip(fetched)

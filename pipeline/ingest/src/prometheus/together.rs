@@ -13,17 +13,18 @@
 //! own (the bench compares the two warehouses byte for byte).
 //!
 //! What is never grouped, and so asked as before: a job asked in more than one chunk or shorter
-//! than a step (its points are not the grid's), and metrics whose query names the job
-//! (`{job_id}`: a per-job exporter's or DCGM's job series), which are asked per job inside the
-//! group. A group asks for at most [`MAX_WASTE`] times the points its jobs need and at most
-//! [`MAX_GROUP_POINTS`] per metric, so one long job does not make its short neighbours' answer
-//! large. The clock check of a group takes, for each job, the median over all the points of its
-//! run at the query step (asked on its own, about 60 points spread over the run).
+//! than a step (its points are not the grid's), a job that names a node twice, metrics whose
+//! query names the job (`{job_id}`: a per-job exporter's or DCGM's job series), which are asked
+//! per job inside the group, and the clock check, asked per job (its median is over about 60
+//! points spread over the job's run, which the group's grid would not give). A group's range is
+//! at most [`MAX_WASTE`] times its shortest job's and it asks for at most [`MAX_GROUP_POINTS`]
+//! per metric, so one long job does not make its short neighbours' answers long. A group's
+//! queries run `prometheus.parallel_queries` at a time.
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
-use super::{Asked, PromError, Prometheus, median_of_finite, node_matcher, node_of};
+use super::{Asked, PromError, Prometheus, node_matcher};
 use crate::sources::{Fetched, JobSpan};
 
 /// Points per metric a group asks for at most (about 7 MB of JSON an answer).
@@ -51,7 +52,12 @@ impl Prometheus {
     /// name no matcher holds (its own fetch says why).
     fn planned(&self, index: usize, job: &JobSpan) -> Option<Planned> {
         let step = self.step_s();
-        if job.end < job.start || node_matcher("instance", &job.nodes).is_err() {
+        // A node named twice would take its series twice here (asked alone, once).
+        let distinct: BTreeSet<&String> = job.nodes.iter().collect();
+        if job.end < job.start
+            || distinct.len() != job.nodes.len()
+            || node_matcher("instance", &job.nodes).is_err()
+        {
             return None;
         }
         match self.ranges(job.nodes.len(), job.start, job.end)[..] {
@@ -131,7 +137,11 @@ impl Prometheus {
     /// The telemetry of a group of [`Prometheus::groups`]: one query per metric for all its
     /// jobs (a metric whose query names the job: one per job), one clock query; each job's
     /// samples as [`Prometheus::fetch`] would give them.
-    pub fn fetch_together(&self, jobs: &[&JobSpan]) -> Result<Vec<Fetched>, PromError> {
+    pub fn fetch_together(
+        &self,
+        jobs: &[&JobSpan],
+        with_clock: bool,
+    ) -> Result<Vec<Fetched>, PromError> {
         let step = self.step_s();
         let plans: Vec<Planned> = jobs
             .iter()
@@ -230,21 +240,29 @@ impl Prometheus {
             })?;
             Ok(samples)
         };
+        // The clock is asked for each job on its own, as alone: its median is over about 60
+        // points spread over the job's run, which a group's grid would not give.
         let metrics = self.settings.metrics.len();
-        let mut clock = None;
+        let clocks = if with_clock && self.settings.clock.is_some() {
+            jobs.len()
+        } else {
+            0
+        };
         let mut answers = Vec::with_capacity(metrics);
-        for answer in in_parallel(metrics + 1, self.settings.parallel_queries, |task| {
+        for answer in in_parallel(metrics + clocks, self.settings.parallel_queries, |task| {
             if task < metrics {
-                Answer::Metric(metric(task))
-            } else {
-                Answer::Clock(self.settings.clock.as_ref().map(|template| {
-                    self.clocks_together(template, &who, cluster, jobs, &union, &jobs_on)
-                }))
+                return Answer::Metric(metric(task));
             }
+            let job = jobs[task - metrics];
+            Answer::Clock(
+                task - metrics,
+                self.clock_offsets(&job.job_id, cluster, &job.nodes, job.start, job.end)
+                    .map_err(|e| e.to_string()),
+            )
         }) {
             match answer {
                 Answer::Metric(samples) => answers.push(samples?),
-                Answer::Clock(offsets) => clock = offsets,
+                Answer::Clock(j, offsets) => out[j].clock = offsets,
             }
         }
         for samples in answers {
@@ -252,77 +270,19 @@ impl Prometheus {
                 fetched.samples.extend(samples);
             }
         }
-        match clock {
-            None => {}
-            Some(Ok(offsets)) => {
-                for (fetched, offsets) in out.iter_mut().zip(offsets) {
-                    fetched.clock = Ok(offsets);
-                }
-            }
-            Some(Err(e)) => {
-                for fetched in &mut out {
-                    fetched.clock = Err(e.to_string());
-                }
-            }
-        }
         Ok(out)
-    }
-
-    /// Each job's nodes' clock offsets from one clock query over the group's runs at the
-    /// query step: per node, the median over the points within the job's run.
-    fn clocks_together(
-        &self,
-        template: &crate::settings::MetricTemplate,
-        who: &str,
-        cluster: &str,
-        jobs: &[&JobSpan],
-        union: &BTreeSet<String>,
-        jobs_on: &HashMap<&str, Vec<usize>>,
-    ) -> Result<Vec<Offsets>, PromError> {
-        let all_nodes: Vec<String> = union.iter().cloned().collect();
-        let (label, query) = self.query_of(template, "", cluster, &all_nodes)?;
-        let (Some(from), Some(to)) = (
-            jobs.iter().map(|j| j.start.timestamp()).min(),
-            jobs.iter().map(|j| j.end.timestamp()).max(),
-        ) else {
-            return Ok(Vec::new());
-        };
-        // The step, or a longer one where the runs span more points than a series may have.
-        let most = self.settings.max_points_per_series as i64 - 1;
-        let step = self.step_s().max((to - from + most - 1) / most.max(1));
-        let mut offsets = vec![Vec::new(); jobs.len()];
-        for s in self.query_range(who, template, &query, (from, to), step)? {
-            let Some(node) = s.labels.get(label).and_then(|v| node_of(v, union)) else {
-                continue;
-            };
-            for &j in &jobs_on[node.as_str()] {
-                let (start, end) = (jobs[j].start.timestamp(), jobs[j].end.timestamp());
-                let within = s
-                    .values
-                    .iter()
-                    .filter(|(ts, _)| (start as f64..=end as f64).contains(ts))
-                    .map(|(_, v)| *v);
-                if let Some(median) = median_of_finite(within) {
-                    offsets[j].push((node.clone(), median));
-                }
-            }
-        }
-        Ok(offsets)
     }
 }
 
 /// A sample of one job: (index into its nodes, index into the metrics, Unix microseconds, value).
 type Sample = (u32, u32, i64, f64);
 
-/// One job's nodes' clock offsets, in seconds.
-type Offsets = Vec<(String, f64)>;
-
 /// What one task of [`Prometheus::fetch_together`] gives.
 enum Answer {
     /// Each job's samples of one metric.
     Metric(Result<Vec<Vec<Sample>>, PromError>),
-    /// Each job's nodes' clock offsets; none when the check is off.
-    Clock(Option<Result<Vec<Offsets>, PromError>>),
+    /// One job's (its index) nodes' clock offsets, or why they are not known.
+    Clock(usize, Result<Vec<(String, f64)>, String>),
 }
 
 /// `task(0..tasks)` on at most `threads` threads at a time, the results in task order.
@@ -459,5 +419,194 @@ mod tests {
             assert!(points(g.len(), from, to, 30) <= MAX_GROUP_POINTS, "{g:?}");
             assert!(span <= MAX_WASTE * shortest + SLACK_POINTS, "{g:?}");
         }
+    }
+
+    /// A stand-in Prometheus on a loopback port: any query's answer is one series per node its
+    /// `instance=~"(a|b)..."` matcher names, sorted as Prometheus sorts them, with a value at
+    /// every step that depends on the node, the time and the query without its node matcher
+    /// (as a real node's series does not depend on which other nodes are asked for).
+    fn stand_in() -> String {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut request = Vec::new();
+                let mut buf = [0u8; 65536];
+                let body = loop {
+                    let n = stream.read(&mut buf).unwrap_or(0);
+                    request.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&request).to_string();
+                    if let Some(end) = text.find("\r\n\r\n") {
+                        let len: usize = text[..end]
+                            .lines()
+                            .find_map(|l| {
+                                l.to_ascii_lowercase()
+                                    .strip_prefix("content-length:")
+                                    .map(|v| v.trim().parse().unwrap())
+                            })
+                            .unwrap_or(0);
+                        if request.len() >= end + 4 + len || n == 0 {
+                            break text[end + 4..].to_string();
+                        }
+                    }
+                    if n == 0 {
+                        break String::new();
+                    }
+                };
+                let form: HashMap<String, String> = body
+                    .split('&')
+                    .filter_map(|kv| kv.split_once('='))
+                    .map(|(k, v)| (k.to_string(), decode(v)))
+                    .collect();
+                let number = |k: &str| form[k].trim_end_matches('s').parse::<i64>().unwrap();
+                let (start, end, step) = (number("start"), number("end"), number("step"));
+                let query = &form["query"];
+                let m = query.find("instance=~\"(").unwrap() + "instance=~\"(".len();
+                let n = m + query[m..].find(")(").unwrap();
+                let mut nodes: Vec<String> = query[m..n]
+                    .split('|')
+                    .map(|n| n.replace("\\\\.", "."))
+                    .collect();
+                nodes.sort_by_key(|n| format!("{n}:9100"));
+                // Every node matcher's list left out (a query may hold several).
+                let mut rest = query.clone();
+                while let Some(at) = rest.find("instance=~\"(") {
+                    let close = at + rest[at..].find(")(").unwrap();
+                    rest.replace_range(at..close, "");
+                }
+                let series: Vec<String> = nodes
+                    .iter()
+                    .map(|node| {
+                        let values: Vec<String> = (0..)
+                            .map(|k| start + k * step)
+                            .take_while(|t| *t <= end)
+                            .map(|t| {
+                                let v = (node.len() * 7 + rest.len()) as i64 * 1_000 + t % 997;
+                                format!("[{t},\"{v}\"]")
+                            })
+                            .collect();
+                        format!(
+                            r#"{{"metric":{{"instance":"{node}:9100"}},"values":[{}]}}"#,
+                            values.join(",")
+                        )
+                    })
+                    .collect();
+                let body = format!(
+                    r#"{{"status":"success","data":{{"resultType":"matrix","result":[{}]}}}}"#,
+                    series.join(",")
+                );
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        url
+    }
+
+    /// A form field's value, percent-decoded.
+    fn decode(v: &str) -> String {
+        let bytes = v.as_bytes();
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'+' => out.push(b' '),
+                b'%' => {
+                    out.push(u8::from_str_radix(&v[i + 1..i + 3], 16).unwrap());
+                    i += 2;
+                }
+                b => out.push(b),
+            }
+            i += 1;
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    /// Each job of a group gets from one query per metric the very samples, in the same order,
+    /// that it gets asked for alone: jobs on several nodes, two jobs sharing a node over
+    /// different ranges, a metric whose query names the job, the clock; a job naming a node
+    /// twice is not grouped.
+    #[test]
+    fn a_group_gives_each_job_what_it_gets_alone() {
+        let url = stand_in();
+        let prometheus = Prometheus::new(
+            crate::settings::PrometheusOptions {
+                url: Some(url),
+                extra_metrics: Some(vec![crate::settings::MetricTemplate {
+                    name: "job_cpu".into(),
+                    query: r#"sum by (instance) (job_cpu{jobid="{job_id}",{nodes}})"#.into(),
+                    node_label: None,
+                }]),
+                ..Default::default()
+            }
+            .resolve()
+            .unwrap(),
+        );
+        let jobs = vec![
+            job("1", "c", &["n1", "n2", "gpu.3"], 0, 3600),
+            job("2", "c", &["n2", "n4"], 200, 3650),
+            job("3", "c", &["n5"], 35, 3700),
+            job("4", "c", &["n6", "n6"], 35, 3700),
+        ];
+        let groups = prometheus.groups(&jobs);
+        assert_eq!(groups, vec![vec![0, 2, 1]]);
+        let members: Vec<&JobSpan> = groups[0].iter().map(|&i| &jobs[i]).collect();
+        let together = prometheus.fetch_together(&members, true).unwrap();
+        for (job, fetched) in members.iter().zip(&together) {
+            let mut alone = Vec::new();
+            prometheus
+                .fetch(
+                    &job.job_id,
+                    &job.cluster,
+                    &job.nodes,
+                    job.start,
+                    job.end,
+                    &mut |n, m, ts, v| alone.push((n.to_string(), m.to_string(), ts, v.to_bits())),
+                )
+                .unwrap();
+            let got: Vec<_> = fetched
+                .samples
+                .iter()
+                .map(|&(n, m, ts, v)| {
+                    (
+                        fetched.nodes[n as usize].clone(),
+                        fetched.metrics[m as usize].clone(),
+                        ts,
+                        v.to_bits(),
+                    )
+                })
+                .collect();
+            // Every metric (the 16 defaults and the job's) of every node at every grid point.
+            let [(from, to)] = prometheus.ranges(job.nodes.len(), job.start, job.end)[..] else {
+                panic!("one range")
+            };
+            let points = ((to - from) / 30 + 1) as usize;
+            assert_eq!(
+                alone.len(),
+                17 * job.nodes.len() * points,
+                "job {}",
+                job.job_id
+            );
+            let first = got.iter().zip(&alone).position(|(a, b)| a != b);
+            assert!(
+                got == alone,
+                "job {}: first difference at {first:?}: {:?} against {:?}",
+                job.job_id,
+                first.map(|i| &got[i]),
+                first.map(|i| &alone[i])
+            );
+            let clock = prometheus
+                .clock_offsets(&job.job_id, &job.cluster, &job.nodes, job.start, job.end)
+                .unwrap();
+            assert_eq!(fetched.clock, Ok(clock));
+        }
+        // Without the clock, none is asked for.
+        let without = prometheus.fetch_together(&members, false).unwrap();
+        assert!(without.iter().all(|f| f.clock == Ok(Vec::new())));
+        assert_eq!(without[0].samples, together[0].samples);
     }
 }

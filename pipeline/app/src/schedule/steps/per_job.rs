@@ -64,6 +64,18 @@ pub(super) fn claim_and_ingest(
         },
     )
     .map_err(|e| e.to_string())?;
+    // Jobs asked for together are stored a group at a time: the steps after this one take this
+    // run's jobs in the order of their records, as before, after the jobs carried over.
+    let record_order: std::collections::HashMap<(chrono::NaiveDate, &str), usize> = report
+        .records
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| match &r.outcome {
+            Outcome::Done { day, part, .. } => Some(((*day, part.as_str()), i)),
+            _ => None,
+        })
+        .collect();
+    ingested.sort_by_key(|j| record_order.get(&(j.day, j.part.as_str())).copied());
     counts.insert("claimed".into(), report.claim.claimed.len() as u64);
     counts.insert("duplicates".into(), report.claim.duplicates.len() as u64);
     counts.insert("malformed".into(), report.claim.failed.len() as u64);

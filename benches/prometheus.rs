@@ -49,23 +49,14 @@ fn env_number(name: &str, default: u64) -> u64 {
 /// The scrape interval of the written series, and Prometheus's default query step.
 const SCRAPE_S: u64 = 30;
 const DAY_S: u64 = 86_400;
-/// The simulator's node-level series, in the order the grid holds them.
-const SIMULATED: [&str; 13] = [
-    "cpu_user",
-    "cpu_system",
-    "cpu_iowait",
-    "cpu_idle",
-    "load1",
-    "mem_used_bytes",
-    "mem_available_bytes",
-    "net_rx_bytes_per_s",
-    "net_tx_bytes_per_s",
-    "net_rx_packets_per_s",
-    "net_tx_packets_per_s",
-    "disk_read_bytes_per_s",
-    "disk_write_bytes_per_s",
-];
-/// What an idle node shows of each of [`SIMULATED`].
+/// The simulator's node-level series (the first 13 of its metrics: CPU shares, load, memory,
+/// network and disk), in the order the grid holds them.
+fn simulated() -> Vec<String> {
+    let mut names = jobsight_ingest::simulator::metric_names(0);
+    names.truncate(IDLE.len());
+    names
+}
+/// What an idle node shows of each of [`simulated`].
 const IDLE: [f32; 13] = [
     0.002, 0.003, 0.0, 0.995, 0.05, 2e9, 2.6e11, 2e3, 2e3, 20.0, 20.0, 1e3, 5e3,
 ];
@@ -93,7 +84,7 @@ impl Grid {
                     .collect::<Vec<_>>()
             })
             .collect();
-        let metrics: Vec<String> = SIMULATED.iter().map(|s| s.to_string()).collect();
+        let metrics = simulated();
         let midnight = day
             .and_hms_opt(0, 0, 0)
             .expect("midnight")
@@ -110,7 +101,7 @@ impl Grid {
                 |node, metric, ts, value| {
                     let k = (ts - midnight).div_euclid(SCRAPE_S as i64 * 1_000_000);
                     let (Some(&n), Some(s)) =
-                        (index.get(node), SIMULATED.iter().position(|m| *m == metric))
+                        (index.get(node), metrics.iter().position(|m| m == metric))
                     else {
                         return Ok(());
                     };
@@ -608,25 +599,7 @@ fn running(server: &Server, day_jobs: &[SimJob], spec: &ClusterSpec, midnight: D
         .iter()
         .filter(|j| j.start_s + 60 <= t && t < j.end_s)
         .take(1000)
-        .map(|j| RunningJob {
-            cluster: spec.name.clone(),
-            job_id: j.job_id.to_string(),
-            slurm_id: j.job_id.to_string(),
-            user: j.user.clone(),
-            account: j.account.clone(),
-            partition: j.partition.clone(),
-            qos: "normal".into(),
-            name: String::from_utf8_lossy(&j.name).into_owned(),
-            start: midnight + chrono::Duration::seconds(j.start_s as i64),
-            time_limit_s: Some(j.time_limit_s),
-            nodes: j.nodes.join(","),
-            node_names: j.nodes.clone(),
-            num_nodes: j.nodes.len() as u32,
-            cpus: j.cpus_per_node * j.nodes.len() as u32,
-            req_mem_mb: Some(j.req_mem_mb),
-            gpus: j.gpus,
-            interactive: false,
-        })
+        .map(|j| jobsight_ingest::simulator::running_job(j, &spec.name, midnight.date_naive()))
         .collect();
     let mut settings = jobsight::config::Options::default()
         .resolve(Path::new("(bench)"))

@@ -104,26 +104,7 @@ fn main() {
     let cluster = SimulatedCluster::new(&day_jobs, &spec, day, 30, 16, 11);
     let listed: Vec<RunningJob> = running
         .iter()
-        .map(|j| RunningJob {
-            cluster: "sim".into(),
-            job_id: j.job_id.to_string(),
-            slurm_id: j.job_id.to_string(),
-            user: j.user.clone(),
-            account: j.account.clone(),
-            partition: j.partition.clone(),
-            qos: "normal".into(),
-            name: String::from_utf8_lossy(&j.name).into_owned(),
-            start: day.and_hms_opt(0, 0, 0).expect("midnight").and_utc()
-                + chrono::Duration::seconds(j.start_s as i64),
-            time_limit_s: Some(j.time_limit_s),
-            nodes: j.nodes.join(","),
-            node_names: j.nodes.clone(),
-            num_nodes: j.nodes.len() as u32,
-            cpus: j.cpus_per_node * j.nodes.len() as u32,
-            req_mem_mb: Some(j.req_mem_mb),
-            gpus: j.gpus,
-            interactive: false,
-        })
+        .map(|j| jobsight_ingest::simulator::running_job(j, "sim", day))
         .collect();
     let mut settings = jobsight::config::Options::default()
         .resolve(Path::new("(bench)"))

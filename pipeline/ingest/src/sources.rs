@@ -189,8 +189,7 @@ pub trait TelemetrySource {
     /// give for it. On an error the group's jobs are fetched on their own.
     /// `with_clock`: also each job's clock offsets ([`TelemetrySource::clock_offsets`]), else
     /// none.
-    fn fetch_together(&self, jobs: &[&JobSpan], with_clock: bool) -> Result<Vec<Fetched>, String> {
-        let _ = with_clock;
+    fn fetch_together(&self, jobs: &[&JobSpan], _with_clock: bool) -> Result<Vec<Fetched>, String> {
         Err(format!(
             "{} fetches no jobs together ({} asked)",
             self.name(),

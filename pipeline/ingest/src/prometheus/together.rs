@@ -163,21 +163,16 @@ impl Prometheus {
         let who = together_name(jobs);
         let union: BTreeSet<String> = jobs.iter().flat_map(|j| j.nodes.iter().cloned()).collect();
         let all_nodes: Vec<String> = union.iter().cloned().collect();
-        // Each job's node indexes, and the jobs on each node.
-        let index_of: Vec<HashMap<&str, u32>> = jobs
-            .iter()
-            .map(|j| {
-                j.nodes
-                    .iter()
-                    .enumerate()
-                    .map(|(i, n)| (n.as_str(), i as u32))
-                    .collect()
-            })
-            .collect();
-        let mut jobs_on: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (j, job) in jobs.iter().enumerate() {
-            for node in &job.nodes {
-                jobs_on.entry(node.as_str()).or_default().push(j);
+        // Who takes each node's samples: the jobs on it, with the node's index among theirs.
+        let mut takers: HashMap<&str, Vec<Taker>> = HashMap::new();
+        for (j, (job, plan)) in jobs.iter().zip(&plans).enumerate() {
+            for (i, node) in job.nodes.iter().enumerate() {
+                takers.entry(node.as_str()).or_default().push(Taker {
+                    job: j,
+                    node: i as u32,
+                    from_us: plan.from * 1_000_000,
+                    to_us: plan.to * 1_000_000,
+                });
             }
         }
         let metrics: Arc<[String]> = self
@@ -195,8 +190,8 @@ impl Prometheus {
                 clock: Ok(Vec::new()),
             })
             .collect();
-        // One task per metric and one for the clock, `prometheus.parallel_queries` at a time;
-        // each job's samples are then joined in the metrics' order, as asked alone.
+        // One task per metric and, with the clock, one per job, `prometheus.parallel_queries` at
+        // a time; each job's samples are then joined in the metrics' order, as asked alone.
         let metric = |m: usize| -> Result<Vec<Vec<Sample>>, PromError> {
             let template = &self.settings.metrics[m];
             let m = m as u32;
@@ -214,10 +209,11 @@ impl Prometheus {
                         range: (plans[j].from, plans[j].to),
                         step,
                     };
-                    let (index, samples) = (&index_of[j], &mut samples[j]);
-                    self.answer_by_node(&asked, &own, &mut |node, micros, v| {
-                        samples.push((index[node.as_str()], m, micros, v));
-                    })?;
+                    self.answer_by_node(
+                        &asked,
+                        &own,
+                        &mut share(&takers, Some(j), m, &mut samples),
+                    )?;
                 }
                 return Ok(samples);
             }
@@ -230,14 +226,7 @@ impl Prometheus {
                 range: (from, to),
                 step,
             };
-            self.answer_by_node(&asked, &union, &mut |node, micros, v| {
-                for &j in &jobs_on[node.as_str()] {
-                    let Planned { from, to, .. } = plans[j];
-                    if (from * 1_000_000..=to * 1_000_000).contains(&micros) {
-                        samples[j].push((index_of[j][node.as_str()], m, micros, v));
-                    }
-                }
-            })?;
+            self.answer_by_node(&asked, &union, &mut share(&takers, None, m, &mut samples))?;
             Ok(samples)
         };
         // The clock is asked for each job on its own, as alone: its median is over about 60
@@ -310,6 +299,38 @@ fn in_parallel<T: Send>(tasks: usize, threads: usize, task: impl Fn(usize) -> T 
         .into_iter()
         .map(|r| r.expect("every task ran"))
         .collect()
+}
+
+/// A job of a group that takes a node's samples: the job, the node's index among its nodes, and
+/// its range in Unix microseconds.
+#[derive(Debug, Clone, Copy)]
+struct Taker {
+    job: usize,
+    node: u32,
+    from_us: i64,
+    to_us: i64,
+}
+
+/// Hands each sample of metric `m`'s answer to the jobs that take it (only job `only`, when
+/// given), within each one's range. The node's takers are looked up once per series, not per
+/// sample: a series' samples come one after another, all for the same node.
+fn share<'a>(
+    takers: &'a HashMap<&str, Vec<Taker>>,
+    only: Option<usize>,
+    m: u32,
+    samples: &'a mut [Vec<Sample>],
+) -> impl FnMut(&String, i64, f64) + 'a {
+    let mut current: (*const String, &[Taker]) = (std::ptr::null(), &[]);
+    move |node, micros, v| {
+        if !std::ptr::eq(current.0, node) {
+            current = (node, takers.get(node.as_str()).map_or(&[], Vec::as_slice));
+        }
+        for t in current.1 {
+            if only.is_none_or(|j| j == t.job) && (t.from_us..=t.to_us).contains(&micros) {
+                samples[t.job].push((t.node, m, micros, v));
+            }
+        }
+    }
 }
 
 /// Points of a range query for `nodes` series over `[from, to]` on a grid of `step`.

@@ -1619,13 +1619,12 @@ impl sources::TelemetrySource for ThreeNodes {
     }
 }
 
-/// A job whose data is incomplete is stored all the same, and its note (`jobs.note`) says what
-/// is missing, node by node: a node the telemetry source does not have, a node whose series
-/// end early (a lost node's partial series, kept), a metric one node lacks, a node whose clock
-/// disagrees with the source's, a clock check that failed; a job whose node list does not
-/// expand is stored without telemetry, and its note says why.
-#[test]
-fn the_note_names_what_a_jobs_data_lacks() {
+/// Jobs 1 (`n[1-3]`, NODE_FAIL), 2 (a node list that does not expand) and 3 (`n[1-3]`) enqueued
+/// and ingested by one run with [`NodesOf`] as accounting and `source` as telemetry: the
+/// temporary directory, the warehouse in it and the run's report.
+fn three_jobs_ingested(
+    source: &dyn sources::TelemetrySource,
+) -> (tempfile::TempDir, PathBuf, per_job::IngestReport) {
     let tmp = tempfile::tempdir().unwrap();
     let spool = Spool::init(&tmp.path().join("spool"), 0o700).unwrap();
     let data = tmp.path().join("data");
@@ -1643,13 +1642,24 @@ fn the_note_names_what_a_jobs_data_lacks() {
         &data,
         &s.ingest,
         &accounting,
-        Some(&ThreeNodes),
+        Some(source),
         None,
         at(JOB1_ENQUEUED + 60),
         |_, _| {},
         &mut |_, _| Ok(()),
     )
     .unwrap();
+    (tmp, data, report)
+}
+
+/// A job whose data is incomplete is stored all the same, and its note (`jobs.note`) says what
+/// is missing, node by node: a node the telemetry source does not have, a node whose series
+/// end early (a lost node's partial series, kept), a metric one node lacks, a node whose clock
+/// disagrees with the source's, a clock check that failed; a job whose node list does not
+/// expand is stored without telemetry, and its note says why.
+#[test]
+fn the_note_names_what_a_jobs_data_lacks() {
+    let (_tmp, data, report) = three_jobs_ingested(&ThreeNodes);
     assert_eq!(report.count("done"), 3, "{report:?}");
     let jobs = common::sql_json(
         JOBSIGHT,
@@ -1784,30 +1794,7 @@ impl sources::TelemetrySource for ThreeNodesTogether {
 #[test]
 fn jobs_asked_together_are_stored_as_jobs_asked_alone() {
     let run = |source: &dyn sources::TelemetrySource| {
-        let tmp = tempfile::tempdir().unwrap();
-        let spool = Spool::init(&tmp.path().join("spool"), 0o700).unwrap();
-        let data = tmp.path().join("data");
-        for job in [1, 2, 3] {
-            slurm_hooks::spool_dir::enqueue(spool.root(), &record(job, JOB1_ENQUEUED)).unwrap();
-        }
-        let accounting = NodesOf(vec![
-            (1, "n[1-3]", "NODE_FAIL"),
-            (2, "n[1-", "COMPLETED"),
-            (3, "n[1-3]", "COMPLETED"),
-        ]);
-        let s = settings(Path::new("/bin/false"), "http://127.0.0.1:9", "");
-        let report = per_job::run_with(
-            &spool,
-            &data,
-            &s.ingest,
-            &accounting,
-            Some(source),
-            None,
-            at(JOB1_ENQUEUED + 60),
-            |_, _| {},
-            &mut |_, _| Ok(()),
-        )
-        .unwrap();
+        let (_tmp, data, report) = three_jobs_ingested(source);
         let stored: Vec<(PathBuf, Vec<u8>)> = snapshot(&data)
             .into_iter()
             .map(|(path, bytes)| (path.strip_prefix(&data).unwrap().to_path_buf(), bytes))

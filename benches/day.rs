@@ -237,20 +237,9 @@ fn per_job_latency(work: &Path, nodes: u64, jobs_per_day: u64) {
         .collect();
     let spool_dir = work.join("spool");
     jobsight_ingest::spool::Spool::init(&spool_dir, 0o755).expect("spool");
-    for job in &batch {
-        for env in jobsight_sim::hook_environments(&spec.name, job) {
-            let vars = env.into_iter().map(|(k, v)| {
-                (
-                    std::ffi::OsString::from(k),
-                    std::os::unix::ffi::OsStringExt::from_vec(v),
-                )
-            });
-            let ended = midnight + chrono::TimeDelta::seconds(job.end_s as i64 + 2);
-            let record =
-                slurm_hooks::hook_env::record_from_env(vars, "ctl", ended).expect("record");
-            slurm_hooks::spool_dir::enqueue(&spool_dir, &record).expect("enqueue");
-        }
-    }
+    let ended: Vec<_> = batch.iter().collect();
+    jobsight_ingest::simulator::enqueue_ended(&spool_dir, &ended, &spec.name, day)
+        .expect("enqueue");
     let mut settings = jobsight::config::Options::default()
         .resolve(Path::new("(bench)"))
         .expect("settings");

@@ -320,25 +320,6 @@ fn prometheus(url: &str, batch_jobs: bool) -> Prometheus {
     )
 }
 
-/// Spool records for `jobs`, as the hook writes them when each ends.
-fn enqueue(spool: &Path, jobs: &[&SimJob], cluster: &str, midnight: DateTime<Utc>) {
-    jobsight_ingest::spool::Spool::init(spool, 0o755).expect("spool");
-    for job in jobs {
-        for env in jobsight_sim::hook_environments(cluster, job) {
-            let vars = env.into_iter().map(|(k, v)| {
-                (
-                    std::ffi::OsString::from(k),
-                    std::os::unix::ffi::OsStringExt::from_vec(v),
-                )
-            });
-            let ended = midnight + chrono::TimeDelta::seconds(job.end_s as i64 + 2);
-            let record =
-                slurm_hooks::hook_env::record_from_env(vars, "ctl", ended).expect("record");
-            slurm_hooks::spool_dir::enqueue(spool, &record).expect("enqueue");
-        }
-    }
-}
-
 /// Every file under `dir`, by its path below it.
 fn files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -380,7 +361,9 @@ fn ingest(
 ) -> Ingested {
     let spool = work.join(format!("spool-{label}"));
     let data = work.join(format!("warehouse-{label}"));
-    enqueue(&spool, jobs, "sim", midnight);
+    jobsight_ingest::spool::Spool::init(&spool, 0o755).expect("spool");
+    jobsight_ingest::simulator::enqueue_ended(&spool, jobs, "sim", midnight.date_naive())
+        .expect("enqueue");
     let spool = jobsight_ingest::spool::Spool::open(&spool).expect("spool");
     let settings = jobsight_ingest::settings::IngestOptions::default()
         .resolve()

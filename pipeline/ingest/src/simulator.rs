@@ -746,6 +746,32 @@ impl super::sources::TelemetrySource for SimulatedCluster {
     }
 }
 
+/// Writes into the spool at `spool` the records the hook writes for each of `jobs` (of the
+/// simulated `day` of cluster `cluster`) two seconds after it ends, on controller `ctl`.
+pub fn enqueue_ended(
+    spool: &Path,
+    jobs: &[&SimJob],
+    cluster: &str,
+    day: NaiveDate,
+) -> Result<(), String> {
+    for job in jobs {
+        for env in jobsight_sim::hook_environments(cluster, job) {
+            let vars = env.into_iter().map(|(k, v)| {
+                (
+                    std::ffi::OsString::from(k),
+                    std::os::unix::ffi::OsStringExt::from_vec(v),
+                )
+            });
+            let ended = at(day, job.end_s + 2);
+            let record = slurm_hooks::hook_env::record_from_env(vars, "ctl", ended)
+                .map_err(|e| format!("job {}: {e}", job.job_id))?;
+            slurm_hooks::spool_dir::enqueue(spool, &record)
+                .map_err(|e| format!("job {}: {e}", job.job_id))?;
+        }
+    }
+    Ok(())
+}
+
 /// Job `job` of the simulated `day` of cluster `cluster` as squeue would list it while it runs.
 pub fn running_job(
     job: &SimJob,

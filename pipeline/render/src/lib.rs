@@ -515,4 +515,29 @@ mod tests {
         );
         assert!(text.contains("\\u{1b}]0;pwned\\u{7}"), "{text}");
     }
+
+    /// The summary line says how many jobs' telemetry was asked for together and why a group
+    /// was not; a run without groups says nothing of them.
+    #[test]
+    fn the_ingest_summary_says_what_was_asked_for_together() {
+        let mut report = IngestReport::default();
+        let data = std::path::Path::new("/data");
+        let plain = ingest_summary(&report, data);
+        assert!(
+            !plain.contains("together") && !plain.contains("group"),
+            "{plain}"
+        );
+        report.together = jobsight_ingest::per_job::Together {
+            groups: 3,
+            jobs: 40,
+            failed: vec!["2 jobs asked together (7, 8): HTTP 503".into()],
+        };
+        assert_eq!(
+            ingest_summary(&report, data).strip_prefix(&plain),
+            Some(
+                "; the telemetry of 40 of them asked for in 3 groups; 1 group(s) asked for one \
+                 job at a time instead (2 jobs asked together (7, 8): HTTP 503)"
+            )
+        );
+    }
 }

@@ -238,7 +238,7 @@ fn per_job_latency(work: &Path, nodes: u64, jobs_per_day: u64) {
     let spool_dir = work.join("spool");
     jobsight_ingest::spool::Spool::init(&spool_dir, 0o755).expect("spool");
     let ended: Vec<_> = batch.iter().collect();
-    jobsight_ingest::simulator::enqueue_ended(&spool_dir, &ended, &spec.name, day)
+    jobsight_ingest::simulated_slurm::enqueue_ended(&spool_dir, &ended, &spec.name, day)
         .expect("enqueue");
     let mut settings = jobsight::config::Options::default()
         .resolve(Path::new("(bench)"))

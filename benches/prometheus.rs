@@ -362,7 +362,7 @@ fn ingest(
     let spool = work.join(format!("spool-{label}"));
     let data = work.join(format!("warehouse-{label}"));
     jobsight_ingest::spool::Spool::init(&spool, 0o755).expect("spool");
-    jobsight_ingest::simulator::enqueue_ended(&spool, jobs, "sim", midnight.date_naive())
+    jobsight_ingest::simulated_slurm::enqueue_ended(&spool, jobs, "sim", midnight.date_naive())
         .expect("enqueue");
     let spool = jobsight_ingest::spool::Spool::open(&spool).expect("spool");
     let settings = jobsight_ingest::settings::IngestOptions::default()
@@ -582,7 +582,9 @@ fn running(server: &Server, day_jobs: &[SimJob], spec: &ClusterSpec, midnight: D
         .iter()
         .filter(|j| j.start_s + 60 <= t && t < j.end_s)
         .take(1000)
-        .map(|j| jobsight_ingest::simulator::running_job(j, &spec.name, midnight.date_naive()))
+        .map(|j| {
+            jobsight_ingest::simulated_slurm::running_job(j, &spec.name, midnight.date_naive())
+        })
         .collect();
     let mut settings = jobsight::config::Options::default()
         .resolve(Path::new("(bench)"))

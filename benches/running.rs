@@ -104,7 +104,7 @@ fn main() {
     let cluster = SimulatedCluster::new(&day_jobs, &spec, day, 30, 16, 11);
     let listed: Vec<RunningJob> = running
         .iter()
-        .map(|j| jobsight_ingest::simulator::running_job(j, "sim", day))
+        .map(|j| jobsight_ingest::simulated_slurm::running_job(j, "sim", day))
         .collect();
     let mut settings = jobsight::config::Options::default()
         .resolve(Path::new("(bench)"))

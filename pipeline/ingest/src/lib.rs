@@ -20,6 +20,7 @@ pub mod sacct_neighbours;
 pub mod sacct_steps;
 pub mod settings;
 pub mod shared_series;
+pub mod simulated_slurm;
 pub mod simulator;
 pub mod slurm_json;
 pub mod sources;

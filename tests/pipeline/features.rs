@@ -408,6 +408,69 @@ fn the_features_plan_writes_what_the_single_pass_writes() {
     );
 }
 
+/// The plan reads a day a range of job ids at a time (`features.plan_rows_at_a_time`): with
+/// every job's telemetry in its own part, as the per-job ingest stores it, a budget of one row
+/// cuts the day at every job, and the tables, and the samples left out (a job not in `jobs`,
+/// trimmed ends), are those of one range and of the single pass, to the last bit. Ids whose
+/// text order is not their numeric order ("10" before "9") sit on both sides of a cut.
+#[test]
+fn the_features_plan_reads_a_day_a_range_of_jobs_at_a_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let day = NaiveDate::from_ymd_opt(1970, 1, 1).unwrap();
+    let ids = ["10", "100", "9", "a", "b"];
+    let jobs: Vec<JobRow> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| job(id, 0, 600 + 200 * i as i64))
+        .collect();
+    write_jobs(&data, day, &jobs);
+    for (i, id) in ids.iter().chain(&["11", "stray"]).enumerate() {
+        let mut t = TelemetryBuilder::default();
+        for s in (0..=1400).step_by(20) {
+            for node in ["n1", "n2"] {
+                let v = ((s + 7 * i as i64) % 130) as f64 / (1.0 + i as f64);
+                t.push(id, node, "cpu", s * 1_000_000, v);
+                t.push(id, node, "mem_used_bytes", s * 1_000_000, 1e9 + v * 1e6);
+            }
+        }
+        let part = format!("t-{i}");
+        catalog::write_part(&data, Table::Telemetry, day, &part, &[t.finish().unwrap()]).unwrap();
+    }
+    let cut = tmp.path().join("cut.toml");
+    std::fs::write(&cut, "[features]\nplan_rows_at_a_time = 1\n").unwrap();
+    let (single, said_single) = features_by(&data, "single-pass", &[]);
+    let (whole, said_whole) = features_by(&data, "plan", &[]);
+    let said_ranges = common::run_ok(
+        Command::new(JOBSIGHT)
+            .arg("--config")
+            .arg(&cut)
+            .arg("--data")
+            .arg(&data)
+            .args(["features", "--engine", "plan"]),
+    );
+    let ranges = feature_tables(&data);
+    let left_out = |said: &str| {
+        said.split("; ")
+            .filter(|p| p.contains("left out"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        said_single.contains("features of 5 job(s)"),
+        "{said_single}"
+    );
+    assert!(
+        left_out(&said_single)[0].starts_with("568 sample(s)"),
+        "{said_single}"
+    );
+    assert_eq!(left_out(&said_single), left_out(&said_whole));
+    assert_eq!(left_out(&said_single), left_out(&said_ranges));
+    assert_eq!(single[0].len(), 20, "{:?}", single[0]);
+    assert_same_features(&single, &whole, "the plan, one range");
+    assert_same_features(&single, &ranges, "the plan, a range per job");
+}
+
 /// A requeued job whose two runs ended the same day: each run is described by itself (its own
 /// samples, its own trimming), in `features`, `features_job` and `job_summary`, by the single
 /// pass, the reference SQL and the plan alike; and the rules judge each run.

@@ -32,7 +32,7 @@ pub mod test_support;
 pub mod text;
 pub mod units;
 
-pub use process::{now, peak_memory_mib, reset_peak_memory};
+pub use process::{now, peak_memory_mib, reset_peak_memory, resident_memory_mib};
 
 /// The smartcore release the models' trees come from (a different one may not read them): every
 /// model file records it, the diagnosis models' and the workflow models' alike.

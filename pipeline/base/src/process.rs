@@ -12,8 +12,19 @@ pub fn now() -> DateTime<Utc> {
 /// This process's peak resident memory so far, in MiB (Linux `VmHWM`), for progress reports and
 /// benchmarks; `None` where /proc is not available.
 pub fn peak_memory_mib() -> Option<u64> {
+    status_mib("VmHWM:")
+}
+
+/// This process's resident memory now, in MiB (Linux `VmRSS`): with the bytes its heap holds,
+/// it tells memory in use from memory the allocator kept after it was freed.
+pub fn resident_memory_mib() -> Option<u64> {
+    status_mib("VmRSS:")
+}
+
+/// A field of `/proc/self/status` given in kB, in MiB.
+fn status_mib(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib / 1024)
 }

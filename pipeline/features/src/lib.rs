@@ -78,7 +78,13 @@ pub struct Settings {
     /// Sliding windows for the models (table `windows`); none by default, because a window row
     /// per few samples multiplies the day's rows.
     pub windows: Option<WindowSpec>,
+    /// The telemetry rows the features plans ([`plan`]) read at a time: what an engine holds
+    /// and shuffles grows with it.
+    pub plan_rows_at_a_time: u64,
 }
+
+/// [`Settings::plan_rows_at_a_time`] by default: 50 M samples, about 2 GB of shuffle.
+pub const DEFAULT_PLAN_ROWS_AT_A_TIME: u64 = 50_000_000;
 
 /// Sliding windows: width and stride in seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,6 +129,7 @@ impl Default for Settings {
             cores_per_node: None,
             idle_below: default_idle_below(),
             windows: None,
+            plan_rows_at_a_time: DEFAULT_PLAN_ROWS_AT_A_TIME,
         }
     }
 }
@@ -673,7 +680,8 @@ pub fn method_used(
 }
 
 /// One day's features by `method` ([`compute_day`] or [`plan::compute_day_on`]), and how they
-/// were computed. `progress(done, total)` counts row groups read by the single pass.
+/// were computed. `progress(done, total)` counts row groups read by the single pass, ranges of
+/// job ids by the plans.
 pub fn compute_day_by(
     method: Method,
     engine: &jobsight_warehouse::query::Engine,
@@ -686,7 +694,9 @@ pub fn compute_day_by(
     let computed = match used {
         Used::SinglePass => compute_day(data, day, settings, progress)?,
         // Here or on the cluster: whichever `engine` is.
-        Used::PlanHere | Used::PlanOnBallista => plan::compute_day_on(engine, data, day, settings)?,
+        Used::PlanHere | Used::PlanOnBallista => {
+            plan::compute_day_on(engine, data, day, settings, progress)?
+        }
     };
     Ok((computed, used))
 }

@@ -8,7 +8,10 @@ use std::collections::BTreeMap;
 use jobsight_base::options::{DAY_S, Invalid, invalid, within};
 use serde::Deserialize;
 
-use super::{DEFAULT_BIN_S, DEFAULT_MIN_COVERAGE, DEFAULT_TRIM_S, Settings, WindowSpec};
+use super::{
+    DEFAULT_BIN_S, DEFAULT_MIN_COVERAGE, DEFAULT_PLAN_ROWS_AT_A_TIME, DEFAULT_TRIM_S, Settings,
+    WindowSpec,
+};
 
 /// `[features]` as written.
 #[derive(Debug, Default, Deserialize)]
@@ -22,6 +25,8 @@ pub struct Options {
     pub idle_below: Option<BTreeMap<String, f64>>,
     /// Sliding windows for the models, `WIDTH:STRIDE` in seconds; none by default.
     pub windows: Option<String>,
+    /// Telemetry rows the features plans read at a time (on Ballista or here).
+    pub plan_rows_at_a_time: Option<u64>,
 }
 
 impl Options {
@@ -71,6 +76,12 @@ impl Options {
                 })
                 .map_err(|reason| invalid("features.windows", reason))?
                 .or(models_window),
+            plan_rows_at_a_time: within(
+                "features.plan_rows_at_a_time",
+                self.plan_rows_at_a_time,
+                DEFAULT_PLAN_ROWS_AT_A_TIME,
+                1..=u64::MAX,
+            )?,
         })
     }
 }

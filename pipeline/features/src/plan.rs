@@ -22,19 +22,25 @@ use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Float64Type, Int64Type};
 
 use super::job::{self, JobFeatures, SeriesRow};
+use super::reference::IdRange;
 use super::scan;
 use super::{Computed, FeaturesError, Settings, reference};
 use jobsight_base::series::{BinMean, SeriesStats};
+use jobsight_warehouse::catalog::scan::JobIdIndex;
 use jobsight_warehouse::catalog::{self, Table};
 use jobsight_warehouse::query::{self, Engine, QueryError};
 
 /// Computes one day's features with the plans on `engine` and writes them (part `features`),
-/// then removes the day's per-job parts, as [`super::compute_day`] does.
+/// then removes the day's per-job parts, as [`super::compute_day`] does. The day is read a range
+/// of job ids at a time ([`id_ranges`]), so that what the engine holds and shuffles is bounded by
+/// `settings.plan_rows_at_a_time` samples, not by the day; `progress(done, total)` counts the
+/// ranges.
 pub fn compute_day_on(
     engine: &Engine,
     data: &Path,
     day: NaiveDate,
     settings: &Settings,
+    progress: impl Fn(usize, usize),
 ) -> Result<Computed, FeaturesError> {
     if let Some(spec) = settings.windows {
         return Err(FeaturesError::Build {
@@ -47,10 +53,11 @@ pub fn compute_day_on(
         });
     }
     let jobs = scan::read_jobs(data, day, settings.trim_s)?;
+    let files = scan::parts(data, Table::Telemetry, day)?;
+    let ranges = id_ranges(&JobIdIndex::of(&files)?, settings.plan_rows_at_a_time);
     let runtime = query::engine_runtime()
         .map_err(|e| QueryError::Engine(format!("cannot start the query runtime: {e}")))?;
-    let trim_s = settings.trim_s;
-    let (series, left_out) = runtime.block_on(async {
+    let ctx = runtime.block_on(async {
         let ctx = engine.session(data).await?;
         // The options the features plan runs fastest with (each sample grouped once, in its
         // job's partition): the series statement took 2.2 → 1.5 s with them on a 64-node day
@@ -58,25 +65,34 @@ pub fn compute_day_on(
         for (key, value) in reference::DESCRIBE_OPTIONS {
             query::collect(&ctx, &format!("SET {key} = {value}")).await?;
         }
-        let series = query::collect(
-            &ctx,
-            &reference::plan_series_sql(day, trim_s, settings.bin_s, &settings.idle_below),
-        )
-        .await?;
-        let left_out = query::collect(&ctx, &reference::plan_left_out_sql(day, trim_s)).await?;
-        Ok::<_, QueryError>((series, left_out))
+        Ok::<_, QueryError>(ctx)
     })?;
     let build = |reason: String| FeaturesError::Build {
         day,
         table: Table::Features.name(),
         reason,
     };
-    let mut by_job = read_series(&series, settings).map_err(build)?;
-    drop(series);
-    let (unattributed, trimmed_away) = read_left_out(&left_out).map_err(build)?;
-    let computed: Vec<JobFeatures> = jobs
-        .iter()
-        .map(|meta| {
+    let mut finished: Vec<Option<JobFeatures>> = jobs.iter().map(|_| None).collect();
+    let (mut unattributed, mut trimmed_away) = (0, 0);
+    for (done, ids) in ranges.iter().enumerate() {
+        let trim_s = settings.trim_s;
+        let series_sql =
+            reference::plan_series_sql(day, trim_s, ids, settings.bin_s, &settings.idle_below);
+        let (series, left_out) = runtime.block_on(async {
+            let series = query::collect(&ctx, &series_sql).await?;
+            let left_out_sql = reference::plan_left_out_sql(day, trim_s, ids);
+            let left_out = query::collect(&ctx, &left_out_sql).await?;
+            Ok::<_, QueryError>((series, left_out))
+        })?;
+        let mut by_job = read_series(&series, settings).map_err(build)?;
+        drop(series);
+        let (range_unattributed, range_trimmed_away) = read_left_out(&left_out).map_err(build)?;
+        unattributed += range_unattributed;
+        trimmed_away += range_trimmed_away;
+        for (meta, slot) in jobs.iter().zip(&mut finished) {
+            if !ids.holds(&meta.job_id) {
+                continue;
+            }
             let found = by_job
                 .remove(&(meta.job_id.clone(), meta.restart_count))
                 .unwrap_or_default();
@@ -85,15 +101,63 @@ pub fn compute_day_on(
                 .iter()
                 .map(|(metric, nodes)| (metric.clone(), job::imbalance(nodes)))
                 .collect();
-            job::finish(meta, found.series, &imbalances, &found.cores, settings)
-        })
-        .collect();
+            *slot = Some(job::finish(
+                meta,
+                found.series,
+                &imbalances,
+                &found.cores,
+                settings,
+            ));
+        }
+        progress(done + 1, ranges.len());
+    }
+    // The ranges cut the ids apart and cover them all: every job was finished once.
+    let computed: Vec<JobFeatures> = finished.into_iter().flatten().collect();
     let counts = scan::ScanCounts {
         row_groups: 0,
         unattributed,
         trimmed_away,
     };
     super::write_day(data, day, &computed, counts, 0)
+}
+
+/// The day's job ids cut into ranges in text order that each hold about `rows_at_a_time` of the
+/// telemetry rows of `index` (the day's files): a range ends where a row group starts once the
+/// rows of the row groups starting in it reach the budget. A day's telemetry is written job by
+/// job, so a range's samples lie in few row groups, which its scan alone reads. The first range
+/// is open at the start and the last at the end, so that every id, and every sample, falls in
+/// exactly one. One range (every id) when the day holds fewer rows.
+pub fn id_ranges(index: &JobIdIndex, rows_at_a_time: u64) -> Vec<IdRange> {
+    let mut starts = index.least_ids_and_rows();
+    starts.sort();
+    let mut cuts: Vec<String> = Vec::new();
+    let mut rows_in_range = 0u64;
+    for (least, rows) in starts {
+        // A cut must lie after the last one: row groups may start with the same id.
+        let after_last = cuts.last().is_none_or(|cut| least > cut.as_bytes());
+        if rows_in_range >= rows_at_a_time && after_last {
+            // Ids that are not text cannot be compared as text in SQL: no cut there.
+            if let Ok(id) = std::str::from_utf8(least) {
+                cuts.push(id.to_string());
+                rows_in_range = 0;
+            }
+        }
+        rows_in_range += rows;
+    }
+    let mut from = None;
+    let mut ranges: Vec<IdRange> = cuts
+        .into_iter()
+        .map(|cut| {
+            let range = IdRange {
+                from: from.take(),
+                to: Some(cut.clone()),
+            };
+            from = Some(cut);
+            range
+        })
+        .collect();
+    ranges.push(IdRange { from, to: None });
+    ranges
 }
 
 /// What the series statement says of one job.
@@ -286,4 +350,78 @@ fn read_left_out(batches: &[RecordBatch]) -> Result<(u64, u64), String> {
         }
     }
     Ok(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jobsight_warehouse::catalog::rows::TelemetryBuilder;
+
+    /// A file of one row group per entry of `groups`, each holding `rows` rows of its ids.
+    fn index_of(groups: &[(&[&str], usize)]) -> (tempfile::TempDir, JobIdIndex) {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("part.parquet");
+        let batches: Vec<RecordBatch> = groups
+            .iter()
+            .map(|(ids, rows)| {
+                let mut builder = TelemetryBuilder::default();
+                for i in 0..*rows {
+                    builder.push(ids[i % ids.len()], "n1", "cpu", i as i64, 1.0);
+                }
+                builder.finish().unwrap()
+            })
+            .collect();
+        let file = std::fs::File::create(&path).unwrap();
+        let mut writer =
+            datafusion::parquet::arrow::ArrowWriter::try_new(file, batches[0].schema(), None)
+                .unwrap();
+        for batch in &batches {
+            writer.write(batch).unwrap();
+            writer.flush().unwrap();
+        }
+        writer.close().unwrap();
+        let index = JobIdIndex::of(&[path]).unwrap();
+        (tmp, index)
+    }
+
+    fn range(from: Option<&str>, to: Option<&str>) -> IdRange {
+        IdRange {
+            from: from.map(str::to_string),
+            to: to.map(str::to_string),
+        }
+    }
+
+    /// Ranges end where a row group starts once the budget is reached, in text order ("10"
+    /// before "9"), never twice at one id, and cover every id from the first range's open start
+    /// to the last's open end.
+    #[test]
+    fn a_day_is_cut_where_row_groups_start_once_the_budget_is_reached() {
+        // Written out of text order, as a day of jobs "9", "10", ... is.
+        let (_tmp, index) = index_of(&[
+            (&["9"], 4),
+            (&["10", "11"], 4),
+            (&["11"], 4),
+            (&["12", "2"], 4),
+            (&["3"], 4),
+            (&["11", "12"], 4),
+        ]);
+        assert_eq!(id_ranges(&index, 100), [IdRange::ALL]);
+        assert_eq!(
+            id_ranges(&index, 8),
+            [
+                range(None, Some("11")),
+                range(Some("11"), Some("3")),
+                range(Some("3"), None)
+            ]
+        );
+        // A budget of one row cuts at every start but the repeated "11".
+        let ranges = id_ranges(&index, 1);
+        assert_eq!(ranges.len(), 5, "{ranges:?}");
+        for id in ["", "0", "10", "11", "12", "2", "3", "9", "99", "z"] {
+            let holding = ranges.iter().filter(|r| r.holds(id)).count();
+            assert_eq!(holding, 1, "{id} in {ranges:?}");
+        }
+        assert!(range(Some("10"), Some("11")).holds("10"));
+        assert!(!range(Some("10"), Some("11")).holds("11"));
+    }
 }

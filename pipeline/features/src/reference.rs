@@ -41,7 +41,7 @@ use jobsight_warehouse::catalog::FEATURE_STATS;
 /// where open: see [`in_run`]). The window is computed here once per run, not per sample
 /// (`t.ts >= j.start + INTERVAL ...` made DataFusion add an interval to every one of 27 M
 /// timestamps: the join took 2.9 s of CPU, 0.3 s with the bounds computed here).
-fn day_jobs(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String {
+fn day_jobs(day: NaiveDate, trim_s: u64, only_jobs: &[String], ids: &IdRange) -> String {
     let day = day.format("%Y-%m-%d");
     // Job ids are quoted as SQL strings (quotes doubled), never spliced in raw.
     let only = if only_jobs.is_empty() {
@@ -56,7 +56,7 @@ fn day_jobs(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String {
     format!(
         r#"WITH runs AS (
   SELECT job_id, restart_count, min(start) AS start, max("end") AS "end" FROM jobs
-  WHERE day = '{day}' AND start IS NOT NULL{only} GROUP BY job_id, restart_count
+  WHERE day = '{day}' AND start IS NOT NULL{only}{in_range} GROUP BY job_id, restart_count
 ),
 j AS (
   SELECT job_id, restart_count,
@@ -68,7 +68,48 @@ j AS (
   FROM runs
 )"#,
         twice_trim_us = 2 * trim_s * 1_000_000,
+        in_range = ids.condition("job_id"),
     )
+}
+
+/// The job ids from `from` (included) up to `to` (left out) in text order (byte by byte, as
+/// Rust, DataFusion and Parquet's statistics order text), either end open: the share of a day
+/// the features plan reads at a time ([`super::plan`]). A NULL job id belongs to the range open
+/// at the start, so that ranges that cut the ids apart count every sample once.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IdRange {
+    pub from: Option<String>,
+    pub to: Option<String>,
+}
+
+impl IdRange {
+    /// Every job id.
+    pub const ALL: IdRange = IdRange {
+        from: None,
+        to: None,
+    };
+
+    /// Whether the range holds `id`.
+    pub fn holds(&self, id: &str) -> bool {
+        self.from.as_deref().is_none_or(|from| id >= from)
+            && self.to.as_deref().is_none_or(|to| id < to)
+    }
+
+    /// The range as a condition on `column`, ` AND ...`, or nothing for every id. Plain
+    /// comparisons, so that a scan skips the row groups whose `job_id` statistics lie outside.
+    fn condition(&self, column: &str) -> String {
+        use jobsight_warehouse::query::literal;
+        match (&self.from, &self.to) {
+            (None, None) => String::new(),
+            (None, Some(to)) => format!(" AND ({column} IS NULL OR {column} < {})", literal(to)),
+            (Some(from), None) => format!(" AND {column} >= {}", literal(from)),
+            (Some(from), Some(to)) => format!(
+                " AND {column} >= {} AND {column} < {}",
+                literal(from),
+                literal(to)
+            ),
+        }
+    }
 }
 
 /// The condition that a sample of `telemetry` aliased `t` belongs to the run of [`day_jobs`]
@@ -98,7 +139,7 @@ s AS (
     AND (NOT j.trimmed OR (t.ts >= j.keep_from AND t.ts <= j.keep_to))
 ),
 f AS (SELECT * FROM s WHERE finite)"#,
-        jobs = day_jobs(day, trim_s, only_jobs),
+        jobs = day_jobs(day, trim_s, only_jobs, &IdRange::ALL),
         day = day.format("%Y-%m-%d"),
         in_run = in_run("t", "j"),
     )
@@ -204,15 +245,16 @@ pub fn describe_options_env() -> Vec<(String, String)> {
 /// (slope, catastrophe, rises); it holds every group's samples until the end, where the single
 /// pass holds one row group's jobs. Fastest with [`DESCRIBE_OPTIONS`].
 pub fn describe_sql(day: NaiveDate, trim_s: u64, only_jobs: &[String]) -> String {
-    describe_with(day, trim_s, only_jobs, &[])
+    describe_with(day, trim_s, only_jobs, &IdRange::ALL, &[])
 }
 
-/// [`describe_sql`] with `extra` aggregates of each group's trimmed samples `t` after the
-/// described columns, as (SQL expression, column name).
+/// [`describe_sql`] of the jobs in `ids`, with `extra` aggregates of each group's trimmed
+/// samples `t` after the described columns, as (SQL expression, column name).
 fn describe_with(
     day: NaiveDate,
     trim_s: u64,
     only_jobs: &[String],
+    ids: &IdRange,
     extra: &[(String, &str)],
 ) -> String {
     let extra_in_groups: String = extra
@@ -242,7 +284,7 @@ g AS (
   SELECT t.job_id AS job_key, k.restart_count AS run, t.node, t.metric,
          js_describe(t.ts, t.value) AS d{extra_in_groups}
   FROM telemetry t JOIN k ON t.job_id = k.job_key AND {in_run}
-  WHERE t.day = '{day}'
+  WHERE t.day = '{day}'{in_range}
     AND (NOT k.trimmed OR (t.ts >= k.keep_from AND t.ts <= k.keep_to))
   GROUP BY t.job_id, k.restart_count, t.node, t.metric
 )
@@ -250,10 +292,11 @@ SELECT k.job_id, k.restart_count, CAST(g.node AS VARCHAR) AS node, CAST(g.metric
        {figures}{extra_out}
 FROM g JOIN k ON g.job_key = k.job_key AND g.run = k.restart_count
 ORDER BY job_id, restart_count, node, metric"#,
-        jobs = day_jobs(day, trim_s, only_jobs),
+        jobs = day_jobs(day, trim_s, only_jobs, ids),
         day = day.format("%Y-%m-%d"),
         figures = figures.join(", "),
         in_run = in_run("t", "k"),
+        in_range = ids.condition("t.job_id"),
     )
 }
 
@@ -268,6 +311,7 @@ ORDER BY job_id, restart_count, node, metric"#,
 pub fn plan_series_sql(
     day: NaiveDate,
     trim_s: u64,
+    ids: &IdRange,
     bin_s: u64,
     idle_below: &std::collections::BTreeMap<String, f64>,
 ) -> String {
@@ -296,13 +340,15 @@ pub fn plan_series_sql(
         day,
         trim_s,
         &[],
+        ids,
         &[(idle, "idle_n"), (busy, "busy_n"), (bins, "bins")],
     )
 }
 
-/// The features plan's count of the day's samples it leaves out: `unattributed`, of job ids not
-/// in the day's `jobs`, and `trimmed_away`, outside a job's kept span (as the single pass counts).
-pub fn plan_left_out_sql(day: NaiveDate, trim_s: u64) -> String {
+/// The features plan's count of the day's samples with a job id in `ids` it leaves out:
+/// `unattributed`, of job ids not in the day's `jobs`, and `trimmed_away`, outside a job's kept
+/// span (as the single pass counts).
+pub fn plan_left_out_sql(day: NaiveDate, trim_s: u64, ids: &IdRange) -> String {
     format!(
         r#"{jobs},
 k AS (SELECT j.*, arrow_cast(j.job_id, 'Dictionary(Int32, Utf8)') AS job_key FROM j)
@@ -310,10 +356,11 @@ SELECT CAST(sum(CASE WHEN k.job_key IS NULL THEN 1 ELSE 0 END) AS BIGINT) AS una
        CAST(sum(CASE WHEN k.trimmed AND (t.ts < k.keep_from OR t.ts > k.keep_to) THEN 1 ELSE 0 END)
             AS BIGINT) AS trimmed_away
 FROM telemetry t LEFT JOIN k ON t.job_id = k.job_key AND {in_run}
-WHERE t.day = '{day}'"#,
-        jobs = day_jobs(day, trim_s, &[]),
+WHERE t.day = '{day}'{in_range}"#,
+        jobs = day_jobs(day, trim_s, &[], ids),
         day = day.format("%Y-%m-%d"),
         in_run = in_run("t", "k"),
+        in_range = ids.condition("t.job_id"),
     )
 }
 

@@ -250,6 +250,14 @@ fn run_step(
     if let Some(mib) = jobsight_base::peak_memory_mib().filter(|_| peak_known) {
         fields.push(("peak_mib", json!(mib)));
     }
+    // What the process keeps after the step: resident, and of it what its heap still holds.
+    if let Some(mib) = jobsight_base::resident_memory_mib() {
+        fields.push(("rss_mib", json!(mib)));
+        fields.push((
+            "heap_mib",
+            json!(jobsight_warehouse::query::heap::in_use() >> 20),
+        ));
+    }
     for (k, v) in &counts {
         fields.push((k.as_str(), json!(v)));
     }

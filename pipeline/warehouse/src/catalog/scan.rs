@@ -262,8 +262,9 @@ type JobIdBounds = (Vec<u8>, Vec<u8>);
 /// few row groups.
 #[derive(Debug, Clone, Default)]
 pub struct JobIdIndex {
-    /// Each row group, with its bounds where its file has text statistics for `job_id`.
-    groups: Vec<(Unit, Option<JobIdBounds>)>,
+    /// Each row group, with its bounds where its file has text statistics for `job_id`, and
+    /// its number of rows.
+    groups: Vec<(Unit, Option<JobIdBounds>, u64)>,
 }
 
 impl JobIdIndex {
@@ -287,7 +288,8 @@ impl JobIdIndex {
                     path: path.clone(),
                     row_group,
                 };
-                groups.push((unit, bounds));
+                let rows = u64::try_from(group.num_rows()).unwrap_or(0);
+                groups.push((unit, bounds, rows));
             }
         }
         Ok(JobIdIndex { groups })
@@ -304,8 +306,17 @@ impl JobIdIndex {
         };
         self.groups
             .iter()
-            .filter(|(_, bounds)| bounds.as_ref().is_none_or(holds))
-            .map(|(unit, _)| unit.clone())
+            .filter(|(_, bounds, _)| bounds.as_ref().is_none_or(holds))
+            .map(|(unit, _, _)| unit.clone())
+            .collect()
+    }
+
+    /// Each row group's least `job_id` (as text) and its number of rows, in the order of the
+    /// files and their row groups; row groups without text statistics are left out.
+    pub fn least_ids_and_rows(&self) -> Vec<(&[u8], u64)> {
+        self.groups
+            .iter()
+            .filter_map(|(_, bounds, rows)| Some((bounds.as_ref()?.0.as_slice(), *rows)))
             .collect()
     }
 }
@@ -353,6 +364,13 @@ mod tests {
         assert_eq!(groups(&["12", "3"]), Vec::<usize>::new());
         assert_eq!(groups(&["11", "9"]), [0, 2]);
         assert_eq!(groups(&[]), Vec::<usize>::new());
+        let index = JobIdIndex::of(std::slice::from_ref(&path)).unwrap();
+        let starts: Vec<(&str, u64)> = index
+            .least_ids_and_rows()
+            .into_iter()
+            .map(|(id, rows)| (std::str::from_utf8(id).unwrap(), rows))
+            .collect();
+        assert_eq!(starts, [("10", 2), ("20", 2), ("9", 2)]);
         let missing = tmp.path().join("gone.parquet");
         let error = JobIdIndex::of(std::slice::from_ref(&missing)).unwrap_err();
         assert_eq!(error.path, missing);

@@ -107,7 +107,13 @@ pub(in crate::cli) fn features(
     let started = std::time::Instant::now();
     let mut total = jobsight_features::Computed::default();
     let used = jobsight_features::method_used(engine, &env.settings.engine, features);
-    let bar = Progress::new("features of", "row groups");
+    let unit = match used {
+        jobsight_features::Used::SinglePass => "row groups",
+        jobsight_features::Used::PlanHere | jobsight_features::Used::PlanOnBallista => {
+            "ranges of job ids"
+        }
+    };
+    let bar = Progress::new("features of", unit);
     for day in days {
         bar.message(day.to_string());
         let (done, _) = jobsight_features::compute_day_by(

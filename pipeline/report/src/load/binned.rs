@@ -8,6 +8,7 @@
 //! 1,000-node day (2,543 pages, about 40 metrics charted a job) the report step took 56 s, most
 //! of it in that query.
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -236,6 +237,8 @@ impl DayBins {
                 continue;
             }
             points.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            // Kept through the day's pages: without the slack a collect by doubling leaves.
+            points.shrink_to_fit();
             out.entry(jobs[job as usize].job_id.clone())
                 .or_default()
                 .entry(self.nodes.names[node as usize].to_string())
@@ -279,9 +282,17 @@ fn bin_day(
         .map(|unit| bin_unit(unit, jobs, &index, &names))
         .collect::<Result<_, _>>()?;
     (day_bins.nodes, day_bins.metrics) = names.into_inner().unwrap_or_else(|e| e.into_inner());
+    // A series met first is moved, not copied: a copy is made on this thread while the part was
+    // allocated on a worker's, whose freed memory this thread's allocations do not reuse (the
+    // report step of a 10,000-node day held both).
     for part in read {
         for (key, bins) in part {
-            day_bins.series.entry(key).or_default().absorb(bins);
+            match day_bins.series.entry(key) {
+                Entry::Vacant(slot) => {
+                    slot.insert(bins);
+                }
+                Entry::Occupied(mut slot) => slot.get_mut().absorb(bins),
+            }
         }
     }
     Ok(day_bins)

@@ -68,11 +68,17 @@ pub(super) fn execute(
         }
         Step::Predict { on } => {
             let judged: Vec<&Judged> = handover.judged.iter().filter(|j| j.on == *on).collect();
-            match on {
+            let predicted = match on {
                 On::Ingested => per_job::predict_ingested(run, &judged),
                 On::Days(_) => nightly::predict_days(run, &judged),
                 On::Running => Err("the models judge finished jobs only".into()),
+            };
+            if predicted.is_ok() {
+                // Their one reader is done: a whole day's verdicts are not held through the
+                // report step after it.
+                handover.judged.retain(|j| j.on != *on);
             }
+            predicted
         }
         Step::Features { on: On::Days(n) } => nightly::features_of_days(run, *n),
         Step::Notify { critical_only } => nightly::send_emails(run, *critical_only),

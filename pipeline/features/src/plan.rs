@@ -7,7 +7,10 @@
 //! what comes back is one row per series, and the job-level figures are finished here by the
 //! single pass's own code (tacc_stats' imbalance from the bins, [`job::imbalance`], then
 //! [`job::finish`]). The three tables are written as the single pass writes them (part
-//! `features`, replacing it), and equal its rows to the last bit (tested).
+//! `features`, replacing it), and equal its rows to the last bit (tested). The statements run
+//! once per range of job ids ([`id_ranges`]): the engine holds each group's samples until the
+//! group ends, and on a cluster each sample crosses a shuffle, so a day read at once would hold
+//! and shuffle the whole day.
 //!
 //! `windows` are not computed by the plans: a day that asks for them ([`Settings::windows`]) is
 //! refused with a message saying so.

@@ -77,8 +77,8 @@ pub fn compute_day_on(
     };
     let mut finished: Vec<Option<JobFeatures>> = jobs.iter().map(|_| None).collect();
     let (mut unattributed, mut trimmed_away) = (0, 0);
+    let trim_s = settings.trim_s;
     for (done, ids) in ranges.iter().enumerate() {
-        let trim_s = settings.trim_s;
         let series_sql =
             reference::plan_series_sql(day, trim_s, ids, settings.bin_s, &settings.idle_below);
         let (series, left_out) = runtime.block_on(async {

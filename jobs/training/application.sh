@@ -31,6 +31,13 @@
 #             decompressed and checked
 #   crypto    cryptography: OpenSSL's speed benchmark (SHA-256, AES-256-CBC, RSA-2048, ECDSA
 #             P-256) in one process per CPU
+#   image     image processing: ImageMagick draws a 2000 x 2000 fractal picture, blurs, enlarges,
+#             rotates and sharpens it, writes it as PNG, then finds its edges into a JPEG; one
+#             OpenMP thread per CPU
+#   octave    an interpreted numerical script: GNU Octave solves a dense 2500 x 2500 system, takes
+#             its LU factors, eigenvalues, an SVD and FFTs of generated data; one process
+#   rstats    statistics in R: a bootstrap of a linear model on a million generated rows and
+#             grouped quantiles, the replicates forked over one worker per CPU (parallel)
 set -u
 app=$1
 seconds=$2
@@ -369,8 +376,39 @@ compress)
 crypto)
   run() { openssl speed -multi "$ranks" -seconds 3 sha256 aes-256-cbc rsa2048 ecdsap256 > /dev/null 2>&1; }
   ;;
+image)
+  run() {
+    MAGICK_THREAD_LIMIT=$ranks convert -seed 7 -size 2000x2000 plasma:fractal -blur 0x6 \
+      -resize 150% -rotate 17 -unsharp 0x2 picture.png &&
+    MAGICK_THREAD_LIMIT=$ranks convert picture.png -colorspace Gray -edge 2 -resize 50% edges.jpg
+  }
+  ;;
+octave)
+  cat > work.m <<'M'
+n = 2500; A = rand(n) + n * eye(n); b = rand(n, 1);
+x = A \ b; [L, U, P] = lu(A); e = eig(A(1:1000, 1:1000)); s = svd(rand(1200));
+f = fft(rand(2^20, 8));
+printf("%g\n", norm(A * x - b) + sum(abs(e)) + sum(s) + sum(abs(f(:))));
+M
+  run() { octave-cli --no-gui --quiet work.m > /dev/null; }
+  ;;
+rstats)
+  cat > work.R <<'R'
+library(parallel)
+workers <- as.integer(commandArgs(TRUE)[1])
+set.seed(5); n <- 1000000
+x <- cbind(1, matrix(rnorm(n * 10), n)); y <- x %*% runif(11) + rnorm(n)
+boot <- mclapply(seq_len(20 * workers), function(r) {
+  set.seed(r); i <- sample(n, replace = TRUE); coef(lm.fit(x[i, ], y[i]))
+}, mc.cores = workers)
+d <- data.frame(g = sample(letters, n, TRUE), v = rnorm(n))
+a <- aggregate(v ~ g, d, quantile, probs = c(0.05, 0.5, 0.95))
+cat(sum(unlist(boot)), nrow(a), "\n")
+R
+  run() { Rscript work.R "$ranks" > /dev/null; }
+  ;;
 *)
-  echo "application.sh: unknown application $app (lammps, gromacs, hpcc, nwchem, openfoam, numpy, bwa, povray, archive, sweep, transcode, build, chess, database, compress, crypto)" >&2
+  echo "application.sh: unknown application $app (lammps, gromacs, hpcc, nwchem, openfoam, numpy, bwa, povray, archive, sweep, transcode, build, chess, database, compress, crypto, image, octave, rstats)" >&2
   exit 2
   ;;
 esac

@@ -10,7 +10,7 @@
 # --nodes N (above 1): each job on N whole nodes, the MPI applications across all of them (one
 # rank per CPU), the anomaly generator on the last node; GROMACS (thread-MPI) and the one-node
 # applications (numpy, bwa, povray, archive, sweep, transcode, build,
-# chess, database, compress, crypto) are left out.
+# chess, database, compress, crypto, image, octave, rstats) are left out.
 # Anomalies start at a random time in the run's second fifth and last a random 40-55 % of it
 # (seeded, so a suite can be submitted again alike). Each job writes its label to DIR, which must
 # be writable by USER; `jobsight model bootstrap` runs this and merges them into DIR/all-labels.csv.
@@ -49,7 +49,7 @@ per_node=()
 if [ "$nodes" -gt 1 ]; then
   # Only the MPI applications span nodes; the others would run on the first node while the
   # generator and its label are on the last.
-  for one_node in gromacs numpy bwa povray archive sweep transcode build chess database compress crypto; do
+  for one_node in gromacs numpy bwa povray archive sweep transcode build chess database compress crypto image octave rstats; do
     case " $apps " in *" $one_node "*)
       echo "submit.sh: $one_node runs on one node: left out of a $nodes-node suite" >&2
       apps=$(echo " $apps " | sed "s/ $one_node / /; s/^ *//; s/ *\$//") ;;

@@ -15,12 +15,13 @@
 #   stockfish         the chess application (its own benchmark positions)
 #   sqlite3           the database application (a generated table)
 #   xz-utils openssl  the compress and crypto applications
+#   imagemagick octave r-base-core  the image, octave and rstats applications
 #   stress-ng         the anomaly generators that match HPAS's behaviours (see jobs/training/README.md)
 # Knobs: SKIP_APT_UPDATE=1 skips apt-get update.
 set -euo pipefail
 packages=(lammps gromacs hpcc nwchem openfoam stress-ng openmpi-bin
   python3-numpy bwa povray povray-examples povray-includes zstd bc ffmpeg gcc make libc6-dev
-  stockfish sqlite3 xz-utils openssl)
+  stockfish sqlite3 xz-utils openssl imagemagick octave r-base-core)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -29,10 +29,11 @@ fn export_fold(
     for (name, positions) in [("train", train), ("test", test)] {
         let path = dir.join(format!("fold{fold}-{name}.csv"));
         let rows: Vec<usize> = positions.iter().map(|&p| data.rows[p]).collect();
-        let x = model.prepared.matrix(&data.windows, &rows);
-        let n = model.prepared.features.len();
+        let columns = super::namer::columns(&model.prepared, model.namer.as_ref());
+        let x = columns.matrix(&data.windows, &rows);
+        let n = columns.features.len();
         let mut text = String::from("label");
-        for f in &model.prepared.features {
+        for f in &columns.features {
             text.push(',');
             text.push_str(&f.replace(',', "_"));
         }

@@ -109,6 +109,29 @@ impl FeatureSet {
         }
     }
 
+    /// Whether the feature named `name` belongs to this set.
+    pub fn holds(self, name: &str) -> bool {
+        let job = name.ends_with(JOB_RELATIVE);
+        let app = name.ends_with(APP_RELATIVE);
+        match self {
+            FeatureSet::Absolute => !job && !app,
+            FeatureSet::Relative => job,
+            FeatureSet::Both => !app,
+            FeatureSet::Application => job || app,
+        }
+    }
+
+    /// The set holding both `self` and `other` (what is read for two forests), if one does.
+    pub fn with(self, other: FeatureSet) -> Option<FeatureSet> {
+        use FeatureSet::*;
+        match (self, other) {
+            (a, b) if a == b => Some(a),
+            (Relative, Application) | (Application, Relative) => Some(Application),
+            (Application, _) | (_, Application) => None,
+            _ => Some(Both),
+        }
+    }
+
     /// The feature names of this set over `metrics`.
     pub fn names(self, metrics: &BTreeSet<String>) -> Vec<String> {
         let base = metrics

@@ -146,8 +146,13 @@ pub fn evaluate_model(
     let rows: Vec<usize> = labelled.rows.clone();
     let started = Instant::now();
     let (scores, forced, flagged) = match &model.body {
-        Body::Diagnosis { prepared, forest } => {
-            let votes = forest.votes(prepared.matrix(&labelled.windows, &rows), rows.len())?;
+        Body::Diagnosis {
+            prepared,
+            forest,
+            namer,
+        } => {
+            let votes =
+                super::namer::votes(prepared, forest, namer.as_ref(), &labelled.windows, &rows)?;
             let unknown_below = header.unknown_below.unwrap_or(DEFAULT_UNKNOWN_BELOW);
             let decide = |threshold: f64| forest::decide(&votes, threshold);
             (

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::evaluate::Scores;
 use super::forest::{Forest, ForestParams, Prepared};
+use super::namer::Namer;
 use super::unsupervised::{AnomalyScore, ScoreParams};
 use super::{Kind, ModelError};
 
@@ -90,7 +91,14 @@ pub struct Header {
 /// The second line.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum Body {
-    Diagnosis { prepared: Prepared, forest: Forest },
+    Diagnosis {
+        prepared: Prepared,
+        forest: Forest,
+        /// The second forest that names what the first calls anomalous (none in files from
+        /// before it, nor when trained without one).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        namer: Option<Namer>,
+    },
     Unsupervised(AnomalyScore),
 }
 
@@ -175,10 +183,12 @@ impl ModelFile {
             reason: format!("the model body cannot be read: {e}"),
         })?;
         let features = match &body {
-            Body::Diagnosis { prepared, .. } => &prepared.features,
-            Body::Unsupervised(score) => &score.features,
+            Body::Diagnosis {
+                prepared, namer, ..
+            } => super::namer::features(prepared, namer.as_ref()),
+            Body::Unsupervised(score) => score.features.clone(),
         };
-        if *features != header.features {
+        if features != header.features {
             return Err(ModelError::Invalid {
                 path: path.to_path_buf(),
                 reason: "the header's features do not match the model's".into(),

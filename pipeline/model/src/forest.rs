@@ -161,8 +161,15 @@ fn anova_f(values: &[f64], labels: &[u32], classes: usize) -> f64 {
 /// its next best column by one-vs-rest ANOVA F until `max_features` are chosen. Ranking by the
 /// all-class F alone lets the loudest class (a memory leak moves memory by gigabytes) fill the
 /// list and starves the subtle ones (a CPU hog beside an application that already uses every
-/// core): on the HPAS runs that cost cpuoccupy most of its F1.
-pub fn prepare(windows: &Windows, rows: &[usize], labels: &[u32], max_features: usize) -> Prepared {
+/// core): on the HPAS runs that cost cpuoccupy most of its F1. Only the columns `usable` passes
+/// are considered (a forest's feature set among the columns read for two).
+pub fn prepare(
+    windows: &Windows,
+    rows: &[usize],
+    labels: &[u32],
+    max_features: usize,
+    usable: &(dyn Fn(&str) -> bool + Sync),
+) -> Prepared {
     let medians = medians(windows, rows);
     let present: Vec<u32> = {
         let set: std::collections::BTreeSet<u32> = labels.iter().copied().collect();
@@ -172,6 +179,9 @@ pub fn prepare(windows: &Windows, rows: &[usize], labels: &[u32], max_features: 
     let scored: Vec<(usize, Vec<f64>)> = (0..windows.features.len())
         .into_par_iter()
         .filter_map(|c| {
+            if !usable(&windows.features[c]) {
+                return None;
+            }
             let column = windows.filled_column(rows, c, medians[c]?);
             let first = column.first().copied()?;
             if column.iter().all(|&v| v == first) {

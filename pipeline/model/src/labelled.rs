@@ -322,7 +322,7 @@ impl Labelled {
             data,
             labels_from,
             None,
-            options.feature_set(kind),
+            options.read_set(kind)?,
             options.metrics.as_deref(),
             None,
         )
@@ -347,7 +347,7 @@ impl Labelled {
             data,
             labels_from,
             None,
-            options.feature_set(kind),
+            options.read_set(kind)?,
             options.metrics.as_deref(),
             None,
             keep,

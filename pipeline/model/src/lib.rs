@@ -41,6 +41,7 @@ pub mod unsupervised;
 mod cross_validation;
 mod eval_report;
 mod labelled;
+pub mod namer;
 mod train;
 
 pub use cross_validation::{CrossValidation, cross_validate};
@@ -206,6 +207,9 @@ pub struct TrainOptions {
     /// docs/models.md, "Training on labels that miss anomalies", it helps on one application's
     /// runs and costs false alarms on a cluster of several.
     pub refine: u8,
+    /// The features of the diagnosis's second forest, which names the anomaly of each window
+    /// the first calls anomalous ([`namer`]); `None`: the first forest names it too.
+    pub name_features: Option<dataset::FeatureSet>,
 }
 
 impl TrainOptions {
@@ -218,6 +222,22 @@ impl TrainOptions {
             Kind::Diagnosis => dataset::FeatureSet::Relative,
             Kind::Unsupervised => dataset::FeatureSet::Absolute,
         })
+    }
+
+    /// The features read for a kind of model: its own, and for a diagnosis with a namer the
+    /// namer's too.
+    pub fn read_set(&self, kind: Kind) -> Result<dataset::FeatureSet, ModelError> {
+        let own = self.feature_set(kind);
+        match (kind, self.name_features) {
+            (Kind::Diagnosis, Some(names)) => own.with(names).ok_or_else(|| {
+                ModelError::Fit(format!(
+                    "the diagnosis's features ({}) and its namer's ({}) cannot be read together: name with `none`, `relative` or `application`",
+                    own.name(),
+                    names.name()
+                ))
+            }),
+            _ => Ok(own),
+        }
     }
 }
 
@@ -236,6 +256,7 @@ impl Default for TrainOptions {
             features: None,
             metrics: None,
             refine: 0,
+            name_features: None,
         }
     }
 }

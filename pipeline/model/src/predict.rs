@@ -419,10 +419,19 @@ impl Calls {
         }
         let rows: Vec<usize> = (0..windows.keys.len()).collect();
         if let Some((_, m)) = &models.diagnosis
-            && let Body::Diagnosis { prepared, forest } = &m.body
+            && let Body::Diagnosis {
+                prepared,
+                forest,
+                namer,
+            } = &m.body
         {
-            self.votes
-                .extend(forest.votes(prepared.matrix(&windows, &rows), rows.len())?);
+            self.votes.extend(super::namer::votes(
+                prepared,
+                forest,
+                namer.as_ref(),
+                &windows,
+                &rows,
+            )?);
         }
         if let Some((_, m)) = &models.unsupervised
             && let Body::Unsupervised(score) = &m.body

@@ -15,6 +15,7 @@ use super::evaluate::{self, Scores};
 use super::file::{self, Body, Header, Importance, ModelFile, TrainingSummary};
 use super::forest::{self, Forest, Prepared};
 use super::labelled::Labelled;
+use super::namer::{self, Namer};
 use super::unsupervised::AnomalyScore;
 use super::{Kind, LabelsFrom, ModelError, TrainOptions};
 
@@ -23,11 +24,14 @@ use super::{Kind, LabelsFrom, ModelError, TrainOptions};
 /// fully grown trees memorise a few wrong labels, so a stricter share finds none).
 const DISPUTED_BELOW: f32 = 0.5;
 
-/// A fitted diagnosis: columns, forest, classes and the unknown threshold.
+/// A fitted diagnosis: columns, forest, the namer if there is one, classes and the unknown
+/// threshold.
 #[derive(Debug)]
 pub struct Diagnosis {
     pub prepared: Prepared,
     pub forest: Forest,
+    /// The second forest that names what the first calls anomalous ([`namer`]).
+    pub namer: Option<Namer>,
     pub classes: Vec<String>,
     pub unknown_below: f64,
     /// Training windows set aside by refining (their label disputed).
@@ -62,9 +66,15 @@ impl Diagnosis {
         let positions = &positions;
         let mut rows: Vec<usize> = positions.iter().map(|&p| data.rows[p]).collect();
         let mut labels: Vec<u32> = positions.iter().map(|&p| data.labels[p]).collect();
+        let set = options.feature_set(Kind::Diagnosis);
         let prepare = |rows: &[usize], labels: &[u32]| {
-            let prepared =
-                forest::prepare(&data.windows, rows, labels, options.forest.max_features);
+            let prepared = forest::prepare(
+                &data.windows,
+                rows,
+                labels,
+                options.forest.max_features,
+                &|f| set.holds(f),
+            );
             if prepared.features.is_empty() {
                 return Err(ModelError::Fit(
                     "no feature varies over the training windows".into(),
@@ -89,9 +99,21 @@ impl Diagnosis {
             x = prepared.matrix(&data.windows, &rows);
         }
         let forest = Forest::fit(x, &labels, data.classes.len(), &options.forest)?;
+        let namer = match options.name_features {
+            Some(set) => Namer::fit(
+                &data.windows,
+                &rows,
+                &labels,
+                data.classes.len(),
+                set,
+                &options.forest,
+            )?,
+            None => None,
+        };
         Ok(Diagnosis {
             prepared,
             forest,
+            namer,
             classes: data.classes.clone(),
             unknown_below: options.unknown_below,
             set_aside,
@@ -100,8 +122,18 @@ impl Diagnosis {
 
     /// Votes per class for `rows` of `windows`.
     pub fn votes(&self, windows: &Windows, rows: &[usize]) -> Result<Vec<Vec<f32>>, ModelError> {
-        self.forest
-            .votes(self.prepared.matrix(windows, rows), rows.len())
+        namer::votes(
+            &self.prepared,
+            &self.forest,
+            self.namer.as_ref(),
+            windows,
+            rows,
+        )
+    }
+
+    /// Every column the diagnosis reads (the model file's features).
+    pub fn features(&self) -> Vec<String> {
+        namer::features(&self.prepared, self.namer.as_ref())
     }
 }
 
@@ -218,38 +250,51 @@ pub fn permutation_importance(
     keep: usize,
     seed: u64,
 ) -> Result<Vec<Importance>, ModelError> {
-    let n = model.prepared.features.len();
-    let base_x = model.prepared.matrix(windows, rows);
-    let f1 = |x: Vec<f64>| -> Result<f64, ModelError> {
-        let votes = model.forest.votes(x, rows.len())?;
-        let predicted = forest::decide(&votes, 0.0);
+    // Each forest's columns of the windows: the first forest's, and the namer's if any.
+    let prepared: Vec<&Prepared> = std::iter::once(&model.prepared)
+        .chain(model.namer.as_ref().map(|n| &n.prepared))
+        .collect();
+    let base: Vec<Vec<f64>> = prepared.iter().map(|p| p.matrix(windows, rows)).collect();
+    let f1 = |x: &[Vec<f64>]| -> Result<f64, ModelError> {
+        let detected = model.forest.votes(x[0].clone(), rows.len())?;
+        let names = match &model.namer {
+            Some(namer) => Some(namer.forest.votes(x[1].clone(), rows.len())?),
+            None => None,
+        };
+        let predicted = forest::decide(&namer::combine(detected, names), 0.0);
         Ok(evaluate::scores(&model.classes, truth, &predicted).macro_f1)
     };
-    let base = f1(base_x.clone())?;
+    let base_f1 = f1(&base)?;
     // One fixed permutation of the rows (seeded), applied to all the columns of one metric at
-    // once: a metric's statistics (and their job-relative twins) carry much the same
-    // information, so shuffling one column alone changes nothing while the others stand in, and
-    // every column would score zero. The importance is the metric's.
+    // once, in every forest's columns: a metric's statistics (and their job-relative twins)
+    // carry much the same information, so shuffling one column alone changes nothing while the
+    // others stand in, and every column would score zero. The importance is the metric's.
     let mut order: Vec<usize> = (0..rows.len()).collect();
     order.sort_by_key(|&i| evaluate::hash(&i.to_string(), seed));
-    let mut columns_of: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (c, feature) in model.prepared.features.iter().enumerate() {
-        columns_of
-            .entry(Windows::metric_of(feature))
-            .or_default()
-            .push(c);
+    // Per metric, its columns in each forest's matrix.
+    let mut columns_of: BTreeMap<&str, Vec<Vec<usize>>> = BTreeMap::new();
+    for (m, p) in prepared.iter().enumerate() {
+        for (c, feature) in p.features.iter().enumerate() {
+            let per_forest = columns_of
+                .entry(Windows::metric_of(feature))
+                .or_insert_with(|| vec![Vec::new(); prepared.len()]);
+            per_forest[m].push(c);
+        }
     }
     let mut out = Vec::with_capacity(columns_of.len());
-    for (metric, columns) in columns_of {
-        let mut x = base_x.clone();
-        for (i, &j) in order.iter().enumerate() {
-            for &c in &columns {
-                x[i * n + c] = base_x[j * n + c];
+    for (metric, per_forest) in columns_of {
+        let mut x = base.clone();
+        for (m, columns) in per_forest.iter().enumerate() {
+            let n = prepared[m].features.len();
+            for (i, &j) in order.iter().enumerate() {
+                for &c in columns {
+                    x[m][i * n + c] = base[m][j * n + c];
+                }
             }
         }
         out.push(Importance {
             feature: metric.to_string(),
-            f1_drop: base - f1(x)?,
+            f1_drop: base_f1 - f1(&x)?,
         });
     }
     out.sort_by(|a, b| {
@@ -398,7 +443,7 @@ impl Training<'_> {
         let model = Diagnosis::fit(labelled, &all, self.options)?;
         let mut h = header(
             Kind::Diagnosis,
-            model.prepared.features.clone(),
+            model.features(),
             labelled.classes.clone(),
             self.window,
             self.summary(&all, self.started.elapsed().as_secs_f64()),
@@ -412,6 +457,7 @@ impl Training<'_> {
             body: Body::Diagnosis {
                 prepared: model.prepared,
                 forest: model.forest,
+                namer: model.namer,
             },
         }
         .save(out)

@@ -154,7 +154,7 @@ pub enum ModelAction {
         work: Option<PathBuf>,
         /// The applications to run (of lammps, gromacs, hpcc, nwchem, openfoam, and the other
         /// shapes: numpy, bwa, povray, archive, sweep, transcode, build, chess,
-        /// database, compress, crypto; jobs/training/README.md).
+        /// database, compress, crypto, image, octave, rstats; jobs/training/README.md).
         #[arg(long, default_value = "lammps gromacs hpcc nwchem openfoam")]
         apps: String,
         /// The anomaly generators to run beside each application.
@@ -244,6 +244,12 @@ pub struct TrainArgs {
     /// application's other runs; measured, not better (docs/models.md).
     #[arg(long, value_parser = choice::<jobsight_model::dataset::FeatureSet>())]
     pub features: Option<jobsight_model::dataset::FeatureSet>,
+    /// The diagnosis's second forest, which names the anomaly of every window the first calls
+    /// anomalous, trained on anomalous windows alone: its features (`absolute`, `relative`,
+    /// `both`), or `none` for no second forest, the first naming it too (docs/models.md, "The
+    /// diagnosis's names").
+    #[arg(long, value_parser = choice::<jobsight_model::namer::NameFeatures>(), default_value = "none")]
+    pub name_features: jobsight_model::namer::NameFeatures,
     /// Train on these metrics only (comma-separated names, or prefixes ending in `*`); default:
     /// every metric with windows. The series two telemetry sources share let a model trained on
     /// one judge the other, e.g. the simulator's and LDMS's: cpu_user, cpu_system, cpu_iowait,
@@ -298,6 +304,7 @@ impl TrainArgs {
         o.features = self.features;
         o.metrics = (!self.metrics.is_empty()).then(|| self.metrics.clone());
         o.refine = self.refine;
+        o.name_features = self.name_features.set();
         o.score.baseline = self.baseline;
         Ok(o)
     }

@@ -242,14 +242,17 @@ fn train_evaluate_predict_and_refuse_bad_models() {
     let err =
         fails(jobsight(&data).args(["model", "eval", "--leave-out-application", "--cv", "3"]));
     assert!(err.contains("cannot be used with"), "{err}");
-    // Application-relative features: measured by `model eval`, refused by `model train` (the
-    // figures are in docs/models.md; `classify` does not compute them).
+    // Application-relative features: measured by `model eval` (with one forest: they were
+    // measured before the namer), refused by `model train` (the figures are in docs/models.md;
+    // `classify` does not compute them).
     let apps = common::run_ok(jobsight(&data).args([
         "model",
         "eval",
         "--leave-out-application",
         "--features",
         "application",
+        "--name-features",
+        "none",
         "--trees",
         "5",
         "--metrics",
@@ -652,4 +655,103 @@ fn admins_label_jobs_and_unsound_labels_are_refused() {
     }
     let after = common::sql_json(JOBSIGHT, &data, "SELECT count(*) AS n FROM labels");
     assert_eq!(before, after, "nothing kept from a refused call");
+}
+
+/// The windows of a `--verdicts` file, each with whether its top class is healthy.
+fn healthy_or_not(path: &Path) -> Vec<(String, bool)> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (f[1..5].join(","), f[7] == "healthy")
+        })
+        .collect()
+}
+
+/// `--name-features`: a second forest, trained on the anomalous windows alone, names what the
+/// first calls anomalous (docs/models.md, "The tenth run"). The first forest is the same with or
+/// without it, so every window is healthy or not alike; the model file keeps both forests and
+/// reads both families of columns; `classify` judges with it; and a combination whose columns
+/// cannot be read together is refused with the reason.
+#[test]
+fn a_second_forest_names_what_the_first_calls_anomalous() {
+    let work = tempfile::tempdir().unwrap();
+    let data = warehouse(&work.path().join("sim"), &[]);
+    let verdicts = |names: &str| {
+        let path = work.path().join(format!("verdicts-{names}.csv"));
+        common::run_ok(
+            jobsight(&data)
+                .args(["model", "eval", "--cv", "3", "--trees", "10"])
+                .args(["--name-features", names, "--verdicts"])
+                .arg(&path),
+        );
+        path
+    };
+    let (one, two) = (verdicts("none"), verdicts("both"));
+    assert!(healthy_or_not(&one).iter().any(|w| !w.1));
+    assert_eq!(healthy_or_not(&one), healthy_or_not(&two));
+    // ... and the namer did name: an anomalous window's share of the votes is the namer's.
+    let anomalous_shares = |path: &Path| -> Vec<String> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .filter(|l| l.split(',').nth(7) != Some("healthy"))
+            .map(|l| l.rsplit(',').next().unwrap().to_string())
+            .collect()
+    };
+    let (shares_one, shares_two) = (anomalous_shares(&one), anomalous_shares(&two));
+    assert!(!shares_one.is_empty());
+    assert!(
+        shares_one != shares_two,
+        "the namer's shares are the first forest's: {shares_two:?}"
+    );
+
+    let model = work.path().join("named.model");
+    let out = common::run_ok(
+        jobsight(&data)
+            .args(["model", "train", "--kind", "diagnosis", "--trees", "10"])
+            .args(["--name-features", "both", "--out"])
+            .arg(&model),
+    );
+    assert!(out.contains("diagnosis model, format 1"), "{out}");
+    let text = std::fs::read_to_string(&model).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let features: Vec<&str> = header["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert!(features.iter().any(|f| f.ends_with("@job")), "{features:?}");
+    assert!(features.iter().any(|f| !f.contains('@')), "{features:?}");
+    let body: serde_json::Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+    assert!(body["Diagnosis"]["namer"]["forest"].is_object(), "{header}");
+    let info = common::run_ok(jobsight(&data).args(["model", "info"]).arg(&model));
+    assert!(
+        info.contains("a second forest names the anomaly of each window the first calls anomalous, from both features"),
+        "{info}"
+    );
+    let out = common::run_ok(jobsight(&data).args(["classify", "--model"]).arg(&model));
+    assert!(out.contains("predictions with named.model:"), "{out}");
+    let judged = common::sql_json(
+        JOBSIGHT,
+        &data,
+        "SELECT count(*) AS n FROM predictions WHERE source = 'model'",
+    );
+    assert!(judged[0]["n"].as_i64().unwrap() > 0, "{judged:?}");
+
+    let err = fails(jobsight(&data).args([
+        "model",
+        "eval",
+        "--cv",
+        "3",
+        "--features",
+        "application",
+        "--name-features",
+        "both",
+    ]));
+    assert!(err.contains("cannot be read together"), "{err}");
 }

@@ -78,6 +78,10 @@ pub struct Header {
     /// Diagnosis: the classes, healthy first. Unsupervised: empty.
     pub classes: Vec<String>,
     pub unknown_below: Option<f64>,
+    /// Diagnosis: the features of its second forest, which names what the first calls
+    /// anomalous ([`super::namer`]); none without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name_features: Option<super::dataset::FeatureSet>,
     pub forest: Option<ForestParams>,
     pub score: Option<ScoreParams>,
     pub training: TrainingSummary,

@@ -208,7 +208,9 @@ pub struct TrainOptions {
     /// runs and costs false alarms on a cluster of several.
     pub refine: u8,
     /// The features of the diagnosis's second forest, which names the anomaly of each window
-    /// the first calls anomalous ([`namer`]); `None`: the first forest names it too.
+    /// the first calls anomalous ([`namer`]); `None`: the first forest names it too. By default
+    /// the measured and the job-relative statistics (`both`), since the tenth suite run
+    /// (docs/models.md, "The tenth run").
     pub name_features: Option<dataset::FeatureSet>,
 }
 
@@ -231,7 +233,7 @@ impl TrainOptions {
         match (kind, self.name_features) {
             (Kind::Diagnosis, Some(names)) => own.with(names).ok_or_else(|| {
                 ModelError::Fit(format!(
-                    "the diagnosis's features ({}) and its namer's ({}) cannot be read together: name with `none`, `relative` or `application`",
+                    "the diagnosis's features ({}) and its namer's ({}) cannot be read together: choose `--name-features none` or `relative`",
                     own.name(),
                     names.name()
                 ))
@@ -256,7 +258,7 @@ impl Default for TrainOptions {
             features: None,
             metrics: None,
             refine: 0,
-            name_features: None,
+            name_features: Some(dataset::FeatureSet::Both),
         }
     }
 }

@@ -203,4 +203,23 @@ mod tests {
         // Without a namer the first forest's votes stand.
         assert_eq!(combine(detected.clone(), None), detected);
     }
+
+    #[test]
+    fn feature_sets_hold_their_columns_and_combine_for_two_forests() {
+        assert!(FeatureSet::Relative.holds("cpu_user:mean@job"));
+        assert!(!FeatureSet::Relative.holds("cpu_user:mean"));
+        assert!(FeatureSet::Absolute.holds("cpu_user:mean"));
+        assert!(!FeatureSet::Absolute.holds("cpu_user:mean@app"));
+        assert!(FeatureSet::Both.holds("cpu_user:mean") && FeatureSet::Both.holds("x:p50@job"));
+        assert!(!FeatureSet::Both.holds("x:p50@app"));
+        assert!(FeatureSet::Application.holds("x:p50@app"));
+        let both = Some(FeatureSet::Both);
+        assert_eq!(FeatureSet::Relative.with(FeatureSet::Absolute), both);
+        assert_eq!(FeatureSet::Relative.with(FeatureSet::Both), both);
+        assert_eq!(
+            FeatureSet::Relative.with(FeatureSet::Relative),
+            Some(FeatureSet::Relative)
+        );
+        assert_eq!(FeatureSet::Application.with(FeatureSet::Both), None);
+    }
 }

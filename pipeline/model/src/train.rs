@@ -332,6 +332,7 @@ pub fn header(
         features,
         classes,
         unknown_below: (kind == Kind::Diagnosis).then_some(options.unknown_below),
+        name_features: None,
         forest: (kind == Kind::Diagnosis).then(|| options.forest.clone()),
         score: (kind == Kind::Unsupervised).then(|| options.score.clone()),
         training,
@@ -452,6 +453,7 @@ impl Training<'_> {
         h.evaluation = evaluation;
         h.importance = importance;
         h.training.set_aside = model.set_aside;
+        h.name_features = model.namer.as_ref().and(self.options.name_features);
         ModelFile {
             header: h,
             body: Body::Diagnosis {

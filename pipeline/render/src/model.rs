@@ -247,6 +247,12 @@ pub fn render_header(h: &Header) -> String {
             h.unknown_below.unwrap_or(DEFAULT_UNKNOWN_BELOW)
         ));
     }
+    if let Some(set) = h.name_features {
+        out.push_str(&format!(
+            "a second forest names the anomaly of each window the first calls anomalous, from {} features\n",
+            set.name()
+        ));
+    }
     let t = &h.training;
     out.push_str(&format!(
         "trained on {} window(s) of {} job(s) from {} ({}) in {:.1} s",

@@ -246,9 +246,9 @@ pub struct TrainArgs {
     pub features: Option<jobsight_model::dataset::FeatureSet>,
     /// The diagnosis's second forest, which names the anomaly of every window the first calls
     /// anomalous, trained on anomalous windows alone: its features (`absolute`, `relative`,
-    /// `both`), or `none` for no second forest, the first naming it too (docs/models.md, "The
-    /// diagnosis's names").
-    #[arg(long, value_parser = choice::<jobsight_model::namer::NameFeatures>(), default_value = "none")]
+    /// `both`), or `none` for no second forest, the first naming it too. `both` (the default)
+    /// named better on applications the models never saw (docs/models.md, "The tenth run").
+    #[arg(long, value_parser = choice::<jobsight_model::namer::NameFeatures>(), default_value = "both")]
     pub name_features: jobsight_model::namer::NameFeatures,
     /// Train on these metrics only (comma-separated names, or prefixes ending in `*`); default:
     /// every metric with windows. The series two telemetry sources share let a model trained on

@@ -4,7 +4,8 @@
 Usage: per-application.py VERDICTS.csv NAMES.csv [COLUMN]
 
 VERDICTS.csv is what `jobsight model eval --kind diagnosis --verdicts F` writes; NAMES.csv is
-`jobsight sql "SELECT job_id, name FROM jobs" --format csv` of the same warehouse. COLUMN is the
+`jobsight sql "SELECT job_id, name FROM jobs" --format csv` of the same warehouse, or some of its
+lines (windows of jobs it does not list are left out, and counted). COLUMN is the
 verdict column judged: `top_class` (default: the class with most votes) or `verdict` (with the
 unknown verdict). An application is a job name without its run number (`numpy-3`: numpy). Its
 macro F1 is over the classes its windows truly have; false alarms are its healthy windows given
@@ -40,10 +41,16 @@ def main():
     column = sys.argv[3] if len(sys.argv) == 4 else "top_class"
     app = {r["job_id"]: re.sub(r"[-_]\d+$", "", r["name"]) for r in csv.DictReader(open(names))}
     rows = collections.defaultdict(list)
+    left_out = 0
     for r in csv.DictReader(open(verdicts)):
         if r["job_id"] not in app:
-            sys.exit(f"per-application.py: job {r['job_id']} of {verdicts} is not in {names}")
+            left_out += 1
+            continue
         rows[app[r["job_id"]]].append((r["truth"], r[column]))
+    if not rows:
+        sys.exit(f"per-application.py: no window of {verdicts} is of a job {names} lists")
+    if left_out:
+        print(f"({left_out} windows of jobs {names} does not list left out)")
     pooled, figures = [], []
     print(f"{'application':12s} {'windows':>7s} {'macro F1':>8s} {'false alarms':>12s}")
     for a in sorted(rows):

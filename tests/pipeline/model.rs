@@ -416,6 +416,10 @@ fn train_evaluate_predict_and_refuse_bad_models() {
     let done = retrain_diagnosis(&data, &rotating, &mut |_| {}).unwrap();
     assert!(matches!(done, Retrained::Rotated { .. }), "{done:?}");
     assert!(work.path().join("rotating.model.previous").is_file());
+    // The candidate names with a second forest, as the model did.
+    let text = std::fs::read_to_string(&rotating).unwrap();
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(header["name_features"], "both", "{header}");
     assert_eq!(
         retrain_diagnosis(&data, &rotating, &mut |_| {}).unwrap(),
         Retrained::NoNewLabels

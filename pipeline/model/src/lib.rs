@@ -5,7 +5,9 @@
 //!   the anomaly type of each window (HPAS names: cpuoccupy, cachecopy, membw, memeater, memleak,
 //!   iobandwidth, iometadata, netoccupy) or "healthy", and says "unknown" when its top class is
 //!   an anomaly fewer than `unknown_below` of its trees agree on (Taxonomist's confidence
-//!   threshold; a healthy top class is healthy however few agree, [`forest::decide`]);
+//!   threshold; a healthy top class is healthy however few agree, [`forest::decide`]); by
+//!   default a second forest ([`namer`]) names each window the first calls anomalous, and the
+//!   share is then its trees';
 //! - **unsupervised** ([`unsupervised`]): an anomaly score from healthy windows only, for a
 //!   cluster without labels.
 //!
@@ -231,6 +233,7 @@ impl TrainOptions {
     pub fn read_set(&self, kind: Kind) -> Result<dataset::FeatureSet, ModelError> {
         let own = self.feature_set(kind);
         match (kind, self.name_features) {
+            // `application` is measured by `model eval` alone, with one forest.
             (Kind::Diagnosis, Some(names)) => own.with(names).ok_or_else(|| {
                 ModelError::Fit(format!(
                     "the diagnosis's features ({}) and its namer's ({}) cannot be read together: choose `--name-features none` or `relative`",

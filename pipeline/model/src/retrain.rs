@@ -3,7 +3,8 @@
 //!
 //! "New labels" means a file of the `labels` table changed after the model file was written (an
 //! admin imported or confirmed labels; `jobsight import` writes them). The candidate is trained
-//! with the current model's own parameters (trees, features kept, the unknown threshold) on every
+//! with the current model's own parameters (trees, features kept, the unknown threshold, its
+//! second forest's features or none) on every
 //! labelled window, and judged as `model train` judges every model: on the fifth of the jobs it
 //! was not fitted on. It replaces the current model when its macro F1 there is at least the
 //! current model's minus [`TOLERANCE`]; the current one is kept beside it as `<model>.previous`,
@@ -96,6 +97,8 @@ pub fn retrain_diagnosis(
     let options = TrainOptions {
         forest: current.forest.clone().unwrap_or(defaults.forest.clone()),
         unknown_below: current.unknown_below.unwrap_or(defaults.unknown_below),
+        // A second forest if the model has one (a file from before the namer has none).
+        name_features: current.name_features,
         ..defaults
     };
     let trained = super::train(

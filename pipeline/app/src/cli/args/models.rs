@@ -218,8 +218,9 @@ pub struct TrainArgs {
     /// Features kept by the ANOVA F ranking on the training windows (0: all).
     #[arg(long, default_value_t = 400)]
     pub max_features: usize,
-    /// A window whose top class is an anomaly with a smaller share of the trees' votes is
-    /// "unknown" (a healthy top class is healthy whatever its share).
+    /// A window whose top class is an anomaly with a smaller share of the trees' votes (the
+    /// namer's trees, with a second forest) is "unknown" (a healthy top class is healthy whatever
+    /// its share).
     #[arg(long, default_value_t = jobsight_model::DEFAULT_UNKNOWN_BELOW)]
     pub unknown_below: f64,
     /// Training windows kept per class (a seeded sample beyond it; 0: all).
@@ -240,8 +241,8 @@ pub struct TrainArgs {
     /// (each against its job's typical window on the node, the median of its first and last fifth
     /// of windows: the same across applications and input sizes) or `both`. Default: `relative` for
     /// the diagnosis, `absolute` for the anomaly score (as measured, docs/models.md). `application`
-    /// (`model eval` only): `relative` plus each window against the typical window of its
-    /// application's other runs; measured, not better (docs/models.md).
+    /// (`model eval` only, with `--name-features none`): `relative` plus each window against the
+    /// typical window of its application's other runs; measured, not better (docs/models.md).
     #[arg(long, value_parser = choice::<jobsight_model::dataset::FeatureSet>())]
     pub features: Option<jobsight_model::dataset::FeatureSet>,
     /// The diagnosis's second forest, which names the anomaly of every window the first calls

@@ -145,7 +145,7 @@ pub fn votes(
         return Ok(votes);
     };
     let anomalous: Vec<usize> = (0..rows.len())
-        .filter(|&i| forest::top(&votes[i]).0 != 0)
+        .filter(|&i| called_anomalous(&votes[i]))
         .collect();
     if anomalous.is_empty() {
         return Ok(votes);
@@ -159,13 +159,19 @@ pub fn votes(
     Ok(votes)
 }
 
+/// Whether the first forest calls a window anomalous: its top class is not healthy (class 0).
+fn called_anomalous(first: &[f32]) -> bool {
+    forest::top(first).0 != 0
+}
+
 /// An anomalous window's votes from the namer's (healthy none).
 fn renamed(named: Vec<f32>) -> Vec<f32> {
     std::iter::once(0.0).chain(named).collect()
 }
 
 /// The first forest's votes, each window it calls anomalous renamed by the namer's votes
-/// (`names`, one per window, over the anomaly classes).
+/// (`names`, one per window, over the anomaly classes): [`votes`] on matrices already made, for
+/// the permutation importance, where the namer has judged every window.
 pub fn combine(detected: Vec<Vec<f32>>, names: Option<Vec<Vec<f32>>>) -> Vec<Vec<f32>> {
     let Some(names) = names else {
         return detected;
@@ -174,10 +180,10 @@ pub fn combine(detected: Vec<Vec<f32>>, names: Option<Vec<Vec<f32>>>) -> Vec<Vec
         .into_iter()
         .zip(names)
         .map(|(first, named)| {
-            if forest::top(&first).0 == 0 {
-                first
-            } else {
+            if called_anomalous(&first) {
                 renamed(named)
+            } else {
+                first
             }
         })
         .collect()

@@ -1,7 +1,7 @@
 //! The design's rules about the code itself (docs/testing.md, README's layout table), checked on
 //! the sources so that they stay true: the crates' layers (a stage never depends on another stage,
 //! nothing below the application on clap), no circle between the modules of a crate, no file over
-//! 800 lines before its tests, no function over 150 lines.
+//! 800 lines before its tests, no function over 150 lines, a page one folder of the render crate.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -519,4 +519,68 @@ fn the_readme_is_short_and_every_docs_link_lands() {
         }
     }
     assert!(broken.is_empty(), "{broken:#?}");
+}
+
+/// A page is one folder of the render crate (issue 71): `pipeline/render/src/pages/<page>/` has
+/// its `mod.rs`, which declares the page's `PAGE` with the template beside it (`<page>.html`),
+/// and `pages/mod.rs` declares the module and lists it in `PAGES`. No other page template lives
+/// anywhere else: the layout every page extends (`base.html`) is the only one beside the folders.
+#[test]
+fn every_page_is_one_folder_of_the_render_crate() {
+    let pages = pipeline_dir().join("render/src/pages");
+    let registry = std::fs::read_to_string(pages.join("mod.rs")).unwrap();
+    let registry = before_tests(&registry);
+    let mut folders = Vec::new();
+    let mut wrong = Vec::new();
+    for entry in std::fs::read_dir(&pages).unwrap().flatten() {
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().to_string();
+        if path.is_file() {
+            if path.extension().is_some_and(|e| e == "html") && name != "base.html" {
+                wrong.push(format!("{name}: a page template outside its page's folder"));
+            }
+            continue;
+        }
+        if name == "snapshots" {
+            continue;
+        }
+        folders.push(name.clone());
+        let Ok(code) = std::fs::read_to_string(path.join("mod.rs")) else {
+            wrong.push(format!("{name}/: no mod.rs"));
+            continue;
+        };
+        if !path.join(format!("{name}.html")).is_file() {
+            wrong.push(format!("{name}/: no {name}.html"));
+        }
+        if !code.contains(&format!("include_str!(\"{name}.html\")"))
+            || !code.contains("const PAGE: Page")
+        {
+            wrong.push(format!(
+                "{name}/mod.rs: no PAGE with include_str!(\"{name}.html\")"
+            ));
+        }
+        for (what, line) in [
+            ("declared", format!("pub mod {name};")),
+            ("listed in PAGES", format!("{name}::PAGE,")),
+        ] {
+            if !registry.contains(&line) {
+                wrong.push(format!("{name}: not {what} in pages/mod.rs ({line})"));
+            }
+        }
+        for other in std::fs::read_dir(&path).unwrap().flatten() {
+            let file = other.file_name().to_string_lossy().to_string();
+            if file.ends_with(".html") && file != format!("{name}.html") {
+                wrong.push(format!("{name}/{file}: a second page in one folder"));
+            }
+        }
+    }
+    let listed = registry.matches("::PAGE,").count();
+    if listed != folders.len() {
+        wrong.push(format!(
+            "PAGES lists {listed} pages, there are {} folders",
+            folders.len()
+        ));
+    }
+    assert!(folders.len() >= 9, "{folders:?}");
+    assert!(wrong.is_empty(), "{wrong:#?}");
 }

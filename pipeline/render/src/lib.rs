@@ -1,6 +1,6 @@
 //! Everything a person reads of jobsight, rendered in one place: the tables and JSON the
 //! commands print, the emails, the report pages and their SVG charts, with their templates
-//! (`pipeline/render/templates/`). The stages return data (structs, record batches) and the modules
+//! beside their code (`src/email/templates/`, and each page's folder in `src/pages/`). The stages return data (structs, record batches) and the modules
 //! here turn it into text; the application chooses what to show and where it goes.
 //!
 //! Every value that came from a job (names, paths, users) is printed through

@@ -1,22 +1,21 @@
-//! The running jobs as people see them: `jobsight running` in a terminal (a table, or JSON for
-//! scripts) and the "what runs now" page's values. Both show each job's use so far against its
+//! The running jobs as people see them in a terminal: `jobsight running` (a table, or JSON for
+//! scripts). Like the "what runs now" page (`pages::running`), it shows each job's use so far against its
 //! request, coloured by the job pages' limits ([`crate::usage`]), and
 //! the conditions that hold with since when.
 
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
-use serde_json::json;
 
 use super::units::{duration, percent};
-use super::usage::{CPU_LEVELS, GPU_LEVELS, MEMORY_LEVELS, bar_width, level};
+use super::usage::{CPU_LEVELS, GPU_LEVELS, MEMORY_LEVELS, level};
 use jobsight_base::text::clean;
 use jobsight_running::snapshot::{LiveJob, Snapshot};
 
 /// A snapshot older than this is called stale: the DAG runs every 10 minutes by default.
-const STALE_AFTER_S: i64 = 1800;
+pub(crate) const STALE_AFTER_S: i64 = 1800;
 
-fn share(x: Option<f64>) -> String {
+pub(crate) fn share(x: Option<f64>) -> String {
     x.map_or("-".into(), percent)
 }
 
@@ -32,7 +31,7 @@ fn marked(text: String, level: &str, colour: bool) -> String {
     }
 }
 
-fn memory(job: &LiveJob) -> String {
+pub(crate) fn memory(job: &LiveJob) -> String {
     match (job.mem_used_max_mb, job.req_mem_mb) {
         (Some(used), Some(req)) => format!("{:.1}/{:.1} GB", used / 1024.0, req as f64 / 1024.0),
         (Some(used), None) => format!("{:.1} GB", used / 1024.0),
@@ -142,45 +141,6 @@ pub fn render_json(jobs: &[&LiveJob]) -> String {
     jobs.iter()
         .map(|j| serde_json::to_string(j).unwrap_or_default() + "\n")
         .collect()
-}
-
-/// The "what runs now" page's values.
-pub fn page(snapshot: &Snapshot, now: DateTime<Utc>) -> serde_json::Value {
-    let bar = |x: Option<f64>, limits| json!({"share": share(x), "width": bar_width(x), "level": level(x, limits)});
-    let jobs: Vec<serde_json::Value> = snapshot
-        .jobs
-        .iter()
-        .map(|j| {
-            json!({
-                "job_id": clean(&j.job_id, 64), "name": clean(&j.name, 80), "user": clean(&j.user, 64),
-                "partition": clean(&j.partition, 40),
-                "elapsed": duration(j.elapsed_s as f64),
-                "limit": j.time_limit_s.map_or("no limit".into(), |s| duration(s as f64)),
-                "cpus": j.cpus,
-                "cores_used": j.cpu_used_cores.map_or("-".into(), |c| format!("{c:.1}")),
-                "cpu": bar(j.cpu_eff, CPU_LEVELS),
-                "mem_used": memory(j),
-                "mem": bar(j.mem_eff, MEMORY_LEVELS),
-                "gpu": (j.gpus > 0).then(|| bar(j.gpu_util, GPU_LEVELS)),
-                "not_judged": j.not_judged.as_deref().map(|w| clean(w, 200)),
-                "source": j.shared.then_some("shares its nodes with other jobs"),
-                "conditions": j.conditions.iter().map(|c| json!({
-                    "severity": clean(&c.severity, 10), "title": clean(&c.title, 200),
-                    "since": c.since.format("%Y-%m-%d %H:%M UTC").to_string(),
-                    "held": duration(c.held_s(now) as f64),
-                    "message": clean(&c.message, 1000), "fix": clean(&c.fix, 1000),
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    let age = (now - snapshot.taken_at).num_seconds();
-    json!({
-        "title": "What runs now",
-        "root": "",
-        "taken_at": snapshot.taken_at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
-        "stale": (age > STALE_AFTER_S).then(|| duration(age as f64)),
-        "jobs": jobs,
-    })
 }
 
 #[cfg(test)]

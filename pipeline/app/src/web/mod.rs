@@ -39,7 +39,8 @@ use datafusion::prelude::SessionContext;
 pub use settings::{Options, Settings};
 
 use jobsight_render::pages::PageTemplates;
-use jobsight_render::pages::served::{Served, message_page};
+use jobsight_render::pages::message::message_page;
+use jobsight_render::pages::served::Served;
 use who::{Roles, Viewer};
 
 /// Pages worked on at once; more wait their turn (each holds a share of the session's memory).

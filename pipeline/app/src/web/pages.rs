@@ -19,7 +19,9 @@ use jobsight_base::text::{clean, slug};
 
 use super::Web;
 use super::who::{Owner, Viewer};
-use jobsight_render::pages::served::{compare_page, job_extra, list_page, metric_svg};
+use jobsight_render::pages::compare::compare_page;
+use jobsight_render::pages::jobs::list_page;
+use jobsight_render::pages::served::{job_extra, metric_svg};
 use jobsight_report::load::{HealthyBands, HealthyRun, JobOwner, JobQuery, SortBy, Visible};
 
 /// How long a day's healthy runs and bands are kept for its other pages: the nightly steps

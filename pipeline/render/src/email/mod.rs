@@ -3,7 +3,7 @@
 //! ([`run`], [`send_running`]), from the template contexts ([`context`]) and the template files
 //! ([`templates`]).
 //!
-//! The built-in templates live in `pipeline/render/templates/email/` and are compiled in; a site
+//! The built-in templates live in `pipeline/render/src/email/templates/` and are compiled in; a site
 //! sets `notify.templates` to a directory with its own six files (`jobsight notify
 //! --write-templates DIR` starts one from the built-in ones, [`write_builtin`]). Every placeholder
 //! is listed in [`placeholders::DIGEST_PLACEHOLDERS`] and [`placeholders::ADMIN_PLACEHOLDERS`] (and

@@ -1,7 +1,7 @@
 //! The email templates: the nine files (built in, or a site's own in `notify.templates`), loaded
 //! and checked, and what writes each message of a notify stage's draft ([`EmailTemplates::write`]).
 //!
-//! The built-in templates live in `pipeline/render/templates/email/` and are compiled in;
+//! The built-in templates live in `pipeline/render/src/email/templates/` and are compiled in;
 //! `jobsight notify --write-templates DIR` copies them out ([`write_builtin`]) for a site to start
 //! its own from.
 
@@ -20,39 +20,15 @@ use jobsight_notify::{Draft, Message, Settings};
 /// The nine template files: name and built-in text. How a file's values are escaped follows
 /// from its name ([`jobsight_base::templates`]): `.html` for HTML, `.subject` as one header line.
 pub const FILES: [(&str, &str); 9] = [
-    (
-        "digest.subject",
-        include_str!("../../templates/email/digest.subject"),
-    ),
-    (
-        "digest.txt",
-        include_str!("../../templates/email/digest.txt"),
-    ),
-    (
-        "digest.html",
-        include_str!("../../templates/email/digest.html"),
-    ),
-    (
-        "admin.subject",
-        include_str!("../../templates/email/admin.subject"),
-    ),
-    ("admin.txt", include_str!("../../templates/email/admin.txt")),
-    (
-        "admin.html",
-        include_str!("../../templates/email/admin.html"),
-    ),
-    (
-        "running.subject",
-        include_str!("../../templates/email/running.subject"),
-    ),
-    (
-        "running.txt",
-        include_str!("../../templates/email/running.txt"),
-    ),
-    (
-        "running.html",
-        include_str!("../../templates/email/running.html"),
-    ),
+    ("digest.subject", include_str!("templates/digest.subject")),
+    ("digest.txt", include_str!("templates/digest.txt")),
+    ("digest.html", include_str!("templates/digest.html")),
+    ("admin.subject", include_str!("templates/admin.subject")),
+    ("admin.txt", include_str!("templates/admin.txt")),
+    ("admin.html", include_str!("templates/admin.html")),
+    ("running.subject", include_str!("templates/running.subject")),
+    ("running.txt", include_str!("templates/running.txt")),
+    ("running.html", include_str!("templates/running.html")),
 ];
 
 /// The loaded templates: what writes the notify stage's messages.

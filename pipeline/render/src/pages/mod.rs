@@ -1,116 +1,80 @@
-//! What a person reads of the report pages: the values of the job, user, day, workflow and index
-//! templates, their SVG [`charts`], the templates themselves ([`PAGES`], minijinja, HTML-escaped
-//! automatically, which a site overrides file by file with `[report] templates`), and the check
-//! of the templates in effect ([`check`], part of `jobsight check`). The report stage
-//! (`jobsight_report`) gathers the facts and chooses what each page compares; [`write`] renders
-//! each page with [`PageTemplates`] and writes its file.
+//! What a person reads of the report pages and of the web interface: one folder per page,
+//! holding its template, the values it is rendered with and how it is written or checked
+//! (`job`, `user`, `day`, `workflow`, `index`, `running`, and the web interface's own `jobs`,
+//! `compare` and `message`). Beside them what pages share: the layout every page extends
+//! (`base.html`), their SVG [`charts`], how every page writes its values (`format`), the
+//! `#SBATCH` lines of a job (`suggest`), what a served page adds (`served`), writing a day's
+//! pages (`write`) and the samples `check` renders (`sample`).
 //!
-//! One module per page (`job`, `user`, `day`, `workflow`, `index`), `suggest` for the `#SBATCH`
-//! lines of a job's page, `format` for how every page writes its values, and `sample` for the
-//! pages `check` renders. Everything from Slurm (job names, users, accounts, node lists, paths) is
+//! The templates are minijinja, HTML-escaped automatically; a site overrides them file by file
+//! with `[report] templates` ([`PageTemplates`]), and [`check`] (part of `jobsight check`)
+//! renders the site's against samples or checks the names they use. The report stage
+//! (`jobsight_report`) gathers the facts and chooses what each page compares; this crate renders
+//! and writes. Everything from Slurm (job names, users, accounts, node lists, paths) is
 //! hostile: cleaned of control characters when a value is built, escaped by the engine in the
 //! page, and by plotters inside the SVG.
+//!
+//! A new page is a new folder here (its `mod.rs` with its [`Page`], values and writing, and its
+//! template), an entry in [`PAGES`], and its route in the application.
 
 pub mod charts;
-mod day;
 mod format;
-mod index;
-mod job;
 mod sample;
 pub mod served;
-
 pub(crate) mod suggest;
-mod user;
-mod workflow;
 pub mod write;
 
-pub use write::{write_day, write_job, write_workflow};
+pub mod compare;
+pub mod day;
+pub mod index;
+pub mod job;
+pub mod jobs;
+pub mod message;
+pub mod running;
+pub mod user;
+pub mod workflow;
 
-use chrono::NaiveDate;
+pub use write::{write_day, write_job};
+
 use minijinja::Value;
 
 use crate::templates::{TemplateError, Templates};
 
 use charts::ChartError;
-use day::day_page;
-use index::index_page;
-use job::job_page;
-use jobsight_report::select::References;
-use jobsight_report::{IndexListing, Inputs, Settings, load};
-use user::user_page;
-use workflow::workflow_page;
+use jobsight_report::Settings;
 
-/// The built-in page templates: name and text.
-pub const PAGES: [(&str, &str); 10] = [
-    ("base.html", include_str!("../../templates/pages/base.html")),
-    ("job.html", include_str!("../../templates/pages/job.html")),
-    ("user.html", include_str!("../../templates/pages/user.html")),
-    ("day.html", include_str!("../../templates/pages/day.html")),
-    (
-        "index.html",
-        include_str!("../../templates/pages/index.html"),
-    ),
-    (
-        "workflow.html",
-        include_str!("../../templates/pages/workflow.html"),
-    ),
-    (
-        "running.html",
-        include_str!("../../templates/pages/running.html"),
-    ),
-    ("jobs.html", include_str!("../../templates/pages/jobs.html")),
-    (
-        "compare.html",
-        include_str!("../../templates/pages/compare.html"),
-    ),
-    (
-        "message.html",
-        include_str!("../../templates/pages/message.html"),
-    ),
-];
+/// A page's template: the file name a site's own file replaces it by, the built-in text, and
+/// how [`check`] verifies the template in effect.
+#[derive(Debug, Clone, Copy)]
+pub struct Page {
+    pub template: &'static str,
+    pub text: &'static str,
+    pub check: PageCheck,
+}
 
-/// The names the day report's and the index's templates are given (the job and user pages are
-/// checked by rendering samples instead).
-const DAY_NAMES: [&str; 18] = [
-    "served",
-    "feedback",
-    "title",
-    "root",
-    "cluster",
-    "day",
-    "next_day",
-    "totals",
-    "partitions",
-    "accounts",
-    "users",
-    "rules",
-    "runs",
-    "worst",
-    "to_label",
-    "chart_svgs",
-    "clusters",
-    "workflows",
-];
+/// How [`check`] verifies a page's template in effect.
+#[derive(Debug, Clone, Copy)]
+pub enum PageCheck {
+    /// Rendered against a sample with every value set (`sample`, `running::check`).
+    Sample,
+    /// Allowed to use only these names (a page whose facts have no sample).
+    Names(&'static [&'static str]),
+}
 
-/// The names a workflow run's page template is given ([`workflow_page`]).
-const WORKFLOW_NAMES: [&str; 17] = [
-    "served",
-    "title",
-    "root",
-    "run",
-    "workflow",
-    "label",
-    "tasks",
-    "start",
-    "end",
-    "makespan",
-    "critical_path",
-    "scored",
-    "flagged",
-    "flagged_shown",
-    "critical",
-    "phases",
-    "chart_svgs",
+/// The layout every page extends.
+const BASE: (&str, &str) = ("base.html", include_str!("base.html"));
+
+/// Every page, each from its folder.
+pub const PAGES: [Page; 9] = [
+    job::PAGE,
+    user::PAGE,
+    day::PAGE,
+    index::PAGE,
+    workflow::PAGE,
+    running::PAGE,
+    jobs::PAGE,
+    compare::PAGE,
+    message::PAGE,
 ];
 
 /// Why a page, or `jobsight check`'s samples, could not be rendered.
@@ -123,33 +87,31 @@ pub enum PageError {
     Chart(#[from] ChartError),
 }
 
-/// The page templates in effect: the built-in ones ([`PAGES`]), each replaced by the site's file
-/// of its name in `[report] templates`. What the report stage writes every page in the words of.
+/// The page templates in effect: the built-in ones ([`PAGES`] and the layout), each replaced by
+/// the site's file of its name in `[report] templates`. Each page's folder adds the methods that
+/// render it (`PageTemplates::job`, `PageTemplates::workflow_value`, …).
 #[derive(Debug)]
 pub struct PageTemplates {
     templates: Templates,
+}
+
+/// The built-in templates as the template engine loads them: the layout, then every page's.
+fn builtin() -> Vec<(&'static str, &'static str)> {
+    std::iter::once(BASE)
+        .chain(PAGES.iter().map(|p| (p.template, p.text)))
+        .collect()
 }
 
 impl PageTemplates {
     /// The templates of `settings`: the built-in ones and the site's from `settings.templates`.
     pub fn load(settings: &Settings) -> Result<PageTemplates, TemplateError> {
         Ok(PageTemplates {
-            templates: Templates::load(&PAGES, settings.templates.as_deref())?,
+            templates: Templates::load(&builtin(), settings.templates.as_deref())?,
         })
     }
 
-    /// The "what runs now" page of the running DAG's snapshot.
-    pub fn running(
-        &self,
-        snapshot: &jobsight_running::snapshot::Snapshot,
-        now: chrono::DateTime<chrono::Utc>,
-    ) -> Result<String, TemplateError> {
-        let value = crate::templates::value(crate::running::page(snapshot, now));
-        self.templates.render("running.html", &value)
-    }
-
-    /// A page of the web interface: template `name` with `value` (a report page's, or one of
-    /// [`served`]'s) and the signed-in person's values under `served`.
+    /// A page of the web interface: template `name` with `value` (a report page's, or one of the
+    /// web interface's own) and the signed-in person's values under `served`.
     pub fn served(
         &self,
         name: &str,
@@ -163,49 +125,12 @@ impl PageTemplates {
     /// A message page without a signed-in person (a refused request).
     pub fn render_message(&self, value: &Value) -> Result<String, String> {
         self.templates
-            .render("message.html", value)
+            .render(message::PAGE.template, value)
             .map_err(|e| e.to_string())
     }
 
-    /// The values of a job's page (what [`PageTemplates::job`] renders), for the web interface to
-    /// add to.
-    pub fn job_value(
-        &self,
-        page: &jobsight_report::JobPage,
-        inputs: &Inputs,
-        settings: &Settings,
-    ) -> Result<Value, ChartError> {
-        job::gathered_job_page(page, inputs, settings)
-    }
-
-    /// The values of the other report pages, for the web interface.
-    pub fn user_value(
-        &self,
-        cluster: &str,
-        user: &str,
-        day: NaiveDate,
-        history: &load::UserHistory,
-    ) -> Result<Value, ChartError> {
-        user_page(cluster, user, day, history)
-    }
-
-    pub fn day_value(
-        &self,
-        report: &load::DayFacts,
-        facts: &load::Facts,
-    ) -> Result<Value, ChartError> {
-        day_page(report, facts)
-    }
-
-    pub fn workflow_value(&self, run: &load::WorkflowFacts) -> Result<Value, ChartError> {
-        workflow_page(run)
-    }
-
-    pub fn index_value(&self, listing: &IndexListing) -> Value {
-        index_page(listing)
-    }
-
-    /// Template `name` rendered with a page's `value`, or why not ([`PageError`]'s words).
+    /// Template `name` rendered with a page's `value`, or why not ([`PageError`]'s words), which
+    /// the report stage lists after the page it was for.
     fn render(&self, name: &str, value: Result<Value, ChartError>) -> Result<String, String> {
         let value = value.map_err(|e| PageError::from(e).to_string())?;
         self.templates
@@ -214,78 +139,21 @@ impl PageTemplates {
     }
 }
 
-/// Each page's text, or why it could not be rendered (a template's file and line, a chart),
-/// which [`write`] reports with the job or page it was for.
-impl PageTemplates {
-    /// A job's page: `job` is one of `facts.jobs`, compared with its healthy reference run
-    /// (`references`) and the healthy band of each metric's job mean of its application, its
-    /// user or the cluster (`bands`); `settings.max_charts` of its metrics charted, ranked with
-    /// `inputs`' model weights.
-    pub fn job(
-        &self,
-        job: &load::JobFacts,
-        facts: &load::Facts,
-        references: &References,
-        bands: &load::HealthyBands,
-        inputs: &Inputs,
-        settings: &Settings,
-    ) -> Result<String, String> {
-        // The chart's or the template's own words: the stage lists them after the job's id.
-        let value =
-            job_page(job, facts, references, bands, inputs, settings).map_err(|e| e.to_string())?;
-        self.templates
-            .render("job.html", &value)
-            .map_err(|e| e.to_string())
-    }
-
-    /// A user's page of `cluster`: their history up to `day`.
-    pub fn user(
-        &self,
-        cluster: &str,
-        user: &str,
-        day: NaiveDate,
-        history: &load::UserHistory,
-    ) -> Result<String, String> {
-        self.render("user.html", user_page(cluster, user, day, history))
-    }
-
-    /// A cluster's daily system report: its figures (`report`) and the day's jobs (`facts`, of
-    /// every cluster), from which the page picks the rules that fired most and the jobs that
-    /// wasted most.
-    pub fn day(&self, report: &load::DayFacts, facts: &load::Facts) -> Result<String, String> {
-        self.render("day.html", day_page(report, facts))
-    }
-
-    /// A workflow run's page.
-    pub fn workflow(&self, run: &load::WorkflowFacts) -> Result<String, String> {
-        self.render("workflow.html", workflow_page(run))
-    }
-
-    /// The index of the report folder.
-    pub fn index(&self, listing: &IndexListing) -> Result<String, String> {
-        self.templates
-            .render("index.html", &index_page(listing))
-            .map_err(|e| e.to_string())
-    }
-}
-
-/// Checks the page templates in effect (`jobsight check`): each parses, the job and user pages
-/// render against samples with every value set, and the day report and index use only the
-/// names they are given. Returns a line for `check`'s output.
+/// Checks the page templates in effect (`jobsight check`): each parses, those with samples
+/// render against them with every value set, and the others use only the names they are given.
+/// Returns a line for `check`'s output.
 pub fn check(settings: &Settings) -> Result<String, PageError> {
-    let pages = Templates::load(&PAGES, settings.templates.as_deref())?;
+    let pages = Templates::load(&builtin(), settings.templates.as_deref())?;
     let (job, user) = sample::samples(settings)?;
-    pages.render("job.html", &job)?;
-    pages.render("user.html", &user)?;
-    pages.check_names("day.html", &DAY_NAMES)?;
-    pages.check_names("index.html", &DAY_NAMES)?;
-    pages.check_names("workflow.html", &WORKFLOW_NAMES)?;
+    pages.render(job::PAGE.template, &job)?;
+    pages.render(user::PAGE.template, &user)?;
+    for page in PAGES {
+        if let PageCheck::Names(names) = page.check {
+            pages.check_names(page.template, names)?;
+        }
+    }
     sample::check_served(&pages, settings)?;
-    let running = jobsight_running::snapshot::sample();
-    pages.render(
-        "running.html",
-        &crate::templates::value(crate::running::page(&running, running.taken_at)),
-    )?;
+    running::check(&pages)?;
     Ok(format!(
         "report: page templates {} pass; pages go to {}",
         match &settings.templates {
@@ -306,7 +174,8 @@ mod tests {
     use chrono::DateTime;
 
     use super::*;
-    use jobsight_report::{ReportError, load_telemetry};
+    use chrono::NaiveDate;
+    use jobsight_report::{Inputs, ReportError, load, load_telemetry};
     use jobsight_warehouse::catalog::rows::{FindingRow, JobRow, JobSummaryRow, TelemetryBuilder};
     use jobsight_warehouse::catalog::{self, Table};
     use jobsight_warehouse::query;

@@ -52,7 +52,10 @@ fn sample_page() -> JobPage {
 /// Renders the web interface's pages against samples (the job page with its forms, the job
 /// list, a comparison, a message), as an admin signed in, so every name they use is checked.
 pub fn check_served(pages: &Templates, settings: &Settings) -> Result<(), super::PageError> {
-    use super::served::{Served, compare_page, job_extra, list_page, message_page, with_served};
+    use super::compare::compare_page;
+    use super::jobs::list_page;
+    use super::message::message_page;
+    use super::served::{Served, job_extra, with_served};
     use jobsight_report::load::{JobQuery, ListedJob, SortBy, Visible};
     let who = Served {
         me: "alice".into(),

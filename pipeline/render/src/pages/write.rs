@@ -1,17 +1,19 @@
-//! Writing the report pages: the report stage gathers a day's, a job's or a workflow run's facts
-//! and this renders each page with [`PageTemplates`] and writes it whole
-//! ([`jobsight_report::write_page`]). A job whose page cannot be drawn is reported with its id
+//! Writing a day's report pages, and a job's on demand: the report stage gathers the facts and
+//! this renders each page with [`PageTemplates`] (each page's folder renders its own) and writes
+//! it whole ([`jobsight_report::write_page`]). A job whose page cannot be drawn is reported with its id
 //! and the reason, and the others are still written.
 
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 use jobsight_report::{
-    CHARTED_JOBS_AT_A_TIME, Inputs, ReportError, Settings, Written, day_path, index_listing,
-    job_path, load, user_path, workflow_path, write_page,
+    CHARTED_JOBS_AT_A_TIME, Inputs, ReportError, Settings, Written, day_path, job_path, user_path,
+    write_page,
 };
 
 use super::PageTemplates;
+use super::index::write_index;
+use super::workflow::write_workflow_page;
 
 /// Every page of `day`: its jobs, the users who had a job that day, the day's system report of
 /// each cluster, the workflow runs its jobs are steps of or that ended that day, and the index.
@@ -132,35 +134,4 @@ pub fn write_job(
         .join(job_path(&page.job.cluster, &page.job.job_id));
     write_page(&path, &text)?;
     Ok(path)
-}
-
-/// One workflow run's page (`jobsight report workflow RUN`), with its Gantt chart. Returns the
-/// page's path.
-pub fn write_workflow(
-    data: &Path,
-    settings: &Settings,
-    pages: &PageTemplates,
-    run: &str,
-) -> Result<PathBuf, ReportError> {
-    let facts = jobsight_report::workflow_facts(data, run)?;
-    write_workflow_page(settings, pages, &facts)
-}
-
-fn write_workflow_page(
-    settings: &Settings,
-    pages: &PageTemplates,
-    run: &load::WorkflowFacts,
-) -> Result<PathBuf, ReportError> {
-    let text = pages.workflow(run).map_err(ReportError::Render)?;
-    let path = settings.dir.join(workflow_path(&run.workflow_id));
-    write_page(&path, &text)?;
-    Ok(path)
-}
-
-/// The index: every cluster's day reports and user pages found in the folder, newest day first.
-fn write_index(dir: &Path, pages: &PageTemplates) -> Result<(), ReportError> {
-    let text = pages
-        .index(&index_listing(dir))
-        .map_err(ReportError::Render)?;
-    write_page(&dir.join("index.html"), &text)
 }

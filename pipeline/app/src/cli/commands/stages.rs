@@ -482,7 +482,7 @@ pub(in crate::cli) fn report(
         }
         ReportAction::Workflow { run } => {
             let pages = PageTemplates::load(&settings.report)?;
-            let path = jobsight_render::pages::write_workflow(
+            let path = jobsight_render::pages::workflow::write_workflow(
                 &settings.data,
                 &settings.report,
                 &pages,

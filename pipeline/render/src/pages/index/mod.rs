@@ -1,10 +1,43 @@
 //! The index of the report folder: every cluster's daily system reports (newest first), its user
 //! pages and how many job pages it has, and the workflow runs' pages, each linked.
 
+use std::path::Path;
+
 use minijinja::Value;
 use serde_json::json;
 
-use jobsight_report::IndexListing;
+use super::{Page, PageCheck, PageTemplates};
+use jobsight_report::{IndexListing, ReportError, index_listing, write_page};
+
+/// The index's template, checked by the names it may use: the day report's, as both list pages
+/// of the folder.
+pub(super) const PAGE: Page = Page {
+    template: "index.html",
+    text: include_str!("index.html"),
+    check: PageCheck::Names(&super::day::NAMES),
+};
+
+impl PageTemplates {
+    /// The index of the report folder.
+    pub fn index(&self, listing: &IndexListing) -> Result<String, String> {
+        self.templates
+            .render(PAGE.template, &index_page(listing))
+            .map_err(|e| e.to_string())
+    }
+
+    /// Its values, for the web interface.
+    pub fn index_value(&self, listing: &IndexListing) -> Value {
+        index_page(listing)
+    }
+}
+
+/// The index: every cluster's day reports and user pages found in the folder, newest day first.
+pub(super) fn write_index(dir: &Path, pages: &PageTemplates) -> Result<(), ReportError> {
+    let text = pages
+        .index(&index_listing(dir))
+        .map_err(ReportError::Render)?;
+    write_page(&dir.join("index.html"), &text)
+}
 
 /// The index page's values. The listed names are the page files' names already (slugs), so a
 /// link is the folder and the name.

@@ -11,11 +11,55 @@ use serde_json::json;
 
 use super::charts::{self, Bar, ChartError};
 use super::format::{c, href, pct, with_charts};
+use super::{Page, PageCheck, PageTemplates};
 use crate::units::significant;
 use jobsight_report::load::{DayFacts, Facts, JobFacts, JobToLabel, PipelineRun, SummedRow};
 use jobsight_report::{day_path, job_path, user_path};
 
 /// The daily system report's values, from the day's figures of its cluster (`report`) and the
+/// The day report's template, checked by the names it may use (there is no sample day).
+pub(super) const PAGE: Page = Page {
+    template: "day.html",
+    text: include_str!("day.html"),
+    check: PageCheck::Names(&NAMES),
+};
+
+/// The names the day report's template is given (and the index's, which is checked alike).
+pub(super) const NAMES: [&str; 18] = [
+    "served",
+    "feedback",
+    "title",
+    "root",
+    "cluster",
+    "day",
+    "next_day",
+    "totals",
+    "partitions",
+    "accounts",
+    "users",
+    "rules",
+    "runs",
+    "worst",
+    "to_label",
+    "chart_svgs",
+    "clusters",
+    "workflows",
+];
+
+impl PageTemplates {
+    /// A cluster's daily system report: its figures (`report`) and the day's jobs (`facts`, of
+    /// every cluster), from which the page picks the rules that fired most and the jobs that
+    /// wasted most.
+    pub fn day(&self, report: &DayFacts, facts: &Facts) -> Result<String, String> {
+        self.render(PAGE.template, day_page(report, facts))
+    }
+
+    /// Its values, for the web interface.
+    pub fn day_value(&self, report: &DayFacts, facts: &Facts) -> Result<Value, ChartError> {
+        day_page(report, facts)
+    }
+}
+
 /// day's jobs (`facts`).
 pub fn day_page(report: &DayFacts, facts: &Facts) -> Result<Value, ChartError> {
     let cluster = report.cluster.as_str();

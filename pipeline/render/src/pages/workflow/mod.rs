@@ -4,15 +4,82 @@
 use minijinja::Value;
 use serde_json::json;
 
-use super::charts;
+use std::path::{Path, PathBuf};
+
+use super::charts::{self, ChartError};
 use super::format::{c, duration, href, time, with_charts};
-use jobsight_report::{load, workflow_path};
+use super::{Page, PageCheck, PageTemplates};
+use jobsight_report::{ReportError, Settings, load, workflow_path, write_page};
+
+/// The page's template, checked by the names it may use (there is no sample run).
+pub(super) const PAGE: Page = Page {
+    template: "workflow.html",
+    text: include_str!("workflow.html"),
+    check: PageCheck::Names(&NAMES),
+};
+
+/// The names a workflow run's page template is given ([`workflow_page`]).
+const NAMES: [&str; 17] = [
+    "served",
+    "title",
+    "root",
+    "run",
+    "workflow",
+    "label",
+    "tasks",
+    "start",
+    "end",
+    "makespan",
+    "critical_path",
+    "scored",
+    "flagged",
+    "flagged_shown",
+    "critical",
+    "phases",
+    "chart_svgs",
+];
+
+impl PageTemplates {
+    /// A workflow run's page.
+    pub fn workflow(&self, run: &load::WorkflowFacts) -> Result<String, String> {
+        self.render(PAGE.template, workflow_page(run))
+    }
+
+    /// Its values, for the web interface.
+    pub fn workflow_value(&self, run: &load::WorkflowFacts) -> Result<Value, ChartError> {
+        workflow_page(run)
+    }
+}
+
+/// One workflow run's page (`jobsight report workflow RUN`), with its Gantt chart. Returns the
+/// page's path.
+pub fn write_workflow(
+    data: &Path,
+    settings: &Settings,
+    pages: &PageTemplates,
+    run: &str,
+) -> Result<PathBuf, ReportError> {
+    let facts = jobsight_report::workflow_facts(data, run)?;
+    write_workflow_page(settings, pages, &facts)
+}
+
+/// A run's page from its facts (a day's runs, and the run of a job's page on demand).
+pub(super) fn write_workflow_page(
+    settings: &Settings,
+    pages: &PageTemplates,
+    run: &load::WorkflowFacts,
+) -> Result<PathBuf, ReportError> {
+    let text = pages.workflow(run).map_err(ReportError::Render)?;
+    let path = settings.dir.join(workflow_path(&run.workflow_id));
+    write_page(&path, &text)?;
+    Ok(path)
+}
 
 /// Flagged tasks listed on a workflow page (the chart marks them all).
 const MAX_FLAGGED_ROWS: usize = 50;
 
 /// A workflow run's page: its figures, its Gantt chart, its flagged tasks and its critical path.
-pub fn workflow_page(run: &load::WorkflowFacts) -> Result<Value, charts::ChartError> {
+pub fn workflow_page(run: &load::WorkflowFacts) -> Result<Value, ChartError> {
     let me = workflow_path(&run.workflow_id);
     let origin = run
         .tasks
@@ -61,7 +128,7 @@ pub fn workflow_page(run: &load::WorkflowFacts) -> Result<Value, charts::ChartEr
     Ok(with_charts(
         json!({
             "title": format!("workflow run {}", c(&run.workflow_id)),
-            "root": href(&me, std::path::Path::new("")),
+            "root": href(&me, Path::new("")),
             "run": c(&run.workflow_id),
             "workflow": c(&run.workflow),
             "label": c(run.label.as_deref().unwrap_or("-")),

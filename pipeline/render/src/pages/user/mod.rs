@@ -6,10 +6,42 @@ use jobsight_base::plain;
 use minijinja::Value;
 use serde_json::json;
 
-use super::charts;
+use super::charts::{self, ChartError};
 use super::format::{c, duration, href, pct, with_charts};
+use super::{Page, PageCheck, PageTemplates};
 use jobsight_report::load::UserHistory;
 use jobsight_report::{day_path, job_path, user_path};
+
+/// The user page's template, checked against a sample history (`sample`).
+pub(super) const PAGE: Page = Page {
+    template: "user.html",
+    text: include_str!("user.html"),
+    check: PageCheck::Sample,
+};
+
+impl PageTemplates {
+    /// A user's page of `cluster`: their history up to `day`.
+    pub fn user(
+        &self,
+        cluster: &str,
+        user: &str,
+        day: NaiveDate,
+        history: &UserHistory,
+    ) -> Result<String, String> {
+        self.render(PAGE.template, user_page(cluster, user, day, history))
+    }
+
+    /// Its values, for the web interface.
+    pub fn user_value(
+        &self,
+        cluster: &str,
+        user: &str,
+        day: NaiveDate,
+        history: &UserHistory,
+    ) -> Result<Value, ChartError> {
+        user_page(cluster, user, day, history)
+    }
+}
 
 /// The user page's values: their recent jobs with verdicts and efficiency, their trend and
 /// repeating findings over the last 30 days, and the emails they were sent.
@@ -18,7 +50,7 @@ pub fn user_page(
     user: &str,
     day: NaiveDate,
     history: &UserHistory,
-) -> Result<Value, charts::ChartError> {
+) -> Result<Value, ChartError> {
     let me = user_path(cluster, user);
     let rows: Vec<_> = history
         .recent

@@ -14,6 +14,7 @@ use serde_json::json;
 use super::charts::{self, MetricChart};
 use super::format::{c, duration, href, pct, prose, time, with_charts};
 use super::suggest::suggestions;
+use super::{Page, PageCheck, PageTemplates};
 use crate::job::{verdict, verdict_details};
 use crate::units::{evidence_rows, named_value, significant, size_from_mb, threshold_value};
 use crate::{energy_text, figure_source_label};
@@ -22,6 +23,47 @@ use jobsight_report::load::{Facts, HealthyBands, HealthyRun, JobFacts, Series};
 use jobsight_report::select::{References, deviation, family, job_metrics_ranked};
 use jobsight_report::{Inputs, Settings, day_path, job_path, user_path, workflow_path};
 use jobsight_warehouse::catalog::rows::{FindingRow, JobSummaryRow, PredictionRow};
+
+/// The job page's template, checked against a sample job with every value set (`sample`).
+pub(super) const PAGE: Page = Page {
+    template: "job.html",
+    text: include_str!("job.html"),
+    check: PageCheck::Sample,
+};
+
+impl PageTemplates {
+    /// A job's page: `job` is one of `facts.jobs`, compared with its healthy reference run
+    /// (`references`) and the healthy band of each metric's job mean of its application, its
+    /// user or the cluster (`bands`); `settings.max_charts` of its metrics charted, ranked with
+    /// `inputs`' model weights.
+    pub fn job(
+        &self,
+        job: &JobFacts,
+        facts: &Facts,
+        references: &References,
+        bands: &HealthyBands,
+        inputs: &Inputs,
+        settings: &Settings,
+    ) -> Result<String, String> {
+        // The chart's or the template's own words: the stage lists them after the job's id.
+        let value =
+            job_page(job, facts, references, bands, inputs, settings).map_err(|e| e.to_string())?;
+        self.templates
+            .render(PAGE.template, &value)
+            .map_err(|e| e.to_string())
+    }
+
+    /// The values of a job's page (what [`PageTemplates::job`] renders), for the web interface to
+    /// add to.
+    pub fn job_value(
+        &self,
+        page: &jobsight_report::JobPage,
+        inputs: &Inputs,
+        settings: &Settings,
+    ) -> Result<Value, charts::ChartError> {
+        gathered_job_page(page, inputs, settings)
+    }
+}
 
 /// Hours from the job's start to `t`, if it started.
 fn hours_since(start: Option<DateTime<Utc>>, t: DateTime<Utc>) -> Option<f64> {

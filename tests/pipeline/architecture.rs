@@ -523,8 +523,9 @@ fn the_readme_is_short_and_every_docs_link_lands() {
 
 /// A page is one folder of the render crate (issue 71): `pipeline/render/src/pages/<page>/` has
 /// its `mod.rs`, which declares the page's `PAGE` with the template beside it (`<page>.html`),
-/// and `pages/mod.rs` declares the module and lists it in `PAGES`. No other page template lives
-/// anywhere else: the layout every page extends (`base.html`) is the only one beside the folders.
+/// and `pages/mod.rs` declares the module and lists it in `PAGES`. The render crate has no other
+/// HTML template but the layout every page extends (`pages/base.html`) and the emails' (in
+/// `src/email/templates/`).
 #[test]
 fn every_page_is_one_folder_of_the_render_crate() {
     let pages = pipeline_dir().join("render/src/pages");
@@ -553,10 +554,11 @@ fn every_page_is_one_folder_of_the_render_crate() {
             wrong.push(format!("{name}/: no {name}.html"));
         }
         if !code.contains(&format!("include_str!(\"{name}.html\")"))
+            || !code.contains(&format!("template: \"{name}.html\""))
             || !code.contains("const PAGE: Page")
         {
             wrong.push(format!(
-                "{name}/mod.rs: no PAGE with include_str!(\"{name}.html\")"
+                "{name}/mod.rs: no PAGE of template \"{name}.html\" with include_str!"
             ));
         }
         for (what, line) in [
@@ -571,6 +573,26 @@ fn every_page_is_one_folder_of_the_render_crate() {
             let file = other.file_name().to_string_lossy().to_string();
             if file.ends_with(".html") && file != format!("{name}.html") {
                 wrong.push(format!("{name}/{file}: a second page in one folder"));
+            }
+        }
+    }
+    // Anywhere else in the crate: only the layout and the emails' templates.
+    let render = pipeline_dir().join("render");
+    let mut stack = vec![render.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "html") {
+                let folder = path.parent().unwrap();
+                let in_a_page = folder.parent() == Some(pages.as_path());
+                let allowed = in_a_page
+                    || path == pages.join("base.html")
+                    || folder == render.join("src/email/templates");
+                if !allowed {
+                    wrong.push(format!("{}: a template outside its place", path.display()));
+                }
             }
         }
     }

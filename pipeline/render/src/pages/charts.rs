@@ -510,6 +510,20 @@ pub fn short_number(v: f64) -> String {
     format!("{scaled:.digits$}{suffix}")
 }
 
+/// The mean across nodes of one metric, bin by bin.
+pub fn mean_across(series: &jobsight_report::load::Series, metric: &str) -> Vec<(f64, f64)> {
+    let mut bins: std::collections::BTreeMap<i64, (f64, f64, usize)> =
+        std::collections::BTreeMap::new();
+    for m in series.values() {
+        for (x, y) in m.get(metric).into_iter().flatten() {
+            let e = bins.entry((x * 1e6) as i64).or_insert((*x, 0.0, 0));
+            e.1 += y;
+            e.2 += 1;
+        }
+    }
+    bins.values().map(|(x, s, n)| (*x, s / *n as f64)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -55,8 +55,9 @@ pub struct Page {
 /// How [`check`] verifies a page's template in effect.
 #[derive(Debug, Clone, Copy)]
 pub enum PageCheck {
-    /// Rendered against a sample with every value set (`sample`, `running::check`).
-    Sample,
+    /// Rendered by this function against a sample with every value set (`sample`'s, or the
+    /// page's own); an error names the template and what it used that the sample lacks.
+    Sample(fn(&Templates, &Settings) -> Result<(), PageError>),
     /// Allowed to use only these names (a page whose facts have no sample).
     Names(&'static [&'static str]),
 }
@@ -64,17 +65,17 @@ pub enum PageCheck {
 /// The layout every page extends.
 const BASE: (&str, &str) = ("base.html", include_str!("base.html"));
 
-/// Every page, each from its folder.
+/// Every page, each from its folder, in the order [`check`] verifies them.
 pub const PAGES: [Page; 9] = [
     job::PAGE,
     user::PAGE,
     day::PAGE,
     index::PAGE,
     workflow::PAGE,
-    running::PAGE,
     jobs::PAGE,
     compare::PAGE,
     message::PAGE,
+    running::PAGE,
 ];
 
 /// Why a page, or `jobsight check`'s samples, could not be rendered.
@@ -139,21 +140,16 @@ impl PageTemplates {
     }
 }
 
-/// Checks the page templates in effect (`jobsight check`): each parses, those with samples
-/// render against them with every value set, and the others use only the names they are given.
-/// Returns a line for `check`'s output.
+/// Checks the page templates in effect (`jobsight check`): each parses, and each page's is
+/// verified as its [`PageCheck`] says. Returns a line for `check`'s output.
 pub fn check(settings: &Settings) -> Result<String, PageError> {
     let pages = Templates::load(&builtin(), settings.templates.as_deref())?;
-    let (job, user) = sample::samples(settings)?;
-    pages.render(job::PAGE.template, &job)?;
-    pages.render(user::PAGE.template, &user)?;
     for page in PAGES {
-        if let PageCheck::Names(names) = page.check {
-            pages.check_names(page.template, names)?;
+        match page.check {
+            PageCheck::Sample(render) => render(&pages, settings)?,
+            PageCheck::Names(names) => pages.check_names(page.template, names)?,
         }
     }
-    sample::check_served(&pages, settings)?;
-    running::check(&pages)?;
     Ok(format!(
         "report: page templates {} pass; pages go to {}",
         match &settings.templates {
@@ -712,6 +708,15 @@ mod tests {
         std::fs::remove_file(tmp.path().join("job.html")).unwrap();
         let err = check(&settings).unwrap_err().to_string();
         assert!(err.contains("day.html") && err.contains("totls"), "{err}");
+        // Every page's own check runs: the web interface's and the running jobs' pages too.
+        std::fs::remove_file(tmp.path().join("day.html")).unwrap();
+        for page in ["compare.html", "message.html", "running.html"] {
+            std::fs::write(tmp.path().join(page), "{{ nmae }}").unwrap();
+            let err = check(&settings).unwrap_err().to_string();
+            assert!(err.contains(page), "{err}");
+            std::fs::remove_file(tmp.path().join(page)).unwrap();
+        }
+        check(&settings).unwrap();
     }
 
     #[test]

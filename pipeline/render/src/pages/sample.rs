@@ -1,37 +1,41 @@
-//! The sample pages `jobsight check` renders a site's templates against ([`super::check`]): a
-//! job page and a user page with every value set.
+//! The samples `jobsight check` renders a site's page templates against ([`super::check`]; each
+//! page's folder renders its own): a job with every value set, a user's history, a day, and the
+//! person the web interface's pages are served to.
 
 use std::collections::{BTreeMap, HashMap};
 
 use chrono::{DateTime, NaiveDate, Utc};
-use minijinja::Value;
 
-use super::charts;
-use super::job::gathered_job_page;
-use super::user::user_page;
-use crate::templates::Templates;
+use super::served::Served;
 use jobsight_report::load::{Facts, HealthyRun, JobFacts, RecentJob, Series, UserHistory};
 use jobsight_report::select::References;
-use jobsight_report::{Inputs, JobPage, Settings};
+use jobsight_report::{Inputs, JobPage};
 use jobsight_warehouse::catalog::rows::{FindingRow, JobSummaryRow, PredictionRow, ThresholdRow};
 
-/// A job page and a user page with every value set, for [`super::check`]: one job with a
-/// finding, a verdict, a threshold, a class and telemetry of two nodes.
-pub fn samples(settings: &Settings) -> Result<(Value, Value), charts::ChartError> {
-    let job_value = gathered_job_page(&sample_page(), &sample_inputs(), settings)?;
-    let day = NaiveDate::from_ymd_opt(2025, 11, 20).unwrap_or_default();
-    let user_value = user_page("cluster", "alice", day, &sample_history())?;
-    Ok((job_value, user_value))
+/// The person the web interface's samples are served to: an admin, so every name is used.
+pub(super) fn admin() -> Served {
+    Served {
+        me: "alice".into(),
+        admin: true,
+        coordinates: vec!["physics".into()],
+        csrf: "0".repeat(64),
+    }
 }
 
-fn sample_inputs() -> Inputs {
+/// The day of the samples.
+pub(super) fn sample_day() -> NaiveDate {
+    NaiveDate::from_ymd_opt(2025, 11, 20).unwrap_or_default()
+}
+
+/// The model weights the sample job's metrics are ranked with.
+pub(super) fn sample_inputs() -> Inputs {
     Inputs {
         importance: vec![("cpu_user:mean".into(), 0.2)],
     }
 }
 
 /// Everything the sample job's page shows.
-fn sample_page() -> JobPage {
+pub(super) fn sample_page() -> JobPage {
     let start = DateTime::<Utc>::from_timestamp(1_763_625_600, 0).unwrap_or_default();
     let job = sample_job(start);
     let series = sample_series();
@@ -47,68 +51,6 @@ fn sample_page() -> JobPage {
         references,
         bands,
     }
-}
-
-/// Renders the web interface's pages against samples (the job page with its forms, the job
-/// list, a comparison, a message), as an admin signed in, so every name they use is checked.
-pub fn check_served(pages: &Templates, settings: &Settings) -> Result<(), super::PageError> {
-    use super::compare::compare_page;
-    use super::jobs::list_page;
-    use super::message::message_page;
-    use super::served::{Served, job_extra, with_served};
-    use jobsight_report::load::{JobQuery, ListedJob, SortBy, Visible};
-    let who = Served {
-        me: "alice".into(),
-        admin: true,
-        coordinates: vec!["physics".into()],
-        csrf: "0".repeat(64),
-    };
-    let page = sample_page();
-    let judged = BTreeMap::from([("finding:memory-leak".to_string(), "useful".to_string())]);
-    let job = gathered_job_page(&page, &sample_inputs(), settings)?;
-    pages.render(
-        "job.html",
-        &with_served(job, &who, job_extra(&page, &judged)),
-    )?;
-    let day = NaiveDate::from_ymd_opt(2025, 11, 20).unwrap_or_default();
-    let query = JobQuery {
-        visible: Visible::Own {
-            user: "alice".into(),
-            accounts: vec!["physics".into()],
-        },
-        from: day,
-        to: day,
-        user: "alice".into(),
-        account: String::new(),
-        partition: String::new(),
-        state: String::new(),
-        verdict: "flagged".into(),
-        finding: String::new(),
-        sort: SortBy::CpuEff,
-        descending: true,
-        limit: 10,
-    };
-    let listed = ListedJob {
-        cluster: "cluster".into(),
-        job_id: "4242".into(),
-        verdict: Some("memleak".into()),
-        ..ListedJob::default()
-    };
-    let empty = serde_json::json!({});
-    pages.render(
-        "jobs.html",
-        &with_served(list_page(&query, 7, &[listed], true), &who, empty.clone()),
-    )?;
-    pages.render(
-        "compare.html",
-        &with_served(compare_page(&page, &page)?, &who, empty.clone()),
-    )?;
-    pages.render(
-        "message.html",
-        &with_served(message_page("refused", "not yours"), &who, empty),
-    )?;
-    pages.render("message.html", &message_page("not signed in", "no user"))?;
-    Ok(())
 }
 
 /// The sample job: six hours on two GPU nodes, completed.
@@ -256,7 +198,7 @@ fn sample_references(job_id: &str, series: Series) -> References {
 }
 
 /// A user's history with one of everything: a day, a repeating finding, an email and a job.
-fn sample_history() -> UserHistory {
+pub(super) fn sample_history() -> UserHistory {
     UserHistory {
         days: vec![("2025-11-20".into(), 1, 1, Some(0.03))],
         repeating: vec![("The job hung".into(), 1, "2025-11-20".into())],

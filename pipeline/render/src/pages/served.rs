@@ -10,9 +10,8 @@ use std::collections::BTreeMap;
 use minijinja::Value;
 use serde_json::json;
 
-use super::charts::{self, MetricChart};
+use super::charts::{self, MetricChart, mean_across};
 use super::format::c;
-use super::job::mean_across;
 use jobsight_report::JobPage;
 
 /// The anomaly labels an admin may give a job from its page: healthy, then HPAS's anomalies

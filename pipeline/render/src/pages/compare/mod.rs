@@ -5,19 +5,35 @@ use jobsight_base::plain;
 use minijinja::Value;
 use serde_json::json;
 
+use super::charts::mean_across;
 use super::charts::{self, MetricChart};
 use super::format::{c, pct, with_charts};
-use super::job::{job_values, mean_across, usage_rows};
+use super::job::{job_values, usage_rows};
 use super::served::job_href;
+use super::served::with_served;
 use super::{Page, PageCheck};
+use super::{PageError, sample};
+use crate::templates::Templates;
 use jobsight_report::JobPage;
+use jobsight_report::Settings;
 
 /// The comparison's template, checked against two sample jobs (`sample::check_served`).
 pub(super) const PAGE: Page = Page {
     template: "compare.html",
     text: include_str!("compare.html"),
-    check: PageCheck::Sample,
+    check: PageCheck::Sample(check),
 };
+
+/// `check`'s rendering of the template against the sample job beside itself.
+fn check(pages: &Templates, _: &Settings) -> Result<(), PageError> {
+    let page = sample::sample_page();
+    let value = compare_page(&page, &page)?;
+    pages.render(
+        PAGE.template,
+        &with_served(value, &sample::admin(), json!({})),
+    )?;
+    Ok(())
+}
 
 /// Two jobs side by side: their requests, what they used, their findings and verdicts, and each
 /// metric both have, charted on one axis of hours since each job's start.

@@ -16,7 +16,6 @@ use crate::units::significant;
 use jobsight_report::load::{DayFacts, Facts, JobFacts, JobToLabel, PipelineRun, SummedRow};
 use jobsight_report::{day_path, job_path, user_path};
 
-/// The daily system report's values, from the day's figures of its cluster (`report`) and the
 /// The day report's template, checked by the names it may use (there is no sample day).
 pub(super) const PAGE: Page = Page {
     template: "day.html",
@@ -60,6 +59,7 @@ impl PageTemplates {
     }
 }
 
+/// The daily system report's values, from the day's figures of its cluster (`report`) and the
 /// day's jobs (`facts`).
 pub fn day_page(report: &DayFacts, facts: &Facts) -> Result<Value, ChartError> {
     let cluster = report.cluster.as_str();

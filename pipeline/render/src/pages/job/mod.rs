@@ -11,11 +11,13 @@ use chrono::{DateTime, Utc};
 use minijinja::Value;
 use serde_json::json;
 
-use super::charts::{self, MetricChart};
+use super::charts::{self, MetricChart, mean_across};
 use super::format::{c, duration, href, pct, prose, time, with_charts};
 use super::suggest::suggestions;
 use super::{Page, PageCheck, PageTemplates};
+use super::{PageError, sample, served};
 use crate::job::{verdict, verdict_details};
+use crate::templates::Templates;
 use crate::units::{evidence_rows, named_value, significant, size_from_mb, threshold_value};
 use crate::{energy_text, figure_source_label};
 use jobsight_base::plain;
@@ -28,8 +30,24 @@ use jobsight_warehouse::catalog::rows::{FindingRow, JobSummaryRow, PredictionRow
 pub(super) const PAGE: Page = Page {
     template: "job.html",
     text: include_str!("job.html"),
-    check: PageCheck::Sample,
+    check: PageCheck::Sample(check),
 };
+
+/// `check`'s rendering of the template against a sample job with every value set (one job with a
+/// finding, a verdict, a threshold, a class and telemetry of two nodes), as a file and as the web
+/// interface serves it, with its forms.
+fn check(pages: &Templates, settings: &Settings) -> Result<(), PageError> {
+    let page = sample::sample_page();
+    let job = gathered_job_page(&page, &sample::sample_inputs(), settings)?;
+    pages.render(PAGE.template, &job)?;
+    let judged = BTreeMap::from([("finding:memory-leak".to_string(), "useful".to_string())]);
+    let extra = served::job_extra(&page, &judged);
+    pages.render(
+        PAGE.template,
+        &served::with_served(job, &sample::admin(), extra),
+    )?;
+    Ok(())
+}
 
 impl PageTemplates {
     /// A job's page: `job` is one of `facts.jobs`, compared with its healthy reference run
@@ -481,19 +499,6 @@ pub fn threshold_position(value: Option<f64>, low: Option<f64>, high: Option<f64
         2.0 / 3.0 + ((v - hi) / hi.abs().max(1e-12)).clamp(0.0, 1.0) / 3.0
     };
     (p * 100.0).clamp(1.0, 99.0).round()
-}
-
-/// The mean across nodes of one metric, bin by bin.
-pub(super) fn mean_across(series: &Series, metric: &str) -> Vec<(f64, f64)> {
-    let mut bins: BTreeMap<i64, (f64, f64, usize)> = BTreeMap::new();
-    for m in series.values() {
-        for (x, y) in m.get(metric).into_iter().flatten() {
-            let e = bins.entry((x * 1e6) as i64).or_insert((*x, 0.0, 0));
-            e.1 += y;
-            e.2 += 1;
-        }
-    }
-    bins.values().map(|(x, s, n)| (*x, s / *n as f64)).collect()
 }
 
 /// Min, median and max across nodes, bin by bin.

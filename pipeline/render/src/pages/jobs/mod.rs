@@ -6,18 +6,55 @@ use minijinja::Value;
 use serde_json::json;
 
 use super::format::{c, duration, pct};
+use super::served::with_served;
 use super::served::{job_href, urlencode};
 use super::{Page, PageCheck};
+use super::{PageError, sample};
+use crate::templates::Templates;
 use crate::units::significant;
 use crate::usage::{CPU_LEVELS, MEMORY_LEVELS, level};
+use jobsight_report::Settings;
 use jobsight_report::load::{JobQuery, ListedJob, SortBy, Visible};
 
 /// The job list's template, checked against a sample list (`sample::check_served`).
 pub(super) const PAGE: Page = Page {
     template: "jobs.html",
     text: include_str!("jobs.html"),
-    check: PageCheck::Sample,
+    check: PageCheck::Sample(check),
 };
+
+/// `check`'s rendering of the template against a sample query and job.
+fn check(pages: &Templates, _: &Settings) -> Result<(), PageError> {
+    let query = JobQuery {
+        visible: Visible::Own {
+            user: "alice".into(),
+            accounts: vec!["physics".into()],
+        },
+        from: sample::sample_day(),
+        to: sample::sample_day(),
+        user: "alice".into(),
+        account: String::new(),
+        partition: String::new(),
+        state: String::new(),
+        verdict: "flagged".into(),
+        finding: String::new(),
+        sort: SortBy::CpuEff,
+        descending: true,
+        limit: 10,
+    };
+    let listed = ListedJob {
+        cluster: "cluster".into(),
+        job_id: "4242".into(),
+        verdict: Some("memleak".into()),
+        ..ListedJob::default()
+    };
+    let list = list_page(&query, 7, &[listed], true);
+    pages.render(
+        PAGE.template,
+        &with_served(list, &sample::admin(), json!({})),
+    )?;
+    Ok(())
+}
 
 /// The job list's values: the filters as given (to fill the form again), the columns with
 /// their sort links, the rows, and whether more matched than are shown.

@@ -4,14 +4,29 @@ use minijinja::Value;
 use serde_json::json;
 
 use super::format::c;
+use super::served::with_served;
 use super::{Page, PageCheck};
+use super::{PageError, sample};
+use crate::templates::Templates;
+use jobsight_report::Settings;
 
 /// The message page's template, checked against a sample message (`sample::check_served`).
 pub(super) const PAGE: Page = Page {
     template: "message.html",
     text: include_str!("message.html"),
-    check: PageCheck::Sample,
+    check: PageCheck::Sample(check),
 };
+
+/// `check`'s rendering of the template to a signed-in person and to nobody.
+fn check(pages: &Templates, _: &Settings) -> Result<(), PageError> {
+    let refused = message_page("refused", "not yours");
+    pages.render(
+        PAGE.template,
+        &with_served(refused, &sample::admin(), json!({})),
+    )?;
+    pages.render(PAGE.template, &message_page("not signed in", "no user"))?;
+    Ok(())
+}
 
 /// A page that only says something: a refusal, a missing page, an error.
 pub fn message_page(title: &str, text: &str) -> Value {

@@ -5,19 +5,20 @@
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
-use super::{Page, PageCheck, PageTemplates};
+use super::{Page, PageCheck, PageError, PageTemplates};
 use crate::running::{STALE_AFTER_S, memory, share};
-use crate::templates::TemplateError;
+use crate::templates::{TemplateError, Templates};
 use crate::units::duration;
 use crate::usage::{CPU_LEVELS, GPU_LEVELS, MEMORY_LEVELS, bar_width, level};
 use jobsight_base::text::clean;
+use jobsight_report::Settings;
 use jobsight_running::snapshot::Snapshot;
 
 /// The page's template, checked against the running stage's sample snapshot.
 pub(super) const PAGE: Page = Page {
     template: "running.html",
     text: include_str!("running.html"),
-    check: PageCheck::Sample,
+    check: PageCheck::Sample(check),
 };
 
 impl PageTemplates {
@@ -32,8 +33,8 @@ impl PageTemplates {
     }
 }
 
-/// `check`'s rendering of the page against the running stage's sample snapshot.
-pub(super) fn check(pages: &crate::templates::Templates) -> Result<(), TemplateError> {
+/// `check`'s rendering of the template against the running stage's sample snapshot.
+fn check(pages: &Templates, _: &Settings) -> Result<(), PageError> {
     let running = jobsight_running::snapshot::sample();
     pages
         .render(
@@ -41,6 +42,7 @@ pub(super) fn check(pages: &crate::templates::Templates) -> Result<(), TemplateE
             &crate::templates::value(page(&running, running.taken_at)),
         )
         .map(|_| ())
+        .map_err(PageError::from)
 }
 
 /// The "what runs now" page's values.

@@ -9,6 +9,9 @@ use serde_json::json;
 use super::charts::{self, ChartError};
 use super::format::{c, duration, href, pct, with_charts};
 use super::{Page, PageCheck, PageTemplates};
+use super::{PageError, sample};
+use crate::templates::Templates;
+use jobsight_report::Settings;
 use jobsight_report::load::UserHistory;
 use jobsight_report::{day_path, job_path, user_path};
 
@@ -16,8 +19,16 @@ use jobsight_report::{day_path, job_path, user_path};
 pub(super) const PAGE: Page = Page {
     template: "user.html",
     text: include_str!("user.html"),
-    check: PageCheck::Sample,
+    check: PageCheck::Sample(check),
 };
+
+/// `check`'s rendering of the template against a sample history.
+fn check(pages: &Templates, _: &Settings) -> Result<(), PageError> {
+    let history = sample::sample_history();
+    let user = user_page("cluster", "alice", sample::sample_day(), &history)?;
+    pages.render(PAGE.template, &user)?;
+    Ok(())
+}
 
 impl PageTemplates {
     /// A user's page of `cluster`: their history up to `day`.

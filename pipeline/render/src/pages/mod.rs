@@ -55,8 +55,8 @@ pub struct Page {
 /// How [`check`] verifies a page's template in effect.
 #[derive(Debug, Clone, Copy)]
 pub enum PageCheck {
-    /// Rendered by this function against a sample with every value set (`sample`'s, or the
-    /// page's own); an error names the template and what it used that the sample lacks.
+    /// Rendered by the page folder's own `check` against a sample with every value set (made of
+    /// `sample`'s data); an error names the template and the line that failed.
     Sample(fn(&Templates, &Settings) -> Result<(), PageError>),
     /// Allowed to use only these names (a page whose facts have no sample).
     Names(&'static [&'static str]),

@@ -24,6 +24,10 @@
 //! removing the per-job parts written for that day by `jobsight ingest` (part `job-<name>`), which
 //! it supersedes. The per-job path ([`compute_job`]) computes one job from its own telemetry files.
 //! A failed run leaves the earlier parts as they were (parts are written atomically).
+//!
+//! The modules `settings` (how features are computed, as [`options`] reads them from the
+//! configuration), `batches` (the Arrow batches of the tables written) and `method` (which
+//! computation runs a day) are re-exported here.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod computed;
@@ -35,8 +39,10 @@ pub mod plan;
 pub mod reference;
 pub mod scan;
 
-use jobsight_base::choice::{Choice, Named};
-use std::collections::BTreeMap;
+mod batches;
+mod method;
+mod settings;
+
 use std::fmt::Display;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -45,102 +51,18 @@ use chrono::NaiveDate;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::error::ArrowError;
 
+pub use batches::{batches, windows_batch};
+use batches::{features_batch, features_job_batch, summary_batch};
 pub use job::JobFeatures;
-use jobsight_warehouse::catalog::rows::{
-    self, FeatureRow, FeaturesJobRow, JobSummaryRow, WindowRow,
-};
 use jobsight_warehouse::catalog::scan::ScanError;
 use jobsight_warehouse::catalog::{self, CatalogError, Table};
 use jobsight_warehouse::query::QueryError;
+pub use method::{Method, Used, compute_day_by, method_used};
 pub use options::Options;
-
-/// Seconds trimmed from each end of a job by default.
-pub const DEFAULT_TRIM_S: u64 = 60;
-/// Bin width for aligning nodes in the imbalance figure, by default.
-pub const DEFAULT_BIN_S: u64 = 60;
-/// Below this node coverage a job is not judged, by default.
-pub const DEFAULT_MIN_COVERAGE: f64 = 0.8;
-
-/// How features are computed (the `[features]` section of the configuration).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Settings {
-    /// Seconds left out at each end of a job; jobs shorter than twice this keep all samples.
-    pub trim_s: u64,
-    /// Bin width lining up the nodes' samples for the imbalance figure.
-    pub bin_s: u64,
-    /// A job whose least-covered node has less than this share of the expected samples is not
-    /// judged.
-    pub min_coverage: f64,
-    /// CPUs of a node, for CPU efficiency from node-level CPU shares; unknown: no CPU efficiency.
-    pub cores_per_node: Option<u32>,
-    /// Metrics that get an idle share, with the value below which a sample counts as idle.
-    pub idle_below: BTreeMap<String, f64>,
-    /// Sliding windows for the models (table `windows`); none by default, because a window row
-    /// per few samples multiplies the day's rows.
-    pub windows: Option<WindowSpec>,
-    /// The telemetry rows the features plans ([`plan`]) read at a time: what an engine holds
-    /// and shuffles grows with it.
-    pub plan_rows_at_a_time: u64,
-}
-
-/// [`Settings::plan_rows_at_a_time`] by default: 50 M samples, about 2 GB of shuffle.
-pub const DEFAULT_PLAN_ROWS_AT_A_TIME: u64 = 50_000_000;
-
-/// Sliding windows: width and stride in seconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WindowSpec {
-    pub window_s: u64,
-    pub stride_s: u64,
-}
-
-impl std::str::FromStr for WindowSpec {
-    type Err = String;
-
-    /// `WIDTH` or `WIDTH:STRIDE` in seconds (stride defaults to the width).
-    fn from_str(text: &str) -> Result<WindowSpec, String> {
-        let (width, stride) = text.split_once(':').unwrap_or((text, text));
-        let number = |s: &str| {
-            s.trim()
-                .parse::<u64>()
-                .ok()
-                .filter(|&n| n > 0)
-                .ok_or_else(|| format!("{s:?} is not a positive number of seconds"))
-        };
-        Ok(WindowSpec {
-            window_s: number(width)?,
-            stride_s: number(stride)?,
-        })
-    }
-}
-
-/// `WIDTH:STRIDE`, as [`WindowSpec::from_str`](std::str::FromStr) reads it.
-impl Display for WindowSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.window_s, self.stride_s)
-    }
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            trim_s: DEFAULT_TRIM_S,
-            bin_s: DEFAULT_BIN_S,
-            min_coverage: DEFAULT_MIN_COVERAGE,
-            cores_per_node: None,
-            idle_below: default_idle_below(),
-            windows: None,
-            plan_rows_at_a_time: DEFAULT_PLAN_ROWS_AT_A_TIME,
-        }
-    }
-}
-
-/// Utilisation metrics (shares 0–1) and the level below which a sample is idle.
-pub fn default_idle_below() -> BTreeMap<String, f64> {
-    BTreeMap::from([
-        ("cpu_user".to_string(), 0.05),
-        ("gpu_util".to_string(), 0.05),
-    ])
-}
+pub use settings::{
+    DEFAULT_BIN_S, DEFAULT_MIN_COVERAGE, DEFAULT_PLAN_ROWS_AT_A_TIME, DEFAULT_TRIM_S, Settings,
+    WindowSpec, default_idle_below,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum FeaturesError {
@@ -208,173 +130,6 @@ impl Computed {
         self.trimmed_away += other.trimmed_away;
         self.window_rows += other.window_rows;
     }
-}
-
-/// The three tables' batches for `jobs` (in job id order).
-pub fn batches(
-    jobs: &[JobFeatures],
-) -> Result<(RecordBatch, RecordBatch, RecordBatch), ArrowError> {
-    Ok((
-        features_batch(jobs)?,
-        features_job_batch(jobs)?,
-        summary_batch(jobs)?,
-    ))
-}
-
-/// The `features` batch of `jobs`: a row per job, node and metric.
-fn features_batch(jobs: &[JobFeatures]) -> Result<RecordBatch, ArrowError> {
-    let time = |t: Option<i64>| t.and_then(rows::from_micros);
-    let features: Vec<FeatureRow> = jobs
-        .iter()
-        .flat_map(|j| j.series.iter().map(move |r| (j, r)))
-        .map(|(j, r)| {
-            let s = &r.stats;
-            let p = &s.percentiles;
-            FeatureRow {
-                job_id: j.job_id.clone(),
-                restart_count: j.restart_count,
-                node: r.node.to_string(),
-                metric: r.metric.to_string(),
-                n: s.n,
-                n_nonfinite: s.n_nonfinite,
-                trimmed: j.trimmed,
-                // In the order of catalog::FEATURE_STATS.
-                stats: [
-                    s.min,
-                    s.max,
-                    s.mean,
-                    s.std,
-                    s.cv,
-                    s.skewness,
-                    s.kurtosis,
-                    p[0],
-                    p[1],
-                    p[2],
-                    p[3],
-                    p[4],
-                    s.interval_s,
-                    r.coverage,
-                    s.slope_per_h,
-                    s.catastrophe,
-                    s.max_rise,
-                    s.idle_share,
-                ],
-                rise_from: time(s.rise_from),
-                rise_to: time(s.rise_to),
-                cliff_at: time(s.cliff_at),
-            }
-        })
-        .collect();
-    FeatureRow::batch(&features)
-}
-
-/// The `features_job` batch of `jobs`: a row per job and metric.
-fn features_job_batch(jobs: &[JobFeatures]) -> Result<RecordBatch, ArrowError> {
-    let across: Vec<FeaturesJobRow> = jobs
-        .iter()
-        .flat_map(|j| j.across.iter().map(move |a| (j, a)))
-        .map(|(j, a)| FeaturesJobRow {
-            job_id: j.job_id.clone(),
-            restart_count: j.restart_count,
-            metric: a.metric.to_string(),
-            nodes: a.nodes,
-            mean: a.mean,
-            min: a.min,
-            max: a.max,
-            node_mean_min: a.node_mean_min,
-            node_mean_max: a.node_mean_max,
-            node_cv: a.node_cv,
-            imbalance: a.imbalance,
-        })
-        .collect();
-    FeaturesJobRow::batch(&across)
-}
-
-/// The `job_summary` batch of `jobs`: a row per job.
-fn summary_batch(jobs: &[JobFeatures]) -> Result<RecordBatch, ArrowError> {
-    let summary: Vec<JobSummaryRow> = jobs
-        .iter()
-        .map(|j| {
-            let s = &j.summary;
-            JobSummaryRow {
-                job_id: j.job_id.clone(),
-                restart_count: j.restart_count,
-                elapsed_s: s.elapsed_s,
-                trimmed: j.trimmed,
-                nodes_expected: s.nodes_expected,
-                nodes_seen: s.nodes_seen,
-                nodes_missing: s.nodes_missing.clone(),
-                metrics: s.metrics,
-                samples: s.samples,
-                coverage_min: s.coverage_min,
-                coverage_mean: s.coverage_mean,
-                judgeable: s.judgeable,
-                not_judgeable_reason: s.not_judgeable_reason.clone(),
-                duty_cycle: s.duty_cycle.map(str::to_string),
-                cpu_used_cores: s.cpu_used_cores,
-                cpu_eff: s.cpu_eff,
-                mem_used_max_mb: s.mem_used_max_mb,
-                mem_eff: s.mem_eff,
-                time_eff: s.time_eff,
-                gpu_util: s.gpu_util,
-                core_hours: s.core_hours,
-                wasted_core_hours: s.wasted_core_hours,
-                cpu_eff_source: s.cpu_eff_source.map(|source| source.name().to_string()),
-                mem_source: s.mem_source.map(|source| source.name().to_string()),
-                cpu_eff_telemetry: s.cpu_eff_telemetry,
-                mem_eff_telemetry: s.mem_eff_telemetry,
-                cpu_eff_acct: s.cpu_eff_acct,
-                mem_eff_acct: s.mem_eff_acct,
-                shared: s.shared,
-                gpu_source: s.gpu_source.map(|source| source.name().to_string()),
-                energy_kwh: s.energy.kwh,
-                energy_source: s.energy.source.map(|source| source.name().to_string()),
-                energy_share: s.energy.share,
-                gpu_mem_used_max_mb: s.gpu_mem_used_max_mb,
-                gpu_mem_total_mb: s.gpu_mem_total_mb,
-            }
-        })
-        .collect();
-    JobSummaryRow::batch(&summary)
-}
-
-/// The `windows` batch of `jobs`.
-pub fn windows_batch(jobs: &[JobFeatures]) -> Result<RecordBatch, ArrowError> {
-    let time = |t: i64| rows::from_micros(t).unwrap_or_default();
-    let windows: Vec<WindowRow> = jobs
-        .iter()
-        .flat_map(|j| j.windows.iter().map(move |w| (j, w)))
-        .map(|(j, w)| {
-            let s = &w.stats;
-            let p = &s.percentiles;
-            WindowRow {
-                job_id: j.job_id.clone(),
-                restart_count: j.restart_count,
-                node: w.node.to_string(),
-                metric: w.metric.to_string(),
-                window_start: time(w.start_us),
-                window_end: time(w.end_us),
-                n: s.n,
-                n_nonfinite: s.n_nonfinite,
-                // In the order of catalog::WINDOW_STATS.
-                stats: [
-                    s.min,
-                    s.max,
-                    s.mean,
-                    s.std,
-                    s.skewness,
-                    s.kurtosis,
-                    p[0],
-                    p[1],
-                    p[2],
-                    p[3],
-                    p[4],
-                    s.slope_per_h,
-                ],
-            }
-        })
-        .collect();
-    WindowRow::batch(&windows)
 }
 
 /// Computes the features of `jobs` from the telemetry `files` (all of a day, or one job's).
@@ -608,99 +363,6 @@ fn write_day(
     })
 }
 
-/// How a day's features are computed ([`compute_day_by`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Method {
-    /// The DataFusion plan on the Ballista cluster when one is configured (work over history
-    /// goes there); otherwise, or when windows are asked for, the single pass here.
-    #[default]
-    Auto,
-    /// The single pass in this process (the fastest on one machine).
-    SinglePass,
-    /// The DataFusion plan on the configured engine: the Ballista cluster, or this process
-    /// without one. Computes no windows.
-    Plan,
-}
-
-impl Choice for Method {
-    const ALL: &'static [Named<Self>] = &[
-        Named {
-            value: Method::Auto,
-            name: "auto",
-            help: "The DataFusion plan on the Ballista cluster when one is configured (work over history goes there); otherwise, or when windows are asked for, the single pass here",
-        },
-        Named {
-            value: Method::SinglePass,
-            name: "single-pass",
-            help: "The single pass in this process (the fastest on one machine)",
-        },
-        Named {
-            value: Method::Plan,
-            name: "plan",
-            help: "The DataFusion plan on the configured engine: the Ballista cluster, or this process without one. Computes no windows",
-        },
-    ];
-}
-
-/// How [`compute_day_by`] computed a day.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Used {
-    SinglePass,
-    PlanHere,
-    PlanOnBallista,
-}
-
-impl Used {
-    /// For logs and the command's output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Used::SinglePass => "single pass",
-            Used::PlanHere => "DataFusion plan, here",
-            Used::PlanOnBallista => "DataFusion plan, on the Ballista cluster",
-        }
-    }
-}
-
-/// Which computation `method` means with `engine` and `settings`.
-pub fn method_used(
-    method: Method,
-    engine: &jobsight_warehouse::query::Engine,
-    settings: &Settings,
-) -> Used {
-    let plan = match engine {
-        jobsight_warehouse::query::Engine::Local => Used::PlanHere,
-        jobsight_warehouse::query::Engine::Ballista(_) => Used::PlanOnBallista,
-    };
-    match method {
-        Method::SinglePass => Used::SinglePass,
-        Method::Plan => plan,
-        Method::Auto if plan == Used::PlanOnBallista && settings.windows.is_none() => plan,
-        Method::Auto => Used::SinglePass,
-    }
-}
-
-/// One day's features by `method` ([`compute_day`] or [`plan::compute_day_on`]), and how they
-/// were computed. `progress(done, total)` counts row groups read by the single pass, ranges of
-/// job ids by the plans.
-pub fn compute_day_by(
-    method: Method,
-    engine: &jobsight_warehouse::query::Engine,
-    data: &Path,
-    day: NaiveDate,
-    settings: &Settings,
-    progress: impl Fn(usize, usize) + Sync,
-) -> Result<(Computed, Used), FeaturesError> {
-    let used = method_used(method, engine, settings);
-    let computed = match used {
-        Used::SinglePass => compute_day(data, day, settings, progress)?,
-        // Here or on the cluster: whichever `engine` is.
-        Used::PlanHere | Used::PlanOnBallista => {
-            plan::compute_day_on(engine, data, day, settings, progress)?
-        }
-    };
-    Ok((computed, used))
-}
-
 /// The per-job path: computes one job of `day` from its own telemetry `files` and writes it as
 /// part `job-<part>` (`part` itself when it starts with `job-`, as the ingest step's names do),
 /// e.g. right after `jobsight ingest` stored the job. The next day run replaces it.
@@ -757,7 +419,6 @@ pub fn days_with_jobs(data: &Path) -> Vec<NaiveDate> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jobsight_warehouse::query::Engine;
 
     /// A day's rows written a group of jobs at a time (a big day's) are those written at once.
     #[test]
@@ -811,44 +472,5 @@ mod tests {
             assert!(whole.num_rows() >= 3, "{}", table.name());
             assert_eq!(rows(table, "groups"), whole, "{}", table.name());
         }
-    }
-
-    /// `auto` sends the plan to a Ballista cluster, but never a day that asks for windows (the
-    /// plan computes none); without a cluster it is the single pass.
-    #[test]
-    fn auto_runs_the_plan_only_on_a_cluster_and_without_windows() {
-        let cluster = Engine::Ballista("df://scheduler:50050".into());
-        let plain = Settings::default();
-        let windowed = Settings {
-            windows: Some(WindowSpec {
-                window_s: 60,
-                stride_s: 15,
-            }),
-            ..Settings::default()
-        };
-        assert_eq!(
-            method_used(Method::Auto, &cluster, &plain),
-            Used::PlanOnBallista
-        );
-        assert_eq!(
-            method_used(Method::Auto, &cluster, &windowed),
-            Used::SinglePass
-        );
-        assert_eq!(
-            method_used(Method::Auto, &Engine::Local, &plain),
-            Used::SinglePass
-        );
-        assert_eq!(
-            method_used(Method::Plan, &Engine::Local, &plain),
-            Used::PlanHere
-        );
-        assert_eq!(
-            method_used(Method::Plan, &cluster, &windowed),
-            Used::PlanOnBallista
-        );
-        assert_eq!(
-            method_used(Method::SinglePass, &cluster, &plain),
-            Used::SinglePass
-        );
     }
 }

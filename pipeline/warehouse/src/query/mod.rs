@@ -376,7 +376,7 @@ pub fn catalogue_markdown() -> String {
     }
     out += "\n## Functions\n\n\
             The features' per-series statistics, as aggregate functions of every session \
-            (`query/series_functions.rs`): the same definitions as the `features` table's \
+            (`query/series_functions/`): the same definitions as the `features` table's \
             columns, on any selection. The `features` step also trims each series to the job's \
             run; here a `WHERE` on `ts` does that. For example:\n\n\
             ```sql\n\

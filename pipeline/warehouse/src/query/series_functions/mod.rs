@@ -12,26 +12,30 @@
 //! definition (numpy's percentiles, population moments, NaN and infinities left out). What the
 //! features step adds, and these do not, is trimming the series to the job's run (a `WHERE` on
 //! `ts` does that here). The functions that depend on time order take the sample time first.
+//!
+//! This module holds the list of functions and the functions as DataFusion sees them (names,
+//! argument types, state); [`output`] builds their answers, and [`accumulators`] collects each
+//! group's samples.
+
+mod accumulators;
+mod output;
 
 use std::sync::Arc;
 
-use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, BooleanArray, Float64Array, Int64Array, ListArray, StructArray,
-    TimestampMicrosecondArray,
-};
+use datafusion::arrow::array::{ArrayRef, Float64Array, Int64Array, ListArray};
 use datafusion::arrow::buffer::OffsetBuffer;
-use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{
-    DataType, Field, FieldRef, Fields, Float64Type, Int64Type, TimeUnit, TimestampMicrosecondType,
-};
-use datafusion::common::{Result, ScalarValue, internal_err, plan_err};
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef, TimeUnit};
+use datafusion::common::{Result, ScalarValue, plan_err};
 use datafusion::logical_expr::function::{AccumulatorArgs, StateFieldsArgs};
 use datafusion::logical_expr::{
-    Accumulator, AggregateUDF, AggregateUDFImpl, EmitTo, GroupsAccumulator, Signature, Volatility,
+    Accumulator, AggregateUDF, AggregateUDFImpl, GroupsAccumulator, Signature, Volatility,
 };
 use datafusion::physical_expr::expressions::Literal;
 
-use jobsight_base::series::{PERCENTILES, Sample, SeriesStats, bin_means, describe};
+use jobsight_base::series::{PERCENTILES, Sample, SeriesStats};
+
+use accumulators::{SeriesAccumulator, SeriesGroups};
+use output::Output;
 
 /// One figure of [`SeriesStats`] as a function: its SQL name, whether it takes the sample time
 /// first, what it means (for `docs/sql.md`), and how it is read from the statistics.
@@ -152,159 +156,6 @@ pub fn all() -> Vec<AggregateUDF> {
         .chain([Output::Describe, Output::BinMeans])
         .map(|output| AggregateUDF::from(SeriesFunction::new(output)))
         .collect()
-}
-
-/// What a function answers: one figure, all of them (`js_describe`), or the bin means
-/// (`js_bin_means`).
-#[derive(Debug, Clone, Copy)]
-enum Output {
-    Figure(Figure),
-    Describe,
-    BinMeans,
-}
-
-/// How a time (microseconds since the epoch) is read from a series' statistics.
-type ReadTime = fn(&SeriesStats) -> Option<i64>;
-
-/// The figures of `js_describe` that are times rather than numbers.
-const DESCRIBE_TIMES: [(&str, ReadTime); 3] = [
-    ("rise_from", |s| s.rise_from),
-    ("rise_to", |s| s.rise_to),
-    ("cliff_at", |s| s.cliff_at),
-];
-
-/// `js_bin_means`' answer: each bin's start (microseconds since the epoch), mean and count.
-fn bin_means_fields() -> Fields {
-    Fields::from(vec![
-        Field::new(
-            "start_us",
-            DataType::List(list_field(DataType::Int64)),
-            true,
-        ),
-        Field::new("mean", DataType::List(list_field(DataType::Float64)), true),
-        Field::new("n", DataType::List(list_field(DataType::Int64)), true),
-    ])
-}
-
-fn describe_fields() -> Fields {
-    let mut fields = vec![
-        Field::new("n", DataType::Int64, true),
-        Field::new("n_nonfinite", DataType::Int64, true),
-    ];
-    for name in ["min", "max", "mean"] {
-        fields.push(Field::new(name, DataType::Float64, true));
-    }
-    // The figures of FIGURES after js_count, by their names without `js_`.
-    for figure in &FIGURES[1..] {
-        let name = figure.name.trim_start_matches("js_");
-        fields.push(Field::new(name, DataType::Float64, true));
-    }
-    for (name, _) in DESCRIBE_TIMES {
-        fields.push(Field::new(
-            name,
-            DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
-            true,
-        ));
-    }
-    Fields::from(fields)
-}
-
-impl Output {
-    fn name(&self) -> &'static str {
-        match self {
-            Output::Figure(f) => f.name,
-            Output::Describe => DESCRIBE,
-            Output::BinMeans => BIN_MEANS,
-        }
-    }
-
-    fn timed(&self) -> bool {
-        match self {
-            Output::Figure(f) => f.timed,
-            Output::Describe | Output::BinMeans => true,
-        }
-    }
-
-    fn data_type(&self) -> DataType {
-        match self {
-            Output::Figure(f) if f.name == COUNT => DataType::Int64,
-            Output::Figure(_) => DataType::Float64,
-            Output::Describe => DataType::Struct(describe_fields()),
-            Output::BinMeans => DataType::Struct(bin_means_fields()),
-        }
-    }
-
-    /// The answer for each group, from its samples (described, or averaged in bins of
-    /// `bin_us`), each group dropped as soon as it is done.
-    fn answer(&self, groups: Vec<Samples>, bin_us: i64) -> Result<ArrayRef> {
-        if let Output::BinMeans = self {
-            let (mut starts, mut means, mut counts, mut lengths) =
-                (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-            for mut group in groups {
-                // In time order, as the features step sums them.
-                group.sort_by_key(|s| s.0);
-                let bins = bin_means(&group, bin_us);
-                lengths.push(bins.len());
-                for (start, bin) in bins {
-                    starts.push(start);
-                    means.push(bin.mean);
-                    counts.push(bin.n as i64);
-                }
-            }
-            let offsets = OffsetBuffer::from_lengths(lengths.iter().copied());
-            let mut columns = paired_lists(starts, means, lengths)?;
-            columns.push(Arc::new(ListArray::try_new(
-                list_field(DataType::Int64),
-                offsets,
-                Arc::new(Int64Array::from(counts)),
-                None,
-            )?));
-            return Ok(Arc::new(StructArray::try_new(
-                bin_means_fields(),
-                columns,
-                None,
-            )?));
-        }
-        let stats: Vec<SeriesStats> = groups
-            .into_iter()
-            .map(|mut group| describe(&mut group, None))
-            .collect();
-        self.build(&stats)
-    }
-
-    /// The answer for each group, from its statistics.
-    fn build(&self, stats: &[SeriesStats]) -> Result<ArrayRef> {
-        let numbers = |read: fn(&SeriesStats) -> Option<f64>| -> ArrayRef {
-            Arc::new(Float64Array::from_iter(stats.iter().map(read)))
-        };
-        let counts = |read: fn(&SeriesStats) -> u64| -> ArrayRef {
-            Arc::new(Int64Array::from_iter(
-                stats.iter().map(|s| i64::try_from(read(s)).ok()),
-            ))
-        };
-        Ok(match self {
-            Output::Figure(f) if f.name == COUNT => counts(|s| s.n),
-            Output::Figure(f) => numbers(f.read),
-            Output::BinMeans => return internal_err!("js_bin_means is not built from statistics"),
-            Output::Describe => {
-                let mut columns = vec![
-                    counts(|s| s.n),
-                    counts(|s| s.n_nonfinite),
-                    numbers(|s| s.min),
-                    numbers(|s| s.max),
-                    numbers(|s| s.mean),
-                ];
-                columns.extend(FIGURES[1..].iter().map(|f| numbers(f.read)));
-                for (_, read) in DESCRIBE_TIMES {
-                    columns.push(Arc::new(
-                        TimestampMicrosecondArray::from_iter(stats.iter().map(read))
-                            .with_timezone("UTC"),
-                    ));
-                }
-                Arc::new(StructArray::try_new(describe_fields(), columns, None)?)
-            }
-        })
-    }
 }
 
 /// One `js_` function.
@@ -479,67 +330,6 @@ impl AggregateUDFImpl for SeriesFunction {
 /// described in place at the end.
 type Samples = Vec<Sample>;
 
-/// The function's arguments as microsecond times (timed functions) and doubles.
-fn arguments(timed: bool, columns: &[ArrayRef]) -> Result<(Option<ArrayRef>, ArrayRef)> {
-    Ok(if timed {
-        (
-            Some(cast(&columns[0], &TIME)?),
-            cast(&columns[1], &DataType::Float64)?,
-        )
-    } else {
-        (None, cast(&columns[0], &DataType::Float64)?)
-    })
-}
-
-/// Calls `add(row, sample)` for every row of the arguments that is a sample and passes the
-/// aggregate's `FILTER`: a row without a value, or a timed one without a time, is none; an
-/// untimed sample is at time 0.
-fn each_sample(
-    timed: bool,
-    columns: &[ArrayRef],
-    filter: Option<&BooleanArray>,
-    mut add: impl FnMut(usize, Sample),
-) -> Result<()> {
-    let (times, values) = arguments(timed, columns)?;
-    let values = values.as_primitive::<Float64Type>();
-    let times = times
-        .as_ref()
-        .map(|t| t.as_primitive::<TimestampMicrosecondType>());
-    if filter.is_none() && values.null_count() == 0 && times.is_none_or(|t| t.null_count() == 0) {
-        // The usual batch (no null, no FILTER): straight over the buffers, no check per row.
-        match times {
-            Some(times) => times
-                .values()
-                .iter()
-                .zip(values.values())
-                .enumerate()
-                .for_each(|(row, (&t, &v))| add(row, (t, v))),
-            None => (values.values().iter().enumerate()).for_each(|(row, &v)| add(row, (0, v))),
-        }
-        return Ok(());
-    }
-    for row in 0..values.len() {
-        let skipped = values.is_null(row)
-            || times.is_some_and(|t| t.is_null(row))
-            || filter.is_some_and(|f| !(f.is_valid(row) && f.value(row)));
-        if !skipped {
-            add(row, (times.map_or(0, |t| t.value(row)), values.value(row)));
-        }
-    }
-    Ok(())
-}
-
-/// The state of `groups` as the two list columns of [`SeriesFunction::state_fields`].
-fn state_lists(groups: &[Samples]) -> Result<Vec<ArrayRef>> {
-    let total = groups.iter().map(Vec::len).sum();
-    let (mut times, mut values) = (Vec::with_capacity(total), Vec::with_capacity(total));
-    for &(t, v) in groups.iter().flatten() {
-        times.push(t);
-        values.push(v);
-    }
-    paired_lists(times, values, groups.iter().map(Vec::len))
-}
-
 /// Two list columns with a list per group of `lengths`: the groups' whole numbers (times, bin
 /// starts) and their numbers (values, means), both flattened in group order.
 fn paired_lists(
@@ -564,168 +354,17 @@ fn paired_lists(
     ])
 }
 
-/// Calls `merge(row, samples)` for every row of a state (two list columns).
-fn each_state(
-    states: &[ArrayRef],
-    mut merge: impl FnMut(usize, &mut dyn Iterator<Item = Sample>),
-) -> Result<()> {
-    let (times, values): (&ListArray, &ListArray) = (states[0].as_list(), states[1].as_list());
-    let (time_offsets, value_offsets) = (times.value_offsets(), values.value_offsets());
-    let time_values = times.values().as_primitive::<Int64Type>().values();
-    let value_values = values.values().as_primitive::<Float64Type>().values();
-    for row in 0..times.len() {
-        if times.is_null(row) || values.is_null(row) {
-            continue;
-        }
-        let t = &time_values[time_offsets[row] as usize..time_offsets[row + 1] as usize];
-        let v = &value_values[value_offsets[row] as usize..value_offsets[row + 1] as usize];
-        if t.len() != v.len() {
-            return internal_err!(
-                "a js_ function's state has {} times for {} values",
-                t.len(),
-                v.len()
-            );
-        }
-        merge(row, &mut t.iter().copied().zip(v.iter().copied()));
-    }
-    Ok(())
-}
-
-/// One group's accumulator (DataFusion's path without groups, e.g. a whole-table aggregate).
-#[derive(Debug)]
-struct SeriesAccumulator {
-    output: Output,
-    /// `js_bin_means`' bin width (0 for the others).
-    bin_us: i64,
-    samples: Samples,
-}
-
-impl Accumulator for SeriesAccumulator {
-    fn update_batch(&mut self, columns: &[ArrayRef]) -> Result<()> {
-        let samples = &mut self.samples;
-        each_sample(self.output.timed(), columns, None, |_, s| samples.push(s))
-    }
-
-    fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
-        let samples = &mut self.samples;
-        each_state(states, |_, s| samples.extend(s))
-    }
-
-    fn state(&mut self) -> Result<Vec<ScalarValue>> {
-        state_lists(std::slice::from_ref(&self.samples))?
-            .iter()
-            .map(|list| ScalarValue::try_from_array(list, 0))
-            .collect()
-    }
-
-    fn evaluate(&mut self) -> Result<ScalarValue> {
-        let answer = self
-            .output
-            .answer(vec![std::mem::take(&mut self.samples)], self.bin_us)?;
-        ScalarValue::try_from_array(&answer, 0)
-    }
-
-    fn size(&self) -> usize {
-        size_of_val(self) + self.samples.capacity() * size_of::<Sample>()
-    }
-}
-
-/// Every group's samples at once (DataFusion's grouped path: one accumulator for all groups).
-#[derive(Debug)]
-struct SeriesGroups {
-    output: Output,
-    /// `js_bin_means`' bin width (0 for the others).
-    bin_us: i64,
-    groups: Vec<Samples>,
-    /// Samples held, for [`GroupsAccumulator::size`].
-    samples: usize,
-}
-
-impl SeriesGroups {
-    /// The groups `emit_to` asks for, taken out.
-    fn take(&mut self, emit_to: EmitTo) -> Vec<Samples> {
-        let taken = emit_to.take_needed(&mut self.groups);
-        self.samples = self.groups.iter().map(Vec::len).sum();
-        taken
-    }
-
-    /// Makes room for `total_num_groups` groups and returns them with the count of samples.
-    fn grown(&mut self, total_num_groups: usize) -> (&mut Vec<Samples>, &mut usize) {
-        self.groups.resize_with(total_num_groups, Samples::default);
-        (&mut self.groups, &mut self.samples)
-    }
-}
-
-impl GroupsAccumulator for SeriesGroups {
-    fn update_batch(
-        &mut self,
-        columns: &[ArrayRef],
-        group_indices: &[usize],
-        opt_filter: Option<&BooleanArray>,
-        total_num_groups: usize,
-    ) -> Result<()> {
-        let timed = self.output.timed();
-        let (groups, samples) = self.grown(total_num_groups);
-        each_sample(timed, columns, opt_filter, |row, s| {
-            groups[group_indices[row]].push(s);
-            *samples += 1;
-        })
-    }
-
-    fn evaluate(&mut self, emit_to: EmitTo) -> Result<ArrayRef> {
-        let groups = self.take(emit_to);
-        self.output.answer(groups, self.bin_us)
-    }
-
-    fn state(&mut self, emit_to: EmitTo) -> Result<Vec<ArrayRef>> {
-        state_lists(&self.take(emit_to))
-    }
-
-    fn merge_batch(
-        &mut self,
-        states: &[ArrayRef],
-        group_indices: &[usize],
-        total_num_groups: usize,
-    ) -> Result<()> {
-        let (groups, samples) = self.grown(total_num_groups);
-        each_state(states, |row, s| {
-            let group = &mut groups[group_indices[row]];
-            let before = group.len();
-            group.extend(s);
-            *samples += group.len() - before;
-        })
-    }
-
-    fn convert_to_state(
-        &self,
-        columns: &[ArrayRef],
-        opt_filter: Option<&BooleanArray>,
-    ) -> Result<Vec<ArrayRef>> {
-        // Each row its own group: a list of its one sample, or an empty list.
-        let mut rows: Vec<Samples> = vec![Samples::new(); columns[0].len()];
-        each_sample(self.output.timed(), columns, opt_filter, |row, s| {
-            rows[row].push(s)
-        })?;
-        state_lists(&rows)
-    }
-
-    fn size(&self) -> usize {
-        size_of_val(self)
-            + self.groups.capacity() * size_of::<Samples>()
-            + self.samples * size_of::<Sample>()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use datafusion::arrow::array::{
-        Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray,
+        Array, AsArray, Float64Array, RecordBatch, StringArray, TimestampMicrosecondArray,
     };
-    use datafusion::arrow::datatypes::Schema;
+    use datafusion::arrow::compute::cast;
+    use datafusion::arrow::datatypes::{Float64Type, Int64Type, Schema, TimestampMicrosecondType};
     use datafusion::datasource::MemTable;
     use datafusion::prelude::SessionContext;
-    use jobsight_base::series::BinMean;
+    use jobsight_base::series::{BinMean, bin_means, describe};
 
     /// Every function gives what the series core gives on the same samples, over two groups
     /// whose samples are spread over three partitions (so partial results are merged), with a

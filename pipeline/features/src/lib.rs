@@ -25,9 +25,10 @@
 //! it supersedes. The per-job path ([`compute_job`]) computes one job from its own telemetry files.
 //! A failed run leaves the earlier parts as they were (parts are written atomically).
 //!
-//! The modules `settings` (how features are computed, as [`options`] reads them from the
-//! configuration), `batches` (the Arrow batches of the tables written) and `method` (which
-//! computation runs a day) are re-exported here.
+//! The private modules `settings` (how features are computed, as [`options`] reads them from
+//! the configuration), `batches` (the Arrow batches of the tables written) and `method` (which
+//! computation runs a day) hold what their names say; what the other crates use of them is
+//! re-exported here.
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 
 pub mod computed;

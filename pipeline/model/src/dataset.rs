@@ -10,10 +10,10 @@
 //! supervised data.
 //!
 //! The features and the windows' types are here, with the jobs' names and applications. Reading
-//! the windows is in the `read` submodule, through the Parquet parts and columns of `parts`;
-//! reading the labels and applying the protocol is in `labels`, and the columns computed as
-//! windows are read (the memory share, the job- and application-relative features) in
-//! `derived`, all re-exported here.
+//! the `windows` table is in the `windows` submodule, through the Parquet parts and columns of
+//! `parts`; reading the labels and applying the protocol is in `labels`, and the columns
+//! computed as windows are read (the memory share, the job- and application-relative features)
+//! in `derived`. What the rest of the crate calls is re-exported here.
 
 use jobsight_base::choice::{Choice, Named};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -29,7 +29,7 @@ use jobsight_warehouse::catalog::Table;
 mod derived;
 mod labels;
 mod parts;
-mod read;
+mod windows;
 
 pub use derived::{AppBaselines, MEMORY_SHARE, derived_metrics, relative};
 pub use labels::{
@@ -37,7 +37,7 @@ pub use labels::{
     read_labels_table,
 };
 pub(crate) use parts::{batches, micros_column, text_column};
-pub use read::{
+pub use windows::{
     days_with_windows, metric_matches, read_windows, read_windows_by_jobs, window_metrics,
 };
 

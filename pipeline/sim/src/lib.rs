@@ -7,7 +7,8 @@
 //! would pass to `EpilogSlurmctld`, and to `Epilog` on each node when the simulated site runs both
 //! hooks, so the demo and the tests drive the real hook binary the way Slurm does.
 //!
-//! Later stages extend this module with telemetry for the same jobs.
+//! The telemetry of the same jobs is made by the ingest stage's simulated source
+//! (`jobsight_ingest::simulator`).
 //!
 //! The applications the jobs run are in the module `applications`, the draws that make a day's
 //! jobs in `day`, and where the jobs run (and which of them share a node) in `placement`.

@@ -25,7 +25,7 @@
 //!
 //! Reading a store file and turning its samples into series is this module's (the store importer,
 //! `ldms_store`, reads the files through it too); importing a directory of runs is the child
-//! module `runs`'s, and reading its labels file `labels`'s.
+//! module `runs`'s, and reading its labels file `labels`'s. The tests of all three are here.
 
 mod labels;
 mod runs;

@@ -17,7 +17,8 @@
 //!
 //! Below it: `json` reads the JSON answer into [`Accounting`] records, `exit_lines` the text
 //! answer's exit codes and submit lines, and `selection` picks the record a spool record means;
-//! this module holds the records, the `jobs` row built from one, and the query itself.
+//! this module holds the records, the `jobs` row built from one, and the query itself. Its
+//! tests, here, read the real captures of every release through all three.
 
 mod exit_lines;
 mod json;

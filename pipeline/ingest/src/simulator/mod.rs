@@ -15,6 +15,8 @@
 //! job's own share of its nodes, so the two agree, shared node or not.
 //!
 //! `jobsight simulate` writes a whole day; `jobsight demo` writes the jobs it claimed from the spool.
+//! The tests of this module and of `telemetry`, which read the series as the warehouse holds
+//! them, are here.
 
 mod telemetry;
 

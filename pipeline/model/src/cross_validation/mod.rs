@@ -5,9 +5,9 @@
 //! [`EvalReport`]. On request it writes each fold's feature rows and every verdict, and it can
 //! label some anomalous training jobs healthy to measure what labels that miss anomalies cost.
 //!
-//! The run is here; the folds are planned in `plan`, each fold is fitted and its verdicts pooled
-//! in `pooled`, the figures are made in `report`, and what is written for other tools in
-//! `export`.
+//! The run is here; the folds are planned in `plan`, each fold is fitted and judged and its
+//! verdicts pooled in `fit`, the figures are made in `report`, and what is written for other
+//! tools in `export`.
 
 use std::path::{Path, PathBuf};
 
@@ -16,12 +16,12 @@ use super::labelled::Labelled;
 use super::{Kind, LabelsFrom, ModelError, TrainOptions};
 
 mod export;
+mod fit;
 mod plan;
-mod pooled;
 mod report;
 
+use fit::Pooled;
 use plan::{Fold, contaminate, plan_folds};
-use pooled::Pooled;
 use report::report;
 
 /// What a cross-validation run is asked for.

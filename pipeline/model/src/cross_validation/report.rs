@@ -4,8 +4,8 @@
 
 use super::CrossValidation;
 use super::export::write_verdicts;
+use super::fit::Pooled;
 use super::plan::FoldPlan;
-use super::pooled::Pooled;
 use crate::eval_report::{ApplicationScores, Detection, EvalReport, score_classes, share_by_class};
 use crate::labelled::Labelled;
 use crate::{Kind, ModelError, TrainOptions, evaluate};

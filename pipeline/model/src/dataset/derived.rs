@@ -1,7 +1,7 @@
 //! The columns computed as windows are read rather than stored: the memory share of a node
 //! ([`MEMORY_SHARE`], from two stored series), and the job- and application-relative features
 //! (`@job`, `@app`), each window against a typical window. The reader
-//! ([`read`](super::read)) calls these on each batch of whole jobs it hands over, so that every
+//! ([`windows`](super::windows)) calls these on each batch of whole jobs it hands over, so that every
 //! caller sees the same columns.
 //!
 //! [`AppBaselines`] lives here, with the `@app` columns it is the input of, rather than in

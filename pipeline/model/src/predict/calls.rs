@@ -22,7 +22,7 @@ pub(super) struct Calls {
     /// The metrics each job's node reported (in any run, and any copy read).
     pub(super) metrics_of: HashMap<(Arc<str>, Arc<str>), BTreeSet<String>>,
     /// The runs of jobs judged so far.
-    pub(super) runs: HashSet<(Arc<str>, Option<u32>)>,
+    runs: HashSet<(Arc<str>, Option<u32>)>,
 }
 
 impl Calls {

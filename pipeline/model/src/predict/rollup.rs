@@ -1,8 +1,7 @@
 //! The roll-up of the models' window verdicts into one verdict per job, as the
-//! [`predict`](super) module's doc describes it (the "module doc" the comments here refer to):
-//! each node's windows into the node's verdict by runs of consecutive windows, and the job's most
-//! anomalous node into the job's, a node lacking a metric the models read left out with the
-//! reason.
+//! [`predict`](super) module's doc describes it: each node's windows into the node's verdict by
+//! runs of consecutive windows, and the job's most anomalous node into the job's, a node lacking
+//! a metric the models read left out with the reason.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -63,8 +62,8 @@ fn longest_run(
     best
 }
 
-/// Rolls one node's windows up (see the module doc). `classes[c]` names class `c`; `votes` and
-/// `scores` are per window, in time order.
+/// Rolls one node's windows up (see [`predict`](super)'s doc). `classes[c]` names class `c`;
+/// `votes` and `scores` are per window, in time order.
 fn node_verdict(
     node: &str,
     keys: &[&dataset::WindowKey],
@@ -78,7 +77,7 @@ fn node_verdict(
     let score_above_1 = |i: usize| scores.is_some_and(|s| s[i] > 1.0);
     let calls: Vec<WindowCall> = (0..n)
         .map(|i| match votes {
-            // Beside a diagnosis its top class alone judges the window (the module doc).
+            // Beside a diagnosis its top class alone judges the window (`predict`'s doc).
             Some(votes) => match forest::top(&votes[i]) {
                 (0, _) => WindowCall::Healthy,
                 (_, share) if f64::from(share) < unknown_below => WindowCall::Unsure,
@@ -273,7 +272,7 @@ pub(super) fn judge(
     p.anomaly_score = verdicts.iter().filter_map(|v| v.max_score).reduce(f64::max);
     p.model_verdict = Some(worst.verdict.clone());
     p.model_confidence = worst.confidence;
-    // Beside a diagnosis the score does not judge (the module doc).
+    // Beside a diagnosis the score does not judge (`predict`'s doc).
     p.source = if models.diagnosis.is_some() {
         "model"
     } else {

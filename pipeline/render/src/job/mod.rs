@@ -6,8 +6,8 @@
 //! request would use. Every figure in people's units ([`super::units`]); `--format json` gives
 //! the same figures as plain numbers in their stored units, for scripts.
 //!
-//! This module gathers the view ([`JobView`]) from the report's facts; `text` writes it for a
-//! person, with the words every view of a verdict shares.
+//! This module gathers the view ([`JobView`]) from the report's facts and writes it as JSON;
+//! `text` writes it for a person, with the words every view of a verdict shares.
 
 mod text;
 

@@ -24,7 +24,7 @@
 //!
 //! This module holds the values and the tree every part shares; its children do the rest:
 //! `parser` reads a condition's text into the tree, `eval` evaluates it, and `template` parses
-//! and renders the message templates.
+//! and renders the message templates. The tests of parsing and evaluation together are here.
 
 mod eval;
 mod parser;

@@ -3,7 +3,7 @@
 //! where admins already work.
 //!
 //! The protocol and the `pg_catalog` answers psql and Grafana need come from
-//! `datafusion-postgres`; three things come from here, because its defaults are unsafe for a
+//! `datafusion-postgres`; the rest comes from here, because its defaults are unsafe for a
 //! warehouse of users' jobs:
 //! - **Authentication** ([`credentials`]): SCRAM-SHA-256, PostgreSQL's own default, against one
 //!   user name and a password read from a secret file (owner-only permissions, or the server
@@ -20,14 +20,16 @@
 //! - **Freshness**: the session lists each table's folder at every query
 //!   ([`crate::query::live_session`]), so a day the scheduler writes is visible to connections
 //!   that are already open.
-//!
 //! - **Connections** ([`login`]): a login within `pg_login_timeout_s`, slots for clients not
 //!   logged in yet apart from the logged-in ones, at most `max_logins_per_address` of them per
-//!   address, and as many again reserved for addresses that logged in before; statements too deep or too large to plan are refused ([`crate::query::depth`]).
+//!   address, and as many again reserved for addresses that logged in before; statements too
+//!   deep or too large to plan are refused ([`crate::query::depth`]).
 //! - **Time** ([`timeout`]): every statement, planning and rows, within the client's
 //!   `statement_timeout` and never longer than `statement_timeout_s`.
 //!
-//! The `[serve]` section of the configuration, its defaults and checks, is [`settings`].
+//! This module starts the server and wires its handlers ([`serve_pg`], [`stop_signal`]);
+//! statements are planned in [`planner`] and bound parameters read in [`parameters`]. The
+//! `[serve]` section of the configuration, its defaults and checks, is [`settings`].
 //!
 //! The server has no state of its own: stopping it (SIGINT, SIGTERM) loses nothing.
 

@@ -7,7 +7,10 @@ use std::path::Path;
 
 use jobsight_warehouse::catalog::rows::{WorkflowRow, WorkflowTaskRow};
 
-use super::{MAX_DAG_BYTES, PegasusError, read_limited};
+use super::{PegasusError, read_limited};
+
+/// The largest DAG file read.
+pub const MAX_DAG_BYTES: u64 = 256 << 20;
 
 /// A task's place in the DAG.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -25,14 +25,15 @@
 //! run's end, one part per day (`pegasus`) holding the day's runs; importing a run again replaces
 //! its rows there.
 //!
-//! The child modules hold what is read: `trace` reads one trace file into task rows, `dag` gives
-//! the tasks their places and the run its critical path; this module finds the trace files,
-//! builds each run's row and writes the days.
+//! `trace` reads one trace file into task rows; `dag` reads a DAG file and gives the tasks their
+//! places and the run its critical path (also for `slurm`'s runs, whose DAG is built, not read);
+//! this module finds the trace files, builds each run's row and writes the days. The tests of
+//! the whole importer are here.
 
 mod dag;
 mod trace;
 
-pub use dag::{Place, apply_dag, critical_path, places, read_dag};
+pub use dag::{MAX_DAG_BYTES, Place, apply_dag, critical_path, places, read_dag};
 pub use trace::{MAX_TIME_FROM_RUN_S, MAX_TRACE_LINE_BYTES, Trace, parse_trace, split_line};
 
 use std::collections::{BTreeMap, HashMap};
@@ -48,8 +49,6 @@ use jobsight_warehouse::catalog::{self, CatalogError, Table};
 /// The largest trace file read (a run of a million tasks is about 500 MB; Flow-Bench's are
 /// 100 kB).
 pub const MAX_TRACE_BYTES: u64 = 1 << 30;
-/// The largest DAG file read.
-pub const MAX_DAG_BYTES: u64 = 256 << 20;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PegasusError {

@@ -105,10 +105,20 @@ fn each_state(
 /// One group's accumulator (DataFusion's path without groups, e.g. a whole-table aggregate).
 #[derive(Debug)]
 pub(super) struct SeriesAccumulator {
-    pub(super) output: Output,
+    output: Output,
     /// `js_bin_means`' bin width (0 for the others).
-    pub(super) bin_us: i64,
-    pub(super) samples: Samples,
+    bin_us: i64,
+    samples: Samples,
+}
+
+impl SeriesAccumulator {
+    pub(super) fn new(output: Output, bin_us: i64) -> Self {
+        SeriesAccumulator {
+            output,
+            bin_us,
+            samples: Samples::default(),
+        }
+    }
 }
 
 impl Accumulator for SeriesAccumulator {
@@ -144,15 +154,24 @@ impl Accumulator for SeriesAccumulator {
 /// Every group's samples at once (DataFusion's grouped path: one accumulator for all groups).
 #[derive(Debug)]
 pub(super) struct SeriesGroups {
-    pub(super) output: Output,
+    output: Output,
     /// `js_bin_means`' bin width (0 for the others).
-    pub(super) bin_us: i64,
-    pub(super) groups: Vec<Samples>,
+    bin_us: i64,
+    groups: Vec<Samples>,
     /// Samples held, for [`GroupsAccumulator::size`].
-    pub(super) samples: usize,
+    samples: usize,
 }
 
 impl SeriesGroups {
+    pub(super) fn new(output: Output, bin_us: i64) -> Self {
+        SeriesGroups {
+            output,
+            bin_us,
+            groups: Vec::new(),
+            samples: 0,
+        }
+    }
+
     /// The groups `emit_to` asks for, taken out.
     fn take(&mut self, emit_to: EmitTo) -> Vec<Samples> {
         let taken = emit_to.take_needed(&mut self.groups);

@@ -302,11 +302,10 @@ impl AggregateUDFImpl for SeriesFunction {
     }
 
     fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
-        Ok(Box::new(SeriesAccumulator {
-            output: self.output,
-            bin_us: self.bin_us(&args)?,
-            samples: Samples::default(),
-        }))
+        Ok(Box::new(SeriesAccumulator::new(
+            self.output,
+            self.bin_us(&args)?,
+        )))
     }
 
     fn groups_accumulator_supported(&self, _args: AccumulatorArgs) -> bool {
@@ -317,12 +316,10 @@ impl AggregateUDFImpl for SeriesFunction {
         &self,
         args: AccumulatorArgs,
     ) -> Result<Box<dyn GroupsAccumulator>> {
-        Ok(Box::new(SeriesGroups {
-            output: self.output,
-            bin_us: self.bin_us(&args)?,
-            groups: Vec::new(),
-            samples: 0,
-        }))
+        Ok(Box::new(SeriesGroups::new(
+            self.output,
+            self.bin_us(&args)?,
+        )))
     }
 }
 

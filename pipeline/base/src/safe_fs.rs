@@ -1,6 +1,7 @@
 //! Opening and creating files the safe way: one definition, shared with the hook
 //! ([`slurm_hooks::safe_fs`]) and re-exported here so that every stage finds it, plus the one way
-//! the pipeline replaces a file (a spool note, a warehouse part): [`write_replacing`].
+//! the pipeline replaces a file (a spool note, a warehouse part): [`write_replacing`], and the one
+//! way an importer walks a folder it is given: [`files_below`].
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
@@ -13,6 +14,26 @@ pub use slurm_hooks::safe_fs::*;
 /// How long a hidden temporary file of a writer may sit untouched before a later write of the
 /// same file removes it as the leftover of a killed process: far longer than any write takes.
 pub const STALE_TEMPORARY_S: u64 = 6 * 3600;
+
+/// Every regular file below `dir`, sorted: what an importer reads of a folder it is given.
+/// Nothing below `dir` is followed through a link (a link loop, `a -> .`, would walk for ever,
+/// and a link could lead out of the tree); links, FIFOs, sockets and devices are left out, and a
+/// folder that cannot be read is passed over.
+pub fn files_below(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            match entry.file_type() {
+                Ok(t) if t.is_dir() => stack.push(entry.path()),
+                Ok(t) if t.is_file() => files.push(entry.path()),
+                _ => {}
+            }
+        }
+    }
+    files.sort();
+    files
+}
 
 /// The text of a regular file (no FIFO or device; a link only when `links` allows it), refused
 /// with [`io::ErrorKind::FileTooLarge`] beyond `limit` bytes, so that an input file cannot make
@@ -104,6 +125,32 @@ mod tests {
         let e = read_text_at_most(&path, Links::Refuse, 4).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::FileTooLarge);
         assert_eq!(e.to_string(), "larger than 4 bytes");
+    }
+
+    /// The importers' walk: regular files at any depth, sorted; a link loop, a link to a file
+    /// outside and a FIFO below the folder are not followed or listed; the folder itself may be
+    /// reached through a link (a person named it).
+    #[test]
+    fn files_below_lists_regular_files_and_follows_no_link() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("runs");
+        std::fs::create_dir_all(root.join("b/c")).unwrap();
+        std::fs::write(root.join("z.csv"), "").unwrap();
+        std::fs::write(root.join("b/c/a.csv"), "").unwrap();
+        std::fs::write(outside.path().join("secret"), "").unwrap();
+        std::os::unix::fs::symlink(&root, root.join("b/loop")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret"), root.join("secret")).unwrap();
+        crate::test_support::mkfifo(&root.join("fifo"));
+        let expected = [root.join("b/c/a.csv"), root.join("z.csv")];
+        assert_eq!(files_below(&root), expected);
+        let named = tmp.path().join("named");
+        std::os::unix::fs::symlink(&root, &named).unwrap();
+        assert_eq!(
+            files_below(&named),
+            [named.join("b/c/a.csv"), named.join("z.csv")]
+        );
+        assert!(files_below(&tmp.path().join("missing")).is_empty());
     }
 
     #[test]

@@ -28,6 +28,7 @@ use datafusion::arrow::datatypes::TimestampMicrosecondType;
 use super::ldms::{self, LdmsError, Sample};
 use super::shared_series::SharedSeries;
 use super::{Skipped, TelemetrySink};
+use jobsight_base::{safe_fs, stats};
 use jobsight_warehouse::catalog::{self, Table};
 
 /// One job's time on one node.
@@ -204,37 +205,20 @@ pub fn sampler_of(path: &Path) -> String {
 /// files of the same sampler in different directories never replace each other's parts.
 fn part_prefix(path: &Path, sampler: &str) -> String {
     let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in absolute.as_os_str().as_encoded_bytes() {
-        hash ^= u64::from(*b);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("ldms-store-{sampler}-{hash:016x}")
+    let hash = stats::fnv1a(absolute.as_os_str().as_encoded_bytes());
+    format!("ldms-store-{sampler}-{hash}")
 }
 
 /// Every file named on the command line, and every regular file below the directories named.
 pub fn store_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut files = BTreeSet::new();
-    let mut dirs = Vec::new();
-    // The paths given are followed (a person typed them); below them nothing is: a link loop
-    // (`a -> .`) would walk for ever, and a link could lead out of the tree.
+    // The paths given are followed (a person typed them); below them nothing is, and links,
+    // FIFOs, sockets and devices there are not store files (`files_below`).
     for p in paths {
         match std::fs::metadata(p) {
-            Ok(m) if m.is_dir() => dirs.push(p.clone()),
+            Ok(m) if m.is_dir() => files.extend(safe_fs::files_below(p)),
             _ => {
                 files.insert(p.clone());
-            }
-        }
-    }
-    while let Some(d) = dirs.pop() {
-        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            match entry.file_type() {
-                Ok(t) if t.is_dir() => dirs.push(entry.path()),
-                Ok(t) if t.is_file() => {
-                    files.insert(entry.path());
-                }
-                // Links, FIFOs, sockets, devices below the given folders: not store files.
-                _ => {}
             }
         }
     }
@@ -268,12 +252,12 @@ pub fn import_store(
             catalog::remove_parts(data, Table::Telemetry, *day, &prefix)?;
         }
         // A FIFO or device given by name would block the import: only regular files are read.
-        let file =
-            jobsight_base::safe_fs::open_regular(path, jobsight_base::safe_fs::Links::Follow)
-                .map_err(|source| LdmsError::Read {
-                    path: path.clone(),
-                    source,
-                })?;
+        let file = safe_fs::open_regular(path, safe_fs::Links::Follow).map_err(|source| {
+            LdmsError::Read {
+                path: path.clone(),
+                source,
+            }
+        })?;
         let mut sink = TelemetrySink::new(data, &prefix, 4 * catalog::ROW_GROUP_ROWS);
         let mut write_error = None;
         let done = attribute_stream(

@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use super::labels::{RunLabel, read_labels};
 use super::{LdmsError, SamplerFile, parse_file, push_series};
 use crate::{JobRow, LabelRow, Skipped, TelemetryBuilder};
+use jobsight_base::safe_fs::files_below;
 use jobsight_warehouse::catalog::{self, Table};
 
 /// Every run directory below `dir` (a directory with a `data/` folder), sorted.
@@ -214,7 +215,8 @@ fn unmatched_labels(
 /// store file fails the whole run, which the caller then sets aside with the reason.
 fn read_run(run: &Path) -> Result<Vec<SamplerFile>, LdmsError> {
     let mut files = Vec::new();
-    for sampler_path in sampler_files(&run.join("data")) {
+    // The sampler files: every regular file below the run's `data/` folder.
+    for sampler_path in files_below(&run.join("data")) {
         let sampler = sampler_path
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
@@ -308,21 +310,4 @@ fn write_run(
         )?;
     }
     Ok(())
-}
-
-/// Every regular file below a run's `data/` folder (the sampler files), sorted.
-fn sampler_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            match entry.file_type() {
-                Ok(t) if t.is_dir() => stack.push(entry.path()),
-                Ok(t) if t.is_file() => files.push(entry.path()),
-                _ => {}
-            }
-        }
-    }
-    files.sort();
-    files
 }

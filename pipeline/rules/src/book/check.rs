@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use jobsight_base::stats::{FNV_OFFSET, fnv1a_from};
 use toml::Spanned;
 
 use super::definitions::{
@@ -28,11 +29,11 @@ impl RuleBook {
     /// The book of exactly these files (later definitions replace earlier ones with the same id).
     pub fn from_sources(sources: &[Source]) -> Result<RuleBook, RulesError> {
         let mut files = Vec::new();
-        let mut hash = 0xcbf2_9ce4_8422_2325;
+        let mut hash = FNV_OFFSET;
         let mut parsed = Vec::new();
         for source in sources {
-            hash = fnv1a(source.name.as_bytes(), hash);
-            hash = fnv1a(source.text.as_bytes(), hash);
+            hash = fnv1a_from(hash, source.name.as_bytes());
+            hash = fnv1a_from(hash, source.text.as_bytes());
             let options: FileOptions =
                 toml::from_str(&source.text).map_err(|e| RulesError::Invalid {
                     file: source.label.clone(),
@@ -278,14 +279,6 @@ fn invalid(source: &Source, offset: usize, message: String) -> RulesError {
         line: line_of(&source.text, offset),
         message,
     }
-}
-
-fn fnv1a(bytes: &[u8], mut hash: u64) -> u64 {
-    for &b in bytes {
-        hash ^= b as u64;
-        hash = hash.wrapping_mul(0x100_0000_01b3);
-    }
-    hash
 }
 
 fn line_of(text: &str, offset: usize) -> usize {

@@ -41,6 +41,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, NaiveDate, Utc};
 
+use jobsight_base::safe_fs;
 use jobsight_base::skipped::Skipped;
 use jobsight_base::stats;
 use jobsight_warehouse::catalog::rows::{WorkflowRow, WorkflowTaskRow};
@@ -77,16 +78,10 @@ pub struct PegasusImport {
     pub skipped: Vec<Skipped>,
 }
 
-fn read_limited(
-    path: &Path,
-    limit: u64,
-    links: jobsight_base::safe_fs::Links,
-) -> Result<String, PegasusError> {
-    jobsight_base::safe_fs::read_text_at_most(path, links, limit).map_err(|source| {
-        PegasusError::Read {
-            path: path.to_path_buf(),
-            source,
-        }
+fn read_limited(path: &Path, limit: u64, links: safe_fs::Links) -> Result<String, PegasusError> {
+    safe_fs::read_text_at_most(path, links, limit).map_err(|source| PegasusError::Read {
+        path: path.to_path_buf(),
+        source,
     })
 }
 
@@ -155,20 +150,8 @@ pub fn run_row(
 
 /// Every `*.csv` file below `dir`, sorted, never through a link.
 pub fn trace_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            match entry.file_type() {
-                Ok(t) if t.is_dir() => stack.push(entry.path()),
-                Ok(t) if t.is_file() && entry.path().extension().is_some_and(|e| e == "csv") => {
-                    files.push(entry.path())
-                }
-                _ => {}
-            }
-        }
-    }
-    files.sort();
+    let mut files = safe_fs::files_below(dir);
+    files.retain(|f| f.extension().is_some_and(|e| e == "csv"));
     files
 }
 
@@ -244,8 +227,7 @@ pub fn import(
             )));
             continue;
         }
-        let text = match read_limited(file, MAX_TRACE_BYTES, jobsight_base::safe_fs::Links::Refuse)
-        {
+        let text = match read_limited(file, MAX_TRACE_BYTES, safe_fs::Links::Refuse) {
             Ok(text) => text,
             Err(e) => {
                 done.skipped

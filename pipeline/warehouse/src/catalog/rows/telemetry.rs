@@ -10,6 +10,8 @@ use datafusion::arrow::datatypes::{DataType, Field, Int32Type};
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
 
+use jobsight_base::stats::{FNV_OFFSET, fnv1a_from};
+
 use super::super::Table;
 use super::time_type;
 
@@ -81,16 +83,8 @@ impl std::hash::Hasher for Fnv {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        let mut hash = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for b in bytes {
-            hash ^= u64::from(*b);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = hash;
+        let start = if self.0 == 0 { FNV_OFFSET } else { self.0 };
+        self.0 = fnv1a_from(start, bytes);
     }
 }
 

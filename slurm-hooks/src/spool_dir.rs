@@ -94,7 +94,7 @@ fn real_dir(spool: &Dir, sub: &str) -> Result<Dir, EnqueueError> {
 pub fn file_name_part(text: &Text, max: usize) -> String {
     let bytes = text.as_bytes();
     let spelled = spell(&bytes[..bytes.len().min(max)]);
-    let hash = format!("~{:016x}", fnv1a(bytes));
+    let hash = format!("~{}", name_hash(bytes));
     if spelled.len() <= MAX_SPELLED_BYTES {
         return if bytes.len() > max {
             spelled + &hash
@@ -132,14 +132,19 @@ fn spell(bytes: &[u8]) -> String {
 /// The 16 hex digits of the hash [`file_name_part`] appends to a cut value: for a name that
 /// must tell apart values it does not spell out (an import's full path).
 pub fn name_hash(bytes: &[u8]) -> String {
-    format!("{:016x}", fnv1a(bytes))
+    format!("{:016x}", fnv1a_from(FNV_OFFSET, bytes))
 }
 
-/// FNV-1a, 64 bits: the names' hash of a value too long to spell out. Not a defence against an
-/// adversary choosing values (the values cut are cluster names, host names and paths an admin
-/// chose), only against two honest long values sharing a prefix.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+/// FNV-1a's starting value (its 64-bit offset basis), for [`fnv1a_from`].
+pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a, 64 bits, of `bytes` continued from `hash` ([`FNV_OFFSET`] to start): the names' hash
+/// of a value too long to spell out, and, through `jobsight_base::stats`, every other FNV-1a of
+/// jobsight. Stable across releases and machines: stored names, part names and checksums depend
+/// on it. Not a defence against an adversary choosing values (the values cut are cluster names,
+/// host names and paths an admin chose), only against two honest long values sharing a prefix.
+pub fn fnv1a_from(hash: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(hash, |hash, &b| {
         (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
 }

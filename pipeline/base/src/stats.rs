@@ -47,21 +47,13 @@ pub fn median_and_p95(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     ))
 }
 
-/// FNV-1a's starting value (its 64-bit offset basis), for [`fnv1a_from`].
-pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+/// FNV-1a, defined once in the hook's crate (whose spool and SWF part names use it) and used
+/// from here by the model files' checksum, the rule book's version, the LDMS store's part names,
+/// the telemetry builder's maps and [`hash`].
+pub use slurm_hooks::spool_dir::{FNV_OFFSET, fnv1a_from};
 
-/// FNV-1a, 64 bits, of `bytes` continued from `hash` ([`FNV_OFFSET`] to start): fast for short
-/// texts, stable across releases and machines (stored checksums and part names depend on it),
-/// and no defence against anyone choosing inputs to collide. The one definition behind the model
-/// files' checksum, the rule book's version, the LDMS store's part names and the telemetry
-/// builder's maps.
-pub fn fnv1a_from(hash: u64, bytes: &[u8]) -> u64 {
-    bytes.iter().fold(hash, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
-/// The FNV-1a hash of `bytes` as 16 hex digits: the model files' checksum.
+/// The FNV-1a hash of `bytes` as 16 hex digits: the model files' checksum and the LDMS store's
+/// part names (the same text as the hook's `spool_dir::name_hash`).
 pub fn fnv1a(bytes: &[u8]) -> String {
     format!("{:016x}", fnv1a_from(FNV_OFFSET, bytes))
 }
@@ -127,11 +119,12 @@ pub fn average_precision(scores: &[f64], positive: &[bool]) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    /// FNV-1a's published test values (the stored checksums and part names depend on them), and
-    /// a hash continued over two pieces equals the hash of the whole.
+    /// FNV-1a's published test values (the stored checksums and part names depend on them), a
+    /// hash continued over two pieces equals the hash of the whole, and the seeded shuffles'
+    /// hash keeps its value.
     #[test]
     fn fnv1a_matches_its_published_values() {
-        use super::{FNV_OFFSET, fnv1a, fnv1a_from};
+        use super::{FNV_OFFSET, fnv1a, fnv1a_from, hash};
         assert_eq!(fnv1a(b""), "cbf29ce484222325");
         assert_eq!(fnv1a(b"a"), "af63dc4c8601ec8c");
         assert_eq!(fnv1a(b"foobar"), "85944171f73967e8");
@@ -139,6 +132,11 @@ mod tests {
             fnv1a_from(fnv1a_from(FNV_OFFSET, b"foo"), b"bar"),
             0x8594_4171_f739_67e8
         );
+        assert_eq!(
+            fnv1a(b"foobar"),
+            slurm_hooks::spool_dir::name_hash(b"foobar")
+        );
+        assert_eq!(hash("x", 1), 0xe5d8_60ef_9db9_5dbb);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
+use jobsight_base::safe_fs;
 use jobsight_warehouse::catalog::rows::{WorkflowRow, WorkflowTaskRow};
 
 use super::{PegasusError, read_limited};
@@ -25,7 +26,7 @@ pub struct Place {
 /// Reads an adjacency-list DAG (JSON object: task id -> ids of the tasks that wait for it) and
 /// gives every task named in it its place.
 pub fn read_dag(path: &Path) -> Result<HashMap<String, Place>, PegasusError> {
-    let text = read_limited(path, MAX_DAG_BYTES, jobsight_base::safe_fs::Links::Follow)?;
+    let text = read_limited(path, MAX_DAG_BYTES, safe_fs::Links::Follow)?;
     let dag_error = |reason: String| PegasusError::Dag {
         path: path.to_path_buf(),
         reason,

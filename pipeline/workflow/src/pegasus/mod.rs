@@ -148,7 +148,7 @@ pub fn run_row(
     })
 }
 
-/// Every `*.csv` file below `dir`, sorted, never through a link.
+/// Every `*.csv` file below `dir`, sorted, through no link below it ([`safe_fs::files_below`]).
 pub fn trace_files(dir: &Path) -> Vec<PathBuf> {
     let mut files = safe_fs::files_below(dir);
     files.retain(|f| f.extension().is_some_and(|e| e == "csv"));

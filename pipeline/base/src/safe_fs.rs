@@ -16,9 +16,9 @@ pub use slurm_hooks::safe_fs::*;
 pub const STALE_TEMPORARY_S: u64 = 6 * 3600;
 
 /// Every regular file below `dir`, sorted: what an importer reads of a folder it is given.
-/// `dir` itself may be a link (a person named it); nothing below it is followed through a link (a link loop, `a -> .`, would walk for ever,
-/// and a link could lead out of the tree); links, FIFOs, sockets and devices are left out, and a
-/// folder that cannot be read is passed over.
+/// `dir` itself may be a link (a person named it); nothing below it is followed through a link
+/// (a link loop, `a -> .`, would walk for ever, and a link could lead out of the tree); links,
+/// FIFOs, sockets and devices are left out, and a folder that cannot be read is passed over.
 pub fn files_below(dir: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut stack = vec![dir.to_path_buf()];

@@ -1,8 +1,8 @@
 //! The columns computed as windows are read rather than stored: the memory share of a node
 //! ([`MEMORY_SHARE`], from two stored series), and the job- and application-relative features
 //! (`@job`, `@app`), each window against a typical window. The reader
-//! ([`windows`](super::windows)) calls these on each batch of whole jobs it hands over, so that every
-//! caller sees the same columns.
+//! ([`windows`](super::windows)) calls these on each batch of whole jobs it hands over, so that
+//! every caller sees the same columns.
 //!
 //! [`AppBaselines`] lives here, with the `@app` columns it is the input of, rather than in
 //! [`crate::typical`] that gathers it: the reader must not depend on the module that reads

@@ -143,6 +143,7 @@ pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 /// jobsight. Stable across releases and machines: stored names, part names and checksums depend
 /// on it. Not a defence against an adversary choosing values (the values cut are cluster names,
 /// host names and paths an admin chose), only against two honest long values sharing a prefix.
+#[inline]
 pub fn fnv1a_from(hash: u64, bytes: &[u8]) -> u64 {
     bytes.iter().fold(hash, |hash, &b| {
         (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
@@ -251,6 +252,20 @@ mod tests {
     use super::*;
     use crate::hook_env::record_from_env;
     use std::ffi::OsString;
+
+    /// FNV-1a's published test values (stored spool names, part names, model checksums and rule
+    /// book versions depend on them), and a hash continued over two pieces equals the hash of
+    /// the whole.
+    #[test]
+    fn fnv1a_matches_its_published_values() {
+        assert_eq!(name_hash(b""), "cbf29ce484222325");
+        assert_eq!(name_hash(b"a"), "af63dc4c8601ec8c");
+        assert_eq!(name_hash(b"foobar"), "85944171f73967e8");
+        assert_eq!(
+            fnv1a_from(fnv1a_from(FNV_OFFSET, b"foo"), b"bar"),
+            0x8594_4171_f739_67e8
+        );
+    }
     use std::fs;
 
     fn record(job: &str, host: &[u8]) -> SpoolRecord {

@@ -1,7 +1,8 @@
 //! Everything a person reads of jobsight, rendered in one place: the tables and JSON the
 //! commands print, the emails, the report pages and their SVG charts, with their templates
-//! beside their code (`src/email/templates/`, and each page's folder in `src/pages/`). The stages return data (structs, record batches) and the modules
-//! here turn it into text; the application chooses what to show and where it goes.
+//! beside their code (`src/email/templates/`, and each page's folder in `src/pages/`). The
+//! stages return data (structs, record batches) and the modules here turn it into text; the
+//! application chooses what to show and where it goes.
 //!
 //! Every value that came from a job (names, paths, users) is printed through
 //! [`slurm_hooks::Text`]'s escaped form, so a job name cannot add lines to a report or send escape
@@ -14,7 +15,8 @@
 //! SQL results' table, CSV and JSON stay with the warehouse (`jobsight_warehouse::query::render`),
 //! which the streaming of `jobsight sql` shares. The notify stage's emails are written by [`email`]
 //! (the stage plans and sends them), and the report stage's pages by [`pages`] (the stage gathers
-//! their facts; [`pages::write`] renders each page and writes it with the stage's `write_page`),
+//! their facts; [`pages::write`] renders a day's pages and a job's and writes them with the stage's
+//! `write_page`, the workflow and index pages' folders write their own),
 //! both through the one template engine of [`templates`].
 #![cfg_attr(test, allow(clippy::unwrap_used))]
 

@@ -1,7 +1,7 @@
 //! The running jobs as people see them in a terminal: `jobsight running` (a table, or JSON for
-//! scripts). Like the "what runs now" page (`pages::running`), it shows each job's use so far against its
-//! request, coloured by the job pages' limits ([`crate::usage`]), and
-//! the conditions that hold with since when.
+//! scripts). Like the "what runs now" page (`pages::running`), it shows each job's use so far
+//! against its request, coloured by the job pages' limits ([`crate::usage`]), and the conditions
+//! that hold with since when.
 
 use std::fmt::Write as _;
 

@@ -24,14 +24,16 @@ pub mod served;
 pub(crate) mod suggest;
 pub mod write;
 
+// The pages; public where the application calls into one (the served list, comparison and
+// message, and the workflow page written on request).
 pub mod compare;
-pub mod day;
-pub mod index;
-pub mod job;
+mod day;
+mod index;
+mod job;
 pub mod jobs;
 pub mod message;
-pub mod running;
-pub mod user;
+mod running;
+mod user;
 pub mod workflow;
 
 pub use write::{write_day, write_job};
@@ -121,13 +123,6 @@ impl PageTemplates {
         extra: serde_json::Value,
     ) -> Result<String, String> {
         self.render(name, value.map(|v| served::with_served(v, who, extra)))
-    }
-
-    /// A message page without a signed-in person (a refused request).
-    pub fn render_message(&self, value: &Value) -> Result<String, String> {
-        self.templates
-            .render(message::PAGE.template, value)
-            .map_err(|e| e.to_string())
     }
 
     /// Template `name` rendered with a page's `value`, or why not ([`PageError`]'s words), which
@@ -708,12 +703,13 @@ mod tests {
         std::fs::remove_file(tmp.path().join("job.html")).unwrap();
         let err = check(&settings).unwrap_err().to_string();
         assert!(err.contains("day.html") && err.contains("totls"), "{err}");
-        // Every page's own check runs: the web interface's and the running jobs' pages too.
+        // Every page's own check runs, and checks its own template: each page of PAGES broken
+        // alone is named.
         std::fs::remove_file(tmp.path().join("day.html")).unwrap();
-        for page in ["compare.html", "message.html", "running.html"] {
+        for page in PAGES.map(|p| p.template) {
             std::fs::write(tmp.path().join(page), "{{ nmae }}").unwrap();
             let err = check(&settings).unwrap_err().to_string();
-            assert!(err.contains(page), "{err}");
+            assert!(err.contains(page), "{page}: {err}");
             std::fs::remove_file(tmp.path().join(page)).unwrap();
         }
         check(&settings).unwrap();

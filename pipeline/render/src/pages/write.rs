@@ -1,7 +1,7 @@
 //! Writing a day's report pages, and a job's on demand: the report stage gathers the facts and
 //! this renders each page with [`PageTemplates`] (each page's folder renders its own) and writes
-//! it whole ([`jobsight_report::write_page`]). A job whose page cannot be drawn is reported with its id
-//! and the reason, and the others are still written.
+//! it whole ([`jobsight_report::write_page`]). A job whose page cannot be drawn is reported with
+//! its id and the reason, and the others are still written.
 
 use std::path::{Path, PathBuf};
 

@@ -17,7 +17,7 @@ use crate::templates::Templates;
 use jobsight_report::JobPage;
 use jobsight_report::Settings;
 
-/// The comparison's template, checked against two sample jobs (`sample::check_served`).
+/// The comparison's template, checked against two sample jobs (this folder's `check`).
 pub(super) const PAGE: Page = Page {
     template: "compare.html",
     text: include_str!("compare.html"),

@@ -16,7 +16,7 @@ use crate::usage::{CPU_LEVELS, MEMORY_LEVELS, level};
 use jobsight_report::Settings;
 use jobsight_report::load::{JobQuery, ListedJob, SortBy, Visible};
 
-/// The job list's template, checked against a sample list (`sample::check_served`).
+/// The job list's template, checked against a sample list (this folder's `check`).
 pub(super) const PAGE: Page = Page {
     template: "jobs.html",
     text: include_str!("jobs.html"),

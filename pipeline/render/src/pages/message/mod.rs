@@ -5,12 +5,12 @@ use serde_json::json;
 
 use super::format::c;
 use super::served::with_served;
-use super::{Page, PageCheck};
+use super::{Page, PageCheck, PageTemplates};
 use super::{PageError, sample};
 use crate::templates::Templates;
 use jobsight_report::Settings;
 
-/// The message page's template, checked against a sample message (`sample::check_served`).
+/// The message page's template, checked against a sample message (this folder's `check`).
 pub(super) const PAGE: Page = Page {
     template: "message.html",
     text: include_str!("message.html"),
@@ -26,6 +26,15 @@ fn check(pages: &Templates, _: &Settings) -> Result<(), PageError> {
     )?;
     pages.render(PAGE.template, &message_page("not signed in", "no user"))?;
     Ok(())
+}
+
+impl PageTemplates {
+    /// A message page without a signed-in person (a refused request).
+    pub fn render_message(&self, value: &Value) -> Result<String, String> {
+        self.templates
+            .render(PAGE.template, value)
+            .map_err(|e| e.to_string())
+    }
 }
 
 /// A page that only says something: a refusal, a missing page, an error.
